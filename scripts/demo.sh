@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The README's first command: install what is missing, build memprism, then
+# profile the bundled arrays example (seed 000's Table II micro-benchmark) and
+# show its report. Usage: scripts/demo.sh [MiB per array, default 256]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)" >/dev/null
+mkdir -p build/demo
+cd build/demo
+../bin/memprism cc -O2 -g ../../examples/arrays.c -o arrays
+../bin/memprism record -- ./arrays "${1:-256}"
+../bin/memprism report --roi kernel

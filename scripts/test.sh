@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The README's second command: the whole test suite, twice: a normal build
+# and one with AddressSanitizer + UBSan (library, CLI and tests; the runtime
+# preloaded into programs is never sanitized). Also a short libFuzzer run of
+# the trace reader. Installs what is missing first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+jobs=$(nproc)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMPRISM_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMEMPRISM_SANITIZE=ON -DMEMPRISM_WERROR=ON \
+	-DMEMPRISM_FUZZ=ON -DCMAKE_C_COMPILER=clang-16 >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"

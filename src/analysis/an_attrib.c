@@ -1,0 +1,673 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Time-aware attribution. Every process's thread streams are replayed
+ * together in global-epoch order (a k-way merge): events (allocations, frees,
+ * mappings, modules, thread starts) change the process's live-object map,
+ * and each access is looked up in the map as it stood at the access's epoch.
+ * An access reads the epoch before it touches memory and an event publishes
+ * its epoch after (allocation) or before (free) the real call, so in a
+ * race-free program every access sees exactly the objects that were live when
+ * it happened, whichever threads allocated and freed them.
+ *
+ * A forked child starts from its parent's map as it stood at the fork epoch.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/an_int.h"
+#include "common/mp_error.h"
+#include "common/varint.h"
+#include "trace/trace_reader.h"
+
+/* --- classes ----------------------------------------------------------- */
+
+static uint64_t hash_str(const char *s, uint64_t seed)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ seed;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return mp_hash64(h) | 1;
+}
+
+/* Class keyed by a label (statics, stacks, mappings, names). */
+uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *label)
+{
+	uint64_t key = hash_str(label, (uint64_t)kind << 56);
+	uint64_t *v = mp_hashmap_get(&st->class_index, key);
+	if (v)
+		return (uint32_t)*v;
+	struct an_class c = { .kind = kind, .first_alloc_thread = -1 };
+	c.label = strdup(label);
+	if (!c.label || mp_vec_push(&st->classes, c)) {
+		free(c.label);
+		st->oom = 1;
+		return st->unknown_cls;
+	}
+	uint32_t idx = (uint32_t)(st->classes.n - 1);
+	if (mp_hashmap_put(&st->class_index, key, idx))
+		st->oom = 1;
+	return idx;
+}
+
+/* Class keyed by an allocation stack (heap blocks, mmaps): labelled at the
+ * end, once symbols are known. */
+static uint32_t class_by_stack(struct an_state *st, enum an_kind kind, uint32_t stack)
+{
+	uint64_t key = mp_hash64(((uint64_t)stack << 8 | kind) + 0x51ed27) | 1;
+	uint64_t *v = mp_hashmap_get(&st->class_index, key);
+	if (v)
+		return (uint32_t)*v;
+	struct an_class c = { .kind = kind, .first_alloc_thread = -1 };
+	if (mp_vec_push(&st->classes, c) || mp_vec_push(&st->class_stack, stack)) {
+		st->oom = 1;
+		return st->unknown_cls;
+	}
+	/* class_stack is indexed by class: pad it for label classes made before */
+	while (st->class_stack.n < st->classes.n)
+		if (mp_vec_push(&st->class_stack, UINT32_MAX)) {
+			st->oom = 1;
+			break;
+		}
+	uint32_t idx = (uint32_t)(st->classes.n - 1);
+	st->class_stack.v[idx] = stack;
+	if (mp_hashmap_put(&st->class_index, key, idx))
+		st->oom = 1;
+	return idx;
+}
+
+static void class_add_thread(struct an_class *c, uint32_t thread)
+{
+	for (size_t i = 0; i < c->nthreads; i++)
+		if (c->threads[i] == thread)
+			return;
+	if (c->nthreads == c->threads_cap) {
+		size_t cap = c->threads_cap ? c->threads_cap * 2 : 4;
+		uint32_t *n = realloc(c->threads, cap * sizeof(*n));
+		if (!n)
+			return;
+		c->threads = n;
+		c->threads_cap = cap;
+	}
+	c->threads[c->nthreads++] = thread;
+}
+
+/* --- stacks ------------------------------------------------------------- */
+
+static uint32_t intern_stack(struct an_state *st, uint32_t proc, const uint64_t *frames, int n)
+{
+	uint64_t h = 0x84222325cbf29ce4ull ^ (uint64_t)n ^ ((uint64_t)st->procs.v[proc].image << 40);
+	for (int i = 0; i < n; i++)
+		h = mp_hash64(h ^ frames[i]);
+	h |= 1;
+	uint64_t *v = mp_hashmap_get(&st->stack_index, h);
+	if (v)
+		return (uint32_t)*v;
+	struct an_stack s = { .proc = proc, .n = n };
+	s.frames = malloc((size_t)(n ? n : 1) * sizeof(uint64_t));
+	if (!s.frames || mp_vec_push(&st->stacks, s)) {
+		free(s.frames);
+		st->oom = 1;
+		return UINT32_MAX;
+	}
+	memcpy(s.frames, frames, (size_t)n * sizeof(uint64_t));
+	uint32_t idx = (uint32_t)(st->stacks.n - 1);
+	if (mp_hashmap_put(&st->stack_index, h, idx))
+		st->oom = 1;
+	return idx;
+}
+
+/* --- threads ------------------------------------------------------------ */
+
+static uint32_t thread_get(struct an_state *st, uint32_t pid, uint32_t tid)
+{
+	uint64_t key = ((uint64_t)pid << 32 | tid) | (1ull << 63);
+	uint64_t *v = mp_hashmap_get(&st->thread_index, key);
+	if (v)
+		return (uint32_t)*v;
+	struct an_thread t = { .pid = pid, .tid = tid };
+	if (mp_vec_push(&st->threads, t)) {
+		st->oom = 1;
+		return 0;
+	}
+	uint32_t idx = (uint32_t)(st->threads.n - 1);
+	if (mp_hashmap_put(&st->thread_index, key, idx))
+		st->oom = 1;
+	return idx;
+}
+
+/* --- reading the file's chunk index ------------------------------------- */
+
+static int proc_get(struct an_state *st, uint64_t proc_id, uint32_t pid)
+{
+	uint64_t *v = mp_hashmap_get(&st->proc_index, proc_id | 1);
+	if (v)
+		return (int)*v;
+	struct an_proc p = { .id = proc_id, .pid = pid };
+	an_objmap_init(&p.map);
+	mp_hashmap_init(&p.groups);
+	if (mp_vec_push(&st->procs, p)) {
+		st->oom = 1;
+		return -ENOMEM;
+	}
+	int idx = (int)st->procs.n - 1;
+	if (mp_hashmap_put(&st->proc_index, proc_id | 1, (uint64_t)idx))
+		st->oom = 1;
+	return idx;
+}
+
+static char *strndup_s(const char *s, size_t n)
+{
+	char *r = malloc(n + 1);
+	if (r) {
+		memcpy(r, s, n);
+		r[n] = 0;
+	}
+	return r;
+}
+
+static int index_chunks(struct an_state *st)
+{
+	struct trace_chunk c;
+	while (trace_reader_next(st->reader, &c)) {
+		int pi;
+		switch (c.hdr.type) {
+		case MP_CHUNK_PROCESS: {
+			struct trace_proc tp;
+			if (trace_proc_decode(&c, &tp)) {
+				an_warn(st, "a process record is malformed; skipped");
+				break;
+			}
+			pi = proc_get(st, c.hdr.proc_id, (uint32_t)tp.pid);
+			if (pi < 0)
+				return pi;
+			struct an_proc *p = &st->procs.v[pi];
+			p->ppid = (uint32_t)tp.ppid;
+			p->parent_id = tp.parent_proc;
+			p->fork_epoch = tp.fork_epoch;
+			if (tp.parent_proc)
+				st->has_forks = 1;
+			p->instrumented = !!(tp.flags & MP_PROC_INSTRUMENTED);
+			p->have_record = 1;
+			free(p->exe);
+			p->exe = strndup_s(tp.exe, tp.exe_len);
+			p->image = (uint32_t)hash_str(p->exe ? p->exe : "", 0);
+			break;
+		}
+		case MP_CHUNK_STREAM: {
+			pi = proc_get(st, c.hdr.proc_id, c.hdr.pid);
+			if (pi < 0)
+				return pi;
+			struct an_proc *p = &st->procs.v[pi];
+			/* the stream of this tid; a seq restarting at 0 is a new thread
+			 * that reuses the tid */
+			struct an_stream *s = NULL;
+			for (size_t i = p->streams.n; i-- > 0;) {
+				if (st->streams.v[p->streams.v[i]].tid == c.hdr.tid) {
+					s = &st->streams.v[p->streams.v[i]];
+					break;
+				}
+			}
+			if (!s || (c.hdr.seq == 0 && s->chunks.n)) {
+				struct an_stream ns = { .proc = (uint32_t)pi, .tid = c.hdr.tid };
+				if (mp_vec_push(&st->streams, ns) ||
+				    mp_vec_push(&p->streams, (uint32_t)(st->streams.n - 1)))
+					return -ENOMEM;
+				s = &st->streams.v[st->streams.n - 1];
+			} else if (c.hdr.seq != s->last_seq + 1) {
+				s->gaps++;
+			}
+			s->last_seq = c.hdr.seq;
+			if (mp_vec_push(&s->chunks, c.offset))
+				return -ENOMEM;
+			st->nchunks++;
+			break;
+		}
+		case MP_CHUNK_END: {
+			struct trace_end te;
+			pi = proc_get(st, c.hdr.proc_id, c.hdr.pid);
+			if (pi < 0)
+				return pi;
+			if (trace_end_decode(&c, &te) == 0) {
+				st->procs.v[pi].ended = 1;
+				st->procs.v[pi].end_status = te.status;
+				st->procs.v[pi].recorded = te.accesses;
+			}
+			break;
+		}
+		case MP_CHUNK_RUN_END: {
+			struct trace_dec d;
+			uint64_t status;
+			trace_dec_init(&d, c.data, c.len);
+			if (mp_get_uv(&d.p, d.end, &status) == 0)
+				st->res->run_status = (int)status;
+			break;
+		}
+		default:
+			break; /* a newer writer's chunk type: skip it */
+		}
+	}
+	uint64_t off;
+	int err = trace_reader_status(st->reader, &off);
+	if (err) {
+		st->res->damaged = 1;
+		an_warn(st, "data file damaged at byte %llu (%s): read up to the last good chunk",
+			(unsigned long long)off, mp_strerror(err));
+	}
+	return 0;
+}
+
+/* --- one stream cursor -------------------------------------------------- */
+
+static int cursor_load(struct an_state *st, struct an_stream *s)
+{
+	while (s->next_chunk < s->chunks.n) {
+		struct trace_chunk c;
+		uint64_t off = s->chunks.v[s->next_chunk++];
+		if (!trace_reader_read_at(st->reader, off, &c))
+			continue;
+		if (s->cap < c.len) {
+			uint8_t *nb = realloc(s->data, c.len);
+			if (!nb)
+				return -ENOMEM;
+			s->data = nb;
+			s->cap = c.len;
+		}
+		memcpy(s->data, c.data, c.len);
+		trace_dec_init(&s->dec, s->data, c.len);
+		return 1;
+	}
+	return 0;
+}
+
+/* Fetches the stream's next record into s->rec; sets s->done at the end. */
+static void cursor_advance(struct an_state *st, struct an_stream *s)
+{
+	for (;;) {
+		int r = trace_dec_next(&s->dec, &s->rec);
+		if (r == 1)
+			return;
+		if (r < 0 && !s->warned) {
+			s->warned = 1;
+			an_warn(st, "thread %u: malformed record; rest of its chunk skipped", s->tid);
+		}
+		int l = cursor_load(st, s);
+		if (l <= 0) {
+			s->done = 1;
+			if (l < 0)
+				st->oom = 1;
+			return;
+		}
+	}
+}
+
+/* Merge key of the stream's pending record: events order by their epoch and
+ * come before accesses of the same epoch. */
+static uint64_t cursor_key(const struct an_stream *s)
+{
+	if (s->done)
+		return UINT64_MAX;
+	switch (s->rec.cls) {
+	case MP_REC_EVENT:
+		if (s->rec.event == MP_EV_STACK_DEF)
+			return 0; /* definitions order nothing: take them at once */
+		return s->rec.epoch * 2;
+	case MP_REC_EPOCH:
+		return 0; /* sets the stream's epoch: no global effect */
+	default:
+		return s->epoch * 2 + 1;
+	}
+}
+
+/* --- events ------------------------------------------------------------- */
+
+static void str_copy(char *dst, size_t cap, const struct trace_rec *r)
+{
+	size_t n = r->str_len < cap - 1 ? r->str_len : cap - 1;
+	memcpy(dst, r->str, n);
+	dst[n] = 0;
+}
+
+static void alloc_stats(struct an_state *st, uint32_t cls, uint64_t size, uint32_t thread)
+{
+	struct an_class *c = &st->classes.v[cls];
+	c->instances++;
+	c->bytes_allocated += size;
+	if (size > c->max_size)
+		c->max_size = size;
+	if (c->first_alloc_thread < 0)
+		c->first_alloc_thread = (int)thread;
+}
+
+static uint32_t stack_of(struct an_state *st, struct an_stream *s, uint64_t local)
+{
+	uint64_t *v = local ? mp_hashmap_get(&s->stack_ids, local) : NULL;
+	return v ? (uint32_t)*v : UINT32_MAX;
+}
+
+static void apply_event(struct an_state *st, struct an_stream *s, const struct trace_rec *r)
+{
+	struct an_proc *p = &st->procs.v[s->proc];
+	struct an_objmap *m = &p->map;
+	char buf[512];
+	const uint64_t *f = r->f;
+	switch (r->event) {
+	case MP_EV_STACK_DEF: {
+		uint64_t frames[AN_MAX_FRAMES];
+		int n = trace_stack_frames(r, frames, AN_MAX_FRAMES);
+		if (n < 0)
+			break;
+		uint32_t g = intern_stack(st, s->proc, frames, n);
+		if (g != UINT32_MAX && f[0] && mp_hashmap_put(&s->stack_ids, f[0], g))
+			st->oom = 1;
+		break;
+	}
+	case MP_EV_ALLOC: {
+		uint64_t addr = f[2], size = f[3], group = f[6];
+		uint32_t cls;
+		uint64_t *gv = group ? mp_hashmap_get(&p->groups, group) : NULL;
+		if (gv) {
+			cls = (uint32_t)*gv;
+		} else {
+			uint32_t stk = stack_of(st, s, f[4]);
+			cls = stk == UINT32_MAX ? an_class_by_label(st, AN_KIND_HEAP, "heap (allocation stack unknown)")
+						: class_by_stack(st, AN_KIND_HEAP, stk);
+		}
+		alloc_stats(st, cls, size, s->thread);
+		an_objmap_insert(m, AN_LAYER_OBJECT, addr, addr + (size ? size : 1), cls);
+		st->res->allocations++;
+		st->threads.v[s->thread].allocations++;
+		break;
+	}
+	case MP_EV_FREE:
+		if (an_objmap_remove_at(m, AN_LAYER_OBJECT, f[2]) >= 0)
+			st->res->frees++;
+		break;
+	case MP_EV_MMAP: {
+		uint64_t addr = f[2], len = f[3];
+		uint32_t cls;
+		if (r->str_len) {
+			str_copy(buf + 5, sizeof(buf) - 5, r);
+			memcpy(buf, "file ", 5);
+			cls = an_class_by_label(st, AN_KIND_MMAP_FILE, buf);
+		} else {
+			uint32_t stk = stack_of(st, s, f[7]);
+			cls = stk == UINT32_MAX ? an_class_by_label(st, AN_KIND_MMAP_ANON, "anonymous mmap")
+						: class_by_stack(st, AN_KIND_MMAP_ANON, stk);
+		}
+		alloc_stats(st, cls, len, s->thread);
+		an_objmap_insert(m, AN_LAYER_MAP, addr, addr + len, cls);
+		break;
+	}
+	case MP_EV_MUNMAP:
+		an_objmap_punch(m, AN_LAYER_MAP, f[2], f[2] + f[3]);
+		an_objmap_punch(m, AN_LAYER_BASE, f[2], f[2] + f[3]);
+		break;
+	case MP_EV_MREMAP: {
+		struct an_obj *o = an_objmap_at(m, AN_LAYER_MAP, f[2]);
+		uint32_t cls = o ? o->cls : an_class_by_label(st, AN_KIND_MMAP_ANON, "anonymous mmap");
+		an_objmap_punch(m, AN_LAYER_MAP, f[2], f[2] + f[3]);
+		an_objmap_insert(m, AN_LAYER_MAP, f[4], f[4] + f[5], cls);
+		break;
+	}
+	case MP_EV_THREAD_START: {
+		uint32_t tid = (uint32_t)f[2];
+		s->stack_lo = f[4];
+		if (f[5] > f[4]) {
+			if (f[3] == 0)
+				snprintf(buf, sizeof(buf), "main thread stack (pid %u)", p->pid);
+			else
+				snprintf(buf, sizeof(buf), "stack of thread %u", tid);
+			uint32_t cls = an_class_by_label(st, AN_KIND_STACK, buf);
+			alloc_stats(st, cls, f[5] - f[4], s->thread);
+			an_objmap_insert(m, AN_LAYER_OBJECT, f[4], f[5], cls);
+		}
+		break;
+	}
+	case MP_EV_THREAD_EXIT:
+		break; /* the stack may still be read by a joiner until it is reused */
+	case MP_EV_THREAD_NAME:
+		str_copy(st->threads.v[s->thread].name, sizeof(st->threads.v[s->thread].name), r);
+		break;
+	case MP_EV_MODULE:
+		str_copy(buf, sizeof(buf), r);
+		an_module_loaded(st, p, buf, f[1], f[2], f[3]);
+		break;
+	case MP_EV_REGION_BEGIN:
+	case MP_EV_REGION_END:
+		if (st->opts->roi && r->str_len == strlen(st->opts->roi) &&
+		    memcmp(r->str, st->opts->roi, r->str_len) == 0) {
+			st->res->have_roi = 1;
+			p->roi_depth += r->event == MP_EV_REGION_BEGIN ? 1 : -1;
+			if (p->roi_depth < 0)
+				p->roi_depth = 0;
+		}
+		break;
+	case MP_EV_NAME_RANGE: {
+		memcpy(buf, "named ", 6);
+		str_copy(buf + 6, sizeof(buf) - 6, r);
+		uint32_t cls = an_class_by_label(st, AN_KIND_NAMED, buf);
+		alloc_stats(st, cls, f[2], s->thread);
+		an_objmap_insert(m, AN_LAYER_NAMED, f[1], f[1] + f[2], cls);
+		break;
+	}
+	case MP_EV_GROUP_DEF: {
+		memcpy(buf, "group ", 6);
+		str_copy(buf + 6, sizeof(buf) - 6, r);
+		uint32_t cls = an_class_by_label(st, AN_KIND_GROUP, buf);
+		if (f[0] && mp_hashmap_put(&p->groups, f[0], cls))
+			st->oom = 1;
+		break;
+	}
+	case MP_EV_MAP_INITIAL: {
+		if (r->str_len) {
+			memcpy(buf, "mapping ", 8);
+			str_copy(buf + 8, sizeof(buf) - 8, r);
+		} else {
+			snprintf(buf, sizeof(buf), "mapping [anonymous]");
+		}
+		uint32_t cls = an_class_by_label(st, AN_KIND_MAPPING, buf);
+		an_objmap_insert(m, AN_LAYER_BASE, f[1], f[1] + f[2], cls);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* --- accesses ----------------------------------------------------------- */
+
+static inline void count(struct an_counts *c, const struct trace_rec *r)
+{
+	if (r->write) {
+		c->stores++;
+		c->bytes_stored += r->size;
+	} else {
+		c->loads++;
+		c->bytes_loaded += r->size;
+	}
+}
+
+static void apply_access(struct an_state *st, struct an_stream *s, const struct trace_rec *r)
+{
+	struct an_proc *p = &st->procs.v[s->proc];
+	if (st->opts->roi && p->roi_depth == 0) {
+		st->res->accesses_outside_roi++;
+		return;
+	}
+	struct an_obj *o = s->cache;
+	if (!(o && s->cache_gen == p->map.gen && r->addr >= o->lo && r->addr < o->hi)) {
+		o = an_objmap_find(&p->map, r->addr);
+		s->cache = o;
+		s->cache_gen = p->map.gen;
+	}
+	uint32_t cls = o ? o->cls : st->unknown_cls;
+	struct an_class *c = &st->classes.v[cls];
+	count(&c->c, r);
+	if (cls != s->last_cls) {
+		class_add_thread(c, s->thread);
+		s->last_cls = cls;
+	}
+	count(&st->threads.v[s->thread].c, r);
+	count(&st->res->total, r);
+	p->accesses++;
+	if (r->ip != s->last_ip || !s->last_fn) {
+		uint64_t key = mp_hash64(r->ip ^ ((uint64_t)s->proc << 48)) | 1;
+		uint64_t *v = mp_hashmap_get(&st->ip_index, key);
+		if (!v) {
+			struct an_ip ip = { .proc = s->proc, .ip = r->ip };
+			if (mp_vec_push(&st->ips, ip) || mp_hashmap_put(&st->ip_index, key, st->ips.n - 1)) {
+				st->oom = 1;
+				return;
+			}
+			v = mp_hashmap_get(&st->ip_index, key);
+		}
+		s->last_fn = (uint32_t)*v + 1;
+		s->last_ip = r->ip;
+	}
+	count(&st->ips.v[s->last_fn - 1].c, r);
+}
+
+/* --- per-process replay ------------------------------------------------- */
+
+struct inherit_ctx {
+	struct an_objmap *dst;
+};
+
+static void inherit_one(void *arg, const struct an_obj *o)
+{
+	struct inherit_ctx *ic = arg;
+	an_objmap_insert(ic->dst, o->layer, o->lo, o->hi, o->cls);
+}
+
+/* Children forked at or before `epoch` get a copy of the parent's map. */
+static void fork_children_upto(struct an_state *st, uint32_t pi, uint64_t epoch)
+{
+	struct an_proc *p = &st->procs.v[pi];
+	if (!st->has_forks)
+		return;
+	for (size_t i = 0; i < st->procs.n; i++) {
+		struct an_proc *c = &st->procs.v[i];
+		if (c->parent_id != p->id || c->inherited || c->fork_epoch > epoch)
+			continue;
+		struct inherit_ctx ic = { &c->map };
+		an_objmap_each(&p->map, inherit_one, &ic);
+		c->inherited = 1;
+		an_proc_inherit_modules(st, c, p);
+	}
+}
+
+static int replay_proc(struct an_state *st, uint32_t pi)
+{
+	struct an_proc *p = &st->procs.v[pi];
+	size_t n = p->streams.n;
+	for (size_t i = 0; i < n; i++) {
+		struct an_stream *s = &st->streams.v[p->streams.v[i]];
+		s->thread = thread_get(st, p->pid, s->tid);
+		mp_hashmap_init(&s->stack_ids);
+		if (cursor_load(st, s) <= 0)
+			s->done = 1;
+		else
+			cursor_advance(st, s);
+	}
+	for (;;) {
+		/* Linear scan for the smallest key: k is the live thread count
+		 * and every pick processes a whole run of same-epoch records. */
+		struct an_stream *best = NULL;
+		uint64_t bk = UINT64_MAX, second = UINT64_MAX;
+		for (size_t i = 0; i < n; i++) {
+			struct an_stream *s = &st->streams.v[p->streams.v[i]];
+			uint64_t k = cursor_key(s);
+			if (k < bk) {
+				second = bk;
+				bk = k;
+				best = s;
+			} else if (k < second) {
+				second = k;
+			}
+		}
+		if (!best)
+			break;
+		/* run the chosen stream while it stays first */
+		for (;;) {
+			const struct trace_rec *r = &best->rec;
+			switch (r->cls) {
+			case MP_REC_ACCESS:
+				apply_access(st, best, r);
+				break;
+			case MP_REC_EPOCH:
+				if (r->epoch > best->epoch)
+					best->epoch = r->epoch;
+				break;
+			case MP_REC_EVENT:
+				if (r->event != MP_EV_STACK_DEF) {
+					fork_children_upto(st, pi, r->epoch - 1);
+					if (r->epoch > best->epoch)
+						best->epoch = r->epoch;
+				}
+				apply_event(st, best, r);
+				break;
+			default:
+				break;
+			}
+			cursor_advance(st, best);
+			uint64_t k = cursor_key(best);
+			if (best->done || k > second)
+				break;
+		}
+		if (st->oom)
+			return -ENOMEM;
+	}
+	fork_children_upto(st, pi, UINT64_MAX);
+	for (size_t i = 0; i < n; i++) {
+		struct an_stream *s = &st->streams.v[p->streams.v[i]];
+		free(s->data);
+		s->data = NULL;
+		mp_hashmap_fini(&s->stack_ids);
+	}
+	return 0;
+}
+
+int an_replay_all(struct an_state *st)
+{
+	int err = index_chunks(st);
+	if (err)
+		return err;
+	/* parents before children: a child's start state is its parent's map */
+	size_t done = 0;
+	uint8_t *seen = calloc(st->procs.n + 1, 1);
+	if (!seen)
+		return -ENOMEM;
+	while (done < st->procs.n) {
+		size_t before = done;
+		for (size_t i = 0; i < st->procs.n; i++) {
+			struct an_proc *p = &st->procs.v[i];
+			if (seen[i])
+				continue;
+			uint64_t *pv = p->parent_id ? mp_hashmap_get(&st->proc_index, p->parent_id | 1) : NULL;
+			if (pv && !seen[*pv])
+				continue;
+			seen[i] = 1;
+			done++;
+			err = replay_proc(st, (uint32_t)i);
+			if (err)
+				goto out;
+		}
+		if (done == before) {
+			/* a cycle can only come from corrupt ids: replay the rest as is */
+			for (size_t i = 0; i < st->procs.n; i++)
+				if (!seen[i]) {
+					seen[i] = 1;
+					done++;
+					err = replay_proc(st, (uint32_t)i);
+					if (err)
+						goto out;
+				}
+		}
+	}
+out:
+	free(seen);
+	return err;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal state shared by the analysis files (an_attrib.c: replay and
+ * attribution; an_symbols.c: modules and statics; an_result.c: labels and
+ * the final tables). */
+#ifndef MP_AN_INT_H
+#define MP_AN_INT_H
+
+#include <stdio.h>
+
+#include "analysis/an_objmap.h"
+#include "analysis/analysis.h"
+#include "common/hashmap.h"
+#include "common/vec.h"
+#include "trace/trace_reader.h"
+
+struct sym_ctx;
+
+struct an_module {
+	char *path;
+	uint64_t bias, lo, hi;
+};
+
+struct an_proc {
+	uint64_t id, parent_id, fork_epoch;
+	uint32_t pid, ppid, image;
+	char *exe;
+	int instrumented, have_record, ended, inherited;
+	uint64_t end_status, recorded, accesses;
+	MP_VEC(uint32_t) streams;
+	MP_VEC(struct an_module) modules;
+	struct an_objmap map;
+	struct mp_hashmap groups; /* group id -> class */
+	struct sym_ctx *sym;
+	int roi_depth;
+};
+
+struct an_stream {
+	uint32_t proc, tid, thread;
+	MP_VEC(uint64_t) chunks; /* file offsets */
+	uint32_t last_seq;
+	unsigned gaps;
+	size_t next_chunk;
+	uint8_t *data;
+	size_t cap;
+	struct trace_dec dec;
+	struct trace_rec rec;
+	int done, warned;
+	uint64_t epoch;
+	uint64_t stack_lo;
+	struct mp_hashmap stack_ids; /* stream-local stack id -> an_stack index */
+	struct an_obj *cache;
+	uint64_t cache_gen;
+	uint32_t last_cls;
+	uint64_t last_ip;
+	uint32_t last_fn; /* an_ip index + 1 */
+};
+
+struct an_stack {
+	uint32_t proc;
+	int n;
+	uint64_t *frames;
+};
+
+struct an_ip {
+	uint32_t proc;
+	uint64_t ip;
+	struct an_counts c;
+};
+
+struct an_state {
+	const struct an_opts *opts;
+	struct an_result *res;
+	struct trace_reader *reader;
+	MP_VEC(struct an_proc) procs;
+	MP_VEC(struct an_stream) streams;
+	MP_VEC(struct an_class) classes;
+	MP_VEC(uint32_t) class_stack; /* class -> an_stack index, UINT32_MAX if labelled */
+	MP_VEC(struct an_stack) stacks;
+	MP_VEC(struct an_thread) threads;
+	MP_VEC(struct an_ip) ips;
+	MP_VEC(char *) warnings;
+	struct mp_hashmap proc_index, class_index, stack_index, thread_index, ip_index;
+	uint32_t unknown_cls;
+	uint64_t nchunks;
+	int oom, has_forks;
+};
+
+void an_warn(struct an_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *label);
+int an_replay_all(struct an_state *st);
+void an_module_loaded(struct an_state *st, struct an_proc *p, const char *path, uint64_t bias, uint64_t lo,
+		      uint64_t hi);
+void an_proc_inherit_modules(struct an_state *st, struct an_proc *child, const struct an_proc *parent);
+
+#endif

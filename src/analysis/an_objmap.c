@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/* Layered interval map of live objects (see an_objmap.h). Treaps: simple,
+ * O(log n) expected, and no rebalancing code to get wrong. */
+#include "analysis/an_objmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SLAB 4096
+
+void an_objmap_init(struct an_objmap *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->rng = 0x2545f491u;
+	m->slab_used = SLAB;
+}
+
+void an_objmap_fini(struct an_objmap *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nslabs; i++)
+		free(m->slabs[i]);
+	free(m->slabs);
+	memset(m, 0, sizeof(*m));
+}
+
+static struct an_obj *obj_new(struct an_objmap *m)
+{
+	struct an_obj *o = m->free_list;
+	if (o) {
+		m->free_list = o->left;
+		return o;
+	}
+	if (m->slab_used == SLAB) {
+		struct an_obj **ns = realloc(m->slabs, (m->nslabs + 1) * sizeof(*ns));
+		if (!ns)
+			return NULL;
+		m->slabs = ns;
+		ns[m->nslabs] = malloc(SLAB * sizeof(struct an_obj));
+		if (!ns[m->nslabs])
+			return NULL;
+		m->nslabs++;
+		m->slab_used = 0;
+	}
+	return &m->slabs[m->nslabs - 1][m->slab_used++];
+}
+
+static void obj_release(struct an_objmap *m, struct an_obj *o)
+{
+	o->alive = 0;
+	o->left = m->free_list;
+	m->free_list = o;
+	m->live--;
+}
+
+/* split t into keys < key (l) and >= key (r) */
+static void split(struct an_obj *t, uint64_t key, struct an_obj **l, struct an_obj **r)
+{
+	if (!t) {
+		*l = *r = NULL;
+	} else if (t->lo < key) {
+		split(t->right, key, &t->right, r);
+		*l = t;
+	} else {
+		split(t->left, key, l, &t->left);
+		*r = t;
+	}
+}
+
+static struct an_obj *merge(struct an_obj *a, struct an_obj *b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if (a->prio > b->prio) {
+		a->right = merge(a->right, b);
+		return a;
+	}
+	b->left = merge(a, b->left);
+	return b;
+}
+
+static struct an_obj *floor_node(struct an_obj *t, uint64_t addr)
+{
+	struct an_obj *best = NULL;
+	while (t) {
+		if (t->lo <= addr) {
+			best = t;
+			t = t->right;
+		} else {
+			t = t->left;
+		}
+	}
+	return best;
+}
+
+/* Detach every node with lo in [a, b) from the layer; returns them as a treap. */
+static struct an_obj *cut(struct an_obj **root, uint64_t a, uint64_t b)
+{
+	struct an_obj *l, *mid, *r;
+	split(*root, a, &l, &mid);
+	split(mid, b, &mid, &r);
+	*root = merge(l, r);
+	return mid;
+}
+
+static void release_all(struct an_objmap *m, struct an_obj *t)
+{
+	if (!t)
+		return;
+	release_all(m, t->left);
+	release_all(m, t->right);
+	obj_release(m, t);
+}
+
+static void insert_node(struct an_objmap *m, int layer, struct an_obj *o)
+{
+	struct an_obj *l, *r;
+	split(m->root[layer], o->lo, &l, &r);
+	m->root[layer] = merge(merge(l, o), r);
+	m->live++;
+}
+
+void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return;
+	m->gen++;
+	/* an object starting before lo that reaches past it: trim or split */
+	struct an_obj *f = floor_node(m->root[layer], lo ? lo - 1 : 0);
+	if (f && f->lo < lo && f->hi > lo) {
+		uint64_t old_hi = f->hi;
+		f->hi = lo;
+		if (old_hi > hi) {
+			struct an_obj *tail = obj_new(m);
+			if (tail) {
+				*tail = *f;
+				tail->lo = hi;
+				tail->hi = old_hi;
+				tail->left = tail->right = NULL;
+				m->rng = m->rng * 1103515245u + 12345u;
+				tail->prio = m->rng;
+				insert_node(m, layer, tail);
+			}
+		}
+	}
+	struct an_obj *gone = cut(&m->root[layer], lo, hi);
+	/* the last one removed may reach past hi: keep its tail */
+	struct an_obj *last = gone;
+	while (last && last->right)
+		last = last->right;
+	if (last && last->hi > hi) {
+		struct an_obj *tail = obj_new(m);
+		if (tail) {
+			*tail = *last;
+			tail->lo = hi;
+			tail->left = tail->right = NULL;
+			m->rng = m->rng * 1103515245u + 12345u;
+			tail->prio = m->rng;
+			insert_node(m, layer, tail);
+		}
+	}
+	release_all(m, gone);
+}
+
+struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi, uint32_t cls)
+{
+	if (hi <= lo)
+		hi = lo + 1;
+	an_objmap_punch(m, layer, lo, hi);
+	struct an_obj *o = obj_new(m);
+	if (!o)
+		return NULL;
+	m->rng = m->rng * 1103515245u + 12345u;
+	*o = (struct an_obj){ .lo = lo, .hi = hi, .cls = cls, .layer = (uint8_t)layer, .alive = 1, .prio = m->rng };
+	insert_node(m, layer, o);
+	m->gen++;
+	return o;
+}
+
+int64_t an_objmap_remove_at(struct an_objmap *m, int layer, uint64_t lo)
+{
+	struct an_obj *f = floor_node(m->root[layer], lo);
+	if (!f || f->lo != lo)
+		return -1;
+	uint32_t cls = f->cls;
+	struct an_obj *gone = cut(&m->root[layer], lo, lo + 1);
+	release_all(m, gone);
+	m->gen++;
+	return cls;
+}
+
+struct an_obj *an_objmap_at(const struct an_objmap *m, int layer, uint64_t lo)
+{
+	struct an_obj *f = floor_node(m->root[layer], lo);
+	return f && f->lo == lo ? f : NULL;
+}
+
+struct an_obj *an_objmap_find(const struct an_objmap *m, uint64_t addr)
+{
+	for (int l = 0; l < AN_LAYERS; l++) {
+		struct an_obj *f = floor_node(m->root[l], addr);
+		if (f && addr < f->hi)
+			return f;
+	}
+	return NULL;
+}
+
+static void each(struct an_obj *t, void (*fn)(void *, const struct an_obj *), void *arg)
+{
+	if (!t)
+		return;
+	each(t->left, fn, arg);
+	fn(arg, t);
+	each(t->right, fn, arg);
+}
+
+void an_objmap_each(const struct an_objmap *m, void (*fn)(void *arg, const struct an_obj *o), void *arg)
+{
+	for (int l = 0; l < AN_LAYERS; l++)
+		each(m->root[l], fn, arg);
+}

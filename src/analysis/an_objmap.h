@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The live objects of one address space at the current point of the replay,
+ * in priority layers (user-named > heap/static/stack > mmaps/sections >
+ * start-up mappings). Within a layer ranges never overlap: inserting a range
+ * ends whatever it overlaps (a block the program freed without us seeing it,
+ * a MAP_FIXED over an old mapping). Each layer is a treap keyed by start.
+ */
+#ifndef MP_AN_OBJMAP_H
+#define MP_AN_OBJMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { AN_LAYER_NAMED, AN_LAYER_OBJECT, AN_LAYER_MAP, AN_LAYER_BASE, AN_LAYERS };
+
+struct an_obj {
+	uint64_t lo, hi;
+	uint32_t cls; /* an_class index */
+	uint8_t layer;
+	uint8_t alive;
+	uint32_t prio; /* treap priority */
+	struct an_obj *left, *right;
+};
+
+struct an_objmap {
+	struct an_obj *root[AN_LAYERS];
+	uint64_t gen; /* bumps on every change: caches of lookups compare it */
+	struct an_obj *free_list;
+	struct an_obj **slabs;
+	size_t nslabs, slab_used;
+	uint32_t rng;
+	size_t live;
+};
+
+void an_objmap_init(struct an_objmap *m);
+void an_objmap_fini(struct an_objmap *m);
+
+/* Adds [lo,hi) with class cls in layer, ending whatever of the layer it
+ * overlaps. NULL on ENOMEM. */
+struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi, uint32_t cls);
+/* Ends the object of layer starting exactly at lo; returns its class or -1. */
+int64_t an_objmap_remove_at(struct an_objmap *m, int layer, uint64_t lo);
+/* Removes [lo,hi) from a layer: objects inside go, objects straddling an edge
+ * are trimmed (munmap of part of a mapping). */
+void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi);
+/* Highest-priority live object containing addr, or NULL. */
+struct an_obj *an_objmap_find(const struct an_objmap *m, uint64_t addr);
+/* Object of layer starting at lo, or NULL. */
+struct an_obj *an_objmap_at(const struct an_objmap *m, int layer, uint64_t lo);
+/* Calls fn for every live object (fork: the child inherits them). */
+void an_objmap_each(const struct an_objmap *m, void (*fn)(void *arg, const struct an_obj *o), void *arg);
+
+#endif

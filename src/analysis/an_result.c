@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT
+/*
+ * From replay state to the result tables: allocation stacks are symbolized
+ * and labelled by their allocation site (skipping allocation wrappers), classes
+ * that end up with the same label are merged, code addresses become
+ * functions, and an_run ties the passes together.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/an_int.h"
+#include "common/mp_error.h"
+#include "sym/sym.h"
+
+const char *an_kind_name(enum an_kind k)
+{
+	static const char *const names[AN_KIND_COUNT] = {
+		[AN_KIND_HEAP] = "heap",	 [AN_KIND_STATIC] = "static",	   [AN_KIND_STACK] = "stack",
+		[AN_KIND_MMAP_ANON] = "mmap",	 [AN_KIND_MMAP_FILE] = "file",	   [AN_KIND_SECTION] = "section",
+		[AN_KIND_NAMED] = "named",	 [AN_KIND_GROUP] = "group",	   [AN_KIND_MAPPING] = "mapping",
+		[AN_KIND_UNKNOWN] = "unknown",
+	};
+	return (unsigned)k < AN_KIND_COUNT ? names[k] : "?";
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+	return s ? s + 1 : path;
+}
+
+/* Runtime, C library and C++ runtime frames are never the allocation site. */
+static int system_module(const char *m)
+{
+	static const char *const prefixes[] = { "libc.so", "libc-", "libstdc++", "libmemprism-rt", "libgcc_s",
+						"ld-linux", "libm.so", "libpthread" };
+	if (!m)
+		return 0;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(m, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static int contains_ci(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *s; s++)
+		if (strncasecmp(s, needle, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Default wrapper heuristic: names that say "I allocate for my caller". */
+static int wrapper_name(const char *fn)
+{
+	size_t n = strlen(fn);
+	return contains_ci(fn, "alloc") || contains_ci(fn, "strdup") || strncmp(fn, "new_", 4) == 0 ||
+	       (n > 4 && strcmp(fn + n - 4, "_new") == 0) || strncmp(fn, "operator new", 12) == 0;
+}
+
+static int is_wrapper(const struct an_opts *o, const struct an_frame *f)
+{
+	if (system_module(f->module))
+		return 1;
+	if (!f->function)
+		return 0;
+	for (size_t i = 0; i < o->nwrappers; i++)
+		if (strcmp(f->function, o->wrappers[i]) == 0)
+			return 1;
+	return !o->no_wrapper_heuristic && wrapper_name(f->function);
+}
+
+static void site_text(char *buf, size_t cap, const struct an_frame *f)
+{
+	if (f->function && f->file)
+		snprintf(buf, cap, "%s (%s:%d)", f->function, base_name(f->file), f->line);
+	else if (f->function)
+		snprintf(buf, cap, "%s (%s)", f->function, f->module ? f->module : "?");
+	else if (f->module)
+		snprintf(buf, cap, "%s+0x%llx", f->module, (unsigned long long)f->addr);
+	else
+		snprintf(buf, cap, "0x%llx", (unsigned long long)f->addr);
+}
+
+/* Symbolizes an allocation stack: every return address becomes its inline
+ * chain (innermost first). */
+static int symbolize_stack(struct an_state *st, const struct an_stack *s, struct an_frame *out, int max)
+{
+	struct an_proc *p = &st->procs.v[s->proc];
+	int k = 0;
+	for (int i = 0; i < s->n && k < max; i++) {
+		struct sym_frame sf[8];
+		uint64_t a = s->frames[i] ? s->frames[i] - 1 : 0;
+		int n = p->sym ? sym_ctx_lookup(p->sym, a, sf, 8) : 0;
+		if (n <= 0) {
+			out[k++] = (struct an_frame){ .addr = s->frames[i] };
+			continue;
+		}
+		for (int j = 0; j < n && k < max; j++)
+			out[k++] = (struct an_frame){ .addr = s->frames[i], .function = sf[j].function,
+						      .file = sf[j].file, .module = sf[j].module,
+						      .line = sf[j].line, .inlined = sf[j].inlined };
+	}
+	return k;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void label_stack_classes(struct an_state *st)
+{
+	struct an_frame frames[AN_MAX_FRAMES];
+	for (size_t i = 0; i < st->classes.n; i++) {
+		struct an_class *c = &st->classes.v[i];
+		uint32_t si = i < st->class_stack.n ? st->class_stack.v[i] : UINT32_MAX;
+		if (c->label || si == UINT32_MAX || si >= st->stacks.n)
+			continue;
+		int n = symbolize_stack(st, &st->stacks.v[si], frames, AN_MAX_FRAMES);
+		int site = 0;
+		while (site + 1 < n && is_wrapper(st->opts, &frames[site]))
+			site++;
+		char buf[700], where[600];
+		if (n == 0)
+			snprintf(where, sizeof(where), "unknown site");
+		else
+			site_text(where, sizeof(where), &frames[site]);
+		snprintf(buf, sizeof(buf), "%s %s", c->kind == AN_KIND_HEAP ? "heap" : "mmap", where);
+		c->label = strdup(buf);
+		c->site = strdup(where);
+		c->function = n ? dup_or_null(frames[site].function) : NULL;
+		c->nstack = n - site;
+		if (c->nstack > 0) {
+			c->stack = calloc((size_t)c->nstack, sizeof(*c->stack));
+			if (!c->stack) {
+				c->nstack = 0;
+				continue;
+			}
+			for (int j = 0; j < c->nstack; j++) {
+				struct an_frame f = frames[site + j];
+				/* frame strings belong to the sym ctx: copy them out */
+				f.function = dup_or_null(f.function);
+				f.file = dup_or_null(f.file);
+				f.module = dup_or_null(f.module);
+				c->stack[j] = f;
+			}
+		}
+	}
+}
+
+static void counts_add(struct an_counts *a, const struct an_counts *b)
+{
+	a->loads += b->loads;
+	a->stores += b->stores;
+	a->bytes_loaded += b->bytes_loaded;
+	a->bytes_stored += b->bytes_stored;
+}
+
+static void class_free_fields(struct an_class *c)
+{
+	free(c->label);
+	free(c->site);
+	free(c->function);
+	free(c->threads);
+	for (int j = 0; j < c->nstack; j++) {
+		free((char *)c->stack[j].function);
+		free((char *)c->stack[j].file);
+		free((char *)c->stack[j].module);
+	}
+	free(c->stack);
+}
+
+/* Stacks that differ only below the allocation site (or in wrappers) get
+ * the same label: one row. */
+static int merge_classes(struct an_state *st, struct an_result *r)
+{
+	struct mp_hashmap seen;
+	mp_hashmap_init(&seen);
+	r->classes = calloc(st->classes.n ? st->classes.n : 1, sizeof(*r->classes));
+	if (!r->classes)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->classes.n; i++) {
+		struct an_class *c = &st->classes.v[i];
+		if (!c->label)
+			c->label = strdup("?");
+		uint64_t h = 0xcbf29ce484222325ull ^ c->kind;
+		for (const char *s = c->label ? c->label : ""; *s; s++)
+			h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+		h = mp_hash64(h) | 1;
+		uint64_t *v = mp_hashmap_get(&seen, h);
+		if (!v) {
+			r->classes[r->nclasses] = *c;
+			if (mp_hashmap_put(&seen, h, r->nclasses)) {
+				mp_hashmap_fini(&seen);
+				return -ENOMEM;
+			}
+			r->nclasses++;
+			memset(c, 0, sizeof(*c));
+			continue;
+		}
+		struct an_class *d = &r->classes[*v];
+		counts_add(&d->c, &c->c);
+		d->instances += c->instances;
+		d->bytes_allocated += c->bytes_allocated;
+		if (c->max_size > d->max_size)
+			d->max_size = c->max_size;
+		for (size_t t = 0; t < c->nthreads; t++) {
+			size_t k = 0;
+			while (k < d->nthreads && d->threads[k] != c->threads[t])
+				k++;
+			if (k < d->nthreads)
+				continue;
+			if (d->nthreads == d->threads_cap) {
+				size_t cap = d->threads_cap ? d->threads_cap * 2 : 4;
+				uint32_t *nt = realloc(d->threads, cap * sizeof(*nt));
+				if (!nt)
+					break;
+				d->threads = nt;
+				d->threads_cap = cap;
+			}
+			d->threads[d->nthreads++] = c->threads[t];
+		}
+		class_free_fields(c);
+		memset(c, 0, sizeof(*c));
+	}
+	mp_hashmap_fini(&seen);
+	return 0;
+}
+
+/* Code addresses -> functions (innermost, inlined functions included). */
+static int build_functions(struct an_state *st, struct an_result *r)
+{
+	struct mp_hashmap byname;
+	mp_hashmap_init(&byname);
+	r->functions = calloc(st->ips.n ? st->ips.n : 1, sizeof(*r->functions));
+	if (!r->functions)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->ips.n; i++) {
+		struct an_ip *ip = &st->ips.v[i];
+		struct an_proc *p = &st->procs.v[ip->proc];
+		struct sym_frame sf[8];
+		int n = p->sym ? sym_ctx_lookup(p->sym, ip->ip - 1, sf, 8) : 0;
+		char name[600];
+		if (n > 0 && sf[0].function)
+			snprintf(name, sizeof(name), "%s", sf[0].function);
+		else if (n > 0 && sf[0].module)
+			snprintf(name, sizeof(name), "?? (%s)", sf[0].module);
+		else if (ip->ip == 0)
+			snprintf(name, sizeof(name), "??");
+		else
+			snprintf(name, sizeof(name), "0x%llx", (unsigned long long)ip->ip);
+		const char *module = n > 0 && sf[0].module ? sf[0].module : "?";
+		uint64_t h = 0xcbf29ce484222325ull;
+		for (const char *s = name; *s; s++)
+			h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+		for (const char *s = module; *s; s++)
+			h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+		h = mp_hash64(h) | 1;
+		uint64_t *v = mp_hashmap_get(&byname, h);
+		if (!v) {
+			struct an_function *f = &r->functions[r->nfunctions];
+			f->name = strdup(name);
+			f->module = strdup(module);
+			if (mp_hashmap_put(&byname, h, r->nfunctions)) {
+				mp_hashmap_fini(&byname);
+				return -ENOMEM;
+			}
+			v = mp_hashmap_get(&byname, h);
+			r->nfunctions++;
+		}
+		counts_add(&r->functions[*v].c, &ip->c);
+	}
+	mp_hashmap_fini(&byname);
+	return 0;
+}
+
+static void state_fini(struct an_state *st)
+{
+	for (size_t i = 0; i < st->procs.n; i++) {
+		struct an_proc *p = &st->procs.v[i];
+		free(p->exe);
+		mp_vec_free(&p->streams);
+		for (size_t j = 0; j < p->modules.n; j++)
+			free(p->modules.v[j].path);
+		mp_vec_free(&p->modules);
+		an_objmap_fini(&p->map);
+		mp_hashmap_fini(&p->groups);
+		sym_ctx_free(p->sym);
+	}
+	mp_vec_free(&st->procs);
+	for (size_t i = 0; i < st->streams.n; i++) {
+		mp_vec_free(&st->streams.v[i].chunks);
+		free(st->streams.v[i].data);
+		mp_hashmap_fini(&st->streams.v[i].stack_ids);
+	}
+	mp_vec_free(&st->streams);
+	for (size_t i = 0; i < st->classes.n; i++)
+		class_free_fields(&st->classes.v[i]);
+	mp_vec_free(&st->classes);
+	mp_vec_free(&st->class_stack);
+	for (size_t i = 0; i < st->stacks.n; i++)
+		free(st->stacks.v[i].frames);
+	mp_vec_free(&st->stacks);
+	mp_vec_free(&st->threads);
+	mp_vec_free(&st->ips);
+	for (size_t i = 0; i < st->warnings.n; i++)
+		free(st->warnings.v[i]);
+	mp_vec_free(&st->warnings);
+	mp_hashmap_fini(&st->proc_index);
+	mp_hashmap_fini(&st->class_index);
+	mp_hashmap_fini(&st->stack_index);
+	mp_hashmap_fini(&st->thread_index);
+	mp_hashmap_fini(&st->ip_index);
+	trace_reader_close(st->reader);
+}
+
+void an_result_free(struct an_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nclasses; i++)
+		class_free_fields(&r->classes[i]);
+	free(r->classes);
+	free(r->threads);
+	for (size_t i = 0; i < r->nfunctions; i++) {
+		free(r->functions[i].name);
+		free(r->functions[i].module);
+	}
+	free(r->functions);
+	for (size_t i = 0; i < r->nprocs; i++)
+		free(r->procs[i].exe);
+	free(r->procs);
+	for (size_t i = 0; i < r->nwarnings; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
+	free(r);
+}
+
+int an_run(const char *path, const struct an_opts *o, struct an_result **out)
+{
+	static const struct an_opts defaults;
+	struct an_state st;
+	memset(&st, 0, sizeof(st));
+	st.opts = o ? o : &defaults;
+	struct an_result *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->run_status = -1;
+	st.res = r;
+	st.reader = trace_reader_open(path);
+	if (!st.reader) {
+		int err = -errno;
+		free(r);
+		return err;
+	}
+	char buf[1024];
+	if (trace_reader_meta(st.reader, "cmdline", buf, sizeof(buf)))
+		snprintf(r->cmdline, sizeof(r->cmdline), "%s", buf);
+	st.unknown_cls = an_class_by_label(&st, AN_KIND_UNKNOWN, "unknown (no object recorded at the address)");
+	int err = an_replay_all(&st);
+	if (!err && st.oom)
+		err = -ENOMEM;
+	if (err)
+		goto fail;
+	label_stack_classes(&st);
+	err = build_functions(&st, r);
+	if (!err)
+		err = merge_classes(&st, r);
+	if (err)
+		goto fail;
+	r->threads = st.threads.v;
+	r->nthreads = st.threads.n;
+	st.threads.v = NULL;
+	st.threads.n = 0;
+	r->procs = calloc(st.procs.n ? st.procs.n : 1, sizeof(*r->procs));
+	if (!r->procs) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < st.procs.n; i++) {
+		struct an_proc *p = &st.procs.v[i];
+		struct an_process *q = &r->procs[r->nprocs++];
+		*q = (struct an_process){ .pid = p->pid, .ppid = p->ppid, .proc_id = p->id,
+					  .parent_proc = p->parent_id, .instrumented = p->instrumented,
+					  .ended = p->ended, .end_status = p->end_status,
+					  .accesses = p->accesses };
+		q->exe = p->exe;
+		p->exe = NULL;
+		if (!p->have_record)
+			an_warn(&st, "process %u: its start record is missing (damaged file?)", p->pid);
+		else if (!p->ended)
+			an_warn(&st, "process %u (%s) did not shut down cleanly (killed?): its last unwritten "
+				     "records are lost",
+				p->pid, base_name(q->exe ? q->exe : "?"));
+		else if (p->end_status >= 0x100)
+			an_warn(&st, "process %u (%s) died of signal %llu; everything it recorded was saved",
+				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)(p->end_status - 0x100));
+	}
+	if (st.opts->roi && !r->have_roi)
+		an_warn(&st, "region '%s' never began: no access counted (names are case-sensitive)", st.opts->roi);
+	r->trace_bytes = 0;
+	r->warnings = st.warnings.v;
+	r->nwarnings = st.warnings.n;
+	st.warnings.v = NULL;
+	st.warnings.n = 0;
+	state_fini(&st);
+	*out = r;
+	return 0;
+fail:
+	state_fini(&st);
+	an_result_free(r);
+	return err;
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Analysis: read a memprism.data file, rebuild every process's objects over
+ * time from the recorded events, attribute each access to the object it
+ * touched at the moment it happened, and aggregate. The report module renders
+ * an an_result; the analysis never prints.
+ */
+#ifndef MP_ANALYSIS_H
+#define MP_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum an_kind {
+	AN_KIND_HEAP,
+	AN_KIND_STATIC,
+	AN_KIND_STACK,
+	AN_KIND_MMAP_ANON,
+	AN_KIND_MMAP_FILE,
+	AN_KIND_SECTION,
+	AN_KIND_NAMED,
+	AN_KIND_GROUP,
+	AN_KIND_MAPPING, /* present at start-up: [heap], libraries' pages, ... */
+	AN_KIND_UNKNOWN,
+	AN_KIND_COUNT
+};
+const char *an_kind_name(enum an_kind k);
+
+struct an_counts {
+	uint64_t loads, stores;
+	uint64_t bytes_loaded, bytes_stored;
+};
+
+#define AN_MAX_FRAMES 64
+
+/* An allocation stack, symbolized. */
+struct an_frame {
+	uint64_t addr;
+	const char *function, *file, *module; /* NULL when unknown */
+	int line;
+	int inlined;
+};
+
+/* A report row of the object view: one allocation stack (heap), one static
+ * variable, one thread's stack, one mapping, one named object... */
+struct an_class {
+	enum an_kind kind;
+	char *label; /* what the user reads: "a0 = malloc … main (arrays.c:68)" */
+	char *site; /* allocation site "function (file:line)", or the label */
+	char *function; /* function of the site frame, or NULL */
+	struct an_counts c;
+	uint64_t instances;
+	uint64_t bytes_allocated; /* sum of instance sizes */
+	uint64_t max_size;
+	uint32_t *threads; /* indices into an_result.threads that touched it */
+	size_t nthreads, threads_cap;
+	struct an_frame *stack; /* allocation stack after wrappers (heap/mmap) */
+	int nstack;
+	int first_alloc_thread; /* index into threads, -1 if none */
+};
+
+struct an_thread {
+	uint32_t pid, tid;
+	char name[64];
+	struct an_counts c;
+	uint64_t allocations;
+};
+
+struct an_function {
+	char *name; /* "function (file:line of its first sample)" or module+offset */
+	char *module;
+	struct an_counts c;
+};
+
+struct an_process {
+	uint32_t pid, ppid;
+	uint64_t proc_id, parent_proc;
+	char *exe;
+	int instrumented;
+	int ended; /* END chunk seen: the runtime shut down cleanly */
+	uint64_t end_status; /* 0, or 0x100 + signal when it died of one */
+	uint64_t accesses, chunks_lost;
+};
+
+struct an_result {
+	struct an_class *classes;
+	size_t nclasses;
+	struct an_thread *threads;
+	size_t nthreads;
+	struct an_function *functions;
+	size_t nfunctions;
+	struct an_process *procs;
+	size_t nprocs;
+	struct an_counts total; /* every attributed access (after --roi) */
+	uint64_t accesses_outside_roi;
+	char **warnings;
+	size_t nwarnings;
+	int run_status; /* launcher's record: exit code, 0x100+signal, -1 unknown */
+	char cmdline[1024];
+	int damaged; /* file read only to its last good chunk */
+	uint64_t trace_bytes;
+	uint64_t allocations, frees;
+	int have_roi; /* the --roi region was found */
+};
+
+struct an_opts {
+	const char *roi; /* count only accesses while this region is open */
+	const char *const *wrappers; /* extra allocation wrapper function names */
+	size_t nwrappers;
+	int no_wrapper_heuristic; /* don't skip *alloc*-like frames by name */
+};
+
+/* Analyses the data file at path. 0 and *out (free with an_result_free), or
+ * a negative error (-ENOENT, -MP_ERR_FORMAT, ...). Damage inside the file is
+ * not an error: the result says so in warnings and `damaged`. */
+int an_run(const char *path, const struct an_opts *o, struct an_result **out);
+void an_result_free(struct an_result *r);
+
+#endif

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+/* `memprism cc` / `memprism c++`: run clang with instrumentation added. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "common/mp_error.h"
+#include "record/record.h"
+
+static int run_cc(int argc, char **argv, int cxx)
+{
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: memprism %s [COMPILER ARGS]\n\n"
+		       "Compiles and links like %s, adding memprism's access instrumentation\n"
+		       "(clang -fsanitize-coverage=edge,trace-loads,trace-stores), frame pointers for\n"
+		       "allocation stacks, -I for <memprism.h>, and memprism's runtime when linking.\n"
+		       "The program runs normally when not recorded. Use it as CC=\"memprism cc\".\n\n"
+		       "environment:\n"
+		       "  MEMPRISM_CC / MEMPRISM_CXX   the clang to use (default: clang-16, then others)\n",
+		       cxx ? "c++" : "cc", cxx ? "clang++" : "clang");
+		return cli_finish_stdout();
+	}
+	struct mp_paths paths;
+	int err = mp_paths_find(&paths);
+	if (err) {
+		cli_error("%s (is memprism installed completely?)", mp_strerror(err));
+		return 2;
+	}
+	char **av = mp_cc_argv(&paths, cxx, argc - 1, argv + 1);
+	if (!av) {
+		cli_error("out of memory");
+		return 2;
+	}
+	execvp(av[0], av);
+	cli_error("cannot run %s: %s (install clang, e.g. `apt-get install clang-16`, or set %s)", av[0],
+		  strerror(errno), cxx ? "MEMPRISM_CXX" : "MEMPRISM_CC");
+	free(av);
+	return 127;
+}
+
+int cmd_cc(int argc, char **argv)
+{
+	return run_cc(argc, argv, 0);
+}
+
+int cmd_cxx(int argc, char **argv)
+{
+	return run_cc(argc, argv, 1);
+}

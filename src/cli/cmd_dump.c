@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+/* `memprism dump [FILE]`: every chunk and record as text, for debugging and
+ * for checking what a writer produced (like `perf script -D`). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/mp_error.h"
+#include "trace/trace_reader.h"
+
+static const char *const event_names[] = {
+	[MP_EV_ALLOC] = "alloc",	 [MP_EV_FREE] = "free",		    [MP_EV_MMAP] = "mmap",
+	[MP_EV_MUNMAP] = "munmap",	 [MP_EV_MREMAP] = "mremap",	    [MP_EV_THREAD_START] = "thread_start",
+	[MP_EV_THREAD_EXIT] = "thread_exit", [MP_EV_MODULE] = "module",	    [MP_EV_REGION_BEGIN] = "region_begin",
+	[MP_EV_REGION_END] = "region_end", [MP_EV_NAME_RANGE] = "name_range", [MP_EV_GROUP_DEF] = "group_def",
+	[MP_EV_STACK_DEF] = "stack_def", [MP_EV_FORK] = "fork",		    [MP_EV_THREAD_NAME] = "thread_name",
+	[MP_EV_MAP_INITIAL] = "map_initial",
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: memprism dump [--accesses] [FILE]\n\n"
+		     "Prints every chunk of a data file (default memprism.data) and its events;\n"
+		     "with --accesses, every access too (long).\n");
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option opts[] = { { "accesses", no_argument, NULL, 'a' },
+					      { "help", no_argument, NULL, 'h' },
+					      { NULL, 0, NULL, 0 } };
+	int accesses = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ah", opts, NULL)) != -1) {
+		if (c == 'a') {
+			accesses = 1;
+		} else if (c == 'h') {
+			usage(stdout);
+			return cli_finish_stdout();
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	const char *path = optind < argc ? argv[optind] : "memprism.data";
+	struct trace_reader *r = trace_reader_open(path);
+	if (!r) {
+		cli_error("cannot read %s: %s", path, mp_strerror(-errno));
+		return 1;
+	}
+	const struct mp_file_header *h = trace_reader_header(r);
+	printf("file %s: format v%u, meta %u bytes\n", path, h->version, h->meta_len);
+	struct trace_chunk ch;
+	while (trace_reader_next(r, &ch)) {
+		printf("@%llu chunk type %u codec %u pid %u tid %u proc %016llx seq %u raw %u stored %u\n",
+		       (unsigned long long)ch.offset, ch.hdr.type, ch.hdr.codec, ch.hdr.pid, ch.hdr.tid,
+		       (unsigned long long)ch.hdr.proc_id, ch.hdr.seq, ch.hdr.raw_len, ch.hdr.stored_len);
+		if (ch.hdr.type != MP_CHUNK_STREAM)
+			continue;
+		struct trace_dec d;
+		struct trace_rec rec;
+		unsigned long long nacc = 0;
+		trace_dec_init(&d, ch.data, ch.len);
+		int k;
+		while ((k = trace_dec_next(&d, &rec)) == 1) {
+			switch (rec.cls) {
+			case MP_REC_ACCESS:
+				nacc++;
+				if (accesses)
+					printf("  %s %#llx size %llu ip %#llx\n", rec.write ? "st" : "ld",
+					       (unsigned long long)rec.addr, (unsigned long long)rec.size,
+					       (unsigned long long)rec.ip);
+				break;
+			case MP_REC_EPOCH:
+				if (accesses)
+					printf("  epoch %llu\n", (unsigned long long)rec.epoch);
+				break;
+			case MP_REC_TIME:
+				printf("  time %llu cpu %llu\n", (unsigned long long)rec.f[0], (unsigned long long)rec.f[1]);
+				break;
+			case MP_REC_EVENT:
+				printf("  [%llu] %s", (unsigned long long)rec.epoch,
+				       rec.event < sizeof(event_names) / sizeof(event_names[0]) && event_names[rec.event]
+					       ? event_names[rec.event]
+					       : "?");
+				for (unsigned i = 0; i < rec.nf; i++)
+					printf(" %#llx", (unsigned long long)rec.f[i]);
+				if (rec.str_len)
+					printf(" \"%.*s\"", (int)rec.str_len, rec.str);
+				printf("\n");
+				break;
+			default:
+				printf("  record class %u\n", rec.cls);
+			}
+		}
+		printf("  %llu accesses%s\n", nacc, k < 0 ? " (then a malformed record)" : "");
+	}
+	uint64_t off;
+	int st = trace_reader_status(r, &off);
+	if (st)
+		printf("stopped at byte %llu: %s\n", (unsigned long long)off, mp_strerror(st));
+	trace_reader_close(r);
+	return cli_finish_stdout();
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/* `memprism record [OPTIONS] -- PROGRAM [ARGS]` */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "cli/cli.h"
+#include "common/mp_error.h"
+#include "record/record.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: memprism record [OPTIONS] [--] PROGRAM [ARGS...]\n\n"
+		"Runs PROGRAM with memprism's runtime and writes what it did to a data file:\n"
+		"every allocation, free, mapping, thread and loaded image (with call stacks),\n"
+		"and every load and store if PROGRAM was built with `memprism cc`. Children\n"
+		"and exec'd programs are recorded into the same file. The exit status is\n"
+		"PROGRAM's (128+N if it died of signal N).\n\n"
+		"options:\n"
+		"  -o, --output FILE     data file (default memprism.data; an old one becomes FILE.old)\n"
+		"  -s, --source SOURCE   where accesses come from: inst (default; the only source\n"
+		"                        in this version: pmu and faults are planned)\n"
+		"      --stack-depth N   frames kept per allocation stack (1-64, default 16)\n"
+		"  -q, --quiet           no summary on stderr\n"
+		"  -h, --help            this help\n");
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },  { "source", required_argument, NULL, 's' },
+		{ "stack-depth", required_argument, NULL, 'D' }, { "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
+	};
+	struct mp_record_opts ro = { .output = "memprism.data" };
+	int quiet = 0, c;
+	optind = 1;
+	/* '+': stop at the program name, its options are its own */
+	while ((c = getopt_long(argc, argv, "+o:s:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			ro.output = optarg;
+			break;
+		case 's':
+			if (strcmp(optarg, "inst") != 0) {
+				if (!strcmp(optarg, "pmu") || !strcmp(optarg, "faults"))
+					cli_error("--source %s is not available in this version of memprism; "
+						  "use --source inst with a program built by `memprism cc`",
+						  optarg);
+				else
+					cli_error("unknown source '%s' (inst, pmu or faults)", optarg);
+				return 2;
+			}
+			break;
+		case 'D': {
+			char *end;
+			long d = strtol(optarg, &end, 10);
+			if (*end || d < 1 || d > 64) {
+				cli_error("--stack-depth wants a number from 1 to 64, not '%s'", optarg);
+				return 2;
+			}
+			ro.stack_depth = (int)d;
+			break;
+		}
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return cli_finish_stdout();
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		cli_error("no program given: memprism record [OPTIONS] -- PROGRAM [ARGS]");
+		return 2;
+	}
+	ro.argv = argv + optind;
+	struct mp_paths paths;
+	int err = mp_paths_find(&paths);
+	if (err) {
+		cli_error("%s (is memprism installed completely?)", mp_strerror(err));
+		return 2;
+	}
+	char prog[PATH_MAX];
+	err = mp_find_program(ro.argv[0], prog, sizeof(prog));
+	if (err) {
+		cli_error("cannot run '%s': %s", ro.argv[0],
+			  err == -ENOENT ? "no such program (not a path, and not found on PATH)" : mp_strerror(err));
+		return 127;
+	}
+	struct stat sb;
+	if (stat(prog, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		cli_error("cannot run '%s': it is a directory", ro.argv[0]);
+		return 126;
+	}
+	int inst = mp_program_instrumented(prog);
+	if (inst == 0 && !quiet)
+		cli_error("note: %s was not built with `memprism cc`: its allocations are recorded, its "
+			  "accesses are not. Rebuild with `memprism cc` (or CC=\"memprism cc\" make) to see "
+			  "accesses per object.",
+			  ro.argv[0]);
+	int status = 0;
+	err = mp_record_run(&ro, &paths, &status);
+	if (err) {
+		if (err == -ENOENT || err == -EACCES || err == -ENOEXEC)
+			cli_error("cannot run '%s': %s", ro.argv[0], mp_strerror(err));
+		else
+			cli_error("cannot record to %s: %s", ro.output, mp_strerror(err));
+		return err == -ENOENT ? 127 : err == -EACCES || err == -ENOEXEC ? 126 : 2;
+	}
+	if (!quiet) {
+		struct stat st;
+		long long size = stat(ro.output, &st) == 0 ? (long long)st.st_size : -1;
+		if (WIFSIGNALED(status))
+			cli_error("%s was killed by signal %d; the trace holds what it recorded until then",
+				  ro.argv[0], WTERMSIG(status));
+		fprintf(stderr, "memprism: wrote %s (%lld bytes); see it with `memprism report%s%s`\n", ro.output,
+			size, strcmp(ro.output, "memprism.data") ? " " : "",
+			strcmp(ro.output, "memprism.data") ? ro.output : "");
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/* `memprism report [OPTIONS] [FILE]` */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "cli/cli.h"
+#include "common/mp_error.h"
+#include "report/report.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: memprism report [OPTIONS] [FILE]\n\n"
+		"Attributes every recorded access to the object it touched at that moment\n"
+		"and shows loads, stores, bytes and share per row, most accessed first.\n"
+		"FILE defaults to memprism.data.\n\n"
+		"options:\n"
+		"  -b, --by VIEW            object (default), site, kind, thread or function\n"
+		"  -r, --roi NAME           count only accesses made while region NAME was open\n"
+		"                           (mp_region_begin/end in <memprism.h>)\n"
+		"  -f, --format FORMAT      text (default), csv or json\n"
+		"  -n, --limit N            rows shown in text (default 30, 0 for all)\n"
+		"  -w, --alloc-wrapper FN   treat function FN as an allocation wrapper: the site\n"
+		"                           is its caller (repeatable)\n"
+		"      --no-wrapper-heuristic\n"
+		"                           don't skip *alloc*/*_new/new_* frames by name\n"
+		"  -h, --help               this help\n");
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "by", required_argument, NULL, 'b' },	   { "roi", required_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, 'f' }, { "limit", required_argument, NULL, 'n' },
+		{ "alloc-wrapper", required_argument, NULL, 'w' },
+		{ "no-wrapper-heuristic", no_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },	   { NULL, 0, NULL, 0 },
+	};
+	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 30 };
+	struct an_opts ao = { 0 };
+	const char *wrappers[64];
+	size_t nwrappers = 0;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "b:r:f:n:w:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': {
+			int by = rp_parse_by(optarg);
+			if (by < 0) {
+				cli_error("unknown view '%s' for --by (object, site, kind, thread, function)", optarg);
+				return 2;
+			}
+			ro.by = (enum rp_by)by;
+			break;
+		}
+		case 'r':
+			ro.roi = ao.roi = optarg;
+			break;
+		case 'f': {
+			int f = rp_parse_format(optarg);
+			if (f < 0) {
+				cli_error("unknown format '%s' (text, csv, json)", optarg);
+				return 2;
+			}
+			ro.format = (enum rp_format)f;
+			break;
+		}
+		case 'n': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 0) {
+				cli_error("--limit wants a number >= 0, not '%s'", optarg);
+				return 2;
+			}
+			ro.limit = (size_t)n;
+			break;
+		}
+		case 'w':
+			if (nwrappers == sizeof(wrappers) / sizeof(wrappers[0])) {
+				cli_error("too many --alloc-wrapper options (at most 64)");
+				return 2;
+			}
+			wrappers[nwrappers++] = optarg;
+			break;
+		case 'H':
+			ao.no_wrapper_heuristic = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return cli_finish_stdout();
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (argc - optind > 1) {
+		cli_error("one data file at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+		return 2;
+	}
+	ro.data_path = optind < argc ? argv[optind] : "memprism.data";
+	ao.wrappers = wrappers;
+	ao.nwrappers = nwrappers;
+	struct an_result *res = NULL;
+	int err = an_run(ro.data_path, &ao, &res);
+	if (err) {
+		if (err == -ENOENT && optind >= argc)
+			cli_error("no memprism.data here: record one first with `memprism record -- PROGRAM`");
+		else
+			cli_error("cannot read %s: %s", ro.data_path, mp_strerror(err));
+		return 1;
+	}
+	int instrumented = 0;
+	for (size_t i = 0; i < res->nprocs; i++)
+		instrumented += res->procs[i].instrumented;
+	if (!instrumented && res->nprocs)
+		cli_error("note: the recorded program was not built with `memprism cc`: allocations were "
+			  "recorded, accesses were not. Rebuild with `memprism cc` to see accesses per object.");
+	if (res->damaged)
+		cli_error("warning: %s is damaged or truncated; the report covers it up to the last good chunk",
+			  ro.data_path);
+	err = rp_render(stdout, res, &ro);
+	an_result_free(res);
+	if (err) {
+		cli_error("cannot render the report: %s", mp_strerror(err));
+		return 1;
+	}
+	return cli_finish_stdout();
+}

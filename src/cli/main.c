@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/* memprism: the command table and dispatch. Help is generated from the table. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/mp_error.h"
+#include "mp_config.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "cc", cmd_cc, "compile and link C with access instrumentation (drop-in for cc)" },
+	{ "c++", cmd_cxx, "compile and link C++ with access instrumentation (drop-in for c++)" },
+	{ "record", cmd_record, "run a program and record its objects and accesses" },
+	{ "report", cmd_report, "show accesses per object, site, kind, thread or function" },
+	{ "dump", cmd_dump, "print the raw chunks, events and accesses of a data file" },
+};
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("memprism: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int cli_finish_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_error("error writing the output: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static void log_to_stderr(enum mp_log_level level, const char *fmt, va_list ap)
+{
+	if (level > MP_LOG_WARN)
+		return;
+	fputs(level == MP_LOG_ERROR ? "memprism: error: " : "memprism: warning: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: memprism COMMAND [OPTIONS] [ARGS]\n\n"
+		     "memprism %s: object-relative memory profiler. Which data structures does your\n"
+		     "program access, how much, from which threads and code?\n\ncommands:\n",
+		MP_VERSION);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(out, "\n`memprism COMMAND --help` describes each command. A session:\n"
+		     "  memprism cc -O2 -g app.c -o app\n"
+		     "  memprism record -- ./app args\n"
+		     "  memprism report\n");
+}
+
+int main(int argc, char **argv)
+{
+	mp_set_log(log_to_stderr);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return cli_finish_stdout();
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("memprism %s\n", MP_VERSION);
+		return cli_finish_stdout();
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	cli_error("unknown command '%s' (try `memprism --help`)", cmd);
+	return 2;
+}

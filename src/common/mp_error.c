@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+/* Error strings and the settable log callback (see mp_error.h). */
+#include "common/mp_error.h"
+
+#include <string.h>
+
+static const char *const mp_messages[MP_ERR_END - MP_ERR_BASE] = {
+	[MP_ERR_FORMAT - MP_ERR_BASE] = "not a memprism data file",
+	[MP_ERR_VERSION - MP_ERR_BASE] = "memprism data file of an unsupported format version",
+	[MP_ERR_CORRUPT - MP_ERR_BASE] = "corrupt data (checksum or structure check failed)",
+	[MP_ERR_TRUNCATED - MP_ERR_BASE] = "data file is truncated",
+	[MP_ERR_NOT_INSTRUMENTED - MP_ERR_BASE] = "program was not built with `memprism cc`",
+	[MP_ERR_NO_RUNTIME - MP_ERR_BASE] = "memprism runtime (libmemprism-rt.so) not found",
+};
+
+const char *mp_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err >= MP_ERR_BASE && err < MP_ERR_END)
+		return mp_messages[err - MP_ERR_BASE];
+	return strerror(err);
+}
+
+static mp_log_fn mp_log_callback;
+
+mp_log_fn mp_set_log(mp_log_fn fn)
+{
+	mp_log_fn old = mp_log_callback;
+	mp_log_callback = fn;
+	return old;
+}
+
+void mp_log(enum mp_log_level level, const char *fmt, ...)
+{
+	if (!mp_log_callback)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	mp_log_callback(level, fmt, ap);
+	va_end(ap);
+}

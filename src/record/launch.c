@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The launcher: creates memprism.data with its header, runs the program with
+ * the runtime preloaded (LD_PRELOAD + MEMPRISM_OUT), waits, and appends the
+ * run's end (exit status). The runtime inside the program and in every child
+ * and exec'd image appends its own chunks to the same file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/mp_error.h"
+#include "common/varint.h"
+#include "record/record.h"
+#include "trace/trace_writer.h"
+
+int mp_program_instrumented(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	int found = -MP_ERR_FORMAT;
+	if (!e || elf_kind(e) != ELF_K_ELF)
+		goto out;
+	found = 0;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL && !found) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 0; d && i < n; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(d, (int)i, &s))
+				break;
+			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+			if (name && strncmp(name, "__sanitizer_cov_load", 20) == 0) {
+				found = 1;
+				break;
+			}
+		}
+	}
+out:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return found;
+}
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The header's meta text: what a report shows about the run. */
+static size_t build_meta(char *buf, size_t cap, char *const *argv, const char *prog)
+{
+	struct utsname u;
+	uname(&u);
+	size_t n = (size_t)snprintf(buf, cap, "source=inst\nprogram=%s\nhost=%s\nkernel=%s %s\nmachine=%s\nclock=CLOCK_MONOTONIC\ncmdline=",
+				    prog, u.nodename, u.sysname, u.release, u.machine);
+	for (int i = 0; argv[i] && n < cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? " " : "", argv[i]);
+	if (n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "\n");
+	return n < cap ? n : cap - 1;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -errno;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int create_output(const char *path, char *const *argv, const char *prog)
+{
+	if (access(path, F_OK) == 0) {
+		char old[PATH_MAX];
+		if ((size_t)snprintf(old, sizeof(old), "%s.old", path) >= sizeof(old))
+			return -ENAMETOOLONG;
+		if (rename(path, old) != 0)
+			return -errno;
+	}
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	char meta[8192];
+	size_t ml = build_meta(meta, sizeof(meta), argv, prog);
+	struct mp_file_header h;
+	trace_file_header_init(&h, ml, meta, now_ns(CLOCK_MONOTONIC), now_ns(CLOCK_REALTIME));
+	int err = write_all(fd, &h, sizeof(h));
+	if (!err)
+		err = write_all(fd, meta, ml);
+	if (err) {
+		close(fd);
+		unlink(path);
+		return err;
+	}
+	return fd;
+}
+
+static int setenv_preload(const char *rt)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char buf[8192];
+	if (old && *old)
+		snprintf(buf, sizeof(buf), "%s:%s", rt, old);
+	else
+		snprintf(buf, sizeof(buf), "%s", rt);
+	return setenv("LD_PRELOAD", buf, 1);
+}
+
+int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, int *status)
+{
+	char prog[PATH_MAX], abs_out[PATH_MAX];
+	int err = mp_find_program(o->argv[0], prog, sizeof(prog));
+	if (err)
+		return err;
+	int fd = create_output(o->output, o->argv, prog);
+	if (fd < 0)
+		return fd;
+	if (!realpath(o->output, abs_out)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	/* The child inherits these; so do its children and exec'd images. */
+	setenv("MEMPRISM_OUT", abs_out, 1);
+	if (o->stack_depth > 0) {
+		char d[16];
+		snprintf(d, sizeof(d), "%d", o->stack_depth);
+		setenv("MEMPRISM_STACK_DEPTH", d, 1);
+	}
+	setenv_preload(paths->runtime);
+
+	/* A terminal's ^C reaches the program too; the launcher outlives it to
+	 * write the run's end. */
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (pid == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		close(pipefd[0]);
+		execv(prog, o->argv);
+		int e = errno;
+		ssize_t w = write(pipefd[1], &e, sizeof(e));
+		(void)w;
+		_exit(127);
+	}
+	close(pipefd[1]);
+	int exec_errno = 0;
+	ssize_t r;
+	do
+		r = read(pipefd[0], &exec_errno, sizeof(exec_errno));
+	while (r < 0 && errno == EINTR);
+	close(pipefd[0]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	unsetenv("MEMPRISM_OUT");
+	if (r == (ssize_t)sizeof(exec_errno) && exec_errno) {
+		close(fd);
+		return -exec_errno;
+	}
+	*status = st;
+
+	uint8_t payload[32], *p = payload, chunk[256];
+	p = mp_put_uv(p, (uint64_t)(WIFEXITED(st) ? WEXITSTATUS(st) : 0x100 + WTERMSIG(st)));
+	p = mp_put_uv(p, now_ns(CLOCK_MONOTONIC));
+	struct mp_chunk_header h = { .type = MP_CHUNK_RUN_END, .pid = (uint32_t)pid };
+	size_t n = trace_chunk_build(&h, payload, (size_t)(p - payload), chunk, NULL, 0);
+	err = write_all(fd, chunk, n);
+	if (close(fd) != 0 && !err)
+		err = -errno;
+	return err;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Recording: launching a program under memprism's runtime, and the
+ * `memprism cc` compiler driver. Library code: returns errors, prints nothing.
+ */
+#ifndef MP_RECORD_H
+#define MP_RECORD_H
+
+#include <stddef.h>
+
+/* Where memprism's pieces are: the directory of the running memprism binary
+ * decides (build tree and install tree share one layout). */
+struct mp_paths {
+	char runtime[4096]; /* .../lib/memprism/libmemprism-rt.so */
+	char libdir[4096]; /* its directory */
+	char include[4096]; /* directory holding memprism.h */
+};
+/* 0, or -MP_ERR_NO_RUNTIME when the runtime library is missing. */
+int mp_paths_find(struct mp_paths *out);
+
+/* Resolves a program name like execvp would; 0 and out filled, or -ENOENT /
+ * -EACCES. */
+int mp_find_program(const char *name, char *out, size_t len);
+
+/* 1 if the ELF file imports memprism's access callbacks (built by memprism
+ * cc), 0 if not, negative error if it is not a readable ELF file. */
+int mp_program_instrumented(const char *path);
+
+struct mp_record_opts {
+	const char *output; /* data file; an existing one is renamed to .old */
+	char *const *argv; /* program and arguments */
+	int stack_depth; /* frames per allocation stack, 0 = default */
+};
+
+/*
+ * Creates the data file (mode 0600), runs argv with the runtime preloaded,
+ * waits for it and appends the run's end. *status gets the wait status.
+ * Returns 0 when the program ran (whatever its exit code), or a negative error
+ * (the file could not be created, the program could not be started).
+ */
+int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, int *status);
+
+/*
+ * Builds the compiler command line for `memprism cc ARGS`: the real compiler
+ * (clang; MEMPRISM_CC overrides), instrumentation flags when compiling, the
+ * runtime when linking. cxx selects the C++ driver. Returns a NULL-terminated
+ * malloc'd vector (caller frees the vector, not the strings), or NULL + errno.
+ */
+char **mp_cc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *argv);
+
+#endif

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The report: an_result rows grouped by object, site, kind, thread or
+ * function, sorted by accesses, as a text table, CSV or JSON (schema in
+ * docs/report-formats.md). Every figure here is a count of recorded accesses:
+ * measured by instrumentation, not sampled and not modelled.
+ */
+#include "report/report.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct row {
+	const char *label;
+	const char *kind;
+	struct an_counts c;
+	uint64_t instances, size, max_size;
+	const struct an_class *cls; /* object view: details for JSON */
+	uint32_t *threads;
+	size_t nthreads;
+	int own_threads; /* threads array allocated here */
+	char buf[96];
+};
+
+int rp_parse_by(const char *s)
+{
+	static const char *const n[] = { "object", "site", "kind", "thread", "function" };
+	for (int i = 0; i < 5; i++)
+		if (strcmp(s, n[i]) == 0)
+			return i;
+	return -1;
+}
+
+int rp_parse_format(const char *s)
+{
+	static const char *const n[] = { "text", "csv", "json" };
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, n[i]) == 0)
+			return i;
+	return -1;
+}
+
+static uint64_t acc(const struct an_counts *c)
+{
+	return c->loads + c->stores;
+}
+
+static int by_accesses(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	uint64_t ax = acc(&x->c), ay = acc(&y->c);
+	if (ax != ay)
+		return ax < ay ? 1 : -1;
+	if (x->size != y->size)
+		return x->size < y->size ? 1 : -1;
+	return strcmp(x->label, y->label);
+}
+
+static void add_counts(struct an_counts *a, const struct an_counts *b)
+{
+	a->loads += b->loads;
+	a->stores += b->stores;
+	a->bytes_loaded += b->bytes_loaded;
+	a->bytes_stored += b->bytes_stored;
+}
+
+static int merge_threads(struct row *r, const uint32_t *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < r->nthreads && r->threads[k] != t[i])
+			k++;
+		if (k < r->nthreads)
+			continue;
+		uint32_t *nt = realloc(r->threads, (r->nthreads + 1) * sizeof(*nt));
+		if (!nt)
+			return -ENOMEM;
+		r->threads = nt;
+		r->threads[r->nthreads++] = t[i];
+	}
+	return 0;
+}
+
+/* Builds the rows of a view. Grouping views (site, kind) fold classes with
+ * the same key into one row. */
+static struct row *build_rows(const struct an_result *res, enum rp_by by, size_t *nrows)
+{
+	size_t cap = res->nclasses + res->nthreads + res->nfunctions + AN_KIND_COUNT + 1;
+	struct row *rows = calloc(cap, sizeof(*rows));
+	size_t n = 0;
+	if (!rows)
+		return NULL;
+	switch (by) {
+	case RP_BY_OBJECT:
+		for (size_t i = 0; i < res->nclasses; i++) {
+			const struct an_class *c = &res->classes[i];
+			if (acc(&c->c) == 0 && c->kind != AN_KIND_HEAP && c->kind != AN_KIND_NAMED &&
+			    c->kind != AN_KIND_GROUP)
+				continue; /* untouched statics and mappings are noise */
+			rows[n++] = (struct row){ .label = c->label, .kind = an_kind_name(c->kind), .c = c->c,
+						  .instances = c->instances, .size = c->bytes_allocated,
+						  .max_size = c->max_size, .cls = c, .threads = c->threads,
+						  .nthreads = c->nthreads };
+		}
+		break;
+	case RP_BY_SITE:
+	case RP_BY_KIND:
+		for (size_t i = 0; i < res->nclasses; i++) {
+			const struct an_class *c = &res->classes[i];
+			const char *key = by == RP_BY_KIND ? an_kind_name(c->kind) : c->site ? c->site : NULL;
+			if (!key)
+				continue; /* site view: allocation sites only */
+			size_t k = 0;
+			while (k < n && strcmp(rows[k].label, key) != 0)
+				k++;
+			if (k == n)
+				rows[n++] = (struct row){ .label = key,
+							  .kind = by == RP_BY_KIND ? key : an_kind_name(c->kind),
+							  .own_threads = 1 };
+			add_counts(&rows[k].c, &c->c);
+			rows[k].instances += c->instances;
+			rows[k].size += c->bytes_allocated;
+			if (c->max_size > rows[k].max_size)
+				rows[k].max_size = c->max_size;
+			if (merge_threads(&rows[k], c->threads, c->nthreads))
+				goto oom;
+		}
+		break;
+	case RP_BY_THREAD:
+		for (size_t i = 0; i < res->nthreads; i++) {
+			const struct an_thread *t = &res->threads[i];
+			struct row *r = &rows[n++];
+			*r = (struct row){ .kind = "thread", .c = t->c, .instances = t->allocations };
+			snprintf(r->buf, sizeof(r->buf), "pid %u tid %u%s%s", t->pid, t->tid, t->name[0] ? " " : "",
+				 t->name);
+			r->label = r->buf;
+		}
+		break;
+	case RP_BY_FUNCTION:
+		for (size_t i = 0; i < res->nfunctions; i++) {
+			const struct an_function *f = &res->functions[i];
+			rows[n++] = (struct row){ .label = f->name, .kind = f->module, .c = f->c };
+		}
+		break;
+	}
+	qsort(rows, n, sizeof(*rows), by_accesses);
+	*nrows = n;
+	return rows;
+oom:
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].own_threads)
+			free(rows[i].threads);
+	free(rows);
+	return NULL;
+}
+
+static void free_rows(struct row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].own_threads)
+			free(rows[i].threads);
+	free(rows);
+}
+
+/* 1234567 -> "1,234,567" */
+static const char *grouped(char *buf, size_t cap, uint64_t v)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v), o = 0;
+	for (int i = 0; i < n && (size_t)o + 2 < cap; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+static const char *human(char *buf, size_t cap, uint64_t b)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int i = 0;
+	while (v >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, cap, "%llu B", (unsigned long long)b);
+	else
+		snprintf(buf, cap, "%.1f %s", v, u[i]);
+	return buf;
+}
+
+static const char *by_name(enum rp_by by)
+{
+	static const char *const n[] = { "object", "site", "kind", "thread", "function" };
+	return n[by];
+}
+
+static void threads_text(char *buf, size_t cap, const struct an_result *res, const struct row *r)
+{
+	if (!r->nthreads) {
+		snprintf(buf, cap, "-");
+		return;
+	}
+	size_t o = 0;
+	for (size_t i = 0; i < r->nthreads && i < 3; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "%s%u", i ? "," : "", res->threads[r->threads[i]].tid);
+	if (r->nthreads > 3)
+		snprintf(buf + o, cap - o, ",+%zu", r->nthreads - 3);
+}
+
+static void header_text(FILE *out, const struct an_result *res, const struct rp_opts *o)
+{
+	char a[32], b[32], c[32];
+	uint64_t total = acc(&res->total);
+	fprintf(out, "memprism report: %s (by %s)\n", o->data_path ? o->data_path : "memprism.data", by_name(o->by));
+	if (res->cmdline[0])
+		fprintf(out, "command:   %s\n", res->cmdline);
+	int instrumented = 0;
+	for (size_t i = 0; i < res->nprocs; i++)
+		instrumented += res->procs[i].instrumented;
+	fprintf(out, "source:    inst: every load and store of memprism-cc code, libc mem*/str* as ranges "
+		     "(measured counts, no model)\n");
+	fprintf(out, "processes: %zu (%d instrumented), threads: %zu, allocations: %s\n", res->nprocs, instrumented,
+		res->nthreads, grouped(a, sizeof(a), res->allocations));
+	fprintf(out, "accesses:  %s (loads %s, stores %s)", grouped(a, sizeof(a), total),
+		grouped(b, sizeof(b), res->total.loads), grouped(c, sizeof(c), res->total.stores));
+	if (o->roi)
+		fprintf(out, " inside region '%s'; %s outside", o->roi,
+			grouped(a, sizeof(a), res->accesses_outside_roi));
+	fprintf(out, "\n");
+	if (res->run_status >= 0x100)
+		fprintf(out, "program:   killed by signal %d\n", res->run_status - 0x100);
+	else if (res->run_status >= 0)
+		fprintf(out, "program:   exited with status %d\n", res->run_status);
+	fprintf(out, "\n");
+}
+
+static int render_text(FILE *out, const struct an_result *res, const struct rp_opts *o, struct row *rows,
+		       size_t n)
+{
+	header_text(out, res, o);
+	uint64_t total = acc(&res->total);
+	const char *what = o->by == RP_BY_THREAD ? "thread" : o->by == RP_BY_FUNCTION ? "function" : by_name(o->by);
+	int sized = o->by == RP_BY_OBJECT || o->by == RP_BY_SITE || o->by == RP_BY_KIND;
+	fprintf(out, "%14s %6s %14s %14s %10s", "accesses", "share", "loads", "stores", "bytes");
+	if (sized)
+		fprintf(out, " %10s %9s %-12s %-8s", "size", "instances", "threads", "kind");
+	else if (o->by == RP_BY_THREAD)
+		fprintf(out, " %9s", "allocs");
+	else
+		fprintf(out, " %-16s", "module");
+	fprintf(out, " %s\n", what);
+	size_t shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (o->limit && shown >= o->limit) {
+			fprintf(out, "... %zu more rows (--limit 0 shows all)\n", n - i);
+			break;
+		}
+		const struct row *r = &rows[i];
+		char a[32], b[32], c[32], d[32], e[32], t[64];
+		uint64_t x = acc(&r->c);
+		fprintf(out, "%14s %5.1f%% %14s %14s %10s", grouped(a, sizeof(a), x),
+			total ? 100.0 * (double)x / (double)total : 0.0, grouped(b, sizeof(b), r->c.loads),
+			grouped(c, sizeof(c), r->c.stores),
+			human(d, sizeof(d), r->c.bytes_loaded + r->c.bytes_stored));
+		if (sized) {
+			threads_text(t, sizeof(t), res, r);
+			fprintf(out, " %10s %9s %-12s %-8s", r->size ? human(e, sizeof(e), r->size) : "-",
+				grouped(a, sizeof(a), r->instances), t, r->kind);
+		} else if (o->by == RP_BY_THREAD) {
+			fprintf(out, " %9s", grouped(a, sizeof(a), r->instances));
+		} else {
+			fprintf(out, " %-16s", r->kind ? r->kind : "?");
+		}
+		fprintf(out, " %s\n", r->label);
+		shown++;
+	}
+	if (res->nwarnings)
+		fprintf(out, "\n");
+	for (size_t i = 0; i < res->nwarnings; i++)
+		fprintf(out, "warning: %s\n", res->warnings[i]);
+	return 0;
+}
+
+static void csv_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static int render_csv(FILE *out, const struct an_result *res, const struct rp_opts *o, struct row *rows,
+		      size_t n)
+{
+	fprintf(out, "%s,kind,accesses,loads,stores,bytes_loaded,bytes_stored,share,size,instances,max_size,threads\n",
+		by_name(o->by));
+	uint64_t total = acc(&res->total);
+	for (size_t i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		csv_str(out, r->label);
+		fputc(',', out);
+		csv_str(out, r->kind);
+		fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%.6f,%llu,%llu,%llu,%zu\n",
+			(unsigned long long)acc(&r->c), (unsigned long long)r->c.loads,
+			(unsigned long long)r->c.stores, (unsigned long long)r->c.bytes_loaded,
+			(unsigned long long)r->c.bytes_stored, total ? (double)acc(&r->c) / (double)total : 0.0,
+			(unsigned long long)r->size, (unsigned long long)r->instances,
+			(unsigned long long)r->max_size, r->nthreads);
+	}
+	return 0;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void json_counts(FILE *out, const struct an_counts *c)
+{
+	fprintf(out, "\"accesses\":%llu,\"loads\":%llu,\"stores\":%llu,\"bytes_loaded\":%llu,\"bytes_stored\":%llu",
+		(unsigned long long)acc(c), (unsigned long long)c->loads, (unsigned long long)c->stores,
+		(unsigned long long)c->bytes_loaded, (unsigned long long)c->bytes_stored);
+}
+
+static int render_json(FILE *out, const struct an_result *res, const struct rp_opts *o, struct row *rows,
+		       size_t n)
+{
+	fprintf(out, "{\"schema\":\"memprism-report-1\",\"data\":");
+	json_str(out, o->data_path);
+	fprintf(out, ",\"command\":");
+	json_str(out, res->cmdline);
+	fprintf(out, ",\"source\":\"inst\",\"measured\":true,\"by\":\"%s\",\"roi\":", by_name(o->by));
+	json_str(out, o->roi);
+	fprintf(out, ",\"exit_status\":%d,\"damaged\":%s,\"allocations\":%llu,\"frees\":%llu,\"total\":{",
+		res->run_status, res->damaged ? "true" : "false", (unsigned long long)res->allocations,
+		(unsigned long long)res->frees);
+	json_counts(out, &res->total);
+	fprintf(out, ",\"outside_roi\":%llu},\"processes\":[", (unsigned long long)res->accesses_outside_roi);
+	for (size_t i = 0; i < res->nprocs; i++) {
+		const struct an_process *p = &res->procs[i];
+		fprintf(out, "%s{\"pid\":%u,\"ppid\":%u,\"exe\":", i ? "," : "", p->pid, p->ppid);
+		json_str(out, p->exe);
+		fprintf(out, ",\"instrumented\":%s,\"ended\":%s,\"signal\":%llu,\"accesses\":%llu}",
+			p->instrumented ? "true" : "false", p->ended ? "true" : "false",
+			(unsigned long long)(p->end_status >= 0x100 ? p->end_status - 0x100 : 0),
+			(unsigned long long)p->accesses);
+	}
+	fprintf(out, "],\"threads\":[");
+	for (size_t i = 0; i < res->nthreads; i++) {
+		const struct an_thread *t = &res->threads[i];
+		fprintf(out, "%s{\"pid\":%u,\"tid\":%u,\"name\":", i ? "," : "", t->pid, t->tid);
+		json_str(out, t->name);
+		fprintf(out, ",");
+		json_counts(out, &t->c);
+		fprintf(out, ",\"allocations\":%llu}", (unsigned long long)t->allocations);
+	}
+	fprintf(out, "],\"rows\":[");
+	for (size_t i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		fprintf(out, "%s{\"label\":", i ? "," : "");
+		json_str(out, r->label);
+		fprintf(out, ",\"kind\":");
+		json_str(out, r->kind);
+		fprintf(out, ",");
+		json_counts(out, &r->c);
+		fprintf(out, ",\"size\":%llu,\"instances\":%llu,\"max_size\":%llu,\"threads\":[",
+			(unsigned long long)r->size, (unsigned long long)r->instances, (unsigned long long)r->max_size);
+		for (size_t t = 0; t < r->nthreads; t++)
+			fprintf(out, "%s%u", t ? "," : "", res->threads[r->threads[t]].tid);
+		fprintf(out, "]");
+		if (r->cls && r->cls->site) {
+			fprintf(out, ",\"site\":");
+			json_str(out, r->cls->site);
+			fprintf(out, ",\"stack\":[");
+			for (int k = 0; k < r->cls->nstack; k++) {
+				const struct an_frame *f = &r->cls->stack[k];
+				fprintf(out, "%s{\"function\":", k ? "," : "");
+				json_str(out, f->function);
+				fprintf(out, ",\"file\":");
+				json_str(out, f->file);
+				fprintf(out, ",\"line\":%d,\"module\":", f->line);
+				json_str(out, f->module);
+				fprintf(out, ",\"inlined\":%s}", f->inlined ? "true" : "false");
+			}
+			fprintf(out, "]");
+		}
+		fprintf(out, "}");
+	}
+	fprintf(out, "],\"warnings\":[");
+	for (size_t i = 0; i < res->nwarnings; i++) {
+		if (i)
+			fputc(',', out);
+		json_str(out, res->warnings[i]);
+	}
+	fprintf(out, "]}\n");
+	return 0;
+}
+
+int rp_render(FILE *out, const struct an_result *res, const struct rp_opts *o)
+{
+	size_t n = 0;
+	struct row *rows = build_rows(res, o->by, &n);
+	if (!rows)
+		return -ENOMEM;
+	int err;
+	switch (o->format) {
+	case RP_CSV:
+		err = render_csv(out, res, o, rows, n);
+		break;
+	case RP_JSON:
+		err = render_json(out, res, o, rows, n);
+		break;
+	default:
+		err = render_text(out, res, o, rows, n);
+		break;
+	}
+	free_rows(rows, n);
+	return err;
+}

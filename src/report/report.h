@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* Rendering an analysis result as text, CSV or JSON, grouped one of several
+ * ways. Writes to the caller's FILE; returns 0 or a negative errno. */
+#ifndef MP_REPORT_H
+#define MP_REPORT_H
+
+#include <stdio.h>
+
+#include "analysis/analysis.h"
+
+enum rp_by { RP_BY_OBJECT, RP_BY_SITE, RP_BY_KIND, RP_BY_THREAD, RP_BY_FUNCTION };
+enum rp_format { RP_TEXT, RP_CSV, RP_JSON };
+
+struct rp_opts {
+	enum rp_by by;
+	enum rp_format format;
+	size_t limit; /* rows shown in text (0: all); CSV and JSON show all */
+	const char *data_path;
+	const char *roi;
+};
+
+/* Parse "object|site|kind|thread|function" / "text|csv|json"; -1 if unknown. */
+int rp_parse_by(const char *s);
+int rp_parse_format(const char *s);
+
+int rp_render(FILE *out, const struct an_result *r, const struct rp_opts *o);
+
+#endif

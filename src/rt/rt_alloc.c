@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Object lifecycle hooks: the malloc family, C++ operator new, and
+ * mmap/munmap/mremap. Each records an event (with the global epoch, time, CPU
+ * and, for allocations, a call stack) in the calling thread's stream.
+ *
+ * Frees are recorded before the real free, allocations after the real
+ * allocation: so no other thread can be handed the same address between the
+ * two, and the reader's time-aware attribution sees lifetimes in order.
+ *
+ * Call stacks come from a frame-pointer walk (memprism cc builds with frame
+ * pointers): a few ns per frame, against ~1 µs for a DWARF unwind, which is
+ * what keeps allocation tracking near native. Each frame read is checked to
+ * lie inside the thread's known stack, so a frame-pointer-less caller costs
+ * a short stack, never a fault.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <stdarg.h>
+#include <dlfcn.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rt/rt_int.h"
+#include "rt/rt_proc.h"
+
+/* --- bootstrap pool: allocations made while dlsym resolves the real functions */
+static _Alignas(64) char rt_pool[256 << 10];
+static size_t rt_pool_used;
+static int rt_resolving;
+
+static void *pool_alloc(size_t n, size_t align)
+{
+	size_t off = (__atomic_load_n(&rt_pool_used, __ATOMIC_RELAXED) + align - 1) & ~(align - 1);
+	if (off + n > sizeof(rt_pool))
+		return NULL;
+	rt_pool_used = off + n;
+	return rt_pool + off; /* static storage: already zero */
+}
+
+static int in_pool(const void *p)
+{
+	return (const char *)p >= rt_pool && (const char *)p < rt_pool + sizeof(rt_pool);
+}
+
+static int ensure_real(void)
+{
+	if (RT_LIKELY(rt_real.free != NULL))
+		return 1;
+	if (rt_resolving)
+		return 0;
+	rt_resolving = 1;
+	rt_resolve();
+	rt_resolving = 0;
+	return rt_real.free != NULL;
+}
+
+/* --- call stacks */
+
+static inline int frame_ok(uint64_t f, uint64_t prev, const struct rt_thread *t)
+{
+	return f > prev && f >= t->stack_lo && f + 16 <= t->stack_hi && !(f & 7);
+}
+
+uint64_t rt_stack_id(struct rt_thread *t, void *fp, void *ret)
+{
+	uint64_t frames[RT_STACK_MAX];
+	int n = 0, max = rt_proc.stack_depth;
+	frames[n++] = (uint64_t)ret;
+	uint64_t f = (uint64_t)fp, prev = 0;
+	if (frame_ok(f, 0, t)) {
+		f = ((const uint64_t *)f)[0];
+		prev = (uint64_t)fp;
+		while (n < max && frame_ok(f, prev, t)) {
+			uint64_t r = ((const uint64_t *)f)[1];
+			if (r < 4096)
+				break;
+			frames[n++] = r;
+			prev = f;
+			f = ((const uint64_t *)f)[0];
+		}
+	}
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+	for (int i = 0; i < n; i++) {
+		h ^= frames[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	h |= 1;
+	struct rt_stack_slot *s = &t->stack_cache[h & (RT_STACK_CACHE - 1)];
+	if (s->hash == h)
+		return s->id;
+	uint64_t id = ++t->stack_next;
+	s->hash = h;
+	s->id = id;
+	/* STACK_DEF needs no new epoch: it defines, it does not change the heap. */
+	if (t->p >= t->lim)
+		rt_flush(t);
+	uint8_t *p = t->p;
+	*p++ = MP_TAG(MP_REC_EVENT, MP_EV_STACK_DEF);
+	p = mp_put_uv(p, t->epoch);
+	p = mp_put_uv(p, id);
+	p = mp_put_uv(p, (uint64_t)n);
+	for (int i = 0; i < n; i++)
+		p = mp_put_uv(p, frames[i]);
+	rt_event_end(t, p);
+	return id;
+}
+
+/* operator new records the site of its caller, then lets libstdc++'s new
+ * call malloc; malloc uses the site left here instead of its own. */
+static __thread void *rt_site_fp __attribute__((tls_model("initial-exec")));
+static __thread void *rt_site_ret __attribute__((tls_model("initial-exec")));
+
+static void ev_alloc(struct rt_thread *t, void *ptr, size_t size, unsigned fn, void *fp, void *ret)
+{
+	if (rt_site_ret) {
+		fp = rt_site_fp;
+		ret = rt_site_ret;
+		fn = MP_FN_NEW;
+		rt_site_ret = NULL;
+	}
+	uint64_t stack = rt_stack_id(t, fp, ret);
+	uint64_t e;
+	uint8_t *p = rt_event_begin(t, MP_EV_ALLOC, &e);
+	if (!p)
+		return;
+	p = mp_put_uv(p, rt_now());
+	p = mp_put_uv(p, rt_cpu());
+	p = mp_put_uv(p, (uint64_t)ptr);
+	p = mp_put_uv(p, size);
+	p = mp_put_uv(p, stack);
+	p = mp_put_uv(p, fn);
+	p = mp_put_uv(p, t->group);
+	rt_event_end(t, p);
+}
+
+static void ev_free(struct rt_thread *t, void *ptr)
+{
+	uint64_t e;
+	uint8_t *p = rt_event_begin(t, MP_EV_FREE, &e);
+	if (!p)
+		return;
+	p = mp_put_uv(p, rt_now());
+	p = mp_put_uv(p, rt_cpu());
+	p = mp_put_uv(p, (uint64_t)ptr);
+	rt_event_end(t, p);
+}
+
+#define HOOK_ENTER(t) struct rt_thread *t = &rt_self; int rec_ = rt_recording && !t->guard; if (rec_) t->guard++
+#define HOOK_LEAVE(t) if (rec_) t->guard--
+
+RT_EXPORT void *malloc(size_t n)
+{
+	if (RT_UNLIKELY(!ensure_real()))
+		return pool_alloc(n, 16);
+	HOOK_ENTER(t);
+	void *p = rt_real.malloc(n);
+	if (rec_ && p)
+		ev_alloc(t, p, n, MP_FN_MALLOC, __builtin_frame_address(0), __builtin_return_address(0));
+	HOOK_LEAVE(t);
+	return p;
+}
+
+RT_EXPORT void *calloc(size_t n, size_t m)
+{
+	if (RT_UNLIKELY(!rt_real.calloc)) {
+		size_t total;
+		if (__builtin_mul_overflow(n, m, &total))
+			return NULL;
+		if (!ensure_real() || !rt_real.calloc)
+			return pool_alloc(total, 16);
+	}
+	HOOK_ENTER(t);
+	void *p = rt_real.calloc(n, m);
+	if (rec_ && p)
+		ev_alloc(t, p, n * m, MP_FN_CALLOC, __builtin_frame_address(0), __builtin_return_address(0));
+	HOOK_LEAVE(t);
+	return p;
+}
+
+RT_EXPORT void free(void *ptr)
+{
+	if (!ptr || in_pool(ptr))
+		return;
+	if (RT_UNLIKELY(!ensure_real()))
+		return;
+	HOOK_ENTER(t);
+	if (rec_)
+		ev_free(t, ptr);
+	rt_real.free(ptr);
+	HOOK_LEAVE(t);
+}
+
+static void *do_realloc(void *ptr, size_t n, void *fp, void *ret)
+{
+	if (in_pool(ptr)) {
+		/* moving out of the bootstrap pool: copy what can be copied */
+		void *q = malloc(n);
+		if (q) {
+			size_t avail = (size_t)(rt_pool + sizeof(rt_pool) - (char *)ptr);
+			memmove(q, ptr, n < avail ? n : avail);
+		}
+		return q;
+	}
+	if (RT_UNLIKELY(!ensure_real()))
+		return NULL;
+	HOOK_ENTER(t);
+	size_t old = 0;
+	if (rec_ && ptr) {
+		old = malloc_usable_size(ptr);
+		ev_free(t, ptr);
+	}
+	void *p = rt_real.realloc(ptr, n);
+	if (rec_) {
+		if (p)
+			ev_alloc(t, p, n, MP_FN_REALLOC, fp, ret);
+		else if (ptr && n)
+			ev_alloc(t, ptr, old, MP_FN_REALLOC, fp, ret); /* failed: still alive */
+	}
+	HOOK_LEAVE(t);
+	return p;
+}
+
+RT_EXPORT void *realloc(void *ptr, size_t n)
+{
+	return do_realloc(ptr, n, __builtin_frame_address(0), __builtin_return_address(0));
+}
+
+RT_EXPORT void *reallocarray(void *ptr, size_t n, size_t m)
+{
+	size_t total;
+	if (__builtin_mul_overflow(n, m, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return do_realloc(ptr, total, __builtin_frame_address(0), __builtin_return_address(0));
+}
+
+RT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (RT_UNLIKELY(!ensure_real()))
+		return ENOMEM;
+	HOOK_ENTER(t);
+	int r = rt_real.posix_memalign(out, align, n);
+	if (rec_ && r == 0)
+		ev_alloc(t, *out, n, MP_FN_MEMALIGN, __builtin_frame_address(0), __builtin_return_address(0));
+	HOOK_LEAVE(t);
+	return r;
+}
+
+#define ALIGNED_HOOK(name, args, call, size)                                                   \
+	RT_EXPORT void *name args                                                              \
+	{                                                                                      \
+		if (RT_UNLIKELY(!ensure_real()))                                               \
+			return NULL;                                                           \
+		HOOK_ENTER(t);                                                                 \
+		void *p = rt_real.call;                                                        \
+		if (rec_ && p)                                                                 \
+			ev_alloc(t, p, size, MP_FN_MEMALIGN, __builtin_frame_address(0),       \
+				 __builtin_return_address(0));                                 \
+		HOOK_LEAVE(t);                                                                 \
+		return p;                                                                      \
+	}
+
+ALIGNED_HOOK(aligned_alloc, (size_t a, size_t n), aligned_alloc(a, n), n)
+ALIGNED_HOOK(memalign, (size_t a, size_t n), memalign(a, n), n)
+ALIGNED_HOOK(valloc, (size_t n), valloc(n), n)
+ALIGNED_HOOK(pvalloc, (size_t n), pvalloc(n), malloc_usable_size(p))
+
+/* C++: libstdc++'s operator new calls malloc through the PLT; only the call
+ * site must come from here (libstdc++ has no frame pointers). Resolved lazily:
+ * plain C programs never load libstdc++. */
+#define NEW_HOOK(sym)                                                                  \
+	RT_EXPORT void *sym(size_t n)                                                  \
+	{                                                                              \
+		static void *(*real)(size_t);                                          \
+		if (!real)                                                             \
+			real = (void *(*)(size_t))dlsym(RTLD_NEXT, #sym);              \
+		if (rt_recording && !rt_self.guard) {                                  \
+			rt_site_fp = __builtin_frame_address(0);                       \
+			rt_site_ret = __builtin_return_address(0);                     \
+		}                                                                      \
+		void *p = real(n);                                                     \
+		rt_site_ret = NULL;                                                    \
+		return p;                                                              \
+	}
+NEW_HOOK(_Znwm)
+NEW_HOOK(_Znam)
+
+/* --- mappings */
+
+static void ev_mmap(struct rt_thread *t, void *addr, size_t len, int prot, int flags, int fd, off_t off,
+		    void *fp, void *ret)
+{
+	char path[256];
+	path[0] = 0;
+	if (fd >= 0 && !(flags & MAP_ANONYMOUS)) {
+		char link[48] = "/proc/self/fd/", digits[16];
+		int nd = 0, l = 14;
+		for (unsigned v = (unsigned)fd; nd == 0 || v; v /= 10)
+			digits[nd++] = (char)('0' + v % 10);
+		while (nd)
+			link[l++] = digits[--nd];
+		link[l] = 0;
+		ssize_t n = readlink(link, path, sizeof(path) - 1);
+		path[n > 0 ? n : 0] = 0;
+	}
+	uint64_t stack = rt_stack_id(t, fp, ret);
+	uint64_t e;
+	uint8_t *p = rt_event_begin(t, MP_EV_MMAP, &e);
+	if (!p)
+		return;
+	p = mp_put_uv(p, rt_now());
+	p = mp_put_uv(p, rt_cpu());
+	p = mp_put_uv(p, (uint64_t)addr);
+	p = mp_put_uv(p, len);
+	p = mp_put_uv(p, (uint64_t)prot);
+	p = mp_put_uv(p, (uint64_t)(unsigned)flags);
+	p = mp_put_uv(p, (uint64_t)off);
+	p = mp_put_uv(p, stack);
+	p = rt_put_str(p, path, 255);
+	rt_event_end(t, p);
+}
+
+RT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	rt_resolve();
+	HOOK_ENTER(t);
+	void *p = rt_real.mmap(addr, len, prot, flags, fd, off);
+	if (rec_ && p != MAP_FAILED)
+		ev_mmap(t, p, len, prot, flags, fd, off, __builtin_frame_address(0), __builtin_return_address(0));
+	HOOK_LEAVE(t);
+	return p;
+}
+RT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+	__attribute__((alias("mmap")));
+
+RT_EXPORT int munmap(void *addr, size_t len)
+{
+	rt_resolve();
+	HOOK_ENTER(t);
+	if (rec_) {
+		uint64_t e;
+		uint8_t *p = rt_event_begin(t, MP_EV_MUNMAP, &e);
+		if (p) {
+			p = mp_put_uv(p, rt_now());
+			p = mp_put_uv(p, rt_cpu());
+			p = mp_put_uv(p, (uint64_t)addr);
+			p = mp_put_uv(p, len);
+			rt_event_end(t, p);
+		}
+	}
+	int r = rt_real.munmap(addr, len);
+	HOOK_LEAVE(t);
+	return r;
+}
+
+RT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	rt_resolve();
+	void *want = NULL;
+	if (flags & MREMAP_FIXED) {
+		va_list ap;
+		va_start(ap, flags);
+		want = va_arg(ap, void *);
+		va_end(ap);
+	}
+	HOOK_ENTER(t);
+	void *p = rt_real.mremap(old, old_len, new_len, flags, want);
+	if (rec_ && p != MAP_FAILED) {
+		uint64_t e;
+		uint8_t *q = rt_event_begin(t, MP_EV_MREMAP, &e);
+		if (q) {
+			q = mp_put_uv(q, rt_now());
+			q = mp_put_uv(q, rt_cpu());
+			q = mp_put_uv(q, (uint64_t)old);
+			q = mp_put_uv(q, old_len);
+			q = mp_put_uv(q, (uint64_t)p);
+			q = mp_put_uv(q, new_len);
+			rt_event_end(t, q);
+		}
+	}
+	HOOK_LEAVE(t);
+	return p;
+}

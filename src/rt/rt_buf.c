@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Per-thread record buffers and the path from a full buffer to the data file.
+ *
+ * Each thread encodes its records into its own 1 MiB buffer (no lock on the
+ * hot path). A full buffer becomes one chunk: compressed with one of a small
+ * pool of static zstd contexts (a context is ~570 KiB, too much per thread
+ * for programs with thousands of threads) and appended with a single write(2)
+ * on the O_APPEND descriptor, so chunks of concurrent threads and processes
+ * never interleave and a killed program leaves only whole chunks.
+ */
+#define ZSTD_STATIC_LINKING_ONLY
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "rt/rt_int.h"
+#include "rt/rt_proc.h"
+#include "trace/trace_writer.h"
+
+#define RT_ZSLOTS 4
+#define RT_ZLEVEL 1
+
+struct rt_zslot {
+	pthread_mutex_t lock;
+	ZSTD_CCtx *cctx;
+	uint8_t *out; /* trace_chunk_bound(RT_BUF_SIZE + RT_BUF_SLACK) bytes */
+};
+
+static struct rt_zslot rt_zslots[RT_ZSLOTS];
+static size_t rt_out_cap;
+static pthread_mutex_t rt_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rt_thread *rt_registry;
+
+static void *rt_map(size_t len)
+{
+	void *p = rt_real.mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int rt_bufs_init(void)
+{
+	size_t wks = ZSTD_estimateCCtxSize(RT_ZLEVEL);
+	rt_out_cap = trace_chunk_bound(RT_BUF_SIZE + RT_BUF_SLACK);
+	for (int i = 0; i < RT_ZSLOTS; i++) {
+		struct rt_zslot *z = &rt_zslots[i];
+		pthread_mutex_init(&z->lock, NULL);
+		void *w = rt_map(wks);
+		z->out = rt_map(rt_out_cap);
+		if (!w || !z->out)
+			return -1;
+		z->cctx = ZSTD_initStaticCCtx(w, wks);
+		if (!z->cctx)
+			return -1;
+	}
+	return 0;
+}
+
+void rt_bufs_lock_all(void)
+{
+	pthread_mutex_lock(&rt_registry_lock);
+	for (int i = 0; i < RT_ZSLOTS; i++)
+		pthread_mutex_lock(&rt_zslots[i].lock);
+}
+
+void rt_bufs_unlock_all(void)
+{
+	for (int i = RT_ZSLOTS - 1; i >= 0; i--)
+		pthread_mutex_unlock(&rt_zslots[i].lock);
+	pthread_mutex_unlock(&rt_registry_lock);
+}
+
+void rt_bufs_reinit_locks(void)
+{
+	pthread_mutex_init(&rt_registry_lock, NULL);
+	for (int i = 0; i < RT_ZSLOTS; i++)
+		pthread_mutex_init(&rt_zslots[i].lock, NULL);
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* In a signal handler (crash) a slot may be held by the interrupted code:
+ * only trylock there. */
+static struct rt_zslot *slot_acquire(uint32_t hint, int may_block)
+{
+	for (int i = 0; i < RT_ZSLOTS; i++) {
+		struct rt_zslot *z = &rt_zslots[(hint + (uint32_t)i) % RT_ZSLOTS];
+		if (pthread_mutex_trylock(&z->lock) == 0)
+			return z;
+	}
+	if (!may_block)
+		return NULL;
+	struct rt_zslot *z = &rt_zslots[hint % RT_ZSLOTS];
+	pthread_mutex_lock(&z->lock);
+	return z;
+}
+
+static void write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *payload, size_t len,
+			int may_block)
+{
+	if (rt_proc.fd < 0 || len > RT_BUF_SIZE + RT_BUF_SLACK)
+		return;
+	struct rt_zslot *z = slot_acquire(tid, may_block);
+	if (!z)
+		return;
+	struct mp_chunk_header h;
+	memset(&h, 0, sizeof(h));
+	h.type = type;
+	h.pid = (uint32_t)getpid();
+	h.tid = tid;
+	h.proc_id = rt_proc.id;
+	h.seq = seq;
+	size_t n = trace_chunk_build(&h, payload, len, z->out, z->cctx, RT_ZLEVEL);
+	int err = write_all(rt_proc.fd, z->out, n);
+	pthread_mutex_unlock(&z->lock);
+	if (err)
+		rt_fail("cannot write the data file (disk full?)");
+	else
+		__atomic_add_fetch(&rt_proc.chunks, 1, __ATOMIC_RELAXED);
+}
+
+void rt_write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *payload, size_t len)
+{
+	rt_self.guard++;
+	write_chunk(type, tid, seq, payload, len, 1);
+	rt_self.guard--;
+}
+
+/* A chunk starts with the stream's epoch and time so it decodes on its own. */
+static void chunk_start(struct rt_thread *t)
+{
+	uint8_t *p = t->buf;
+	*p++ = MP_TAG(MP_REC_EPOCH, 0);
+	p = mp_put_uv(p, t->epoch);
+	*p++ = MP_TAG(MP_REC_TIME, 0);
+	p = mp_put_uv(p, rt_now());
+	p = mp_put_uv(p, rt_cpu());
+	t->p = p;
+	t->last_addr = t->last_ip = 0;
+}
+
+int rt_thread_setup(struct rt_thread *t)
+{
+	if (t->buf)
+		return 0;
+	size_t cache = RT_STACK_CACHE * sizeof(*t->stack_cache);
+	uint8_t *m = rt_map(RT_BUF_SIZE + RT_BUF_SLACK + cache);
+	if (!m)
+		return -1;
+	t->buf = m;
+	t->stack_cache = (struct rt_stack_slot *)(m + RT_BUF_SIZE + RT_BUF_SLACK);
+	if (!t->tid)
+		t->tid = gettid();
+	t->epoch = atomic_load(&rt_epoch);
+	chunk_start(t);
+	t->lim = t->buf + RT_BUF_SIZE;
+	pthread_mutex_lock(&rt_registry_lock);
+	t->next = rt_registry;
+	rt_registry = t;
+	t->state = 1;
+	pthread_mutex_unlock(&rt_registry_lock);
+	return 0;
+}
+
+static void flush_locked(struct rt_thread *t, uint8_t *end, int may_block)
+{
+	size_t len = (size_t)(end - t->buf);
+	write_chunk(MP_CHUNK_STREAM, (uint32_t)t->tid, t->seq++, t->buf, len, may_block);
+}
+
+void rt_flush(struct rt_thread *t)
+{
+	if (!t->buf || rt_proc.finished)
+		return;
+	t->guard++;
+	__atomic_add_fetch(&rt_proc.accesses, t->naccess, __ATOMIC_RELAXED);
+	t->naccess = 0;
+	flush_locked(t, t->p, 1);
+	chunk_start(t);
+	t->guard--;
+}
+
+void rt_slow_access(struct rt_thread *t)
+{
+	if (!t->buf) {
+		t->guard++;
+		int err = rt_thread_setup(t);
+		t->guard--;
+		if (err)
+			rt_fail("no memory for a thread's trace buffer");
+		return;
+	}
+	rt_flush(t);
+}
+
+void rt_flush_all(void)
+{
+	/* Exit or crash: other threads may still run and append to their
+	 * buffers; take what each has committed (t->p is stored after the
+	 * record's bytes). Nothing is flushed after this (rt_proc.finished). */
+	int locked = pthread_mutex_trylock(&rt_registry_lock) == 0;
+	for (struct rt_thread *t = rt_registry; t; t = t->next) {
+		if (!t->buf)
+			continue;
+		uint8_t *end = __atomic_load_n(&t->p, __ATOMIC_ACQUIRE);
+		__atomic_add_fetch(&rt_proc.accesses, __atomic_load_n(&t->naccess, __ATOMIC_RELAXED),
+				   __ATOMIC_RELAXED);
+		if (end > t->buf)
+			flush_locked(t, end, t == &rt_self);
+	}
+	if (locked)
+		pthread_mutex_unlock(&rt_registry_lock);
+}
+
+void rt_thread_unregister(struct rt_thread *t)
+{
+	if (t->state != 1)
+		return;
+	rt_flush(t);
+	pthread_mutex_lock(&rt_registry_lock);
+	for (struct rt_thread **pp = &rt_registry; *pp; pp = &(*pp)->next) {
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	}
+	t->state = 2;
+	pthread_mutex_unlock(&rt_registry_lock);
+	uint8_t *b = t->buf;
+	t->lim = NULL;
+	t->p = NULL;
+	t->buf = NULL;
+	size_t cache = RT_STACK_CACHE * sizeof(*t->stack_cache);
+	rt_real.munmap(b, RT_BUF_SIZE + RT_BUF_SLACK + cache);
+}
+
+void rt_bufs_after_fork(struct rt_thread *self)
+{
+	/* Only the forking thread exists in the child; the buffers of the others
+	 * are the parent's to write. Our own unflushed records are the
+	 * parent's too: start afresh. */
+	rt_registry = NULL;
+	if (self->buf) {
+		self->next = NULL;
+		rt_registry = self;
+		self->tid = gettid();
+		self->seq = 0;
+		self->naccess = 0;
+		self->stack_next = 0;
+		memset(self->stack_cache, 0, RT_STACK_CACHE * sizeof(*self->stack_cache));
+		chunk_start(self);
+	}
+}
+
+uint8_t *rt_event_begin(struct rt_thread *t, unsigned type, uint64_t *epoch_out)
+{
+	if (!t->buf && rt_thread_setup(t) != 0) {
+		rt_fail("no memory for a thread's trace buffer");
+		return NULL;
+	}
+	if (t->p >= t->lim)
+		rt_flush(t);
+	uint64_t e = atomic_fetch_add(&rt_epoch, 1) + 1;
+	*epoch_out = e;
+	t->epoch = e;
+	uint8_t *p = t->p;
+	*p++ = MP_TAG(MP_REC_EVENT, type);
+	return mp_put_uv(p, e);
+}
+
+void rt_event_end(struct rt_thread *t, uint8_t *p)
+{
+	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE);
+}
+
+uint8_t *rt_put_str(uint8_t *p, const char *s, size_t max)
+{
+	size_t n = 0;
+	if (s)
+		while (n < max && s[n])
+			n++;
+	p = mp_put_uv(p, n);
+	for (size_t i = 0; i < n; i++)
+		*p++ = (uint8_t)s[i];
+	return p;
+}

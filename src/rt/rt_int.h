@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals of the runtime preloaded into the profiled program
+ * (libmemprism-rt.so). Rules for every file here: no libc malloc, no stdio,
+ * no abort; a per-thread guard is checked first in every hook; on an internal
+ * failure recording stops (rt_fail) and the program goes on.
+ */
+#ifndef MP_RT_INT_H
+#define MP_RT_INT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/varint.h"
+#include "trace/trace_format.h"
+
+#define RT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define RT_EXPORT __attribute__((visibility("default")))
+
+#define RT_BUF_SIZE (1u << 20) /* encoded bytes per chunk */
+#define RT_BUF_SLACK 1024 /* room past the limit for one record of any kind */
+#define RT_STACK_MAX 64
+#define RT_STACK_CACHE 1024
+
+/* One thread's recording state, in initial-exec TLS (no allocation, no lock
+ * to reach it). The access callbacks touch only the first cache line. */
+struct rt_thread {
+	uint8_t *p; /* next free byte of the record buffer */
+	uint8_t *lim; /* flush when p passes this; NULL: no buffer yet */
+	uint64_t last_addr, last_ip; /* delta bases (reset per chunk) */
+	uint64_t epoch; /* last global epoch written to this stream */
+	uint64_t naccess; /* accesses recorded */
+	int guard; /* >0 while inside a hook: nested calls pass straight through */
+	int state; /* 0 new, 1 registered, 2 exited */
+
+	uint8_t *buf; /* RT_BUF_SIZE + RT_BUF_SLACK bytes, mmap'd */
+	uint32_t seq; /* chunks written */
+	pid_t tid;
+	uint64_t stack_lo, stack_hi; /* this thread's stack, for frame-pointer walks */
+	uint64_t group; /* current mp_group id, 0 if none */
+	uint64_t stack_next; /* next stack id (ids are per stream) */
+	struct rt_stack_slot {
+		uint64_t hash, id;
+	} *stack_cache; /* RT_STACK_CACHE slots, mmap'd with buf */
+	struct rt_thread *next; /* registry of live threads */
+};
+
+struct rt_real {
+	void *(*malloc)(size_t);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*reallocarray)(void *, size_t, size_t);
+	void (*free)(void *);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	void *(*mmap)(void *, size_t, int, int, int, off_t);
+	int (*munmap)(void *, size_t);
+	void *(*mremap)(void *, size_t, size_t, int, ...);
+	void *(*memcpy)(void *, const void *, size_t);
+	void *(*memmove)(void *, const void *, size_t);
+	void *(*memset)(void *, int, size_t);
+	int (*memcmp)(const void *, const void *, size_t);
+	size_t (*strlen)(const char *);
+	char *(*strcpy)(char *, const char *);
+	int (*strcmp)(const char *, const char *);
+	int (*pthread_create)(void *, const void *, void *(*)(void *), void *);
+	int (*pthread_setname_np)(unsigned long, const char *);
+	pid_t (*fork)(void);
+	int (*execve)(const char *, char *const[], char *const[]);
+	void *(*dlopen)(const char *, int);
+};
+
+extern struct rt_real rt_real;
+extern int rt_recording; /* set once setup succeeded, cleared by rt_fail */
+extern _Atomic uint64_t rt_epoch; /* global logical clock of events */
+extern __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
+
+/* rt_main.c */
+void rt_resolve(void); /* dlsym the real functions (idempotent) */
+void rt_fail(const char *why); /* stop recording, say so once */
+uint64_t rt_now(void); /* CLOCK_MONOTONIC ns */
+unsigned rt_cpu(void);
+void rt_say(const char *a, const char *b); /* write(2) a line to stderr */
+
+/* rt_buf.c */
+int rt_thread_setup(struct rt_thread *t); /* buffer + registration; 0 or -1 */
+void rt_flush(struct rt_thread *t);
+void rt_slow_access(struct rt_thread *t); /* buffer missing or full */
+void rt_flush_all(void); /* at exit or crash: every live thread */
+void rt_thread_unregister(struct rt_thread *t);
+void rt_write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *payload, size_t len);
+void rt_bufs_after_fork(struct rt_thread *self);
+/* Starts an event record: ensures room, writes tag and a fresh epoch; returns
+ * the write pointer. Finish with rt_event_end(t, p). Room: RT_BUF_SLACK minus
+ * the strings, which the caller clamps. */
+uint8_t *rt_event_begin(struct rt_thread *t, unsigned type, uint64_t *epoch_out);
+void rt_event_end(struct rt_thread *t, uint8_t *p);
+uint8_t *rt_put_str(uint8_t *p, const char *s, size_t max);
+
+/* rt_alloc.c */
+uint64_t rt_stack_id(struct rt_thread *t, void *fp, void *ret);
+
+/* rt_thread.c */
+void rt_thread_main_init(struct rt_thread *t);
+void rt_thread_start_event(struct rt_thread *t, pid_t creator);
+void rt_thread_exit_events(struct rt_thread *t);
+
+/* Encodes one access at t->p. Hot path: everything here is inlined into the
+ * sanitizer-coverage callbacks. */
+static inline __attribute__((always_inline)) void rt_access(void *addr, unsigned code, uint64_t len,
+							    void *ip)
+{
+	struct rt_thread *t = &rt_self;
+	if (RT_UNLIKELY(t->p >= t->lim)) {
+		if (!rt_recording || t->guard)
+			return;
+		rt_slow_access(t);
+		if (t->p >= t->lim)
+			return;
+	}
+	uint8_t *p = t->p;
+	uint64_t e = atomic_load_explicit(&rt_epoch, memory_order_relaxed);
+	if (RT_UNLIKELY(e != t->epoch)) {
+		t->epoch = e;
+		*p++ = MP_TAG(MP_REC_EPOCH, 0);
+		p = mp_put_uv(p, e);
+	}
+	uint64_t a = (uint64_t)addr, i = (uint64_t)ip;
+	uint8_t *tag = p++;
+	p = mp_put_uv(p, mp_zigzag((int64_t)(a - t->last_addr)));
+	t->last_addr = a;
+	if ((code & 7) == MP_SIZE_RANGE)
+		p = mp_put_uv(p, len);
+	if (i != t->last_ip) {
+		code |= MP_ACC_IP;
+		p = mp_put_uv(p, mp_zigzag((int64_t)(i - t->last_ip)));
+		t->last_ip = i;
+	}
+	*tag = (uint8_t)code;
+	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE); /* record complete (rt_flush_all) */
+	t->naccess++;
+}
+
+#endif

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Runtime start-up and shut-down: resolving the real libc functions, opening
+ * the data file the launcher created (MEMPRISM_OUT), describing the process
+ * (PROCESS chunk, loaded ELF images, mappings present at start), fork and
+ * crash handling, and the final flush.
+ *
+ * A program built with `memprism cc` always links this runtime; without
+ * MEMPRISM_OUT in the environment it stays passive and every hook is a
+ * pass-through, so the program runs normally when not recorded.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt/rt_int.h"
+#include "rt/rt_proc.h"
+
+struct rt_real rt_real;
+int rt_recording;
+_Atomic uint64_t rt_epoch = 1;
+__thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
+
+struct rt_proc rt_proc;
+static int rt_failed;
+
+uint64_t rt_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+unsigned rt_cpu(void)
+{
+	int c = sched_getcpu(); /* rseq-backed in glibc >= 2.35: a few ns */
+	return c < 0 ? 0 : (unsigned)c;
+}
+
+static size_t rt_cstrlen(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+void rt_say(const char *a, const char *b)
+{
+	/* write(2) directly: stdio may be mid-use by the program. */
+	static const char pre[] = "memprism: ";
+	ssize_t r = write(2, pre, sizeof(pre) - 1);
+	r = write(2, a, rt_cstrlen(a));
+	if (b)
+		r = write(2, b, rt_cstrlen(b));
+	r = write(2, "\n", 1);
+	(void)r;
+}
+
+void rt_fail(const char *why)
+{
+	if (__atomic_exchange_n(&rt_failed, 1, __ATOMIC_ACQ_REL))
+		return;
+	rt_recording = 0;
+	rt_say("recording stopped: ", why);
+}
+
+/* dlsym itself may call calloc before rt_real.calloc is known: serve those
+ * from a static pool that free() recognizes (see rt_alloc.c). */
+#define RT_RESOLVE(name) rt_real.name = (__typeof__(rt_real.name))dlsym(RTLD_NEXT, #name)
+
+void rt_resolve(void)
+{
+	static int done;
+	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+		return;
+	RT_RESOLVE(calloc);
+	RT_RESOLVE(malloc);
+	RT_RESOLVE(free);
+	RT_RESOLVE(realloc);
+	RT_RESOLVE(reallocarray);
+	RT_RESOLVE(posix_memalign);
+	RT_RESOLVE(aligned_alloc);
+	RT_RESOLVE(memalign);
+	RT_RESOLVE(valloc);
+	RT_RESOLVE(pvalloc);
+	RT_RESOLVE(mmap);
+	RT_RESOLVE(munmap);
+	RT_RESOLVE(mremap);
+	RT_RESOLVE(memcpy);
+	RT_RESOLVE(memmove);
+	RT_RESOLVE(memset);
+	RT_RESOLVE(memcmp);
+	RT_RESOLVE(strlen);
+	RT_RESOLVE(strcpy);
+	RT_RESOLVE(strcmp);
+	RT_RESOLVE(pthread_create);
+	RT_RESOLVE(pthread_setname_np);
+	RT_RESOLVE(fork);
+	RT_RESOLVE(execve);
+	RT_RESOLVE(dlopen);
+	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+}
+
+/* Reads a whole small /proc file into buf (NUL-terminated); returns length. */
+size_t rt_read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t n = 0;
+	while (n + 1 < cap) {
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	return n;
+}
+
+static uint64_t parse_hex(const char **pp)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+	for (;; p++) {
+		unsigned c = (unsigned char)*p;
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (c - 'a' + 10);
+		else
+			break;
+	}
+	*pp = p;
+	return v;
+}
+
+/* Mappings present at start-up, from /proc/self/maps: the main stack, the
+ * heap, file mappings. Later ones arrive through the mmap hooks. */
+static void rt_emit_initial_maps(struct rt_thread *t)
+{
+	size_t cap = 4u << 20;
+	char *buf = rt_real.mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return;
+	size_t n = rt_read_file("/proc/self/maps", buf, cap);
+	const char *p = buf, *end = buf + n;
+	while (p < end) {
+		const char *line = p;
+		uint64_t lo = parse_hex(&p);
+		p++;
+		uint64_t hi = parse_hex(&p);
+		while (*p == ' ')
+			p++;
+		unsigned prot = (p[0] == 'r' ? PROT_READ : 0) | (p[1] == 'w' ? PROT_WRITE : 0) |
+				(p[2] == 'x' ? PROT_EXEC : 0);
+		/* skip perms, offset, dev, inode to the path */
+		for (int field = 0; field < 4 && p < end; field++) {
+			while (p < end && *p != ' ' && *p != '\n')
+				p++;
+			while (p < end && *p == ' ')
+				p++;
+		}
+		const char *path = p;
+		while (p < end && *p != '\n')
+			p++;
+		size_t plen = (size_t)(p - path);
+		p++;
+		if (line >= end || hi <= lo)
+			continue;
+		if (plen == 7 && memcmp(path, "[stack]", 7) == 0 && t->stack_hi == 0) {
+			struct rlimit rl;
+			uint64_t lim = 8u << 20;
+			if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+				lim = rl.rlim_cur;
+			t->stack_hi = hi;
+			t->stack_lo = hi - lim < hi ? hi - lim : 0;
+		}
+		uint64_t e;
+		uint8_t *q = rt_event_begin(t, MP_EV_MAP_INITIAL, &e);
+		q = mp_put_uv(q, rt_now());
+		q = mp_put_uv(q, lo);
+		q = mp_put_uv(q, hi - lo);
+		q = mp_put_uv(q, prot);
+		char tmp[200];
+		size_t l = plen < sizeof(tmp) - 1 ? plen : sizeof(tmp) - 1;
+		memcpy(tmp, path, l);
+		tmp[l] = 0;
+		q = rt_put_str(q, tmp, 190);
+		rt_event_end(t, q);
+	}
+	rt_real.munmap(buf, cap);
+}
+
+/* Does this ELF image import the sanitizer-coverage access callbacks? Looks
+ * for their names in its dynamic string table, already mapped in memory. */
+static int rt_module_instrumented(const struct dl_phdr_info *info)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+			continue;
+		const ElfW(Dyn) *dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+		const char *strtab = NULL;
+		size_t strsz = 0;
+		for (; dyn->d_tag != DT_NULL; dyn++) {
+			if (dyn->d_tag == DT_STRTAB)
+				strtab = (const char *)dyn->d_un.d_ptr;
+			else if (dyn->d_tag == DT_STRSZ)
+				strsz = dyn->d_un.d_val;
+		}
+		if (!strtab || !strsz)
+			return 0;
+		/* glibc relocates DT_STRTAB to a run-time address on x86-64; be
+		 * defensive if it did not. */
+		if ((uintptr_t)strtab < info->dlpi_addr)
+			strtab += info->dlpi_addr;
+		static const char needle[] = "__sanitizer_cov_load";
+		return memmem(strtab, strsz, needle, sizeof(needle) - 1) != NULL;
+	}
+	return 0;
+}
+
+#define RT_MAX_MODULES 1024
+static uint64_t rt_seen_modules[RT_MAX_MODULES];
+static int rt_nseen;
+static pthread_mutex_t rt_module_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int module_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct rt_thread *t = arg;
+	const char *name = info->dlpi_name;
+	char exe[512];
+	int is_main = !name || !name[0];
+	if (is_main) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n <= 0)
+			return 0;
+		exe[n] = 0;
+		name = exe;
+		if (rt_module_instrumented(info))
+			rt_proc.flags |= MP_PROC_INSTRUMENTED;
+	} else if (!strchr(name, '/')) {
+		return 0; /* the vDSO has no file to read symbols from */
+	}
+	if (!is_main && rt_module_instrumented(info))
+		rt_proc.flags |= MP_PROC_INSTRUMENTED;
+	uint64_t key = info->dlpi_addr ^ ((uint64_t)info->dlpi_phnum << 56);
+	for (int i = 0; i < rt_nseen; i++)
+		if (rt_seen_modules[i] == key)
+			return 0;
+	if (rt_nseen < RT_MAX_MODULES)
+		rt_seen_modules[rt_nseen++] = key;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (hi <= lo)
+		return 0;
+	uint64_t e;
+	uint8_t *q = rt_event_begin(t, MP_EV_MODULE, &e);
+	q = mp_put_uv(q, rt_now());
+	q = mp_put_uv(q, info->dlpi_addr);
+	q = mp_put_uv(q, lo);
+	q = mp_put_uv(q, hi);
+	q = rt_put_str(q, name, 200);
+	rt_event_end(t, q);
+	return 0;
+}
+
+/* Emits a MODULE event for every loaded ELF image not reported yet. */
+void rt_emit_modules(struct rt_thread *t)
+{
+	pthread_mutex_lock(&rt_module_lock);
+	dl_iterate_phdr(module_cb, t);
+	pthread_mutex_unlock(&rt_module_lock);
+}
+
+static void rt_write_process_chunk(uint64_t parent_proc, uint64_t fork_epoch)
+{
+	static uint8_t payload[8192];
+	static char cmd[4096];
+	char exe[512];
+	uint8_t *p = payload;
+	p = mp_put_uv(p, (uint64_t)getpid());
+	p = mp_put_uv(p, (uint64_t)getppid());
+	p = mp_put_uv(p, parent_proc);
+	p = mp_put_uv(p, fork_epoch);
+	p = mp_put_uv(p, rt_now());
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	p = rt_put_str(p, exe, sizeof(exe));
+	size_t cl = rt_read_file("/proc/self/cmdline", cmd, sizeof(cmd));
+	p = mp_put_uv(p, cl);
+	memcpy(p, cmd, cl);
+	p += cl;
+	p = mp_put_uv(p, rt_proc.flags);
+	rt_write_chunk(MP_CHUNK_PROCESS, (uint32_t)getpid(), 0, payload, (size_t)(p - payload));
+}
+
+void rt_write_end_chunk(uint64_t status)
+{
+	uint8_t payload[64], *p = payload;
+	p = mp_put_uv(p, rt_now());
+	p = mp_put_uv(p, __atomic_load_n(&rt_proc.accesses, __ATOMIC_RELAXED));
+	p = mp_put_uv(p, __atomic_load_n(&rt_proc.dropped, __ATOMIC_RELAXED));
+	p = mp_put_uv(p, __atomic_load_n(&rt_proc.chunks, __ATOMIC_RELAXED));
+	p = mp_put_uv(p, status);
+	rt_write_chunk(MP_CHUNK_END, (uint32_t)getpid(), 0, payload, (size_t)(p - payload));
+}
+
+static uint64_t rt_new_proc_id(void)
+{
+	uint64_t id = 0;
+	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) != sizeof(id))
+		id = rt_now() ^ ((uint64_t)getpid() << 40);
+	return id | 1; /* never 0: 0 means "no parent" */
+}
+
+/* Fatal signals: save what the crashing process recorded, then let the
+ * signal do what it would have done. Installed only where the disposition is
+ * the default, so a program's own handlers and ignored signals are kept. */
+static const int rt_fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT, SIGQUIT };
+
+static void rt_on_fatal(int sig)
+{
+	int saved = errno;
+	rt_self.guard++;
+	if (rt_recording && !rt_proc.finished) {
+		rt_proc.finished = 1;
+		rt_recording = 0;
+		rt_flush_all();
+		rt_write_end_chunk(0x100u + (unsigned)sig);
+	}
+	errno = saved;
+	signal(sig, SIG_DFL);
+	raise(sig); /* pending until we return; then the default action runs */
+}
+
+static void rt_install_signal_handlers(void)
+{
+	for (size_t i = 0; i < sizeof(rt_fatal_signals) / sizeof(rt_fatal_signals[0]); i++) {
+		struct sigaction old, sa;
+		if (sigaction(rt_fatal_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = rt_on_fatal;
+		sa.sa_flags = SA_RESETHAND;
+		sigemptyset(&sa.sa_mask);
+		sigaction(rt_fatal_signals[i], &sa, NULL);
+	}
+}
+
+static void rt_atfork_prepare(void)
+{
+	if (rt_recording)
+		rt_proc.fork_epoch = atomic_fetch_add(&rt_epoch, 1) + 1;
+	rt_bufs_lock_all();
+}
+
+static void rt_atfork_parent(void)
+{
+	rt_bufs_unlock_all();
+}
+
+static void rt_atfork_child(void)
+{
+	rt_bufs_reinit_locks();
+	if (!rt_recording)
+		return;
+	rt_self.guard++;
+	uint64_t parent = rt_proc.id;
+	rt_proc.id = rt_new_proc_id();
+	rt_proc.pid = getpid();
+	rt_proc.accesses = rt_proc.dropped = rt_proc.chunks = 0;
+	rt_bufs_after_fork(&rt_self);
+	rt_write_process_chunk(parent, rt_proc.fork_epoch);
+	rt_self.guard--;
+}
+
+__attribute__((constructor(101))) static void rt_init(void)
+{
+	struct rt_thread *t = &rt_self;
+	t->guard++;
+	rt_resolve();
+	const char *out = getenv("MEMPRISM_OUT");
+	if (!out || !*out)
+		goto out;
+	const char *depth = getenv("MEMPRISM_STACK_DEPTH");
+	rt_proc.stack_depth = 16;
+	if (depth && *depth) {
+		long d = strtol(depth, NULL, 10);
+		rt_proc.stack_depth = d < 1 ? 1 : d > RT_STACK_MAX ? RT_STACK_MAX : (int)d;
+	}
+	rt_proc.fd = open(out, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (rt_proc.fd < 0) {
+		rt_say("cannot open the data file named by MEMPRISM_OUT; not recording: ", out);
+		goto out;
+	}
+	if (rt_bufs_init() != 0) {
+		rt_say("cannot set up trace buffers; not recording", NULL);
+		goto out;
+	}
+	rt_proc.id = rt_new_proc_id();
+	rt_proc.pid = getpid();
+	pthread_atfork(rt_atfork_prepare, rt_atfork_parent, rt_atfork_child);
+	rt_thread_main_init(t);
+	rt_recording = 1;
+	if (rt_thread_setup(t) != 0) {
+		rt_fail("no memory for the main thread's buffer");
+		goto out;
+	}
+	/* modules first: their scan sets the "instrumented" flag the PROCESS chunk carries */
+	rt_emit_initial_maps(t);
+	rt_emit_modules(t);
+	rt_thread_start_event(t, 0);
+	rt_write_process_chunk(0, 0);
+	rt_install_signal_handlers();
+out:
+	t->guard--;
+}
+
+/* The process is ending: record the last events and write every buffer. */
+void rt_shutdown(uint64_t status)
+{
+	if (!rt_recording || rt_proc.finished || getpid() != rt_proc.pid)
+		return; /* not set up, done already, or a vfork child borrowing our memory */
+	rt_self.guard++;
+	rt_thread_exit_events(&rt_self);
+	rt_proc.finished = 1;
+	rt_recording = 0;
+	rt_flush_all();
+	rt_write_end_chunk(status);
+	rt_self.guard--;
+}
+
+__attribute__((destructor(101))) static void rt_fini(void)
+{
+	rt_shutdown(0);
+}
+
+/* _exit skips destructors (a forked child's usual way out). */
+RT_EXPORT __attribute__((noreturn)) void _exit(int status)
+{
+	rt_shutdown(0);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+RT_EXPORT __attribute__((noreturn)) void _Exit(int status)
+{
+	rt_shutdown(0);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}

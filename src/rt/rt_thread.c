@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Threads, exec and dlopen: thread start (tid, creator, stack range) and
+ * exit (with its final name), flushing before exec replaces the image, and
+ * new ELF images brought in by dlopen (their statics become objects).
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "rt/rt_int.h"
+#include "rt/rt_proc.h"
+
+struct rt_start {
+	void *(*fn)(void *);
+	void *arg;
+	pid_t creator;
+};
+
+static pthread_key_t rt_key;
+static pthread_once_t rt_key_once = PTHREAD_ONCE_INIT;
+
+static void emit_thread_name(struct rt_thread *t)
+{
+	char path[64] = "/proc/self/task/", digits[16], name[64];
+	int nd = 0, l = 16;
+	for (unsigned v = (unsigned)t->tid; nd == 0 || v; v /= 10)
+		digits[nd++] = (char)('0' + v % 10);
+	while (nd)
+		path[l++] = digits[--nd];
+	const char *tail = "/comm";
+	while (*tail)
+		path[l++] = *tail++;
+	path[l] = 0;
+	size_t n = rt_read_file(path, name, sizeof(name));
+	while (n && (name[n - 1] == '\n'))
+		name[--n] = 0;
+	uint64_t e;
+	uint8_t *p = rt_event_begin(t, MP_EV_THREAD_NAME, &e);
+	if (!p)
+		return;
+	p = mp_put_uv(p, rt_now());
+	p = rt_put_str(p, name, 63);
+	rt_event_end(t, p);
+}
+
+void rt_thread_exit_events(struct rt_thread *t)
+{
+	emit_thread_name(t);
+	uint64_t e;
+	uint8_t *p = rt_event_begin(t, MP_EV_THREAD_EXIT, &e);
+	if (!p)
+		return;
+	p = mp_put_uv(p, rt_now());
+	p = mp_put_uv(p, rt_cpu());
+	rt_event_end(t, p);
+}
+
+static void thread_dtor(void *v)
+{
+	struct rt_thread *t = &rt_self;
+	(void)v;
+	if (!rt_recording || t->state != 1)
+		return;
+	t->guard++;
+	rt_thread_exit_events(t);
+	rt_thread_unregister(t);
+	t->guard--;
+}
+
+static void make_key(void)
+{
+	pthread_key_create(&rt_key, thread_dtor);
+}
+
+void rt_thread_start_event(struct rt_thread *t, pid_t creator)
+{
+	uint64_t e;
+	uint8_t *p = rt_event_begin(t, MP_EV_THREAD_START, &e);
+	if (!p)
+		return;
+	p = mp_put_uv(p, rt_now());
+	p = mp_put_uv(p, rt_cpu());
+	p = mp_put_uv(p, (uint64_t)t->tid);
+	p = mp_put_uv(p, (uint64_t)creator);
+	p = mp_put_uv(p, t->stack_lo);
+	p = mp_put_uv(p, t->stack_hi);
+	p = rt_put_str(p, "", 0);
+	rt_event_end(t, p);
+}
+
+void rt_thread_main_init(struct rt_thread *t)
+{
+	t->tid = gettid();
+	pthread_once(&rt_key_once, make_key);
+}
+
+static void *trampoline(void *v)
+{
+	struct rt_start s = *(struct rt_start *)v;
+	rt_real.free(v);
+	struct rt_thread *t = &rt_self;
+	if (rt_recording) {
+		t->guard++;
+		t->tid = gettid();
+		pthread_attr_t a;
+		if (pthread_getattr_np(pthread_self(), &a) == 0) {
+			void *addr;
+			size_t sz;
+			if (pthread_attr_getstack(&a, &addr, &sz) == 0) {
+				t->stack_lo = (uint64_t)addr;
+				t->stack_hi = (uint64_t)addr + sz;
+			}
+			pthread_attr_destroy(&a);
+		}
+		if (rt_thread_setup(t) == 0) {
+			pthread_setspecific(rt_key, t);
+			rt_thread_start_event(t, s.creator);
+		} else {
+			rt_fail("no memory for a thread's trace buffer");
+		}
+		t->guard--;
+	}
+	return s.fn(s.arg);
+}
+
+RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	rt_resolve();
+	if (!rt_recording)
+		return rt_real.pthread_create(th, attr, fn, arg);
+	rt_self.guard++;
+	struct rt_start *s = rt_real.malloc(sizeof(*s));
+	rt_self.guard--;
+	if (!s)
+		return rt_real.pthread_create(th, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	s->creator = rt_self.tid ? rt_self.tid : gettid();
+	int r = rt_real.pthread_create(th, attr, trampoline, s);
+	if (r != 0)
+		rt_real.free(s);
+	return r;
+}
+
+/* exec replaces the image: what this thread recorded must reach the file
+ * first. The new image records afresh (MEMPRISM_OUT is in its environment). */
+static void before_exec(void)
+{
+	if (!rt_recording)
+		return;
+	rt_self.guard++;
+	rt_flush(&rt_self);
+	rt_self.guard--;
+}
+
+RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	rt_resolve();
+	before_exec();
+	return rt_real.execve(path, argv, envp);
+}
+
+RT_EXPORT int execv(const char *path, char *const argv[])
+{
+	static int (*real)(const char *, char *const[]);
+	if (!real)
+		real = (int (*)(const char *, char *const[]))dlsym(RTLD_NEXT, "execv");
+	before_exec();
+	return real(path, argv);
+}
+
+RT_EXPORT int execvp(const char *file, char *const argv[])
+{
+	static int (*real)(const char *, char *const[]);
+	if (!real)
+		real = (int (*)(const char *, char *const[]))dlsym(RTLD_NEXT, "execvp");
+	before_exec();
+	return real(file, argv);
+}
+
+RT_EXPORT void *dlopen(const char *file, int mode)
+{
+	rt_resolve();
+	void *h = rt_real.dlopen(file, mode);
+	if (h && rt_recording && !rt_self.guard) {
+		rt_self.guard++;
+		rt_emit_modules(&rt_self);
+		rt_self.guard--;
+	}
+	return h;
+}

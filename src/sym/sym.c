@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sym: symbolization of code addresses with elfutils libdwfl (static-data
+ * extraction with libelf is in sym_data.c).
+ *
+ * A sym_ctx wraps one Dwfl holding every module of one address space, plus
+ * our own sorted module table (the ranges the caller saw mapped) and a cache
+ * from code address to its resolved frames.  The report asks for the same few
+ * thousand addresses millions of times, so after the first DWARF walk a
+ * lookup is one hash probe and a memcpy.
+ *
+ * Strings handed out point into libdw's own data (symbol and string tables,
+ * line tables, .debug_str), which lives until dwfl_end() in sym_ctx_free();
+ * only demangled names are copied, into the ctx arena.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "sym/sym.h"
+#include "sym/sym_int.h"
+
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- arena: everything a ctx hands out, freed at once ------------------ */
+
+#define ARENA_CHUNK (64 * 1024)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, cap;
+	max_align_t data[]; /* max_align_t so every allocation is aligned */
+};
+
+struct arena {
+	struct arena_chunk *head;
+};
+
+static void *arena_alloc(struct arena *a, size_t n)
+{
+	const size_t align = sizeof(max_align_t);
+
+	n = (n + align - 1) & ~(align - 1);
+	if (!a->head || a->head->cap - a->head->used < n) {
+		const size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+		struct arena_chunk *c = malloc(sizeof(*c) + cap);
+
+		if (!c)
+			return NULL;
+		c->next = a->head;
+		c->used = 0;
+		c->cap = cap;
+		a->head = c;
+	}
+	void *p = (char *)a->head->data + a->head->used;
+	a->head->used += n;
+	return p;
+}
+
+static char *arena_strdup(struct arena *a, const char *s)
+{
+	const size_t n = strlen(s) + 1;
+	char *d = arena_alloc(a, n);
+
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+static void arena_fini(struct arena *a)
+{
+	struct arena_chunk *c = a->head;
+
+	while (c) {
+		struct arena_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	a->head = NULL;
+}
+
+/* ---- u64 -> pointer hash map (open addressing, linear probing) ---------- */
+
+/* Kept local rather than using src/common so that sym links only libdw/libelf;
+ * it needs nothing but get and put. A NULL value marks an empty slot. */
+struct u64map {
+	uint64_t *keys;
+	void **vals;
+	size_t mask; /* capacity - 1; capacity is a power of two or 0 */
+	size_t len;
+};
+
+static size_t u64_hash(uint64_t k)
+{
+	/* splitmix64 finalizer: code addresses share low and high bits. */
+	k ^= k >> 30;
+	k *= 0xbf58476d1ce4e5b9ULL;
+	k ^= k >> 27;
+	k *= 0x94d049bb133111ebULL;
+	k ^= k >> 31;
+	return (size_t)k;
+}
+
+static void *u64map_get(const struct u64map *m, uint64_t key)
+{
+	if (!m->vals)
+		return NULL;
+	for (size_t i = u64_hash(key) & m->mask;; i = (i + 1) & m->mask) {
+		if (!m->vals[i])
+			return NULL;
+		if (m->keys[i] == key)
+			return m->vals[i];
+	}
+}
+
+static void u64map_insert_slot(uint64_t *keys, void **vals, size_t mask,
+			       uint64_t key, void *val)
+{
+	size_t i = u64_hash(key) & mask;
+
+	while (vals[i] && keys[i] != key)
+		i = (i + 1) & mask;
+	keys[i] = key;
+	vals[i] = val;
+}
+
+/* Insert or replace; val must not be NULL. Returns 0 or -ENOMEM. */
+static int u64map_put(struct u64map *m, uint64_t key, void *val)
+{
+	if (!m->vals || (m->len + 1) * 2 > m->mask + 1) {
+		const size_t cap = m->vals ? (m->mask + 1) * 2 : 256;
+		uint64_t *keys = malloc(cap * sizeof(*keys));
+		void **vals = calloc(cap, sizeof(*vals));
+
+		if (!keys || !vals) {
+			free(keys);
+			free(vals);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; m->vals && i <= m->mask; i++)
+			if (m->vals[i])
+				u64map_insert_slot(keys, vals, cap - 1, m->keys[i], m->vals[i]);
+		free(m->keys);
+		free(m->vals);
+		m->keys = keys;
+		m->vals = vals;
+		m->mask = cap - 1;
+	}
+	if (!u64map_get(m, key))
+		m->len++;
+	u64map_insert_slot(m->keys, m->vals, m->mask, key, val);
+	return 0;
+}
+
+static void u64map_fini(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- C++ demangling ------------------------------------------------------ */
+
+/*
+ * __cxa_demangle lives in libstdc++. Linking it would drag a C++ runtime into
+ * every C tool that uses sym, so we look it up at run time instead: first in
+ * the process (present if anything already loaded libstdc++), else by
+ * dlopen'ing libstdc++.so.6 once. The handle is never closed: libstdc++
+ * registers exit handlers and cannot be unloaded safely. Without it, names
+ * stay mangled.
+ */
+typedef char *(*cxa_demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+
+static cxa_demangle_fn cxa_demangle;
+static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
+
+static void demangle_init(void)
+{
+	void *f = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+
+	if (!f) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+		if (h)
+			f = dlsym(h, "__cxa_demangle");
+	}
+	/* POSIX guarantees object and function pointers convert via dlsym. */
+	memcpy(&cxa_demangle, &f, sizeof(f));
+}
+
+char *sym_demangle(const char *name)
+{
+	int status = -1;
+	char *d;
+
+	if (name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	pthread_once(&demangle_once, demangle_init);
+	if (!cxa_demangle)
+		return NULL;
+	d = cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* ---- context ------------------------------------------------------------- */
+
+/* One address range of a compile unit, in run-time addresses. */
+struct cu_range {
+	uint64_t lo, hi;
+	Dwarf_Addr bias;
+	Dwarf_Die cu;
+};
+
+struct sym_module {
+	uint64_t lo, hi; /* [lo,hi) as mapped */
+	uint64_t bias;
+	const char *path; /* arena */
+	const char *base; /* basename, points into path */
+	Dwfl_Module *mod; /* NULL if the file could not be loaded */
+	int err;          /* result sym_ctx_add_module returned for it */
+	bool cus_built;   /* cus below computed (see cu_by_ranges) */
+	struct cu_range *cus; /* malloc'd, sorted by lo */
+	size_t ncus;
+};
+
+/* Cached result of one address. n == 0 (in no module) is only valid while
+ * gen matches ctx->gen: a later sym_ctx_add_module may cover the address.
+ * Positive results never go stale because modules cannot overlap. */
+struct sym_entry {
+	int n;
+	unsigned gen;
+	struct sym_frame *frames; /* arena */
+};
+
+struct sym_ctx {
+	Dwfl *dwfl;
+	struct sym_module *mods; /* sorted by lo, non-overlapping */
+	size_t nmods, capmods;
+	unsigned gen;
+	struct u64map cache;     /* addr -> struct sym_entry * */
+	struct u64map demangled; /* (uintptr_t)mangled -> arena string, "" if not demanglable */
+	struct u64map abspaths;  /* (uintptr_t)relative name -> struct abs_path list */
+	struct arena arena;
+};
+
+/* Offline reporting: the files are given to us, debuginfo is found through
+ * .gnu_debuglink / build-id under the default path (and debuginfod if the
+ * user set DEBUGINFOD_URLS). Static: Dwfl keeps a pointer to it. */
+static char *debuginfo_path;
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+struct sym_ctx *sym_ctx_new(void)
+{
+	struct sym_ctx *ctx = calloc(1, sizeof(*ctx));
+
+	if (!ctx)
+		return NULL;
+	ctx->dwfl = dwfl_begin(&offline_callbacks);
+	if (!ctx->dwfl) {
+		free(ctx);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return ctx;
+}
+
+void sym_ctx_free(struct sym_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	if (ctx->dwfl)
+		dwfl_end(ctx->dwfl); /* closes the fds the modules own */
+	for (size_t i = 0; i < ctx->nmods; i++)
+		free(ctx->mods[i].cus);
+	free(ctx->mods);
+	u64map_fini(&ctx->cache);
+	u64map_fini(&ctx->demangled);
+	u64map_fini(&ctx->abspaths);
+	arena_fini(&ctx->arena);
+	free(ctx);
+}
+
+/* Index of the module containing addr, or -1. */
+static ptrdiff_t find_module(const struct sym_ctx *ctx, uint64_t addr)
+{
+	size_t lo = 0, hi = ctx->nmods;
+
+	/* First module with lo > addr; the candidate is the one before it. */
+	while (lo < hi) {
+		const size_t mid = lo + (hi - lo) / 2;
+
+		if (ctx->mods[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= ctx->mods[lo - 1].hi)
+		return -1;
+	return (ptrdiff_t)lo - 1;
+}
+
+/* Position where [lo,hi) goes, or -EEXIST if it overlaps a module. */
+static ptrdiff_t insert_pos(const struct sym_ctx *ctx, uint64_t lo, uint64_t hi)
+{
+	size_t i = 0;
+
+	while (i < ctx->nmods && ctx->mods[i].lo < lo)
+		i++;
+	if (i > 0 && ctx->mods[i - 1].hi > lo)
+		return -EEXIST;
+	if (i < ctx->nmods && ctx->mods[i].lo < hi)
+		return -EEXIST;
+	return (ptrdiff_t)i;
+}
+
+static int insert_module(struct sym_ctx *ctx, const struct sym_module *m)
+{
+	const ptrdiff_t pos = insert_pos(ctx, m->lo, m->hi);
+
+	if (pos < 0)
+		return (int)pos;
+	if (ctx->nmods == ctx->capmods) {
+		const size_t cap = ctx->capmods ? ctx->capmods * 2 : 16;
+		struct sym_module *mods = realloc(ctx->mods, cap * sizeof(*mods));
+
+		if (!mods)
+			return -ENOMEM;
+		ctx->mods = mods;
+		ctx->capmods = cap;
+	}
+	memmove(&ctx->mods[pos + 1], &ctx->mods[pos],
+		(ctx->nmods - (size_t)pos) * sizeof(*ctx->mods));
+	ctx->mods[pos] = *m;
+	ctx->nmods++;
+	ctx->gen++; /* addresses cached as "in no module" may be in this one */
+	return 0;
+}
+
+static bool is_elf_file(int fd)
+{
+	unsigned char magic[SELFMAG];
+
+	return pread(fd, magic, SELFMAG, 0) == SELFMAG && memcmp(magic, ELFMAG, SELFMAG) == 0;
+}
+
+int sym_ctx_add_module(struct sym_ctx *ctx, const char *path, uint64_t bias,
+		       uint64_t lo, uint64_t hi)
+{
+	struct sym_module m = { .lo = lo, .hi = hi, .bias = bias };
+	Dwfl_Module *mod;
+	const char *slash;
+	int fd, err;
+
+	if (!ctx || !path)
+		return -EINVAL;
+
+	/*
+	 * Re-registering is answered from our table, never passed to libdwfl:
+	 * dwfl_report_elf on a name+range it already has but with a new fd
+	 * flags the existing module for removal (DWFL_E_OVERLAP), which would
+	 * leave our Dwfl_Module pointer dangling.
+	 */
+	for (size_t i = 0; i < ctx->nmods; i++) {
+		const struct sym_module *o = &ctx->mods[i];
+
+		if (o->bias == bias && strcmp(o->path, path) == 0)
+			return hi <= lo || (o->lo == lo && o->hi == hi) ? o->err : -EEXIST;
+	}
+	if (hi > lo && insert_pos(ctx, lo, hi) < 0)
+		return -EEXIST;
+
+	m.path = arena_strdup(&ctx->arena, path);
+	if (!m.path)
+		return -ENOMEM;
+	slash = strrchr(m.path, '/');
+	m.base = slash ? slash + 1 : m.path;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto failed;
+	}
+	/* libdwfl's own error codes are private; check the magic ourselves so
+	 * a non-ELF file gets a precise errno. */
+	if (!is_elf_file(fd)) {
+		close(fd);
+		err = -ENOEXEC;
+		goto failed;
+	}
+
+	/* Base for ET_DYN with add_p_vaddr=true is the load bias, so DWARF
+	 * and symbol addresses come out as run-time addresses; ET_EXEC
+	 * ignores it (its bias is 0). begin_add keeps earlier modules. */
+	dwfl_report_begin_add(ctx->dwfl);
+	mod = dwfl_report_elf(ctx->dwfl, path, path, fd, bias, true);
+	dwfl_report_end(ctx->dwfl, NULL, NULL);
+	if (!mod) {
+		close(fd); /* only consumed on success */
+		err = -ENOEXEC;
+		goto failed;
+	}
+	/* From here the fd belongs to the Dwfl. */
+	m.mod = mod;
+	if (hi <= lo) {
+		Dwarf_Addr start, end;
+
+		dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+		m.lo = start;
+		m.hi = end;
+	}
+	/* An overlap found only now (range from the file) leaves the module
+	 * in the Dwfl unused until dwfl_end: harmless, we never ask the Dwfl
+	 * which module holds an address. */
+	return insert_module(ctx, &m);
+
+failed:
+	/* Remember the range anyway so lookups can still name the module. */
+	m.err = err;
+	if (hi > lo && insert_module(ctx, &m) == -ENOMEM)
+		return -ENOMEM;
+	return err;
+}
+
+/* ---- lookup -------------------------------------------------------------- */
+
+/* Demangled form of a name owned by libdw, or the name itself. Cached by
+ * the string's address: libdw hands out the same pointer for the same
+ * symbol, and demangling thousands of frames would otherwise dominate. */
+static const char *pretty_name(struct sym_ctx *ctx, const char *name)
+{
+	const char *cached;
+	char *d;
+
+	if (!name || name[0] != '_' || name[1] != 'Z')
+		return name;
+	cached = u64map_get(&ctx->demangled, (uintptr_t)name);
+	if (cached)
+		return cached[0] ? cached : name;
+	d = sym_demangle(name);
+	cached = arena_strdup(&ctx->arena, d ? d : "");
+	free(d);
+	if (!cached)
+		return name; /* out of memory: mangled is still correct */
+	/* A failed put only costs a later re-demangle. */
+	(void)u64map_put(&ctx->demangled, (uintptr_t)name, (void *)cached);
+	return cached[0] ? cached : name;
+}
+
+/* A relative source path made absolute against the CU's DW_AT_comp_dir.
+ * libdw joins a DWARF 5 file name with its directory entry, but when that
+ * entry is itself relative ("src/sym") the result still is. Names and
+ * comp dirs are strings in .debug_line_str / .debug_str, so the pointer pair
+ * identifies the join; the same name pointer can meet several comp dirs,
+ * hence a short list per name. */
+struct abs_path {
+	const char *dir;
+	const char *path; /* arena */
+	struct abs_path *next;
+};
+
+static const char *absolute_path(struct sym_ctx *ctx, const char *dir, const char *name)
+{
+	const char *const key = name;
+	struct abs_path *head, *p;
+	size_t dlen, nlen;
+	char *s;
+
+	if (!name || name[0] == '/' || !dir || dir[0] != '/')
+		return name;
+	head = u64map_get(&ctx->abspaths, (uintptr_t)key);
+	for (p = head; p; p = p->next)
+		if (p->dir == dir)
+			return p->path;
+	while (name[0] == '.' && name[1] == '/')
+		name += 2;
+	dlen = strlen(dir);
+	nlen = strlen(name);
+	p = arena_alloc(&ctx->arena, sizeof(*p));
+	s = arena_alloc(&ctx->arena, dlen + 1 + nlen + 1);
+	if (!p || !s)
+		return name; /* out of memory: relative is still useful */
+	memcpy(s, dir, dlen);
+	s[dlen] = '/';
+	memcpy(s + dlen + 1, name, nlen + 1);
+	p->dir = dir;
+	p->path = s;
+	p->next = head;
+	/* A failed put only costs a later re-join. */
+	(void)u64map_put(&ctx->abspaths, (uintptr_t)key, p);
+	return s;
+}
+
+/* Name of a subprogram / inlined-subroutine DIE: demangled linkage name
+ * (qualified, with parameters for C++), else DW_AT_name, which
+ * dwarf_diename follows through DW_AT_abstract_origin / specification. */
+static const char *die_function_name(struct sym_ctx *ctx, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *linkage, *name;
+
+	linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!linkage)
+		linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	if (linkage) {
+		const char *p = pretty_name(ctx, linkage);
+
+		if (p != linkage)
+			return p;
+	}
+	name = dwarf_diename(die);
+	return name ? name : linkage;
+}
+
+static int cu_range_cmp(const void *pa, const void *pb)
+{
+	const struct cu_range *a = pa, *b = pb;
+
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/*
+ * The compile unit holding addr when dwfl_module_addrdie found none.
+ * libdw (<= 0.190) maps addresses to CUs only through .debug_aranges, which
+ * clang and rustc do not emit by default, and which is incomplete when only
+ * some objects came from gcc. So on the first miss we collect every CU's
+ * DW_AT_low_pc/high_pc/ranges once per module, then binary-search them.
+ * Returns NULL if no CU covers addr (or out of memory: no line info is a
+ * degraded answer, not a wrong one).
+ */
+static Dwarf_Die *cu_by_ranges(struct sym_module *m, uint64_t addr, Dwarf_Addr *bias)
+{
+	if (!m->cus_built) {
+		Dwarf_Die *cu = NULL;
+		Dwarf_Addr b;
+		size_t cap = 0;
+
+		m->cus_built = true;
+		while ((cu = dwfl_module_nextcu(m->mod, cu, &b)) != NULL) {
+			Dwarf_Addr base, start, end;
+			ptrdiff_t off = 0;
+
+			while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+				if (end <= start)
+					continue;
+				if (m->ncus == cap) {
+					const size_t ncap = cap ? cap * 2 : 64;
+					struct cu_range *r = realloc(m->cus, ncap * sizeof(*r));
+
+					if (!r)
+						goto built;
+					m->cus = r;
+					cap = ncap;
+				}
+				m->cus[m->ncus++] = (struct cu_range){
+					.lo = start + b, .hi = end + b, .bias = b, .cu = *cu,
+				};
+			}
+		}
+built:
+		qsort(m->cus, m->ncus, sizeof(*m->cus), cu_range_cmp);
+	}
+
+	/* Last range starting at or below addr; ranges of distinct CUs do
+	 * not overlap in a linked image, so checking that one suffices. */
+	size_t lo = 0, hi = m->ncus;
+	while (lo < hi) {
+		const size_t mid = lo + (hi - lo) / 2;
+
+		if (m->cus[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= m->cus[lo - 1].hi)
+		return NULL;
+	*bias = m->cus[lo - 1].bias;
+	return &m->cus[lo - 1].cu;
+}
+
+/* DW_AT_call_file / DW_AT_call_line of an inlined-subroutine DIE. */
+static void call_site(struct sym_ctx *ctx, Dwarf_Die *die, const char **file, int *line)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word v;
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	*file = NULL;
+	*line = 0;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &v) == 0
+	    && dwarf_diecu(die, &cu, NULL, NULL)
+	    && dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 && v < nfiles) {
+		*file = dwarf_filesrc(files, v, NULL, NULL);
+		if (*file && strcmp(*file, "???") == 0) /* libdw's "no file" entry */
+			*file = NULL;
+		*file = absolute_path(ctx, dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr)),
+				      *file);
+	}
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &v) == 0)
+		*line = v > INT_MAX ? 0 : (int)v;
+}
+
+static bool is_function_tag(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine
+	       || tag == DW_TAG_entry_point;
+}
+
+/*
+ * Resolve addr inside module m into arena frames, following eu-addr2line -i:
+ * dwarf_getscopes finds the innermost scope at the PC, but past an inlined
+ * instance it continues into the abstract origin's scopes (for variable
+ * lookup), so the physical nesting is re-read with dwarf_getscopes_die. Each
+ * inlined_subroutine on that chain is one frame; its DW_AT_call_file/line is
+ * the position in the next frame. The innermost frame's position is the line
+ * table's. Returns the frame count or -ENOMEM.
+ */
+static int resolve(struct sym_ctx *ctx, struct sym_module *m, uint64_t addr,
+		   struct sym_frame **out)
+{
+	Dwfl_Module *mod = m->mod;
+	Dwarf_Die *scopes = NULL, *chain = NULL;
+	int nchain = 0, n = 0, ret;
+	const char *file = NULL, *symname = NULL;
+	int line = 0;
+	struct sym_frame *f;
+
+	if (mod) {
+		GElf_Off off;
+		GElf_Sym sym;
+		Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+		Dwarf_Addr bias;
+		Dwarf_Die *cudie;
+
+		symname = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+		if (l) {
+			file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+			file = absolute_path(ctx, dwfl_line_comp_dir(l), file);
+		}
+		cudie = dwfl_module_addrdie(mod, addr, &bias);
+		if (!cudie)
+			cudie = cu_by_ranges(m, addr, &bias);
+		if (!file && cudie) {
+			/* dwfl_module_getsrc has the same .debug_aranges blind spot. */
+			Dwarf_Line *dl = dwarf_getsrc_die(cudie, addr - bias);
+			Dwarf_Attribute attr;
+
+			if (dl && (file = dwarf_linesrc(dl, NULL, NULL)) != NULL) {
+				if (dwarf_lineno(dl, &line) != 0)
+					line = 0;
+				file = absolute_path(ctx, dwarf_formstring(dwarf_attr(
+							cudie, DW_AT_comp_dir, &attr)), file);
+			}
+		}
+		if (cudie && dwarf_getscopes(cudie, addr - bias, &scopes) > 0)
+			nchain = dwarf_getscopes_die(&scopes[0], &chain);
+		if (nchain < 0)
+			nchain = 0;
+	}
+
+	/* Upper bound: every function DIE on the chain, plus a fallback frame. */
+	int cap = 1;
+	for (int i = 0; i < nchain; i++)
+		cap += is_function_tag(dwarf_tag(&chain[i]));
+	f = arena_alloc(&ctx->arena, (size_t)cap * sizeof(*f));
+	if (!f) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	for (int i = 0; i < nchain; i++) {
+		const int tag = dwarf_tag(&chain[i]);
+
+		if (!is_function_tag(tag))
+			continue;
+		f[n] = (struct sym_frame){
+			.function = die_function_name(ctx, &chain[i]),
+			.file = file,
+			.line = line,
+			.module = m->base,
+			.inlined = tag == DW_TAG_inlined_subroutine,
+		};
+		if (!f[n].inlined) {
+			if (!f[n].function)
+				f[n].function = pretty_name(ctx, symname);
+			n++;
+			break;
+		}
+		call_site(ctx, &chain[i], &file, &line);
+		n++;
+	}
+	/* No DWARF, or a chain that ended without its real function. */
+	if (n == 0 || f[n - 1].inlined) {
+		f[n++] = (struct sym_frame){
+			.function = pretty_name(ctx, symname),
+			.file = file,
+			.line = line,
+			.module = m->base,
+		};
+	}
+	*out = f;
+	ret = n;
+out:
+	free(scopes);
+	free(chain);
+	return ret;
+}
+
+int sym_ctx_lookup(struct sym_ctx *ctx, uint64_t addr, struct sym_frame *out, int max)
+{
+	struct sym_entry *e;
+
+	if (!ctx || (max > 0 && !out))
+		return -EINVAL;
+
+	e = u64map_get(&ctx->cache, addr);
+	if (!e || (e->n == 0 && e->gen != ctx->gen)) {
+		const ptrdiff_t mi = find_module(ctx, addr);
+		struct sym_frame *frames = NULL;
+		int n = 0;
+
+		if (mi >= 0) {
+			n = resolve(ctx, &ctx->mods[mi], addr, &frames);
+			if (n < 0)
+				return n;
+		}
+		if (!e) {
+			e = arena_alloc(&ctx->arena, sizeof(*e));
+			if (!e || u64map_put(&ctx->cache, addr, e) < 0)
+				return -ENOMEM;
+		}
+		e->n = n;
+		e->gen = ctx->gen;
+		e->frames = frames;
+	}
+
+	const int n = e->n < max ? e->n : (max > 0 ? max : 0);
+	if (n > 0)
+		memcpy(out, e->frames, (size_t)n * sizeof(*out));
+	return n;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The memprism.data on-disk format, shared by the writer (inside the profiled
+ * program), the reader and anyone writing tools against it. docs/trace-format.md
+ * is the prose version of this file; keep them in step.
+ *
+ * A file is a header followed by chunks. Every chunk is self-describing (its
+ * own header names type, codec, stream, sizes and a CRC of the payload), so a
+ * reader can skip unknown types and stop cleanly at the first damaged chunk.
+ * Chunks from many threads and processes interleave: each is one write(2) on
+ * an O_APPEND descriptor, so a killed program leaves whole chunks behind.
+ */
+#ifndef MP_TRACE_FORMAT_H
+#define MP_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define MP_FILE_MAGIC "MEMPRISM" /* 8 bytes, no NUL */
+#define MP_CHUNK_MAGIC 0x4b43504dU /* "MPCK" little-endian */
+
+/* Every format version ever written keeps its name here (readers key on it). */
+enum mp_format_version {
+	MP_FORMAT_V1 = 1, /* 2026-11: first version */
+	MP_FORMAT_CURRENT = MP_FORMAT_V1,
+};
+
+/* File header: fixed part, then `meta_len` bytes of "key=value\n" text
+ * (command line, host, kernel, clock, source). All integers little-endian. */
+struct mp_file_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_len; /* sizeof(struct mp_file_header) */
+	uint32_t meta_len;
+	uint32_t flags;
+	uint64_t start_ns; /* CLOCK_MONOTONIC when the launcher started */
+	uint64_t start_realtime_ns;
+	uint32_t meta_crc; /* crc32 of the meta text */
+	uint32_t header_crc; /* crc32 of the bytes above this field */
+};
+
+enum mp_chunk_type {
+	MP_CHUNK_STREAM = 1, /* one thread's records (events and accesses) */
+	MP_CHUNK_PROCESS = 2, /* a process (or exec image) starts: records */
+	MP_CHUNK_END = 3, /* a process's runtime shut down: its final counters */
+	MP_CHUNK_RUN_END = 4, /* the launcher saw the program end: uv status, uv time */
+};
+
+enum mp_codec { MP_CODEC_RAW = 0, MP_CODEC_ZSTD = 1 };
+
+struct mp_chunk_header {
+	uint32_t magic; /* MP_CHUNK_MAGIC */
+	uint16_t type; /* enum mp_chunk_type */
+	uint16_t codec; /* enum mp_codec */
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t proc_id; /* process instance: distinguishes exec images of one pid */
+	uint32_t seq; /* per-stream chunk sequence, from 0 */
+	uint32_t raw_len; /* payload length after decoding */
+	uint32_t stored_len; /* payload bytes following this header */
+	uint32_t payload_crc; /* crc32 of the stored payload */
+	uint32_t reserved; /* 0 */
+	uint32_t header_crc; /* crc32 of the bytes above this field */
+};
+
+#define MP_CHUNK_MAX_RAW (64u << 20) /* readers refuse larger chunks */
+
+/*
+ * Payload records. Every record starts with a tag byte; integers are LEB128
+ * varints ("uv"), signed ones zigzag-encoded ("sv"). Strings are uv length +
+ * bytes. The class is in the top three bits of the tag.
+ *
+ * ACCESS   (class 0): bits 0-2 size code, bit 3 write, bit 4 ip changed.
+ *          sv addr delta (from previous access address in this chunk),
+ *          [uv length if size code == MP_SIZE_RANGE], [sv ip delta if bit 4].
+ *          Addresses and ips restart from 0 at each chunk start.
+ * EPOCH    (class 1): uv epoch (absolute). Later accesses happened at or after
+ *          this global epoch (see docs: time-aware attribution).
+ * TIME     (class 2): uv CLOCK_MONOTONIC ns (absolute), uv cpu.
+ * EVENT    (class 3): bits 0-4 event type; uv epoch, then the event's fields.
+ * DROPPED  (class 4): uv number of accesses not recorded (recording stopped,
+ *          or a thread that had no buffer).
+ */
+enum mp_rec_class {
+	MP_REC_ACCESS = 0,
+	MP_REC_EPOCH = 1,
+	MP_REC_TIME = 2,
+	MP_REC_EVENT = 3,
+	MP_REC_DROPPED = 4,
+};
+#define MP_TAG_CLASS(t) ((unsigned)(t) >> 5)
+#define MP_TAG(cls, low) ((uint8_t)(((cls) << 5) | (low)))
+#define MP_ACC_WRITE 0x08u
+#define MP_ACC_IP 0x10u
+#define MP_SIZE_RANGE 7u /* size codes 0..4 mean 1,2,4,8,16 bytes; 5 = 32, 6 = 64 */
+
+/* Event types (class 3). Fields after the epoch, in order: */
+enum mp_event_type {
+	/* uv time, uv cpu, uv addr, uv size, uv stack, uv fn (enum mp_alloc_fn), uv group */
+	MP_EV_ALLOC = 1,
+	/* uv time, uv cpu, uv addr */
+	MP_EV_FREE = 2,
+	/* uv time, uv cpu, uv addr, uv len, uv prot, uv flags, uv offset, uv stack, str path */
+	MP_EV_MMAP = 3,
+	/* uv time, uv cpu, uv addr, uv len */
+	MP_EV_MUNMAP = 4,
+	/* uv time, uv cpu, uv old addr, uv old len, uv new addr, uv new len */
+	MP_EV_MREMAP = 5,
+	/* uv time, uv cpu, uv tid, uv creator tid, uv stack lo, uv stack hi, str name */
+	MP_EV_THREAD_START = 6,
+	/* uv time, uv cpu */
+	MP_EV_THREAD_EXIT = 7,
+	/* uv time, uv bias, uv lo, uv hi, str path  (a loaded ELF image) */
+	MP_EV_MODULE = 8,
+	/* uv time, uv cpu, str name */
+	MP_EV_REGION_BEGIN = 9,
+	MP_EV_REGION_END = 10,
+	/* uv time, uv addr, uv len, str name  (memprism.h: a user-named object) */
+	MP_EV_NAME_RANGE = 11,
+	/* uv group id, str name  (memprism.h: allocations grouped into one object) */
+	MP_EV_GROUP_DEF = 12,
+	/* uv stack id, uv depth, then depth × uv return address */
+	MP_EV_STACK_DEF = 13,
+	/* uv time, uv cpu, uv child pid */
+	MP_EV_FORK = 14,
+	/* uv time, str name  (pthread_setname_np / prctl) */
+	MP_EV_THREAD_NAME = 15,
+	/* uv time, uv addr, uv len, uv prot, str path: a mapping present at start */
+	MP_EV_MAP_INITIAL = 16,
+};
+
+enum mp_alloc_fn {
+	MP_FN_MALLOC = 0, MP_FN_CALLOC, MP_FN_REALLOC, MP_FN_MEMALIGN, MP_FN_NEW,
+};
+
+/*
+ * PROCESS chunk payload: uv pid, uv ppid, uv parent proc_id (0 if none),
+ * uv fork epoch in the parent (0 if none), uv time, str exe, str cmdline
+ * (NUL-separated argv), uv flags (bit 0: program has access instrumentation).
+ * END chunk payload: uv time, uv accesses recorded, uv accesses dropped,
+ * uv chunks written, uv exit status (or 0x100 + signal).
+ */
+#define MP_PROC_INSTRUMENTED 1u
+
+#endif

@@ -1,0 +1,36 @@
+# The ORMBP micro-benchmark (seed 000, Table II) at full size: five 256 MiB
+# arrays, one thread each, 64-byte stride, inside region "kernel". Each array
+# sees exactly 4,194,304 accesses with the read/write split 4M/0, 3M/1M,
+# 2M/2M, 1M/3M, 0/4M, attributed to its own allocation line and thread.
+source "$(dirname "$0")/lib.sh"
+"$MEMPRISM" cc -O2 -g "$MP_SRC/examples/arrays.c" -o arrays
+"$MEMPRISM" record -q -o arrays.data -- ./arrays 256
+"$MEMPRISM" report --roi kernel --format csv arrays.data > obj.csv
+M=1048576
+mlines=($(grep -n 'malloc(bytes)' "$MP_SRC/examples/arrays.c" | cut -d: -f1))
+[ ${#mlines[@]} -eq 5 ] || fail "expected 5 malloc lines in arrays.c"
+reads=(4 3 2 1 0)
+tids=""
+for i in 0 1 2 3 4; do
+	line=${mlines[i]}
+	label="heap main \\(arrays.c:$line\\)"
+	expect_eq "a$i accesses" $((4 * M)) "$(csv_field obj.csv "$label" accesses)"
+	expect_eq "a$i loads" $((reads[i] * M)) "$(csv_field obj.csv "$label" loads)"
+	expect_eq "a$i stores" $(((4 - reads[i]) * M)) "$(csv_field obj.csv "$label" stores)"
+	expect_eq "a$i threads" 1 "$(csv_field obj.csv "$label" threads)"
+	expect_eq "a$i size" $((256 * M)) "$(csv_field obj.csv "$label" size)"
+done
+# one distinct thread per array
+"$MEMPRISM" report --roi kernel --format json arrays.data > obj.json
+n=$(grep -o '"label":"heap main (arrays.c:[0-9]*)"[^}]*"threads":\[[0-9]*\]' obj.json | grep -o 'threads":\[[0-9]*' | sort -u | wc -l)
+expect_eq "distinct threads across the five arrays" 5 "$n"
+# without --roi the memsets appear: one ranged store of 256 MiB per array
+"$MEMPRISM" report --format csv arrays.data > all.csv
+line=${mlines[0]}
+expect_eq "a0 accesses incl. memset" $((4 * M + 1)) "$(csv_field all.csv "heap main \\(arrays.c:$line\\)" accesses)"
+expect_eq "a0 bytes stored by memset" $((256 * M)) "$(csv_field all.csv "heap main \\(arrays.c:$line\\)" bytes_stored)"
+# trace stays compact: at most 4 bytes per access
+size=$(stat -c %s arrays.data)
+total=$((5 * 4 * M))
+[ $((size * 1)) -le $((4 * total)) ] || fail "trace is $size bytes for $total accesses"
+echo "ok: trace $size bytes for $total accesses"

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+/* libFuzzer target: arbitrary bytes through the reader, the record decoder
+ * and the whole analysis (attribution, labels). Must never crash or leak. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "trace/trace_reader.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct trace_reader *r = trace_reader_open_mem(data, size);
+	if (r) {
+		struct trace_chunk c;
+		while (trace_reader_next(r, &c)) {
+			struct trace_dec d;
+			struct trace_rec rec;
+			trace_dec_init(&d, c.data, c.len);
+			while (trace_dec_next(&d, &rec) == 1) {
+				uint64_t frames[8];
+				if (rec.cls == MP_REC_EVENT && rec.event == MP_EV_STACK_DEF)
+					trace_stack_frames(&rec, frames, 8);
+			}
+			struct trace_proc tp;
+			struct trace_end te;
+			trace_proc_decode(&c, &tp);
+			trace_end_decode(&c, &te);
+		}
+		trace_reader_close(r);
+	}
+	/* The full analysis reads a path: go through a temporary file. */
+	char path[] = "/tmp/mp-fuzz-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) == (ssize_t)size) {
+		struct an_result *res = NULL;
+		struct an_opts o = { .roi = "kernel" };
+		if (an_run(path, &o, &res) == 0)
+			an_result_free(res);
+	}
+	close(fd);
+	unlink(path);
+	return 0;
+}

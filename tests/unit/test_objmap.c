@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+/* The live-object map: layer priority, overlap replacement, punching holes,
+ * and a randomized comparison against a brute-force model. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/an_objmap.h"
+#include "check.h"
+
+static int cls_at(struct an_objmap *m, uint64_t a)
+{
+	struct an_obj *o = an_objmap_find(m, a);
+	return o ? (int)o->cls : -1;
+}
+
+static void test_basic(void)
+{
+	struct an_objmap m;
+	an_objmap_init(&m);
+	an_objmap_insert(&m, AN_LAYER_BASE, 0x1000, 0x10000, 1); /* a mapping */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 0x2000, 0x3000, 2); /* a heap block in it */
+	CHECK_EQ(cls_at(&m, 0x1000), 1);
+	CHECK_EQ(cls_at(&m, 0x2000), 2);
+	CHECK_EQ(cls_at(&m, 0x2fff), 2);
+	CHECK_EQ(cls_at(&m, 0x3000), 1);
+	CHECK_EQ(cls_at(&m, 0x10000), -1);
+	an_objmap_insert(&m, AN_LAYER_NAMED, 0x2800, 0x2900, 3); /* user-named part */
+	CHECK_EQ(cls_at(&m, 0x2800), 3);
+	CHECK_EQ(cls_at(&m, 0x27ff), 2);
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, 0x2000), 2);
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, 0x2000), -1);
+	CHECK_EQ(cls_at(&m, 0x2000), 1);
+	/* a new object over part of an old one of the same layer takes that
+	 * part; the rest of the old one stays (MAP_FIXED over a mapping) */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 0x4000, 0x5000, 4);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 0x4800, 0x4900, 5);
+	CHECK_EQ(cls_at(&m, 0x4000), 4);
+	CHECK_EQ(cls_at(&m, 0x4800), 5);
+	CHECK_EQ(cls_at(&m, 0x4900), 4);
+	/* munmap of the middle of a mapping leaves both ends */
+	an_objmap_punch(&m, AN_LAYER_BASE, 0x6000, 0x7000);
+	CHECK_EQ(cls_at(&m, 0x5fff), 1);
+	CHECK_EQ(cls_at(&m, 0x6000), -1);
+	CHECK_EQ(cls_at(&m, 0x7000), 1);
+	CHECK_EQ(cls_at(&m, 0xffff), 1);
+	an_objmap_fini(&m);
+}
+
+/* Random inserts and punches against a model: insert = punch + add, and
+ * punch trims objects to what lies outside the hole, so per layer the map
+ * behaves like painting cells. 4096 cells per layer. */
+static void test_random(void)
+{
+	enum { N = 4096 };
+	static int model[AN_LAYERS][N];
+	memset(model, -1, sizeof(model));
+	struct an_objmap m;
+	an_objmap_init(&m);
+	srand(12345);
+	for (int step = 0; step < 20000; step++) {
+		int layer = rand() % AN_LAYERS, op = rand() % 10;
+		uint64_t lo = (uint64_t)(rand() % N), len = 1 + (uint64_t)(rand() % 64);
+		uint64_t hi = lo + len > N ? N : lo + len;
+		int paint = -1;
+		if (op < 6) {
+			an_objmap_insert(&m, layer, lo, hi, (uint32_t)step);
+			paint = step;
+		} else {
+			an_objmap_punch(&m, layer, lo, hi);
+		}
+		for (uint64_t a = lo; a < hi; a++)
+			model[layer][a] = paint;
+		if (step % 97 == 0) {
+			for (uint64_t a = 0; a < N; a++) {
+				int want = -1;
+				for (int l = 0; l < AN_LAYERS && want == -1; l++)
+					want = model[l][a];
+				CHECK_EQ(cls_at(&m, a), want);
+			}
+		}
+	}
+	an_objmap_fini(&m);
+}
+
+int main(void)
+{
+	test_basic();
+	test_random();
+	return check_done("test_objmap");
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+/* Trace format: varints, chunk framing round trips, record decoding, and a
+ * reader that stops cleanly at every possible truncation and corruption. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "check.h"
+#include "common/mp_error.h"
+#include "common/varint.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_writer.h"
+
+static void test_varint(void)
+{
+	uint64_t vals[] = { 0, 1, 127, 128, 16383, 16384, 1ull << 32, UINT64_MAX };
+	uint8_t buf[16];
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		uint8_t *e = mp_put_uv(buf, vals[i]);
+		const uint8_t *p = buf;
+		uint64_t v = 0;
+		CHECK(mp_get_uv(&p, e, &v) == 0);
+		CHECK_EQ(v, vals[i]);
+		CHECK(p == e);
+		/* every strict prefix is an error, never a read past the end */
+		for (uint8_t *cut = buf; cut < e; cut++) {
+			p = buf;
+			CHECK(mp_get_uv(&p, cut, &v) == -1);
+		}
+	}
+	int64_t s[] = { 0, -1, 1, INT64_MIN, INT64_MAX, -64, 64 };
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		CHECK(mp_unzigzag(mp_zigzag(s[i])) == s[i]);
+	CHECK_EQ(mp_zigzag(-1), 1);
+	/* an 11-byte varint overflows: corrupt, not a wrong value */
+	uint8_t over[11];
+	memset(over, 0xff, 10);
+	over[10] = 1;
+	const uint8_t *p = over;
+	uint64_t v;
+	CHECK(mp_get_uv(&p, over + 11, &v) == -1);
+}
+
+/* A synthetic trace: header, a PROCESS chunk, two STREAM chunks with events
+ * and accesses, an END chunk. */
+static size_t build_trace(uint8_t *out, size_t cap, int compress)
+{
+	const char meta[] = "source=inst\ncmdline=./prog a b\n";
+	struct mp_file_header fh;
+	trace_file_header_init(&fh, sizeof(meta) - 1, meta, 1, 2);
+	size_t n = 0;
+	memcpy(out, &fh, sizeof(fh));
+	n += sizeof(fh);
+	memcpy(out + n, meta, sizeof(meta) - 1);
+	n += sizeof(meta) - 1;
+	ZSTD_CCtx *cctx = compress ? ZSTD_createCCtx() : NULL;
+
+	uint8_t pl[4096], *p = pl;
+	p = mp_put_uv(p, 42); /* pid */
+	p = mp_put_uv(p, 1);
+	p = mp_put_uv(p, 0);
+	p = mp_put_uv(p, 0);
+	p = mp_put_uv(p, 100);
+	p = mp_put_uv(p, 4);
+	memcpy(p, "prog", 4);
+	p += 4;
+	p = mp_put_uv(p, 0);
+	p = mp_put_uv(p, MP_PROC_INSTRUMENTED);
+	struct mp_chunk_header h = { .type = MP_CHUNK_PROCESS, .pid = 42, .tid = 42, .proc_id = 7 };
+	n += trace_chunk_build(&h, pl, (size_t)(p - pl), out + n, cctx, 1);
+
+	for (int c = 0; c < 2; c++) {
+		p = pl;
+		*p++ = MP_TAG(MP_REC_EPOCH, 0);
+		p = mp_put_uv(p, 5);
+		*p++ = MP_TAG(MP_REC_EVENT, MP_EV_ALLOC);
+		p = mp_put_uv(p, 6); /* epoch */
+		uint64_t f[7] = { 100, 0, 0x10000, 4096, 0, MP_FN_MALLOC, 0 };
+		for (int i = 0; i < 7; i++)
+			p = mp_put_uv(p, f[i]);
+		uint64_t last = 0, lastip = 0;
+		for (int i = 0; i < 200; i++) {
+			uint64_t a = 0x10000 + (uint64_t)i * 8, ip = 0x400000 + (uint64_t)(i & 1) * 4;
+			*p = (uint8_t)(3 | (i & 1 ? MP_ACC_WRITE : 0) | (ip != lastip ? MP_ACC_IP : 0));
+			uint8_t *tag = p++;
+			p = mp_put_uv(p, mp_zigzag((int64_t)(a - last)));
+			last = a;
+			if (*tag & MP_ACC_IP)
+				p = mp_put_uv(p, mp_zigzag((int64_t)(ip - lastip)));
+			lastip = ip;
+		}
+		h = (struct mp_chunk_header){ .type = MP_CHUNK_STREAM, .pid = 42, .tid = 42, .proc_id = 7,
+					      .seq = (uint32_t)c };
+		n += trace_chunk_build(&h, pl, (size_t)(p - pl), out + n, cctx, 1);
+	}
+	p = pl;
+	for (int i = 0; i < 5; i++)
+		p = mp_put_uv(p, (uint64_t)i);
+	h = (struct mp_chunk_header){ .type = MP_CHUNK_END, .pid = 42, .proc_id = 7 };
+	n += trace_chunk_build(&h, pl, (size_t)(p - pl), out + n, cctx, 1);
+	ZSTD_freeCCtx(cctx);
+	CHECK(n < cap);
+	return n;
+}
+
+/* Reads everything; returns number of accesses decoded, -1 if the header
+ * was refused. Must never crash, whatever the bytes. */
+static long read_all(const uint8_t *buf, size_t len, int *status)
+{
+	struct trace_reader *r = trace_reader_open_mem(buf, len);
+	if (!r)
+		return -1;
+	struct trace_chunk c;
+	long acc = 0;
+	while (trace_reader_next(r, &c)) {
+		if (c.hdr.type != MP_CHUNK_STREAM)
+			continue;
+		struct trace_dec d;
+		struct trace_rec rec;
+		trace_dec_init(&d, c.data, c.len);
+		while (trace_dec_next(&d, &rec) == 1)
+			acc += rec.cls == MP_REC_ACCESS;
+	}
+	*status = trace_reader_status(r, NULL);
+	trace_reader_close(r);
+	return acc;
+}
+
+static void test_roundtrip(int compress)
+{
+	static uint8_t buf[1 << 16];
+	size_t n = build_trace(buf, sizeof(buf), compress);
+	struct trace_reader *r = trace_reader_open_mem(buf, n);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	char v[64];
+	CHECK(trace_reader_meta(r, "cmdline", v, sizeof(v)) && strcmp(v, "./prog a b") == 0);
+	CHECK(trace_reader_meta(r, "nope", v, sizeof(v)) == NULL);
+	struct trace_chunk c;
+	int chunks = 0, accesses = 0, writes = 0, allocs = 0;
+	uint64_t last_addr = 0;
+	while (trace_reader_next(r, &c)) {
+		chunks++;
+		if (c.hdr.type == MP_CHUNK_PROCESS) {
+			struct trace_proc tp;
+			CHECK(trace_proc_decode(&c, &tp) == 0);
+			CHECK_EQ(tp.pid, 42);
+			CHECK(tp.exe_len == 4 && memcmp(tp.exe, "prog", 4) == 0);
+			CHECK_EQ(tp.flags, MP_PROC_INSTRUMENTED);
+		}
+		if (c.hdr.type != MP_CHUNK_STREAM)
+			continue;
+		if (compress)
+			CHECK_EQ(c.hdr.codec, MP_CODEC_ZSTD);
+		struct trace_dec d;
+		struct trace_rec rec;
+		trace_dec_init(&d, c.data, c.len);
+		int k;
+		while ((k = trace_dec_next(&d, &rec)) == 1) {
+			if (rec.cls == MP_REC_ACCESS) {
+				accesses++;
+				writes += rec.write;
+				CHECK_EQ(rec.size, 8);
+				last_addr = rec.addr;
+				CHECK_EQ(rec.ip, 0x400000 + (uint64_t)((accesses - 1) & 1) * 4);
+			} else if (rec.cls == MP_REC_EVENT && rec.event == MP_EV_ALLOC) {
+				allocs++;
+				CHECK_EQ(rec.epoch, 6);
+				CHECK_EQ(rec.f[2], 0x10000);
+				CHECK_EQ(rec.f[3], 4096);
+			}
+		}
+		CHECK_EQ(k, 0);
+	}
+	CHECK_EQ(trace_reader_status(r, NULL), 0);
+	CHECK_EQ(chunks, 4);
+	CHECK_EQ(accesses, 400);
+	CHECK_EQ(writes, 200);
+	CHECK_EQ(allocs, 2);
+	CHECK_EQ(last_addr, 0x10000 + 199 * 8);
+	trace_reader_close(r);
+}
+
+static void test_damage(void)
+{
+	static uint8_t buf[1 << 16], copy[1 << 16];
+	size_t n = build_trace(buf, sizeof(buf), 1);
+	int st;
+	CHECK_EQ(read_all(buf, n, &st), 400);
+	/* Every truncation: the header refused, or a prefix of whole chunks read
+	 * and the damage reported (except at chunk boundaries). */
+	long prev = 0;
+	for (size_t cut = 0; cut < n; cut++) {
+		long a = read_all(buf, cut, &st);
+		if (cut < sizeof(struct mp_file_header)) {
+			CHECK(a == -1);
+			continue;
+		}
+		CHECK(a == -1 || a == 0 || a == 200 || a == 400);
+		CHECK(a >= prev || a == -1);
+		if (a >= 0)
+			prev = a;
+	}
+	/* Every single-byte corruption: never a crash, never more than the truth,
+	 * and the CRCs catch it (status non-zero or the header refused). */
+	for (size_t i = 0; i < n; i++) {
+		memcpy(copy, buf, n);
+		copy[i] ^= 0x5a;
+		long a = read_all(copy, n, &st);
+		CHECK(a <= 400);
+		CHECK(a == -1 || st != 0);
+	}
+	/* Not a memprism file, wrong version */
+	struct trace_reader *r = trace_reader_open_mem("hello world, not a trace at all.................", 48);
+	CHECK(r == NULL && errno == MP_ERR_FORMAT);
+	memcpy(copy, buf, n);
+	struct mp_file_header fh;
+	memcpy(&fh, copy, sizeof(fh));
+	fh.version = 99;
+	fh.header_crc = trace_crc32(&fh, offsetof(struct mp_file_header, header_crc));
+	memcpy(copy, &fh, sizeof(fh));
+	r = trace_reader_open_mem(copy, n);
+	CHECK(r == NULL && errno == MP_ERR_VERSION);
+	CHECK(strstr(mp_strerror(-MP_ERR_VERSION), "version") != NULL);
+}
+
+int main(void)
+{
+	test_varint();
+	test_roundtrip(0);
+	test_roundtrip(1);
+	test_damage();
+	return check_done("test_trace");
+}
