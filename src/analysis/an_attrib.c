@@ -498,8 +498,8 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 		return;
 	}
 	struct an_obj *o = s->cache;
-	if (!(o && s->cache_gen == p->map.gen && r->addr >= o->lo && r->addr < o->hi)) {
-		o = an_objmap_find(&p->map, r->addr);
+	if (!(o && s->cache_gen == p->map.gen && r->addr >= s->cache_lo && r->addr < s->cache_hi)) {
+		o = an_objmap_find_safe(&p->map, r->addr, &s->cache_lo, &s->cache_hi);
 		s->cache = o;
 		s->cache_gen = p->map.gen;
 	}
@@ -555,6 +555,7 @@ static void fork_children_upto(struct an_state *st, uint32_t pi, uint64_t epoch)
 		struct inherit_ctx ic = { &c->map };
 		an_objmap_each(&p->map, inherit_one, &ic);
 		c->inherited = 1;
+		c->roi_depth = p->roi_depth; /* fork copies an open region too */
 		an_proc_inherit_modules(st, c, p);
 	}
 }

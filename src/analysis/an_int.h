@@ -48,8 +48,8 @@ struct an_stream {
 	uint64_t epoch;
 	uint64_t stack_lo;
 	struct mp_hashmap stack_ids; /* stream-local stack id -> an_stack index */
-	struct an_obj *cache;
-	uint64_t cache_gen;
+	struct an_obj *cache; /* last object hit, valid for [cache_lo, cache_hi) */
+	uint64_t cache_gen, cache_lo, cache_hi;
 	uint32_t last_cls;
 	uint64_t last_ip;
 	uint32_t last_fn; /* an_ip index + 1 */

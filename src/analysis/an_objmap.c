@@ -208,6 +208,45 @@ struct an_obj *an_objmap_find(const struct an_objmap *m, uint64_t addr)
 	return NULL;
 }
 
+/* Smallest start > addr in a layer, or UINT64_MAX. */
+static uint64_t next_start(struct an_obj *t, uint64_t addr)
+{
+	uint64_t best = UINT64_MAX;
+	while (t) {
+		if (t->lo > addr) {
+			best = t->lo;
+			t = t->left;
+		} else {
+			t = t->right;
+		}
+	}
+	return best;
+}
+
+struct an_obj *an_objmap_find_safe(const struct an_objmap *m, uint64_t addr, uint64_t *safe_lo,
+				   uint64_t *safe_hi)
+{
+	for (int l = 0; l < AN_LAYERS; l++) {
+		struct an_obj *f = floor_node(m->root[l], addr);
+		if (!f || addr >= f->hi)
+			continue;
+		uint64_t lo = f->lo, hi = f->hi;
+		for (int h = 0; h < l; h++) {
+			/* addr is in no object of layer h: clip to the gap around it */
+			struct an_obj *below = floor_node(m->root[h], addr);
+			if (below && below->hi > lo)
+				lo = below->hi;
+			uint64_t next = next_start(m->root[h], addr);
+			if (next < hi)
+				hi = next;
+		}
+		*safe_lo = lo;
+		*safe_hi = hi;
+		return f;
+	}
+	return NULL;
+}
+
 static void each(struct an_obj *t, void (*fn)(void *, const struct an_obj *), void *arg)
 {
 	if (!t)

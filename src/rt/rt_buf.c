@@ -12,6 +12,7 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 
 #define RT_ZSLOTS 4
 #define RT_ZLEVEL 1
+static int rt_zlevel = RT_ZLEVEL;
 
 struct rt_zslot {
 	pthread_mutex_t lock;
@@ -43,7 +45,10 @@ static void *rt_map(size_t len)
 
 int rt_bufs_init(void)
 {
-	size_t wks = ZSTD_estimateCCtxSize(RT_ZLEVEL);
+	const char *lv = getenv("MEMPRISM_ZSTD_LEVEL");
+	if (lv && *lv)
+		rt_zlevel = atoi(lv);
+	size_t wks = ZSTD_estimateCCtxSize(rt_zlevel > 1 ? rt_zlevel : 1);
 	rt_out_cap = trace_chunk_bound(RT_BUF_SIZE + RT_BUF_SLACK);
 	for (int i = 0; i < RT_ZSLOTS; i++) {
 		struct rt_zslot *z = &rt_zslots[i];
@@ -125,7 +130,7 @@ static void write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *p
 	h.tid = tid;
 	h.proc_id = rt_proc.id;
 	h.seq = seq;
-	size_t n = trace_chunk_build(&h, payload, len, z->out, z->cctx, RT_ZLEVEL);
+	size_t n = trace_chunk_build(&h, payload, len, z->out, z->cctx, rt_zlevel);
 	int err = write_all(rt_proc.fd, z->out, n);
 	pthread_mutex_unlock(&z->lock);
 	if (err)
@@ -151,7 +156,7 @@ static void chunk_start(struct rt_thread *t)
 	p = mp_put_uv(p, rt_now());
 	p = mp_put_uv(p, rt_cpu());
 	t->p = p;
-	t->last_addr = t->last_ip = 0;
+	t->last_addr = t->last_ip = t->prev_ip = 0;
 }
 
 int rt_thread_setup(struct rt_thread *t)
@@ -195,17 +200,24 @@ void rt_flush(struct rt_thread *t)
 	t->guard--;
 }
 
-void rt_slow_access(struct rt_thread *t)
+void rt_access_slow(void *addr, unsigned code, uint64_t len, void *ip)
 {
+	struct rt_thread *t = &rt_self;
+	if (!rt_recording || t->guard)
+		return;
 	if (!t->buf) {
 		t->guard++;
 		int err = rt_thread_setup(t);
 		t->guard--;
-		if (err)
+		if (err) {
 			rt_fail("no memory for a thread's trace buffer");
-		return;
+			return;
+		}
+	} else {
+		rt_flush(t);
 	}
-	rt_flush(t);
+	if (t->p < t->lim)
+		rt_encode(t, t->p, (uint64_t)addr, code, len, (uint64_t)ip);
 }
 
 void rt_flush_all(void)

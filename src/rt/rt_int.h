@@ -30,7 +30,7 @@
 struct rt_thread {
 	uint8_t *p; /* next free byte of the record buffer */
 	uint8_t *lim; /* flush when p passes this; NULL: no buffer yet */
-	uint64_t last_addr, last_ip; /* delta bases (reset per chunk) */
+	uint64_t last_addr, last_ip, prev_ip; /* delta bases (reset per chunk) */
 	uint64_t epoch; /* last global epoch written to this stream */
 	uint64_t naccess; /* accesses recorded */
 	int guard; /* >0 while inside a hook: nested calls pass straight through */
@@ -91,7 +91,6 @@ void rt_say(const char *a, const char *b); /* write(2) a line to stderr */
 /* rt_buf.c */
 int rt_thread_setup(struct rt_thread *t); /* buffer + registration; 0 or -1 */
 void rt_flush(struct rt_thread *t);
-void rt_slow_access(struct rt_thread *t); /* buffer missing or full */
 void rt_flush_all(void); /* at exit or crash: every live thread */
 void rt_thread_unregister(struct rt_thread *t);
 void rt_write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *payload, size_t len);
@@ -111,40 +110,56 @@ void rt_thread_main_init(struct rt_thread *t);
 void rt_thread_start_event(struct rt_thread *t, pid_t creator);
 void rt_thread_exit_events(struct rt_thread *t);
 
-/* Encodes one access at t->p. Hot path: everything here is inlined into the
- * sanitizer-coverage callbacks. */
-static inline __attribute__((always_inline)) void rt_access(void *addr, unsigned code, uint64_t len,
-							    void *ip)
+/* Out of line: no buffer yet (sets one up) or buffer full (flushes), then
+ * records the access. Keeps the inlined fast path a leaf function. */
+void rt_access_slow(void *addr, unsigned code, uint64_t len, void *ip);
+
+/* Encodes one access at p (room guaranteed by the caller). */
+static inline __attribute__((always_inline)) void rt_encode(struct rt_thread *t, uint8_t *p, uint64_t a,
+							     unsigned code, uint64_t len, uint64_t i)
 {
-	struct rt_thread *t = &rt_self;
-	if (RT_UNLIKELY(t->p >= t->lim)) {
-		if (!rt_recording || t->guard)
-			return;
-		rt_slow_access(t);
-		if (t->p >= t->lim)
-			return;
-	}
-	uint8_t *p = t->p;
 	uint64_t e = atomic_load_explicit(&rt_epoch, memory_order_relaxed);
 	if (RT_UNLIKELY(e != t->epoch)) {
 		t->epoch = e;
 		*p++ = MP_TAG(MP_REC_EPOCH, 0);
 		p = mp_put_uv(p, e);
 	}
-	uint64_t a = (uint64_t)addr, i = (uint64_t)ip;
 	uint8_t *tag = p++;
 	p = mp_put_uv(p, mp_zigzag((int64_t)(a - t->last_addr)));
 	t->last_addr = a;
 	if ((code & 7) == MP_SIZE_RANGE)
 		p = mp_put_uv(p, len);
 	if (i != t->last_ip) {
-		code |= MP_ACC_IP;
-		p = mp_put_uv(p, mp_zigzag((int64_t)(i - t->last_ip)));
+		/* Loops alternate between a few instructions: the one before the
+		 * last costs no ip bytes at all. */
+		if (i == t->prev_ip) {
+			code |= MP_TAG(MP_REC_ACCESS_IP2, 0);
+		} else {
+			code |= MP_ACC_IP;
+			p = mp_put_uv(p, mp_zigzag((int64_t)(i - t->last_ip)));
+		}
+		t->prev_ip = t->last_ip;
 		t->last_ip = i;
 	}
 	*tag = (uint8_t)code;
 	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE); /* record complete (rt_flush_all) */
 	t->naccess++;
+}
+
+/* The access hot path, inlined into the sanitizer-coverage callbacks. When
+ * not recording t->lim is NULL: one compare and out. */
+static inline __attribute__((always_inline)) void rt_access(void *addr, unsigned code, uint64_t len,
+							    void *ip)
+{
+	struct rt_thread *t = &rt_self;
+	uint8_t *p = t->p;
+	if (RT_UNLIKELY(p >= t->lim)) {
+		if (RT_LIKELY(!rt_recording))
+			return;
+		rt_access_slow(addr, code, len, ip);
+		return;
+	}
+	rt_encode(t, p, (uint64_t)addr, code, len, (uint64_t)ip);
 }
 
 #endif

@@ -259,7 +259,10 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	} else if (!strchr(name, '/')) {
 		return 0; /* the vDSO has no file to read symbols from */
 	}
-	if (!is_main && rt_module_instrumented(info))
+	/* the runtime defines the callbacks; only their users count */
+	uint64_t self = (uint64_t)(uintptr_t)&module_cb;
+	int is_runtime = self >= info->dlpi_addr && strstr(name, "libmemprism-rt") != NULL;
+	if (!is_main && !is_runtime && rt_module_instrumented(info))
 		rt_proc.flags |= MP_PROC_INSTRUMENTED;
 	uint64_t key = info->dlpi_addr ^ ((uint64_t)info->dlpi_phnum << 56);
 	for (int i = 0; i < rt_nseen; i++)

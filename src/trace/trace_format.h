@@ -79,6 +79,9 @@ struct mp_chunk_header {
  * EVENT    (class 3): bits 0-4 event type; uv epoch, then the event's fields.
  * DROPPED  (class 4): uv number of accesses not recorded (recording stopped,
  *          or a thread that had no buffer).
+ * ACCESS_IP2 (class 5): an ACCESS (same low bits, bit 4 clear) whose ip is
+ *          the one before the previous access's ip; the two swap.
+ * The ip history (previous and the one before) restarts from 0 per chunk.
  */
 enum mp_rec_class {
 	MP_REC_ACCESS = 0,
@@ -86,6 +89,7 @@ enum mp_rec_class {
 	MP_REC_TIME = 2,
 	MP_REC_EVENT = 3,
 	MP_REC_DROPPED = 4,
+	MP_REC_ACCESS_IP2 = 5,
 };
 #define MP_TAG_CLASS(t) ((unsigned)(t) >> 5)
 #define MP_TAG(cls, low) ((uint8_t)(((cls) << 5) | (low)))

@@ -241,6 +241,7 @@ void trace_dec_init(struct trace_dec *d, const uint8_t *data, size_t len)
 	d->end = data + len;
 	d->last_addr = 0;
 	d->last_ip = 0;
+	d->prev_ip = 0;
 }
 
 /* Per event type: number of varint fields after the epoch, and whether a
@@ -279,8 +280,13 @@ int trace_dec_next(struct trace_dec *d, struct trace_rec *rec)
 	uint64_t v;
 	rec->cls = (enum mp_rec_class)MP_TAG_CLASS(tag);
 	switch (rec->cls) {
+	case MP_REC_ACCESS_IP2:
 	case MP_REC_ACCESS: {
 		unsigned sc = tag & 7;
+		int ip2 = rec->cls == MP_REC_ACCESS_IP2;
+		rec->cls = MP_REC_ACCESS;
+		if (ip2 && (tag & MP_ACC_IP))
+			goto bad;
 		if (mp_get_uv(&d->p, d->end, &v))
 			goto bad;
 		d->last_addr += (uint64_t)mp_unzigzag(v);
@@ -296,7 +302,12 @@ int trace_dec_next(struct trace_dec *d, struct trace_rec *rec)
 		if (tag & MP_ACC_IP) {
 			if (mp_get_uv(&d->p, d->end, &v))
 				goto bad;
+			d->prev_ip = d->last_ip;
 			d->last_ip += (uint64_t)mp_unzigzag(v);
+		} else if (ip2) {
+			uint64_t ip = d->prev_ip;
+			d->prev_ip = d->last_ip;
+			d->last_ip = ip;
 		}
 		rec->ip = d->last_ip;
 		return 1;

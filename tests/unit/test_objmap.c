@@ -70,6 +70,18 @@ static void test_random(void)
 		}
 		for (uint64_t a = lo; a < hi; a++)
 			model[layer][a] = paint;
+		/* the lookup cache's safe range: every address in it resolves to
+		 * the same object */
+		uint64_t probe = (uint64_t)(rand() % N), slo = 0, shi = 0;
+		struct an_obj *o = an_objmap_find_safe(&m, probe, &slo, &shi);
+		if (o) {
+			CHECK(slo <= probe && probe < shi);
+			for (uint64_t a = slo; a < shi && a < N; a++)
+				if (cls_at(&m, a) != (int)o->cls) {
+					CHECK_EQ(cls_at(&m, a), o->cls);
+					break;
+				}
+		}
 		if (step % 97 == 0) {
 			for (uint64_t a = 0; a < N; a++) {
 				int want = -1;

@@ -1,0 +1,60 @@
+# Programs that die (tests/rt/crash.c, N = 3,000,000 one-byte stores into a
+# heap buffer, several trace chunks' worth). On a fatal signal the runtime
+# flushes everything: the buffer row has exactly N stores, record exits
+# 128+signal and the report warns about the signal. With SIGKILL nothing can
+# be flushed: record exits 137, the report still works, warns that the
+# process did not shut down cleanly, and has a whole-chunk prefix of the
+# stores (0 < count <= N).
+source "$(dirname "$0")/lib.sh"
+build_rt crash
+src="$MP_SRC/tests/rt/crash.c"
+N=3000000 N2=1500000
+lb=$(grep -n '/\* @BUF \*/' "$src" | cut -d: -f1) lb2=$(grep -n '/\* @BUF2 \*/' "$src" | cut -d: -f1)
+BUF="^heap main \\(crash\\.c:$lb\\)\$" BUF2="^heap worker \\(crash\\.c:$lb2\\)\$"
+
+record() { # mode expected_status
+	local rc=0
+	"$MEMPRISM" record -o "$1.data" -- ./crash "$1" > "$1.out" 2> "$1.err" || rc=$?
+	expect_eq "record exit status ($1)" "$2" "$rc"
+}
+report() { # mode format [--roi work]: stdout in $1.$2, exit status checked
+	local rc=0
+	"$MEMPRISM" report "${@:3}" --format "$2" "$1.data" > "$1.$2" 2> "$1.rerr" || rc=$?
+	expect_eq "report exit status ($1 $2)" 0 "$rc"
+}
+
+for sig in "segv 11" "abort 6"; do
+	set -- $sig
+	mode=$1 n=$2
+	record "$mode" $((128 + n))
+	grep -q "killed by signal $n" "$mode.err" || fail "record did not say the program was killed by signal $n"
+	report "$mode" csv --roi work
+	expect_eq "$mode: buffer stores" $N "$(csv_field "$mode.csv" "$BUF" stores)"
+	expect_eq "$mode: buffer bytes_stored" $N "$(csv_field "$mode.csv" "$BUF" bytes_stored)"
+	expect_eq "$mode: buffer loads" 0 "$(csv_field "$mode.csv" "$BUF" loads)"
+	report "$mode" json
+	grep -q "\"warnings\":\\[[^]]*signal $n[^0-9]" "$mode.json" || fail "$mode: no warning mentions signal $n: $(grep -o '"warnings".*' "$mode.json")"
+	grep -q "\"ended\":true,\"signal\":$n," "$mode.json" || fail "$mode: the process is not marked ended by signal $n"
+	report "$mode" text
+	grep -q "^warning: .*signal $n" "$mode.text" || fail "$mode: text report has no signal warning"
+	echo "ok: $mode warns about signal $n"
+done
+
+# segv with a second thread blocked in pause(): its buffer is flushed too
+record segv-mt 139
+report segv-mt csv --roi work
+expect_eq "segv-mt: main buffer stores" $N "$(csv_field segv-mt.csv "$BUF" stores)"
+expect_eq "segv-mt: worker buffer stores (flushed by the crashing thread)" $N2 "$(csv_field segv-mt.csv "$BUF2" stores)"
+expect_eq "segv-mt: worker buffer threads" 1 "$(csv_field segv-mt.csv "$BUF2" threads)"
+
+# SIGKILL: no flush
+record kill 137
+grep -q "killed by signal 9" kill.err || fail "record did not say the program was killed by signal 9"
+report kill csv --roi work
+got=$(csv_field kill.csv "$BUF" stores)
+[[ "$got" =~ ^[0-9]+$ ]] && [ "$got" -gt 0 ] && [ "$got" -le $N ] || fail "kill: buffer stores should be in (0, $N], got '$got'"
+echo "ok: kill: buffer stores $got in (0, $N]"
+report kill json
+grep -q '"warnings":\[[^]]*did not shut down cleanly' kill.json || fail "kill: no 'did not shut down cleanly' warning: $(grep -o '"warnings".*' kill.json)"
+grep -q '"ended":false' kill.json || fail "kill: process should not be marked ended"
+echo "ok: kill warns that the process did not shut down cleanly"
