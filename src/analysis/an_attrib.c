@@ -602,6 +602,9 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 				if (r->epoch > best->epoch)
 					best->epoch = r->epoch;
 				break;
+			case MP_REC_DROPPED:
+				st->res->skipped_accesses += r->epoch;
+				break;
 			case MP_REC_EVENT:
 				if (r->event != MP_EV_STACK_DEF) {
 					fork_children_upto(st, pi, r->epoch - 1);

@@ -278,6 +278,34 @@ static int build_functions(struct an_state *st, struct an_result *r)
 	return 0;
 }
 
+static void scale_counts(struct an_counts *c, double f)
+{
+	c->loads = (uint64_t)((double)c->loads * f + 0.5);
+	c->stores = (uint64_t)((double)c->stores * f + 0.5);
+	c->bytes_loaded = (uint64_t)((double)c->bytes_loaded * f + 0.5);
+	c->bytes_stored = (uint64_t)((double)c->bytes_stored * f + 0.5);
+}
+
+/* Sampled bursts: turn recorded counts into estimates of the whole run. One
+ * factor for all (the runtime skips the same share in every thread). */
+static void apply_sampling(struct an_state *st, struct an_result *r)
+{
+	r->recorded_accesses = r->total.loads + r->total.stores + r->accesses_outside_roi;
+	r->sample_factor = 1.0;
+	if (!r->skipped_accesses || !r->recorded_accesses)
+		return;
+	double f = (double)(r->recorded_accesses + r->skipped_accesses) / (double)r->recorded_accesses;
+	r->sample_factor = f;
+	for (size_t i = 0; i < st->classes.n; i++)
+		scale_counts(&st->classes.v[i].c, f);
+	for (size_t i = 0; i < st->threads.n; i++)
+		scale_counts(&st->threads.v[i].c, f);
+	for (size_t i = 0; i < st->ips.n; i++)
+		scale_counts(&st->ips.v[i].c, f);
+	scale_counts(&r->total, f);
+	r->accesses_outside_roi = (uint64_t)((double)r->accesses_outside_roi * f + 0.5);
+}
+
 static void state_fini(struct an_state *st)
 {
 	for (size_t i = 0; i < st->procs.n; i++) {
@@ -367,6 +395,7 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	if (err)
 		goto fail;
 	label_stack_classes(&st);
+	apply_sampling(&st, r);
 	err = build_functions(&st, r);
 	if (!err)
 		err = merge_classes(&st, r);

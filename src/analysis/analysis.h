@@ -101,6 +101,10 @@ struct an_result {
 	uint64_t trace_bytes;
 	uint64_t allocations, frees;
 	int have_roi; /* the --roi region was found */
+	/* Burst sampling (record --sample-bursts): accesses skipped by the runtime.
+	 * When non-zero, every count is an estimate: recorded x sample_factor. */
+	uint64_t recorded_accesses, skipped_accesses;
+	double sample_factor; /* 1.0 when nothing was skipped */
 };
 
 struct an_opts {

@@ -27,6 +27,10 @@ static void usage(FILE *out)
 		"  -s, --source SOURCE   where accesses come from: inst (default; the only source\n"
 		"                        in this version: pmu and faults are planned)\n"
 		"      --stack-depth N   frames kept per allocation stack (1-64, default 16)\n"
+		"      --sample-bursts ON,OFF\n"
+		"                        bounded mode for long runs: each thread records ON\n"
+		"                        accesses, skips OFF, and so on; reports then show\n"
+		"                        estimates (recorded x (ON+OFF)/ON)\n"
 		"  -q, --quiet           no summary on stderr\n"
 		"  -h, --help            this help\n");
 }
@@ -36,6 +40,7 @@ int cmd_record(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },  { "source", required_argument, NULL, 's' },
 		{ "stack-depth", required_argument, NULL, 'D' }, { "quiet", no_argument, NULL, 'q' },
+		{ "sample-bursts", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
 	};
 	struct mp_record_opts ro = { .output = "memprism.data" };
@@ -66,6 +71,19 @@ int cmd_record(int argc, char **argv)
 				return 2;
 			}
 			ro.stack_depth = (int)d;
+			break;
+		}
+		case 'B': {
+			char *end;
+			ro.burst_on = strtoull(optarg, &end, 10);
+			if (*end == ',')
+				ro.burst_off = strtoull(end + 1, &end, 10);
+			if (*end || !ro.burst_on || !ro.burst_off || optarg[0] == '-' || !strchr(optarg, ',')) {
+				cli_error("--sample-bursts wants ON,OFF: two access counts > 0, e.g. 1000000,9000000 "
+					  "(not '%s')",
+					  optarg);
+				return 2;
+			}
 			break;
 		}
 		case 'q':
@@ -108,13 +126,19 @@ int cmd_record(int argc, char **argv)
 			  "accesses are not. Rebuild with `memprism cc` (or CC=\"memprism cc\" make) to see "
 			  "accesses per object.",
 			  ro.argv[0]);
-	int status = 0;
-	err = mp_record_run(&ro, &paths, &status);
+	int status = -1, file_error = 0;
+	err = mp_record_run(&ro, &paths, &status, &file_error);
+	if (err && file_error && status != -1) {
+		/* the program ran; only the run's end could not be appended */
+		cli_error("warning: cannot finish %s: %s", ro.output, mp_strerror(err));
+		err = 0;
+	}
+	if (err && file_error) {
+		cli_error("cannot record to %s: %s", ro.output, mp_strerror(err));
+		return 2;
+	}
 	if (err) {
-		if (err == -ENOENT || err == -EACCES || err == -ENOEXEC)
-			cli_error("cannot run '%s': %s", ro.argv[0], mp_strerror(err));
-		else
-			cli_error("cannot record to %s: %s", ro.output, mp_strerror(err));
+		cli_error("cannot run '%s': %s", ro.argv[0], mp_strerror(err));
 		return err == -ENOENT ? 127 : err == -EACCES || err == -ENOEXEC ? 126 : 2;
 	}
 	if (!quiet) {

@@ -68,12 +68,17 @@ static uint64_t now_ns(clockid_t c)
 }
 
 /* The header's meta text: what a report shows about the run. */
-static size_t build_meta(char *buf, size_t cap, char *const *argv, const char *prog)
+static size_t build_meta(char *buf, size_t cap, const struct mp_record_opts *o, const char *prog)
 {
+	char *const *argv = o->argv;
 	struct utsname u;
 	uname(&u);
-	size_t n = (size_t)snprintf(buf, cap, "source=inst\nprogram=%s\nhost=%s\nkernel=%s %s\nmachine=%s\nclock=CLOCK_MONOTONIC\ncmdline=",
+	size_t n = (size_t)snprintf(buf, cap, "source=inst\nprogram=%s\nhost=%s\nkernel=%s %s\nmachine=%s\nclock=CLOCK_MONOTONIC\n",
 				    prog, u.nodename, u.sysname, u.release, u.machine);
+	if (o->burst_on && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "sample_bursts=%llu,%llu\n", o->burst_on, o->burst_off);
+	if (n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "cmdline=");
 	for (int i = 0; argv[i] && n < cap; i++)
 		n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? " " : "", argv[i]);
 	if (n < cap)
@@ -96,7 +101,7 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static int create_output(const char *path, char *const *argv, const char *prog)
+static int create_output(const char *path, const struct mp_record_opts *o, const char *prog)
 {
 	if (access(path, F_OK) == 0) {
 		char old[PATH_MAX];
@@ -109,7 +114,7 @@ static int create_output(const char *path, char *const *argv, const char *prog)
 	if (fd < 0)
 		return -errno;
 	char meta[8192];
-	size_t ml = build_meta(meta, sizeof(meta), argv, prog);
+	size_t ml = build_meta(meta, sizeof(meta), o, prog);
 	struct mp_file_header h;
 	trace_file_header_init(&h, ml, meta, now_ns(CLOCK_MONOTONIC), now_ns(CLOCK_REALTIME));
 	int err = write_all(fd, &h, sizeof(h));
@@ -134,13 +139,16 @@ static int setenv_preload(const char *rt)
 	return setenv("LD_PRELOAD", buf, 1);
 }
 
-int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, int *status)
+int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, int *status,
+		  int *file_error)
 {
 	char prog[PATH_MAX], abs_out[PATH_MAX];
+	*file_error = 0;
 	int err = mp_find_program(o->argv[0], prog, sizeof(prog));
 	if (err)
 		return err;
-	int fd = create_output(o->output, o->argv, prog);
+	*file_error = 1;
+	int fd = create_output(o->output, o, prog);
 	if (fd < 0)
 		return fd;
 	if (!realpath(o->output, abs_out)) {
@@ -148,12 +156,20 @@ int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, 
 		close(fd);
 		return err;
 	}
+	*file_error = 0;
 	/* The child inherits these; so do its children and exec'd images. */
 	setenv("MEMPRISM_OUT", abs_out, 1);
 	if (o->stack_depth > 0) {
 		char d[16];
 		snprintf(d, sizeof(d), "%d", o->stack_depth);
 		setenv("MEMPRISM_STACK_DEPTH", d, 1);
+	}
+	if (o->burst_on) {
+		char b[64];
+		snprintf(b, sizeof(b), "%llu,%llu", o->burst_on, o->burst_off);
+		setenv("MEMPRISM_SAMPLE_BURSTS", b, 1);
+	} else {
+		unsetenv("MEMPRISM_SAMPLE_BURSTS");
 	}
 	setenv_preload(paths->runtime);
 
@@ -202,6 +218,7 @@ int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, 
 		return -exec_errno;
 	}
 	*status = st;
+	*file_error = 1;
 
 	uint8_t payload[32], *p = payload, chunk[256];
 	p = mp_put_uv(p, (uint64_t)(WIFEXITED(st) ? WEXITSTATUS(st) : 0x100 + WTERMSIG(st)));
@@ -211,5 +228,7 @@ int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, 
 	err = write_all(fd, chunk, n);
 	if (close(fd) != 0 && !err)
 		err = -errno;
+	if (!err)
+		*file_error = 0;
 	return err;
 }

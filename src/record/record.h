@@ -30,15 +30,18 @@ struct mp_record_opts {
 	const char *output; /* data file; an existing one is renamed to .old */
 	char *const *argv; /* program and arguments */
 	int stack_depth; /* frames per allocation stack, 0 = default */
+	unsigned long long burst_on, burst_off; /* sample access bursts; 0 = all */
 };
 
 /*
  * Creates the data file (mode 0600), runs argv with the runtime preloaded,
  * waits for it and appends the run's end. *status gets the wait status.
- * Returns 0 when the program ran (whatever its exit code), or a negative error
- * (the file could not be created, the program could not be started).
+ * Returns 0 when the program ran (whatever its exit code), or a negative error;
+ * *file_error says whether it concerned the data file (1) or starting the
+ * program (0).
  */
-int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, int *status);
+int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, int *status,
+		  int *file_error);
 
 /*
  * Builds the compiler command line for `memprism cc ARGS`: the real compiler

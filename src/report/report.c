@@ -233,6 +233,11 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 		fprintf(out, " inside region '%s'; %s outside", o->roi,
 			grouped(a, sizeof(a), res->accesses_outside_roi));
 	fprintf(out, "\n");
+	if (res->skipped_accesses)
+		fprintf(out, "sampled:   bursts: %s accesses recorded, %s skipped; the counts below are "
+			     "estimates (recorded x %.2f)\n",
+			grouped(a, sizeof(a), res->recorded_accesses), grouped(b, sizeof(b), res->skipped_accesses),
+			res->sample_factor);
 	if (res->run_status >= 0x100)
 		fprintf(out, "program:   killed by signal %d\n", res->run_status - 0x100);
 	else if (res->run_status >= 0)
@@ -352,7 +357,10 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 	json_str(out, o->data_path);
 	fprintf(out, ",\"command\":");
 	json_str(out, res->cmdline);
-	fprintf(out, ",\"source\":\"inst\",\"measured\":true,\"by\":\"%s\",\"roi\":", by_name(o->by));
+	fprintf(out, ",\"source\":\"inst\",\"measured\":true,\"by\":\"%s\",\"sampling\":{\"recorded\":%llu,"
+		     "\"skipped\":%llu,\"factor\":%.6f},\"roi\":",
+		by_name(o->by), (unsigned long long)res->recorded_accesses,
+		(unsigned long long)res->skipped_accesses, res->sample_factor);
 	json_str(out, o->roi);
 	fprintf(out, ",\"exit_status\":%d,\"damaged\":%s,\"allocations\":%llu,\"frees\":%llu,\"total\":{",
 		res->run_status, res->damaged ? "true" : "false", (unsigned long long)res->allocations,

@@ -174,6 +174,7 @@ int rt_thread_setup(struct rt_thread *t)
 	t->epoch = atomic_load(&rt_epoch);
 	chunk_start(t);
 	t->lim = t->buf + RT_BUF_SIZE;
+	t->burst_end = rt_proc.burst_on ? t->naccess + rt_proc.burst_on : UINT64_MAX;
 	pthread_mutex_lock(&rt_registry_lock);
 	t->next = rt_registry;
 	rt_registry = t;
@@ -193,18 +194,52 @@ void rt_flush(struct rt_thread *t)
 	if (!t->buf || rt_proc.finished)
 		return;
 	t->guard++;
-	__atomic_add_fetch(&rt_proc.accesses, t->naccess, __ATOMIC_RELAXED);
-	t->naccess = 0;
+	__atomic_add_fetch(&rt_proc.accesses, t->naccess - t->naccess_flushed, __ATOMIC_RELAXED);
+	t->naccess_flushed = t->naccess;
 	flush_locked(t, t->p, 1);
 	chunk_start(t);
 	t->guard--;
 }
 
+void rt_burst_pause(struct rt_thread *t)
+{
+	t->skip_left = rt_proc.burst_off;
+	if (t->skip_left)
+		t->lim = NULL; /* every access now takes the slow path, which counts */
+}
+
+/* Tells the reader how many accesses this thread skipped since its pause. */
+static void note_skipped(struct rt_thread *t, uint64_t n)
+{
+	if (rt_buf_full(t))
+		rt_flush(t);
+	uint8_t *p = t->p;
+	*p++ = MP_TAG(MP_REC_DROPPED, 0);
+	p = mp_put_uv(p, n);
+	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE);
+}
+
+void rt_burst_flush_skipped(struct rt_thread *t)
+{
+	if (t->skip_left && t->buf)
+		note_skipped(t, rt_proc.burst_off - t->skip_left);
+	t->skip_left = 0;
+}
+
 void rt_access_slow(void *addr, unsigned code, uint64_t len, void *ip)
 {
 	struct rt_thread *t = &rt_self;
-	if (!rt_recording || t->guard)
+	if (!rt_recording || t->guard || t->state == 2)
+		return; /* not recording, inside a hook, or after the thread's exit */
+	if (t->skip_left && t->buf) {
+		if (--t->skip_left)
+			return;
+		/* this was the last access to skip: record from the next one */
+		note_skipped(t, rt_proc.burst_off);
+		t->lim = t->buf + RT_BUF_SIZE;
+		t->burst_end = t->naccess + rt_proc.burst_on;
 		return;
+	}
 	if (!t->buf) {
 		t->guard++;
 		int err = rt_thread_setup(t);
@@ -230,7 +265,8 @@ void rt_flush_all(void)
 		if (!t->buf)
 			continue;
 		uint8_t *end = __atomic_load_n(&t->p, __ATOMIC_ACQUIRE);
-		__atomic_add_fetch(&rt_proc.accesses, __atomic_load_n(&t->naccess, __ATOMIC_RELAXED),
+		__atomic_add_fetch(&rt_proc.accesses,
+				   __atomic_load_n(&t->naccess, __ATOMIC_RELAXED) - t->naccess_flushed,
 				   __ATOMIC_RELAXED);
 		if (end > t->buf)
 			flush_locked(t, end, t == &rt_self);
@@ -254,6 +290,7 @@ void rt_thread_unregister(struct rt_thread *t)
 	t->state = 2;
 	pthread_mutex_unlock(&rt_registry_lock);
 	uint8_t *b = t->buf;
+	t->skip_left = 0;
 	t->lim = NULL;
 	t->p = NULL;
 	t->buf = NULL;
@@ -272,7 +309,8 @@ void rt_bufs_after_fork(struct rt_thread *self)
 		rt_registry = self;
 		self->tid = gettid();
 		self->seq = 0;
-		self->naccess = 0;
+		self->naccess = self->naccess_flushed = 0;
+		self->burst_end = rt_proc.burst_on ? rt_proc.burst_on : UINT64_MAX;
 		self->stack_next = 0;
 		memset(self->stack_cache, 0, RT_STACK_CACHE * sizeof(*self->stack_cache));
 		chunk_start(self);
@@ -285,7 +323,7 @@ uint8_t *rt_event_begin(struct rt_thread *t, unsigned type, uint64_t *epoch_out)
 		rt_fail("no memory for a thread's trace buffer");
 		return NULL;
 	}
-	if (t->p >= t->lim)
+	if (rt_buf_full(t))
 		rt_flush(t);
 	uint64_t e = atomic_fetch_add(&rt_epoch, 1) + 1;
 	*epoch_out = e;

@@ -32,12 +32,15 @@ struct rt_thread {
 	uint8_t *lim; /* flush when p passes this; NULL: no buffer yet */
 	uint64_t last_addr, last_ip, prev_ip; /* delta bases (reset per chunk) */
 	uint64_t epoch; /* last global epoch written to this stream */
-	uint64_t naccess; /* accesses recorded */
+	uint64_t naccess; /* accesses recorded by this thread */
+	uint64_t burst_end; /* sampling: pause when naccess reaches it (UINT64_MAX: never) */
 	int guard; /* >0 while inside a hook: nested calls pass straight through */
 	int state; /* 0 new, 1 registered, 2 exited */
 
 	uint8_t *buf; /* RT_BUF_SIZE + RT_BUF_SLACK bytes, mmap'd */
 	uint32_t seq; /* chunks written */
+	uint64_t naccess_flushed; /* part of naccess already added to the process total */
+	uint64_t skip_left; /* sampling: accesses still to skip; lim is NULL meanwhile */
 	pid_t tid;
 	uint64_t stack_lo, stack_hi; /* this thread's stack, for frame-pointer walks */
 	uint64_t group; /* current mp_group id, 0 if none */
@@ -110,6 +113,18 @@ void rt_thread_main_init(struct rt_thread *t);
 void rt_thread_start_event(struct rt_thread *t, pid_t creator);
 void rt_thread_exit_events(struct rt_thread *t);
 
+/* Burst sampling (memprism record --sample-bursts): stop recording this
+ * thread's accesses for a while. */
+void rt_burst_pause(struct rt_thread *t);
+/* At thread exit: report the accesses skipped since the last pause. */
+void rt_burst_flush_skipped(struct rt_thread *t);
+
+/* Room for an event: the buffer's own end (lim is NULL while sampling skips). */
+static inline int rt_buf_full(const struct rt_thread *t)
+{
+	return t->p >= t->buf + RT_BUF_SIZE;
+}
+
 /* Out of line: no buffer yet (sets one up) or buffer full (flushes), then
  * records the access. Keeps the inlined fast path a leaf function. */
 void rt_access_slow(void *addr, unsigned code, uint64_t len, void *ip);
@@ -143,7 +158,8 @@ static inline __attribute__((always_inline)) void rt_encode(struct rt_thread *t,
 	}
 	*tag = (uint8_t)code;
 	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE); /* record complete (rt_flush_all) */
-	t->naccess++;
+	if (RT_UNLIKELY(++t->naccess == t->burst_end))
+		rt_burst_pause(t);
 }
 
 /* The access hot path, inlined into the sanitizer-coverage callbacks. When

@@ -419,6 +419,17 @@ __attribute__((constructor(101))) static void rt_init(void)
 		long d = strtol(depth, NULL, 10);
 		rt_proc.stack_depth = d < 1 ? 1 : d > RT_STACK_MAX ? RT_STACK_MAX : (int)d;
 	}
+	const char *sample = getenv("MEMPRISM_SAMPLE_BURSTS");
+	if (sample && *sample) {
+		char *end;
+		unsigned long long on = strtoull(sample, &end, 10), off = 0;
+		if (*end == ',')
+			off = strtoull(end + 1, &end, 10);
+		if (on && off && !*end) {
+			rt_proc.burst_on = on;
+			rt_proc.burst_off = off;
+		}
+	}
 	rt_proc.fd = open(out, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (rt_proc.fd < 0) {
 		rt_say("cannot open the data file named by MEMPRISM_OUT; not recording: ", out);

@@ -18,6 +18,7 @@ struct rt_proc {
 	uint64_t fork_epoch; /* epoch at the last fork (child: parent's clock) */
 	uint64_t accesses, dropped, chunks; /* counters for the END chunk */
 	int finished; /* final flush done: nothing more is written */
+	uint64_t burst_on, burst_off; /* sampling of access bursts; 0: record all */
 };
 extern struct rt_proc rt_proc;
 

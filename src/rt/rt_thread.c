@@ -47,6 +47,7 @@ static void emit_thread_name(struct rt_thread *t)
 
 void rt_thread_exit_events(struct rt_thread *t)
 {
+	rt_burst_flush_skipped(t);
 	emit_thread_name(t);
 	uint64_t e;
 	uint8_t *p = rt_event_begin(t, MP_EV_THREAD_EXIT, &e);
