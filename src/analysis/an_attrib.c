@@ -457,7 +457,7 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 		memcpy(buf, "group ", 6);
 		str_copy(buf + 6, sizeof(buf) - 6, r);
 		uint32_t cls = an_class_by_label(st, AN_KIND_GROUP, buf);
-		if (f[0] && mp_hashmap_put(&p->groups, f[0], cls))
+		if (f[1] && mp_hashmap_put(&p->groups, f[1], cls))
 			st->oom = 1;
 		break;
 	}

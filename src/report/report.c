@@ -21,7 +21,7 @@ struct row {
 	uint32_t *threads;
 	size_t nthreads;
 	int own_threads; /* threads array allocated here */
-	char buf[96];
+	int own_label; /* label allocated here */
 };
 
 int rp_parse_by(const char *s)
@@ -83,6 +83,17 @@ static int merge_threads(struct row *r, const uint32_t *t, size_t n)
 	return 0;
 }
 
+static void free_rows(struct row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].own_threads)
+			free(rows[i].threads);
+		if (rows[i].own_label)
+			free((char *)rows[i].label);
+	}
+	free(rows);
+}
+
 /* Builds the rows of a view. Grouping views (site, kind) fold classes with
  * the same key into one row. */
 static struct row *build_rows(const struct an_result *res, enum rp_by by, size_t *nrows)
@@ -132,10 +143,12 @@ static struct row *build_rows(const struct an_result *res, enum rp_by by, size_t
 		for (size_t i = 0; i < res->nthreads; i++) {
 			const struct an_thread *t = &res->threads[i];
 			struct row *r = &rows[n++];
-			*r = (struct row){ .kind = "thread", .c = t->c, .instances = t->allocations };
-			snprintf(r->buf, sizeof(r->buf), "pid %u tid %u%s%s", t->pid, t->tid, t->name[0] ? " " : "",
-				 t->name);
-			r->label = r->buf;
+			char buf[128];
+			snprintf(buf, sizeof(buf), "pid %u tid %u%s%s", t->pid, t->tid, t->name[0] ? " " : "", t->name);
+			*r = (struct row){ .kind = "thread", .c = t->c, .instances = t->allocations,
+					   .label = strdup(buf), .own_label = 1 };
+			if (!r->label)
+				goto oom;
 		}
 		break;
 	case RP_BY_FUNCTION:
@@ -149,19 +162,8 @@ static struct row *build_rows(const struct an_result *res, enum rp_by by, size_t
 	*nrows = n;
 	return rows;
 oom:
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].own_threads)
-			free(rows[i].threads);
-	free(rows);
+	free_rows(rows, n);
 	return NULL;
-}
-
-static void free_rows(struct row *rows, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].own_threads)
-			free(rows[i].threads);
-	free(rows);
 }
 
 /* 1234567 -> "1,234,567" */

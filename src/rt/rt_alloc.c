@@ -100,7 +100,7 @@ uint64_t rt_stack_id(struct rt_thread *t, void *fp, void *ret)
 		rt_flush(t);
 	uint8_t *p = t->p;
 	*p++ = MP_TAG(MP_REC_EVENT, MP_EV_STACK_DEF);
-	p = mp_put_uv(p, t->epoch);
+	p = mp_put_uv(p, 0); /* epoch delta: unchanged */
 	p = mp_put_uv(p, id);
 	p = mp_put_uv(p, (uint64_t)n);
 	for (int i = 0; i < n; i++)
@@ -127,9 +127,8 @@ static void ev_alloc(struct rt_thread *t, void *ptr, size_t size, unsigned fn, v
 	uint8_t *p = rt_event_begin(t, MP_EV_ALLOC, &e);
 	if (!p)
 		return;
-	p = mp_put_uv(p, rt_now());
 	p = mp_put_uv(p, rt_cpu());
-	p = mp_put_uv(p, (uint64_t)ptr);
+	p = rt_put_ev_addr(t, p, (uint64_t)ptr);
 	p = mp_put_uv(p, size);
 	p = mp_put_uv(p, stack);
 	p = mp_put_uv(p, fn);
@@ -143,9 +142,8 @@ static void ev_free(struct rt_thread *t, void *ptr)
 	uint8_t *p = rt_event_begin(t, MP_EV_FREE, &e);
 	if (!p)
 		return;
-	p = mp_put_uv(p, rt_now());
 	p = mp_put_uv(p, rt_cpu());
-	p = mp_put_uv(p, (uint64_t)ptr);
+	p = rt_put_ev_addr(t, p, (uint64_t)ptr);
 	rt_event_end(t, p);
 }
 
@@ -313,7 +311,6 @@ static void ev_mmap(struct rt_thread *t, void *addr, size_t len, int prot, int f
 	uint8_t *p = rt_event_begin(t, MP_EV_MMAP, &e);
 	if (!p)
 		return;
-	p = mp_put_uv(p, rt_now());
 	p = mp_put_uv(p, rt_cpu());
 	p = mp_put_uv(p, (uint64_t)addr);
 	p = mp_put_uv(p, len);
@@ -346,7 +343,6 @@ RT_EXPORT int munmap(void *addr, size_t len)
 		uint64_t e;
 		uint8_t *p = rt_event_begin(t, MP_EV_MUNMAP, &e);
 		if (p) {
-			p = mp_put_uv(p, rt_now());
 			p = mp_put_uv(p, rt_cpu());
 			p = mp_put_uv(p, (uint64_t)addr);
 			p = mp_put_uv(p, len);
@@ -374,7 +370,6 @@ RT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 		uint64_t e;
 		uint8_t *q = rt_event_begin(t, MP_EV_MREMAP, &e);
 		if (q) {
-			q = mp_put_uv(q, rt_now());
 			q = mp_put_uv(q, rt_cpu());
 			q = mp_put_uv(q, (uint64_t)old);
 			q = mp_put_uv(q, old_len);

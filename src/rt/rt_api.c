@@ -13,7 +13,6 @@ static void region_event(unsigned type, const char *name)
 	uint64_t e;
 	uint8_t *p = rt_event_begin(t, type, &e);
 	if (p) {
-		p = mp_put_uv(p, rt_now());
 		p = mp_put_uv(p, rt_cpu());
 		p = rt_put_str(p, name ? name : "", 200);
 		rt_event_end(t, p);
@@ -40,7 +39,6 @@ RT_EXPORT void mp_object_name(const void *addr, size_t len, const char *name)
 	uint64_t e;
 	uint8_t *p = rt_event_begin(t, MP_EV_NAME_RANGE, &e);
 	if (p) {
-		p = mp_put_uv(p, rt_now());
 		p = mp_put_uv(p, (uint64_t)addr);
 		p = mp_put_uv(p, len);
 		p = rt_put_str(p, name ? name : "", 200);

@@ -153,10 +153,11 @@ static void chunk_start(struct rt_thread *t)
 	*p++ = MP_TAG(MP_REC_EPOCH, 0);
 	p = mp_put_uv(p, t->epoch);
 	*p++ = MP_TAG(MP_REC_TIME, 0);
-	p = mp_put_uv(p, rt_now());
+	t->last_time = rt_now();
+	p = mp_put_uv(p, t->last_time);
 	p = mp_put_uv(p, rt_cpu());
 	t->p = p;
-	t->last_addr = t->last_ip = t->prev_ip = 0;
+	t->last_addr = t->last_ip = t->prev_ip = t->last_ev_addr = 0;
 }
 
 int rt_thread_setup(struct rt_thread *t)
@@ -325,12 +326,24 @@ uint8_t *rt_event_begin(struct rt_thread *t, unsigned type, uint64_t *epoch_out)
 	}
 	if (rt_buf_full(t))
 		rt_flush(t);
-	uint64_t e = atomic_fetch_add(&rt_epoch, 1) + 1;
+	uint64_t e = atomic_fetch_add(&rt_epoch, 1) + 1, now = rt_now();
 	*epoch_out = e;
-	t->epoch = e;
 	uint8_t *p = t->p;
 	*p++ = MP_TAG(MP_REC_EVENT, type);
-	return mp_put_uv(p, e);
+	/* epoch and time as deltas: an allocation-heavy program writes
+	 * millions of events, and their size is what it pays for */
+	p = mp_put_uv(p, e - t->epoch);
+	p = mp_put_uv(p, mp_zigzag((int64_t)(now - t->last_time)));
+	t->epoch = e;
+	t->last_time = now;
+	return p;
+}
+
+uint8_t *rt_put_ev_addr(struct rt_thread *t, uint8_t *p, uint64_t addr)
+{
+	p = mp_put_uv(p, mp_zigzag((int64_t)(addr - t->last_ev_addr)));
+	t->last_ev_addr = addr;
+	return p;
 }
 
 void rt_event_end(struct rt_thread *t, uint8_t *p)

@@ -39,6 +39,7 @@ struct rt_thread {
 
 	uint8_t *buf; /* RT_BUF_SIZE + RT_BUF_SLACK bytes, mmap'd */
 	uint32_t seq; /* chunks written */
+	uint64_t last_time, last_ev_addr; /* event delta bases (reset per chunk) */
 	uint64_t naccess_flushed; /* part of naccess already added to the process total */
 	uint64_t skip_left; /* sampling: accesses still to skip; lim is NULL meanwhile */
 	pid_t tid;
@@ -98,12 +99,14 @@ void rt_flush_all(void); /* at exit or crash: every live thread */
 void rt_thread_unregister(struct rt_thread *t);
 void rt_write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *payload, size_t len);
 void rt_bufs_after_fork(struct rt_thread *self);
-/* Starts an event record: ensures room, writes tag and a fresh epoch; returns
- * the write pointer. Finish with rt_event_end(t, p). Room: RT_BUF_SLACK minus
+/* Starts an event record: ensures room, writes tag, a fresh epoch and the
+ * time (every event's first field); returns the write pointer. Finish with rt_event_end(t, p). Room: RT_BUF_SLACK minus
  * the strings, which the caller clamps. */
 uint8_t *rt_event_begin(struct rt_thread *t, unsigned type, uint64_t *epoch_out);
 void rt_event_end(struct rt_thread *t, uint8_t *p);
 uint8_t *rt_put_str(uint8_t *p, const char *s, size_t max);
+/* ALLOC/FREE addresses: delta from the previous one of the chunk. */
+uint8_t *rt_put_ev_addr(struct rt_thread *t, uint8_t *p, uint64_t addr);
 
 /* rt_alloc.c */
 uint64_t rt_stack_id(struct rt_thread *t, void *fp, void *ret);

@@ -195,7 +195,6 @@ static void rt_emit_initial_maps(struct rt_thread *t)
 		}
 		uint64_t e;
 		uint8_t *q = rt_event_begin(t, MP_EV_MAP_INITIAL, &e);
-		q = mp_put_uv(q, rt_now());
 		q = mp_put_uv(q, lo);
 		q = mp_put_uv(q, hi - lo);
 		q = mp_put_uv(q, prot);
@@ -285,7 +284,6 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	uint64_t e;
 	uint8_t *q = rt_event_begin(t, MP_EV_MODULE, &e);
-	q = mp_put_uv(q, rt_now());
 	q = mp_put_uv(q, info->dlpi_addr);
 	q = mp_put_uv(q, lo);
 	q = mp_put_uv(q, hi);

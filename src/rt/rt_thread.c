@@ -40,7 +40,6 @@ static void emit_thread_name(struct rt_thread *t)
 	uint8_t *p = rt_event_begin(t, MP_EV_THREAD_NAME, &e);
 	if (!p)
 		return;
-	p = mp_put_uv(p, rt_now());
 	p = rt_put_str(p, name, 63);
 	rt_event_end(t, p);
 }
@@ -53,7 +52,6 @@ void rt_thread_exit_events(struct rt_thread *t)
 	uint8_t *p = rt_event_begin(t, MP_EV_THREAD_EXIT, &e);
 	if (!p)
 		return;
-	p = mp_put_uv(p, rt_now());
 	p = mp_put_uv(p, rt_cpu());
 	rt_event_end(t, p);
 }
@@ -81,7 +79,6 @@ void rt_thread_start_event(struct rt_thread *t, pid_t creator)
 	uint8_t *p = rt_event_begin(t, MP_EV_THREAD_START, &e);
 	if (!p)
 		return;
-	p = mp_put_uv(p, rt_now());
 	p = mp_put_uv(p, rt_cpu());
 	p = mp_put_uv(p, (uint64_t)t->tid);
 	p = mp_put_uv(p, (uint64_t)creator);

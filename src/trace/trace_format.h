@@ -76,7 +76,12 @@ struct mp_chunk_header {
  * EPOCH    (class 1): uv epoch (absolute). Later accesses happened at or after
  *          this global epoch (see docs: time-aware attribution).
  * TIME     (class 2): uv CLOCK_MONOTONIC ns (absolute), uv cpu.
- * EVENT    (class 3): bits 0-4 event type; uv epoch, then the event's fields.
+ * EVENT    (class 3): bits 0-4 event type; uv epoch delta (from the stream's
+ *          current epoch), then the event's fields. Every event but
+ *          STACK_DEF starts with its time as an sv delta from the stream's
+ *          previous time (TIME record or event); ALLOC's and FREE's addr is
+ *          an sv delta from the previous ALLOC/FREE addr of the chunk (0 at
+ *          chunk start). The field lists below show decoded values.
  * DROPPED  (class 4): uv number of accesses not recorded (recording stopped,
  *          or a thread that had no buffer).
  * ACCESS_IP2 (class 5): an ACCESS (same low bits, bit 4 clear) whose ip is
@@ -120,9 +125,9 @@ enum mp_event_type {
 	MP_EV_REGION_END = 10,
 	/* uv time, uv addr, uv len, str name  (memprism.h: a user-named object) */
 	MP_EV_NAME_RANGE = 11,
-	/* uv group id, str name  (memprism.h: allocations grouped into one object) */
+	/* uv time, uv group id, str name  (memprism.h: allocations grouped into one object) */
 	MP_EV_GROUP_DEF = 12,
-	/* uv stack id, uv depth, then depth × uv return address */
+	/* uv stack id, uv depth, then depth × uv return address (no time field) */
 	MP_EV_STACK_DEF = 13,
 	/* uv time, uv cpu, uv child pid */
 	MP_EV_FORK = 14,

@@ -242,6 +242,7 @@ void trace_dec_init(struct trace_dec *d, const uint8_t *data, size_t len)
 	d->last_addr = 0;
 	d->last_ip = 0;
 	d->prev_ip = 0;
+	d->epoch = d->time = d->last_ev_addr = 0;
 }
 
 /* Per event type: number of varint fields after the epoch, and whether a
@@ -254,7 +255,7 @@ static const struct {
 	[MP_EV_MREMAP] = { 6, 0 },	 [MP_EV_THREAD_START] = { 6, 1 },
 	[MP_EV_THREAD_EXIT] = { 2, 0 },	 [MP_EV_MODULE] = { 4, 1 },
 	[MP_EV_REGION_BEGIN] = { 2, 1 }, [MP_EV_REGION_END] = { 2, 1 },
-	[MP_EV_NAME_RANGE] = { 3, 1 },	 [MP_EV_GROUP_DEF] = { 1, 1 },
+	[MP_EV_NAME_RANGE] = { 3, 1 },	 [MP_EV_GROUP_DEF] = { 2, 1 },
 	[MP_EV_STACK_DEF] = { 2, 0 },	 [MP_EV_FORK] = { 3, 0 },
 	[MP_EV_THREAD_NAME] = { 1, 1 },	 [MP_EV_MAP_INITIAL] = { 4, 1 },
 };
@@ -316,24 +317,39 @@ int trace_dec_next(struct trace_dec *d, struct trace_rec *rec)
 	case MP_REC_DROPPED:
 		if ((tag & 0x1f) || mp_get_uv(&d->p, d->end, &rec->epoch))
 			goto bad;
+		if (rec->cls == MP_REC_EPOCH)
+			d->epoch = rec->epoch;
 		return 1;
 	case MP_REC_TIME:
 		rec->nf = 2;
 		if ((tag & 0x1f) || mp_get_uv(&d->p, d->end, &rec->f[0]) ||
 		    mp_get_uv(&d->p, d->end, &rec->f[1]))
 			goto bad;
+		d->time = rec->f[0];
 		return 1;
 	case MP_REC_EVENT: {
 		unsigned t = tag & 0x1f;
 		if (t == 0 || t >= sizeof(ev_layout) / sizeof(ev_layout[0]) || !ev_layout[t].nf)
 			goto bad;
 		rec->event = t;
-		if (mp_get_uv(&d->p, d->end, &rec->epoch))
+		if (mp_get_uv(&d->p, d->end, &v))
 			goto bad;
+		d->epoch += v;
+		rec->epoch = d->epoch;
 		rec->nf = ev_layout[t].nf;
 		for (unsigned i = 0; i < rec->nf; i++)
 			if (mp_get_uv(&d->p, d->end, &rec->f[i]))
 				goto bad;
+		/* deltas: every event but STACK_DEF starts with its time; ALLOC
+		 * and FREE addresses follow the previous one */
+		if (t != MP_EV_STACK_DEF) {
+			d->time += (uint64_t)mp_unzigzag(rec->f[0]);
+			rec->f[0] = d->time;
+		}
+		if (t == MP_EV_ALLOC || t == MP_EV_FREE) {
+			d->last_ev_addr += (uint64_t)mp_unzigzag(rec->f[2]);
+			rec->f[2] = d->last_ev_addr;
+		}
 		rec->str = NULL;
 		rec->str_len = 0;
 		if (ev_layout[t].str && get_str(d, &rec->str, &rec->str_len))

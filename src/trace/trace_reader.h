@@ -64,6 +64,7 @@ struct trace_rec {
 struct trace_dec {
 	const uint8_t *p, *end;
 	uint64_t last_addr, last_ip, prev_ip;
+	uint64_t epoch, time, last_ev_addr; /* event delta bases */
 };
 
 void trace_dec_init(struct trace_dec *d, const uint8_t *data, size_t len);

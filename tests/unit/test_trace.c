@@ -74,9 +74,13 @@ static size_t build_trace(uint8_t *out, size_t cap, int compress)
 		p = pl;
 		*p++ = MP_TAG(MP_REC_EPOCH, 0);
 		p = mp_put_uv(p, 5);
+		*p++ = MP_TAG(MP_REC_TIME, 0);
+		p = mp_put_uv(p, 1000);
+		p = mp_put_uv(p, 0);
 		*p++ = MP_TAG(MP_REC_EVENT, MP_EV_ALLOC);
-		p = mp_put_uv(p, 6); /* epoch */
-		uint64_t f[7] = { 100, 0, 0x10000, 4096, 0, MP_FN_MALLOC, 0 };
+		p = mp_put_uv(p, 1); /* epoch delta: 5 + 1 */
+		/* time +100, cpu, addr delta from 0, size, stack, fn, group */
+		uint64_t f[7] = { mp_zigzag(100), 0, mp_zigzag(0x10000), 4096, 0, MP_FN_MALLOC, 0 };
 		for (int i = 0; i < 7; i++)
 			p = mp_put_uv(p, f[i]);
 		uint64_t last = 0, lastip = 0;
@@ -168,6 +172,7 @@ static void test_roundtrip(int compress)
 			} else if (rec.cls == MP_REC_EVENT && rec.event == MP_EV_ALLOC) {
 				allocs++;
 				CHECK_EQ(rec.epoch, 6);
+				CHECK_EQ(rec.f[0], 1100);
 				CHECK_EQ(rec.f[2], 0x10000);
 				CHECK_EQ(rec.f[3], 4096);
 			}
@@ -226,8 +231,42 @@ static void test_damage(void)
 	CHECK(strstr(mp_strerror(-MP_ERR_VERSION), "version") != NULL);
 }
 
+/* ACCESS_IP2: an access whose ip is the one before the previous (loops
+ * alternating two instructions) carries no ip bytes. */
+static void test_ip_history(void)
+{
+	uint8_t buf[64], *p = buf;
+	/* A at 0x100 ip 0x10, B at 0x100 ip 0x20, then ip2 (0x10), ip2 (0x20) */
+	*p++ = MP_TAG(MP_REC_ACCESS, 2 | MP_ACC_IP);
+	p = mp_put_uv(p, mp_zigzag(0x100));
+	p = mp_put_uv(p, mp_zigzag(0x10));
+	*p++ = MP_TAG(MP_REC_ACCESS, 2 | MP_ACC_WRITE | MP_ACC_IP);
+	p = mp_put_uv(p, 0);
+	p = mp_put_uv(p, mp_zigzag(0x10));
+	*p++ = MP_TAG(MP_REC_ACCESS_IP2, 2);
+	p = mp_put_uv(p, mp_zigzag(4));
+	*p++ = MP_TAG(MP_REC_ACCESS_IP2, 2 | MP_ACC_WRITE);
+	p = mp_put_uv(p, 0);
+	*p++ = MP_TAG(MP_REC_ACCESS_IP2, 2 | MP_ACC_IP); /* malformed: both */
+	p = mp_put_uv(p, 0);
+	struct trace_dec d;
+	struct trace_rec r;
+	uint64_t want_ip[] = { 0x10, 0x20, 0x10, 0x20 }, want_addr[] = { 0x100, 0x100, 0x104, 0x104 };
+	trace_dec_init(&d, buf, (size_t)(p - buf));
+	for (int i = 0; i < 4; i++) {
+		CHECK_EQ(trace_dec_next(&d, &r), 1);
+		CHECK_EQ(r.cls, MP_REC_ACCESS);
+		CHECK_EQ(r.ip, want_ip[i]);
+		CHECK_EQ(r.addr, want_addr[i]);
+		CHECK_EQ(r.write, i & 1);
+		CHECK_EQ(r.size, 4);
+	}
+	CHECK(trace_dec_next(&d, &r) < 0);
+}
+
 int main(void)
 {
+	test_ip_history();
 	test_varint();
 	test_roundtrip(0);
 	test_roundtrip(1);

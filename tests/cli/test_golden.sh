@@ -1,0 +1,14 @@
+# Golden traces: one recorded file per format version, with the report it
+# must keep producing (tests/golden/vN-*.data and .expected). The program that
+# wrote them is gone, as it would be on a user's other machine: only rows that
+# depend on the trace alone are compared (not statics read from system ELF files).
+source "$(dirname "$0")/lib.sh"
+for data in "$MP_SRC"/tests/golden/v*.data; do
+	exp=${data%.data}.expected
+	{
+		"$MEMPRISM" report --by thread --format csv "$data"
+		"$MEMPRISM" report --by kind --format csv "$data" | grep -E '^"(heap|mapping|stack|unknown)"'
+	} >got.csv
+	diff -u "$exp" got.csv || fail "$(basename "$data"): report changed"
+	echo "ok: $(basename "$data")"
+done
