@@ -425,7 +425,7 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 			an_warn(&st, "process %u (%s) did not shut down cleanly (killed?): its last unwritten "
 				     "records are lost",
 				p->pid, base_name(q->exe ? q->exe : "?"));
-		else if (p->end_status >= 0x100)
+		else if (p->end_status >= 0x100 && p->end_status < MP_END_EXEC)
 			an_warn(&st, "process %u (%s) died of signal %llu; everything it recorded was saved",
 				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)(p->end_status - 0x100));
 	}

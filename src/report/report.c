@@ -373,9 +373,10 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 		const struct an_process *p = &res->procs[i];
 		fprintf(out, "%s{\"pid\":%u,\"ppid\":%u,\"exe\":", i ? "," : "", p->pid, p->ppid);
 		json_str(out, p->exe);
-		fprintf(out, ",\"instrumented\":%s,\"ended\":%s,\"signal\":%llu,\"accesses\":%llu}",
+		fprintf(out, ",\"instrumented\":%s,\"ended\":%s,\"exec\":%s,\"signal\":%llu,\"accesses\":%llu}",
 			p->instrumented ? "true" : "false", p->ended ? "true" : "false",
-			(unsigned long long)(p->end_status >= 0x100 ? p->end_status - 0x100 : 0),
+			p->end_status == 0x200 ? "true" : "false",
+			(unsigned long long)(p->end_status >= 0x100 && p->end_status < 0x200 ? p->end_status - 0x100 : 0),
 			(unsigned long long)p->accesses);
 	}
 	fprintf(out, "],\"threads\":[");

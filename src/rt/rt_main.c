@@ -257,6 +257,8 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *arg)
 			rt_proc.flags |= MP_PROC_INSTRUMENTED;
 	} else if (!strchr(name, '/')) {
 		return 0; /* the vDSO has no file to read symbols from */
+	} else if (name[0] != '/' && realpath(name, exe)) {
+		name = exe; /* dlopen("./libx.so"): the report may run elsewhere */
 	}
 	/* the runtime defines the callbacks; only their users count */
 	uint64_t self = (uint64_t)(uintptr_t)&module_cb;

@@ -150,6 +150,8 @@ static void before_exec(void)
 		return;
 	rt_self.guard++;
 	rt_flush(&rt_self);
+	/* If exec fails the process records on, and a later END supersedes this. */
+	rt_write_end_chunk(MP_END_EXEC);
 	rt_self.guard--;
 }
 

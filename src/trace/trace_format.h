@@ -146,8 +146,11 @@ enum mp_alloc_fn {
  * uv fork epoch in the parent (0 if none), uv time, str exe, str cmdline
  * (NUL-separated argv), uv flags (bit 0: program has access instrumentation).
  * END chunk payload: uv time, uv accesses recorded, uv accesses dropped,
- * uv chunks written, uv exit status (or 0x100 + signal).
+ * uv chunks written, uv status: 0 exit, 0x100 + signal, MP_END_EXEC when the
+ * image was replaced by exec (a failed exec is followed by more chunks and
+ * another END).
  */
+#define MP_END_EXEC 0x200u
 #define MP_PROC_INSTRUMENTED 1u
 
 #endif

@@ -34,7 +34,7 @@ for sig in "segv 11" "abort 6"; do
 	expect_eq "$mode: buffer loads" 0 "$(csv_field "$mode.csv" "$BUF" loads)"
 	report "$mode" json
 	grep -q "\"warnings\":\\[[^]]*signal $n[^0-9]" "$mode.json" || fail "$mode: no warning mentions signal $n: $(grep -o '"warnings".*' "$mode.json")"
-	grep -q "\"ended\":true,\"signal\":$n," "$mode.json" || fail "$mode: the process is not marked ended by signal $n"
+	grep -q "\"ended\":true,\"exec\":false,\"signal\":$n," "$mode.json" || fail "$mode: the process is not marked ended by signal $n"
 	report "$mode" text
 	grep -q "^warning: .*signal $n" "$mode.text" || fail "$mode: text report has no signal warning"
 	echo "ok: $mode warns about signal $n"

@@ -1,0 +1,411 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# memprism side-by-side overhead benchmark.
+#
+#   bash bench/run.sh [-n N] [--quick]
+#
+# Builds each workload natively and (if memprism is built) with `memprism cc`,
+# then runs native, memprism and the peer tools round-robin N times so machine
+# noise hits all of them alike, and prints per-pair overhead ratios
+# (tool run i / native run i): median and min-max.
+#
+# Environment:
+#   MEMPRISM   memprism binary (default: <repo>/build/bin/memprism)
+#   BENCH_CC   native compiler (default: clang-16, else cc)
+#   TMPDIR     where the scratch dir memprism-bench.XXXX goes (default /tmp)
+#   KEEP=1     keep the scratch dir (traces, dhat/cachegrind/heaptrack files);
+#              it is also kept whenever the script fails
+#
+# Exit status: 0 ok; 1 a checksum differed between native and memprism runs
+# (a correctness bug); 2 usage; 3 memprism failed to build or run a workload.
+# Nothing is installed: missing tools show as "n/a (not installed)".
+set -euo pipefail
+
+usage() {
+	sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'
+	exit "${1:-2}"
+}
+
+N=5
+N_SET=0
+QUICK=0
+while (($#)); do
+	case "$1" in
+	-n)
+		[[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || usage
+		N=$2
+		N_SET=1
+		shift 2
+		;;
+	-n[1-9]*)
+		N=${1#-n}
+		[[ $N =~ ^[1-9][0-9]*$ ]] || usage
+		N_SET=1
+		shift
+		;;
+	--quick)
+		QUICK=1
+		shift
+		;;
+	-h | --help) usage 0 ;;
+	*) usage ;;
+	esac
+done
+# --quick: 3 runs (unless -n is given too) and only arrays + evloop.
+if ((QUICK && !N_SET)); then
+	N=3
+fi
+# The slowest tool (lackey, ~1000x even on 1/100 inputs) runs at most 3 times.
+SLOW_N=$((N < 3 ? N : 3))
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MEMPRISM=${MEMPRISM:-$REPO/build/bin/memprism}
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/memprism-bench.XXXX")
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	local rc=$?
+	if [[ ${KEEP:-0} == 1 || $rc != 0 ]]; then
+		echo "scratch kept: $SCRATCH" >&2
+	else
+		rm -rf -- "$SCRATCH"
+	fi
+}
+trap cleanup EXIT
+mkdir -p "$SCRATCH/bin" "$SCRATCH/out" "$SCRATCH/times" "$SCRATCH/log"
+
+if [[ -n ${BENCH_CC:-} ]]; then
+	NATIVE_CC=$BENCH_CC
+elif command -v clang-16 >/dev/null; then
+	NATIVE_CC=clang-16
+else
+	NATIVE_CC=cc
+fi
+
+have() { command -v "$1" >/dev/null 2>&1; }
+HAVE_MP=0
+[[ -x $MEMPRISM ]] && HAVE_MP=1
+HAVE_VG=0
+have valgrind && HAVE_VG=1
+HAVE_HT=0
+have heaptrack && HAVE_HT=1
+
+# Wall clock in seconds with ns digits, without forking when bash has it.
+now() {
+	if [[ -n ${EPOCHREALTIME:-} ]]; then
+		printf '%s\n' "${EPOCHREALTIME/,/.}"
+	else
+		date +%s.%N
+	fi
+}
+
+# ---------------------------------------------------------------- machine --
+echo "== memprism benchmark =="
+echo "machine : $(nproc) CPUs, $(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*: //'), kernel $(uname -r)"
+echo "native  : $NATIVE_CC -O2 -g ($("$NATIVE_CC" --version | head -1))"
+if ((HAVE_MP)); then
+	echo "memprism: $MEMPRISM"
+else
+	echo "memprism: memprism not built ($MEMPRISM missing): memprism columns skipped"
+fi
+echo "valgrind: $( ((HAVE_VG)) && valgrind --version || echo 'not installed')"
+echo "heaptrack: $( ((HAVE_HT)) && heaptrack --version 2>&1 | head -1 || echo 'not installed')"
+echo "runs    : N=$N per tool (lackey: $SLOW_N), round-robin; scratch $SCRATCH"
+echo
+
+# -------------------------------------------------------------- workloads --
+if ((QUICK)); then
+	WORKLOADS=(arrays evloop)
+else
+	WORKLOADS=(arrays randacc evloop allocheavy)
+fi
+declare -A SRC ARGS SMALL LIBS
+SRC[arrays]=$REPO/examples/arrays.c
+ARGS[arrays]="64"
+SMALL[arrays]="1" # 1/64: arrays takes whole MiB
+LIBS[arrays]="-lpthread"
+SRC[randacc]=$REPO/bench/workloads/randacc.c
+ARGS[randacc]="256 20000000"
+SMALL[randacc]="4 200000" # table 1/64 (stays a power of two), updates 1/100
+LIBS[randacc]=""
+SRC[evloop]=$REPO/bench/workloads/evloop.c
+ARGS[evloop]="800000000"
+SMALL[evloop]="8000000" # 1/100
+LIBS[evloop]=""
+SRC[allocheavy]=$REPO/bench/workloads/allocheavy.c
+ARGS[allocheavy]="2000000"
+SMALL[allocheavy]="20000" # 1/100
+LIBS[allocheavy]=""
+
+# Variants. "mp" = full trace of the instrumented binary; "mpalloc" = the
+# native binary under memprism record (allocation tracking with stacks).
+# BASE: which native run a variant's ratios are taken against.
+ALL_VARIANTS=(native mp norec mpalloc dhat cachegrind native_small lackey heaptrack)
+declare -A TITLE BASE
+TITLE=([native]="native" [mp]="memprism" [norec]="not-recorded" [mpalloc]="mp-alloc" [dhat]="dhat"
+	[cachegrind]="cachegrind" [native_small]="native(1/100)" [lackey]="lackey(1/100)"
+	[heaptrack]="heaptrack")
+BASE=([mp]=native [norec]=native [mpalloc]=native [dhat]=native [cachegrind]=native
+	[lackey]=native_small [heaptrack]=native)
+
+# STATUS[w.v]: "" = runs; otherwise the reason it does not (shown in its cell).
+declare -A STATUS
+MP_FAIL=0
+applies() { # workload variant -> 0 if the variant is part of this workload
+	case "$2" in
+	mpalloc | heaptrack) [[ $1 == allocheavy ]] ;;
+	*) return 0 ;;
+	esac
+}
+runs_for() { # variant -> how many runs
+	case "$1" in
+	lackey | native_small) echo "$SLOW_N" ;;
+	*) echo "$N" ;;
+	esac
+}
+
+echo "== build =="
+for w in "${WORKLOADS[@]}"; do
+	read -ra libs <<<"${LIBS[$w]}"
+	"$NATIVE_CC" -O2 -g -I"$REPO/include" "${SRC[$w]}" -o "$SCRATCH/bin/$w.native" "${libs[@]}"
+	echo "built $w.native"
+	for v in "${ALL_VARIANTS[@]}"; do
+		if ! applies "$w" "$v"; then
+			STATUS[$w.$v]="-"
+			continue
+		fi
+		STATUS[$w.$v]=""
+		case "$v" in
+		mp | norec | mpalloc) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
+		dhat | cachegrind | lackey | native_small) ((HAVE_VG)) || STATUS[$w.$v]="n/a (not installed)" ;;
+		heaptrack) ((HAVE_HT)) || STATUS[$w.$v]="n/a (not installed)" ;;
+		esac
+	done
+	if ((HAVE_MP)); then
+		if "$MEMPRISM" cc -O2 -g -I"$REPO/include" "${SRC[$w]}" -o "$SCRATCH/bin/$w.inst" "${libs[@]}" \
+			>"$SCRATCH/log/$w.inst.build" 2>&1; then
+			echo "built $w.inst (memprism cc)"
+		else
+			echo "ERROR: memprism cc failed for $w (log below)" >&2
+			sed 's/^/    /' "$SCRATCH/log/$w.inst.build" | tail -20 >&2
+			STATUS[$w.mp]="build failed"
+			STATUS[$w.norec]="build failed"
+			MP_FAIL=1
+		fi
+	fi
+done
+echo
+
+# -------------------------------------------------------------------- run --
+# run_variant workload variant round: runs once, appends the wall time (or
+# FAIL) to times/w.v and keeps the program's stdout in log/w.v.round.out.
+run_variant() {
+	local w=$1 v=$2 i=$3
+	local bin=$SCRATCH/bin/$w.native out=$SCRATCH/log/$w.$v.$i.out err=$SCRATCH/log/$w.$v.err
+	local -a args cmd
+	read -ra args <<<"${ARGS[$w]}"
+	case "$v" in
+	native) cmd=("$bin" "${args[@]}") ;;
+	native_small)
+		read -ra args <<<"${SMALL[$w]}"
+		cmd=("$bin" "${args[@]}")
+		;;
+	mp)
+		rm -rf -- "$SCRATCH/out/$w.mp.data"
+		cmd=("$MEMPRISM" record -o "$SCRATCH/out/$w.mp.data" -- "$SCRATCH/bin/$w.inst" "${args[@]}")
+		;;
+	norec) cmd=("$SCRATCH/bin/$w.inst" "${args[@]}") ;; # built by memprism cc, not recorded
+	mpalloc)
+		rm -rf -- "$SCRATCH/out/$w.mpalloc.data"
+		cmd=("$MEMPRISM" record -o "$SCRATCH/out/$w.mpalloc.data" -- "$bin" "${args[@]}")
+		;;
+	dhat) cmd=(valgrind --tool=dhat --dhat-out-file="$SCRATCH/out/$w.dhat.out" "$bin" "${args[@]}") ;;
+	cachegrind)
+		cmd=(valgrind --tool=cachegrind --cache-sim=yes
+			--cachegrind-out-file="$SCRATCH/out/$w.cachegrind.out" "$bin" "${args[@]}")
+		;;
+	lackey)
+		# The trace goes to valgrind's log: straight to /dev/null.
+		read -ra args <<<"${SMALL[$w]}"
+		cmd=(valgrind --tool=lackey --trace-mem=yes --log-file=/dev/null "$bin" "${args[@]}")
+		;;
+	heaptrack)
+		rm -f -- "$SCRATCH/out/$w.heaptrack"*
+		cmd=(heaptrack -o "$SCRATCH/out/$w.heaptrack" "$bin" "${args[@]}")
+		;;
+	esac
+	local t0 t1 rc=0
+	t0=$(now)
+	"${cmd[@]}" >"$out" 2>>"$err" </dev/null || rc=$?
+	t1=$(now)
+	if ((rc != 0)); then
+		echo "FAIL" >>"$SCRATCH/times/$w.$v"
+		printf '  [%d] %-10s %-14s FAILED (exit %d; see %s)\n' "$i" "$w" "${TITLE[$v]}" "$rc" "$err"
+		tail -5 "$err" | sed 's/^/        /'
+		if [[ $v == mp || $v == mpalloc ]]; then
+			STATUS[$w.$v]="run failed"
+			MP_FAIL=1
+		fi
+		return 0
+	fi
+	local t
+	t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+	echo "$t" >>"$SCRATCH/times/$w.$v"
+	printf '  [%d] %-10s %-14s %8.3f s\n' "$i" "$w" "${TITLE[$v]}" "$t"
+}
+
+# One untimed native run per workload first, so round 1 does not pay for cold
+# page cache / first-touch effects that the later rounds do not see.
+echo "== warm-up (untimed) =="
+for w in "${WORKLOADS[@]}"; do
+	read -ra args <<<"${ARGS[$w]}"
+	"$SCRATCH/bin/$w.native" "${args[@]}" </dev/null
+done
+echo
+
+echo "== runs (round-robin) =="
+for ((i = 1; i <= N; i++)); do
+	for w in "${WORKLOADS[@]}"; do
+		for v in "${ALL_VARIANTS[@]}"; do
+			[[ -z ${STATUS[$w.$v]} ]] || continue
+			((i <= $(runs_for "$v"))) || continue
+			run_variant "$w" "$v" "$i"
+		done
+	done
+done
+echo
+
+# ------------------------------------------------------------------ stats --
+# Prints "median min max" of the numbers on stdin (FAIL lines skipped).
+stats() {
+	sort -g | awk '$1 != "FAIL" { v[n++] = $1 }
+		END { if (!n) exit 1
+		      m = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
+		      printf "%s %s %s\n", m, v[0], v[n - 1] }'
+}
+# Per-pair ratios of variant v against its base: line i / line i.
+ratios() {
+	paste -d' ' "$SCRATCH/times/$1.$2" "$SCRATCH/times/$1.${BASE[$2]}" |
+		awk 'NF == 2 && $1 != "FAIL" && $2 != "FAIL" && $2 > 0 { printf "%.6f\n", $1 / $2 }'
+}
+checksum_of() { { grep -o 'checksum [-0-9]*' "$1" 2>/dev/null || true; } | tail -1 | cut -d' ' -f2; }
+
+# Total accesses from `memprism report --format json` (docs/report-formats.md,
+# schema memprism-report-1: .total.accesses), if it gives one.
+report_total() {
+	local json=$SCRATCH/out/$1.report.json
+	"$MEMPRISM" report --format json "$SCRATCH/out/$1.mp.data" >"$json" 2>"$SCRATCH/log/$1.report.err" || return 1
+	have jq || return 1
+	jq -r '.total.accesses // empty' "$json" 2>/dev/null | grep -E '^[0-9]+$'
+}
+
+CKSUM_FAIL=0
+declare -A CELL
+echo "== results =="
+for w in "${WORKLOADS[@]}"; do
+	read -r nmed nmin nmax < <(stats <"$SCRATCH/times/$w.native") || {
+		echo "$w: native runs all failed" >&2
+		exit 3
+	}
+	printf '%s  (args: %s)\n' "$w" "${ARGS[$w]}"
+	printf '  %-15s median %.3f s  (min %.3f, max %.3f, %d runs)\n' native "$nmed" "$nmin" "$nmax" "$N"
+	CELL[$w.native]=$(printf '%.2f' "$nmed")
+
+	# Checksums: every native run must agree; memprism must match native.
+	ref=$(checksum_of "$SCRATCH/log/$w.native.1.out")
+	for f in "$SCRATCH/log/$w".*.out; do
+		v=${f#"$SCRATCH/log/$w."}
+		v=${v%.*.out}
+		[[ $v == native_small || $v == lackey ]] && continue # different input
+		c=$(checksum_of "$f")
+		[[ $c == "$ref" ]] && continue
+		run_n=${f%.out}
+		run_n=${run_n##*.}
+		# A failed run has already been reported as failed.
+		[[ $(sed -n "${run_n}p" "$SCRATCH/times/$w.$v") == FAIL ]] && continue
+		case "$v" in
+		native | mp | norec | mpalloc)
+			echo "  CHECKSUM MISMATCH: $w ${TITLE[$v]} run $run_n printed '${c:-<none>}', native run 1 printed '$ref'" >&2
+			CKSUM_FAIL=1
+			STATUS[$w.$v]="CHECKSUM MISMATCH"
+			;;
+		*) echo "  warning: $w under ${TITLE[$v]} run $run_n printed checksum '${c:-<none>}' (native: '$ref')" >&2 ;;
+		esac
+	done
+
+	for v in "${ALL_VARIANTS[@]}"; do
+		[[ $v == native ]] && continue
+		if [[ $v == native_small ]]; then
+			[[ -z ${STATUS[$w.lackey]} ]] || continue
+			if read -r smed _ _ < <(stats <"$SCRATCH/times/$w.native_small"); then
+				printf '  %-15s median %.4f s on args "%s" (the input lackey runs on)\n' \
+					"${TITLE[$v]}" "$smed" "${SMALL[$w]}"
+			fi
+			continue
+		fi
+		st=${STATUS[$w.$v]}
+		if [[ -n $st ]]; then
+			CELL[$w.$v]=$st
+			[[ $st == - ]] || printf '  %-15s %s\n' "${TITLE[$v]}" "$st"
+			continue
+		fi
+		if read -r rmed rmin rmax < <(ratios "$w" "$v" | stats); then
+			nr=$(ratios "$w" "$v" | wc -l)
+			CELL[$w.$v]=$(awk -v m="$rmed" 'BEGIN { printf(m < 10 ? "%.2fx" : "%.1fx", m) }')
+			printf '  %-15s %s  (per-pair ratios min %.2fx, max %.2fx, %d pairs)\n' \
+				"${TITLE[$v]}" "${CELL[$w.$v]}" "$rmin" "$rmax" "$nr"
+		else
+			CELL[$w.$v]="failed"
+			printf '  %-15s all runs failed\n' "${TITLE[$v]}"
+		fi
+	done
+
+	if [[ -z ${STATUS[$w.mp]} && -e $SCRATCH/out/$w.mp.data ]]; then
+		bytes=$(du -sb "$SCRATCH/out/$w.mp.data" | cut -f1)
+		if total=$(report_total "$w"); then
+			printf '  %-15s %d bytes for %d accesses = %.3f bytes/access\n' "trace size" \
+				"$bytes" "$total" "$(awk -v b="$bytes" -v t="$total" 'BEGIN { print (t ? b / t : 0) }')"
+		else
+			printf '  %-15s %d bytes (bytes/access skipped: no access total from memprism report --format json)\n' \
+				"trace size" "$bytes"
+		fi
+	fi
+done
+echo
+
+# ------------------------------------------------------------ final table --
+COLS=(native mp norec mpalloc dhat cachegrind lackey heaptrack)
+{
+	printf 'workload'
+	for v in "${COLS[@]}"; do
+		[[ $v == native ]] && printf '\tnative(s)' || printf '\t%s' "${TITLE[$v]}"
+	done
+	printf '\n'
+	for w in "${WORKLOADS[@]}"; do
+		printf '%s' "$w"
+		for v in "${COLS[@]}"; do printf '\t%s' "${CELL[$w.$v]:--}"; done
+		printf '\n'
+	done
+} | awk -F'\t' '{ for (i = 1; i <= NF; i++) { c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } n = NR; nf = NF }
+	END { for (r = 1; r <= n; r++) { line = ""
+	        for (i = 1; i <= nf; i++) line = line sprintf(i == 1 ? "%-*s" : "  %*s", w[i], c[r, i])
+	        print line } }'
+echo
+echo "Ratios are medians of per-pair ratios (tool run i / native run i, wall time)."
+echo "memprism = full access trace of the memprism-cc build; mp-alloc = native binary under"
+echo "memprism record (allocation tracking with call stacks); not-recorded = the memprism-cc"
+echo "build run on its own (the cost of the instrumentation callbacks when nobody records)."
+echo "lackey(1/100) runs on scaled-down inputs (arrays 1 MiB = 1/64, randacc 4 MiB table = 1/64"
+echo "with 1/100 updates, evloop and allocheavy 1/100) and is compared with native on the same"
+echo "scaled input, whose run time is mostly process start-up: treat it as an order of magnitude."
+echo "targets (full trace): arrays <= 1.3x, randacc <= 2.5x, evloop <= 10x; alloc tracking <= 1.5x."
+
+if ((CKSUM_FAIL)); then
+	echo "FAIL: checksum mismatch between native and memprism runs (see above)" >&2
+	exit 1
+fi
+if ((MP_FAIL)); then
+	echo "FAIL: memprism failed to build or run a workload (see above)" >&2
+	exit 3
+fi
+exit 0

@@ -1,0 +1,38 @@
+# exec (tests/rt/exec.c): the program execs itself; the runtime, re-loaded
+# through LD_PRELOAD, appends the new image to the same data file as a second
+# process instance with the same pid. P (before exec) counts N stores, C
+# (after exec) M stores, each by the one tid that exec keeps.
+source "$(dirname "$0")/lib.sh"
+build_rt exec
+src="$MP_SRC/tests/rt/exec.c"
+"$MEMPRISM" record -q -o exec.data -- ./exec > out.txt || fail "record exited $?"
+cat out.txt
+N=1000 M=600
+read -r ppid ptid < <(sed -n 's/^pid \([0-9]*\) tid \([0-9]*\) parent$/\1 \2/p' out.txt)
+read -r cpid ctid < <(sed -n 's/^pid \([0-9]*\) tid \([0-9]*\) child$/\1 \2/p' out.txt)
+[ -n "$ppid" ] && [ -n "$ptid" ] || fail "parent image printed no ids"
+[ -n "$cpid" ] && [ -n "$ctid" ] || fail "child image printed no ids"
+expect_eq "pid after exec" "$ppid" "$cpid"
+expect_eq "tid after exec" "$ptid" "$ctid"
+lp=$(grep -n '/\* @P \*/' "$src" | cut -d: -f1) lc=$(grep -n '/\* @C \*/' "$src" | cut -d: -f1)
+P="^heap main \\(exec\\.c:$lp\\)\$" C="^heap main \\(exec\\.c:$lc\\)\$"
+"$MEMPRISM" report --roi work --format csv exec.data > obj.csv
+expect_eq "P accesses" $N "$(csv_field obj.csv "$P" accesses)"
+expect_eq "P stores" $N "$(csv_field obj.csv "$P" stores)"
+expect_eq "P loads" 0 "$(csv_field obj.csv "$P" loads)"
+expect_eq "P threads" 1 "$(csv_field obj.csv "$P" threads)"
+expect_eq "C accesses" $M "$(csv_field obj.csv "$C" accesses)"
+expect_eq "C stores" $M "$(csv_field obj.csv "$C" stores)"
+expect_eq "C loads" 0 "$(csv_field obj.csv "$C" loads)"
+expect_eq "C threads" 1 "$(csv_field obj.csv "$C" threads)"
+"$MEMPRISM" report --roi work --format json exec.data > obj.json
+row_threads() { grep -o "\"label\":\"heap main (exec.c:$1)\"[^]]*\\]" obj.json | grep -o 'threads":\[[0-9,]*' | cut -d[ -f2; }
+expect_eq "P thread ids" "$ptid" "$(row_threads "$lp")"
+expect_eq "C thread ids" "$ptid" "$(row_threads "$lc")"
+procs=$(grep -o '"processes":\[[^]]*\]' obj.json)
+expect_eq "process count" 2 "$(grep -o '"pid":' <<<"$procs" | wc -l)"
+expect_eq "processes with pid $ppid" 2 "$(grep -o "\"pid\":$ppid," <<<"$procs" | wc -l)"
+echo "ok: processes $procs"
+# the first image ended by exec: flagged as such, and no "did not shut down" warning
+expect_eq "images replaced by exec" 1 "$(grep -o '"exec":true' <<<"$procs" | wc -l)"
+expect_eq "warnings" '"warnings":[]' "$(grep -o '"warnings":\[[^]]*\]' obj.json)"
