@@ -461,6 +461,9 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 			st->oom = 1;
 		break;
 	}
+	case MP_EV_TLS_BLOCK:
+		an_tls_block(st, p, s->thread, f[1], f[2], f[3]);
+		break;
 	case MP_EV_MAP_INITIAL: {
 		if (r->str_len) {
 			memcpy(buf, "mapping ", 8);

@@ -15,9 +15,16 @@
 
 struct sym_ctx;
 
+struct an_tls_var {
+	char *name;
+	uint64_t offset, size; /* within the module's TLS block */
+};
+
 struct an_module {
 	char *path;
 	uint64_t bias, lo, hi;
+	MP_VEC(struct an_tls_var) tls; /* read from the ELF file on first use */
+	int tls_loaded;
 };
 
 struct an_proc {
@@ -91,5 +98,7 @@ int an_replay_all(struct an_state *st);
 void an_module_loaded(struct an_state *st, struct an_proc *p, const char *path, uint64_t bias, uint64_t lo,
 		      uint64_t hi);
 void an_proc_inherit_modules(struct an_state *st, struct an_proc *child, const struct an_proc *parent);
+void an_tls_block(struct an_state *st, struct an_proc *p, uint32_t thread, uint64_t bias, uint64_t addr,
+		  uint64_t size);
 
 #endif

@@ -18,6 +18,7 @@ const char *an_kind_name(enum an_kind k)
 {
 	static const char *const names[AN_KIND_COUNT] = {
 		[AN_KIND_HEAP] = "heap",	 [AN_KIND_STATIC] = "static",	   [AN_KIND_STACK] = "stack",
+		[AN_KIND_TLS] = "tls",
 		[AN_KIND_MMAP_ANON] = "mmap",	 [AN_KIND_MMAP_FILE] = "file",	   [AN_KIND_SECTION] = "section",
 		[AN_KIND_NAMED] = "named",	 [AN_KIND_GROUP] = "group",	   [AN_KIND_MAPPING] = "mapping",
 		[AN_KIND_UNKNOWN] = "unknown",
@@ -312,8 +313,12 @@ static void state_fini(struct an_state *st)
 		struct an_proc *p = &st->procs.v[i];
 		free(p->exe);
 		mp_vec_free(&p->streams);
-		for (size_t j = 0; j < p->modules.n; j++)
+		for (size_t j = 0; j < p->modules.n; j++) {
 			free(p->modules.v[j].path);
+			for (size_t k = 0; k < p->modules.v[j].tls.n; k++)
+				free(p->modules.v[j].tls.v[k].name);
+			mp_vec_free(&p->modules.v[j].tls);
+		}
 		mp_vec_free(&p->modules);
 		an_objmap_fini(&p->map);
 		mp_hashmap_fini(&p->groups);

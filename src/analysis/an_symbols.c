@@ -66,9 +66,7 @@ static int on_static(void *arg, const struct sym_data *d)
 		break;
 	}
 	default:
-		/* TLS variables live in each thread's TLS block, whose address the
-		 * runtime does not record yet: accesses land in the thread's stack
-		 * mapping instead. */
+		/* TLS variables: placed per thread by an_tls_block */
 		break;
 	}
 	return 0;
@@ -107,7 +105,7 @@ void an_proc_inherit_modules(struct an_state *st, struct an_proc *child, const s
 {
 	for (size_t i = 0; i < parent->modules.n; i++) {
 		const struct an_module *pm = &parent->modules.v[i];
-		struct an_module m = *pm;
+		struct an_module m = { .bias = pm->bias, .lo = pm->lo, .hi = pm->hi };
 		m.path = strdup(pm->path);
 		if (!m.path || mp_vec_push(&child->modules, m)) {
 			free(m.path);
@@ -115,5 +113,55 @@ void an_proc_inherit_modules(struct an_state *st, struct an_proc *child, const s
 			return;
 		}
 		register_module(st, child, &m);
+	}
+}
+
+static int on_tls(void *arg, const struct sym_data *d)
+{
+	struct an_module *m = arg;
+	if (d->kind != SYM_DATA_TLS || d->size == 0)
+		return 0;
+	struct an_tls_var v = { .name = strdup(d->name), .offset = d->addr, .size = d->size };
+	if (!v.name || mp_vec_push(&m->tls, v)) {
+		free(v.name);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A thread's TLS block of one module: its thread-local variables become
+ * objects of that thread (one instance per thread, one row per variable). */
+void an_tls_block(struct an_state *st, struct an_proc *p, uint32_t thread, uint64_t bias, uint64_t addr,
+		  uint64_t size)
+{
+	struct an_module *m = NULL;
+	for (size_t i = 0; i < p->modules.n; i++)
+		if (p->modules.v[i].bias == bias) {
+			m = &p->modules.v[i];
+			break;
+		}
+	if (!m)
+		return;
+	if (!m->tls_loaded) {
+		m->tls_loaded = 1;
+		/* TLS symbols are offsets in the block: no bias */
+		if (sym_elf_data_objects(m->path, 0, on_tls, m) == -ENOMEM)
+			st->oom = 1;
+	}
+	char label[512];
+	for (size_t i = 0; i < m->tls.n; i++) {
+		const struct an_tls_var *v = &m->tls.v[i];
+		if (v->offset + v->size > size)
+			continue;
+		snprintf(label, sizeof(label), "tls %s (%s)", v->name, base_name(m->path));
+		uint32_t cls = an_class_by_label(st, AN_KIND_TLS, label);
+		struct an_class *c = &st->classes.v[cls];
+		c->instances++;
+		c->bytes_allocated += v->size;
+		if (v->size > c->max_size)
+			c->max_size = v->size;
+		if (c->first_alloc_thread < 0)
+			c->first_alloc_thread = (int)thread;
+		an_objmap_insert(&p->map, AN_LAYER_OBJECT, addr + v->offset, addr + v->offset + v->size, cls);
 	}
 }

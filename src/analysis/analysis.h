@@ -14,6 +14,7 @@
 enum an_kind {
 	AN_KIND_HEAP,
 	AN_KIND_STATIC,
+	AN_KIND_TLS, /* a thread-local variable: one instance per thread */
 	AN_KIND_STACK,
 	AN_KIND_MMAP_ANON,
 	AN_KIND_MMAP_FILE,

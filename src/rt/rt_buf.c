@@ -326,7 +326,7 @@ uint8_t *rt_event_begin(struct rt_thread *t, unsigned type, uint64_t *epoch_out)
 	}
 	if (rt_buf_full(t))
 		rt_flush(t);
-	uint64_t e = atomic_fetch_add(&rt_epoch, 1) + 1, now = rt_now();
+	uint64_t e = rt_next_epoch(), now = rt_now();
 	*epoch_out = e;
 	uint8_t *p = t->p;
 	*p++ = MP_TAG(MP_REC_EVENT, type);

@@ -83,6 +83,19 @@ struct rt_real {
 extern struct rt_real rt_real;
 extern int rt_recording; /* set once setup succeeded, cleared by rt_fail */
 extern _Atomic uint64_t rt_epoch; /* global logical clock of events */
+extern int rt_multithreaded; /* set before the process's second thread starts */
+
+/* Next epoch. A locked read-modify-write drains the store buffer (~20 ns
+ * amid the stores of an allocation hook); while the process has one thread
+ * a plain increment is just as ordered. */
+static inline uint64_t rt_next_epoch(void)
+{
+	if (__atomic_load_n(&rt_multithreaded, __ATOMIC_RELAXED))
+		return atomic_fetch_add(&rt_epoch, 1) + 1;
+	uint64_t e = atomic_load_explicit(&rt_epoch, memory_order_relaxed) + 1;
+	atomic_store_explicit(&rt_epoch, e, memory_order_relaxed);
+	return e;
+}
 extern __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
 
 /* rt_main.c */

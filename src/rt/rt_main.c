@@ -32,6 +32,7 @@
 struct rt_real rt_real;
 int rt_recording;
 _Atomic uint64_t rt_epoch = 1;
+int rt_multithreaded;
 __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
 
 struct rt_proc rt_proc;
@@ -294,6 +295,34 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+static int tls_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct rt_thread *t = arg;
+	if (!info->dlpi_tls_modid || !info->dlpi_tls_data)
+		return 0; /* no TLS, or not allocated yet for this thread (lazy) */
+	uint64_t memsz = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_TLS)
+			memsz = info->dlpi_phdr[i].p_memsz;
+	if (!memsz)
+		return 0;
+	uint64_t e;
+	uint8_t *q = rt_event_begin(t, MP_EV_TLS_BLOCK, &e);
+	if (!q)
+		return 0;
+	q = mp_put_uv(q, info->dlpi_addr);
+	q = mp_put_uv(q, (uint64_t)info->dlpi_tls_data);
+	q = mp_put_uv(q, memsz);
+	rt_event_end(t, q);
+	return 0;
+}
+
+/* The calling thread's TLS blocks (dl_iterate_phdr reports the caller's). */
+void rt_emit_tls_blocks(struct rt_thread *t)
+{
+	dl_iterate_phdr(tls_cb, t);
+}
+
 /* Emits a MODULE event for every loaded ELF image not reported yet. */
 void rt_emit_modules(struct rt_thread *t)
 {
@@ -381,7 +410,7 @@ static void rt_install_signal_handlers(void)
 static void rt_atfork_prepare(void)
 {
 	if (rt_recording)
-		rt_proc.fork_epoch = atomic_fetch_add(&rt_epoch, 1) + 1;
+		rt_proc.fork_epoch = rt_next_epoch();
 	rt_bufs_lock_all();
 }
 
@@ -441,6 +470,12 @@ __attribute__((constructor(101))) static void rt_init(void)
 	}
 	rt_proc.id = rt_new_proc_id();
 	rt_proc.pid = getpid();
+	/* threads started before us (not through our pthread_create)? */
+	char status[4096];
+	size_t sl = rt_read_file("/proc/self/status", status, sizeof(status));
+	const char *th = sl ? strstr(status, "\nThreads:") : NULL;
+	if (!th || strtol(th + 9, NULL, 10) != 1)
+		rt_multithreaded = 1;
 	pthread_atfork(rt_atfork_prepare, rt_atfork_parent, rt_atfork_child);
 	rt_thread_main_init(t);
 	rt_recording = 1;
@@ -452,6 +487,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt_emit_initial_maps(t);
 	rt_emit_modules(t);
 	rt_thread_start_event(t, 0);
+	rt_emit_tls_blocks(t);
 	rt_write_process_chunk(0, 0);
 	rt_install_signal_handlers();
 out:

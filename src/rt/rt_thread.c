@@ -115,6 +115,7 @@ static void *trampoline(void *v)
 		if (rt_thread_setup(t) == 0) {
 			pthread_setspecific(rt_key, t);
 			rt_thread_start_event(t, s.creator);
+			rt_emit_tls_blocks(t);
 		} else {
 			rt_fail("no memory for a thread's trace buffer");
 		}
@@ -126,6 +127,9 @@ static void *trampoline(void *v)
 RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	rt_resolve();
+	/* from now on epochs need an atomic increment (the new thread's first
+	 * instruction comes after this store: pthread_create synchronizes) */
+	__atomic_store_n(&rt_multithreaded, 1, __ATOMIC_SEQ_CST);
 	if (!rt_recording)
 		return rt_real.pthread_create(th, attr, fn, arg);
 	rt_self.guard++;

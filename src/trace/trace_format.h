@@ -135,6 +135,9 @@ enum mp_event_type {
 	MP_EV_THREAD_NAME = 15,
 	/* uv time, uv addr, uv len, uv prot, str path: a mapping present at start */
 	MP_EV_MAP_INITIAL = 16,
+	/* uv time, uv module bias, uv addr, uv size: this thread's TLS block of
+	 * the module loaded at that bias (thread-local variables live there) */
+	MP_EV_TLS_BLOCK = 17,
 };
 
 enum mp_alloc_fn {
