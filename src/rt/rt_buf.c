@@ -8,10 +8,18 @@
  * for programs with thousands of threads) and appended with a single write(2)
  * on the O_APPEND descriptor, so chunks of concurrent threads and processes
  * never interleave and a killed program leaves only whole chunks.
+ *
+ * Compression and writing happen on a writer thread: a thread whose buffer
+ * is full queues it and goes on in its second buffer. It waits only if that
+ * one is still queued, so a thread's chunks reach the file in order and the
+ * memory held is bounded. Exit, exec, fork and fatal signals drain the queue
+ * before they write anything themselves.
  */
 #define ZSTD_STATIC_LINKING_ONLY
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -36,6 +44,24 @@ static struct rt_zslot rt_zslots[RT_ZSLOTS];
 static size_t rt_out_cap;
 static pthread_mutex_t rt_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_thread *rt_registry;
+
+#define RT_QUEUE 64
+
+struct rt_job {
+	uint8_t *buf;
+	size_t len;
+	uint32_t tid, seq;
+	int *busy; /* cleared once written */
+};
+
+static pthread_mutex_t rt_q_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t rt_q_work = PTHREAD_COND_INITIALIZER, rt_q_done = PTHREAD_COND_INITIALIZER;
+static struct rt_job rt_q[RT_QUEUE];
+static unsigned rt_q_head, rt_q_tail; /* jobs: [head, tail) */
+static int rt_writer_state; /* 0 none, 1 running, -1 could not start: write synchronously */
+
+static void queue_drain(int in_signal);
+
 
 static void *rt_map(size_t len)
 {
@@ -66,6 +92,9 @@ int rt_bufs_init(void)
 
 void rt_bufs_lock_all(void)
 {
+	/* fork: the child gets no writer thread; let it find nothing queued */
+	queue_drain(0);
+	pthread_mutex_lock(&rt_q_lock);
 	pthread_mutex_lock(&rt_registry_lock);
 	for (int i = 0; i < RT_ZSLOTS; i++)
 		pthread_mutex_lock(&rt_zslots[i].lock);
@@ -76,10 +105,16 @@ void rt_bufs_unlock_all(void)
 	for (int i = RT_ZSLOTS - 1; i >= 0; i--)
 		pthread_mutex_unlock(&rt_zslots[i].lock);
 	pthread_mutex_unlock(&rt_registry_lock);
+	pthread_mutex_unlock(&rt_q_lock);
 }
 
 void rt_bufs_reinit_locks(void)
 {
+	pthread_mutex_init(&rt_q_lock, NULL);
+	pthread_cond_init(&rt_q_work, NULL);
+	pthread_cond_init(&rt_q_done, NULL);
+	rt_q_head = rt_q_tail = 0;
+	rt_writer_state = 0; /* the writer thread stayed in the parent */
 	pthread_mutex_init(&rt_registry_lock, NULL);
 	for (int i = 0; i < RT_ZSLOTS; i++)
 		pthread_mutex_init(&rt_zslots[i].lock, NULL);
@@ -160,16 +195,21 @@ static void chunk_start(struct rt_thread *t)
 	t->last_addr = t->last_ip = t->prev_ip = t->last_ev_addr = 0;
 }
 
+#define RT_MAP_SIZE (2 * (RT_BUF_SIZE + RT_BUF_SLACK) + RT_STACK_CACHE * sizeof(struct rt_stack_slot))
+
 int rt_thread_setup(struct rt_thread *t)
 {
 	if (t->buf)
 		return 0;
-	size_t cache = RT_STACK_CACHE * sizeof(*t->stack_cache);
-	uint8_t *m = rt_map(RT_BUF_SIZE + RT_BUF_SLACK + cache);
+	uint8_t *m = rt_map(RT_MAP_SIZE);
 	if (!m)
 		return -1;
+	t->bufs[0] = m;
+	t->bufs[1] = m + RT_BUF_SIZE + RT_BUF_SLACK;
+	t->cur = 0;
+	t->busy[0] = t->busy[1] = 0;
 	t->buf = m;
-	t->stack_cache = (struct rt_stack_slot *)(m + RT_BUF_SIZE + RT_BUF_SLACK);
+	t->stack_cache = (struct rt_stack_slot *)(m + 2 * (RT_BUF_SIZE + RT_BUF_SLACK));
 	if (!t->tid)
 		t->tid = gettid();
 	t->epoch = atomic_load(&rt_epoch);
@@ -190,6 +230,93 @@ static void flush_locked(struct rt_thread *t, uint8_t *end, int may_block)
 	write_chunk(MP_CHUNK_STREAM, (uint32_t)t->tid, t->seq++, t->buf, len, may_block);
 }
 
+/* --- the writer thread ------------------------------------------------- */
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	rt_self.guard++; /* never record the writer itself */
+	pthread_mutex_lock(&rt_q_lock);
+	for (;;) {
+		while (rt_q_head == rt_q_tail)
+			pthread_cond_wait(&rt_q_work, &rt_q_lock);
+		struct rt_job j = rt_q[rt_q_head % RT_QUEUE];
+		pthread_mutex_unlock(&rt_q_lock);
+		write_chunk(MP_CHUNK_STREAM, j.tid, j.seq, j.buf, j.len, 1);
+		pthread_mutex_lock(&rt_q_lock);
+		__atomic_store_n(j.busy, 0, __ATOMIC_RELEASE);
+		rt_q_head++;
+		pthread_cond_broadcast(&rt_q_done);
+	}
+	return NULL;
+}
+
+/* Called with rt_q_lock held. */
+static void writer_start(void)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* the writer inherits: no signals */
+	pthread_t th;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	rt_writer_state = rt_real.pthread_create(&th, &a, writer_main, NULL) == 0 ? 1 : -1;
+	pthread_attr_destroy(&a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Waits until the writer has written everything queued. In a signal handler
+ * no condition variable is safe: spin, bounded, while the writer works. */
+static void queue_drain(int in_signal)
+{
+	if (rt_writer_state != 1)
+		return;
+	if (in_signal) {
+		for (int i = 0; i < 200000 && __atomic_load_n(&rt_q_head, __ATOMIC_ACQUIRE) !=
+							 __atomic_load_n(&rt_q_tail, __ATOMIC_ACQUIRE);
+		     i++)
+			sched_yield();
+		return;
+	}
+	pthread_mutex_lock(&rt_q_lock);
+	while (rt_q_head != rt_q_tail)
+		pthread_cond_wait(&rt_q_done, &rt_q_lock);
+	pthread_mutex_unlock(&rt_q_lock);
+}
+
+void rt_queue_drain(void)
+{
+	queue_drain(0);
+}
+
+/* Hands the current buffer to the writer and switches to the other one
+ * (waiting until it is free). Returns 0, or -1 to write synchronously. */
+static int queue_current(struct rt_thread *t, size_t len)
+{
+	pthread_mutex_lock(&rt_q_lock);
+	if (rt_writer_state == 0)
+		writer_start();
+	if (rt_writer_state != 1) {
+		pthread_mutex_unlock(&rt_q_lock);
+		return -1;
+	}
+	int other = 1 - t->cur;
+	while (__atomic_load_n(&t->busy[other], __ATOMIC_ACQUIRE) || rt_q_tail - rt_q_head >= RT_QUEUE)
+		pthread_cond_wait(&rt_q_done, &rt_q_lock);
+	t->busy[t->cur] = 1;
+	rt_q[rt_q_tail % RT_QUEUE] =
+		(struct rt_job){ t->buf, len, (uint32_t)t->tid, t->seq++, &t->busy[t->cur] };
+	rt_q_tail++;
+	pthread_cond_signal(&rt_q_work);
+	pthread_mutex_unlock(&rt_q_lock);
+	t->cur = other;
+	t->buf = t->bufs[other];
+	if (t->lim)
+		t->lim = t->buf + RT_BUF_SIZE; /* (NULL while sampling skips) */
+	return 0;
+}
+
 void rt_flush(struct rt_thread *t)
 {
 	if (!t->buf || rt_proc.finished)
@@ -197,7 +324,8 @@ void rt_flush(struct rt_thread *t)
 	t->guard++;
 	__atomic_add_fetch(&rt_proc.accesses, t->naccess - t->naccess_flushed, __ATOMIC_RELAXED);
 	t->naccess_flushed = t->naccess;
-	flush_locked(t, t->p, 1);
+	if (queue_current(t, (size_t)(t->p - t->buf)) != 0)
+		flush_locked(t, t->p, 1);
 	chunk_start(t);
 	t->guard--;
 }
@@ -256,11 +384,13 @@ void rt_access_slow(void *addr, unsigned code, uint64_t len, void *ip)
 		rt_encode(t, t->p, (uint64_t)addr, code, len, (uint64_t)ip);
 }
 
-void rt_flush_all(void)
+void rt_flush_all(int in_signal)
 {
 	/* Exit or crash: other threads may still run and append to their
 	 * buffers; take what each has committed (t->p is stored after the
-	 * record's bytes). Nothing is flushed after this (rt_proc.finished). */
+	 * record's bytes). Nothing is flushed after this (rt_proc.finished).
+	 * Queued buffers hold earlier records: they go first. */
+	queue_drain(in_signal);
 	int locked = pthread_mutex_trylock(&rt_registry_lock) == 0;
 	for (struct rt_thread *t = rt_registry; t; t = t->next) {
 		if (!t->buf)
@@ -281,6 +411,13 @@ void rt_thread_unregister(struct rt_thread *t)
 	if (t->state != 1)
 		return;
 	rt_flush(t);
+	/* the buffers are unmapped below: wait until the writer is done with them */
+	if (rt_writer_state == 1) {
+		pthread_mutex_lock(&rt_q_lock);
+		while (__atomic_load_n(&t->busy[0], __ATOMIC_ACQUIRE) || __atomic_load_n(&t->busy[1], __ATOMIC_ACQUIRE))
+			pthread_cond_wait(&rt_q_done, &rt_q_lock);
+		pthread_mutex_unlock(&rt_q_lock);
+	}
 	pthread_mutex_lock(&rt_registry_lock);
 	for (struct rt_thread **pp = &rt_registry; *pp; pp = &(*pp)->next) {
 		if (*pp == t) {
@@ -290,13 +427,12 @@ void rt_thread_unregister(struct rt_thread *t)
 	}
 	t->state = 2;
 	pthread_mutex_unlock(&rt_registry_lock);
-	uint8_t *b = t->buf;
+	uint8_t *b = t->bufs[0];
 	t->skip_left = 0;
 	t->lim = NULL;
 	t->p = NULL;
 	t->buf = NULL;
-	size_t cache = RT_STACK_CACHE * sizeof(*t->stack_cache);
-	rt_real.munmap(b, RT_BUF_SIZE + RT_BUF_SLACK + cache);
+	rt_real.munmap(b, RT_MAP_SIZE);
 }
 
 void rt_bufs_after_fork(struct rt_thread *self)
@@ -313,6 +449,7 @@ void rt_bufs_after_fork(struct rt_thread *self)
 		self->naccess = self->naccess_flushed = 0;
 		self->burst_end = rt_proc.burst_on ? rt_proc.burst_on : UINT64_MAX;
 		self->stack_next = 0;
+		self->busy[0] = self->busy[1] = 0;
 		memset(self->stack_cache, 0, RT_STACK_CACHE * sizeof(*self->stack_cache));
 		chunk_start(self);
 	}

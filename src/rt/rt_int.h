@@ -37,7 +37,10 @@ struct rt_thread {
 	int guard; /* >0 while inside a hook: nested calls pass straight through */
 	int state; /* 0 new, 1 registered, 2 exited */
 
-	uint8_t *buf; /* RT_BUF_SIZE + RT_BUF_SLACK bytes, mmap'd */
+	uint8_t *buf; /* the buffer being filled: RT_BUF_SIZE + RT_BUF_SLACK bytes */
+	uint8_t *bufs[2]; /* double buffering: one fills while the writer drains the other */
+	int cur; /* index of buf in bufs */
+	int busy[2]; /* bufs[i] is queued for the writer thread (atomic) */
 	uint32_t seq; /* chunks written */
 	uint64_t last_time, last_ev_addr; /* event delta bases (reset per chunk) */
 	uint64_t naccess_flushed; /* part of naccess already added to the process total */
@@ -108,7 +111,8 @@ void rt_say(const char *a, const char *b); /* write(2) a line to stderr */
 /* rt_buf.c */
 int rt_thread_setup(struct rt_thread *t); /* buffer + registration; 0 or -1 */
 void rt_flush(struct rt_thread *t);
-void rt_flush_all(void); /* at exit or crash: every live thread */
+void rt_flush_all(int in_signal); /* at exit or crash: every live thread */
+void rt_queue_drain(void); /* wait until the writer thread has written all queued */
 void rt_thread_unregister(struct rt_thread *t);
 void rt_write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *payload, size_t len);
 void rt_bufs_after_fork(struct rt_thread *self);

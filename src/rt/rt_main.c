@@ -384,7 +384,7 @@ static void rt_on_fatal(int sig)
 	if (rt_recording && !rt_proc.finished) {
 		rt_proc.finished = 1;
 		rt_recording = 0;
-		rt_flush_all();
+		rt_flush_all(1);
 		rt_write_end_chunk(0x100u + (unsigned)sig);
 	}
 	errno = saved;
@@ -503,7 +503,7 @@ void rt_shutdown(uint64_t status)
 	rt_thread_exit_events(&rt_self);
 	rt_proc.finished = 1;
 	rt_recording = 0;
-	rt_flush_all();
+	rt_flush_all(0);
 	rt_write_end_chunk(status);
 	rt_self.guard--;
 }

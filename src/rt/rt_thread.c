@@ -154,6 +154,7 @@ static void before_exec(void)
 		return;
 	rt_self.guard++;
 	rt_flush(&rt_self);
+	rt_queue_drain(); /* the writer thread does not survive exec */
 	/* If exec fails the process records on, and a later END supersedes this. */
 	rt_write_end_chunk(MP_END_EXEC);
 	rt_self.guard--;
