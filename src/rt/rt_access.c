@@ -6,18 +6,92 @@
  * instrumented, and large struct copies become memcpy calls).
  * docs/instrumentation.md says what is and is not covered, and why this ABI.
  */
+#include <fcntl.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "rt/rt_int.h"
 
 #define RA() __builtin_return_address(0)
 
-#define SANCOV(n, code)                                                             \
-	RT_EXPORT void __sanitizer_cov_load##n(void *addr) { rt_access(addr, code, 0, RA()); } \
-	RT_EXPORT void __sanitizer_cov_store##n(void *addr)                                \
-	{                                                                                  \
-		rt_access(addr, (code) | MP_ACC_WRITE, 0, RA());                           \
+/*
+ * The callbacks are IFUNCs: when the process is not being recorded (no
+ * MEMPRISM_OUT in the environment it was started with) the dynamic linker
+ * binds every call site straight to an empty function, so a memprism-cc
+ * build pays a call and a return per access, nothing more. Resolvers run
+ * during relocation, possibly before libc is initialized: they read
+ * /proc/self/environ with raw system calls.
+ */
+static long raw_syscall3(long nr, long a, long b, long c)
+{
+#if defined(__x86_64__)
+	long ret;
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+	return ret;
+#else
+	return syscall(nr, a, b, c);
+#endif
+}
+
+static int env_wants_recording(void)
+{
+	static int cached = -1; /* resolvers run once per callback: read once */
+	if (cached >= 0)
+		return cached;
+	static const char key[] = "MEMPRISM_OUT=";
+	const size_t klen = sizeof(key) - 1;
+	int fd = (int)raw_syscall3(SYS_openat, AT_FDCWD, (long)"/proc/self/environ", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cached = 1; /* cannot tell: keep the real callbacks */
+	/* Scan entry starts; an entry may straddle two reads, so keep the
+	 * matched prefix length across them. */
+	char buf[4096];
+	int found = 0, at_start = 1;
+	size_t matched = 0;
+	for (;;) {
+		long n = raw_syscall3(SYS_read, fd, (long)buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (long i = 0; i < n && !found; i++) {
+			char c = buf[i];
+			if (matched == klen) {
+				found = c != 0; /* non-empty value */
+				matched = 0;
+				at_start = c == 0;
+				continue;
+			}
+			if (at_start || matched) {
+				if (c == key[matched]) {
+					matched++;
+					at_start = 0;
+					continue;
+				}
+				matched = 0;
+			}
+			at_start = c == 0;
+		}
+		if (found)
+			break;
 	}
+	raw_syscall3(SYS_close, fd, 0, 0);
+	return cached = found;
+}
+
+typedef void (*rt_callback)(void *);
+
+static void rt_no_access(void *addr)
+{
+	(void)addr;
+}
+
+#define SANCOV(n, code)                                                                       \
+	static void load##n(void *addr) { rt_access(addr, code, 0, RA()); }                     \
+	static void store##n(void *addr) { rt_access(addr, (code) | MP_ACC_WRITE, 0, RA()); }   \
+	static rt_callback resolve_load##n(void) { return env_wants_recording() ? load##n : rt_no_access; }     \
+	static rt_callback resolve_store##n(void) { return env_wants_recording() ? store##n : rt_no_access; }   \
+	RT_EXPORT void __sanitizer_cov_load##n(void *addr) __attribute__((ifunc("resolve_load" #n)));   \
+	RT_EXPORT void __sanitizer_cov_store##n(void *addr) __attribute__((ifunc("resolve_store" #n)));
 
 SANCOV(1, 0)
 SANCOV(2, 1)

@@ -1,0 +1,16 @@
+# A memprism-cc build runs normally when not recorded (its access callbacks
+# bind to an empty function), and is recorded whatever the environment looks
+# like around MEMPRISM_OUT (the runtime finds it by reading
+# /proc/self/environ in 4 KiB pieces: entries straddling two reads included).
+source "$(dirname "$0")/lib.sh"
+"$MEMPRISM" cc -O2 -g "$MP_SRC/examples/arrays.c" -o arrays
+expect_eq "runs on its own" "arrays: 1 MiB x 5, checksum 40960" "$(./arrays 1)"
+MEMPRISM_OUT= ./arrays 1 >/dev/null || fail "an empty MEMPRISM_OUT broke the program"
+line=$(grep -n 'malloc(bytes)' "$MP_SRC/examples/arrays.c" | head -1 | cut -d: -f1)
+for pad in 1 4070 4079 4083 4087 4090 4095 4099 8180 8190; do
+	big=$(head -c "$pad" /dev/zero | tr '\0' x)
+	env -i PATH="$PATH" PAD="$big" "$MEMPRISM" record -q -o p.data -- ./arrays 1 >/dev/null
+	"$MEMPRISM" report --roi kernel --format csv p.data >p.csv
+	expect_eq "a0 accesses with a $pad-byte variable before MEMPRISM_OUT" 16384 \
+		"$(csv_field p.csv "heap main \\(arrays.c:$line\\)" accesses)"
+done
