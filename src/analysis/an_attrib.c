@@ -22,20 +22,10 @@
 
 /* --- classes ----------------------------------------------------------- */
 
-static uint64_t hash_str(const char *s, uint64_t seed)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ seed;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return mp_hash64(h) | 1;
-}
-
 /* Class keyed by a label (statics, stacks, mappings, names). */
 uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *label)
 {
-	uint64_t key = hash_str(label, (uint64_t)kind << 56);
+	uint64_t key = an_hash_str(label, (uint64_t)kind << 56);
 	uint64_t *v = mp_hashmap_get(&st->class_index, key);
 	if (v)
 		return (uint32_t)*v;
@@ -78,7 +68,7 @@ static uint32_t class_by_stack(struct an_state *st, enum an_kind kind, uint32_t 
 	return idx;
 }
 
-static void class_add_thread(struct an_class *c, uint32_t thread)
+void an_class_add_thread(struct an_class *c, uint32_t thread)
 {
 	for (size_t i = 0; i < c->nthreads; i++)
 		if (c->threads[i] == thread)
@@ -193,7 +183,7 @@ static int index_chunks(struct an_state *st)
 			p->have_record = 1;
 			free(p->exe);
 			p->exe = strndup_s(tp.exe, tp.exe_len);
-			p->image = (uint32_t)hash_str(p->exe ? p->exe : "", 0);
+			p->image = (uint32_t)an_hash_str(p->exe ? p->exe : "", 0);
 			break;
 		}
 		case MP_CHUNK_STREAM: {
@@ -330,14 +320,14 @@ static void str_copy(char *dst, size_t cap, const struct trace_rec *r)
 	dst[n] = 0;
 }
 
-static void alloc_stats(struct an_state *st, uint32_t cls, uint64_t size, uint32_t thread)
+void an_class_add_instance(struct an_state *st, uint32_t cls, uint64_t size, uint32_t thread)
 {
 	struct an_class *c = &st->classes.v[cls];
 	c->instances++;
 	c->bytes_allocated += size;
 	if (size > c->max_size)
 		c->max_size = size;
-	if (c->first_alloc_thread < 0)
+	if (c->first_alloc_thread < 0 && thread != UINT32_MAX)
 		c->first_alloc_thread = (int)thread;
 }
 
@@ -375,7 +365,7 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 			cls = stk == UINT32_MAX ? an_class_by_label(st, AN_KIND_HEAP, "heap (allocation stack unknown)")
 						: class_by_stack(st, AN_KIND_HEAP, stk);
 		}
-		alloc_stats(st, cls, size, s->thread);
+		an_class_add_instance(st, cls, size, s->thread);
 		an_objmap_insert(m, AN_LAYER_OBJECT, addr, addr + (size ? size : 1), cls);
 		st->res->allocations++;
 		st->threads.v[s->thread].allocations++;
@@ -397,7 +387,7 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 			cls = stk == UINT32_MAX ? an_class_by_label(st, AN_KIND_MMAP_ANON, "anonymous mmap")
 						: class_by_stack(st, AN_KIND_MMAP_ANON, stk);
 		}
-		alloc_stats(st, cls, len, s->thread);
+		an_class_add_instance(st, cls, len, s->thread);
 		an_objmap_insert(m, AN_LAYER_MAP, addr, addr + len, cls);
 		break;
 	}
@@ -421,7 +411,7 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 			else
 				snprintf(buf, sizeof(buf), "stack of thread %u", tid);
 			uint32_t cls = an_class_by_label(st, AN_KIND_STACK, buf);
-			alloc_stats(st, cls, f[5] - f[4], s->thread);
+			an_class_add_instance(st, cls, f[5] - f[4], s->thread);
 			an_objmap_insert(m, AN_LAYER_OBJECT, f[4], f[5], cls);
 		}
 		break;
@@ -449,7 +439,7 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 		memcpy(buf, "named ", 6);
 		str_copy(buf + 6, sizeof(buf) - 6, r);
 		uint32_t cls = an_class_by_label(st, AN_KIND_NAMED, buf);
-		alloc_stats(st, cls, f[2], s->thread);
+		an_class_add_instance(st, cls, f[2], s->thread);
 		an_objmap_insert(m, AN_LAYER_NAMED, f[1], f[1] + f[2], cls);
 		break;
 	}
@@ -510,7 +500,7 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	struct an_class *c = &st->classes.v[cls];
 	count(&c->c, r);
 	if (cls != s->last_cls) {
-		class_add_thread(c, s->thread);
+		an_class_add_thread(c, s->thread);
 		s->last_cls = cls;
 	}
 	count(&st->threads.v[s->thread].c, r);

@@ -92,7 +92,22 @@ struct an_state {
 	int oom, has_forks;
 };
 
+/* FNV-1a over s, mixed; never 0 (hash map keys must not be). */
+static inline uint64_t an_hash_str(const char *s, uint64_t seed)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ seed;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return mp_hash64(h) | 1;
+}
+
 void an_warn(struct an_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Adds thread to the class's set of threads that touched it. */
+void an_class_add_thread(struct an_class *c, uint32_t thread);
+/* One more instance of cls, of size bytes, made by thread. */
+void an_class_add_instance(struct an_state *st, uint32_t cls, uint64_t size, uint32_t thread);
 uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *label);
 int an_replay_all(struct an_state *st);
 void an_module_loaded(struct an_state *st, struct an_proc *p, const char *path, uint64_t bias, uint64_t lo,

@@ -188,10 +188,7 @@ static int merge_classes(struct an_state *st, struct an_result *r)
 		struct an_class *c = &st->classes.v[i];
 		if (!c->label)
 			c->label = strdup("?");
-		uint64_t h = 0xcbf29ce484222325ull ^ c->kind;
-		for (const char *s = c->label ? c->label : ""; *s; s++)
-			h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-		h = mp_hash64(h) | 1;
+		uint64_t h = an_hash_str(c->label, c->kind);
 		uint64_t *v = mp_hashmap_get(&seen, h);
 		if (!v) {
 			r->classes[r->nclasses] = *c;
@@ -209,22 +206,8 @@ static int merge_classes(struct an_state *st, struct an_result *r)
 		d->bytes_allocated += c->bytes_allocated;
 		if (c->max_size > d->max_size)
 			d->max_size = c->max_size;
-		for (size_t t = 0; t < c->nthreads; t++) {
-			size_t k = 0;
-			while (k < d->nthreads && d->threads[k] != c->threads[t])
-				k++;
-			if (k < d->nthreads)
-				continue;
-			if (d->nthreads == d->threads_cap) {
-				size_t cap = d->threads_cap ? d->threads_cap * 2 : 4;
-				uint32_t *nt = realloc(d->threads, cap * sizeof(*nt));
-				if (!nt)
-					break;
-				d->threads = nt;
-				d->threads_cap = cap;
-			}
-			d->threads[d->nthreads++] = c->threads[t];
-		}
+		for (size_t t = 0; t < c->nthreads; t++)
+			an_class_add_thread(d, c->threads[t]);
 		class_free_fields(c);
 		memset(c, 0, sizeof(*c));
 	}
@@ -255,12 +238,7 @@ static int build_functions(struct an_state *st, struct an_result *r)
 		else
 			snprintf(name, sizeof(name), "0x%llx", (unsigned long long)ip->ip);
 		const char *module = n > 0 && sf[0].module ? sf[0].module : "?";
-		uint64_t h = 0xcbf29ce484222325ull;
-		for (const char *s = name; *s; s++)
-			h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-		for (const char *s = module; *s; s++)
-			h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-		h = mp_hash64(h) | 1;
+		uint64_t h = an_hash_str(name, an_hash_str(module, 0));
 		uint64_t *v = mp_hashmap_get(&byname, h);
 		if (!v) {
 			struct an_function *f = &r->functions[r->nfunctions];

@@ -48,20 +48,14 @@ static int on_static(void *arg, const struct sym_data *d)
 	case SYM_DATA_OBJECT: {
 		snprintf(label, sizeof(label), "static %s (%s %s)", d->name, sc->module, d->section ? d->section : "");
 		uint32_t cls = an_class_by_label(sc->st, AN_KIND_STATIC, label);
-		sc->st->classes.v[cls].instances++;
-		sc->st->classes.v[cls].bytes_allocated += d->size;
-		if (d->size > sc->st->classes.v[cls].max_size)
-			sc->st->classes.v[cls].max_size = d->size;
+		an_class_add_instance(sc->st, cls, d->size, UINT32_MAX);
 		an_objmap_insert(&sc->p->map, AN_LAYER_OBJECT, d->addr, d->addr + d->size, cls);
 		break;
 	}
 	case SYM_DATA_SECTION: {
 		snprintf(label, sizeof(label), "section %s %s", sc->module, d->name);
 		uint32_t cls = an_class_by_label(sc->st, AN_KIND_SECTION, label);
-		sc->st->classes.v[cls].instances++;
-		sc->st->classes.v[cls].bytes_allocated += d->size;
-		if (d->size > sc->st->classes.v[cls].max_size)
-			sc->st->classes.v[cls].max_size = d->size;
+		an_class_add_instance(sc->st, cls, d->size, UINT32_MAX);
 		an_objmap_insert(&sc->p->map, AN_LAYER_MAP, d->addr, d->addr + d->size, cls);
 		break;
 	}
@@ -155,13 +149,7 @@ void an_tls_block(struct an_state *st, struct an_proc *p, uint32_t thread, uint6
 			continue;
 		snprintf(label, sizeof(label), "tls %s (%s)", v->name, base_name(m->path));
 		uint32_t cls = an_class_by_label(st, AN_KIND_TLS, label);
-		struct an_class *c = &st->classes.v[cls];
-		c->instances++;
-		c->bytes_allocated += v->size;
-		if (v->size > c->max_size)
-			c->max_size = v->size;
-		if (c->first_alloc_thread < 0)
-			c->first_alloc_thread = (int)thread;
+		an_class_add_instance(st, cls, v->size, thread);
 		an_objmap_insert(&p->map, AN_LAYER_OBJECT, addr + v->offset, addr + v->offset + v->size, cls);
 	}
 }
