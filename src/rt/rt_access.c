@@ -88,8 +88,8 @@ static void rt_no_access(void *addr)
 #define SANCOV(n, code)                                                                       \
 	static void load##n(void *addr) { rt_access(addr, code, 0, RA()); }                     \
 	static void store##n(void *addr) { rt_access(addr, (code) | MP_ACC_WRITE, 0, RA()); }   \
-	static rt_callback resolve_load##n(void) { return env_wants_recording() ? load##n : rt_no_access; }     \
-	static rt_callback resolve_store##n(void) { return env_wants_recording() ? store##n : rt_no_access; }   \
+	__attribute__((used)) static rt_callback resolve_load##n(void) { return env_wants_recording() ? load##n : rt_no_access; }     \
+	__attribute__((used)) static rt_callback resolve_store##n(void) { return env_wants_recording() ? store##n : rt_no_access; }   \
 	RT_EXPORT void __sanitizer_cov_load##n(void *addr) __attribute__((ifunc("resolve_load" #n)));   \
 	RT_EXPORT void __sanitizer_cov_store##n(void *addr) __attribute__((ifunc("resolve_store" #n)));
 

@@ -127,7 +127,7 @@ static void ev_alloc(struct rt_thread *t, void *ptr, size_t size, unsigned fn, v
 	uint8_t *p = rt_event_begin(t, MP_EV_ALLOC, &e);
 	if (!p)
 		return;
-	p = mp_put_uv(p, rt_cpu());
+	p = mp_put_uv(p, t->last_cpu);
 	p = rt_put_ev_addr(t, p, (uint64_t)ptr);
 	p = mp_put_uv(p, size);
 	p = mp_put_uv(p, stack);
@@ -142,7 +142,7 @@ static void ev_free(struct rt_thread *t, void *ptr)
 	uint8_t *p = rt_event_begin(t, MP_EV_FREE, &e);
 	if (!p)
 		return;
-	p = mp_put_uv(p, rt_cpu());
+	p = mp_put_uv(p, t->last_cpu);
 	p = rt_put_ev_addr(t, p, (uint64_t)ptr);
 	rt_event_end(t, p);
 }

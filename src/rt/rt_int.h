@@ -24,6 +24,7 @@
 #define RT_BUF_SLACK 1024 /* room past the limit for one record of any kind */
 #define RT_STACK_MAX 64
 #define RT_STACK_CACHE 1024
+#define RT_CLOCK_EVERY 8 /* allocation events per clock read (power of two) */
 
 /* One thread's recording state, in initial-exec TLS (no allocation, no lock
  * to reach it). The access callbacks touch only the first cache line. */
@@ -43,6 +44,7 @@ struct rt_thread {
 	int busy[2]; /* bufs[i] is queued for the writer thread (atomic) */
 	uint32_t seq; /* chunks written */
 	uint64_t last_time, last_ev_addr; /* event delta bases (reset per chunk) */
+	unsigned clock_skip, last_cpu; /* allocation events between clock reads; CPU then */
 	uint64_t naccess_flushed; /* part of naccess already added to the process total */
 	uint64_t skip_left; /* sampling: accesses still to skip; lim is NULL meanwhile */
 	pid_t tid;
