@@ -265,7 +265,8 @@ static int cursor_load(struct an_state *st, struct an_stream *s)
 			s->data = nb;
 			s->cap = c.len;
 		}
-		memcpy(s->data, c.data, c.len);
+		if (c.len)
+			memcpy(s->data, c.data, c.len);
 		trace_dec_init(&s->dec, s->data, c.len);
 		return 1;
 	}

@@ -368,6 +368,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		free(r);
 		return err;
 	}
+	if (st.opts->skip_checksums)
+		trace_reader_skip_checksums(st.reader);
 	char buf[1024];
 	if (trace_reader_meta(st.reader, "cmdline", buf, sizeof(buf)))
 		snprintf(r->cmdline, sizeof(r->cmdline), "%s", buf);

@@ -113,6 +113,7 @@ struct an_opts {
 	const char *const *wrappers; /* extra allocation wrapper function names */
 	size_t nwrappers;
 	int no_wrapper_heuristic; /* don't skip *alloc*-like frames by name */
+	int skip_checksums; /* fuzzing only: see trace_reader_skip_checksums */
 };
 
 /* Analyses the data file at path. 0 and *out (free with an_result_free), or

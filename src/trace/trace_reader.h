@@ -20,6 +20,9 @@ struct trace_reader *trace_reader_open(const char *path);
 /* Same over a caller-owned buffer (fuzzing, tests). buf must outlive the reader. */
 struct trace_reader *trace_reader_open_mem(const void *buf, size_t len);
 void trace_reader_close(struct trace_reader *r);
+/* Fuzzing only: accept chunks whose CRCs do not match, so mutated inputs
+ * reach the decoders instead of stopping at the first checksum. */
+void trace_reader_skip_checksums(struct trace_reader *r);
 
 const struct mp_file_header *trace_reader_header(const struct trace_reader *r);
 /* Value of key in the header's meta text, copied into buf; NULL if absent. */

@@ -11,10 +11,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Each input runs twice: as a user's file would (checksums verified), and
+ * with checksums ignored so that mutations reach the decoders behind them. */
+static void run_reader(const uint8_t *data, size_t size, int skip)
 {
 	struct trace_reader *r = trace_reader_open_mem(data, size);
 	if (r) {
+		if (skip)
+			trace_reader_skip_checksums(r);
 		struct trace_chunk c;
 		while (trace_reader_next(r, &c)) {
 			struct trace_dec d;
@@ -32,16 +36,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		trace_reader_close(r);
 	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	run_reader(data, size, 0);
+	run_reader(data, size, 1);
 	/* The full analysis reads a path: go through a temporary file. */
 	char path[] = "/tmp/mp-fuzz-XXXXXX";
 	int fd = mkstemp(path);
 	if (fd < 0)
 		return 0;
 	if (write(fd, data, size) == (ssize_t)size) {
-		struct an_result *res = NULL;
-		struct an_opts o = { .roi = "kernel" };
-		if (an_run(path, &o, &res) == 0)
-			an_result_free(res);
+		for (int skip = 0; skip < 2; skip++) {
+			struct an_result *res = NULL;
+			struct an_opts o = { .roi = "kernel", .skip_checksums = skip };
+			if (an_run(path, &o, &res) == 0)
+				an_result_free(res);
+		}
 	}
 	close(fd);
 	unlink(path);
