@@ -21,6 +21,9 @@ void an_warn(struct an_state *st, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	for (size_t i = 0; i < st->warnings.n; i++)
+		if (strcmp(st->warnings.v[i], buf) == 0)
+			return; /* e.g. a forked child re-registering its parent's images */
 	char *s = strdup(buf);
 	if (!s || mp_vec_push(&st->warnings, s))
 		free(s);

@@ -256,7 +256,9 @@ static int render_text(FILE *out, const struct an_result *res, const struct rp_o
 	int sized = o->by == RP_BY_OBJECT || o->by == RP_BY_SITE || o->by == RP_BY_KIND;
 	fprintf(out, "%14s %6s %14s %14s %10s", "accesses", "share", "loads", "stores", "bytes");
 	if (sized)
-		fprintf(out, " %10s %9s %-12s %-8s", "size", "instances", "threads", "kind");
+		fprintf(out, " %10s %9s %-12s", "size", "instances", "threads");
+	if (sized && o->by != RP_BY_KIND)
+		fprintf(out, " %-8s", "kind");
 	else if (o->by == RP_BY_THREAD)
 		fprintf(out, " %9s", "allocs");
 	else
@@ -277,8 +279,10 @@ static int render_text(FILE *out, const struct an_result *res, const struct rp_o
 			human(d, sizeof(d), r->c.bytes_loaded + r->c.bytes_stored));
 		if (sized) {
 			threads_text(t, sizeof(t), res, r);
-			fprintf(out, " %10s %9s %-12s %-8s", r->size ? human(e, sizeof(e), r->size) : "-",
-				grouped(a, sizeof(a), r->instances), t, r->kind);
+			fprintf(out, " %10s %9s %-12s", r->size ? human(e, sizeof(e), r->size) : "-",
+				grouped(a, sizeof(a), r->instances), t);
+			if (o->by != RP_BY_KIND)
+				fprintf(out, " %-8s", r->kind);
 		} else if (o->by == RP_BY_THREAD) {
 			fprintf(out, " %9s", grouped(a, sizeof(a), r->instances));
 		} else {
