@@ -32,6 +32,22 @@ static inline uint8_t *mp_put_uv(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/* Writes v (< 2^49) as a varint of exactly 7 bytes, padded with
+ * continuation bits; readers accept it like any other. Random accesses have
+ * address deltas whose length flips between 4 and 5 bytes, and the loop of
+ * mp_put_uv then mispredicts its exit on every other access. */
+static inline uint8_t *mp_put_uv7(uint8_t *p, uint64_t v)
+{
+	p[0] = (uint8_t)(v | 0x80);
+	p[1] = (uint8_t)((v >> 7) | 0x80);
+	p[2] = (uint8_t)((v >> 14) | 0x80);
+	p[3] = (uint8_t)((v >> 21) | 0x80);
+	p[4] = (uint8_t)((v >> 28) | 0x80);
+	p[5] = (uint8_t)((v >> 35) | 0x80);
+	p[6] = (uint8_t)(v >> 42);
+	return p + 7;
+}
+
 /* Reads a varint from [*pp, end). Returns 0 and advances *pp, or -1 if the
  * input ends or the value overflows 64 bits (corrupt data). */
 static inline int mp_get_uv(const uint8_t **pp, const uint8_t *end, uint64_t *out)

@@ -162,7 +162,11 @@ static inline __attribute__((always_inline)) void rt_encode(struct rt_thread *t,
 		p = mp_put_uv(p, e);
 	}
 	uint8_t *tag = p++;
-	p = mp_put_uv(p, mp_zigzag((int64_t)(a - t->last_addr)));
+	uint64_t z = mp_zigzag((int64_t)(a - t->last_addr));
+	if (RT_LIKELY(z < (1u << 21)) || z >= (1ull << 49))
+		p = mp_put_uv(p, z);
+	else
+		p = mp_put_uv7(p, z); /* far jumps: fixed length, no mispredicted loop exit */
 	t->last_addr = a;
 	if ((code & 7) == MP_SIZE_RANGE)
 		p = mp_put_uv(p, len);

@@ -29,6 +29,17 @@ static void test_varint(void)
 			CHECK(mp_get_uv(&p, cut, &v) == -1);
 		}
 	}
+	/* the padded 7-byte form decodes to the same value */
+	uint64_t wide[] = { 0, 1, 1u << 21, (1ull << 28) + 5, (1ull << 49) - 1 };
+	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++) {
+		uint8_t *e = mp_put_uv7(buf, wide[i]);
+		const uint8_t *p = buf;
+		uint64_t v = 0;
+		CHECK(e == buf + 7);
+		CHECK(mp_get_uv(&p, e, &v) == 0);
+		CHECK_EQ(v, wide[i]);
+		CHECK(p == e);
+	}
 	int64_t s[] = { 0, -1, 1, INT64_MIN, INT64_MAX, -64, 64 };
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		CHECK(mp_unzigzag(mp_zigzag(s[i])) == s[i]);
