@@ -6,7 +6,9 @@
  * instrumented, and large struct copies become memcpy calls).
  * docs/instrumentation.md says what is and is not covered, and why this ABI.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -212,4 +214,150 @@ RT_EXPORT int strcmp(const char *a, const char *b)
 	range_load(a, i + 1, RA());
 	range_load(b, i + 1, RA());
 	return r;
+}
+
+/* --- more of string.h, resolved on first use. Each records the bytes the
+ * function reads and writes by its definition (what a plain implementation
+ * would touch), computed from its result. */
+
+#define REAL(name)                                                            \
+	static __typeof__(&name) real_##name;                                 \
+	if (RT_UNLIKELY(!real_##name))                                        \
+		real_##name = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
+
+static size_t bounded_len(const char *s, size_t n)
+{
+	size_t k = 0;
+	while (k < n && s[k])
+		k++;
+	return k;
+}
+
+/* Measuring the bytes touched costs a pass over them: only when recording. */
+static inline int measuring(void)
+{
+	return rt_recording && !rt_self.guard;
+}
+
+RT_EXPORT char *strncpy(char *dst, const char *src, size_t n)
+{
+	REAL(strncpy);
+	if (measuring()) {
+		size_t k = bounded_len(src, n);
+		range_load(src, k < n ? k + 1 : n, RA());
+		range_store(dst, n, RA());
+	}
+	if (RT_UNLIKELY(!real_strncpy)) {
+		size_t i = 0;
+		for (; i < n && src[i]; i++)
+			dst[i] = src[i];
+		for (; i < n; i++)
+			dst[i] = 0;
+		return dst;
+	}
+	return real_strncpy(dst, src, n);
+}
+
+RT_EXPORT char *strcat(char *dst, const char *src)
+{
+	REAL(strcat);
+	if (measuring()) {
+		size_t ld = bounded_len(dst, SIZE_MAX), ls = bounded_len(src, SIZE_MAX);
+		range_load(dst, ld, RA());
+		range_load(src, ls + 1, RA());
+		range_store(dst + ld, ls + 1, RA());
+	}
+	if (RT_UNLIKELY(!real_strcat)) {
+		char *d = dst + bounded_len(dst, SIZE_MAX);
+		while ((*d++ = *src++))
+			;
+		return dst;
+	}
+	return real_strcat(dst, src);
+}
+
+RT_EXPORT int strncmp(const char *a, const char *b, size_t n)
+{
+	REAL(strncmp);
+	if (measuring() || RT_UNLIKELY(!real_strncmp)) {
+		size_t i = 0;
+		while (i < n && a[i] && a[i] == b[i])
+			i++;
+		size_t seen = i < n ? i + 1 : n;
+		range_load(a, seen, RA());
+		range_load(b, seen, RA());
+		if (RT_UNLIKELY(!real_strncmp))
+			return i < n ? (unsigned char)a[i] - (unsigned char)b[i] : 0;
+	}
+	return real_strncmp(a, b, n);
+}
+
+RT_EXPORT char *strchr(const char *s, int c)
+{
+	REAL(strchr);
+	char *r;
+	if (RT_UNLIKELY(!real_strchr)) {
+		const char *q = s;
+		while (*q && *q != (char)c)
+			q++;
+		r = *q == (char)c ? (char *)q : NULL;
+	} else {
+		r = real_strchr(s, c);
+	}
+	if (measuring())
+		range_load(s, r ? (size_t)(r - s) + 1 : bounded_len(s, SIZE_MAX) + 1, RA());
+	return r;
+}
+
+RT_EXPORT void *memchr(const void *s, int c, size_t n)
+{
+	REAL(memchr);
+	void *r;
+	if (RT_UNLIKELY(!real_memchr)) {
+		const unsigned char *q = s;
+		size_t i = 0;
+		while (i < n && q[i] != (unsigned char)c)
+			i++;
+		r = i < n ? (void *)(q + i) : NULL;
+	} else {
+		r = real_memchr(s, c, n);
+	}
+	if (measuring())
+		range_load(s, r ? (size_t)((const char *)r - (const char *)s) + 1 : n, RA());
+	return r;
+}
+
+RT_EXPORT size_t strnlen(const char *s, size_t n)
+{
+	size_t k = bounded_len(s, n);
+	range_load(s, k < n ? k + 1 : n, RA());
+	return k;
+}
+
+/* strdup/strndup allocate: the block's site is their caller's. */
+RT_EXPORT char *strdup(const char *s)
+{
+	size_t n = bounded_len(s, SIZE_MAX) + 1;
+	char *p = rt_malloc_at(n, __builtin_frame_address(0), RA());
+	if (!p)
+		return NULL;
+	range_load(s, n, RA());
+	range_store(p, n, RA());
+	for (size_t i = 0; i < n; i++)
+		p[i] = s[i];
+	return p;
+}
+
+RT_EXPORT char *strndup(const char *s, size_t n)
+{
+	size_t k = bounded_len(s, n);
+	char *p = rt_malloc_at(k + 1, __builtin_frame_address(0), RA());
+	if (!p)
+		return NULL;
+	range_load(s, k < n ? k + 1 : n, RA());
+	range_store(p, k + 1, RA());
+	for (size_t i = 0; i < k; i++)
+		p[i] = s[i];
+	p[k] = 0;
+	return p;
 }

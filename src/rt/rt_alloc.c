@@ -150,6 +150,19 @@ static void ev_free(struct rt_thread *t, void *ptr)
 #define HOOK_ENTER(t) struct rt_thread *t = &rt_self; int rec_ = rt_recording && !t->guard; if (rec_) t->guard++
 #define HOOK_LEAVE(t) if (rec_) t->guard--
 
+/* malloc on behalf of an interposed function (strdup): the site is its caller. */
+void *rt_malloc_at(size_t n, void *fp, void *ret)
+{
+	if (RT_UNLIKELY(!ensure_real()))
+		return pool_alloc(n, 16);
+	HOOK_ENTER(t);
+	void *p = rt_real.malloc(n);
+	if (rec_ && p)
+		ev_alloc(t, p, n, MP_FN_MALLOC, fp, ret);
+	HOOK_LEAVE(t);
+	return p;
+}
+
 RT_EXPORT void *malloc(size_t n)
 {
 	if (RT_UNLIKELY(!ensure_real()))

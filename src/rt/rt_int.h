@@ -129,6 +129,7 @@ uint8_t *rt_put_ev_addr(struct rt_thread *t, uint8_t *p, uint64_t addr);
 
 /* rt_alloc.c */
 uint64_t rt_stack_id(struct rt_thread *t, void *fp, void *ret);
+void *rt_malloc_at(size_t n, void *fp, void *ret); /* site: the given frame */
 
 /* rt_thread.c */
 void rt_thread_main_init(struct rt_thread *t);
