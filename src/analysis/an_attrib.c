@@ -452,6 +452,11 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 			st->oom = 1;
 		break;
 	}
+	case MP_EV_MODULE_UNLOAD:
+		/* its statics (object layer) and sections (map layer) end */
+		an_objmap_punch(m, AN_LAYER_OBJECT, f[2], f[3]);
+		an_objmap_punch(m, AN_LAYER_MAP, f[2], f[3]);
+		break;
 	case MP_EV_TLS_BLOCK:
 		an_tls_block(st, p, s->thread, f[1], f[2], f[3]);
 		break;

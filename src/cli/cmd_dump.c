@@ -17,6 +17,7 @@ static const char *const event_names[] = {
 	[MP_EV_REGION_END] = "region_end", [MP_EV_NAME_RANGE] = "name_range", [MP_EV_GROUP_DEF] = "group_def",
 	[MP_EV_STACK_DEF] = "stack_def", [MP_EV_FORK] = "fork",		    [MP_EV_THREAD_NAME] = "thread_name",
 	[MP_EV_MAP_INITIAL] = "map_initial", [MP_EV_TLS_BLOCK] = "tls_block",
+	[MP_EV_MODULE_UNLOAD] = "module_unload",
 };
 
 static void usage(FILE *out)

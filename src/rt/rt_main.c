@@ -238,7 +238,10 @@ static int rt_module_instrumented(const struct dl_phdr_info *info)
 }
 
 #define RT_MAX_MODULES 1024
-static uint64_t rt_seen_modules[RT_MAX_MODULES];
+static struct rt_seen_module {
+	uint64_t key, bias, lo, hi;
+	int present; /* scratch for rt_emit_unloads */
+} rt_seen_modules[RT_MAX_MODULES];
 static int rt_nseen;
 static pthread_mutex_t rt_module_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -268,10 +271,8 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		rt_proc.flags |= MP_PROC_INSTRUMENTED;
 	uint64_t key = info->dlpi_addr ^ ((uint64_t)info->dlpi_phnum << 56);
 	for (int i = 0; i < rt_nseen; i++)
-		if (rt_seen_modules[i] == key)
+		if (rt_seen_modules[i].key == key)
 			return 0;
-	if (rt_nseen < RT_MAX_MODULES)
-		rt_seen_modules[rt_nseen++] = key;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -285,6 +286,8 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (hi <= lo)
 		return 0;
+	if (rt_nseen < RT_MAX_MODULES)
+		rt_seen_modules[rt_nseen++] = (struct rt_seen_module){ key, info->dlpi_addr, lo, hi, 1 };
 	uint64_t e;
 	uint8_t *q = rt_event_begin(t, MP_EV_MODULE, &e);
 	q = mp_put_uv(q, info->dlpi_addr);
@@ -321,6 +324,42 @@ static int tls_cb(struct dl_phdr_info *info, size_t size, void *arg)
 void rt_emit_tls_blocks(struct rt_thread *t)
 {
 	dl_iterate_phdr(tls_cb, t);
+}
+
+static int present_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)arg;
+	uint64_t key = info->dlpi_addr ^ ((uint64_t)info->dlpi_phnum << 56);
+	for (int i = 0; i < rt_nseen; i++)
+		if (rt_seen_modules[i].key == key)
+			rt_seen_modules[i].present = 1;
+	return 0;
+}
+
+/* After dlclose: a MODULE_UNLOAD for every reported image that is gone. */
+void rt_emit_unloads(struct rt_thread *t)
+{
+	pthread_mutex_lock(&rt_module_lock);
+	for (int i = 0; i < rt_nseen; i++)
+		rt_seen_modules[i].present = 0;
+	dl_iterate_phdr(present_cb, NULL);
+	for (int i = 0; i < rt_nseen;) {
+		struct rt_seen_module m = rt_seen_modules[i];
+		if (m.present) {
+			i++;
+			continue;
+		}
+		uint64_t e;
+		uint8_t *q = rt_event_begin(t, MP_EV_MODULE_UNLOAD, &e);
+		if (q) {
+			q = mp_put_uv(q, m.bias);
+			q = mp_put_uv(q, m.lo);
+			q = mp_put_uv(q, m.hi);
+			rt_event_end(t, q);
+		}
+		rt_seen_modules[i] = rt_seen_modules[--rt_nseen];
+	}
+	pthread_mutex_unlock(&rt_module_lock);
 }
 
 /* Emits a MODULE event for every loaded ELF image not reported yet. */

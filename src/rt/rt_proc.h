@@ -29,6 +29,7 @@ void rt_bufs_reinit_locks(void);
 void rt_write_end_chunk(uint64_t status);
 void rt_emit_modules(struct rt_thread *t);
 void rt_emit_tls_blocks(struct rt_thread *t);
+void rt_emit_unloads(struct rt_thread *t);
 size_t rt_read_file(const char *path, char *buf, size_t cap);
 
 #endif

@@ -196,3 +196,17 @@ RT_EXPORT void *dlopen(const char *file, int mode)
 	}
 	return h;
 }
+
+RT_EXPORT int dlclose(void *handle)
+{
+	static int (*real)(void *);
+	if (!real)
+		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	int r = real(handle);
+	if (r == 0 && rt_recording && !rt_self.guard) {
+		rt_self.guard++;
+		rt_emit_unloads(&rt_self);
+		rt_self.guard--;
+	}
+	return r;
+}

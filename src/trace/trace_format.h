@@ -138,6 +138,9 @@ enum mp_event_type {
 	/* uv time, uv module bias, uv addr, uv size: this thread's TLS block of
 	 * the module loaded at that bias (thread-local variables live there) */
 	MP_EV_TLS_BLOCK = 17,
+	/* uv time, uv bias, uv lo, uv hi: the image loaded at bias was unloaded
+	 * (dlclose): its statics and sections end */
+	MP_EV_MODULE_UNLOAD = 18,
 };
 
 enum mp_alloc_fn {

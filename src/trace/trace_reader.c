@@ -264,7 +264,7 @@ static const struct {
 	[MP_EV_NAME_RANGE] = { 3, 1 },	 [MP_EV_GROUP_DEF] = { 2, 1 },
 	[MP_EV_STACK_DEF] = { 2, 0 },	 [MP_EV_FORK] = { 3, 0 },
 	[MP_EV_THREAD_NAME] = { 1, 1 },	 [MP_EV_MAP_INITIAL] = { 4, 1 },
-	[MP_EV_TLS_BLOCK] = { 4, 0 },
+	[MP_EV_TLS_BLOCK] = { 4, 0 },	 [MP_EV_MODULE_UNLOAD] = { 4, 0 },
 };
 
 static int get_str(struct trace_dec *d, const char **s, size_t *len)

@@ -24,3 +24,10 @@ mkdir -p elsewhere
 (cd elsewhere && "$MEMPRISM" report --roi work --format csv ../dlopen.data) >elsewhere.csv 2>elsewhere.err || fail "report from another directory failed"
 grep -q "cannot read symbols" elsewhere.err && fail "symbols lost from another directory: $(cat elsewhere.err)"
 expect_eq "lib_table stores, reported from elsewhere" 1500 "$(csv_field elsewhere.csv 'static lib_table \(libdltest.so .bss\)' stores)"
+# dlclose, then dlopen again: the unload is in the trace (its statics end),
+# and the second lifetime of lib_table adds to the same row: N + M stores
+"$MEMPRISM" record -q -o reload.data -- ./dlopen_main ./libdltest.so reload >/dev/null || fail "record (reload) exited $?"
+expect_eq "unload events" 1 "$("$MEMPRISM" dump reload.data | grep -c 'module_unload')"
+"$MEMPRISM" report --roi work --format csv reload.data >reload.csv
+expect_eq "lib_table stores over two lifetimes" $((N + 250)) "$(csv_field reload.csv "$T" stores)"
+expect_eq "lib_table instances" 2 "$(csv_field reload.csv "$T" instances)"
