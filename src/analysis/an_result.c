@@ -373,6 +373,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	char buf[1024];
 	if (trace_reader_meta(st.reader, "cmdline", buf, sizeof(buf)))
 		snprintf(r->cmdline, sizeof(r->cmdline), "%s", buf);
+	if (trace_reader_meta(st.reader, "min_size", buf, sizeof(buf)))
+		r->min_size = strtoull(buf, NULL, 10);
 	st.unknown_cls = an_class_by_label(&st, AN_KIND_UNKNOWN, "unknown (no object recorded at the address)");
 	int err = an_replay_all(&st);
 	if (!err && st.oom)

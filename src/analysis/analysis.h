@@ -98,6 +98,7 @@ struct an_result {
 	size_t nwarnings;
 	int run_status; /* launcher's record: exit code, 0x100+signal, -1 unknown */
 	char cmdline[1024];
+	uint64_t min_size; /* record --min-size: smaller heap blocks were not tracked */
 	int damaged; /* file read only to its last good chunk */
 	uint64_t trace_bytes;
 	uint64_t allocations, frees;

@@ -27,6 +27,9 @@ static void usage(FILE *out)
 		"  -s, --source SOURCE   where accesses come from: inst (default; the only source\n"
 		"                        in this version: pmu and faults are planned)\n"
 		"      --stack-depth N   frames kept per allocation stack (1-64, default 16)\n"
+		"      --min-size BYTES  track only heap blocks of at least BYTES (smaller ones\n"
+		"                        count as the heap mapping); cuts events for programs\n"
+		"                        made of many tiny allocations (memprism.h groups them)\n"
 		"      --sample-bursts ON,OFF\n"
 		"                        bounded mode for long runs: each thread records ON\n"
 		"                        accesses, skips OFF, and so on; reports then show\n"
@@ -40,7 +43,7 @@ int cmd_record(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },  { "source", required_argument, NULL, 's' },
 		{ "stack-depth", required_argument, NULL, 'D' }, { "quiet", no_argument, NULL, 'q' },
-		{ "sample-bursts", required_argument, NULL, 'B' },
+		{ "sample-bursts", required_argument, NULL, 'B' }, { "min-size", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
 	};
 	struct mp_record_opts ro = { .output = "memprism.data" };
@@ -82,6 +85,15 @@ int cmd_record(int argc, char **argv)
 				cli_error("--sample-bursts wants ON,OFF: two access counts > 0, e.g. 1000000,9000000 "
 					  "(not '%s')",
 					  optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'M': {
+			char *end;
+			ro.min_size = strtoull(optarg, &end, 10);
+			if (*end || optarg[0] == '-' || !optarg[0]) {
+				cli_error("--min-size wants a number of bytes, not '%s'", optarg);
 				return 2;
 			}
 			break;

@@ -75,6 +75,8 @@ static size_t build_meta(char *buf, size_t cap, const struct mp_record_opts *o, 
 	uname(&u);
 	size_t n = (size_t)snprintf(buf, cap, "source=inst\nprogram=%s\nhost=%s\nkernel=%s %s\nmachine=%s\nclock=CLOCK_MONOTONIC\n",
 				    prog, u.nodename, u.sysname, u.release, u.machine);
+	if (o->min_size && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "min_size=%llu\n", o->min_size);
 	if (o->burst_on && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "sample_bursts=%llu,%llu\n", o->burst_on, o->burst_off);
 	if (n < cap)
@@ -163,6 +165,13 @@ int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, 
 		char d[16];
 		snprintf(d, sizeof(d), "%d", o->stack_depth);
 		setenv("MEMPRISM_STACK_DEPTH", d, 1);
+	}
+	if (o->min_size) {
+		char b[32];
+		snprintf(b, sizeof(b), "%llu", o->min_size);
+		setenv("MEMPRISM_MIN_SIZE", b, 1);
+	} else {
+		unsetenv("MEMPRISM_MIN_SIZE");
 	}
 	if (o->burst_on) {
 		char b[64];

@@ -31,6 +31,7 @@ struct mp_record_opts {
 	char *const *argv; /* program and arguments */
 	int stack_depth; /* frames per allocation stack, 0 = default */
 	unsigned long long burst_on, burst_off; /* sample access bursts; 0 = all */
+	unsigned long long min_size; /* don't track heap blocks smaller than this; 0 = all */
 };
 
 /*

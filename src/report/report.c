@@ -235,6 +235,10 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 		fprintf(out, " inside region '%s'; %s outside", o->roi,
 			grouped(a, sizeof(a), res->accesses_outside_roi));
 	fprintf(out, "\n");
+	if (res->min_size)
+		fprintf(out, "heap:      blocks under %llu bytes not tracked (record --min-size): their "
+			     "accesses count as the heap mapping\n",
+			(unsigned long long)res->min_size);
 	if (res->skipped_accesses)
 		fprintf(out, "sampled:   bursts: %s accesses recorded, %s skipped; the counts below are "
 			     "estimates (recorded x %.2f)\n",
@@ -364,9 +368,9 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 	fprintf(out, ",\"command\":");
 	json_str(out, res->cmdline);
 	fprintf(out, ",\"source\":\"inst\",\"measured\":true,\"by\":\"%s\",\"sampling\":{\"recorded\":%llu,"
-		     "\"skipped\":%llu,\"factor\":%.6f},\"roi\":",
+		     "\"skipped\":%llu,\"factor\":%.6f},\"min_size\":%llu,\"roi\":",
 		by_name(o->by), (unsigned long long)res->recorded_accesses,
-		(unsigned long long)res->skipped_accesses, res->sample_factor);
+		(unsigned long long)res->skipped_accesses, res->sample_factor, (unsigned long long)res->min_size);
 	json_str(out, o->roi);
 	fprintf(out, ",\"exit_status\":%d,\"damaged\":%s,\"allocations\":%llu,\"frees\":%llu,\"total\":{",
 		res->run_status, res->damaged ? "true" : "false", (unsigned long long)res->allocations,

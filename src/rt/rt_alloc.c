@@ -114,8 +114,37 @@ uint64_t rt_stack_id(struct rt_thread *t, void *fp, void *ret)
 static __thread void *rt_site_fp __attribute__((tls_model("initial-exec")));
 static __thread void *rt_site_ret __attribute__((tls_model("initial-exec")));
 
+/* record --min-size: blocks smaller than this (by usable size, which is known
+ * at free time too) are not objects; grouped ones still are. */
+static inline int below_min_size(const void *ptr)
+{
+	return rt_proc.min_size && malloc_usable_size((void *)ptr) < rt_proc.min_size;
+}
+
 static void ev_alloc(struct rt_thread *t, void *ptr, size_t size, unsigned fn, void *fp, void *ret)
 {
+	if (below_min_size(ptr) && !t->group) {
+		rt_site_ret = NULL;
+		/* Untracked blocks count as the [heap] mapping: report its growth
+		 * (brk, invisible to our hooks) before the program gets the block. */
+		uint64_t a = (uint64_t)ptr, end = a + malloc_usable_size(ptr);
+		if (a >= rt_proc.heap_lo && end > __atomic_load_n(&rt_proc.heap_hi, __ATOMIC_RELAXED)) {
+			uint64_t top = (uint64_t)sbrk(0);
+			if (end <= top && rt_proc.heap_lo) {
+				__atomic_store_n(&rt_proc.heap_hi, top, __ATOMIC_RELAXED);
+				uint64_t e;
+				uint8_t *p = rt_event_begin(t, MP_EV_MAP_INITIAL, &e);
+				if (p) {
+					p = mp_put_uv(p, rt_proc.heap_lo);
+					p = mp_put_uv(p, top - rt_proc.heap_lo);
+					p = mp_put_uv(p, PROT_READ | PROT_WRITE);
+					p = rt_put_str(p, "[heap]", 6);
+					rt_event_end(t, p);
+				}
+			}
+		}
+		return;
+	}
 	if (rt_site_ret) {
 		fp = rt_site_fp;
 		ret = rt_site_ret;
@@ -138,6 +167,8 @@ static void ev_alloc(struct rt_thread *t, void *ptr, size_t size, unsigned fn, v
 
 static void ev_free(struct rt_thread *t, void *ptr)
 {
+	if (below_min_size(ptr))
+		return;
 	uint64_t e;
 	uint8_t *p = rt_event_begin(t, MP_EV_FREE, &e);
 	if (!p)

@@ -186,6 +186,10 @@ static void rt_emit_initial_maps(struct rt_thread *t)
 		p++;
 		if (line >= end || hi <= lo)
 			continue;
+		if (plen == 6 && memcmp(path, "[heap]", 6) == 0) {
+			rt_proc.heap_lo = lo;
+			rt_proc.heap_hi = hi;
+		}
 		if (plen == 7 && memcmp(path, "[stack]", 7) == 0 && t->stack_hi == 0) {
 			struct rlimit rl;
 			uint64_t lim = 8u << 20;
@@ -487,6 +491,9 @@ __attribute__((constructor(101))) static void rt_init(void)
 		long d = strtol(depth, NULL, 10);
 		rt_proc.stack_depth = d < 1 ? 1 : d > RT_STACK_MAX ? RT_STACK_MAX : (int)d;
 	}
+	const char *min_size = getenv("MEMPRISM_MIN_SIZE");
+	if (min_size && *min_size)
+		rt_proc.min_size = (size_t)strtoull(min_size, NULL, 10);
 	const char *sample = getenv("MEMPRISM_SAMPLE_BURSTS");
 	if (sample && *sample) {
 		char *end;
@@ -524,6 +531,8 @@ __attribute__((constructor(101))) static void rt_init(void)
 	}
 	/* modules first: their scan sets the "instrumented" flag the PROCESS chunk carries */
 	rt_emit_initial_maps(t);
+	if (!rt_proc.heap_lo) /* no [heap] yet: it will start at the current break */
+		rt_proc.heap_lo = rt_proc.heap_hi = (uint64_t)sbrk(0);
 	rt_emit_modules(t);
 	rt_thread_start_event(t, 0);
 	rt_emit_tls_blocks(t);

@@ -19,6 +19,8 @@ struct rt_proc {
 	uint64_t accesses, dropped, chunks; /* counters for the END chunk */
 	int finished; /* final flush done: nothing more is written */
 	uint64_t burst_on, burst_off; /* sampling of access bursts; 0: record all */
+	size_t min_size; /* heap blocks below this usable size are not recorded */
+	uint64_t heap_lo, heap_hi; /* the brk heap as last reported (grows under --min-size) */
 };
 extern struct rt_proc rt_proc;
 

@@ -133,7 +133,8 @@ enum mp_event_type {
 	MP_EV_FORK = 14,
 	/* uv time, str name  (pthread_setname_np / prctl) */
 	MP_EV_THREAD_NAME = 15,
-	/* uv time, uv addr, uv len, uv prot, str path: a mapping present at start */
+	/* uv time, uv addr, uv len, uv prot, str path: a mapping present at start,
+	 * or the brk heap after it grew (record --min-size) */
 	MP_EV_MAP_INITIAL = 16,
 	/* uv time, uv module bias, uv addr, uv size: this thread's TLS block of
 	 * the module loaded at that bias (thread-local variables live there) */
