@@ -198,16 +198,6 @@ struct an_obj *an_objmap_at(const struct an_objmap *m, int layer, uint64_t lo)
 	return f && f->lo == lo ? f : NULL;
 }
 
-struct an_obj *an_objmap_find(const struct an_objmap *m, uint64_t addr)
-{
-	for (int l = 0; l < AN_LAYERS; l++) {
-		struct an_obj *f = floor_node(m->root[l], addr);
-		if (f && addr < f->hi)
-			return f;
-	}
-	return NULL;
-}
-
 /* Smallest start > addr in a layer, or UINT64_MAX. */
 static uint64_t next_start(struct an_obj *t, uint64_t addr)
 {

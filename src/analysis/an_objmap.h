@@ -44,8 +44,6 @@ int64_t an_objmap_remove_at(struct an_objmap *m, int layer, uint64_t lo);
 /* Removes [lo,hi) from a layer: objects inside go, objects straddling an edge
  * are trimmed (munmap of part of a mapping). */
 void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi);
-/* Highest-priority live object containing addr, or NULL. */
-struct an_obj *an_objmap_find(const struct an_objmap *m, uint64_t addr);
 /* Highest-priority live object containing addr, or NULL; safe_lo, safe_hi
  * get the part of it around addr that no higher-priority object covers, so a
  * lookup cache may answer for any address in [*safe_lo, *safe_hi). */

@@ -42,15 +42,6 @@ int cli_finish_stdout(void)
 	return 0;
 }
 
-static void log_to_stderr(enum mp_log_level level, const char *fmt, va_list ap)
-{
-	if (level > MP_LOG_WARN)
-		return;
-	fputs(level == MP_LOG_ERROR ? "memprism: error: " : "memprism: warning: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: memprism COMMAND [OPTIONS] [ARGS]\n\n"
@@ -67,7 +58,6 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-	mp_set_log(log_to_stderr);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Error strings and the settable log callback (see mp_error.h). */
+/* Error strings (see mp_error.h). */
 #include "common/mp_error.h"
 
 #include <string.h>
@@ -20,23 +20,4 @@ const char *mp_strerror(int err)
 	if (err >= MP_ERR_BASE && err < MP_ERR_END)
 		return mp_messages[err - MP_ERR_BASE];
 	return strerror(err);
-}
-
-static mp_log_fn mp_log_callback;
-
-mp_log_fn mp_set_log(mp_log_fn fn)
-{
-	mp_log_fn old = mp_log_callback;
-	mp_log_callback = fn;
-	return old;
-}
-
-void mp_log(enum mp_log_level level, const char *fmt, ...)
-{
-	if (!mp_log_callback)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	mp_log_callback(level, fmt, ap);
-	va_end(ap);
 }

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Error codes and the logging hook. Functions return 0 or a negative errno;
- * memprism's own conditions use codes above the errno range (libbpf style).
- * Libraries never print: they report through mp_log(), which the CLI routes.
+ * Error codes. Functions return 0 or a negative errno; memprism's own
+ * conditions use codes above the errno range (libbpf style). Libraries never
+ * print: errors are returned, and the analysis hands its warnings back in its
+ * result for the CLI to show.
  */
 #ifndef MP_ERROR_H
 #define MP_ERROR_H
-
-#include <stdarg.h>
 
 enum mp_errcode {
 	MP_ERR_BASE = 4000,
@@ -22,12 +21,5 @@ enum mp_errcode {
 
 /* Message for a negative error (errno or MP_ERR_*); never NULL. */
 const char *mp_strerror(int err);
-
-enum mp_log_level { MP_LOG_ERROR, MP_LOG_WARN, MP_LOG_INFO, MP_LOG_DEBUG };
-typedef void (*mp_log_fn)(enum mp_log_level level, const char *fmt, va_list ap);
-
-/* Route library messages to fn (NULL: drop them). Returns the previous one. */
-mp_log_fn mp_set_log(mp_log_fn fn);
-void mp_log(enum mp_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

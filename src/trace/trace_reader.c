@@ -157,13 +157,6 @@ const char *trace_reader_meta(const struct trace_reader *r, const char *key, cha
 	return NULL;
 }
 
-void trace_reader_rewind(struct trace_reader *r)
-{
-	r->pos = sizeof(r->hdr) + r->hdr.meta_len;
-	r->status = 0;
-	r->status_off = 0;
-}
-
 int trace_reader_read_at(struct trace_reader *r, uint64_t offset, struct trace_chunk *c)
 {
 	uint64_t pos = r->pos;

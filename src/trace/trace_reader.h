@@ -39,8 +39,6 @@ struct trace_chunk {
 int trace_reader_next(struct trace_reader *r, struct trace_chunk *c);
 /* Reads the chunk at a file offset seen before (from trace_chunk.offset). */
 int trace_reader_read_at(struct trace_reader *r, uint64_t offset, struct trace_chunk *c);
-/* Back to the first chunk. */
-void trace_reader_rewind(struct trace_reader *r);
 
 /* 0 if every chunk so far was good, else the first damage found (-MP_ERR_*);
  * *offset gets the file offset where reading stopped. */

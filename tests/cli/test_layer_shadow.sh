@@ -3,7 +3,7 @@
 # apply_access (src/analysis/an_attrib.c) keeps a per-thread cache of the
 # last object hit and reuses it while the address stays inside it and the
 # object map is unchanged, without checking the higher-priority layers
-# (an_objmap_find's order: named > heap/static/stack > mmap/section >
+# (an_objmap_find_safe's order: named > heap/static/stack > mmap/section >
 # start-up mapping). So (tests/rt/layer_shadow.c):
 #  - a sequential walk over a heap block gives all its stores to the heap
 #    row, none to the user-named range inside it (expected 768 / 256, got

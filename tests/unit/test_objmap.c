@@ -9,7 +9,8 @@
 
 static int cls_at(struct an_objmap *m, uint64_t a)
 {
-	struct an_obj *o = an_objmap_find(m, a);
+	uint64_t lo, hi;
+	struct an_obj *o = an_objmap_find_safe(m, a, &lo, &hi);
 	return o ? (int)o->cls : -1;
 }
 
