@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/mp_memlevel.h"
+
 enum an_kind {
 	AN_KIND_HEAP,
 	AN_KIND_STATIC,
@@ -32,6 +34,31 @@ struct an_counts {
 	uint64_t bytes_loaded, bytes_stored;
 };
 
+/* Where the numbers of an an_mem come from: never mixed in one result. */
+enum an_mem_origin {
+	AN_MEM_NONE, /* full trace without a model: access counts only */
+	AN_MEM_MEASURED, /* PMU samples (record --source pmu) */
+	AN_MEM_MODELLED, /* the memory-system model (report --model) */
+};
+
+#define AN_LAT_BUCKETS 16 /* latency histogram: bucket i holds [2^i, 2^(i+1)) cycles */
+
+/* What the memory system did with a set of accesses (struct mp_outcome,
+ * aggregated). Measured figures are samples scaled by their period. */
+struct an_mem {
+	uint64_t refs; /* accesses with an outcome (modelled: cache-line references) */
+	uint64_t level[MP_LVL_COUNT]; /* refs by the level that served them */
+	uint64_t tlb[MP_TLB_COUNT]; /* refs by translation outcome */
+	uint64_t dram_reads, dram_writes; /* memory requests (ORMBP): fills and writebacks */
+	uint64_t walks; /* page walks (= refs with tlb == MP_TLB_WALK, plus prefetch walks) */
+	uint64_t walk_refs; /* memory references the walks made (paging-structure entries) */
+	uint64_t walk_dram; /* of walk_refs, those served by DRAM (DRAM reads flagged page-walk) */
+	uint64_t remote; /* refs served by another NUMA node */
+	uint64_t latency_sum; /* cycles, over refs with a known latency */
+	uint64_t latency_n;
+	uint64_t latency_hist[AN_LAT_BUCKETS];
+};
+
 #define AN_MAX_FRAMES 64
 
 /* An allocation stack, symbolized. */
@@ -50,6 +77,7 @@ struct an_class {
 	char *site; /* allocation site "function (file:line)", or the label */
 	char *function; /* function of the site frame, or NULL */
 	struct an_counts c;
+	struct an_mem mem;
 	uint64_t instances;
 	uint64_t bytes_allocated; /* sum of instance sizes */
 	uint64_t max_size;
@@ -64,6 +92,7 @@ struct an_thread {
 	uint32_t pid, tid;
 	char name[64];
 	struct an_counts c;
+	struct an_mem mem;
 	uint64_t allocations;
 };
 
@@ -71,6 +100,7 @@ struct an_function {
 	char *name; /* "function (file:line of its first sample)" or module+offset */
 	char *module;
 	struct an_counts c;
+	struct an_mem mem;
 };
 
 struct an_process {
@@ -93,6 +123,8 @@ struct an_result {
 	struct an_process *procs;
 	size_t nprocs;
 	struct an_counts total; /* every attributed access (after --roi) */
+	enum an_mem_origin mem_origin; /* what the an_mem figures are, if any */
+	struct an_mem mem_total;
 	uint64_t accesses_outside_roi;
 	char **warnings;
 	size_t nwarnings;
