@@ -431,9 +431,13 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 		if (st->opts->roi && r->str_len == strlen(st->opts->roi) &&
 		    memcmp(r->str, st->opts->roi, r->str_len) == 0) {
 			st->res->have_roi = 1;
+			int was = p->roi_depth;
 			p->roi_depth += r->event == MP_EV_REGION_BEGIN ? 1 : -1;
 			if (p->roi_depth < 0)
 				p->roi_depth = 0;
+			/* the model charges a region the writebacks of its own stores */
+			if ((was == 0) != (p->roi_depth == 0))
+				an_model_clean(st, was > 0);
 		}
 		break;
 	case MP_EV_NAME_RANGE: {
@@ -492,7 +496,8 @@ static inline void count(struct an_counts *c, const struct trace_rec *r)
 static void apply_access(struct an_state *st, struct an_stream *s, const struct trace_rec *r)
 {
 	struct an_proc *p = &st->procs.v[s->proc];
-	if (st->opts->roi && p->roi_depth == 0) {
+	int outside = st->opts->roi && p->roi_depth == 0;
+	if (outside && !st->model) {
 		st->res->accesses_outside_roi++;
 		return;
 	}
@@ -503,6 +508,12 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 		s->cache_gen = p->map.gen;
 	}
 	uint32_t cls = o ? o->cls : st->unknown_cls;
+	if (outside) {
+		/* the model still sees it: caches warm up outside the region */
+		st->res->accesses_outside_roi++;
+		an_model_access(st, s, cls, r, 0);
+		return;
+	}
 	struct an_class *c = &st->classes.v[cls];
 	count(&c->c, r);
 	if (cls != s->last_cls) {
@@ -527,9 +538,31 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 		s->last_ip = r->ip;
 	}
 	count(&st->ips.v[s->last_fn - 1].c, r);
+	if (st->model)
+		an_model_access(st, s, cls, r, 1);
 }
 
 /* --- per-process replay ------------------------------------------------- */
+
+/* Events whose second field is the CPU they happened on (trace_format.h). */
+static int event_has_cpu(unsigned ev)
+{
+	switch (ev) {
+	case MP_EV_ALLOC:
+	case MP_EV_FREE:
+	case MP_EV_MMAP:
+	case MP_EV_MUNMAP:
+	case MP_EV_MREMAP:
+	case MP_EV_THREAD_START:
+	case MP_EV_THREAD_EXIT:
+	case MP_EV_REGION_BEGIN:
+	case MP_EV_REGION_END:
+	case MP_EV_FORK:
+		return 1;
+	default:
+		return 0;
+	}
+}
 
 struct inherit_ctx {
 	struct an_objmap *dst;
@@ -604,7 +637,12 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 			case MP_REC_DROPPED:
 				st->res->skipped_accesses += r->epoch;
 				break;
+			case MP_REC_TIME:
+				best->cpu = (unsigned)r->f[1];
+				break;
 			case MP_REC_EVENT:
+				if (event_has_cpu(r->event) && r->nf > 1)
+					best->cpu = (unsigned)r->f[1];
 				if (r->event != MP_EV_STACK_DEF) {
 					fork_children_upto(st, pi, r->epoch - 1);
 					if (r->epoch > best->epoch)

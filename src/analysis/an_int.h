@@ -60,6 +60,7 @@ struct an_stream {
 	uint32_t last_cls;
 	uint64_t last_ip;
 	uint32_t last_fn; /* an_ip index + 1 */
+	unsigned cpu; /* CPU of the latest TIME record or event */
 };
 
 struct an_stack {
@@ -72,7 +73,10 @@ struct an_ip {
 	uint32_t proc;
 	uint64_t ip;
 	struct an_counts c;
+	struct an_mem mem;
 };
+
+struct an_model; /* an_model.c */
 
 struct an_state {
 	const struct an_opts *opts;
@@ -88,6 +92,7 @@ struct an_state {
 	MP_VEC(char *) warnings;
 	struct mp_hashmap proc_index, class_index, stack_index, thread_index, ip_index;
 	uint32_t unknown_cls;
+	struct an_model *model; /* NULL unless opts->machine */
 	uint64_t nchunks;
 	int oom, has_forks;
 };
@@ -102,6 +107,21 @@ static inline uint64_t an_hash_str(const char *s, uint64_t seed)
 	}
 	return mp_hash64(h) | 1;
 }
+
+/* Labels a heap/mmap class from its allocation stack now (idempotent). */
+void an_label_class(struct an_state *st, uint32_t cls);
+
+/* an_model.c: the memory-system model over the replay (no-ops without one) */
+int an_model_init(struct an_state *st);
+void an_model_fini(struct an_state *st);
+/* Models one access of stream s to class cls; counted: inside --roi. */
+void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r,
+		     int counted);
+/* Writes dirty lines back (keeping them): at --roi boundaries, so the region
+ * pays for the writebacks of its own stores; counted: charge them. */
+void an_model_clean(struct an_state *st, int counted);
+/* Moves the page table to the result; remap: state class -> result class. */
+int an_model_pages(struct an_state *st, const uint32_t *remap);
 
 void an_warn(struct an_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Adds thread to the class's set of threads that touched it. */

@@ -12,6 +12,7 @@
 
 #include "analysis/an_int.h"
 #include "common/mp_error.h"
+#include "model/machine.h"
 #include "sym/sym.h"
 
 const char *an_kind_name(enum an_kind k)
@@ -113,44 +114,51 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-static void label_stack_classes(struct an_state *st)
+/* Labels heap and mmap class cls from its allocation stack (idempotent):
+ * "heap function (file:line)" at the first frame that is not a wrapper. The
+ * model calls it during replay to match what-if rules; the rest at the end. */
+void an_label_class(struct an_state *st, uint32_t cls)
 {
 	struct an_frame frames[AN_MAX_FRAMES];
-	for (size_t i = 0; i < st->classes.n; i++) {
-		struct an_class *c = &st->classes.v[i];
-		uint32_t si = i < st->class_stack.n ? st->class_stack.v[i] : UINT32_MAX;
-		if (c->label || si == UINT32_MAX || si >= st->stacks.n)
-			continue;
-		int n = symbolize_stack(st, &st->stacks.v[si], frames, AN_MAX_FRAMES);
-		int site = 0;
-		while (site + 1 < n && is_wrapper(st->opts, &frames[site]))
-			site++;
-		char buf[700], where[600];
-		if (n == 0)
-			snprintf(where, sizeof(where), "unknown site");
-		else
-			site_text(where, sizeof(where), &frames[site]);
-		snprintf(buf, sizeof(buf), "%s %s", c->kind == AN_KIND_HEAP ? "heap" : "mmap", where);
-		c->label = strdup(buf);
-		c->site = strdup(where);
-		c->function = n ? dup_or_null(frames[site].function) : NULL;
-		c->nstack = n - site;
-		if (c->nstack > 0) {
-			c->stack = calloc((size_t)c->nstack, sizeof(*c->stack));
-			if (!c->stack) {
-				c->nstack = 0;
-				continue;
-			}
-			for (int j = 0; j < c->nstack; j++) {
-				struct an_frame f = frames[site + j];
-				/* frame strings belong to the sym ctx: copy them out */
-				f.function = dup_or_null(f.function);
-				f.file = dup_or_null(f.file);
-				f.module = dup_or_null(f.module);
-				c->stack[j] = f;
-			}
+	struct an_class *c = &st->classes.v[cls];
+	uint32_t si = cls < st->class_stack.n ? st->class_stack.v[cls] : UINT32_MAX;
+	if (c->label || si == UINT32_MAX || si >= st->stacks.n)
+		return;
+	int n = symbolize_stack(st, &st->stacks.v[si], frames, AN_MAX_FRAMES);
+	int site = 0;
+	while (site + 1 < n && is_wrapper(st->opts, &frames[site]))
+		site++;
+	char buf[700], where[600];
+	if (n == 0)
+		snprintf(where, sizeof(where), "unknown site");
+	else
+		site_text(where, sizeof(where), &frames[site]);
+	snprintf(buf, sizeof(buf), "%s %s", c->kind == AN_KIND_HEAP ? "heap" : "mmap", where);
+	c->label = strdup(buf);
+	c->site = strdup(where);
+	c->function = n ? dup_or_null(frames[site].function) : NULL;
+	c->nstack = n - site;
+	if (c->nstack > 0) {
+		c->stack = calloc((size_t)c->nstack, sizeof(*c->stack));
+		if (!c->stack) {
+			c->nstack = 0;
+			return;
+		}
+		for (int j = 0; j < c->nstack; j++) {
+			struct an_frame f = frames[site + j];
+			/* frame strings belong to the sym ctx: copy them out */
+			f.function = dup_or_null(f.function);
+			f.file = dup_or_null(f.file);
+			f.module = dup_or_null(f.module);
+			c->stack[j] = f;
 		}
 	}
+}
+
+static void label_stack_classes(struct an_state *st)
+{
+	for (size_t i = 0; i < st->classes.n; i++)
+		an_label_class(st, (uint32_t)i);
 }
 
 static void counts_add(struct an_counts *a, const struct an_counts *b)
@@ -177,7 +185,7 @@ static void class_free_fields(struct an_class *c)
 
 /* Stacks that differ only below the allocation site (or in wrappers) get
  * the same label: one row. */
-static int merge_classes(struct an_state *st, struct an_result *r)
+static int merge_classes(struct an_state *st, struct an_result *r, uint32_t *remap)
 {
 	struct mp_hashmap seen;
 	mp_hashmap_init(&seen);
@@ -191,6 +199,7 @@ static int merge_classes(struct an_state *st, struct an_result *r)
 		uint64_t h = an_hash_str(c->label, c->kind);
 		uint64_t *v = mp_hashmap_get(&seen, h);
 		if (!v) {
+			remap[i] = (uint32_t)r->nclasses;
 			r->classes[r->nclasses] = *c;
 			if (mp_hashmap_put(&seen, h, r->nclasses)) {
 				mp_hashmap_fini(&seen);
@@ -200,8 +209,10 @@ static int merge_classes(struct an_state *st, struct an_result *r)
 			memset(c, 0, sizeof(*c));
 			continue;
 		}
+		remap[i] = (uint32_t)*v;
 		struct an_class *d = &r->classes[*v];
 		counts_add(&d->c, &c->c);
+		an_mem_add(&d->mem, &c->mem);
 		d->instances += c->instances;
 		d->bytes_allocated += c->bytes_allocated;
 		if (c->max_size > d->max_size)
@@ -252,9 +263,17 @@ static int build_functions(struct an_state *st, struct an_result *r)
 			r->nfunctions++;
 		}
 		counts_add(&r->functions[*v].c, &ip->c);
+		an_mem_add(&r->functions[*v].mem, &ip->mem);
 	}
 	mp_hashmap_fini(&byname);
 	return 0;
+}
+
+static void scale_mem(struct an_mem *m, double f)
+{
+	uint64_t *v = (uint64_t *)m; /* an_mem is all uint64_t */
+	for (size_t i = 0; i < sizeof(*m) / sizeof(uint64_t); i++)
+		v[i] = (uint64_t)((double)v[i] * f + 0.5);
 }
 
 static void scale_counts(struct an_counts *c, double f)
@@ -275,13 +294,23 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 		return;
 	double f = (double)(r->recorded_accesses + r->skipped_accesses) / (double)r->recorded_accesses;
 	r->sample_factor = f;
-	for (size_t i = 0; i < st->classes.n; i++)
+	for (size_t i = 0; i < st->classes.n; i++) {
 		scale_counts(&st->classes.v[i].c, f);
-	for (size_t i = 0; i < st->threads.n; i++)
+		scale_mem(&st->classes.v[i].mem, f);
+	}
+	for (size_t i = 0; i < st->threads.n; i++) {
 		scale_counts(&st->threads.v[i].c, f);
-	for (size_t i = 0; i < st->ips.n; i++)
+		scale_mem(&st->threads.v[i].mem, f);
+	}
+	for (size_t i = 0; i < st->ips.n; i++) {
 		scale_counts(&st->ips.v[i].c, f);
+		scale_mem(&st->ips.v[i].mem, f);
+	}
 	scale_counts(&r->total, f);
+	scale_mem(&r->mem_total, f);
+	if (st->model)
+		an_warn(st, "the model saw only the sampled bursts (record --sample-bursts): its figures are "
+			    "scaled estimates, and cache state between bursts is not what the program had");
 	r->accesses_outside_roi = (uint64_t)((double)r->accesses_outside_roi * f + 0.5);
 }
 
@@ -326,6 +355,7 @@ static void state_fini(struct an_state *st)
 	mp_hashmap_fini(&st->stack_index);
 	mp_hashmap_fini(&st->thread_index);
 	mp_hashmap_fini(&st->ip_index);
+	an_model_fini(st);
 	trace_reader_close(st->reader);
 }
 
@@ -345,6 +375,7 @@ void an_result_free(struct an_result *r)
 	for (size_t i = 0; i < r->nprocs; i++)
 		free(r->procs[i].exe);
 	free(r->procs);
+	free(r->pages);
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
@@ -376,7 +407,15 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	if (trace_reader_meta(st.reader, "min_size", buf, sizeof(buf)))
 		r->min_size = strtoull(buf, NULL, 10);
 	st.unknown_cls = an_class_by_label(&st, AN_KIND_UNKNOWN, "unknown (no object recorded at the address)");
-	int err = an_replay_all(&st);
+	int err = an_model_init(&st);
+	if (err) {
+		trace_reader_close(st.reader);
+		free(r);
+		return err;
+	}
+	if (st.opts->machine)
+		snprintf(r->machine, sizeof(r->machine), "%s", st.opts->machine->name);
+	err = an_replay_all(&st);
 	if (!err && st.oom)
 		err = -ENOMEM;
 	if (err)
@@ -384,8 +423,14 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	label_stack_classes(&st);
 	apply_sampling(&st, r);
 	err = build_functions(&st, r);
+	uint32_t *remap = calloc(st.classes.n + 1, sizeof(*remap));
+	if (!remap && !err)
+		err = -ENOMEM;
 	if (!err)
-		err = merge_classes(&st, r);
+		err = merge_classes(&st, r, remap);
+	if (!err)
+		err = an_model_pages(&st, remap);
+	free(remap);
 	if (err)
 		goto fail;
 	r->threads = st.threads.v;

@@ -59,6 +59,21 @@ struct an_mem {
 	uint64_t latency_hist[AN_LAT_BUCKETS];
 };
 
+/* Adds b's figures to a. */
+void an_mem_add(struct an_mem *a, const struct an_mem *b);
+
+/* A page that missed the first-level DTLB at least once (model only). */
+struct an_page {
+	uint32_t proc; /* replay process index */
+	uint32_t pid;
+	uint64_t addr; /* page start (virtual) */
+	uint8_t shift; /* page size: 12, 21, 30 */
+	uint32_t cls; /* an_result.classes index of the object last seen on it */
+	uint64_t dtlb_misses; /* first-level DTLB misses (STLB hits + walks) */
+	uint64_t walks;
+	uint64_t walk_refs;
+};
+
 #define AN_MAX_FRAMES 64
 
 /* An allocation stack, symbolized. */
@@ -128,6 +143,9 @@ struct an_result {
 	uint64_t accesses_outside_roi;
 	char **warnings;
 	size_t nwarnings;
+	struct an_page *pages; /* model: pages with DTLB misses, in first-miss order */
+	size_t npages;
+	char machine[64]; /* model: the machine's name */
 	int run_status; /* launcher's record: exit code, 0x100+signal, -1 unknown */
 	char cmdline[1024];
 	uint64_t min_size; /* record --min-size: smaller heap blocks were not tracked */
@@ -141,8 +159,27 @@ struct an_result {
 	double sample_factor; /* 1.0 when nothing was skipped */
 };
 
+/* What-if: objects whose label contains pattern live in 2^shift pages. */
+struct an_page_rule {
+	const char *pattern;
+	unsigned shift;
+};
+
+enum an_thread_map {
+	AN_MAP_RECORDED, /* a thread runs on the core of the CPU it was recorded on */
+	AN_MAP_SPREAD, /* threads take cores round-robin in order of appearance */
+};
+
+struct mp_machine;
+
 struct an_opts {
 	const char *roi; /* count only accesses while this region is open */
+	/* memory-system model: NULL for none */
+	const struct mp_machine *machine;
+	unsigned page_shift; /* default page size (0: 4 KiB) */
+	const struct an_page_rule *page_rules;
+	size_t npage_rules;
+	enum an_thread_map thread_map;
 	const char *const *wrappers; /* extra allocation wrapper function names */
 	size_t nwrappers;
 	int no_wrapper_heuristic; /* don't skip *alloc*-like frames by name */

@@ -4,11 +4,43 @@
 #ifndef MP_CLI_H
 #define MP_CLI_H
 
+#include <stdio.h>
+
+#include "analysis/analysis.h"
+#include "model/machine.h"
+
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_cc(int argc, char **argv);
 int cmd_cxx(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_tlb(int argc, char **argv);
+
+/* Model options of report and tlb (cli_model.c). Add CLI_MODEL_LONGOPTS to
+ * the getopt_long table and pass unknown option codes to cli_model_option. */
+enum { CLI_OPT_MODEL = 'm', CLI_OPT_PAGES = 0x1001, CLI_OPT_THREAD_MAP = 0x1002 };
+#define CLI_MODEL_LONGOPTS                                                                          \
+	{ "model", required_argument, NULL, CLI_OPT_MODEL },                                        \
+		{ "pages", required_argument, NULL, CLI_OPT_PAGES },                                \
+	{                                                                                           \
+		"thread-map", required_argument, NULL, CLI_OPT_THREAD_MAP                           \
+	}
+#define CLI_MAX_PAGE_RULES 32
+struct cli_model {
+	struct mp_machine machine;
+	int have;
+	unsigned page_shift;
+	int thread_map;
+	struct an_page_rule rules[CLI_MAX_PAGE_RULES];
+	char patterns[CLI_MAX_PAGE_RULES][256];
+	size_t nrules;
+};
+/* 0 handled, 2 bad value (message printed), 1 not a model option. */
+int cli_model_option(struct cli_model *m, int c, const char *arg);
+/* Fills ao's model fields; need_model: use the host when none was given.
+ * 0 or 2 (message printed). */
+int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model);
+void cli_model_help(FILE *out);
 
 /* "memprism: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

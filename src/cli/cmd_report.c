@@ -29,6 +29,7 @@ static void usage(FILE *out)
 		"      --no-wrapper-heuristic\n"
 		"                           don't skip *alloc*/*_new/new_* frames by name\n"
 		"  -h, --help               this help\n");
+	cli_model_help(out);
 }
 
 int cmd_report(int argc, char **argv)
@@ -38,15 +39,18 @@ int cmd_report(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' }, { "limit", required_argument, NULL, 'n' },
 		{ "alloc-wrapper", required_argument, NULL, 'w' },
 		{ "no-wrapper-heuristic", no_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },	   { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },	   CLI_MODEL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
 	};
+	static struct cli_model model; /* large: not on the stack */
+	memset(&model, 0, sizeof(model));
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 30 };
 	struct an_opts ao = { 0 };
 	const char *wrappers[64];
 	size_t nwrappers = 0;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:r:f:n:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:r:f:n:w:hm:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b': {
 			int by = rp_parse_by(optarg);
@@ -92,9 +96,14 @@ int cmd_report(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return cli_finish_stdout();
-		default:
-			usage(stderr);
+		default: {
+			int r = cli_model_option(&model, c, optarg);
+			if (r == 0)
+				break;
+			if (r == 1)
+				usage(stderr);
 			return 2;
+		}
 		}
 	}
 	if (argc - optind > 1) {
@@ -104,6 +113,8 @@ int cmd_report(int argc, char **argv)
 	ro.data_path = optind < argc ? argv[optind] : "memprism.data";
 	ao.wrappers = wrappers;
 	ao.nwrappers = nwrappers;
+	if (cli_model_apply(&model, &ao, 0))
+		return 2;
 	struct an_result *res = NULL;
 	int err = an_run(ro.data_path, &ao, &res);
 	if (err) {

@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "c++", cmd_cxx, "compile and link C++ with access instrumentation (drop-in for c++)" },
 	{ "record", cmd_record, "run a program and record its objects and accesses" },
 	{ "report", cmd_report, "show accesses per object, site, kind, thread or function" },
+	{ "tlb", cmd_tlb, "where TLB misses and page walks concentrate, by page and object (modelled)" },
 	{ "dump", cmd_dump, "print the raw chunks, events and accesses of a data file" },
 };
 

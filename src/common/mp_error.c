@@ -11,6 +11,7 @@ static const char *const mp_messages[MP_ERR_END - MP_ERR_BASE] = {
 	[MP_ERR_TRUNCATED - MP_ERR_BASE] = "data file is truncated",
 	[MP_ERR_NOT_INSTRUMENTED - MP_ERR_BASE] = "program was not built with `memprism cc`",
 	[MP_ERR_NO_RUNTIME - MP_ERR_BASE] = "memprism runtime (libmemprism-rt.so) not found",
+	[MP_ERR_USAGE - MP_ERR_BASE] = "invalid value",
 };
 
 const char *mp_strerror(int err)

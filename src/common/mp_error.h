@@ -16,6 +16,7 @@ enum mp_errcode {
 	MP_ERR_TRUNCATED, /* data ends inside a chunk */
 	MP_ERR_NOT_INSTRUMENTED, /* program lacks memprism cc instrumentation */
 	MP_ERR_NO_RUNTIME, /* libmemprism-rt.so not found */
+	MP_ERR_USAGE, /* invalid option value or description (the caller has the details) */
 	MP_ERR_END,
 };
 

@@ -16,6 +16,7 @@ struct row {
 	const char *label;
 	const char *kind;
 	struct an_counts c;
+	struct an_mem mem;
 	uint64_t instances, size, max_size;
 	const struct an_class *cls; /* object view: details for JSON */
 	uint32_t *threads;
@@ -110,7 +111,7 @@ static struct row *build_rows(const struct an_result *res, enum rp_by by, size_t
 			if (acc(&c->c) == 0 && c->kind != AN_KIND_HEAP && c->kind != AN_KIND_NAMED &&
 			    c->kind != AN_KIND_GROUP)
 				continue; /* untouched statics and mappings are noise */
-			rows[n++] = (struct row){ .label = c->label, .kind = an_kind_name(c->kind), .c = c->c,
+			rows[n++] = (struct row){ .label = c->label, .kind = an_kind_name(c->kind), .c = c->c, .mem = c->mem,
 						  .instances = c->instances, .size = c->bytes_allocated,
 						  .max_size = c->max_size, .cls = c, .threads = c->threads,
 						  .nthreads = c->nthreads };
@@ -131,6 +132,7 @@ static struct row *build_rows(const struct an_result *res, enum rp_by by, size_t
 							  .kind = by == RP_BY_KIND ? key : an_kind_name(c->kind),
 							  .own_threads = 1 };
 			add_counts(&rows[k].c, &c->c);
+			an_mem_add(&rows[k].mem, &c->mem);
 			rows[k].instances += c->instances;
 			rows[k].size += c->bytes_allocated;
 			if (c->max_size > rows[k].max_size)
@@ -145,7 +147,7 @@ static struct row *build_rows(const struct an_result *res, enum rp_by by, size_t
 			struct row *r = &rows[n++];
 			char buf[128];
 			snprintf(buf, sizeof(buf), "pid %u tid %u%s%s", t->pid, t->tid, t->name[0] ? " " : "", t->name);
-			*r = (struct row){ .kind = "thread", .c = t->c, .instances = t->allocations,
+			*r = (struct row){ .kind = "thread", .c = t->c, .mem = t->mem, .instances = t->allocations,
 					   .label = strdup(buf), .own_label = 1 };
 			if (!r->label)
 				goto oom;
@@ -154,7 +156,7 @@ static struct row *build_rows(const struct an_result *res, enum rp_by by, size_t
 	case RP_BY_FUNCTION:
 		for (size_t i = 0; i < res->nfunctions; i++) {
 			const struct an_function *f = &res->functions[i];
-			rows[n++] = (struct row){ .label = f->name, .kind = f->module, .c = f->c };
+			rows[n++] = (struct row){ .label = f->name, .kind = f->module, .c = f->c, .mem = f->mem };
 		}
 		break;
 	}
@@ -225,8 +227,15 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 	int instrumented = 0;
 	for (size_t i = 0; i < res->nprocs; i++)
 		instrumented += res->procs[i].instrumented;
-	fprintf(out, "source:    inst: every load and store of memprism-cc code, libc mem*/str* as ranges "
-		     "(measured counts, no model)\n");
+	if (res->mem_origin == AN_MEM_MODELLED)
+		fprintf(out, "source:    inst: every load and store of memprism-cc code, libc mem*/str* as ranges "
+			     "(measured counts)\n"
+			     "model:     %s: cache, TLB and DRAM figures are MODELLED (cache-line references "
+			     "through the simulated hierarchy)\n",
+			res->machine);
+	else
+		fprintf(out, "source:    inst: every load and store of memprism-cc code, libc mem*/str* as ranges "
+			     "(measured counts, no model)\n");
 	fprintf(out, "processes: %zu (%d instrumented), threads: %zu, allocations: %s\n", res->nprocs, instrumented,
 		res->nthreads, grouped(a, sizeof(a), res->allocations));
 	fprintf(out, "accesses:  %s (loads %s, stores %s)", grouped(a, sizeof(a), total),
@@ -235,6 +244,15 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 		fprintf(out, " inside region '%s'; %s outside", o->roi,
 			grouped(a, sizeof(a), res->accesses_outside_roi));
 	fprintf(out, "\n");
+	if (res->mem_origin == AN_MEM_MODELLED) {
+		const struct an_mem *m = &res->mem_total;
+		char d[32], e[32];
+		fprintf(out, "modelled:  %s line refs; DRAM reads %s, writes %s; page walks %s (%s walk refs "
+			     "from DRAM)\n",
+			grouped(a, sizeof(a), m->refs), grouped(b, sizeof(b), m->dram_reads),
+			grouped(c, sizeof(c), m->dram_writes), grouped(d, sizeof(d), m->walks),
+			grouped(e, sizeof(e), m->walk_dram));
+	}
 	if (res->min_size)
 		fprintf(out, "heap:      blocks under %llu bytes not tracked (record --min-size): their "
 			     "accesses count as the heap mapping\n",
@@ -251,10 +269,53 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 	fprintf(out, "\n");
 }
 
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+/* The modelled view: memory requests and where references were served. */
+static int render_text_model(FILE *out, const struct an_result *res, const struct rp_opts *o, struct row *rows,
+			     size_t n)
+{
+	uint64_t total = acc(&res->total);
+	const struct an_mem *t = &res->mem_total;
+	uint64_t reqs = t->dram_reads + t->dram_writes;
+	fprintf(out, "%14s %6s %12s %12s %6s %5s %5s %5s %5s %11s %6s %7s %s\n", "accesses", "share", "DRAM reads",
+		"DRAM writes", "mem%", "L1%", "L2%", "L3%", "DRAM%", "page walks", "walk%", "cyc/ref",
+		o->by == RP_BY_THREAD ? "thread" : by_name(o->by));
+	size_t shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (o->limit && shown >= o->limit) {
+			fprintf(out, "... %zu more rows (--limit 0 shows all)\n", n - i);
+			break;
+		}
+		const struct row *r = &rows[i];
+		const struct an_mem *m = &r->mem;
+		char a[32], b[32], c[32], d[32];
+		uint64_t x = acc(&r->c);
+		fprintf(out, "%14s %5.1f%% %12s %12s %5.1f%% %5.1f %5.1f %5.1f %5.1f %11s %5.1f%% %7.1f %s\n",
+			grouped(a, sizeof(a), x), pct(x, total), grouped(b, sizeof(b), m->dram_reads),
+			grouped(c, sizeof(c), m->dram_writes), pct(m->dram_reads + m->dram_writes, reqs),
+			pct(m->level[MP_LVL_L1], m->refs), pct(m->level[MP_LVL_L2], m->refs),
+			pct(m->level[MP_LVL_L3], m->refs),
+			pct(m->level[MP_LVL_LOCAL_DRAM] + m->level[MP_LVL_REMOTE_DRAM] + m->level[MP_LVL_REMOTE_CACHE],
+			    m->refs),
+			grouped(d, sizeof(d), m->walks), pct(m->walks, t->walks),
+			m->latency_n ? (double)m->latency_sum / (double)m->latency_n : 0.0, r->label);
+		shown++;
+	}
+	return 0;
+}
+
 static int render_text(FILE *out, const struct an_result *res, const struct rp_opts *o, struct row *rows,
 		       size_t n)
 {
 	header_text(out, res, o);
+	if (res->mem_origin == AN_MEM_MODELLED) {
+		render_text_model(out, res, o, rows, n);
+		goto warnings;
+	}
 	uint64_t total = acc(&res->total);
 	const char *what = o->by == RP_BY_THREAD ? "thread" : o->by == RP_BY_FUNCTION ? "function" : by_name(o->by);
 	int sized = o->by == RP_BY_OBJECT || o->by == RP_BY_SITE || o->by == RP_BY_KIND;
@@ -295,6 +356,7 @@ static int render_text(FILE *out, const struct an_result *res, const struct rp_o
 		fprintf(out, " %s\n", r->label);
 		shown++;
 	}
+warnings:
 	if (res->nwarnings)
 		fprintf(out, "\n");
 	for (size_t i = 0; i < res->nwarnings; i++)
@@ -316,20 +378,43 @@ static void csv_str(FILE *out, const char *s)
 static int render_csv(FILE *out, const struct an_result *res, const struct rp_opts *o, struct row *rows,
 		      size_t n)
 {
-	fprintf(out, "%s,kind,accesses,loads,stores,bytes_loaded,bytes_stored,share,size,instances,max_size,threads\n",
-		by_name(o->by));
+	int mem = res->mem_origin != AN_MEM_NONE;
+	fprintf(out, "%s,kind,accesses,loads,stores,bytes_loaded,bytes_stored,share,size,instances,max_size,threads%s\n",
+		by_name(o->by),
+		mem ? ",origin,refs,l1,lfb,l2,l3,local_dram,remote_dram,remote_cache,dtlb_hits,stlb_hits,walks,"
+		      "walk_refs,walk_dram,dram_reads,dram_writes,dram_share,walk_share,avg_latency"
+		    : "");
+	const struct an_mem *t = &res->mem_total;
 	uint64_t total = acc(&res->total);
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		csv_str(out, r->label);
 		fputc(',', out);
 		csv_str(out, r->kind);
-		fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%.6f,%llu,%llu,%llu,%zu\n",
+		fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%.6f,%llu,%llu,%llu,%zu",
 			(unsigned long long)acc(&r->c), (unsigned long long)r->c.loads,
 			(unsigned long long)r->c.stores, (unsigned long long)r->c.bytes_loaded,
 			(unsigned long long)r->c.bytes_stored, total ? (double)acc(&r->c) / (double)total : 0.0,
 			(unsigned long long)r->size, (unsigned long long)r->instances,
 			(unsigned long long)r->max_size, r->nthreads);
+		if (mem) {
+			const struct an_mem *m = &r->mem;
+			fprintf(out, ",%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,%.2f",
+				res->mem_origin == AN_MEM_MODELLED ? "modelled" : "measured", (unsigned long long)m->refs,
+				(unsigned long long)m->level[MP_LVL_L1], (unsigned long long)m->level[MP_LVL_LFB],
+				(unsigned long long)m->level[MP_LVL_L2], (unsigned long long)m->level[MP_LVL_L3],
+				(unsigned long long)m->level[MP_LVL_LOCAL_DRAM],
+				(unsigned long long)m->level[MP_LVL_REMOTE_DRAM],
+				(unsigned long long)m->level[MP_LVL_REMOTE_CACHE],
+				(unsigned long long)m->tlb[MP_TLB_L1_HIT], (unsigned long long)m->tlb[MP_TLB_L2_HIT],
+				(unsigned long long)m->walks, (unsigned long long)m->walk_refs,
+				(unsigned long long)m->walk_dram, (unsigned long long)m->dram_reads,
+				(unsigned long long)m->dram_writes,
+				pct(m->dram_reads + m->dram_writes, t->dram_reads + t->dram_writes) / 100.0,
+				pct(m->walks, t->walks) / 100.0,
+				m->latency_n ? (double)m->latency_sum / (double)m->latency_n : 0.0);
+		}
+		fputc('\n', out);
 	}
 	return 0;
 }
@@ -360,6 +445,24 @@ static void json_counts(FILE *out, const struct an_counts *c)
 		(unsigned long long)c->bytes_loaded, (unsigned long long)c->bytes_stored);
 }
 
+static void json_mem(FILE *out, const struct an_mem *m)
+{
+	fprintf(out, "\"mem\":{\"refs\":%llu,\"levels\":{", (unsigned long long)m->refs);
+	for (int l = 1; l < MP_LVL_COUNT; l++)
+		fprintf(out, "%s\"%s\":%llu", l > 1 ? "," : "", mp_mem_level_name((unsigned)l),
+			(unsigned long long)m->level[l]);
+	fprintf(out, "},\"tlb\":{\"l1_hits\":%llu,\"stlb_hits\":%llu,\"walks\":%llu},\"walk_refs\":%llu,"
+		     "\"walk_dram\":%llu,\"dram_reads\":%llu,\"dram_writes\":%llu,\"latency_sum\":%llu,"
+		     "\"latency_n\":%llu,\"latency_log2_hist\":[",
+		(unsigned long long)m->tlb[MP_TLB_L1_HIT], (unsigned long long)m->tlb[MP_TLB_L2_HIT],
+		(unsigned long long)m->walks, (unsigned long long)m->walk_refs, (unsigned long long)m->walk_dram,
+		(unsigned long long)m->dram_reads, (unsigned long long)m->dram_writes,
+		(unsigned long long)m->latency_sum, (unsigned long long)m->latency_n);
+	for (int i = 0; i < AN_LAT_BUCKETS; i++)
+		fprintf(out, "%s%llu", i ? "," : "", (unsigned long long)m->latency_hist[i]);
+	fprintf(out, "]}");
+}
+
 static int render_json(FILE *out, const struct an_result *res, const struct rp_opts *o, struct row *rows,
 		       size_t n)
 {
@@ -376,7 +479,15 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 		res->run_status, res->damaged ? "true" : "false", (unsigned long long)res->allocations,
 		(unsigned long long)res->frees);
 	json_counts(out, &res->total);
-	fprintf(out, ",\"outside_roi\":%llu},\"processes\":[", (unsigned long long)res->accesses_outside_roi);
+	int mem = res->mem_origin != AN_MEM_NONE;
+	if (mem) {
+		fputc(',', out);
+		json_mem(out, &res->mem_total);
+	}
+	fprintf(out, ",\"outside_roi\":%llu},\"mem_origin\":\"%s\",\"machine\":", (unsigned long long)res->accesses_outside_roi,
+		res->mem_origin == AN_MEM_MODELLED ? "modelled" : res->mem_origin == AN_MEM_MEASURED ? "measured" : "none");
+	json_str(out, res->machine[0] ? res->machine : NULL);
+	fprintf(out, ",\"processes\":[");
 	for (size_t i = 0; i < res->nprocs; i++) {
 		const struct an_process *p = &res->procs[i];
 		fprintf(out, "%s{\"pid\":%u,\"ppid\":%u,\"exe\":", i ? "," : "", p->pid, p->ppid);
@@ -410,6 +521,10 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 		for (size_t t = 0; t < r->nthreads; t++)
 			fprintf(out, "%s%u", t ? "," : "", res->threads[r->threads[t]].tid);
 		fprintf(out, "]");
+		if (mem) {
+			fputc(',', out);
+			json_mem(out, &r->mem);
+		}
 		if (r->cls && r->cls->site) {
 			fprintf(out, ",\"site\":");
 			json_str(out, r->cls->site);

@@ -25,4 +25,8 @@ int rp_parse_format(const char *s);
 
 int rp_render(FILE *out, const struct an_result *r, const struct rp_opts *o);
 
+/* The TLB view of a modelled result: walk concentration over pages, per
+ * object, hottest pages (text), or one row per page (CSV). */
+int rp_render_tlb(FILE *out, const struct an_result *r, const struct rp_opts *o);
+
 #endif

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Machine descriptions for the memory-system model: cache and TLB geometry,
+ * paging-structure caches, latencies. A machine comes from a preset (the
+ * papers' machines), from a plain-text file, or from this host (sysfs cache
+ * info and cpuid, checked for plausibility: hypervisors report odd values).
+ * Pure data and parsing; no simulation here.
+ */
+#ifndef MP_MACHINE_H
+#define MP_MACHINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum mp_repl { MP_REPL_LRU, MP_REPL_PLRU };
+/* How a cache relates to the levels above it (nearer the core). */
+enum mp_inclusion {
+  MP_INCL_NINE,      /* neither inclusive nor exclusive: fills on a miss, evicts
+                        freely */
+  MP_INCL_INCLUSIVE, /* holds all lines of the levels above: its evictions
+                        back-invalidate them */
+  MP_INCL_EXCLUSIVE, /* victim cache: filled only by evictions from above, a hit
+                        moves the line up */
+};
+
+struct mp_cache_geom {
+  uint64_t size; /* bytes */
+  unsigned ways;
+  unsigned repl; /* enum mp_repl */
+  unsigned
+      inclusion;    /* enum mp_inclusion (L2: towards L1; LLC: towards L1+L2) */
+  unsigned latency; /* load-to-use cycles on a hit */
+};
+
+struct mp_tlb_geom {
+  unsigned entries; /* 0: not present */
+  unsigned ways;    /* entries for fully associative */
+};
+
+enum { MP_PAGE_4K, MP_PAGE_2M, MP_PAGE_1G, MP_PAGE_SIZES };
+
+struct mp_machine {
+  char name[64];
+  char desc[160];
+  unsigned sockets, cores; /* cores per socket; each socket has its own LLC */
+  unsigned line;           /* cache line bytes, the same at every level */
+  struct mp_cache_geom l1d, l2, llc;
+  struct mp_tlb_geom
+      dtlb[MP_PAGE_SIZES]; /* first-level DTLB arrays by page size */
+  struct mp_tlb_geom stlb; /* second-level (unified) TLB */
+  unsigned stlb_sizes;     /* bit MP_PAGE_*: page sizes the STLB holds */
+  unsigned stlb_latency;   /* extra cycles of an STLB hit */
+  unsigned psc_pml4, psc_pdpt,
+      psc_pde;           /* paging-structure cache entries (fully assoc.) */
+  unsigned dram_latency; /* cycles */
+  char notes[512]; /* where the values came from (host: what was guessed and
+                      why) */
+};
+
+/* Names of the built-in presets, NULL-terminated. */
+const char *const *mp_machine_presets(void);
+
+/* Fills m from a preset name; -ENOENT if unknown. */
+int mp_machine_preset(const char *name, struct mp_machine *m);
+
+/* Fills m from this host: sysfs cache info, else cpuid leaf 4 / 0x80000006,
+ * TLBs from cpuid leaf 2 / 0x18 / 0x80000005-6; values missing or
+ * implausible (a hypervisor's) are taken from a default and m->notes says
+ * which. Always succeeds. */
+void mp_machine_host(struct mp_machine *m);
+
+/* Parses a machine file ("key = value" lines, '#' comments; see
+ * docs/model.md). On error returns -MP_ERR_USAGE and writes a message
+ * naming the line into err. Starts from a generic default, so a file may
+ * give only what differs. */
+int mp_machine_load(const char *path, struct mp_machine *m, char *err,
+                    size_t errlen);
+
+/* Resolves "host", a preset name or a file path. */
+int mp_machine_resolve(const char *spec, struct mp_machine *m, char *err,
+                       size_t errlen);
+
+/* Checks consistency (powers of two where the model needs them, ways that
+ * divide the size...); 0 or -MP_ERR_USAGE with a message. */
+int mp_machine_check(const struct mp_machine *m, char *err, size_t errlen);
+
+/* Writes the machine as a machine file (the format mp_machine_load reads). */
+int mp_machine_format(const struct mp_machine *m, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The memory-system model: what a machine's caches, TLBs and page walker
+ * would do with a stream of accesses. Private L1D and L2 per core, one LLC
+ * per socket, write-back write-allocate with dirty writebacks to DRAM,
+ * invalidation-based coherence between cores; per-core L1 DTLBs by page
+ * size, a unified STLB, paging-structure caches, and page walks whose
+ * paging-structure loads go through the data caches like any other load.
+ *
+ * Pure computation: no I/O. The caller (the analysis) splits accesses into
+ * cache-line references, says which core makes each, which address space
+ * and page size it is in, and which object owns it; the model says where
+ * each reference was served and reports every DRAM write (a dirty line
+ * leaving the last level) with the owner of that line, so memory requests
+ * can be attributed to objects as in the ORMBP traces.
+ */
+#ifndef MP_MODEL_H
+#define MP_MODEL_H
+
+#include <stdint.h>
+
+#include "model/machine.h"
+
+struct mp_model;
+
+/* Outcome of one cache-line reference. */
+struct mp_model_out {
+  uint8_t level; /* enum mp_mem_level: L1, L2, L3, LOCAL_DRAM or REMOTE_CACHE */
+  uint8_t tlb;   /* enum mp_tlb_outcome */
+  uint8_t walk_refs; /* paging-structure loads of the page walk, if any */
+  uint8_t walk_dram; /* of those, served by DRAM */
+  uint32_t latency;  /* modelled cycles: translation + data */
+};
+
+/* Called for every DRAM write (a dirty line written back), with the owner
+ * given when the line was last written and its line address. */
+typedef void (*mp_model_wb_fn)(void *arg, uint32_t owner, uint64_t line_addr);
+
+/* New model of machine m (copied). NULL and errno (ENOMEM, EINVAL for a
+ * machine mp_machine_check refuses). Free with mp_model_free. */
+struct mp_model *mp_model_new(const struct mp_machine *m);
+void mp_model_free(struct mp_model *m);
+
+void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg);
+
+/* Total cores (sockets x cores per socket). */
+unsigned mp_model_ncores(const struct mp_model *m);
+
+#define MP_MODEL_NO_OWNER UINT32_MAX
+
+/* One reference to the line holding addr by core (< mp_model_ncores), in
+ * address space `space` (0..2^16-1: processes do not share lines), in a page
+ * of 2^page_shift bytes (12, 21 or 30). owner is any id the caller likes;
+ * it comes back with the DRAM writes of this line. */
+void mp_model_access(struct mp_model *m, unsigned core, uint32_t space,
+                     uint64_t addr, int write, unsigned page_shift,
+                     uint32_t owner, struct mp_model_out *out);
+
+/* Writes back every dirty line once (each DRAM write reported as usual)
+ * and leaves it cached, clean: what a write-back-without-invalidate would do.
+ * Used at region boundaries so a region is charged the writebacks of the
+ * lines its own stores dirtied, not those of the code before it. */
+void mp_model_clean(struct mp_model *m);
+
+/* Writes back every dirty line (each DRAM write reported as usual) and
+ * empties caches and TLBs: the state a cold start or a flush would leave. */
+void mp_model_flush(struct mp_model *m);
+
+#endif

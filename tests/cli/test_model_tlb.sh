@@ -1,0 +1,72 @@
+# The model's TLBs against PTAT's verification (seed 001): reading the first
+# byte of each 4 KiB page of N pages (N >> STLB entries) gives exactly N STLB
+# misses and N page walks; with the block in 2 MiB pages, N/512. Random reads
+# over a table far larger than the STLB's reach walk on nearly every access;
+# in 2 MiB pages the walks drop by more than 90%. Also the what-if and tlb
+# view plumbing, and errors for bad model options.
+source "$(dirname "$0")/lib.sh"
+build_rt pagescan
+N=32768
+"$MEMPRISM" record -q -o p.data -- ./pagescan $N 200000
+line=$(grep -n 'aligned_alloc' "$MP_SRC/tests/rt/pagescan.c" | cut -d: -f1)
+label="heap main \\(pagescan.c:$line\\)"
+M=haswell-e5-2680v3
+
+"$MEMPRISM" report --roi scan --model $M --format csv p.data > scan4k.csv
+expect_eq "4K scan: accesses" $N "$(csv_field scan4k.csv "$label" accesses)"
+expect_eq "4K scan: page walks" $N "$(csv_field scan4k.csv "$label" walks)"
+expect_eq "4K scan: STLB hits" 0 "$(csv_field scan4k.csv "$label" stlb_hits)"
+
+"$MEMPRISM" report --roi scan --model $M --pages "pagescan.c:$line=2M" --format csv p.data > scan2m.csv
+expect_eq "2M scan: page walks" $((N / 512)) "$(csv_field scan2m.csv "$label" walks)"
+# every page in 2M: the same for this block
+"$MEMPRISM" report --roi scan --model $M --pages 2M --format csv p.data > scanall.csv
+expect_eq "2M (all) scan: page walks" $((N / 512)) "$(csv_field scanall.csv "$label" walks)"
+
+# random reads: 128 MiB table vs 4 MiB of STLB reach
+"$MEMPRISM" report --roi random --model $M --format csv p.data > rnd4k.csv
+"$MEMPRISM" report --roi random --model $M --pages 2M --format csv p.data > rnd2m.csv
+acc=$(csv_field rnd4k.csv "$label" accesses)
+w4=$(csv_field rnd4k.csv "$label" walks)
+w2=$(csv_field rnd2m.csv "$label" walks)
+expect_eq "random: accesses" 200000 "$acc"
+[ $((w4 * 100)) -ge $((acc * 90)) ] || fail "random 4K: $w4 walks for $acc accesses, expected > 90%"
+[ $((w2 * 10)) -le "$w4" ] || fail "random 2M: $w2 walks vs $w4 in 4K pages, expected a 90% drop"
+echo "ok: random: $w4 walks in 4K pages, $w2 in 2M pages for $acc accesses"
+
+# memprism tlb: the block holds all scan walks; 100% of walks from its pages
+"$MEMPRISM" tlb --roi scan --model $M p.data > tlb.txt
+grep -q "page walks" tlb.txt || fail "tlb view has no walk table"
+grep -q "MODELLED" tlb.txt || fail "tlb view does not say its figures are modelled"
+grep -Eq "^ +$N +100\.0% +$N +1\.00 .*pagescan.c:$line" tlb.txt || {
+	cat tlb.txt
+	fail "tlb: expected $N walks over $N pages on the block"
+}
+"$MEMPRISM" tlb --roi scan --model $M --format csv p.data > tlb.csv
+expect_eq "tlb csv rows (pages)" $N "$(grep -c 'pagescan.c' tlb.csv)"
+
+# text report labels modelled figures
+"$MEMPRISM" report --roi scan --model $M p.data > rep.txt
+grep -q "MODELLED" rep.txt || fail "report does not label modelled figures"
+# what-if rule that matches nothing is a warning
+"$MEMPRISM" report --model $M --pages "no-such-object=2M" p.data > none.txt
+grep -q 'no object.s label contains "no-such-object"' none.txt || fail "unmatched --pages rule not reported"
+
+# bad options: clear errors, exit 2
+set +e
+"$MEMPRISM" report --model no-such-machine p.data 2> err1.txt
+expect_eq "unknown machine exit" 2 $?
+"$MEMPRISM" report --model $M --pages 3M p.data 2> err2.txt
+expect_eq "bad page size exit" 2 $?
+"$MEMPRISM" report --pages 2M p.data 2> err3.txt
+expect_eq "--pages without --model exit" 2 $?
+"$MEMPRISM" tlb --thread-map sideways p.data 2> err4.txt
+expect_eq "bad thread map exit" 2 $?
+printf 'cores = 2\nllc.ways = lots\n' > bad.machine
+"$MEMPRISM" report --model ./bad.machine p.data 2> err5.txt
+expect_eq "bad machine file exit" 2 $?
+set -e
+grep -q "nehalem-e5504" err1.txt || fail "unknown machine error does not list the presets"
+grep -q "2M or 1G" err2.txt || fail "bad page size error unclear"
+grep -q "bad.machine:2" err5.txt || fail "machine file error does not name the line"
+echo "ok: model option errors"
