@@ -437,7 +437,7 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 				p->roi_depth = 0;
 			/* the model charges a region the writebacks of its own stores */
 			if ((was == 0) != (p->roi_depth == 0))
-				an_model_clean(st, was > 0);
+				an_model_clean(st, s, was > 0);
 		}
 		break;
 	case MP_EV_NAME_RANGE: {
@@ -493,6 +493,15 @@ static inline void count(struct an_counts *c, const struct trace_rec *r)
 	}
 }
 
+static void hook_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r,
+			int counted, const struct mp_outcome *oc)
+{
+	struct an_access a = { .proc = s->proc, .thread = s->thread, .cls = cls, .addr = r->addr,
+			       .size = r->size, .ip = r->ip, .epoch = s->epoch, .time = s->dec.time,
+			       .cpu = s->cpu, .write = r->write, .counted = counted, .outcome = oc };
+	st->opts->on_access(st->opts->hook_arg, &a);
+}
+
 static void apply_access(struct an_state *st, struct an_stream *s, const struct trace_rec *r)
 {
 	struct an_proc *p = &st->procs.v[s->proc];
@@ -511,7 +520,10 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	if (outside) {
 		/* the model still sees it: caches warm up outside the region */
 		st->res->accesses_outside_roi++;
-		an_model_access(st, s, cls, r, 0);
+		struct mp_outcome oc;
+		an_model_access(st, s, cls, r, 0, &oc);
+		if (st->opts->on_access)
+			hook_access(st, s, cls, r, 0, &oc);
 		return;
 	}
 	struct an_class *c = &st->classes.v[cls];
@@ -538,8 +550,11 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 		s->last_ip = r->ip;
 	}
 	count(&st->ips.v[s->last_fn - 1].c, r);
+	struct mp_outcome oc;
 	if (st->model)
-		an_model_access(st, s, cls, r, 1);
+		an_model_access(st, s, cls, r, 1, &oc);
+	if (st->opts->on_access)
+		hook_access(st, s, cls, r, 1, st->model ? &oc : NULL);
 }
 
 /* --- per-process replay ------------------------------------------------- */

@@ -116,10 +116,10 @@ int an_model_init(struct an_state *st);
 void an_model_fini(struct an_state *st);
 /* Models one access of stream s to class cls; counted: inside --roi. */
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r,
-		     int counted);
+		     int counted, struct mp_outcome *out);
 /* Writes dirty lines back (keeping them): at --roi boundaries, so the region
  * pays for the writebacks of its own stores; counted: charge them. */
-void an_model_clean(struct an_state *st, int counted);
+void an_model_clean(struct an_state *st, struct an_stream *s, int counted);
 /* Moves the page table to the result; remap: state class -> result class. */
 int an_model_pages(struct an_state *st, const uint32_t *remap);
 

@@ -20,217 +20,256 @@
 #include "model/model.h"
 
 struct an_model {
-  struct mp_model *m;
-  unsigned ncores;
-  MP_VEC(uint8_t) cls_shift; /* class -> page shift, 0 not decided yet */
-  MP_VEC(struct an_page) pages;
-  size_t *rule_hits;            /* per what-if rule: classes it matched */
-  struct mp_hashmap page_index; /* (proc, page) -> pages index */
-  int counting;                 /* the access being modelled is inside --roi */
-  struct an_state *st;
+	struct mp_model *m;
+	unsigned ncores;
+	MP_VEC(uint8_t) cls_shift; /* class -> page shift, 0 not decided yet */
+	MP_VEC(struct an_page) pages;
+	size_t *rule_hits; /* per what-if rule: classes it matched */
+	struct mp_hashmap page_index; /* (proc, page) -> pages index */
+	int counting; /* the access being modelled is inside --roi */
+	struct an_stream *cur; /* the stream whose access is being modelled */
+	struct an_state *st;
 };
 
-void an_mem_add(struct an_mem *a, const struct an_mem *b) {
-  a->refs += b->refs;
-  for (int i = 0; i < MP_LVL_COUNT; i++)
-    a->level[i] += b->level[i];
-  for (int i = 0; i < MP_TLB_COUNT; i++)
-    a->tlb[i] += b->tlb[i];
-  a->dram_reads += b->dram_reads;
-  a->dram_writes += b->dram_writes;
-  a->walks += b->walks;
-  a->walk_refs += b->walk_refs;
-  a->walk_dram += b->walk_dram;
-  a->remote += b->remote;
-  a->latency_sum += b->latency_sum;
-  a->latency_n += b->latency_n;
-  for (int i = 0; i < AN_LAT_BUCKETS; i++)
-    a->latency_hist[i] += b->latency_hist[i];
+void an_mem_add(struct an_mem *a, const struct an_mem *b)
+{
+	a->refs += b->refs;
+	for (int i = 0; i < MP_LVL_COUNT; i++)
+		a->level[i] += b->level[i];
+	for (int i = 0; i < MP_TLB_COUNT; i++)
+		a->tlb[i] += b->tlb[i];
+	a->dram_reads += b->dram_reads;
+	a->dram_writes += b->dram_writes;
+	a->walks += b->walks;
+	a->walk_refs += b->walk_refs;
+	a->walk_dram += b->walk_dram;
+	a->remote += b->remote;
+	a->latency_sum += b->latency_sum;
+	a->latency_n += b->latency_n;
+	for (int i = 0; i < AN_LAT_BUCKETS; i++)
+		a->latency_hist[i] += b->latency_hist[i];
 }
 
-static void on_writeback(void *arg, uint32_t owner, uint64_t line) {
-  struct an_model *am = arg;
-  struct an_state *st = am->st;
-  (void)line;
-  if (!am->counting || owner == MP_MODEL_NO_OWNER || owner >= st->classes.n)
-    return;
-  st->classes.v[owner].mem.dram_writes++;
-  st->res->mem_total.dram_writes++;
+static void on_writeback(void *arg, uint32_t owner, uint64_t line)
+{
+	struct an_model *am = arg;
+	struct an_state *st = am->st;
+	if (owner == MP_MODEL_NO_OWNER || owner >= st->classes.n)
+		return;
+	if (st->opts->on_dram && am->cur) {
+		struct an_dram d = { .proc = am->cur->proc,
+				     .thread = am->cur->thread,
+				     .cls = owner,
+				     .vaddr = line,
+				     .time = am->cur->dec.time,
+				     .write = 1,
+				     .counted = am->counting };
+		st->opts->on_dram(st->opts->hook_arg, &d);
+	}
+	if (!am->counting)
+		return;
+	st->classes.v[owner].mem.dram_writes++;
+	st->res->mem_total.dram_writes++;
 }
 
-int an_model_init(struct an_state *st) {
-  if (!st->opts->machine)
-    return 0;
-  struct an_model *am = calloc(1, sizeof(*am));
-  if (!am)
-    return -ENOMEM;
-  am->m = mp_model_new(st->opts->machine);
-  if (!am->m) {
-    int e = -errno;
-    free(am);
-    return e;
-  }
-  am->ncores = mp_model_ncores(am->m);
-  am->rule_hits = calloc(st->opts->npage_rules + 1, sizeof(*am->rule_hits));
-  if (!am->rule_hits) {
-    mp_model_free(am->m);
-    free(am);
-    return -ENOMEM;
-  }
-  am->st = st;
-  mp_hashmap_init(&am->page_index);
-  mp_model_set_writeback(am->m, on_writeback, am);
-  st->model = am;
-  st->res->mem_origin = AN_MEM_MODELLED;
-  return 0;
+int an_model_init(struct an_state *st)
+{
+	if (!st->opts->machine)
+		return 0;
+	struct an_model *am = calloc(1, sizeof(*am));
+	if (!am)
+		return -ENOMEM;
+	am->m = mp_model_new(st->opts->machine);
+	if (!am->m) {
+		int e = -errno;
+		free(am);
+		return e;
+	}
+	am->ncores = mp_model_ncores(am->m);
+	am->rule_hits = calloc(st->opts->npage_rules + 1, sizeof(*am->rule_hits));
+	if (!am->rule_hits) {
+		mp_model_free(am->m);
+		free(am);
+		return -ENOMEM;
+	}
+	am->st = st;
+	mp_hashmap_init(&am->page_index);
+	mp_model_set_writeback(am->m, on_writeback, am);
+	st->model = am;
+	st->res->mem_origin = AN_MEM_MODELLED;
+	return 0;
 }
 
-void an_model_fini(struct an_state *st) {
-  struct an_model *am = st->model;
-  if (!am)
-    return;
-  mp_model_free(am->m);
-  free(am->rule_hits);
-  mp_vec_free(&am->cls_shift);
-  mp_vec_free(&am->pages);
-  mp_hashmap_fini(&am->page_index);
-  free(am);
-  st->model = NULL;
+void an_model_fini(struct an_state *st)
+{
+	struct an_model *am = st->model;
+	if (!am)
+		return;
+	mp_model_free(am->m);
+	free(am->rule_hits);
+	mp_vec_free(&am->cls_shift);
+	mp_vec_free(&am->pages);
+	mp_hashmap_fini(&am->page_index);
+	free(am);
+	st->model = NULL;
 }
 
 /* The page size of a class: the first what-if rule whose pattern is in its
  * label, else the default. Heap classes are labelled here, early, for it. */
-static unsigned class_shift(struct an_state *st, struct an_model *am,
-                            uint32_t cls) {
-  while (am->cls_shift.n <= cls)
-    if (mp_vec_push(&am->cls_shift, 0)) {
-      st->oom = 1;
-      return 12;
-    }
-  uint8_t s = am->cls_shift.v[cls];
-  if (s)
-    return s;
-  const struct an_opts *o = st->opts;
-  s = (uint8_t)(o->page_shift ? o->page_shift : 12);
-  if (o->npage_rules) {
-    an_label_class(st, cls);
-    const char *label = st->classes.v[cls].label;
-    for (size_t i = 0; label && i < o->npage_rules; i++)
-      if (strstr(label, o->page_rules[i].pattern)) {
-        s = (uint8_t)o->page_rules[i].shift;
-        am->rule_hits[i]++;
-        break;
-      }
-  }
-  am->cls_shift.v[cls] = s;
-  return s;
+static unsigned class_shift(struct an_state *st, struct an_model *am, uint32_t cls)
+{
+	while (am->cls_shift.n <= cls)
+		if (mp_vec_push(&am->cls_shift, 0)) {
+			st->oom = 1;
+			return 12;
+		}
+	uint8_t s = am->cls_shift.v[cls];
+	if (s)
+		return s;
+	const struct an_opts *o = st->opts;
+	s = (uint8_t)(o->page_shift ? o->page_shift : 12);
+	if (o->npage_rules) {
+		an_label_class(st, cls);
+		const char *label = st->classes.v[cls].label;
+		for (size_t i = 0; label && i < o->npage_rules; i++)
+			if (strstr(label, o->page_rules[i].pattern)) {
+				s = (uint8_t)o->page_rules[i].shift;
+				am->rule_hits[i]++;
+				break;
+			}
+	}
+	am->cls_shift.v[cls] = s;
+	return s;
 }
 
-static void page_count(struct an_state *st, struct an_model *am, uint32_t proc,
-                       uint64_t addr, unsigned shift, uint32_t cls,
-                       const struct mp_model_out *o) {
-  uint64_t page = addr >> shift;
-  uint64_t key =
-      mp_hash64(page ^ ((uint64_t)proc << 48) ^ ((uint64_t)shift << 58)) | 1;
-  uint64_t *v = mp_hashmap_get(&am->page_index, key);
-  struct an_page *pg;
-  if (v && am->pages.v[*v].addr == page << shift &&
-      am->pages.v[*v].proc == proc) {
-    pg = &am->pages.v[*v];
-  } else {
-    struct an_page np = {.proc = proc,
-                         .addr = page << shift,
-                         .shift = (uint8_t)shift,
-                         .cls = cls};
-    if (mp_vec_push(&am->pages, np) ||
-        (!v && mp_hashmap_put(&am->page_index, key, am->pages.n - 1))) {
-      st->oom = 1;
-      return;
-    }
-    pg = &am->pages.v[am->pages.n - 1];
-  }
-  pg->dtlb_misses++;
-  pg->walks += o->tlb == MP_TLB_WALK;
-  pg->walk_refs += o->walk_refs;
-  pg->cls = cls; /* the latest object on the page */
+static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift,
+		       uint32_t cls, const struct mp_model_out *o)
+{
+	uint64_t page = addr >> shift;
+	uint64_t key = mp_hash64(page ^ ((uint64_t)proc << 48) ^ ((uint64_t)shift << 58)) | 1;
+	uint64_t *v = mp_hashmap_get(&am->page_index, key);
+	struct an_page *pg;
+	if (v && am->pages.v[*v].addr == page << shift && am->pages.v[*v].proc == proc) {
+		pg = &am->pages.v[*v];
+	} else {
+		struct an_page np = { .proc = proc, .addr = page << shift, .shift = (uint8_t)shift, .cls = cls };
+		if (mp_vec_push(&am->pages, np) || (!v && mp_hashmap_put(&am->page_index, key, am->pages.n - 1))) {
+			st->oom = 1;
+			return;
+		}
+		pg = &am->pages.v[am->pages.n - 1];
+	}
+	pg->dtlb_misses++;
+	pg->walks += o->tlb == MP_TLB_WALK;
+	pg->walk_refs += o->walk_refs;
+	pg->cls = cls; /* the latest object on the page */
 }
 
-static inline void mem_count(struct an_mem *m, const struct mp_model_out *o) {
-  m->refs++;
-  m->level[o->level]++;
-  m->tlb[o->tlb]++;
-  m->dram_reads += o->level == MP_LVL_LOCAL_DRAM;
-  if (o->tlb == MP_TLB_WALK) {
-    m->walks++;
-    m->walk_refs += o->walk_refs;
-    m->walk_dram += o->walk_dram;
-  }
-  m->latency_sum += o->latency;
-  m->latency_n++;
-  unsigned b = o->latency ? 31u - (unsigned)__builtin_clz(o->latency) : 0;
-  m->latency_hist[b < AN_LAT_BUCKETS ? b : AN_LAT_BUCKETS - 1]++;
+static inline void mem_count(struct an_mem *m, const struct mp_model_out *o)
+{
+	m->refs++;
+	m->level[o->level]++;
+	m->tlb[o->tlb]++;
+	m->dram_reads += o->level == MP_LVL_LOCAL_DRAM;
+	if (o->tlb == MP_TLB_WALK) {
+		m->walks++;
+		m->walk_refs += o->walk_refs;
+		m->walk_dram += o->walk_dram;
+	}
+	m->latency_sum += o->latency;
+	m->latency_n++;
+	unsigned b = o->latency ? 31u - (unsigned)__builtin_clz(o->latency) : 0;
+	m->latency_hist[b < AN_LAT_BUCKETS ? b : AN_LAT_BUCKETS - 1]++;
 }
 
-void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls,
-                     const struct trace_rec *r, int counted) {
-  struct an_model *am = st->model;
-  unsigned core;
-  if (st->opts->thread_map == AN_MAP_SPREAD)
-    core = s->thread % am->ncores;
-  else
-    core = s->cpu % am->ncores;
-  unsigned shift = class_shift(st, am, cls);
-  uint64_t size = r->size ? r->size : 1;
-  uint64_t line = st->opts->machine->line;
-  uint64_t a = r->addr & ~(line - 1), end = r->addr + size;
-  if (end < r->addr)
-    end = UINT64_MAX;
-  am->counting = counted;
-  struct an_class *c = &st->classes.v[cls];
-  struct an_thread *t = &st->threads.v[s->thread];
-  for (; a < end; a += line) {
-    struct mp_model_out o;
-    mp_model_access(am->m, core, s->proc, a, r->write, shift, cls, &o);
-    if (!counted)
-      continue;
-    mem_count(&c->mem, &o);
-    mem_count(&t->mem, &o);
-    mem_count(&st->res->mem_total, &o);
-    if (s->last_fn)
-      mem_count(&st->ips.v[s->last_fn - 1].mem, &o);
-    if (o.tlb != MP_TLB_L1_HIT)
-      page_count(st, am, s->proc, a, shift, cls, &o);
-    if (a + line < a)
-      break;
-  }
+void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
+		     struct mp_outcome *sum)
+{
+	struct an_model *am = st->model;
+	unsigned core;
+	if (st->opts->thread_map == AN_MAP_SPREAD)
+		core = s->thread % am->ncores;
+	else
+		core = s->cpu % am->ncores;
+	unsigned shift = class_shift(st, am, cls);
+	uint64_t size = r->size ? r->size : 1;
+	uint64_t line = st->opts->machine->line;
+	uint64_t a = r->addr & ~(line - 1), end = r->addr + size;
+	if (end < r->addr)
+		end = UINT64_MAX;
+	am->counting = counted;
+	am->cur = s;
+	struct an_class *c = &st->classes.v[cls];
+	struct an_thread *t = &st->threads.v[s->thread];
+	*sum = (struct mp_outcome){ .page_shift = (uint8_t)shift, .weight = 1 };
+	for (; a < end; a += line) {
+		struct mp_model_out o;
+		mp_model_access(am->m, core, s->proc, a, r->write, shift, cls, &o);
+		if (o.level > sum->level)
+			sum->level = o.level;
+		if (o.tlb > sum->tlb)
+			sum->tlb = o.tlb;
+		sum->latency += o.latency;
+		if (st->opts->on_dram && (o.level == MP_LVL_LOCAL_DRAM || o.walk_dram)) {
+			struct an_dram d = { .proc = s->proc,
+					     .thread = s->thread,
+					     .cls = cls,
+					     .vaddr = a,
+					     .time = s->dec.time,
+					     .counted = counted };
+			d.walk = 1;
+			for (unsigned w = 0; w < o.walk_dram; w++)
+				st->opts->on_dram(st->opts->hook_arg, &d);
+			d.walk = 0;
+			if (o.level == MP_LVL_LOCAL_DRAM)
+				st->opts->on_dram(st->opts->hook_arg, &d);
+		}
+		if (!counted) {
+			if (a + line < a)
+				break;
+			continue;
+		}
+		mem_count(&c->mem, &o);
+		mem_count(&t->mem, &o);
+		mem_count(&st->res->mem_total, &o);
+		if (s->last_fn)
+			mem_count(&st->ips.v[s->last_fn - 1].mem, &o);
+		if (o.tlb != MP_TLB_L1_HIT)
+			page_count(st, am, s->proc, a, shift, cls, &o);
+		if (a + line < a)
+			break;
+	}
 }
 
-void an_model_clean(struct an_state *st, int counted) {
-  struct an_model *am = st->model;
-  if (!am)
-    return;
-  am->counting = counted;
-  mp_model_clean(am->m);
+void an_model_clean(struct an_state *st, struct an_stream *s, int counted)
+{
+	struct an_model *am = st->model;
+	if (!am)
+		return;
+	am->counting = counted;
+	am->cur = s;
+	mp_model_clean(am->m);
 }
 
 /* Hands the per-page rows to the result (classes renumbered by remap). */
-int an_model_pages(struct an_state *st, const uint32_t *remap) {
-  struct an_model *am = st->model;
-  if (!am)
-    return 0;
-  struct an_result *r = st->res;
-  for (size_t i = 0; i < st->opts->npage_rules; i++)
-    if (!am->rule_hits[i])
-      an_warn(st, "--pages %s: no object's label contains \"%s\"",
-              st->opts->page_rules[i].pattern, st->opts->page_rules[i].pattern);
-  r->pages = am->pages.v;
-  r->npages = am->pages.n;
-  am->pages.v = NULL;
-  am->pages.n = 0;
-  for (size_t i = 0; i < r->npages; i++) {
-    struct an_page *p = &r->pages[i];
-    p->cls = p->cls < st->classes.n && remap ? remap[p->cls] : 0;
-    p->pid = p->proc < st->procs.n ? st->procs.v[p->proc].pid : 0;
-  }
-  return 0;
+int an_model_pages(struct an_state *st, const uint32_t *remap)
+{
+	struct an_model *am = st->model;
+	if (!am)
+		return 0;
+	struct an_result *r = st->res;
+	for (size_t i = 0; i < st->opts->npage_rules; i++)
+		if (!am->rule_hits[i])
+			an_warn(st, "--pages %s: no object's label contains \"%s\"", st->opts->page_rules[i].pattern,
+				st->opts->page_rules[i].pattern);
+	r->pages = am->pages.v;
+	r->npages = am->pages.n;
+	am->pages.v = NULL;
+	am->pages.n = 0;
+	for (size_t i = 0; i < r->npages; i++) {
+		struct an_page *p = &r->pages[i];
+		p->cls = p->cls < st->classes.n && remap ? remap[p->cls] : 0;
+		p->pid = p->proc < st->procs.n ? st->procs.v[p->proc].pid : 0;
+	}
+	return 0;
 }

@@ -376,6 +376,7 @@ void an_result_free(struct an_result *r)
 		free(r->procs[i].exe);
 	free(r->procs);
 	free(r->pages);
+	free(r->class_map);
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
@@ -430,7 +431,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		err = merge_classes(&st, r, remap);
 	if (!err)
 		err = an_model_pages(&st, remap);
-	free(remap);
+	r->class_map = remap;
+	r->nclass_map = remap ? st.classes.n : 0;
 	if (err)
 		goto fail;
 	r->threads = st.threads.v;

@@ -143,6 +143,8 @@ struct an_result {
 	uint64_t accesses_outside_roi;
 	char **warnings;
 	size_t nwarnings;
+	uint32_t *class_map; /* replay class -> classes index (for an_access.cls) */
+	size_t nclass_map;
 	struct an_page *pages; /* model: pages with DTLB misses, in first-miss order */
 	size_t npages;
 	char machine[64]; /* model: the machine's name */
@@ -172,6 +174,31 @@ enum an_thread_map {
 
 struct mp_machine;
 
+/* One attributed access, handed to an_opts.on_access as the replay makes
+ * it, for consumers of the stream itself (plots, exports, flows). */
+struct an_access {
+	uint32_t proc; /* an_result.procs index */
+	uint32_t thread; /* an_result.threads index */
+	uint32_t cls; /* replay class: an_result.class_map[cls] is the classes index */
+	uint64_t addr, size, ip;
+	uint64_t epoch;
+	uint64_t time; /* ns (CLOCK_MONOTONIC) of the thread's latest event or chunk stamp */
+	unsigned cpu;
+	int write;
+	int counted; /* inside --roi (always 1 without --roi) */
+	const struct mp_outcome *outcome; /* model: deepest level, worst TLB outcome, summed latency; else NULL */
+};
+
+/* One DRAM request of the model (seed 000's object-relative memory trace):
+ * a line fill (read), a writeback (write) or a page-walk load served by DRAM. */
+struct an_dram {
+	uint32_t proc, thread; /* the thread whose access caused it */
+	uint32_t cls; /* replay class of the line's object (walks: the translated access's) */
+	uint64_t vaddr; /* line address (walks: the translated address) */
+	uint64_t time; /* as an_access.time */
+	int write, walk, counted;
+};
+
 struct an_opts {
 	const char *roi; /* count only accesses while this region is open */
 	/* memory-system model: NULL for none */
@@ -180,6 +207,10 @@ struct an_opts {
 	const struct an_page_rule *page_rules;
 	size_t npage_rules;
 	enum an_thread_map thread_map;
+	/* stream consumers (NULL: none); called in replay order */
+	void (*on_access)(void *arg, const struct an_access *a);
+	void (*on_dram)(void *arg, const struct an_dram *d);
+	void *hook_arg;
 	const char *const *wrappers; /* extra allocation wrapper function names */
 	size_t nwrappers;
 	int no_wrapper_heuristic; /* don't skip *alloc*-like frames by name */

@@ -9,104 +9,108 @@
 #include "cli/cli.h"
 #include "common/mp_error.h"
 
-static int parse_page(const char *s, unsigned *shift) {
-  if (!strcasecmp(s, "4k") || !strcasecmp(s, "4kib"))
-    *shift = 12;
-  else if (!strcasecmp(s, "2m") || !strcasecmp(s, "2mib"))
-    *shift = 21;
-  else if (!strcasecmp(s, "1g") || !strcasecmp(s, "1gib"))
-    *shift = 30;
-  else
-    return -1;
-  return 0;
+static int parse_page(const char *s, unsigned *shift)
+{
+	if (!strcasecmp(s, "4k") || !strcasecmp(s, "4kib"))
+		*shift = 12;
+	else if (!strcasecmp(s, "2m") || !strcasecmp(s, "2mib"))
+		*shift = 21;
+	else if (!strcasecmp(s, "1g") || !strcasecmp(s, "1gib"))
+		*shift = 30;
+	else
+		return -1;
+	return 0;
 }
 
-int cli_model_option(struct cli_model *m, int c, const char *arg) {
-  char err[512];
-  switch (c) {
-  case CLI_OPT_MODEL:
-    if (mp_machine_resolve(arg, &m->machine, err, sizeof(err))) {
-      cli_error("--model: %s", err);
-      return 2;
-    }
-    m->have = 1;
-    return 0;
-  case CLI_OPT_PAGES: {
-    const char *eq = strrchr(arg, '=');
-    unsigned shift;
-    if (parse_page(eq ? eq + 1 : arg, &shift) || (eq && eq == arg)) {
-      cli_error("--pages wants SIZE or PATTERN=SIZE with SIZE 4K, 2M or 1G "
-                "(got '%s')",
-                arg);
-      return 2;
-    }
-    if (!eq) {
-      m->page_shift = shift;
-      return 0;
-    }
-    if (m->nrules == CLI_MAX_PAGE_RULES) {
-      cli_error("too many --pages rules (at most %d)", CLI_MAX_PAGE_RULES);
-      return 2;
-    }
-    size_t n = (size_t)(eq - arg);
-    if (n >= sizeof(m->patterns[0]))
-      n = sizeof(m->patterns[0]) - 1;
-    memcpy(m->patterns[m->nrules], arg, n);
-    m->patterns[m->nrules][n] = 0;
-    m->rules[m->nrules] = (struct an_page_rule){m->patterns[m->nrules], shift};
-    m->nrules++;
-    return 0;
-  }
-  case CLI_OPT_THREAD_MAP:
-    if (!strcmp(arg, "recorded"))
-      m->thread_map = AN_MAP_RECORDED;
-    else if (!strcmp(arg, "spread"))
-      m->thread_map = AN_MAP_SPREAD;
-    else {
-      cli_error("--thread-map wants recorded or spread (got '%s')", arg);
-      return 2;
-    }
-    return 0;
-  }
-  return 1;
+int cli_model_option(struct cli_model *m, int c, const char *arg)
+{
+	char err[512];
+	switch (c) {
+	case CLI_OPT_MODEL:
+		if (mp_machine_resolve(arg, &m->machine, err, sizeof(err))) {
+			cli_error("--model: %s", err);
+			return 2;
+		}
+		m->have = 1;
+		return 0;
+	case CLI_OPT_PAGES: {
+		const char *eq = strrchr(arg, '=');
+		unsigned shift;
+		if (parse_page(eq ? eq + 1 : arg, &shift) || (eq && eq == arg)) {
+			cli_error("--pages wants SIZE or PATTERN=SIZE with SIZE 4K, 2M or 1G "
+				  "(got '%s')",
+				  arg);
+			return 2;
+		}
+		if (!eq) {
+			m->page_shift = shift;
+			return 0;
+		}
+		if (m->nrules == CLI_MAX_PAGE_RULES) {
+			cli_error("too many --pages rules (at most %d)", CLI_MAX_PAGE_RULES);
+			return 2;
+		}
+		size_t n = (size_t)(eq - arg);
+		if (n >= sizeof(m->patterns[0]))
+			n = sizeof(m->patterns[0]) - 1;
+		memcpy(m->patterns[m->nrules], arg, n);
+		m->patterns[m->nrules][n] = 0;
+		m->rules[m->nrules] = (struct an_page_rule){ m->patterns[m->nrules], shift };
+		m->nrules++;
+		return 0;
+	}
+	case CLI_OPT_THREAD_MAP:
+		if (!strcmp(arg, "recorded"))
+			m->thread_map = AN_MAP_RECORDED;
+		else if (!strcmp(arg, "spread"))
+			m->thread_map = AN_MAP_SPREAD;
+		else {
+			cli_error("--thread-map wants recorded or spread (got '%s')", arg);
+			return 2;
+		}
+		return 0;
+	}
+	return 1;
 }
 
-int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model) {
-  if (!m->have && (need_model || m->nrules || m->page_shift)) {
-    if (!need_model) {
-      cli_error("--pages and --thread-map need a model: add --model host, a "
-                "preset or a machine file");
-      return 2;
-    }
-    mp_machine_host(&m->machine);
-    m->have = 1;
-  }
-  if (!m->have)
-    return 0;
-  ao->machine = &m->machine;
-  ao->page_shift = m->page_shift;
-  ao->page_rules = m->rules;
-  ao->npage_rules = m->nrules;
-  ao->thread_map = (enum an_thread_map)m->thread_map;
-  if (m->machine.notes[0] && !strcmp(m->machine.name, "host"))
-    cli_error("note: model host: %s", m->machine.notes);
-  return 0;
+int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
+{
+	if (!m->have && (need_model || m->nrules || m->page_shift)) {
+		if (!need_model) {
+			cli_error("--pages and --thread-map need a model: add --model host, a "
+				  "preset or a machine file");
+			return 2;
+		}
+		mp_machine_host(&m->machine);
+		m->have = 1;
+	}
+	if (!m->have)
+		return 0;
+	ao->machine = &m->machine;
+	ao->page_shift = m->page_shift;
+	ao->page_rules = m->rules;
+	ao->npage_rules = m->nrules;
+	ao->thread_map = (enum an_thread_map)m->thread_map;
+	if (m->machine.notes[0] && !strcmp(m->machine.name, "host"))
+		cli_error("note: model host: %s", m->machine.notes);
+	return 0;
 }
 
-void cli_model_help(FILE *out) {
-  fprintf(out, "model options (caches, TLBs, page walks; figures labelled as "
-               "modelled):\n"
-               "  -m, --model MACHINE      host, a machine file, or a preset:");
-  for (const char *const *p = mp_machine_presets(); *p; p++)
-    fprintf(out, " %s", *p);
-  fprintf(out, "\n"
-               "      --pages SIZE         page size of everything: 4K "
-               "(default), 2M or 1G\n"
-               "      --pages PATTERN=SIZE objects whose label contains "
-               "PATTERN in SIZE pages\n"
-               "                           (what-if: huge pages for one "
-               "object; repeatable)\n"
-               "      --thread-map MAP     recorded (default: the CPU each "
-               "thread ran on) or spread\n"
-               "                           (threads take cores round-robin)\n");
+void cli_model_help(FILE *out)
+{
+	fprintf(out, "model options (caches, TLBs, page walks; figures labelled as "
+		     "modelled):\n"
+		     "  -m, --model MACHINE      host, a machine file, or a preset:");
+	for (const char *const *p = mp_machine_presets(); *p; p++)
+		fprintf(out, " %s", *p);
+	fprintf(out, "\n"
+		     "      --pages SIZE         page size of everything: 4K "
+		     "(default), 2M or 1G\n"
+		     "      --pages PATTERN=SIZE objects whose label contains "
+		     "PATTERN in SIZE pages\n"
+		     "                           (what-if: huge pages for one "
+		     "object; repeatable)\n"
+		     "      --thread-map MAP     recorded (default: the CPU each "
+		     "thread ran on) or spread\n"
+		     "                           (threads take cores round-robin)\n");
 }

@@ -12,110 +12,109 @@
 #include "common/mp_error.h"
 #include "report/report.h"
 
-static void usage(FILE *out) {
-  fprintf(
-      out,
-      "usage: memprism tlb [OPTIONS] [FILE]\n\n"
-      "Runs the recorded accesses through the model's TLBs and page walker and "
-      "shows\n"
-      "where page walks concentrate: the share of walks over the share of "
-      "pages\n"
-      "(PTAT's per-page distribution), walks per object, and the hottest pages "
-      "with\n"
-      "the object on each. FILE defaults to memprism.data; the machine to "
-      "host.\n"
-      "What-if: --pages NAME=2M puts an object in 2 MiB pages.\n\n"
-      "options:\n"
-      "  -r, --roi NAME           count only accesses made while region NAME "
-      "was open\n"
-      "  -f, --format FORMAT      text (default) or csv (one row per page)\n"
-      "  -n, --limit N            rows per table in text (default 20, 0 for "
-      "all)\n"
-      "  -h, --help               this help\n");
-  cli_model_help(out);
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: memprism tlb [OPTIONS] [FILE]\n\n"
+		     "Runs the recorded accesses through the model's TLBs and page walker and "
+		     "shows\n"
+		     "where page walks concentrate: the share of walks over the share of "
+		     "pages\n"
+		     "(PTAT's per-page distribution), walks per object, and the hottest pages "
+		     "with\n"
+		     "the object on each. FILE defaults to memprism.data; the machine to "
+		     "host.\n"
+		     "What-if: --pages NAME=2M puts an object in 2 MiB pages.\n\n"
+		     "options:\n"
+		     "  -r, --roi NAME           count only accesses made while region NAME "
+		     "was open\n"
+		     "  -f, --format FORMAT      text (default) or csv (one row per page)\n"
+		     "  -n, --limit N            rows per table in text (default 20, 0 for "
+		     "all)\n"
+		     "  -h, --help               this help\n");
+	cli_model_help(out);
 }
 
-int cmd_tlb(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"roi", required_argument, NULL, 'r'},
-      {"format", required_argument, NULL, 'f'},
-      {"limit", required_argument, NULL, 'n'},
-      {"help", no_argument, NULL, 'h'},
-      CLI_MODEL_LONGOPTS,
-      {NULL, 0, NULL, 0},
-  };
-  static struct cli_model model;
-  memset(&model, 0, sizeof(model));
-  struct rp_opts ro = {.by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 20};
-  struct an_opts ao = {0};
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "r:f:n:hm:", opts, NULL)) != -1) {
-    switch (c) {
-    case 'r':
-      ro.roi = ao.roi = optarg;
-      break;
-    case 'f':
-      if (strcmp(optarg, "text") && strcmp(optarg, "csv")) {
-        cli_error("unknown format '%s' for tlb (text, csv)", optarg);
-        return 2;
-      }
-      ro.format = strcmp(optarg, "csv") ? RP_TEXT : RP_CSV;
-      break;
-    case 'n': {
-      char *end;
-      long n = strtol(optarg, &end, 10);
-      if (*end || n < 0) {
-        cli_error("--limit wants a number >= 0, not '%s'", optarg);
-        return 2;
-      }
-      ro.limit = (size_t)n;
-      break;
-    }
-    case 'h':
-      usage(stdout);
-      return cli_finish_stdout();
-    default: {
-      int r = cli_model_option(&model, c, optarg);
-      if (r == 0)
-        break;
-      if (r == 1)
-        usage(stderr);
-      return 2;
-    }
-    }
-  }
-  if (argc - optind > 1) {
-    cli_error("one data file at a time (got '%s' and '%s')", argv[optind],
-              argv[optind + 1]);
-    return 2;
-  }
-  ro.data_path = optind < argc ? argv[optind] : "memprism.data";
-  if (cli_model_apply(&model, &ao, 1))
-    return 2;
-  struct an_result *res = NULL;
-  int err = an_run(ro.data_path, &ao, &res);
-  if (err) {
-    if (err == -ENOENT && optind >= argc)
-      cli_error("no memprism.data here: record one first with `memprism record "
-                "-- PROGRAM`");
-    else
-      cli_error("cannot read %s: %s", ro.data_path, mp_strerror(err));
-    return 1;
-  }
-  if (res->damaged)
-    cli_error("warning: %s is damaged or truncated; the report covers it up to "
-              "the last good chunk",
-              ro.data_path);
-  if (!res->total.loads && !res->total.stores)
-    cli_error("note: no accesses recorded (was the program built with "
-              "`memprism cc`?): no TLB activity "
-              "to model");
-  err = rp_render_tlb(stdout, res, &ro);
-  an_result_free(res);
-  if (err) {
-    cli_error("cannot render the report: %s", mp_strerror(err));
-    return 1;
-  }
-  return cli_finish_stdout();
+int cmd_tlb(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "roi", required_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "limit", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		CLI_MODEL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct cli_model model;
+	memset(&model, 0, sizeof(model));
+	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 20 };
+	struct an_opts ao = { 0 };
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "r:f:n:hm:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			ro.roi = ao.roi = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "csv")) {
+				cli_error("unknown format '%s' for tlb (text, csv)", optarg);
+				return 2;
+			}
+			ro.format = strcmp(optarg, "csv") ? RP_TEXT : RP_CSV;
+			break;
+		case 'n': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 0) {
+				cli_error("--limit wants a number >= 0, not '%s'", optarg);
+				return 2;
+			}
+			ro.limit = (size_t)n;
+			break;
+		}
+		case 'h':
+			usage(stdout);
+			return cli_finish_stdout();
+		default: {
+			int r = cli_model_option(&model, c, optarg);
+			if (r == 0)
+				break;
+			if (r == 1)
+				usage(stderr);
+			return 2;
+		}
+		}
+	}
+	if (argc - optind > 1) {
+		cli_error("one data file at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+		return 2;
+	}
+	ro.data_path = optind < argc ? argv[optind] : "memprism.data";
+	if (cli_model_apply(&model, &ao, 1))
+		return 2;
+	struct an_result *res = NULL;
+	int err = an_run(ro.data_path, &ao, &res);
+	if (err) {
+		if (err == -ENOENT && optind >= argc)
+			cli_error("no memprism.data here: record one first with `memprism record "
+				  "-- PROGRAM`");
+		else
+			cli_error("cannot read %s: %s", ro.data_path, mp_strerror(err));
+		return 1;
+	}
+	if (res->damaged)
+		cli_error("warning: %s is damaged or truncated; the report covers it up to "
+			  "the last good chunk",
+			  ro.data_path);
+	if (!res->total.loads && !res->total.stores)
+		cli_error("note: no accesses recorded (was the program built with "
+			  "`memprism cc`?): no TLB activity "
+			  "to model");
+	err = rp_render_tlb(stdout, res, &ro);
+	an_result_free(res);
+	if (err) {
+		cli_error("cannot render the report: %s", mp_strerror(err));
+		return 1;
+	}
+	return cli_finish_stdout();
 }

@@ -26,188 +26,183 @@
 
 /* A generic recent x86 server core: the base of files and of the host. */
 static const struct mp_machine generic = {
-    .name = "generic",
-    .desc = "generic x86-64 server core (Skylake-SP-like geometry)",
-    .sockets = 1,
-    .cores = 1,
-    .line = 64,
-    .l1d = {32 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 5},
-    .l2 = {1 * MiB, 16, MP_REPL_PLRU, MP_INCL_NINE, 14},
-    .llc = {2 * MiB, 16, MP_REPL_LRU, MP_INCL_NINE, 50},
-    .dtlb = {{64, 4}, {32, 4}, {4, 4}},
-    .stlb = {1536, 12},
-    .stlb_sizes = 1u << MP_PAGE_4K | 1u << MP_PAGE_2M,
-    .stlb_latency = 9,
-    .psc_pml4 = 2,
-    .psc_pdpt = 4,
-    .psc_pde = 32,
-    .dram_latency = 250,
+	.name = "generic",
+	.desc = "generic x86-64 server core (Skylake-SP-like geometry)",
+	.sockets = 1,
+	.cores = 1,
+	.line = 64,
+	.l1d = { 32 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 5 },
+	.l2 = { 1 * MiB, 16, MP_REPL_PLRU, MP_INCL_NINE, 14 },
+	.llc = { 2 * MiB, 16, MP_REPL_LRU, MP_INCL_NINE, 50 },
+	.dtlb = { { 64, 4 }, { 32, 4 }, { 4, 4 } },
+	.stlb = { 1536, 12 },
+	.stlb_sizes = 1u << MP_PAGE_4K | 1u << MP_PAGE_2M,
+	.stlb_latency = 9,
+	.psc_pml4 = 2,
+	.psc_pdpt = 4,
+	.psc_pde = 32,
+	.dram_latency = 250,
 };
 
 /* The machines of the seed papers, from their text and the vendors'
  * optimization manuals. Paging-structure cache sizes are not documented
  * by either vendor: 2 / 4 / 32 entries as measured in the literature. */
 static const struct mp_machine presets[] = {
-    {
-        .name = "nehalem-e5504",
-        .desc = "2x Intel Xeon E5504 (Nehalem-EP), ORMBP's machine (seed 000)",
-        .sockets = 2,
-        .cores = 4,
-        .line = 64,
-        .l1d = {32 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 4},
-        .l2 = {256 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 10},
-        .llc = {4 * MiB, 16, MP_REPL_LRU, MP_INCL_INCLUSIVE, 38},
-        .dtlb = {{64, 4}, {32, 4}, {0, 0}},
-        .stlb = {512, 4},
-        .stlb_sizes = 1u << MP_PAGE_4K,
-        .stlb_latency = 7,
-        .psc_pml4 = 2,
-        .psc_pdpt = 4,
-        .psc_pde = 32,
-        .dram_latency = 190,
-    },
-    {
-        .name = "ivybridge-e5-2620v2",
-        .desc = "2x Intel Xeon E5-2620 v2 (Ivy Bridge-EP), PTAT's platform A "
-                "(seed 001)",
-        .sockets = 2,
-        .cores = 6,
-        .line = 64,
-        .l1d = {32 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 4},
-        .l2 = {256 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 12},
-        .llc = {15 * MiB, 20, MP_REPL_LRU, MP_INCL_INCLUSIVE, 30},
-        .dtlb = {{64, 4}, {32, 4}, {4, 4}},
-        .stlb = {512, 4},
-        .stlb_sizes = 1u << MP_PAGE_4K,
-        .stlb_latency = 7,
-        .psc_pml4 = 2,
-        .psc_pdpt = 4,
-        .psc_pde = 32,
-        .dram_latency = 200,
-    },
-    {
-        .name = "haswell-e5-2680v3",
-        .desc = "2x Intel Xeon E5-2680 v3 (Haswell-EP), the BSC tools' machine "
-                "(seed 002)",
-        .sockets = 2,
-        .cores = 12,
-        .line = 64,
-        .l1d = {32 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 4},
-        .l2 = {256 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 12},
-        .llc = {30 * MiB, 20, MP_REPL_LRU, MP_INCL_INCLUSIVE, 36},
-        .dtlb = {{64, 4}, {32, 4}, {4, 4}},
-        .stlb = {1024, 8},
-        .stlb_sizes = 1u << MP_PAGE_4K | 1u << MP_PAGE_2M,
-        .stlb_latency = 9,
-        .psc_pml4 = 2,
-        .psc_pdpt = 4,
-        .psc_pde = 32,
-        .dram_latency = 220,
-    },
-    {
-        /* Magny-Cours: each die is a NUMA node of 6 cores with its own
-         * 6 MiB L3, 1 MiB of which HT Assist takes for its probe filter.
-         * L1/L2 are exclusive on K10 and the L3 is a victim cache; the
-         * model has exclusive LLCs but treats L2 as non-inclusive of L1.
-         * The 48-entry L1 DTLB is fully associative for all page sizes;
-         * of the L2 TLB's 4K/2M/1G arrays the model keeps the 4K one. */
-        .name = "opteron-6174",
-        .desc = "4x AMD Opteron 6174 (Magny-Cours, 8 dies), MemProf's machine "
-                "C (seed 004)",
-        .sockets = 8,
-        .cores = 6,
-        .line = 64,
-        .l1d = {64 * KiB, 2, MP_REPL_LRU, MP_INCL_NINE, 3},
-        .l2 = {512 * KiB, 16, MP_REPL_PLRU, MP_INCL_NINE, 15},
-        .llc = {5 * MiB, 40, MP_REPL_LRU, MP_INCL_EXCLUSIVE, 45},
-        .dtlb = {{48, 48}, {0, 0}, {0, 0}},
-        .stlb = {512, 4},
-        .stlb_sizes = 1u << MP_PAGE_4K,
-        .stlb_latency = 5,
-        .psc_pml4 = 2,
-        .psc_pdpt = 4,
-        .psc_pde = 24,
-        .dram_latency = 230,
-    },
+	{
+		.name = "nehalem-e5504",
+		.desc = "2x Intel Xeon E5504 (Nehalem-EP), ORMBP's machine (seed 000)",
+		.sockets = 2,
+		.cores = 4,
+		.line = 64,
+		.l1d = { 32 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 4 },
+		.l2 = { 256 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 10 },
+		.llc = { 4 * MiB, 16, MP_REPL_LRU, MP_INCL_INCLUSIVE, 38 },
+		.dtlb = { { 64, 4 }, { 32, 4 }, { 0, 0 } },
+		.stlb = { 512, 4 },
+		.stlb_sizes = 1u << MP_PAGE_4K,
+		.stlb_latency = 7,
+		.psc_pml4 = 2,
+		.psc_pdpt = 4,
+		.psc_pde = 32,
+		.dram_latency = 190,
+	},
+	{
+		.name = "ivybridge-e5-2620v2",
+		.desc = "2x Intel Xeon E5-2620 v2 (Ivy Bridge-EP), PTAT's platform A "
+			"(seed 001)",
+		.sockets = 2,
+		.cores = 6,
+		.line = 64,
+		.l1d = { 32 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 4 },
+		.l2 = { 256 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 12 },
+		.llc = { 15 * MiB, 20, MP_REPL_LRU, MP_INCL_INCLUSIVE, 30 },
+		.dtlb = { { 64, 4 }, { 32, 4 }, { 4, 4 } },
+		.stlb = { 512, 4 },
+		.stlb_sizes = 1u << MP_PAGE_4K,
+		.stlb_latency = 7,
+		.psc_pml4 = 2,
+		.psc_pdpt = 4,
+		.psc_pde = 32,
+		.dram_latency = 200,
+	},
+	{
+		.name = "haswell-e5-2680v3",
+		.desc = "2x Intel Xeon E5-2680 v3 (Haswell-EP), the BSC tools' machine "
+			"(seed 002)",
+		.sockets = 2,
+		.cores = 12,
+		.line = 64,
+		.l1d = { 32 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 4 },
+		.l2 = { 256 * KiB, 8, MP_REPL_PLRU, MP_INCL_NINE, 12 },
+		.llc = { 30 * MiB, 20, MP_REPL_LRU, MP_INCL_INCLUSIVE, 36 },
+		.dtlb = { { 64, 4 }, { 32, 4 }, { 4, 4 } },
+		.stlb = { 1024, 8 },
+		.stlb_sizes = 1u << MP_PAGE_4K | 1u << MP_PAGE_2M,
+		.stlb_latency = 9,
+		.psc_pml4 = 2,
+		.psc_pdpt = 4,
+		.psc_pde = 32,
+		.dram_latency = 220,
+	},
+	{
+		/* Magny-Cours: each die is a NUMA node of 6 cores with its own
+		 * 6 MiB L3, 1 MiB of which HT Assist takes for its probe filter.
+		 * L1/L2 are exclusive on K10 and the L3 is a victim cache; the
+		 * model has exclusive LLCs but treats L2 as non-inclusive of L1.
+		 * The 48-entry L1 DTLB is fully associative for all page sizes;
+		 * of the L2 TLB's 4K/2M/1G arrays the model keeps the 4K one. */
+		.name = "opteron-6174",
+		.desc = "4x AMD Opteron 6174 (Magny-Cours, 8 dies), MemProf's machine "
+			"C (seed 004)",
+		.sockets = 8,
+		.cores = 6,
+		.line = 64,
+		.l1d = { 64 * KiB, 2, MP_REPL_LRU, MP_INCL_NINE, 3 },
+		.l2 = { 512 * KiB, 16, MP_REPL_PLRU, MP_INCL_NINE, 15 },
+		.llc = { 5 * MiB, 40, MP_REPL_LRU, MP_INCL_EXCLUSIVE, 45 },
+		.dtlb = { { 48, 48 }, { 0, 0 }, { 0, 0 } },
+		.stlb = { 512, 4 },
+		.stlb_sizes = 1u << MP_PAGE_4K,
+		.stlb_latency = 5,
+		.psc_pml4 = 2,
+		.psc_pdpt = 4,
+		.psc_pde = 24,
+		.dram_latency = 230,
+	},
 };
 
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
 
-const char *const *mp_machine_presets(void) {
-  static const char *names[NPRESETS + 1];
-  for (size_t i = 0; i < NPRESETS; i++)
-    names[i] = presets[i].name;
-  return names;
+const char *const *mp_machine_presets(void)
+{
+	static const char *names[NPRESETS + 1];
+	for (size_t i = 0; i < NPRESETS; i++)
+		names[i] = presets[i].name;
+	return names;
 }
 
-int mp_machine_preset(const char *name, struct mp_machine *m) {
-  for (size_t i = 0; i < NPRESETS; i++)
-    if (strcmp(presets[i].name, name) == 0) {
-      *m = presets[i];
-      return 0;
-    }
-  return -ENOENT;
+int mp_machine_preset(const char *name, struct mp_machine *m)
+{
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (strcmp(presets[i].name, name) == 0) {
+			*m = presets[i];
+			return 0;
+		}
+	return -ENOENT;
 }
 
 /* --- checks -----------------------------------------------------------------
  */
 
-static int check_cache(const char *what, const struct mp_cache_geom *g,
-                       unsigned line, char *err, size_t n) {
-  if (!g->ways || !g->size || g->size % ((uint64_t)g->ways * line)) {
-    snprintf(err, n, "%s: size %llu is not a multiple of ways (%u) x line (%u)",
-             what, (unsigned long long)g->size, g->ways, line);
-    return -MP_ERR_USAGE;
-  }
-  if (g->repl == MP_REPL_PLRU && (g->ways > 32 || (g->ways & (g->ways - 1)))) {
-    snprintf(
-        err, n,
-        "%s: tree-PLRU needs a power-of-two number of ways up to 32 (got %u)",
-        what, g->ways);
-    return -MP_ERR_USAGE;
-  }
-  if (g->size / line > (1ull << 32)) {
-    snprintf(err, n, "%s: too large to simulate", what);
-    return -MP_ERR_USAGE;
-  }
-  return 0;
+static int check_cache(const char *what, const struct mp_cache_geom *g, unsigned line, char *err, size_t n)
+{
+	if (!g->ways || !g->size || g->size % ((uint64_t)g->ways * line)) {
+		snprintf(err, n, "%s: size %llu is not a multiple of ways (%u) x line (%u)", what,
+			 (unsigned long long)g->size, g->ways, line);
+		return -MP_ERR_USAGE;
+	}
+	if (g->repl == MP_REPL_PLRU && (g->ways > 32 || (g->ways & (g->ways - 1)))) {
+		snprintf(err, n, "%s: tree-PLRU needs a power-of-two number of ways up to 32 (got %u)", what, g->ways);
+		return -MP_ERR_USAGE;
+	}
+	if (g->size / line > (1ull << 32)) {
+		snprintf(err, n, "%s: too large to simulate", what);
+		return -MP_ERR_USAGE;
+	}
+	return 0;
 }
 
-static int check_tlb(const char *what, const struct mp_tlb_geom *g, char *err,
-                     size_t n) {
-  if (g->entries && (!g->ways || g->entries % g->ways)) {
-    snprintf(err, n, "%s: %u entries are not a multiple of %u ways", what,
-             g->entries, g->ways);
-    return -MP_ERR_USAGE;
-  }
-  return 0;
+static int check_tlb(const char *what, const struct mp_tlb_geom *g, char *err, size_t n)
+{
+	if (g->entries && (!g->ways || g->entries % g->ways)) {
+		snprintf(err, n, "%s: %u entries are not a multiple of %u ways", what, g->entries, g->ways);
+		return -MP_ERR_USAGE;
+	}
+	return 0;
 }
 
-int mp_machine_check(const struct mp_machine *m, char *err, size_t n) {
-  if (!m->sockets || !m->cores || m->sockets * m->cores > 4096) {
-    snprintf(err, n, "sockets x cores must be between 1 and 4096");
-    return -MP_ERR_USAGE;
-  }
-  if (m->line < 8 || m->line > 4096 || (m->line & (m->line - 1))) {
-    snprintf(err, n, "line: %u is not a power of two between 8 and 4096",
-             m->line);
-    return -MP_ERR_USAGE;
-  }
-  int e;
-  if ((e = check_cache("l1d", &m->l1d, m->line, err, n)) ||
-      (e = check_cache("l2", &m->l2, m->line, err, n)) ||
-      (e = check_cache("llc", &m->llc, m->line, err, n)))
-    return e;
-  if (!m->dtlb[MP_PAGE_4K].entries) {
-    snprintf(err, n, "dtlb4k: a first-level DTLB for 4 KiB pages is required");
-    return -MP_ERR_USAGE;
-  }
-  if ((e = check_tlb("dtlb4k", &m->dtlb[0], err, n)) ||
-      (e = check_tlb("dtlb2m", &m->dtlb[1], err, n)) ||
-      (e = check_tlb("dtlb1g", &m->dtlb[2], err, n)) ||
-      (e = check_tlb("stlb", &m->stlb, err, n)))
-    return e;
-  return 0;
+int mp_machine_check(const struct mp_machine *m, char *err, size_t n)
+{
+	if (!m->sockets || !m->cores || m->sockets * m->cores > 4096) {
+		snprintf(err, n, "sockets x cores must be between 1 and 4096");
+		return -MP_ERR_USAGE;
+	}
+	if (m->line < 8 || m->line > 4096 || (m->line & (m->line - 1))) {
+		snprintf(err, n, "line: %u is not a power of two between 8 and 4096", m->line);
+		return -MP_ERR_USAGE;
+	}
+	int e;
+	if ((e = check_cache("l1d", &m->l1d, m->line, err, n)) || (e = check_cache("l2", &m->l2, m->line, err, n)) ||
+	    (e = check_cache("llc", &m->llc, m->line, err, n)))
+		return e;
+	if (!m->dtlb[MP_PAGE_4K].entries) {
+		snprintf(err, n, "dtlb4k: a first-level DTLB for 4 KiB pages is required");
+		return -MP_ERR_USAGE;
+	}
+	if ((e = check_tlb("dtlb4k", &m->dtlb[0], err, n)) || (e = check_tlb("dtlb2m", &m->dtlb[1], err, n)) ||
+	    (e = check_tlb("dtlb1g", &m->dtlb[2], err, n)) || (e = check_tlb("stlb", &m->stlb, err, n)))
+		return e;
+	return 0;
 }
 
 /* --- machine files
@@ -216,509 +211,503 @@ int mp_machine_check(const struct mp_machine *m, char *err, size_t n) {
 enum field_type { F_STR, F_UINT, F_SIZE, F_REPL, F_INCL, F_PAGESIZES };
 
 struct field {
-  const char *key;
-  size_t off;
-  enum field_type type;
+	const char *key;
+	size_t off;
+	enum field_type type;
 };
 
-#define FIELD(k, member, t)                                                    \
-  { k, offsetof(struct mp_machine, member), t }
+#define FIELD(k, member, t)                                                                                            \
+	{                                                                                                              \
+		k, offsetof(struct mp_machine, member), t                                                              \
+	}
 
 static const struct field fields[] = {
-    FIELD("name", name, F_STR),
-    FIELD("description", desc, F_STR),
-    FIELD("sockets", sockets, F_UINT),
-    FIELD("cores", cores, F_UINT),
-    FIELD("line", line, F_UINT),
-    FIELD("l1d.size", l1d.size, F_SIZE),
-    FIELD("l1d.ways", l1d.ways, F_UINT),
-    FIELD("l1d.replacement", l1d.repl, F_REPL),
-    FIELD("l1d.latency", l1d.latency, F_UINT),
-    FIELD("l2.size", l2.size, F_SIZE),
-    FIELD("l2.ways", l2.ways, F_UINT),
-    FIELD("l2.replacement", l2.repl, F_REPL),
-    FIELD("l2.inclusion", l2.inclusion, F_INCL),
-    FIELD("l2.latency", l2.latency, F_UINT),
-    FIELD("llc.size", llc.size, F_SIZE),
-    FIELD("llc.ways", llc.ways, F_UINT),
-    FIELD("llc.replacement", llc.repl, F_REPL),
-    FIELD("llc.inclusion", llc.inclusion, F_INCL),
-    FIELD("llc.latency", llc.latency, F_UINT),
-    FIELD("dtlb4k.entries", dtlb[MP_PAGE_4K].entries, F_UINT),
-    FIELD("dtlb4k.ways", dtlb[MP_PAGE_4K].ways, F_UINT),
-    FIELD("dtlb2m.entries", dtlb[MP_PAGE_2M].entries, F_UINT),
-    FIELD("dtlb2m.ways", dtlb[MP_PAGE_2M].ways, F_UINT),
-    FIELD("dtlb1g.entries", dtlb[MP_PAGE_1G].entries, F_UINT),
-    FIELD("dtlb1g.ways", dtlb[MP_PAGE_1G].ways, F_UINT),
-    FIELD("stlb.entries", stlb.entries, F_UINT),
-    FIELD("stlb.ways", stlb.ways, F_UINT),
-    FIELD("stlb.pages", stlb_sizes, F_PAGESIZES),
-    FIELD("stlb.latency", stlb_latency, F_UINT),
-    FIELD("psc.pml4", psc_pml4, F_UINT),
-    FIELD("psc.pdpt", psc_pdpt, F_UINT),
-    FIELD("psc.pde", psc_pde, F_UINT),
-    FIELD("dram.latency", dram_latency, F_UINT),
+	FIELD("name", name, F_STR),
+	FIELD("description", desc, F_STR),
+	FIELD("sockets", sockets, F_UINT),
+	FIELD("cores", cores, F_UINT),
+	FIELD("line", line, F_UINT),
+	FIELD("l1d.size", l1d.size, F_SIZE),
+	FIELD("l1d.ways", l1d.ways, F_UINT),
+	FIELD("l1d.replacement", l1d.repl, F_REPL),
+	FIELD("l1d.latency", l1d.latency, F_UINT),
+	FIELD("l2.size", l2.size, F_SIZE),
+	FIELD("l2.ways", l2.ways, F_UINT),
+	FIELD("l2.replacement", l2.repl, F_REPL),
+	FIELD("l2.inclusion", l2.inclusion, F_INCL),
+	FIELD("l2.latency", l2.latency, F_UINT),
+	FIELD("llc.size", llc.size, F_SIZE),
+	FIELD("llc.ways", llc.ways, F_UINT),
+	FIELD("llc.replacement", llc.repl, F_REPL),
+	FIELD("llc.inclusion", llc.inclusion, F_INCL),
+	FIELD("llc.latency", llc.latency, F_UINT),
+	FIELD("dtlb4k.entries", dtlb[MP_PAGE_4K].entries, F_UINT),
+	FIELD("dtlb4k.ways", dtlb[MP_PAGE_4K].ways, F_UINT),
+	FIELD("dtlb2m.entries", dtlb[MP_PAGE_2M].entries, F_UINT),
+	FIELD("dtlb2m.ways", dtlb[MP_PAGE_2M].ways, F_UINT),
+	FIELD("dtlb1g.entries", dtlb[MP_PAGE_1G].entries, F_UINT),
+	FIELD("dtlb1g.ways", dtlb[MP_PAGE_1G].ways, F_UINT),
+	FIELD("stlb.entries", stlb.entries, F_UINT),
+	FIELD("stlb.ways", stlb.ways, F_UINT),
+	FIELD("stlb.pages", stlb_sizes, F_PAGESIZES),
+	FIELD("stlb.latency", stlb_latency, F_UINT),
+	FIELD("psc.pml4", psc_pml4, F_UINT),
+	FIELD("psc.pdpt", psc_pdpt, F_UINT),
+	FIELD("psc.pde", psc_pde, F_UINT),
+	FIELD("dram.latency", dram_latency, F_UINT),
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
-static const char *const repl_names[] = {"lru", "plru"};
-static const char *const incl_names[] = {"nine", "inclusive", "exclusive"};
-static const char *const page_names[] = {"4k", "2m", "1g"};
+static const char *const repl_names[] = { "lru", "plru" };
+static const char *const incl_names[] = { "nine", "inclusive", "exclusive" };
+static const char *const page_names[] = { "4k", "2m", "1g" };
 
-static int parse_size(const char *v, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long n = strtoull(v, &end, 10);
-  if (end == v || errno || *v == '-')
-    return -1;
-  uint64_t mul = 1;
-  switch (toupper((unsigned char)*end)) {
-  case 'K':
-    mul = KiB;
-    end++;
-    break;
-  case 'M':
-    mul = MiB;
-    end++;
-    break;
-  case 'G':
-    mul = 1024 * MiB;
-    end++;
-    break;
-  default:
-    break;
-  }
-  if (*end == 'i' || *end == 'I')
-    end++;
-  if (*end == 'B' || *end == 'b')
-    end++;
-  if (*end || n > UINT64_MAX / mul)
-    return -1;
-  *out = n * mul;
-  return 0;
+static int parse_size(const char *v, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (end == v || errno || *v == '-')
+		return -1;
+	uint64_t mul = 1;
+	switch (toupper((unsigned char)*end)) {
+	case 'K':
+		mul = KiB;
+		end++;
+		break;
+	case 'M':
+		mul = MiB;
+		end++;
+		break;
+	case 'G':
+		mul = 1024 * MiB;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (*end == 'i' || *end == 'I')
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || n > UINT64_MAX / mul)
+		return -1;
+	*out = n * mul;
+	return 0;
 }
 
-static int lookup(const char *const *names, size_t n, const char *v) {
-  for (size_t i = 0; i < n; i++)
-    if (strcasecmp(names[i], v) == 0)
-      return (int)i;
-  return -1;
+static int lookup(const char *const *names, size_t n, const char *v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(names[i], v) == 0)
+			return (int)i;
+	return -1;
 }
 
-static int set_field(struct mp_machine *m, const struct field *f,
-                     const char *v) {
-  char *base = (char *)m + f->off;
-  uint64_t n;
-  int i;
-  switch (f->type) {
-  case F_STR:
-    snprintf(base,
-             f->off == offsetof(struct mp_machine, name) ? sizeof(m->name)
-                                                         : sizeof(m->desc),
-             "%s", v);
-    return 0;
-  case F_UINT:
-    if (parse_size(v, &n) || n > 1u << 30)
-      return -1;
-    *(unsigned *)base = (unsigned)n;
-    return 0;
-  case F_SIZE:
-    if (parse_size(v, &n))
-      return -1;
-    *(uint64_t *)base = n;
-    return 0;
-  case F_REPL:
-    if ((i = lookup(repl_names, 2, v)) < 0)
-      return -1;
-    *(unsigned *)base = (unsigned)i;
-    return 0;
-  case F_INCL:
-    if ((i = lookup(incl_names, 3, v)) < 0)
-      return -1;
-    *(unsigned *)base = (unsigned)i;
-    return 0;
-  case F_PAGESIZES: {
-    unsigned bits = 0;
-    char buf[64];
-    snprintf(buf, sizeof(buf), "%s", v);
-    for (char *save, *t = strtok_r(buf, ", ", &save); t;
-         t = strtok_r(NULL, ", ", &save)) {
-      if ((i = lookup(page_names, 3, t)) < 0)
-        return -1;
-      bits |= 1u << i;
-    }
-    *(unsigned *)base = bits;
-    return 0;
-  }
-  }
-  return -1;
+static int set_field(struct mp_machine *m, const struct field *f, const char *v)
+{
+	char *base = (char *)m + f->off;
+	uint64_t n;
+	int i;
+	switch (f->type) {
+	case F_STR:
+		snprintf(base, f->off == offsetof(struct mp_machine, name) ? sizeof(m->name) : sizeof(m->desc), "%s",
+			 v);
+		return 0;
+	case F_UINT:
+		if (parse_size(v, &n) || n > 1u << 30)
+			return -1;
+		*(unsigned *)base = (unsigned)n;
+		return 0;
+	case F_SIZE:
+		if (parse_size(v, &n))
+			return -1;
+		*(uint64_t *)base = n;
+		return 0;
+	case F_REPL:
+		if ((i = lookup(repl_names, 2, v)) < 0)
+			return -1;
+		*(unsigned *)base = (unsigned)i;
+		return 0;
+	case F_INCL:
+		if ((i = lookup(incl_names, 3, v)) < 0)
+			return -1;
+		*(unsigned *)base = (unsigned)i;
+		return 0;
+	case F_PAGESIZES: {
+		unsigned bits = 0;
+		char buf[64];
+		snprintf(buf, sizeof(buf), "%s", v);
+		for (char *save, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+			if ((i = lookup(page_names, 3, t)) < 0)
+				return -1;
+			bits |= 1u << i;
+		}
+		*(unsigned *)base = bits;
+		return 0;
+	}
+	}
+	return -1;
 }
 
-static char *trim(char *s) {
-  while (isspace((unsigned char)*s))
-    s++;
-  char *e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1]))
-    *--e = 0;
-  return s;
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
 }
 
-int mp_machine_load(const char *path, struct mp_machine *m, char *err,
-                    size_t errlen) {
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    int e = errno;
-    snprintf(err, errlen, "%s: %s", path, strerror(e));
-    return -e;
-  }
-  *m = generic;
-  snprintf(m->name, sizeof(m->name), "%s", path);
-  snprintf(m->desc, sizeof(m->desc), "machine file %s", path);
-  char line[512];
-  int lineno = 0, rc = 0;
-  while (fgets(line, sizeof(line), f)) {
-    lineno++;
-    char *hash = strchr(line, '#');
-    if (hash)
-      *hash = 0;
-    char *s = trim(line);
-    if (!*s)
-      continue;
-    char *eq = strchr(s, '=');
-    if (!eq) {
-      snprintf(err, errlen, "%s:%d: expected \"key = value\"", path, lineno);
-      rc = -MP_ERR_USAGE;
-      break;
-    }
-    *eq = 0;
-    char *k = trim(s), *v = trim(eq + 1);
-    const struct field *fd = NULL;
-    for (size_t i = 0; i < NFIELDS; i++)
-      if (strcmp(fields[i].key, k) == 0)
-        fd = &fields[i];
-    if (!fd) {
-      snprintf(err, errlen, "%s:%d: unknown key \"%s\"", path, lineno, k);
-      rc = -MP_ERR_USAGE;
-      break;
-    }
-    if (set_field(m, fd, v)) {
-      snprintf(err, errlen, "%s:%d: bad value \"%s\" for %s", path, lineno, v,
-               k);
-      rc = -MP_ERR_USAGE;
-      break;
-    }
-  }
-  fclose(f);
-  if (!rc)
-    rc = mp_machine_check(m, err, errlen);
-  return rc;
+int mp_machine_load(const char *path, struct mp_machine *m, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	*m = generic;
+	snprintf(m->name, sizeof(m->name), "%s", path);
+	snprintf(m->desc, sizeof(m->desc), "machine file %s", path);
+	char line[512];
+	int lineno = 0, rc = 0;
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = 0;
+		char *s = trim(line);
+		if (!*s)
+			continue;
+		char *eq = strchr(s, '=');
+		if (!eq) {
+			snprintf(err, errlen, "%s:%d: expected \"key = value\"", path, lineno);
+			rc = -MP_ERR_USAGE;
+			break;
+		}
+		*eq = 0;
+		char *k = trim(s), *v = trim(eq + 1);
+		const struct field *fd = NULL;
+		for (size_t i = 0; i < NFIELDS; i++)
+			if (strcmp(fields[i].key, k) == 0)
+				fd = &fields[i];
+		if (!fd) {
+			snprintf(err, errlen, "%s:%d: unknown key \"%s\"", path, lineno, k);
+			rc = -MP_ERR_USAGE;
+			break;
+		}
+		if (set_field(m, fd, v)) {
+			snprintf(err, errlen, "%s:%d: bad value \"%s\" for %s", path, lineno, v, k);
+			rc = -MP_ERR_USAGE;
+			break;
+		}
+	}
+	fclose(f);
+	if (!rc)
+		rc = mp_machine_check(m, err, errlen);
+	return rc;
 }
 
+static int put(char *buf, size_t len, size_t *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int put(char *buf, size_t len, size_t *at, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(buf + *at, *at < len ? len - *at : 0, fmt, ap);
-  va_end(ap);
-  if (n > 0)
-    *at += (size_t)n;
-  return n;
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *at, *at < len ? len - *at : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*at += (size_t)n;
+	return n;
 }
 
-int mp_machine_format(const struct mp_machine *m, char *buf, size_t len) {
-  size_t at = 0;
-  if (len)
-    buf[0] = 0;
-  for (size_t i = 0; i < NFIELDS; i++) {
-    const struct field *f = &fields[i];
-    const char *base = (const char *)m + f->off;
-    unsigned u =
-        f->type == F_STR || f->type == F_SIZE ? 0 : *(const unsigned *)base;
-    switch (f->type) {
-    case F_STR:
-      put(buf, len, &at, "%s = %s\n", f->key, base);
-      break;
-    case F_UINT:
-      put(buf, len, &at, "%s = %u\n", f->key, u);
-      break;
-    case F_SIZE: {
-      uint64_t s = *(const uint64_t *)base;
-      if (s % MiB == 0)
-        put(buf, len, &at, "%s = %lluM\n", f->key,
-            (unsigned long long)(s / MiB));
-      else if (s % KiB == 0)
-        put(buf, len, &at, "%s = %lluK\n", f->key,
-            (unsigned long long)(s / KiB));
-      else
-        put(buf, len, &at, "%s = %llu\n", f->key, (unsigned long long)s);
-      break;
-    }
-    case F_REPL:
-      put(buf, len, &at, "%s = %s\n", f->key, repl_names[u < 2 ? u : 0]);
-      break;
-    case F_INCL:
-      put(buf, len, &at, "%s = %s\n", f->key, incl_names[u < 3 ? u : 0]);
-      break;
-    case F_PAGESIZES: {
-      put(buf, len, &at, "%s =", f->key);
-      const char *sep = " ";
-      for (int p = 0; p < 3; p++)
-        if (u & (1u << p)) {
-          put(buf, len, &at, "%s%s", sep, page_names[p]);
-          sep = ",";
-        }
-      put(buf, len, &at, "\n");
-      break;
-    }
-    }
-  }
-  return at < len ? 0 : -ENOSPC;
+int mp_machine_format(const struct mp_machine *m, char *buf, size_t len)
+{
+	size_t at = 0;
+	if (len)
+		buf[0] = 0;
+	for (size_t i = 0; i < NFIELDS; i++) {
+		const struct field *f = &fields[i];
+		const char *base = (const char *)m + f->off;
+		unsigned u = f->type == F_STR || f->type == F_SIZE ? 0 : *(const unsigned *)base;
+		switch (f->type) {
+		case F_STR:
+			put(buf, len, &at, "%s = %s\n", f->key, base);
+			break;
+		case F_UINT:
+			put(buf, len, &at, "%s = %u\n", f->key, u);
+			break;
+		case F_SIZE: {
+			uint64_t s = *(const uint64_t *)base;
+			if (s % MiB == 0)
+				put(buf, len, &at, "%s = %lluM\n", f->key, (unsigned long long)(s / MiB));
+			else if (s % KiB == 0)
+				put(buf, len, &at, "%s = %lluK\n", f->key, (unsigned long long)(s / KiB));
+			else
+				put(buf, len, &at, "%s = %llu\n", f->key, (unsigned long long)s);
+			break;
+		}
+		case F_REPL:
+			put(buf, len, &at, "%s = %s\n", f->key, repl_names[u < 2 ? u : 0]);
+			break;
+		case F_INCL:
+			put(buf, len, &at, "%s = %s\n", f->key, incl_names[u < 3 ? u : 0]);
+			break;
+		case F_PAGESIZES: {
+			put(buf, len, &at, "%s =", f->key);
+			const char *sep = " ";
+			for (int p = 0; p < 3; p++)
+				if (u & (1u << p)) {
+					put(buf, len, &at, "%s%s", sep, page_names[p]);
+					sep = ",";
+				}
+			put(buf, len, &at, "\n");
+			break;
+		}
+		}
+	}
+	return at < len ? 0 : -ENOSPC;
 }
 
 /* --- host
  * ----------------------------------------------------------------------- */
 
+static void note(struct mp_machine *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(struct mp_machine *m, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void note(struct mp_machine *m, const char *fmt, ...) {
-  size_t at = strlen(m->notes);
-  if (at + 2 >= sizeof(m->notes))
-    return;
-  if (at)
-    m->notes[at++] = ';', m->notes[at++] = ' ', m->notes[at] = 0;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(m->notes + at, sizeof(m->notes) - at, fmt, ap);
-  va_end(ap);
+{
+	size_t at = strlen(m->notes);
+	if (at + 2 >= sizeof(m->notes))
+		return;
+	if (at)
+		m->notes[at++] = ';', m->notes[at++] = ' ', m->notes[at] = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m->notes + at, sizeof(m->notes) - at, fmt, ap);
+	va_end(ap);
 }
 
 struct host_cache {
-  unsigned level, data, line, ways;
-  uint64_t size;
+	unsigned level, data, line, ways;
+	uint64_t size;
 };
 
-static int read_sysfs_u(const char *path, char *buf, size_t n) {
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return -1;
-  int ok = fgets(buf, (int)n, f) != NULL;
-  fclose(f);
-  if (!ok)
-    return -1;
-  buf[strcspn(buf, "\n")] = 0;
-  return 0;
+static int read_sysfs_u(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int ok = fgets(buf, (int)n, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
 }
 
 /* Up to 8 caches of cpu0 from sysfs; returns how many. */
-static int sysfs_caches(struct host_cache *hc) {
-  int n = 0;
-  for (int i = 0; i < 8; i++) {
-    char p[128], v[64];
-    struct host_cache c = {0};
-    uint64_t size;
-#define RD(name)                                                               \
-  (snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%d/" name,  \
-            i),                                                                \
-   read_sysfs_u(p, v, sizeof(v)))
-    if (RD("level"))
-      break;
-    c.level = (unsigned)atoi(v);
-    if (RD("type"))
-      continue;
-    c.data = strcmp(v, "Instruction") != 0;
-    if (RD("size") || parse_size(v, &size))
-      continue;
-    c.size = size;
-    if (!RD("ways_of_associativity"))
-      c.ways = (unsigned)atoi(v);
-    if (!RD("coherency_line_size"))
-      c.line = (unsigned)atoi(v);
+static int sysfs_caches(struct host_cache *hc)
+{
+	int n = 0;
+	for (int i = 0; i < 8; i++) {
+		char p[128], v[64];
+		struct host_cache c = { 0 };
+		uint64_t size;
+#define RD(name)                                                                                                       \
+	(snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%d/" name, i), read_sysfs_u(p, v, sizeof(v)))
+		if (RD("level"))
+			break;
+		c.level = (unsigned)atoi(v);
+		if (RD("type"))
+			continue;
+		c.data = strcmp(v, "Instruction") != 0;
+		if (RD("size") || parse_size(v, &size))
+			continue;
+		c.size = size;
+		if (!RD("ways_of_associativity"))
+			c.ways = (unsigned)atoi(v);
+		if (!RD("coherency_line_size"))
+			c.line = (unsigned)atoi(v);
 #undef RD
-    hc[n++] = c;
-  }
-  return n;
+		hc[n++] = c;
+	}
+	return n;
 }
 
-static int cpuid_caches(struct host_cache *hc) {
-  int n = 0;
+static int cpuid_caches(struct host_cache *hc)
+{
+	int n = 0;
 #if defined(__x86_64__) || defined(__i386__)
-  unsigned a, b, c, d;
-  if (!__get_cpuid(0, &a, &b, &c, &d) || a < 4)
-    return 0;
-  for (unsigned i = 0; i < 8; i++) {
-    __cpuid_count(4, i, a, b, c, d);
-    unsigned type = a & 31;
-    if (!type)
-      break;
-    struct host_cache h = {.level = (a >> 5) & 7, .data = type != 2};
-    h.ways = (b >> 22) + 1;
-    h.line = (b & 0xfff) + 1;
-    h.size = (uint64_t)h.ways * (((b >> 12) & 0x3ff) + 1) * h.line *
-             ((uint64_t)c + 1);
-    hc[n++] = h;
-  }
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0, &a, &b, &c, &d) || a < 4)
+		return 0;
+	for (unsigned i = 0; i < 8; i++) {
+		__cpuid_count(4, i, a, b, c, d);
+		unsigned type = a & 31;
+		if (!type)
+			break;
+		struct host_cache h = { .level = (a >> 5) & 7, .data = type != 2 };
+		h.ways = (b >> 22) + 1;
+		h.line = (b & 0xfff) + 1;
+		h.size = (uint64_t)h.ways * (((b >> 12) & 0x3ff) + 1) * h.line * ((uint64_t)c + 1);
+		hc[n++] = h;
+	}
 #else
-  (void)hc;
+	(void)hc;
 #endif
-  return n;
+	return n;
 }
 
-static int in_vm(void) {
+static int in_vm(void)
+{
 #if defined(__x86_64__) || defined(__i386__)
-  unsigned a, b, c, d;
-  if (__get_cpuid(1, &a, &b, &c, &d))
-    return (c >> 31) & 1;
+	unsigned a, b, c, d;
+	if (__get_cpuid(1, &a, &b, &c, &d))
+		return (c >> 31) & 1;
 #endif
-  return 0;
+	return 0;
 }
 
 /* TLBs from cpuid leaf 0x18 (Intel) or 0x80000005/6 (AMD). 1 if found. */
-static int cpuid_tlbs(struct mp_machine *m) {
+static int cpuid_tlbs(struct mp_machine *m)
+{
 #if defined(__x86_64__) || defined(__i386__)
-  unsigned a, b, c, d, max;
-  if (!__get_cpuid(0, &max, &b, &c, &d))
-    return 0;
-  int found = 0;
-  if (max >= 0x18) {
-    __cpuid_count(0x18, 0, a, b, c, d);
-    unsigned nsub = a;
-    for (unsigned i = 0; i <= nsub && i < 16; i++) {
-      __cpuid_count(0x18, i, a, b, c, d);
-      unsigned type = d & 31; /* 1 data, 3 unified */
-      unsigned level = (d >> 5) & 7;
-      unsigned ways = b >> 16, sets = c;
-      if ((type != 1 && type != 3) || !ways || !sets)
-        continue;
-      if ((d >> 8) & 1) /* fully associative: ways holds the entries */
-        ways = ways * sets, sets = 1;
-      struct mp_tlb_geom g = {ways * sets, ways};
-      if (level == 1) {
-        for (int p = 0; p < 3; p++)
-          if (b & (1u << p) && !(p == 0 && b & 2 && !(b & 1)))
-            m->dtlb[p] = g;
-      } else {
-        m->stlb = g;
-        m->stlb_sizes = b & 7;
-      }
-      found = 1;
-    }
-  }
-  __get_cpuid(0x80000000, &max, &b, &c, &d);
-  if (!found && max >= 0x80000006 && __get_cpuid(0x80000005, &a, &b, &c, &d)) {
-    /* ebx: 4K data TLB [31:24] assoc, [23:16] entries; eax: 2M/4M */
-    unsigned e4 = (b >> 16) & 0xff, e2 = (a >> 16) & 0xff;
-    if (e4) {
-      m->dtlb[MP_PAGE_4K] =
-          (struct mp_tlb_geom){e4, (b >> 24) == 0xff ? e4 : (b >> 24)};
-      m->dtlb[MP_PAGE_2M] =
-          (struct mp_tlb_geom){e2, (a >> 24) == 0xff ? e2 : (a >> 24)};
-      found = 1;
-    }
-    __get_cpuid(0x80000006, &a, &b, &c, &d);
-    unsigned l2e = (b >> 16) & 0xfff;
-    if (l2e) {
-      m->stlb = (struct mp_tlb_geom){l2e, l2e};
-      m->stlb_sizes = 1u << MP_PAGE_4K;
-    }
-    for (int p = 0; p < 3;
-         p++) /* AMD's associativity codes are not way counts */
-      if (m->dtlb[p].entries && m->dtlb[p].entries % m->dtlb[p].ways)
-        m->dtlb[p].ways = m->dtlb[p].entries;
-  }
-  return found;
+	unsigned a, b, c, d, max;
+	if (!__get_cpuid(0, &max, &b, &c, &d))
+		return 0;
+	int found = 0;
+	if (max >= 0x18) {
+		__cpuid_count(0x18, 0, a, b, c, d);
+		unsigned nsub = a;
+		for (unsigned i = 0; i <= nsub && i < 16; i++) {
+			__cpuid_count(0x18, i, a, b, c, d);
+			unsigned type = d & 31; /* 1 data, 3 unified */
+			unsigned level = (d >> 5) & 7;
+			unsigned ways = b >> 16, sets = c;
+			if ((type != 1 && type != 3) || !ways || !sets)
+				continue;
+			if ((d >> 8) & 1) /* fully associative: ways holds the entries */
+				ways = ways * sets, sets = 1;
+			struct mp_tlb_geom g = { ways * sets, ways };
+			if (level == 1) {
+				for (int p = 0; p < 3; p++)
+					if (b & (1u << p) && !(p == 0 && b & 2 && !(b & 1)))
+						m->dtlb[p] = g;
+			} else {
+				m->stlb = g;
+				m->stlb_sizes = b & 7;
+			}
+			found = 1;
+		}
+	}
+	__get_cpuid(0x80000000, &max, &b, &c, &d);
+	if (!found && max >= 0x80000006 && __get_cpuid(0x80000005, &a, &b, &c, &d)) {
+		/* ebx: 4K data TLB [31:24] assoc, [23:16] entries; eax: 2M/4M */
+		unsigned e4 = (b >> 16) & 0xff, e2 = (a >> 16) & 0xff;
+		if (e4) {
+			m->dtlb[MP_PAGE_4K] = (struct mp_tlb_geom){ e4, (b >> 24) == 0xff ? e4 : (b >> 24) };
+			m->dtlb[MP_PAGE_2M] = (struct mp_tlb_geom){ e2, (a >> 24) == 0xff ? e2 : (a >> 24) };
+			found = 1;
+		}
+		__get_cpuid(0x80000006, &a, &b, &c, &d);
+		unsigned l2e = (b >> 16) & 0xfff;
+		if (l2e) {
+			m->stlb = (struct mp_tlb_geom){ l2e, l2e };
+			m->stlb_sizes = 1u << MP_PAGE_4K;
+		}
+		for (int p = 0; p < 3; p++) /* AMD's associativity codes are not way counts */
+			if (m->dtlb[p].entries && m->dtlb[p].entries % m->dtlb[p].ways)
+				m->dtlb[p].ways = m->dtlb[p].entries;
+	}
+	return found;
 #else
-  (void)m;
-  return 0;
+	(void)m;
+	return 0;
 #endif
 }
 
-static void host_cache_use(struct mp_machine *m, const char *what,
-                           struct mp_cache_geom *g, const struct host_cache *h,
-                           uint64_t lo, uint64_t hi) {
-  if (!h) {
-    note(m, "%s not reported: default %lluK %u-way", what,
-         (unsigned long long)(g->size / KiB), g->ways);
-    return;
-  }
-  if (h->size < lo || h->size > hi || !h->ways ||
-      h->size % ((uint64_t)h->ways * m->line)) {
-    note(m, "%s reported as %lluK %u-way, implausible: default %lluK %u-way",
-         what, (unsigned long long)(h->size / KiB), h->ways,
-         (unsigned long long)(g->size / KiB), g->ways);
-    return;
-  }
-  g->size = h->size;
-  g->ways = h->ways;
-  if (g->repl == MP_REPL_PLRU && (g->ways > 32 || (g->ways & (g->ways - 1))))
-    g->repl = MP_REPL_LRU;
+static void host_cache_use(struct mp_machine *m, const char *what, struct mp_cache_geom *g, const struct host_cache *h,
+			   uint64_t lo, uint64_t hi)
+{
+	if (!h) {
+		note(m, "%s not reported: default %lluK %u-way", what, (unsigned long long)(g->size / KiB), g->ways);
+		return;
+	}
+	if (h->size < lo || h->size > hi || !h->ways || h->size % ((uint64_t)h->ways * m->line)) {
+		note(m, "%s reported as %lluK %u-way, implausible: default %lluK %u-way", what,
+		     (unsigned long long)(h->size / KiB), h->ways, (unsigned long long)(g->size / KiB), g->ways);
+		return;
+	}
+	g->size = h->size;
+	g->ways = h->ways;
+	if (g->repl == MP_REPL_PLRU && (g->ways > 32 || (g->ways & (g->ways - 1))))
+		g->repl = MP_REPL_LRU;
 }
 
-void mp_machine_host(struct mp_machine *m) {
-  *m = generic;
-  snprintf(m->name, sizeof(m->name), "host");
-  m->notes[0] = 0;
-  struct host_cache hc[8];
-  const char *src = "sysfs";
-  int n = sysfs_caches(hc);
-  if (n == 0) {
-    n = cpuid_caches(hc);
-    src = "cpuid";
-  }
-  const struct host_cache *l1 = NULL, *l2 = NULL, *l3 = NULL;
-  for (int i = 0; i < n; i++) {
-    if (!hc[i].data)
-      continue;
-    if (hc[i].line == 64 || hc[i].line == 128)
-      m->line = hc[i].line;
-    if (hc[i].level == 1)
-      l1 = &hc[i];
-    else if (hc[i].level == 2)
-      l2 = &hc[i];
-    else if (hc[i].level >= 3)
-      l3 = &hc[i];
-  }
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  m->cores = cpus > 0 && cpus <= 4096 ? (unsigned)cpus : 1;
-  int vm = in_vm();
-  host_cache_use(m, "L1D", &m->l1d, l1, 4 * KiB, 512 * KiB);
-  host_cache_use(m, "L2", &m->l2, l2, 64 * KiB, 32 * MiB);
-  /* No L3: the L2 is the last level; model an LLC the size of all L2s. */
-  host_cache_use(m, "LLC", &m->llc, l3, 256 * KiB, 128 * MiB);
-  if (!cpuid_tlbs(m))
-    note(m, "TLB geometry not reported (cpuid 0x18/0x80000005): default DTLB "
-            "64+32+4, STLB 1536 12-way");
-  if (vm)
-    note(m, "running under a hypervisor: cache figures describe the host's "
-            "caches, shared with other guests");
-  snprintf(m->desc, sizeof(m->desc), "this host (%d CPUs; caches from %s)",
-           (int)m->cores, n ? src : "defaults");
-  char err[128];
-  if (mp_machine_check(m, err, sizeof(err))) {
-    note(m, "host geometry rejected (%s): generic defaults used", err);
-    char notes[sizeof(m->notes)];
-    memcpy(notes, m->notes, sizeof(notes));
-    *m = generic;
-    snprintf(m->name, sizeof(m->name), "host");
-    memcpy(m->notes, notes, sizeof(notes));
-  }
+void mp_machine_host(struct mp_machine *m)
+{
+	*m = generic;
+	snprintf(m->name, sizeof(m->name), "host");
+	m->notes[0] = 0;
+	struct host_cache hc[8];
+	const char *src = "sysfs";
+	int n = sysfs_caches(hc);
+	if (n == 0) {
+		n = cpuid_caches(hc);
+		src = "cpuid";
+	}
+	const struct host_cache *l1 = NULL, *l2 = NULL, *l3 = NULL;
+	for (int i = 0; i < n; i++) {
+		if (!hc[i].data)
+			continue;
+		if (hc[i].line == 64 || hc[i].line == 128)
+			m->line = hc[i].line;
+		if (hc[i].level == 1)
+			l1 = &hc[i];
+		else if (hc[i].level == 2)
+			l2 = &hc[i];
+		else if (hc[i].level >= 3)
+			l3 = &hc[i];
+	}
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	m->cores = cpus > 0 && cpus <= 4096 ? (unsigned)cpus : 1;
+	int vm = in_vm();
+	host_cache_use(m, "L1D", &m->l1d, l1, 4 * KiB, 512 * KiB);
+	host_cache_use(m, "L2", &m->l2, l2, 64 * KiB, 32 * MiB);
+	/* No L3: the L2 is the last level; model an LLC the size of all L2s. */
+	host_cache_use(m, "LLC", &m->llc, l3, 256 * KiB, 128 * MiB);
+	if (!cpuid_tlbs(m))
+		note(m, "TLB geometry not reported (cpuid 0x18/0x80000005): default DTLB "
+			"64+32+4, STLB 1536 12-way");
+	if (vm)
+		note(m, "running under a hypervisor: cache figures describe the host's "
+			"caches, shared with other guests");
+	snprintf(m->desc, sizeof(m->desc), "this host (%d CPUs; caches from %s)", (int)m->cores, n ? src : "defaults");
+	char err[128];
+	if (mp_machine_check(m, err, sizeof(err))) {
+		note(m, "host geometry rejected (%s): generic defaults used", err);
+		char notes[sizeof(m->notes)];
+		memcpy(notes, m->notes, sizeof(notes));
+		*m = generic;
+		snprintf(m->name, sizeof(m->name), "host");
+		memcpy(m->notes, notes, sizeof(notes));
+	}
 }
 
-int mp_machine_resolve(const char *spec, struct mp_machine *m, char *err,
-                       size_t errlen) {
-  if (strcmp(spec, "host") == 0) {
-    mp_machine_host(m);
-    return 0;
-  }
-  if (mp_machine_preset(spec, m) == 0)
-    return 0;
-  if (strchr(spec, '/') || access(spec, F_OK) == 0)
-    return mp_machine_load(spec, m, err, errlen);
-  size_t at = (size_t)snprintf(
-      err, errlen,
-      "unknown machine \"%s\": give host, a machine file, or one of:", spec);
-  for (size_t i = 0; i < NPRESETS && at < errlen; i++)
-    at += (size_t)snprintf(err + at, errlen - at, " %s", presets[i].name);
-  return -MP_ERR_USAGE;
+int mp_machine_resolve(const char *spec, struct mp_machine *m, char *err, size_t errlen)
+{
+	if (strcmp(spec, "host") == 0) {
+		mp_machine_host(m);
+		return 0;
+	}
+	if (mp_machine_preset(spec, m) == 0)
+		return 0;
+	if (strchr(spec, '/') || access(spec, F_OK) == 0)
+		return mp_machine_load(spec, m, err, errlen);
+	size_t at =
+		(size_t)snprintf(err, errlen, "unknown machine \"%s\": give host, a machine file, or one of:", spec);
+	for (size_t i = 0; i < NPRESETS && at < errlen; i++)
+		at += (size_t)snprintf(err + at, errlen - at, " %s", presets[i].name);
+	return -MP_ERR_USAGE;
 }

@@ -15,46 +15,43 @@
 enum mp_repl { MP_REPL_LRU, MP_REPL_PLRU };
 /* How a cache relates to the levels above it (nearer the core). */
 enum mp_inclusion {
-  MP_INCL_NINE,      /* neither inclusive nor exclusive: fills on a miss, evicts
-                        freely */
-  MP_INCL_INCLUSIVE, /* holds all lines of the levels above: its evictions
-                        back-invalidate them */
-  MP_INCL_EXCLUSIVE, /* victim cache: filled only by evictions from above, a hit
-                        moves the line up */
+	MP_INCL_NINE, /* neither inclusive nor exclusive: fills on a miss, evicts
+			 freely */
+	MP_INCL_INCLUSIVE, /* holds all lines of the levels above: its evictions
+			      back-invalidate them */
+	MP_INCL_EXCLUSIVE, /* victim cache: filled only by evictions from above, a hit
+			      moves the line up */
 };
 
 struct mp_cache_geom {
-  uint64_t size; /* bytes */
-  unsigned ways;
-  unsigned repl; /* enum mp_repl */
-  unsigned
-      inclusion;    /* enum mp_inclusion (L2: towards L1; LLC: towards L1+L2) */
-  unsigned latency; /* load-to-use cycles on a hit */
+	uint64_t size; /* bytes */
+	unsigned ways;
+	unsigned repl; /* enum mp_repl */
+	unsigned inclusion; /* enum mp_inclusion (L2: towards L1; LLC: towards L1+L2) */
+	unsigned latency; /* load-to-use cycles on a hit */
 };
 
 struct mp_tlb_geom {
-  unsigned entries; /* 0: not present */
-  unsigned ways;    /* entries for fully associative */
+	unsigned entries; /* 0: not present */
+	unsigned ways; /* entries for fully associative */
 };
 
 enum { MP_PAGE_4K, MP_PAGE_2M, MP_PAGE_1G, MP_PAGE_SIZES };
 
 struct mp_machine {
-  char name[64];
-  char desc[160];
-  unsigned sockets, cores; /* cores per socket; each socket has its own LLC */
-  unsigned line;           /* cache line bytes, the same at every level */
-  struct mp_cache_geom l1d, l2, llc;
-  struct mp_tlb_geom
-      dtlb[MP_PAGE_SIZES]; /* first-level DTLB arrays by page size */
-  struct mp_tlb_geom stlb; /* second-level (unified) TLB */
-  unsigned stlb_sizes;     /* bit MP_PAGE_*: page sizes the STLB holds */
-  unsigned stlb_latency;   /* extra cycles of an STLB hit */
-  unsigned psc_pml4, psc_pdpt,
-      psc_pde;           /* paging-structure cache entries (fully assoc.) */
-  unsigned dram_latency; /* cycles */
-  char notes[512]; /* where the values came from (host: what was guessed and
-                      why) */
+	char name[64];
+	char desc[160];
+	unsigned sockets, cores; /* cores per socket; each socket has its own LLC */
+	unsigned line; /* cache line bytes, the same at every level */
+	struct mp_cache_geom l1d, l2, llc;
+	struct mp_tlb_geom dtlb[MP_PAGE_SIZES]; /* first-level DTLB arrays by page size */
+	struct mp_tlb_geom stlb; /* second-level (unified) TLB */
+	unsigned stlb_sizes; /* bit MP_PAGE_*: page sizes the STLB holds */
+	unsigned stlb_latency; /* extra cycles of an STLB hit */
+	unsigned psc_pml4, psc_pdpt, psc_pde; /* paging-structure cache entries (fully assoc.) */
+	unsigned dram_latency; /* cycles */
+	char notes[512]; /* where the values came from (host: what was guessed and
+			    why) */
 };
 
 /* Names of the built-in presets, NULL-terminated. */
@@ -73,12 +70,10 @@ void mp_machine_host(struct mp_machine *m);
  * docs/model.md). On error returns -MP_ERR_USAGE and writes a message
  * naming the line into err. Starts from a generic default, so a file may
  * give only what differs. */
-int mp_machine_load(const char *path, struct mp_machine *m, char *err,
-                    size_t errlen);
+int mp_machine_load(const char *path, struct mp_machine *m, char *err, size_t errlen);
 
 /* Resolves "host", a preset name or a file path. */
-int mp_machine_resolve(const char *spec, struct mp_machine *m, char *err,
-                       size_t errlen);
+int mp_machine_resolve(const char *spec, struct mp_machine *m, char *err, size_t errlen);
 
 /* Checks consistency (powers of two where the model needs them, ways that
  * divide the size...); 0 or -MP_ERR_USAGE with a message. */

@@ -25,485 +25,488 @@
 #define SPACE_SHIFT 42
 
 struct model_core {
-  struct model_cache l1, l2;
-  struct model_cache dtlb[MP_PAGE_SIZES]; /* an absent array: sets == 0 */
-  struct model_cache stlb;
-  struct model_cache psc[3]; /* PML4E, PDPTE, PDE caches */
-  unsigned socket;
-  int active;
-  uint64_t last_key, last_idx; /* fast path: the line of the last reference */
-  uint64_t last_page, last_tlb_idx; /* and its L1 DTLB entry */
-  int last_tlb_ps;
+	struct model_cache l1, l2;
+	struct model_cache dtlb[MP_PAGE_SIZES]; /* an absent array: sets == 0 */
+	struct model_cache stlb;
+	struct model_cache psc[3]; /* PML4E, PDPTE, PDE caches */
+	unsigned socket;
+	int active;
+	uint64_t last_key, last_idx; /* fast path: the line of the last reference */
+	uint64_t last_page, last_tlb_idx; /* and its L1 DTLB entry */
+	int last_tlb_ps;
 };
 
 struct mp_model {
-  struct mp_machine mach;
-  unsigned ncores, line_shift;
-  struct model_core *core;
-  struct model_cache *llc; /* one per socket */
-  unsigned *active;        /* cores that made a reference, in order */
-  unsigned nactive;
-  uint8_t *socket_active;
-  unsigned nsockets_active;
-  mp_model_wb_fn wb;
-  void *wb_arg;
+	struct mp_machine mach;
+	unsigned ncores, line_shift;
+	struct model_core *core;
+	struct model_cache *llc; /* one per socket */
+	unsigned *active; /* cores that made a reference, in order */
+	unsigned nactive;
+	uint8_t *socket_active;
+	unsigned nsockets_active;
+	mp_model_wb_fn wb;
+	void *wb_arg;
 };
 
-static void llc_insert(struct mp_model *m, unsigned s, uint64_t key,
-                       uint32_t owner, uint8_t flags);
+static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t owner, uint8_t flags);
 
 /* --- construction -------------------------------------------------------- */
 
-static int cache_from(struct model_cache *c, const struct mp_cache_geom *g,
-                      unsigned line) {
-  return model_cache_init(c, g->size / line, g->ways, g->repl, 1);
+static int cache_from(struct model_cache *c, const struct mp_cache_geom *g, unsigned line)
+{
+	return model_cache_init(c, g->size / line, g->ways, g->repl, 1);
 }
 
-static int tlb_from(struct model_cache *c, const struct mp_tlb_geom *g) {
-  if (!g->entries)
-    return 0;
-  return model_cache_init(c, g->entries, g->ways ? g->ways : g->entries,
-                          MP_REPL_LRU, 0);
+static int tlb_from(struct model_cache *c, const struct mp_tlb_geom *g)
+{
+	if (!g->entries)
+		return 0;
+	return model_cache_init(c, g->entries, g->ways ? g->ways : g->entries, MP_REPL_LRU, 0);
 }
 
-struct mp_model *mp_model_new(const struct mp_machine *mach) {
-  char err[160];
-  if (mp_machine_check(mach, err, sizeof(err))) {
-    errno = EINVAL;
-    return NULL;
-  }
-  struct mp_model *m = calloc(1, sizeof(*m));
-  if (!m)
-    return NULL;
-  m->mach = *mach;
-  m->ncores = mach->sockets * mach->cores;
-  while ((1u << m->line_shift) < mach->line)
-    m->line_shift++;
-  m->core = calloc(m->ncores, sizeof(*m->core));
-  m->llc = calloc(mach->sockets, sizeof(*m->llc));
-  m->active = calloc(m->ncores, sizeof(*m->active));
-  m->socket_active = calloc(mach->sockets, 1);
-  if (!m->core || !m->llc || !m->active || !m->socket_active)
-    goto nomem;
-  for (unsigned s = 0; s < mach->sockets; s++)
-    if (cache_from(&m->llc[s], &mach->llc, mach->line))
-      goto nomem;
-  for (unsigned k = 0; k < m->ncores; k++) {
-    struct model_core *c = &m->core[k];
-    c->socket = k / mach->cores;
-    c->last_key = c->last_page = UINT64_MAX;
-    if (cache_from(&c->l1, &mach->l1d, mach->line) ||
-        cache_from(&c->l2, &mach->l2, mach->line))
-      goto nomem;
-    for (int p = 0; p < MP_PAGE_SIZES; p++)
-      if (tlb_from(&c->dtlb[p], &mach->dtlb[p]))
-        goto nomem;
-    if (tlb_from(&c->stlb, &mach->stlb))
-      goto nomem;
-    const unsigned psc[3] = {mach->psc_pml4, mach->psc_pdpt, mach->psc_pde};
-    for (int l = 0; l < 3; l++) {
-      struct mp_tlb_geom g = {psc[l], psc[l]};
-      if (tlb_from(&c->psc[l], &g))
-        goto nomem;
-    }
-  }
-  return m;
+struct mp_model *mp_model_new(const struct mp_machine *mach)
+{
+	char err[160];
+	if (mp_machine_check(mach, err, sizeof(err))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct mp_model *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->mach = *mach;
+	m->ncores = mach->sockets * mach->cores;
+	while ((1u << m->line_shift) < mach->line)
+		m->line_shift++;
+	m->core = calloc(m->ncores, sizeof(*m->core));
+	m->llc = calloc(mach->sockets, sizeof(*m->llc));
+	m->active = calloc(m->ncores, sizeof(*m->active));
+	m->socket_active = calloc(mach->sockets, 1);
+	if (!m->core || !m->llc || !m->active || !m->socket_active)
+		goto nomem;
+	for (unsigned s = 0; s < mach->sockets; s++)
+		if (cache_from(&m->llc[s], &mach->llc, mach->line))
+			goto nomem;
+	for (unsigned k = 0; k < m->ncores; k++) {
+		struct model_core *c = &m->core[k];
+		c->socket = k / mach->cores;
+		c->last_key = c->last_page = UINT64_MAX;
+		if (cache_from(&c->l1, &mach->l1d, mach->line) || cache_from(&c->l2, &mach->l2, mach->line))
+			goto nomem;
+		for (int p = 0; p < MP_PAGE_SIZES; p++)
+			if (tlb_from(&c->dtlb[p], &mach->dtlb[p]))
+				goto nomem;
+		if (tlb_from(&c->stlb, &mach->stlb))
+			goto nomem;
+		const unsigned psc[3] = { mach->psc_pml4, mach->psc_pdpt, mach->psc_pde };
+		for (int l = 0; l < 3; l++) {
+			struct mp_tlb_geom g = { psc[l], psc[l] };
+			if (tlb_from(&c->psc[l], &g))
+				goto nomem;
+		}
+	}
+	return m;
 nomem:
-  mp_model_free(m);
-  errno = ENOMEM;
-  return NULL;
+	mp_model_free(m);
+	errno = ENOMEM;
+	return NULL;
 }
 
-void mp_model_free(struct mp_model *m) {
-  if (!m)
-    return;
-  if (m->core)
-    for (unsigned k = 0; k < m->ncores; k++) {
-      struct model_core *c = &m->core[k];
-      model_cache_fini(&c->l1);
-      model_cache_fini(&c->l2);
-      for (int p = 0; p < MP_PAGE_SIZES; p++)
-        model_cache_fini(&c->dtlb[p]);
-      model_cache_fini(&c->stlb);
-      for (int l = 0; l < 3; l++)
-        model_cache_fini(&c->psc[l]);
-    }
-  if (m->llc)
-    for (unsigned s = 0; s < m->mach.sockets; s++)
-      model_cache_fini(&m->llc[s]);
-  free(m->core);
-  free(m->llc);
-  free(m->active);
-  free(m->socket_active);
-  free(m);
+void mp_model_free(struct mp_model *m)
+{
+	if (!m)
+		return;
+	if (m->core)
+		for (unsigned k = 0; k < m->ncores; k++) {
+			struct model_core *c = &m->core[k];
+			model_cache_fini(&c->l1);
+			model_cache_fini(&c->l2);
+			for (int p = 0; p < MP_PAGE_SIZES; p++)
+				model_cache_fini(&c->dtlb[p]);
+			model_cache_fini(&c->stlb);
+			for (int l = 0; l < 3; l++)
+				model_cache_fini(&c->psc[l]);
+		}
+	if (m->llc)
+		for (unsigned s = 0; s < m->mach.sockets; s++)
+			model_cache_fini(&m->llc[s]);
+	free(m->core);
+	free(m->llc);
+	free(m->active);
+	free(m->socket_active);
+	free(m);
 }
 
-void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg) {
-  m->wb = fn;
-  m->wb_arg = arg;
+void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg)
+{
+	m->wb = fn;
+	m->wb_arg = arg;
 }
 
-unsigned mp_model_ncores(const struct mp_model *m) { return m->ncores; }
+unsigned mp_model_ncores(const struct mp_model *m)
+{
+	return m->ncores;
+}
 
 /* --- data caches ---------------------------------------------------------- */
 
-static void dram_write(struct mp_model *m, uint64_t key, uint32_t owner) {
-  if (m->wb)
-    m->wb(m->wb_arg, owner,
-          (key & ((1ull << SPACE_SHIFT) - 1)) << m->line_shift);
+static void dram_write(struct mp_model *m, uint64_t key, uint32_t owner)
+{
+	if (m->wb)
+		m->wb(m->wb_arg, owner, (key & ((1ull << SPACE_SHIFT) - 1)) << m->line_shift);
 }
 
 /* A line leaves socket s's LLC. An inclusive LLC takes it from every core
  * of the socket first; whoever held it dirty makes the writeback dirty. */
-static void llc_evicted(struct mp_model *m, unsigned s, struct model_victim v) {
-  if (m->mach.llc.inclusion == MP_INCL_INCLUSIVE)
-    for (unsigned i = 0; i < m->nactive; i++) {
-      struct model_core *c = &m->core[m->active[i]];
-      if (c->socket != s)
-        continue;
-      struct model_cache *pc[2] = {&c->l1, &c->l2};
-      for (int l = 0; l < 2; l++) {
-        int64_t j = model_cache_find(pc[l], v.key);
-        if (j < 0)
-          continue;
-        if (pc[l]->flags[j] & MC_DIRTY) {
-          v.flags |= MC_DIRTY;
-          v.owner = pc[l]->owner[j];
-        }
-        model_cache_drop(pc[l], (uint64_t)j);
-      }
-    }
-  if (v.flags & MC_DIRTY)
-    dram_write(m, v.key, v.owner);
+static void llc_evicted(struct mp_model *m, unsigned s, struct model_victim v)
+{
+	if (m->mach.llc.inclusion == MP_INCL_INCLUSIVE)
+		for (unsigned i = 0; i < m->nactive; i++) {
+			struct model_core *c = &m->core[m->active[i]];
+			if (c->socket != s)
+				continue;
+			struct model_cache *pc[2] = { &c->l1, &c->l2 };
+			for (int l = 0; l < 2; l++) {
+				int64_t j = model_cache_find(pc[l], v.key);
+				if (j < 0)
+					continue;
+				if (pc[l]->flags[j] & MC_DIRTY) {
+					v.flags |= MC_DIRTY;
+					v.owner = pc[l]->owner[j];
+				}
+				model_cache_drop(pc[l], (uint64_t)j);
+			}
+		}
+	if (v.flags & MC_DIRTY)
+		dram_write(m, v.key, v.owner);
 }
 
 /* Puts a line into socket s's LLC (absent there), handling the victim. */
-static void llc_insert(struct mp_model *m, unsigned s, uint64_t key,
-                       uint32_t owner, uint8_t flags) {
-  struct model_victim v;
-  int ev;
-  model_cache_insert(&m->llc[s], key, owner, flags & MC_DIRTY, &v, &ev);
-  if (ev)
-    llc_evicted(m, s, v);
+static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t owner, uint8_t flags)
+{
+	struct model_victim v;
+	int ev;
+	model_cache_insert(&m->llc[s], key, owner, flags & MC_DIRTY, &v, &ev);
+	if (ev)
+		llc_evicted(m, s, v);
 }
 
 /* Dirty data (or, into an exclusive LLC, any line) moving down to the LLC. */
-static void llc_writeback(struct mp_model *m, unsigned s,
-                          const struct model_victim *v) {
-  int64_t j = model_cache_find(&m->llc[s], v->key);
-  if (j >= 0) {
-    if (v->flags & MC_DIRTY) {
-      m->llc[s].flags[j] |= MC_DIRTY;
-      m->llc[s].owner[j] = v->owner;
-    }
-    return;
-  }
-  llc_insert(m, s, v->key, v->owner, v->flags);
+static void llc_writeback(struct mp_model *m, unsigned s, const struct model_victim *v)
+{
+	int64_t j = model_cache_find(&m->llc[s], v->key);
+	if (j >= 0) {
+		if (v->flags & MC_DIRTY) {
+			m->llc[s].flags[j] |= MC_DIRTY;
+			m->llc[s].owner[j] = v->owner;
+		}
+		return;
+	}
+	llc_insert(m, s, v->key, v->owner, v->flags);
 }
 
 /* A line leaves core k's L2. */
-static void l2_evicted(struct mp_model *m, unsigned k, struct model_victim v) {
-  struct model_core *c = &m->core[k];
-  if (m->mach.l2.inclusion == MP_INCL_INCLUSIVE) {
-    int64_t j = model_cache_find(&c->l1, v.key);
-    if (j >= 0) {
-      if (c->l1.flags[j] & MC_DIRTY) {
-        v.flags |= MC_DIRTY;
-        v.owner = c->l1.owner[j];
-      }
-      model_cache_drop(&c->l1, (uint64_t)j);
-    }
-  }
-  if ((v.flags & MC_DIRTY) || m->mach.llc.inclusion == MP_INCL_EXCLUSIVE)
-    llc_writeback(m, c->socket, &v);
+static void l2_evicted(struct mp_model *m, unsigned k, struct model_victim v)
+{
+	struct model_core *c = &m->core[k];
+	if (m->mach.l2.inclusion == MP_INCL_INCLUSIVE) {
+		int64_t j = model_cache_find(&c->l1, v.key);
+		if (j >= 0) {
+			if (c->l1.flags[j] & MC_DIRTY) {
+				v.flags |= MC_DIRTY;
+				v.owner = c->l1.owner[j];
+			}
+			model_cache_drop(&c->l1, (uint64_t)j);
+		}
+	}
+	if ((v.flags & MC_DIRTY) || m->mach.llc.inclusion == MP_INCL_EXCLUSIVE)
+		llc_writeback(m, c->socket, &v);
 }
 
 /* A line leaves core k's L1: dirty data goes to L2. */
-static void l1_evicted(struct mp_model *m, unsigned k,
-                       const struct model_victim *v) {
-  struct model_core *c = &m->core[k];
-  if (!(v->flags & MC_DIRTY))
-    return;
-  int64_t j = model_cache_find(&c->l2, v->key);
-  if (j >= 0) {
-    c->l2.flags[j] |= MC_DIRTY;
-    c->l2.owner[j] = v->owner;
-    return;
-  }
-  struct model_victim v2;
-  int ev;
-  model_cache_insert(&c->l2, v->key, v->owner, v->flags, &v2, &ev);
-  if (ev)
-    l2_evicted(m, k, v2);
+static void l1_evicted(struct mp_model *m, unsigned k, const struct model_victim *v)
+{
+	struct model_core *c = &m->core[k];
+	if (!(v->flags & MC_DIRTY))
+		return;
+	int64_t j = model_cache_find(&c->l2, v->key);
+	if (j >= 0) {
+		c->l2.flags[j] |= MC_DIRTY;
+		c->l2.owner[j] = v->owner;
+		return;
+	}
+	struct model_victim v2;
+	int ev;
+	model_cache_insert(&c->l2, v->key, v->owner, v->flags, &v2, &ev);
+	if (ev)
+		l2_evicted(m, k, v2);
 }
 
 /* Other cores' copies of key: on a store they go (dirty data to their LLC);
  * on a load a dirty copy is written down to the LLC and kept clean. Returns
  * 1 if another core keeps a copy. */
-static int snoop(struct mp_model *m, unsigned k, uint64_t key, int write) {
-  int shared = 0;
-  for (unsigned i = 0; i < m->nactive; i++) {
-    unsigned o = m->active[i];
-    if (o == k)
-      continue;
-    struct model_core *c = &m->core[o];
-    struct model_cache *pc[2] = {&c->l1, &c->l2};
-    for (int l = 0; l < 2; l++) {
-      int64_t j = model_cache_find(pc[l], key);
-      if (j < 0)
-        continue;
-      if (pc[l]->flags[j] & MC_DIRTY) {
-        struct model_victim v = {key, pc[l]->owner[j], MC_DIRTY};
-        pc[l]->flags[j] &= (uint8_t)~MC_DIRTY;
-        llc_writeback(m, c->socket, &v);
-      }
-      if (write)
-        model_cache_drop(pc[l], (uint64_t)j);
-      else {
-        pc[l]->flags[j] &= (uint8_t)~MC_EXCL;
-        shared = 1;
-      }
-    }
-  }
-  return shared;
+static int snoop(struct mp_model *m, unsigned k, uint64_t key, int write)
+{
+	int shared = 0;
+	for (unsigned i = 0; i < m->nactive; i++) {
+		unsigned o = m->active[i];
+		if (o == k)
+			continue;
+		struct model_core *c = &m->core[o];
+		struct model_cache *pc[2] = { &c->l1, &c->l2 };
+		for (int l = 0; l < 2; l++) {
+			int64_t j = model_cache_find(pc[l], key);
+			if (j < 0)
+				continue;
+			if (pc[l]->flags[j] & MC_DIRTY) {
+				struct model_victim v = { key, pc[l]->owner[j], MC_DIRTY };
+				pc[l]->flags[j] &= (uint8_t)~MC_DIRTY;
+				llc_writeback(m, c->socket, &v);
+			}
+			if (write)
+				model_cache_drop(pc[l], (uint64_t)j);
+			else {
+				pc[l]->flags[j] &= (uint8_t)~MC_EXCL;
+				shared = 1;
+			}
+		}
+	}
+	return shared;
 }
 
 /* Another socket's LLC holds key: its data serves the miss (a store takes
  * the line, dirty state and all). Returns 1 if one did. */
-static int snoop_sockets(struct mp_model *m, unsigned s, uint64_t key,
-                         int write, uint8_t *flags, uint32_t *owner) {
-  int found = 0;
-  for (unsigned o = 0; o < m->mach.sockets; o++) {
-    if (o == s || !m->socket_active[o])
-      continue;
-    int64_t j = model_cache_find(&m->llc[o], key);
-    if (j < 0)
-      continue;
-    found = 1;
-    if (write) {
-      if (m->llc[o].flags[j] & MC_DIRTY) {
-        *flags |= MC_DIRTY;
-        *owner = m->llc[o].owner[j];
-      }
-      model_cache_drop(&m->llc[o], (uint64_t)j);
-    }
-  }
-  return found;
+static int snoop_sockets(struct mp_model *m, unsigned s, uint64_t key, int write, uint8_t *flags, uint32_t *owner)
+{
+	int found = 0;
+	for (unsigned o = 0; o < m->mach.sockets; o++) {
+		if (o == s || !m->socket_active[o])
+			continue;
+		int64_t j = model_cache_find(&m->llc[o], key);
+		if (j < 0)
+			continue;
+		found = 1;
+		if (write) {
+			if (m->llc[o].flags[j] & MC_DIRTY) {
+				*flags |= MC_DIRTY;
+				*owner = m->llc[o].owner[j];
+			}
+			model_cache_drop(&m->llc[o], (uint64_t)j);
+		}
+	}
+	return found;
 }
 
-static void activate(struct mp_model *m, unsigned k) {
-  struct model_core *c = &m->core[k];
-  if (c->active)
-    return;
-  c->active = 1;
-  m->active[m->nactive++] = k;
-  if (!m->socket_active[c->socket]) {
-    m->socket_active[c->socket] = 1;
-    m->nsockets_active++;
-  }
+static void activate(struct mp_model *m, unsigned k)
+{
+	struct model_core *c = &m->core[k];
+	if (c->active)
+		return;
+	c->active = 1;
+	m->active[m->nactive++] = k;
+	if (!m->socket_active[c->socket]) {
+		m->socket_active[c->socket] = 1;
+		m->nsockets_active++;
+	}
 }
 
 /* One reference to a line by core k: returns the level that served it. */
-static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key,
-                         int write, uint32_t owner) {
-  struct model_core *c = &m->core[k];
-  int64_t i;
-  if (key == c->last_key && c->l1.tag[c->last_idx] == key + 1)
-    i = (int64_t)c->last_idx;
-  else
-    i = model_cache_find(&c->l1, key);
-  if (i >= 0) {
-    model_cache_touch(&c->l1, (uint64_t)i);
-    c->last_key = key;
-    c->last_idx = (uint64_t)i;
-    if (write) {
-      if (!(c->l1.flags[i] & MC_EXCL) && m->nactive > 1)
-        snoop(m, k, key, 1);
-      c->l1.flags[i] |= MC_DIRTY | MC_EXCL;
-      c->l1.owner[i] = owner;
-    }
-    return MP_LVL_L1;
-  }
+static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write, uint32_t owner)
+{
+	struct model_core *c = &m->core[k];
+	int64_t i;
+	if (key == c->last_key && c->l1.tag[c->last_idx] == key + 1)
+		i = (int64_t)c->last_idx;
+	else
+		i = model_cache_find(&c->l1, key);
+	if (i >= 0) {
+		model_cache_touch(&c->l1, (uint64_t)i);
+		c->last_key = key;
+		c->last_idx = (uint64_t)i;
+		if (write) {
+			if (!(c->l1.flags[i] & MC_EXCL) && m->nactive > 1)
+				snoop(m, k, key, 1);
+			c->l1.flags[i] |= MC_DIRTY | MC_EXCL;
+			c->l1.owner[i] = owner;
+		}
+		return MP_LVL_L1;
+	}
 
-  unsigned level;
-  uint8_t fl = 0;       /* flags of the new L1 line */
-  uint32_t own = owner; /* owner of dirt arriving with the line */
-  int64_t j = model_cache_find(&c->l2, key);
-  if (j >= 0) {
-    model_cache_touch(&c->l2, (uint64_t)j);
-    level = MP_LVL_L2;
-    fl = c->l2.flags[j] & MC_EXCL;
-    if (write && !fl && m->nactive > 1)
-      snoop(m, k, key, 1);
-    if (write)
-      c->l2.flags[j] |= MC_EXCL;
-  } else {
-    int shared = m->nactive > 1 ? snoop(m, k, key, write) : 0;
-    struct model_cache *llc = &m->llc[c->socket];
-    uint8_t l2fl = shared ? 0 : MC_EXCL;
-    int64_t h = model_cache_find(llc, key);
-    if (h >= 0) {
-      level = MP_LVL_L3;
-      if (m->mach.llc.inclusion == MP_INCL_EXCLUSIVE) {
-        /* the line moves up, dirty state and all */
-        l2fl |= llc->flags[h] & MC_DIRTY;
-        own = llc->owner[h];
-        model_cache_drop(llc, (uint64_t)h);
-      } else {
-        model_cache_touch(llc, (uint64_t)h);
-      }
-    } else {
-      uint8_t rfl = 0;
-      uint32_t rown = owner;
-      level = MP_LVL_LOCAL_DRAM;
-      if (m->nsockets_active > 1 &&
-          snoop_sockets(m, c->socket, key, write, &rfl, &rown)) {
-        level = MP_LVL_REMOTE_CACHE;
-        l2fl |= rfl;
-        own = rown;
-      }
-      if (m->mach.llc.inclusion != MP_INCL_EXCLUSIVE)
-        llc_insert(m, c->socket, key, own, 0);
-    }
-    /* Dirt that came up with the line (exclusive LLC, another
-     * socket) stays in L2 under its owner; a store supersedes it. */
-    if (write)
-      l2fl &= (uint8_t)~MC_DIRTY;
-    struct model_victim v;
-    int ev;
-    model_cache_insert(&c->l2, key, own, l2fl, &v, &ev);
-    if (ev)
-      l2_evicted(m, k, v);
-    fl = l2fl & MC_EXCL;
-  }
-  if (write)
-    fl |= MC_DIRTY | MC_EXCL;
-  struct model_victim v;
-  int ev;
-  uint64_t idx = model_cache_insert(&c->l1, key, owner, fl, &v, &ev);
-  if (ev)
-    l1_evicted(m, k, &v);
-  c->last_key = key;
-  c->last_idx = idx;
-  return level;
+	unsigned level;
+	uint8_t fl = 0; /* flags of the new L1 line */
+	uint32_t own = owner; /* owner of dirt arriving with the line */
+	int64_t j = model_cache_find(&c->l2, key);
+	if (j >= 0) {
+		model_cache_touch(&c->l2, (uint64_t)j);
+		level = MP_LVL_L2;
+		fl = c->l2.flags[j] & MC_EXCL;
+		if (write && !fl && m->nactive > 1)
+			snoop(m, k, key, 1);
+		if (write)
+			c->l2.flags[j] |= MC_EXCL;
+	} else {
+		int shared = m->nactive > 1 ? snoop(m, k, key, write) : 0;
+		struct model_cache *llc = &m->llc[c->socket];
+		uint8_t l2fl = shared ? 0 : MC_EXCL;
+		int64_t h = model_cache_find(llc, key);
+		if (h >= 0) {
+			level = MP_LVL_L3;
+			if (m->mach.llc.inclusion == MP_INCL_EXCLUSIVE) {
+				/* the line moves up, dirty state and all */
+				l2fl |= llc->flags[h] & MC_DIRTY;
+				own = llc->owner[h];
+				model_cache_drop(llc, (uint64_t)h);
+			} else {
+				model_cache_touch(llc, (uint64_t)h);
+			}
+		} else {
+			uint8_t rfl = 0;
+			uint32_t rown = owner;
+			level = MP_LVL_LOCAL_DRAM;
+			if (m->nsockets_active > 1 && snoop_sockets(m, c->socket, key, write, &rfl, &rown)) {
+				level = MP_LVL_REMOTE_CACHE;
+				l2fl |= rfl;
+				own = rown;
+			}
+			if (m->mach.llc.inclusion != MP_INCL_EXCLUSIVE)
+				llc_insert(m, c->socket, key, own, 0);
+		}
+		/* Dirt that came up with the line (exclusive LLC, another
+		 * socket) stays in L2 under its owner; a store supersedes it. */
+		if (write)
+			l2fl &= (uint8_t)~MC_DIRTY;
+		struct model_victim v;
+		int ev;
+		model_cache_insert(&c->l2, key, own, l2fl, &v, &ev);
+		if (ev)
+			l2_evicted(m, k, v);
+		fl = l2fl & MC_EXCL;
+	}
+	if (write)
+		fl |= MC_DIRTY | MC_EXCL;
+	struct model_victim v;
+	int ev;
+	uint64_t idx = model_cache_insert(&c->l1, key, owner, fl, &v, &ev);
+	if (ev)
+		l1_evicted(m, k, &v);
+	c->last_key = key;
+	c->last_idx = idx;
+	return level;
 }
 
-static unsigned level_latency(const struct mp_machine *mm, unsigned level) {
-  switch (level) {
-  case MP_LVL_L1:
-    return mm->l1d.latency;
-  case MP_LVL_L2:
-    return mm->l2.latency;
-  case MP_LVL_L3:
-    return mm->llc.latency;
-  case MP_LVL_REMOTE_CACHE:
-    return mm->llc.latency * 2;
-  default:
-    return mm->dram_latency;
-  }
+static unsigned level_latency(const struct mp_machine *mm, unsigned level)
+{
+	switch (level) {
+	case MP_LVL_L1:
+		return mm->l1d.latency;
+	case MP_LVL_L2:
+		return mm->l2.latency;
+	case MP_LVL_L3:
+		return mm->llc.latency;
+	case MP_LVL_REMOTE_CACHE:
+		return mm->llc.latency * 2;
+	default:
+		return mm->dram_latency;
+	}
 }
 
 /* --- translation ------------------------------------------------------------
  */
 
-static uint64_t pt_key(unsigned space, unsigned level, uint64_t va,
-                       unsigned line_shift) {
-  /* level 1 = PTE ... 4 = PML4E; entry index = va >> (12 + 9 (level-1)) */
-  uint64_t entry = (va >> (12 + 9 * (level - 1))) * 8;
-  return PT_BIT | (uint64_t)space << SPACE_SHIFT |
-         ((uint64_t)level << 40 | entry) >> line_shift;
+static uint64_t pt_key(unsigned space, unsigned level, uint64_t va, unsigned line_shift)
+{
+	/* level 1 = PTE ... 4 = PML4E; entry index = va >> (12 + 9 (level-1)) */
+	uint64_t entry = (va >> (12 + 9 * (level - 1))) * 8;
+	return PT_BIT | (uint64_t)space << SPACE_SHIFT | ((uint64_t)level << 40 | entry) >> line_shift;
 }
 
-static void translate(struct mp_model *m, unsigned k, unsigned space,
-                      uint64_t va, int ps, struct mp_model_out *out) {
-  struct model_core *c = &m->core[k];
-  static const unsigned shift[MP_PAGE_SIZES] = {12, 21, 30};
-  uint64_t page = va >> shift[ps];
-  uint64_t key = page | (uint64_t)space << 40 | (uint64_t)ps << 58;
-  /* a size without its own first-level array shares the 4 KiB one */
-  struct model_cache *d =
-      c->dtlb[ps].sets ? &c->dtlb[ps] : &c->dtlb[MP_PAGE_4K];
-  if (key == c->last_page && d->tag[c->last_tlb_idx] == key + 1) {
-    model_cache_touch(d, c->last_tlb_idx);
-    out->tlb = MP_TLB_L1_HIT;
-    return;
-  }
-  int64_t i = model_cache_find(d, key);
-  if (i >= 0) {
-    model_cache_touch(d, (uint64_t)i);
-    c->last_page = key;
-    c->last_tlb_idx = (uint64_t)i;
-    out->tlb = MP_TLB_L1_HIT;
-    return;
-  }
-  const struct mp_machine *mm = &m->mach;
-  int in_stlb = c->stlb.sets && (mm->stlb_sizes & (1u << ps));
-  out->latency += mm->stlb_latency;
-  struct model_victim v;
-  int ev;
-  if (in_stlb && (i = model_cache_find(&c->stlb, key)) >= 0) {
-    model_cache_touch(&c->stlb, (uint64_t)i);
-    out->tlb = MP_TLB_L2_HIT;
-  } else {
-    out->tlb = MP_TLB_WALK;
-    /* the deepest paging-structure cache hit skips the levels above */
-    const unsigned leaf = (unsigned)ps + 1; /* level holding the translation */
-    unsigned top = 4;
-    uint64_t pk[3];
-    for (int l = 0; l < 3; l++)
-      pk[l] = va >> (39 - 9 * l) | (uint64_t)space << 40;
-    for (int l = 2; l >= 0; l--) {
-      /* psc[l] caches the entry of level 4-l: skips levels 4..4-l */
-      unsigned below = 3 - (unsigned)l; /* next level to read on a hit */
-      if (below < leaf || !c->psc[l].sets)
-        continue;
-      int64_t h = model_cache_find(&c->psc[l], pk[l]);
-      if (h >= 0) {
-        model_cache_touch(&c->psc[l], (uint64_t)h);
-        top = below;
-        break;
-      }
-    }
-    for (unsigned lvl = top; lvl >= leaf; lvl--) {
-      unsigned lv =
-          line_ref(m, k, pt_key(space, lvl, va & VA_MASK, m->line_shift), 0,
-                   MP_MODEL_NO_OWNER);
-      out->walk_refs++;
-      if (lv == MP_LVL_LOCAL_DRAM)
-        out->walk_dram++;
-      out->latency += level_latency(mm, lv);
-      if (lvl > leaf) {
-        /* a non-leaf entry read: cache it (psc index 4-lvl) */
-        struct model_cache *p = &c->psc[4 - lvl];
-        if (p->sets && model_cache_find(p, pk[4 - lvl]) < 0)
-          model_cache_insert(p, pk[4 - lvl], 0, 0, &v, &ev);
-      }
-    }
-    if (in_stlb)
-      model_cache_insert(&c->stlb, key, 0, 0, &v, &ev);
-  }
-  uint64_t idx = model_cache_insert(d, key, 0, 0, &v, &ev);
-  c->last_page = key;
-  c->last_tlb_idx = idx;
+static void translate(struct mp_model *m, unsigned k, unsigned space, uint64_t va, int ps, struct mp_model_out *out)
+{
+	struct model_core *c = &m->core[k];
+	static const unsigned shift[MP_PAGE_SIZES] = { 12, 21, 30 };
+	uint64_t page = va >> shift[ps];
+	uint64_t key = page | (uint64_t)space << 40 | (uint64_t)ps << 58;
+	/* a size without its own first-level array shares the 4 KiB one */
+	struct model_cache *d = c->dtlb[ps].sets ? &c->dtlb[ps] : &c->dtlb[MP_PAGE_4K];
+	if (key == c->last_page && d->tag[c->last_tlb_idx] == key + 1) {
+		model_cache_touch(d, c->last_tlb_idx);
+		out->tlb = MP_TLB_L1_HIT;
+		return;
+	}
+	int64_t i = model_cache_find(d, key);
+	if (i >= 0) {
+		model_cache_touch(d, (uint64_t)i);
+		c->last_page = key;
+		c->last_tlb_idx = (uint64_t)i;
+		out->tlb = MP_TLB_L1_HIT;
+		return;
+	}
+	const struct mp_machine *mm = &m->mach;
+	int in_stlb = c->stlb.sets && (mm->stlb_sizes & (1u << ps));
+	out->latency += mm->stlb_latency;
+	struct model_victim v;
+	int ev;
+	if (in_stlb && (i = model_cache_find(&c->stlb, key)) >= 0) {
+		model_cache_touch(&c->stlb, (uint64_t)i);
+		out->tlb = MP_TLB_L2_HIT;
+	} else {
+		out->tlb = MP_TLB_WALK;
+		/* the deepest paging-structure cache hit skips the levels above */
+		const unsigned leaf = (unsigned)ps + 1; /* level holding the translation */
+		unsigned top = 4;
+		uint64_t pk[3];
+		for (int l = 0; l < 3; l++)
+			pk[l] = va >> (39 - 9 * l) | (uint64_t)space << 40;
+		for (int l = 2; l >= 0; l--) {
+			/* psc[l] caches the entry of level 4-l: skips levels 4..4-l */
+			unsigned below = 3 - (unsigned)l; /* next level to read on a hit */
+			if (below < leaf || !c->psc[l].sets)
+				continue;
+			int64_t h = model_cache_find(&c->psc[l], pk[l]);
+			if (h >= 0) {
+				model_cache_touch(&c->psc[l], (uint64_t)h);
+				top = below;
+				break;
+			}
+		}
+		for (unsigned lvl = top; lvl >= leaf; lvl--) {
+			unsigned lv =
+				line_ref(m, k, pt_key(space, lvl, va & VA_MASK, m->line_shift), 0, MP_MODEL_NO_OWNER);
+			out->walk_refs++;
+			if (lv == MP_LVL_LOCAL_DRAM)
+				out->walk_dram++;
+			out->latency += level_latency(mm, lv);
+			if (lvl > leaf) {
+				/* a non-leaf entry read: cache it (psc index 4-lvl) */
+				struct model_cache *p = &c->psc[4 - lvl];
+				if (p->sets && model_cache_find(p, pk[4 - lvl]) < 0)
+					model_cache_insert(p, pk[4 - lvl], 0, 0, &v, &ev);
+			}
+		}
+		if (in_stlb)
+			model_cache_insert(&c->stlb, key, 0, 0, &v, &ev);
+	}
+	uint64_t idx = model_cache_insert(d, key, 0, 0, &v, &ev);
+	c->last_page = key;
+	c->last_tlb_idx = idx;
 }
 
-void mp_model_access(struct mp_model *m, unsigned core, uint32_t space,
-                     uint64_t addr, int write, unsigned page_shift,
-                     uint32_t owner, struct mp_model_out *out) {
-  if (core >= m->ncores)
-    core %= m->ncores;
-  activate(m, core);
-  space &= 0xffff;
-  addr &= VA_MASK;
-  int ps = page_shift >= 30   ? MP_PAGE_1G
-           : page_shift >= 21 ? MP_PAGE_2M
-                              : MP_PAGE_4K;
-  out->walk_refs = out->walk_dram = 0;
-  out->latency = 0;
-  translate(m, core, space, addr, ps, out);
-  uint64_t key = (uint64_t)space << SPACE_SHIFT | addr >> m->line_shift;
-  out->level = (uint8_t)line_ref(m, core, key, write, owner);
-  out->latency += level_latency(&m->mach, out->level);
+void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, int write, unsigned page_shift,
+		     uint32_t owner, struct mp_model_out *out)
+{
+	if (core >= m->ncores)
+		core %= m->ncores;
+	activate(m, core);
+	space &= 0xffff;
+	addr &= VA_MASK;
+	int ps = page_shift >= 30 ? MP_PAGE_1G : page_shift >= 21 ? MP_PAGE_2M : MP_PAGE_4K;
+	out->walk_refs = out->walk_dram = 0;
+	out->latency = 0;
+	translate(m, core, space, addr, ps, out);
+	uint64_t key = (uint64_t)space << SPACE_SHIFT | addr >> m->line_shift;
+	out->level = (uint8_t)line_ref(m, core, key, write, owner);
+	out->latency += level_latency(&m->mach, out->level);
 }
 
 /* --- clean and flush ---------------------------------------------------------
@@ -511,83 +514,83 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space,
 
 /* Dirty data of entry i of c moves to the next level down, or to DRAM if
  * that level lacks the line; the nearer level's copy is the newer one. */
-static void clean_into(struct mp_model *m, struct model_cache *c, uint64_t i,
-                       struct model_cache *below) {
-  if (!(c->flags[i] & MC_DIRTY))
-    return;
-  uint64_t key = c->tag[i] - 1;
-  c->flags[i] &= (uint8_t)~MC_DIRTY;
-  int64_t j = below ? model_cache_find(below, key) : -1;
-  if (j >= 0) {
-    below->flags[j] |= MC_DIRTY;
-    below->owner[j] = c->owner[i];
-  } else {
-    dram_write(m, key, c->owner[i]);
-  }
+static void clean_into(struct mp_model *m, struct model_cache *c, uint64_t i, struct model_cache *below)
+{
+	if (!(c->flags[i] & MC_DIRTY))
+		return;
+	uint64_t key = c->tag[i] - 1;
+	c->flags[i] &= (uint8_t)~MC_DIRTY;
+	int64_t j = below ? model_cache_find(below, key) : -1;
+	if (j >= 0) {
+		below->flags[j] |= MC_DIRTY;
+		below->owner[j] = c->owner[i];
+	} else {
+		dram_write(m, key, c->owner[i]);
+	}
 }
 
-void mp_model_clean(struct mp_model *m) {
-  for (unsigned i = 0; i < m->nactive; i++) {
-    struct model_core *c = &m->core[m->active[i]];
-    uint64_t n1 = (uint64_t)c->l1.sets * c->l1.ways,
-             n2 = (uint64_t)c->l2.sets * c->l2.ways;
-    for (uint64_t j = 0; j < n1; j++)
-      if (c->l1.tag[j])
-        clean_into(m, &c->l1, j, &c->l2);
-    for (uint64_t j = 0; j < n2; j++)
-      if (c->l2.tag[j])
-        clean_into(m, &c->l2, j, &m->llc[c->socket]);
-  }
-  for (unsigned s = 0; s < m->mach.sockets; s++) {
-    struct model_cache *l = &m->llc[s];
-    uint64_t n = (uint64_t)l->sets * l->ways;
-    for (uint64_t j = 0; j < n; j++)
-      if (l->tag[j])
-        clean_into(m, l, j, NULL);
-  }
+void mp_model_clean(struct mp_model *m)
+{
+	for (unsigned i = 0; i < m->nactive; i++) {
+		struct model_core *c = &m->core[m->active[i]];
+		uint64_t n1 = (uint64_t)c->l1.sets * c->l1.ways, n2 = (uint64_t)c->l2.sets * c->l2.ways;
+		for (uint64_t j = 0; j < n1; j++)
+			if (c->l1.tag[j])
+				clean_into(m, &c->l1, j, &c->l2);
+		for (uint64_t j = 0; j < n2; j++)
+			if (c->l2.tag[j])
+				clean_into(m, &c->l2, j, &m->llc[c->socket]);
+	}
+	for (unsigned s = 0; s < m->mach.sockets; s++) {
+		struct model_cache *l = &m->llc[s];
+		uint64_t n = (uint64_t)l->sets * l->ways;
+		for (uint64_t j = 0; j < n; j++)
+			if (l->tag[j])
+				clean_into(m, l, j, NULL);
+	}
 }
 
-static void drain(struct model_cache *c,
-                  void (*fn)(struct mp_model *, unsigned, struct model_victim),
-                  struct mp_model *m, unsigned where) {
-  uint64_t n = (uint64_t)c->sets * c->ways;
-  for (uint64_t i = 0; i < n; i++) {
-    if (!c->tag[i])
-      continue;
-    struct model_victim v = {
-        c->tag[i] - 1, c->owner ? c->owner[i] : MP_MODEL_NO_OWNER, c->flags[i]};
-    model_cache_drop(c, i);
-    fn(m, where, v);
-  }
+static void drain(struct model_cache *c, void (*fn)(struct mp_model *, unsigned, struct model_victim),
+		  struct mp_model *m, unsigned where)
+{
+	uint64_t n = (uint64_t)c->sets * c->ways;
+	for (uint64_t i = 0; i < n; i++) {
+		if (!c->tag[i])
+			continue;
+		struct model_victim v = { c->tag[i] - 1, c->owner ? c->owner[i] : MP_MODEL_NO_OWNER, c->flags[i] };
+		model_cache_drop(c, i);
+		fn(m, where, v);
+	}
 }
 
-static void l1_evicted_v(struct mp_model *m, unsigned k,
-                         struct model_victim v) {
-  l1_evicted(m, k, &v);
+static void l1_evicted_v(struct mp_model *m, unsigned k, struct model_victim v)
+{
+	l1_evicted(m, k, &v);
 }
 
-void mp_model_flush(struct mp_model *m) {
-  for (unsigned k = 0; k < m->ncores; k++) {
-    struct model_core *c = &m->core[k];
-    drain(&c->l1, l1_evicted_v, m, k);
-    drain(&c->l2, l2_evicted, m, k);
-  }
-  for (unsigned s = 0; s < m->mach.sockets; s++)
-    drain(&m->llc[s], llc_evicted, m, s);
-  for (unsigned k = 0; k < m->ncores; k++) {
-    struct model_core *c = &m->core[k];
-    model_cache_clear(&c->l1);
-    model_cache_clear(&c->l2);
-    for (int p = 0; p < MP_PAGE_SIZES; p++)
-      if (c->dtlb[p].sets)
-        model_cache_clear(&c->dtlb[p]);
-    if (c->stlb.sets)
-      model_cache_clear(&c->stlb);
-    for (int l = 0; l < 3; l++)
-      if (c->psc[l].sets)
-        model_cache_clear(&c->psc[l]);
-    c->last_key = c->last_page = UINT64_MAX;
-  }
-  for (unsigned s = 0; s < m->mach.sockets; s++)
-    model_cache_clear(&m->llc[s]);
+void mp_model_flush(struct mp_model *m)
+{
+	for (unsigned k = 0; k < m->ncores; k++) {
+		struct model_core *c = &m->core[k];
+		drain(&c->l1, l1_evicted_v, m, k);
+		drain(&c->l2, l2_evicted, m, k);
+	}
+	for (unsigned s = 0; s < m->mach.sockets; s++)
+		drain(&m->llc[s], llc_evicted, m, s);
+	for (unsigned k = 0; k < m->ncores; k++) {
+		struct model_core *c = &m->core[k];
+		model_cache_clear(&c->l1);
+		model_cache_clear(&c->l2);
+		for (int p = 0; p < MP_PAGE_SIZES; p++)
+			if (c->dtlb[p].sets)
+				model_cache_clear(&c->dtlb[p]);
+		if (c->stlb.sets)
+			model_cache_clear(&c->stlb);
+		for (int l = 0; l < 3; l++)
+			if (c->psc[l].sets)
+				model_cache_clear(&c->psc[l]);
+		c->last_key = c->last_page = UINT64_MAX;
+	}
+	for (unsigned s = 0; s < m->mach.sockets; s++)
+		model_cache_clear(&m->llc[s]);
 }

@@ -25,11 +25,11 @@ struct mp_model;
 
 /* Outcome of one cache-line reference. */
 struct mp_model_out {
-  uint8_t level; /* enum mp_mem_level: L1, L2, L3, LOCAL_DRAM or REMOTE_CACHE */
-  uint8_t tlb;   /* enum mp_tlb_outcome */
-  uint8_t walk_refs; /* paging-structure loads of the page walk, if any */
-  uint8_t walk_dram; /* of those, served by DRAM */
-  uint32_t latency;  /* modelled cycles: translation + data */
+	uint8_t level; /* enum mp_mem_level: L1, L2, L3, LOCAL_DRAM or REMOTE_CACHE */
+	uint8_t tlb; /* enum mp_tlb_outcome */
+	uint8_t walk_refs; /* paging-structure loads of the page walk, if any */
+	uint8_t walk_dram; /* of those, served by DRAM */
+	uint32_t latency; /* modelled cycles: translation + data */
 };
 
 /* Called for every DRAM write (a dirty line written back), with the owner
@@ -52,9 +52,8 @@ unsigned mp_model_ncores(const struct mp_model *m);
  * address space `space` (0..2^16-1: processes do not share lines), in a page
  * of 2^page_shift bytes (12, 21 or 30). owner is any id the caller likes;
  * it comes back with the DRAM writes of this line. */
-void mp_model_access(struct mp_model *m, unsigned core, uint32_t space,
-                     uint64_t addr, int write, unsigned page_shift,
-                     uint32_t owner, struct mp_model_out *out);
+void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, int write, unsigned page_shift,
+		     uint32_t owner, struct mp_model_out *out);
 
 /* Writes back every dirty line once (each DRAM write reported as usual)
  * and leaves it cached, clean: what a write-back-without-invalidate would do.

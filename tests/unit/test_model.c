@@ -13,275 +13,280 @@
 #include "model/model.h"
 #include "model/model_int.h"
 
-static void test_lru_plru(void) {
-  struct model_cache c;
-  struct model_victim v;
-  int ev;
-  /* LRU, one set of 2: A B, use A, C evicts B */
-  CHECK_EQ(model_cache_init(&c, 2, 2, MP_REPL_LRU, 1), 0);
-  model_cache_insert(&c, 10, 0, 0, &v, &ev);
-  CHECK_EQ(ev, 0);
-  model_cache_insert(&c, 11, 0, 0, &v, &ev);
-  model_cache_touch(&c, (uint64_t)model_cache_find(&c, 10));
-  model_cache_insert(&c, 12, 0, 0, &v, &ev);
-  CHECK_EQ(ev, 1);
-  CHECK_EQ(v.key, 11);
-  CHECK(model_cache_find(&c, 10) >= 0);
-  model_cache_fini(&c);
+static void test_lru_plru(void)
+{
+	struct model_cache c;
+	struct model_victim v;
+	int ev;
+	/* LRU, one set of 2: A B, use A, C evicts B */
+	CHECK_EQ(model_cache_init(&c, 2, 2, MP_REPL_LRU, 1), 0);
+	model_cache_insert(&c, 10, 0, 0, &v, &ev);
+	CHECK_EQ(ev, 0);
+	model_cache_insert(&c, 11, 0, 0, &v, &ev);
+	model_cache_touch(&c, (uint64_t)model_cache_find(&c, 10));
+	model_cache_insert(&c, 12, 0, 0, &v, &ev);
+	CHECK_EQ(ev, 1);
+	CHECK_EQ(v.key, 11);
+	CHECK(model_cache_find(&c, 10) >= 0);
+	model_cache_fini(&c);
 
-  /* One set of 4: A B C D, use A, insert E. LRU evicts B (least recently
-   * used); tree-PLRU evicts C: using A points the root at the right half,
-   * and inserting D last pointed that half's node at C. */
-  unsigned repl[2] = {MP_REPL_LRU, MP_REPL_PLRU};
-  uint64_t expect[2] = {21, 22};
-  for (int r = 0; r < 2; r++) {
-    CHECK_EQ(model_cache_init(&c, 4, 4, repl[r], 1), 0);
-    for (uint64_t k = 20; k < 24; k++)
-      model_cache_insert(&c, k, 0, 0, &v, &ev);
-    model_cache_touch(&c, (uint64_t)model_cache_find(&c, 20));
-    model_cache_insert(&c, 24, 0, 0, &v, &ev);
-    CHECK_EQ(ev, 1);
-    CHECK_EQ(v.key, expect[r]);
-    model_cache_fini(&c);
-  }
-  /* PLRU needs power-of-two ways */
-  CHECK(model_cache_init(&c, 12, 12, MP_REPL_PLRU, 0) < 0);
-  /* sets: key modulo sets (3 sets of 2) */
-  CHECK_EQ(model_cache_init(&c, 6, 2, MP_REPL_LRU, 0), 0);
-  CHECK_EQ(c.sets, 3);
-  CHECK_EQ(model_cache_set(&c, 7), 1);
-  model_cache_fini(&c);
+	/* One set of 4: A B C D, use A, insert E. LRU evicts B (least recently
+	 * used); tree-PLRU evicts C: using A points the root at the right half,
+	 * and inserting D last pointed that half's node at C. */
+	unsigned repl[2] = { MP_REPL_LRU, MP_REPL_PLRU };
+	uint64_t expect[2] = { 21, 22 };
+	for (int r = 0; r < 2; r++) {
+		CHECK_EQ(model_cache_init(&c, 4, 4, repl[r], 1), 0);
+		for (uint64_t k = 20; k < 24; k++)
+			model_cache_insert(&c, k, 0, 0, &v, &ev);
+		model_cache_touch(&c, (uint64_t)model_cache_find(&c, 20));
+		model_cache_insert(&c, 24, 0, 0, &v, &ev);
+		CHECK_EQ(ev, 1);
+		CHECK_EQ(v.key, expect[r]);
+		model_cache_fini(&c);
+	}
+	/* PLRU needs power-of-two ways */
+	CHECK(model_cache_init(&c, 12, 12, MP_REPL_PLRU, 0) < 0);
+	/* sets: key modulo sets (3 sets of 2) */
+	CHECK_EQ(model_cache_init(&c, 6, 2, MP_REPL_LRU, 0), 0);
+	CHECK_EQ(c.sets, 3);
+	CHECK_EQ(model_cache_set(&c, 7), 1);
+	model_cache_fini(&c);
 }
 
 /* A machine with one-set caches: L1 2 lines, L2 4, LLC 8. */
-static struct mp_machine tiny(unsigned incl, unsigned cores) {
-  struct mp_machine m;
-  memset(&m, 0, sizeof(m));
-  strcpy(m.name, "tiny");
-  m.sockets = 1;
-  m.cores = cores;
-  m.line = 64;
-  m.l1d = (struct mp_cache_geom){128, 2, MP_REPL_LRU, MP_INCL_NINE, 4};
-  m.l2 = (struct mp_cache_geom){256, 4, MP_REPL_LRU, MP_INCL_NINE, 10};
-  m.llc = (struct mp_cache_geom){512, 8, MP_REPL_LRU, incl, 40};
-  m.dtlb[MP_PAGE_4K] = (struct mp_tlb_geom){4, 4};
-  m.dram_latency = 200;
-  return m;
+static struct mp_machine tiny(unsigned incl, unsigned cores)
+{
+	struct mp_machine m;
+	memset(&m, 0, sizeof(m));
+	strcpy(m.name, "tiny");
+	m.sockets = 1;
+	m.cores = cores;
+	m.line = 64;
+	m.l1d = (struct mp_cache_geom){ 128, 2, MP_REPL_LRU, MP_INCL_NINE, 4 };
+	m.l2 = (struct mp_cache_geom){ 256, 4, MP_REPL_LRU, MP_INCL_NINE, 10 };
+	m.llc = (struct mp_cache_geom){ 512, 8, MP_REPL_LRU, incl, 40 };
+	m.dtlb[MP_PAGE_4K] = (struct mp_tlb_geom){ 4, 4 };
+	m.dram_latency = 200;
+	return m;
 }
 
 struct wb_log {
-  unsigned n;
-  uint32_t owners[64];
+	unsigned n;
+	uint32_t owners[64];
 };
 
-static void on_wb(void *arg, uint32_t owner, uint64_t line) {
-  struct wb_log *l = arg;
-  (void)line;
-  if (l->n < 64)
-    l->owners[l->n] = owner;
-  l->n++;
+static void on_wb(void *arg, uint32_t owner, uint64_t line)
+{
+	struct wb_log *l = arg;
+	(void)line;
+	if (l->n < 64)
+		l->owners[l->n] = owner;
+	l->n++;
 }
 
-static unsigned ref(struct mp_model *m, unsigned core, uint64_t line,
-                    int write) {
-  struct mp_model_out o;
-  mp_model_access(m, core, 0, line * 64 + 8, write, 12, (uint32_t)line, &o);
-  return o.level;
+static unsigned ref(struct mp_model *m, unsigned core, uint64_t line, int write)
+{
+	struct mp_model_out o;
+	mp_model_access(m, core, 0, line * 64 + 8, write, 12, (uint32_t)line, &o);
+	return o.level;
 }
 
-static void test_writeback(void) {
-  struct mp_machine mm = tiny(MP_INCL_NINE, 1);
-  struct mp_model *m = mp_model_new(&mm);
-  CHECK(m != NULL);
-  struct wb_log log = {0};
-  mp_model_set_writeback(m, on_wb, &log);
-  /* 16 stores to 16 lines: each misses everywhere (a DRAM read: write
-   * allocate). A dirty line reaches DRAM when it leaves the 8-line LLC:
-   * lines 0..7 do while lines 8..15 come in. */
-  unsigned dram = 0;
-  for (uint64_t l = 0; l < 16; l++)
-    dram += ref(m, 0, l, 1) == MP_LVL_LOCAL_DRAM;
-  CHECK_EQ(dram, 16);
-  CHECK_EQ(log.n, 8);
-  for (unsigned i = 0; i < 8 && i < log.n; i++)
-    CHECK_EQ(log.owners[i],
-             i); /* written back in eviction order, owned by their writer */
-  mp_model_flush(m);
-  CHECK_EQ(log.n, 16);
-  /* loads only: no writes ever */
-  log.n = 0;
-  for (uint64_t l = 100; l < 132; l++)
-    ref(m, 0, l, 0);
-  mp_model_flush(m);
-  CHECK_EQ(log.n, 0);
-  /* several stores to one line: one writeback */
-  for (int i = 0; i < 5; i++)
-    ref(m, 0, 7, 1);
-  mp_model_flush(m);
-  CHECK_EQ(log.n, 1);
-  mp_model_free(m);
+static void test_writeback(void)
+{
+	struct mp_machine mm = tiny(MP_INCL_NINE, 1);
+	struct mp_model *m = mp_model_new(&mm);
+	CHECK(m != NULL);
+	struct wb_log log = { 0 };
+	mp_model_set_writeback(m, on_wb, &log);
+	/* 16 stores to 16 lines: each misses everywhere (a DRAM read: write
+	 * allocate). A dirty line reaches DRAM when it leaves the 8-line LLC:
+	 * lines 0..7 do while lines 8..15 come in. */
+	unsigned dram = 0;
+	for (uint64_t l = 0; l < 16; l++)
+		dram += ref(m, 0, l, 1) == MP_LVL_LOCAL_DRAM;
+	CHECK_EQ(dram, 16);
+	CHECK_EQ(log.n, 8);
+	for (unsigned i = 0; i < 8 && i < log.n; i++)
+		CHECK_EQ(log.owners[i], i); /* written back in eviction order, owned by their writer */
+	mp_model_flush(m);
+	CHECK_EQ(log.n, 16);
+	/* loads only: no writes ever */
+	log.n = 0;
+	for (uint64_t l = 100; l < 132; l++)
+		ref(m, 0, l, 0);
+	mp_model_flush(m);
+	CHECK_EQ(log.n, 0);
+	/* several stores to one line: one writeback */
+	for (int i = 0; i < 5; i++)
+		ref(m, 0, 7, 1);
+	mp_model_flush(m);
+	CHECK_EQ(log.n, 1);
+	mp_model_free(m);
 }
 
-static void test_levels(void) {
-  struct mp_machine mm = tiny(MP_INCL_NINE, 1);
-  struct mp_model *m = mp_model_new(&mm);
-  CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_LOCAL_DRAM);
-  CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_L1);
-  ref(m, 0, 1, 0);
-  ref(m, 0, 2, 0); /* L1 (2 lines) drops 0; L2 keeps it */
-  CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_L2);
-  /* L2 (4, LRU) now 1 2 0 in use order; 3..7 push 0 out of L2 at 6 */
-  for (uint64_t l = 3; l < 8; l++)
-    ref(m, 0, l, 0);
-  CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_L3);
-  CHECK_EQ(ref(m, 0, 100, 0), MP_LVL_LOCAL_DRAM);
-  mp_model_free(m);
+static void test_levels(void)
+{
+	struct mp_machine mm = tiny(MP_INCL_NINE, 1);
+	struct mp_model *m = mp_model_new(&mm);
+	CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_LOCAL_DRAM);
+	CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_L1);
+	ref(m, 0, 1, 0);
+	ref(m, 0, 2, 0); /* L1 (2 lines) drops 0; L2 keeps it */
+	CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_L2);
+	/* L2 (4, LRU) now 1 2 0 in use order; 3..7 push 0 out of L2 at 6 */
+	for (uint64_t l = 3; l < 8; l++)
+		ref(m, 0, l, 0);
+	CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_L3);
+	CHECK_EQ(ref(m, 0, 100, 0), MP_LVL_LOCAL_DRAM);
+	mp_model_free(m);
 }
 
-static void test_inclusion(void) {
-  /* core 0 holds line 0; core 1 streams lines 1..8 through the 8-line
-   * LLC, which drops line 0 at line 8. Inclusive: core 0 loses it too. */
-  for (int incl = 0; incl < 2; incl++) {
-    struct mp_machine mm = tiny(incl ? MP_INCL_INCLUSIVE : MP_INCL_NINE, 2);
-    struct mp_model *m = mp_model_new(&mm);
-    struct wb_log log = {0};
-    mp_model_set_writeback(m, on_wb, &log);
-    ref(m, 0, 0, 1);
-    for (uint64_t l = 1; l <= 8; l++)
-      ref(m, 1, l, 0);
-    /* the back-invalidated dirty copy was written back at once */
-    CHECK_EQ(log.n, incl ? 1u : 0u);
-    CHECK_EQ(ref(m, 0, 0, 0), incl ? MP_LVL_LOCAL_DRAM : MP_LVL_L1);
-    mp_model_flush(m);
-    CHECK_EQ(log.n, 1);
-    mp_model_free(m);
-  }
-  /* exclusive LLC: filled by L2 victims only; a hit moves the line up */
-  struct mp_machine mm = tiny(MP_INCL_EXCLUSIVE, 1);
-  struct mp_model *m = mp_model_new(&mm);
-  ref(m, 0, 0, 0);
-  for (uint64_t l = 1; l <= 4; l++)
-    ref(m, 0, l, 0); /* L2 (4) drops 0 into the LLC */
-  CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_L3);
-  /* 0 left the LLC for L2; push it out of L1 and L2 again, then it
-   * is back in the LLC (a victim again), not lost */
-  for (uint64_t l = 10; l <= 13; l++)
-    ref(m, 0, l, 0);
-  CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_L3);
-  mp_model_free(m);
+static void test_inclusion(void)
+{
+	/* core 0 holds line 0; core 1 streams lines 1..8 through the 8-line
+	 * LLC, which drops line 0 at line 8. Inclusive: core 0 loses it too. */
+	for (int incl = 0; incl < 2; incl++) {
+		struct mp_machine mm = tiny(incl ? MP_INCL_INCLUSIVE : MP_INCL_NINE, 2);
+		struct mp_model *m = mp_model_new(&mm);
+		struct wb_log log = { 0 };
+		mp_model_set_writeback(m, on_wb, &log);
+		ref(m, 0, 0, 1);
+		for (uint64_t l = 1; l <= 8; l++)
+			ref(m, 1, l, 0);
+		/* the back-invalidated dirty copy was written back at once */
+		CHECK_EQ(log.n, incl ? 1u : 0u);
+		CHECK_EQ(ref(m, 0, 0, 0), incl ? MP_LVL_LOCAL_DRAM : MP_LVL_L1);
+		mp_model_flush(m);
+		CHECK_EQ(log.n, 1);
+		mp_model_free(m);
+	}
+	/* exclusive LLC: filled by L2 victims only; a hit moves the line up */
+	struct mp_machine mm = tiny(MP_INCL_EXCLUSIVE, 1);
+	struct mp_model *m = mp_model_new(&mm);
+	ref(m, 0, 0, 0);
+	for (uint64_t l = 1; l <= 4; l++)
+		ref(m, 0, l, 0); /* L2 (4) drops 0 into the LLC */
+	CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_L3);
+	/* 0 left the LLC for L2; push it out of L1 and L2 again, then it
+	 * is back in the LLC (a victim again), not lost */
+	for (uint64_t l = 10; l <= 13; l++)
+		ref(m, 0, l, 0);
+	CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_L3);
+	mp_model_free(m);
 }
 
-static void test_coherence(void) {
-  struct mp_machine mm = tiny(MP_INCL_NINE, 2);
-  struct mp_model *m = mp_model_new(&mm);
-  struct wb_log log = {0};
-  mp_model_set_writeback(m, on_wb, &log);
-  unsigned dram = 0;
-  dram += ref(m, 0, 5, 1) == MP_LVL_LOCAL_DRAM; /* core 0 writes */
-  CHECK_EQ(ref(m, 1, 5, 0),
-           MP_LVL_L3); /* core 1 reads: core 0's data via the LLC */
-  CHECK_EQ(ref(m, 1, 5, 1), MP_LVL_L1); /* core 1 writes: core 0's copy goes */
-  CHECK_EQ(ref(m, 0, 5, 0), MP_LVL_L3); /* core 0 must come back for it */
-  CHECK_EQ(dram, 1);
-  mp_model_flush(m);
-  CHECK_EQ(log.n, 1); /* one line, one writeback */
-  mp_model_free(m);
+static void test_coherence(void)
+{
+	struct mp_machine mm = tiny(MP_INCL_NINE, 2);
+	struct mp_model *m = mp_model_new(&mm);
+	struct wb_log log = { 0 };
+	mp_model_set_writeback(m, on_wb, &log);
+	unsigned dram = 0;
+	dram += ref(m, 0, 5, 1) == MP_LVL_LOCAL_DRAM; /* core 0 writes */
+	CHECK_EQ(ref(m, 1, 5, 0), MP_LVL_L3); /* core 1 reads: core 0's data via the LLC */
+	CHECK_EQ(ref(m, 1, 5, 1), MP_LVL_L1); /* core 1 writes: core 0's copy goes */
+	CHECK_EQ(ref(m, 0, 5, 0), MP_LVL_L3); /* core 0 must come back for it */
+	CHECK_EQ(dram, 1);
+	mp_model_flush(m);
+	CHECK_EQ(log.n, 1); /* one line, one writeback */
+	mp_model_free(m);
 }
 
 /* PTAT's verification (seed 001, section 5): the first byte of each 4 KiB
  * page of N pages, N >> STLB entries, gives N STLB misses and N walks; in
  * 2 MiB pages N/512. */
-static void test_ptat(void) {
-  struct mp_machine mm;
-  CHECK_EQ(mp_machine_preset("haswell-e5-2680v3", &mm), 0);
-  const uint64_t n = 65536, base = 1ull << 30;
-  for (int huge = 0; huge < 2; huge++) {
-    struct mp_model *m = mp_model_new(&mm);
-    uint64_t walks = 0, refs = 0, stlb_hits = 0;
-    for (uint64_t p = 0; p < n; p++) {
-      struct mp_model_out o;
-      mp_model_access(m, 0, 1, base + p * 4096, 0, huge ? 21 : 12, 0, &o);
-      walks += o.tlb == MP_TLB_WALK;
-      stlb_hits += o.tlb == MP_TLB_L2_HIT;
-      refs += o.walk_refs;
-    }
-    CHECK_EQ(walks, huge ? n / 512 : n);
-    CHECK_EQ(stlb_hits, 0);
-    if (!huge) {
-      /* paging-structure caches: the first walk reads all four
-       * levels, the first page of each further 2 MiB region its PDE
-       * and PTE (the PDPTE is cached), every other page its PTE */
-      CHECK_EQ(refs, 4 + 127 * 2 + (n - 128));
-    } else {
-      /* first walk: PML4E, PDPTE, PDE; then PDE only */
-      CHECK_EQ(refs, 3 + (n / 512 - 1));
-    }
-    mp_model_free(m);
-  }
+static void test_ptat(void)
+{
+	struct mp_machine mm;
+	CHECK_EQ(mp_machine_preset("haswell-e5-2680v3", &mm), 0);
+	const uint64_t n = 65536, base = 1ull << 30;
+	for (int huge = 0; huge < 2; huge++) {
+		struct mp_model *m = mp_model_new(&mm);
+		uint64_t walks = 0, refs = 0, stlb_hits = 0;
+		for (uint64_t p = 0; p < n; p++) {
+			struct mp_model_out o;
+			mp_model_access(m, 0, 1, base + p * 4096, 0, huge ? 21 : 12, 0, &o);
+			walks += o.tlb == MP_TLB_WALK;
+			stlb_hits += o.tlb == MP_TLB_L2_HIT;
+			refs += o.walk_refs;
+		}
+		CHECK_EQ(walks, huge ? n / 512 : n);
+		CHECK_EQ(stlb_hits, 0);
+		if (!huge) {
+			/* paging-structure caches: the first walk reads all four
+			 * levels, the first page of each further 2 MiB region its PDE
+			 * and PTE (the PDPTE is cached), every other page its PTE */
+			CHECK_EQ(refs, 4 + 127 * 2 + (n - 128));
+		} else {
+			/* first walk: PML4E, PDPTE, PDE; then PDE only */
+			CHECK_EQ(refs, 3 + (n / 512 - 1));
+		}
+		mp_model_free(m);
+	}
 }
 
-static void test_machine_files(void) {
-  char path[] = "/tmp/mp-machine-XXXXXX";
-  int fd = mkstemp(path);
-  CHECK(fd >= 0);
-  const char *text =
-      "# a test machine\nname = box\ncores = 4\nllc.size = 8M\nllc.ways = 16\n"
-      "llc.inclusion = inclusive\nstlb.pages = 4k, 2m\n";
-  CHECK_EQ(write(fd, text, strlen(text)), strlen(text));
-  close(fd);
-  struct mp_machine m;
-  char err[200];
-  CHECK_EQ(mp_machine_load(path, &m, err, sizeof(err)), 0);
-  CHECK(strcmp(m.name, "box") == 0);
-  CHECK_EQ(m.cores, 4);
-  CHECK_EQ(m.llc.size, 8u << 20);
-  CHECK_EQ(m.llc.inclusion, MP_INCL_INCLUSIVE);
-  CHECK_EQ(m.stlb_sizes, 3);
-  /* format -> load gives the same machine */
-  char buf[4096];
-  CHECK_EQ(mp_machine_format(&m, buf, sizeof(buf)), 0);
-  FILE *f = fopen(path, "w");
-  fputs(buf, f);
-  fclose(f);
-  struct mp_machine m2;
-  CHECK_EQ(mp_machine_load(path, &m2, err, sizeof(err)), 0);
-  CHECK(memcmp(&m.l1d, &m2.l1d, sizeof(m.l1d)) == 0 &&
-        memcmp(&m.llc, &m2.llc, sizeof(m.llc)) == 0);
-  CHECK(memcmp(m.dtlb, m2.dtlb, sizeof(m.dtlb)) == 0 &&
-        m.stlb_sizes == m2.stlb_sizes);
-  /* errors name the line */
-  f = fopen(path, "w");
-  fputs("cores = 2\nl1d.ways = seven\n", f);
-  fclose(f);
-  CHECK(mp_machine_load(path, &m, err, sizeof(err)) < 0);
-  CHECK(strstr(err, ":2:") != NULL);
-  f = fopen(path, "w");
-  fputs("l2.replacement = plru\nl2.ways = 12\nl2.size = 768K\n", f);
-  fclose(f);
-  CHECK(mp_machine_load(path, &m, err, sizeof(err)) < 0);
-  CHECK(strstr(err, "PLRU") != NULL);
-  unlink(path);
-  CHECK(mp_machine_resolve("no-such-machine", &m, err, sizeof(err)) < 0);
-  CHECK(strstr(err, "nehalem-e5504") != NULL);
-  /* every preset is valid, the host always yields a usable machine */
-  for (const char *const *p = mp_machine_presets(); *p; p++) {
-    CHECK_EQ(mp_machine_preset(*p, &m), 0);
-    CHECK_EQ(mp_machine_check(&m, err, sizeof(err)), 0);
-    struct mp_model *mo = mp_model_new(&m);
-    CHECK(mo != NULL);
-    mp_model_free(mo);
-  }
-  mp_machine_host(&m);
-  CHECK_EQ(mp_machine_check(&m, err, sizeof(err)), 0);
+static void test_machine_files(void)
+{
+	char path[] = "/tmp/mp-machine-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	const char *text = "# a test machine\nname = box\ncores = 4\nllc.size = 8M\nllc.ways = 16\n"
+			   "llc.inclusion = inclusive\nstlb.pages = 4k, 2m\n";
+	CHECK_EQ(write(fd, text, strlen(text)), strlen(text));
+	close(fd);
+	struct mp_machine m;
+	char err[200];
+	CHECK_EQ(mp_machine_load(path, &m, err, sizeof(err)), 0);
+	CHECK(strcmp(m.name, "box") == 0);
+	CHECK_EQ(m.cores, 4);
+	CHECK_EQ(m.llc.size, 8u << 20);
+	CHECK_EQ(m.llc.inclusion, MP_INCL_INCLUSIVE);
+	CHECK_EQ(m.stlb_sizes, 3);
+	/* format -> load gives the same machine */
+	char buf[4096];
+	CHECK_EQ(mp_machine_format(&m, buf, sizeof(buf)), 0);
+	FILE *f = fopen(path, "w");
+	fputs(buf, f);
+	fclose(f);
+	struct mp_machine m2;
+	CHECK_EQ(mp_machine_load(path, &m2, err, sizeof(err)), 0);
+	CHECK(memcmp(&m.l1d, &m2.l1d, sizeof(m.l1d)) == 0 && memcmp(&m.llc, &m2.llc, sizeof(m.llc)) == 0);
+	CHECK(memcmp(m.dtlb, m2.dtlb, sizeof(m.dtlb)) == 0 && m.stlb_sizes == m2.stlb_sizes);
+	/* errors name the line */
+	f = fopen(path, "w");
+	fputs("cores = 2\nl1d.ways = seven\n", f);
+	fclose(f);
+	CHECK(mp_machine_load(path, &m, err, sizeof(err)) < 0);
+	CHECK(strstr(err, ":2:") != NULL);
+	f = fopen(path, "w");
+	fputs("l2.replacement = plru\nl2.ways = 12\nl2.size = 768K\n", f);
+	fclose(f);
+	CHECK(mp_machine_load(path, &m, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "PLRU") != NULL);
+	unlink(path);
+	CHECK(mp_machine_resolve("no-such-machine", &m, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "nehalem-e5504") != NULL);
+	/* every preset is valid, the host always yields a usable machine */
+	for (const char *const *p = mp_machine_presets(); *p; p++) {
+		CHECK_EQ(mp_machine_preset(*p, &m), 0);
+		CHECK_EQ(mp_machine_check(&m, err, sizeof(err)), 0);
+		struct mp_model *mo = mp_model_new(&m);
+		CHECK(mo != NULL);
+		mp_model_free(mo);
+	}
+	mp_machine_host(&m);
+	CHECK_EQ(mp_machine_check(&m, err, sizeof(err)), 0);
 }
 
-int main(void) {
-  test_lru_plru();
-  test_writeback();
-  test_levels();
-  test_inclusion();
-  test_coherence();
-  test_ptat();
-  test_machine_files();
-  return check_done("test_model");
+int main(void)
+{
+	test_lru_plru();
+	test_writeback();
+	test_levels();
+	test_inclusion();
+	test_coherence();
+	test_ptat();
+	test_machine_files();
+	return check_done("test_model");
 }
