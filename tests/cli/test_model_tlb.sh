@@ -70,3 +70,20 @@ grep -q "nehalem-e5504" err1.txt || fail "unknown machine error does not list th
 grep -q "2M or 1G" err2.txt || fail "bad page size error unclear"
 grep -q "bad.machine:2" err5.txt || fail "machine file error does not name the line"
 echo "ok: model option errors"
+
+# memtrace: seed 000's object-relative memory trace. The scan's DRAM requests
+# are one line fill per page (never cached before) plus the page-walk loads
+# that missed the caches (the report's walk_dram); nothing is written.
+"$MEMPRISM" memtrace --roi scan --model $M -o mt.csv p.data 2> mt.err
+expect_eq "memtrace header" "paddr,rw,time,pid,vaddr,object,page_walk" "$(head -1 mt.csv)"
+fills=$(grep -c ",R,.*pagescan.c:$line)\",0\$" mt.csv)
+expect_eq "memtrace: line fills of the block" $N "$fills"
+wd=$(csv_field scan4k.csv "$label" walk_dram)
+expect_eq "memtrace: page-walk loads of the block" "$wd" "$(grep -c "pagescan.c:$line)\",1\$" mt.csv)"
+expect_eq "memtrace: writes" 0 "$(grep -c ',W,' mt.csv || true)"
+grep -q "DRAM requests" mt.err || fail "memtrace does not summarize"
+"$MEMPRISM" memtrace --roi scan --model $M -f bin -o mt.bin p.data 2> /dev/null
+total=$(($(wc -l < mt.csv) - 1))
+off=$(grep -abo 'OBJECTS' mt.bin | head -1 | cut -d: -f1)
+expect_eq "memtrace bin: 16-byte magic + 40 bytes per request" $((16 + 40 * total)) "$off"
+expect_eq "memtrace bin magic" MPMEMTRACE1 "$(head -c 11 mt.bin)"
