@@ -536,6 +536,14 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	count(&st->res->total, r);
 	p->accesses++;
 	if (r->ip != s->last_ip || !s->last_fn) {
+		/* loops cycle through a few instructions: a small per-stream
+		 * cache in front of the hash map */
+		struct an_ip_slot *slot = &s->ipc[(r->ip * 0x9e3779b97f4a7c15ull) >> 60];
+		if (slot->fn && slot->ip == r->ip) {
+			s->last_fn = slot->fn;
+			s->last_ip = r->ip;
+			goto have_fn;
+		}
 		uint64_t key = mp_hash64(r->ip ^ ((uint64_t)s->proc << 48)) | 1;
 		uint64_t *v = mp_hashmap_get(&st->ip_index, key);
 		if (!v) {
@@ -548,7 +556,10 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 		}
 		s->last_fn = (uint32_t)*v + 1;
 		s->last_ip = r->ip;
+		slot->ip = r->ip;
+		slot->fn = s->last_fn;
 	}
+have_fn:
 	count(&st->ips.v[s->last_fn - 1].c, r);
 	struct mp_outcome oc;
 	if (st->model)
@@ -679,6 +690,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 	fork_children_upto(st, pi, UINT64_MAX);
 	for (size_t i = 0; i < n; i++) {
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];
+		an_model_stream_done(st, s);
 		free(s->data);
 		s->data = NULL;
 		mp_hashmap_fini(&s->stack_ids);

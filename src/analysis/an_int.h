@@ -41,6 +41,8 @@ struct an_proc {
 	int roi_depth;
 };
 
+#define AN_IP_CACHE 16 /* slots: the top 4 bits of a multiplicative hash */
+
 struct an_stream {
 	uint32_t proc, tid, thread;
 	MP_VEC(uint64_t) chunks; /* file offsets */
@@ -60,6 +62,15 @@ struct an_stream {
 	uint32_t last_cls;
 	uint64_t last_ip;
 	uint32_t last_fn; /* an_ip index + 1 */
+	struct an_ip_slot {
+		uint64_t ip;
+		uint32_t fn;
+	} ipc[AN_IP_CACHE]; /* recent code addresses and their an_ip + 1 */
+	/* model: a run of L1-hit references of one class and function, added
+	 * up in one go (an_model.c) */
+	uint32_t fast_cls;
+	unsigned core, core_of; /* model: core of the thread, for cpu core_of - 1 */
+	uint64_t fast_n;
 	unsigned cpu; /* CPU of the latest TIME record or event */
 };
 
@@ -74,6 +85,7 @@ struct an_ip {
 	uint64_t ip;
 	struct an_counts c;
 	struct an_mem mem;
+	uint64_t fast_l1; /* model: L1 hits not yet in mem (an_model_finish) */
 };
 
 struct an_model; /* an_model.c */
@@ -120,6 +132,10 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 /* Writes dirty lines back (keeping them): at --roi boundaries, so the region
  * pays for the writebacks of its own stores; counted: charge them. */
 void an_model_clean(struct an_state *st, struct an_stream *s, int counted);
+/* Adds the stream's pending run of L1 hits to the tables (end of stream). */
+void an_model_stream_done(struct an_state *st, struct an_stream *s);
+/* After the replay: adds the code addresses' pending L1 hits. */
+void an_model_finish(struct an_state *st);
 /* Moves the page table to the result; remap: state class -> result class. */
 int an_model_pages(struct an_state *st, const uint32_t *remap);
 

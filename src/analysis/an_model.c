@@ -21,7 +21,7 @@
 
 struct an_model {
 	struct mp_model *m;
-	unsigned ncores;
+	unsigned ncores, line_shift;
 	MP_VEC(uint8_t) cls_shift; /* class -> page shift, 0 not decided yet */
 	MP_VEC(struct an_page) pages;
 	size_t *rule_hits; /* per what-if rule: classes it matched */
@@ -86,6 +86,8 @@ int an_model_init(struct an_state *st)
 		return e;
 	}
 	am->ncores = mp_model_ncores(am->m);
+	while ((1ull << am->line_shift) < st->opts->machine->line)
+		am->line_shift++;
 	am->rule_hits = calloc(st->opts->npage_rules + 1, sizeof(*am->rule_hits));
 	if (!am->rule_hits) {
 		mp_model_free(am->m);
@@ -182,27 +184,77 @@ static inline void mem_count(struct an_mem *m, const struct mp_model_out *o)
 	m->latency_hist[b < AN_LAT_BUCKETS ? b : AN_LAT_BUCKETS - 1]++;
 }
 
+static void mem_add_l1_hits(struct an_mem *m, uint64_t n, unsigned lat, unsigned bucket)
+{
+	m->refs += n;
+	m->level[MP_LVL_L1] += n;
+	m->tlb[MP_TLB_L1_HIT] += n;
+	m->latency_sum += n * lat;
+	m->latency_n += n;
+	m->latency_hist[bucket] += n;
+}
+
+/* Most references of a loop hit L1 and the DTLB: a stream counts a run of
+ * them for one class and adds the run up at once (code addresses count
+ * theirs in an_ip.fast_l1, added up by an_model_finish). */
+static void flush_fast(struct an_state *st, struct an_stream *s)
+{
+	uint64_t n = s->fast_n;
+	if (!n)
+		return;
+	s->fast_n = 0;
+	unsigned lat = st->opts->machine->l1d.latency;
+	unsigned b = lat ? 31u - (unsigned)__builtin_clz(lat) : 0;
+	if (b >= AN_LAT_BUCKETS)
+		b = AN_LAT_BUCKETS - 1;
+	mem_add_l1_hits(&st->classes.v[s->fast_cls].mem, n, lat, b);
+	mem_add_l1_hits(&st->threads.v[s->thread].mem, n, lat, b);
+	mem_add_l1_hits(&st->res->mem_total, n, lat, b);
+}
+
+void an_model_stream_done(struct an_state *st, struct an_stream *s)
+{
+	if (st->model)
+		flush_fast(st, s);
+}
+
+void an_model_finish(struct an_state *st)
+{
+	if (!st->model)
+		return;
+	unsigned lat = st->opts->machine->l1d.latency;
+	unsigned b = lat ? 31u - (unsigned)__builtin_clz(lat) : 0;
+	if (b >= AN_LAT_BUCKETS)
+		b = AN_LAT_BUCKETS - 1;
+	for (size_t i = 0; i < st->ips.n; i++) {
+		mem_add_l1_hits(&st->ips.v[i].mem, st->ips.v[i].fast_l1, lat, b);
+		st->ips.v[i].fast_l1 = 0;
+	}
+}
+
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
 		     struct mp_outcome *sum)
 {
 	struct an_model *am = st->model;
-	unsigned core;
-	if (st->opts->thread_map == AN_MAP_SPREAD)
-		core = s->thread % am->ncores;
-	else
-		core = s->cpu % am->ncores;
-	unsigned shift = class_shift(st, am, cls);
+	if (s->core_of != s->cpu + 1) {
+		/* the core changes only when the thread moves: no division per access */
+		s->core_of = s->cpu + 1;
+		s->core = (st->opts->thread_map == AN_MAP_SPREAD ? s->thread : s->cpu) % am->ncores;
+	}
+	unsigned core = s->core;
+	unsigned shift =
+		cls < am->cls_shift.n && am->cls_shift.v[cls] ? am->cls_shift.v[cls] : class_shift(st, am, cls);
 	uint64_t size = r->size ? r->size : 1;
 	uint64_t line = st->opts->machine->line;
-	uint64_t a = r->addr & ~(line - 1), end = r->addr + size;
-	if (end < r->addr)
-		end = UINT64_MAX;
+	uint64_t a = r->addr & ~(line - 1);
+	uint64_t last = r->addr + size - 1 < r->addr ? UINT64_MAX : r->addr + size - 1;
+	uint64_t nlines = ((last - a) >> am->line_shift) + 1;
 	am->counting = counted;
 	am->cur = s;
 	struct an_class *c = &st->classes.v[cls];
 	struct an_thread *t = &st->threads.v[s->thread];
 	*sum = (struct mp_outcome){ .page_shift = (uint8_t)shift, .weight = 1 };
-	for (; a < end; a += line) {
+	for (uint64_t k = 0; k < nlines; k++, a += line) {
 		struct mp_model_out o;
 		mp_model_access(am->m, core, s->proc, a, r->write, shift, cls, &o);
 		if (o.level > sum->level)
@@ -224,9 +276,15 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 			if (o.level == MP_LVL_LOCAL_DRAM)
 				st->opts->on_dram(st->opts->hook_arg, &d);
 		}
-		if (!counted) {
-			if (a + line < a)
-				break;
+		if (!counted)
+			continue;
+		if (o.level == MP_LVL_L1 && o.tlb == MP_TLB_L1_HIT) {
+			if (s->fast_n && s->fast_cls != cls)
+				flush_fast(st, s);
+			s->fast_cls = cls;
+			s->fast_n++;
+			if (s->last_fn)
+				st->ips.v[s->last_fn - 1].fast_l1++;
 			continue;
 		}
 		mem_count(&c->mem, &o);
@@ -236,8 +294,6 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 			mem_count(&st->ips.v[s->last_fn - 1].mem, &o);
 		if (o.tlb != MP_TLB_L1_HIT)
 			page_count(st, am, s->proc, a, shift, cls, &o);
-		if (a + line < a)
-			break;
 	}
 }
 

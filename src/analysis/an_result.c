@@ -421,6 +421,7 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		err = -ENOMEM;
 	if (err)
 		goto fail;
+	an_model_finish(&st);
 	label_stack_classes(&st);
 	apply_sampling(&st, r);
 	err = build_functions(&st, r);
