@@ -29,4 +29,10 @@ int rp_render(FILE *out, const struct an_result *r, const struct rp_opts *o);
  * object, hottest pages (text), or one row per page (CSV). */
 int rp_render_tlb(FILE *out, const struct an_result *r, const struct rp_opts *o);
 
+/* The what-if view: per object, page walks, DRAM requests and modelled
+ * cycles under configuration a and b (both modelled results of one trace);
+ * what_a/what_b describe the configurations. Text or CSV. */
+int rp_render_compare(FILE *out, const struct an_result *a, const struct an_result *b, const struct rp_opts *o,
+		      const char *what_a, const char *what_b);
+
 #endif

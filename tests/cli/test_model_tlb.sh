@@ -87,3 +87,15 @@ total=$(($(wc -l < mt.csv) - 1))
 off=$(grep -abo 'OBJECTS' mt.bin | head -1 | cut -d: -f1)
 expect_eq "memtrace bin: 16-byte magic + 40 bytes per request" $((16 + 40 * total)) "$off"
 expect_eq "memtrace bin magic" MPMEMTRACE1 "$(head -c 11 mt.bin)"
+
+# whatif: A in 4K pages, B with the block in 2M pages, side by side
+"$MEMPRISM" whatif --model $M --roi scan --vs-pages "pagescan.c:$line=2M" -f csv p.data > wi.csv
+expect_eq "whatif A walks" $N "$(csv_field wi.csv "$label" walks_a)"
+expect_eq "whatif B walks" $((N / 512)) "$(csv_field wi.csv "$label" walks_b)"
+"$MEMPRISM" whatif --model $M --roi scan --vs-pages "pagescan.c:$line=2M" p.data > wi.txt
+grep -q "$N -> $((N / 512))" wi.txt || fail "whatif text lacks the walk change"
+set +e
+"$MEMPRISM" whatif --model $M p.data 2> wi.err
+expect_eq "whatif without a change exit" 2 $?
+set -e
+grep -q "vs-model" wi.err || fail "whatif error does not say what to give"
