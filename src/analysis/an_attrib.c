@@ -235,6 +235,10 @@ static int index_chunks(struct an_state *st)
 				st->res->run_status = (int)status;
 			break;
 		}
+		case MP_CHUNK_PAGEMAP:
+			if (mp_vec_push(&st->pagemap_chunks, c.offset))
+				return -ENOMEM;
+			break;
 		default:
 			break; /* a newer writer's chunk type: skip it */
 		}
@@ -701,6 +705,8 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 int an_replay_all(struct an_state *st)
 {
 	int err = index_chunks(st);
+	if (!err)
+		err = an_phys_load(st);
 	if (err)
 		return err;
 	/* parents before children: a child's start state is its parent's map */

@@ -70,6 +70,10 @@ struct an_stream {
 	 * up in one go (an_model.c) */
 	uint32_t fast_cls;
 	unsigned core, core_of; /* model: core of the thread, for cpu core_of - 1 */
+	/* model: the last translation looked up (page, frame, flags, time) */
+	uint64_t ph_vpage, ph_paddr, ph_time;
+	uint32_t ph_flags;
+	int ph_ok, ph_valid;
 	uint64_t fast_n;
 	unsigned cpu; /* CPU of the latest TIME record or event */
 };
@@ -89,6 +93,7 @@ struct an_ip {
 };
 
 struct an_model; /* an_model.c */
+struct an_phys; /* an_phys.c */
 
 struct an_state {
 	const struct an_opts *opts;
@@ -105,6 +110,8 @@ struct an_state {
 	struct mp_hashmap proc_index, class_index, stack_index, thread_index, ip_index;
 	uint32_t unknown_cls;
 	struct an_model *model; /* NULL unless opts->machine */
+	MP_VEC(uint64_t) pagemap_chunks; /* file offsets of PAGEMAP chunks */
+	struct an_phys *phys; /* translations, NULL if none were recorded */
 	uint64_t nchunks;
 	int oom, has_forks;
 };
@@ -119,6 +126,16 @@ static inline uint64_t an_hash_str(const char *s, uint64_t seed)
 	}
 	return mp_hash64(h) | 1;
 }
+
+/* an_phys.c: translations over time (PAGEMAP chunks) */
+int an_phys_load(struct an_state *st);
+void an_phys_free(struct an_state *st);
+/* 1 and *paddr (*flags: MP_PAGEMAP_*) if vaddr of pid had a frame at time. */
+int an_phys_lookup(const struct an_state *st, uint32_t pid, uint64_t vaddr, uint64_t time, uint64_t *paddr,
+		   uint32_t *flags);
+/* 1 and the (pid, vaddr) whose page had paddr's frame at time (the latest
+ * before it, else the first after): the reverse page table. */
+int an_phys_reverse(const struct an_state *st, uint64_t paddr, uint64_t time, uint32_t *pid, uint64_t *vaddr);
 
 /* Labels a heap/mmap class from its allocation stack now (idempotent). */
 void an_label_class(struct an_state *st, uint32_t cls);

@@ -50,7 +50,7 @@ void an_mem_add(struct an_mem *a, const struct an_mem *b)
 		a->latency_hist[i] += b->latency_hist[i];
 }
 
-static void on_writeback(void *arg, uint32_t owner, uint64_t line)
+static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 {
 	struct an_model *am = arg;
 	struct an_state *st = am->st;
@@ -64,6 +64,16 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line)
 				     .time = am->cur->dec.time,
 				     .write = 1,
 				     .counted = am->counting };
+		if (physical) {
+			/* a physical line: its virtual address from the reverse page table */
+			uint32_t pid;
+			d.paddr = line;
+			d.vaddr = 0;
+			if (an_phys_reverse(st, line, d.time, &pid, &d.vaddr))
+				for (size_t i = 0; i < st->procs.n; i++)
+					if (st->procs.v[i].pid == pid)
+						d.proc = (uint32_t)i;
+		}
 		st->opts->on_dram(st->opts->hook_arg, &d);
 	}
 	if (!am->counting)
@@ -116,8 +126,12 @@ void an_model_fini(struct an_state *st)
 	st->model = NULL;
 }
 
+#define AS_MAPPED 1 /* class_shift: the page size the page was mapped with */
+
 /* The page size of a class: the first what-if rule whose pattern is in its
- * label, else the default. Heap classes are labelled here, early, for it. */
+ * label, else the --pages default, else AS_MAPPED (4 KiB, or 2 MiB for pages
+ * the pagemap recorded in a transparent huge page). Heap classes are
+ * labelled here, early, for it. */
 static unsigned class_shift(struct an_state *st, struct an_model *am, uint32_t cls)
 {
 	while (am->cls_shift.n <= cls)
@@ -129,7 +143,7 @@ static unsigned class_shift(struct an_state *st, struct an_model *am, uint32_t c
 	if (s)
 		return s;
 	const struct an_opts *o = st->opts;
-	s = (uint8_t)(o->page_shift ? o->page_shift : 12);
+	s = (uint8_t)(o->page_shift ? o->page_shift : AS_MAPPED);
 	if (o->npage_rules) {
 		an_label_class(st, cls);
 		const char *label = st->classes.v[cls].label;
@@ -242,8 +256,9 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 		s->core = (st->opts->thread_map == AN_MAP_SPREAD ? s->thread : s->cpu) % am->ncores;
 	}
 	unsigned core = s->core;
-	unsigned shift =
+	unsigned cshift =
 		cls < am->cls_shift.n && am->cls_shift.v[cls] ? am->cls_shift.v[cls] : class_shift(st, am, cls);
+	unsigned shift = cshift == AS_MAPPED ? 12 : cshift;
 	uint64_t size = r->size ? r->size : 1;
 	uint64_t line = st->opts->machine->line;
 	uint64_t a = r->addr & ~(line - 1);
@@ -256,7 +271,29 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 	*sum = (struct mp_outcome){ .page_shift = (uint8_t)shift, .weight = 1 };
 	for (uint64_t k = 0; k < nlines; k++, a += line) {
 		struct mp_model_out o;
-		mp_model_access(am->m, core, s->proc, a, r->write, shift, cls, &o);
+		uint64_t paddr = 0;
+		if (st->phys) {
+			uint64_t vpage = a >> 12;
+			if (!s->ph_valid || s->ph_vpage != vpage || s->ph_time != s->dec.time) {
+				s->ph_valid = 1;
+				s->ph_vpage = vpage;
+				s->ph_time = s->dec.time;
+				s->ph_ok = an_phys_lookup(st, st->procs.v[s->proc].pid, a, s->dec.time, &s->ph_paddr,
+							  &s->ph_flags);
+			}
+			if (s->ph_ok) {
+				paddr = (s->ph_paddr & ~4095ull) | (a & 4095);
+				if (cshift == AS_MAPPED)
+					shift = s->ph_flags & (MP_PAGEMAP_THP | MP_PAGEMAP_HUGETLB) ? 21 : 12;
+			}
+			if (counted) {
+				st->res->refs_physical += paddr != 0;
+				st->res->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED;
+			}
+			if (k == 0)
+				sum->page_shift = (uint8_t)shift;
+		}
+		mp_model_access(am->m, core, s->proc, a, paddr, r->write, shift, cls, &o);
 		if (o.level > sum->level)
 			sum->level = o.level;
 		if (o.tlb > sum->tlb)
@@ -267,6 +304,7 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 					     .thread = s->thread,
 					     .cls = cls,
 					     .vaddr = a,
+					     .paddr = paddr,
 					     .time = s->dec.time,
 					     .counted = counted };
 			d.walk = 1;

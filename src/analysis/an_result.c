@@ -356,6 +356,8 @@ static void state_fini(struct an_state *st)
 	mp_hashmap_fini(&st->thread_index);
 	mp_hashmap_fini(&st->ip_index);
 	an_model_fini(st);
+	an_phys_free(st);
+	mp_vec_free(&st->pagemap_chunks);
 	trace_reader_close(st->reader);
 }
 

@@ -148,6 +148,9 @@ struct an_result {
 	struct an_page *pages; /* model: pages with DTLB misses, in first-miss order */
 	size_t npages;
 	char machine[64]; /* model: the machine's name */
+	uint64_t phys_pages; /* pages with recorded translations (pagemap) */
+	uint64_t refs_physical; /* model: counted line refs indexed by physical address */
+	uint64_t refs_thp; /* model: counted line refs in transparent huge pages */
 	int run_status; /* launcher's record: exit code, 0x100+signal, -1 unknown */
 	char cmdline[1024];
 	uint64_t min_size; /* record --min-size: smaller heap blocks were not tracked */
@@ -195,6 +198,7 @@ struct an_dram {
 	uint32_t proc, thread; /* the thread whose access caused it */
 	uint32_t cls; /* replay class of the line's object (walks: the translated access's) */
 	uint64_t vaddr; /* line address (walks: the translated address) */
+	uint64_t paddr; /* physical line address, 0 if unknown */
 	uint64_t time; /* as an_access.time */
 	int write, walk, counted;
 };

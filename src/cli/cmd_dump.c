@@ -58,6 +58,26 @@ int cmd_dump(int argc, char **argv)
 		printf("@%llu chunk type %u codec %u pid %u tid %u proc %016llx seq %u raw %u stored %u\n",
 		       (unsigned long long)ch.offset, ch.hdr.type, ch.hdr.codec, ch.hdr.pid, ch.hdr.tid,
 		       (unsigned long long)ch.hdr.proc_id, ch.hdr.seq, ch.hdr.raw_len, ch.hdr.stored_len);
+		if (ch.hdr.type == MP_CHUNK_PAGEMAP) {
+			struct trace_pagemap pm;
+			struct trace_pagemap_run run;
+			if (trace_pagemap_open(&ch, &pm)) {
+				printf("  malformed pagemap chunk\n");
+				continue;
+			}
+			printf("  pagemap pid %llu time %llu, %llu runs\n", (unsigned long long)pm.pid,
+			       (unsigned long long)pm.time, (unsigned long long)pm.nruns);
+			int k;
+			while ((k = trace_pagemap_next(&pm, &run)) == 1)
+				if (accesses)
+					printf("  pages %#llx +%llu -> frame %#llx%s%s\n",
+					       (unsigned long long)(run.vpage << 12), (unsigned long long)run.npages,
+					       (unsigned long long)run.pfn, run.flags & MP_PAGEMAP_THP ? " thp" : "",
+					       run.flags & MP_PAGEMAP_HUGETLB ? " hugetlb" : "");
+			if (k < 0)
+				printf("  (then a malformed run)\n");
+			continue;
+		}
 		if (ch.hdr.type != MP_CHUNK_STREAM)
 			continue;
 		struct trace_dec d;

@@ -31,7 +31,7 @@ static void usage(FILE *out)
 struct sink {
 	FILE *out;
 	int bin;
-	uint64_t n, reads, writes, walks;
+	uint64_t n, reads, writes, walks, physical;
 	const struct an_result *res; /* NULL during the run: pids come from the replay */
 	uint32_t *pids; /* proc index -> pid, filled lazily from the records */
 };
@@ -58,12 +58,15 @@ static void on_dram(void *arg, const struct an_dram *d)
 	else
 		s->reads++;
 	if (s->bin) {
-		struct mt_rec r = { 0, d->vaddr, d->time, d->proc, d->cls, (uint32_t)d->write | (uint32_t)d->walk << 1,
+		struct mt_rec r = { d->paddr, d->vaddr, d->time,
+				    d->proc,  d->cls,	(uint32_t)d->write | (uint32_t)d->walk << 1,
 				    0 };
 		fwrite(&r, sizeof(r), 1, s->out);
 	} else {
-		fprintf(s->out, ",%c,%llu,%u,0x%llx,%u,%d\n", d->write ? 'W' : 'R', (unsigned long long)d->time,
-			d->proc, (unsigned long long)d->vaddr, d->cls, d->walk);
+		fprintf(s->out, "%llx,%c,%llu,%u,0x%llx,%u,%d\n", (unsigned long long)d->paddr, d->write ? 'W' : 'R',
+			(unsigned long long)d->time, d->proc, (unsigned long long)d->vaddr, d->cls, d->walk);
+		if (d->paddr)
+			s->physical++;
 	}
 }
 
@@ -174,13 +177,15 @@ int cmd_memtrace(int argc, char **argv)
 		char line[256];
 		while (fgets(line, sizeof(line), body)) {
 			char rw;
-			unsigned long long t, va;
+			unsigned long long pa, t, va;
 			unsigned proc, cls;
 			int walk;
-			if (sscanf(line, ",%c,%llu,%u,0x%llx,%u,%d", &rw, &t, &proc, &va, &cls, &walk) != 6)
+			if (sscanf(line, "%llx,%c,%llu,%u,0x%llx,%u,%d", &pa, &rw, &t, &proc, &va, &cls, &walk) != 7)
 				continue;
 			const char *label = cls < res->nclass_map ? res->classes[res->class_map[cls]].label : "?";
-			/* no translations recorded yet: the physical address is unknown */
+			/* paddr empty: no translation recorded for that page */
+			if (pa)
+				fprintf(out, "0x%llx", pa);
 			fprintf(out, ",%c,%llu,%u,0x%llx,\"", rw, t, proc < res->nprocs ? res->procs[proc].pid : 0, va);
 			for (const char *q = label; *q; q++) {
 				if (*q == '"')
@@ -196,9 +201,10 @@ int cmd_memtrace(int argc, char **argv)
 		}
 	}
 	cli_error("memtrace: %llu DRAM requests (%llu reads, %llu writes, %llu page-walk loads), modelled on %s; "
-		  "physical addresses are not recorded yet (paddr column empty)",
+		  "%llu with a physical address%s",
 		  (unsigned long long)sk.n, (unsigned long long)sk.reads, (unsigned long long)sk.writes,
-		  (unsigned long long)sk.walks, res->machine);
+		  (unsigned long long)sk.walks, res->machine, (unsigned long long)sk.physical,
+		  res->phys_pages ? "" : " (no translations recorded: record as root)");
 	an_result_free(res);
 	if (!rc && !outpath)
 		rc = cli_finish_stdout();

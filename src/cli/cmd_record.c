@@ -34,6 +34,9 @@ static void usage(FILE *out)
 		"                        bounded mode for long runs: each thread records ON\n"
 		"                        accesses, skips OFF, and so on; reports then show\n"
 		"                        estimates (recorded x (ON+OFF)/ON)\n"
+		"      --no-pagemap      don't record virtual->physical translations (by default\n"
+		"                        the launcher reads /proc/PID/pagemap now and then: needs\n"
+		"                        root; the model then indexes caches physically)\n"
 		"  -q, --quiet           no summary on stderr\n"
 		"  -h, --help            this help\n");
 }
@@ -44,6 +47,7 @@ int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },  { "source", required_argument, NULL, 's' },
 		{ "stack-depth", required_argument, NULL, 'D' }, { "quiet", no_argument, NULL, 'q' },
 		{ "sample-bursts", required_argument, NULL, 'B' }, { "min-size", required_argument, NULL, 'M' },
+		{ "no-pagemap", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
 	};
 	struct mp_record_opts ro = { .output = "memprism.data" };
@@ -54,6 +58,9 @@ int cmd_record(int argc, char **argv)
 		switch (c) {
 		case 'o':
 			ro.output = optarg;
+			break;
+		case 'P':
+			ro.no_pagemap = 1;
 			break;
 		case 's':
 			if (strcmp(optarg, "inst") != 0) {
@@ -159,6 +166,14 @@ int cmd_record(int argc, char **argv)
 		if (WIFSIGNALED(status))
 			cli_error("%s was killed by signal %d; the trace holds what it recorded until then",
 				  ro.argv[0], WTERMSIG(status));
+		if (ro.pagemap_err == -EPERM)
+			cli_error("note: physical addresses not recorded: /proc/PID/pagemap hides frame numbers "
+				  "from non-root users (the model will index caches virtually)");
+		else if (ro.pagemap_err)
+			cli_error("note: physical addresses recorded only in part: %s", mp_strerror(ro.pagemap_err));
+		else if (!ro.no_pagemap)
+			fprintf(stderr, "memprism: physical addresses of %llu pages (%u looks at the page tables)\n",
+				ro.pagemap_pages, ro.pagemap_scans);
 		fprintf(stderr, "memprism: wrote %s (%lld bytes); see it with `memprism report%s%s`\n", ro.output,
 			size, strcmp(ro.output, "memprism.data") ? " " : "",
 			strcmp(ro.output, "memprism.data") ? ro.output : "");

@@ -22,6 +22,7 @@
 
 #define VA_MASK ((1ull << 48) - 1)
 #define PT_BIT (1ull << 62)
+#define PHYS_BIT (1ull << 61) /* a physical line: no address-space bits */
 #define SPACE_SHIFT 42
 
 struct model_core {
@@ -153,8 +154,12 @@ unsigned mp_model_ncores(const struct mp_model *m)
 
 static void dram_write(struct mp_model *m, uint64_t key, uint32_t owner)
 {
-	if (m->wb)
-		m->wb(m->wb_arg, owner, (key & ((1ull << SPACE_SHIFT) - 1)) << m->line_shift);
+	if (!m->wb)
+		return;
+	if (key & PHYS_BIT)
+		m->wb(m->wb_arg, owner, (key & ~PHYS_BIT) << m->line_shift, 1);
+	else
+		m->wb(m->wb_arg, owner, (key & ((1ull << SPACE_SHIFT) - 1)) << m->line_shift, 0);
 }
 
 /* A line leaves socket s's LLC. An inclusive LLC takes it from every core
@@ -492,8 +497,8 @@ static void translate(struct mp_model *m, unsigned k, unsigned space, uint64_t v
 	c->last_tlb_idx = idx;
 }
 
-void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, int write, unsigned page_shift,
-		     uint32_t owner, struct mp_model_out *out)
+void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr, int write,
+		     unsigned page_shift, uint32_t owner, struct mp_model_out *out)
 {
 	if (core >= m->ncores)
 		core %= m->ncores;
@@ -504,7 +509,8 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	out->walk_refs = out->walk_dram = 0;
 	out->latency = 0;
 	translate(m, core, space, addr, ps, out);
-	uint64_t key = (uint64_t)space << SPACE_SHIFT | addr >> m->line_shift;
+	uint64_t key = paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
+			     : (uint64_t)space << SPACE_SHIFT | addr >> m->line_shift;
 	out->level = (uint8_t)line_ref(m, core, key, write, owner);
 	out->latency += level_latency(&m->mach, out->level);
 }

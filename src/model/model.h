@@ -34,7 +34,9 @@ struct mp_model_out {
 
 /* Called for every DRAM write (a dirty line written back), with the owner
  * given when the line was last written and its line address. */
-typedef void (*mp_model_wb_fn)(void *arg, uint32_t owner, uint64_t line_addr);
+/* (physical: line_addr is a physical address, the reference that brought the
+ * line in gave one; else virtual) */
+typedef void (*mp_model_wb_fn)(void *arg, uint32_t owner, uint64_t line_addr, int physical);
 
 /* New model of machine m (copied). NULL and errno (ENOMEM, EINVAL for a
  * machine mp_machine_check refuses). Free with mp_model_free. */
@@ -49,11 +51,13 @@ unsigned mp_model_ncores(const struct mp_model *m);
 #define MP_MODEL_NO_OWNER UINT32_MAX
 
 /* One reference to the line holding addr by core (< mp_model_ncores), in
- * address space `space` (0..2^16-1: processes do not share lines), in a page
- * of 2^page_shift bytes (12, 21 or 30). owner is any id the caller likes;
- * it comes back with the DRAM writes of this line. */
-void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, int write, unsigned page_shift,
-		     uint32_t owner, struct mp_model_out *out);
+ * address space `space` (0..2^16-1), in a page of 2^page_shift bytes (12,
+ * 21 or 30). TLBs are indexed by (space, addr); caches by paddr when it is
+ * non-zero (processes then share frames as they really do), else by
+ * (space, addr). owner is any id the caller likes; it comes back with the
+ * DRAM writes of this line. */
+void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr, int write,
+		     unsigned page_shift, uint32_t owner, struct mp_model_out *out);
 
 /* Writes back every dirty line once (each DRAM write reported as usual)
  * and leaves it cached, clean: what a write-back-without-invalidate would do.

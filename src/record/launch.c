@@ -21,6 +21,7 @@
 
 #include "common/mp_error.h"
 #include "common/varint.h"
+#include "record/pagemap.h"
 #include "record/record.h"
 #include "trace/trace_writer.h"
 
@@ -141,7 +142,53 @@ static int setenv_preload(const char *rt)
 	return setenv("LD_PRELOAD", buf, 1);
 }
 
-int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, int *status,
+/* Waits for the program, looking at its page tables now and then: soon after
+ * it starts (short runs get a look too), then at doubling intervals up to
+ * 100 ms. SIGCHLD ends the wait at once. */
+static void wait_scanning(struct mp_record_opts *o, int fd, pid_t pid, int *st)
+{
+	struct mp_pagemap *pm = o->no_pagemap ? NULL : mp_pagemap_new(fd, pid);
+	sigset_t chld, old;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	long interval_us = 1000;
+	for (;;) {
+		pid_t w = waitpid(pid, st, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		if (pm) {
+			uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+			int e = mp_pagemap_scan(pm);
+			if (e) {
+				o->pagemap_err = e;
+				o->pagemap_pages = mp_pagemap_pages(pm);
+				o->pagemap_scans = mp_pagemap_scans(pm);
+				mp_pagemap_free(pm);
+				pm = NULL;
+			}
+			/* a big address space takes a while to scan: keep it
+			 * under a tenth of the time */
+			long took_us = (long)((now_ns(CLOCK_MONOTONIC) - t0) / 1000);
+			if (interval_us < 10 * took_us)
+				interval_us = 10 * took_us;
+		}
+		struct timespec ts = { interval_us / 1000000, (interval_us % 1000000) * 1000 };
+		if (!pm)
+			ts = (struct timespec){ 1, 0 };
+		sigtimedwait(&chld, NULL, &ts);
+		if (interval_us < 100000)
+			interval_us = interval_us * 2 < 100000 ? interval_us * 2 : 100000;
+	}
+	if (pm) {
+		o->pagemap_pages = mp_pagemap_pages(pm);
+		o->pagemap_scans = mp_pagemap_scans(pm);
+	}
+	mp_pagemap_free(pm);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *status,
 		  int *file_error)
 {
 	char prog[PATH_MAX], abs_out[PATH_MAX];
@@ -180,6 +227,10 @@ int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, 
 	} else {
 		unsetenv("MEMPRISM_SAMPLE_BURSTS");
 	}
+	if (o->no_pagemap)
+		unsetenv("MEMPRISM_PAGEMAP");
+	else
+		setenv("MEMPRISM_PAGEMAP", "1", 1); /* the runtime's last look at exit */
 	setenv_preload(paths->runtime);
 
 	/* A terminal's ^C reaches the program too; the launcher outlives it to
@@ -217,8 +268,7 @@ int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, 
 	while (r < 0 && errno == EINTR);
 	close(pipefd[0]);
 	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	wait_scanning(o, fd, pid, &st);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	unsetenv("MEMPRISM_OUT");

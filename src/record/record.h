@@ -32,6 +32,11 @@ struct mp_record_opts {
 	int stack_depth; /* frames per allocation stack, 0 = default */
 	unsigned long long burst_on, burst_off; /* sample access bursts; 0 = all */
 	unsigned long long min_size; /* don't track heap blocks smaller than this; 0 = all */
+	int no_pagemap; /* don't record virtual->physical translations */
+	/* OUT: what the pagemap scanner did (record/pagemap.h) */
+	int pagemap_err; /* 0, -EPERM (frames hidden: not root), other -errno */
+	unsigned long long pagemap_pages;
+	unsigned pagemap_scans;
 };
 
 /*
@@ -41,7 +46,7 @@ struct mp_record_opts {
  * *file_error says whether it concerned the data file (1) or starting the
  * program (0).
  */
-int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, int *status,
+int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *status,
 		  int *file_error);
 
 /*

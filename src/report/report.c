@@ -253,6 +253,17 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 			grouped(c, sizeof(c), m->dram_writes), grouped(d, sizeof(d), m->walks),
 			grouped(e, sizeof(e), m->walk_dram));
 	}
+	if (res->mem_origin == AN_MEM_MODELLED) {
+		if (res->refs_physical)
+			fprintf(out, "physical:  caches indexed by physical address for %.1f%% of line refs "
+				     "(translations of %s pages recorded; %.1f%% of refs in THP)\n",
+				100.0 * (double)res->refs_physical / (double)(res->mem_total.refs ? res->mem_total.refs : 1),
+				grouped(a, sizeof(a), res->phys_pages),
+				100.0 * (double)res->refs_thp / (double)(res->mem_total.refs ? res->mem_total.refs : 1));
+		else
+			fprintf(out, "physical:  no translations recorded (record as root for /proc/PID/pagemap): "
+				     "caches indexed by virtual address, 4 KiB pages unless --pages says otherwise\n");
+	}
 	if (res->min_size)
 		fprintf(out, "heap:      blocks under %llu bytes not tracked (record --min-size): their "
 			     "accesses count as the heap mapping\n",

@@ -230,8 +230,14 @@ RT_EXPORT void free(void *ptr)
 	if (RT_UNLIKELY(!ensure_real()))
 		return;
 	HOOK_ENTER(t);
-	if (rec_)
+	if (rec_) {
 		ev_free(t, ptr);
+		if (RT_UNLIKELY(rt_pagemap_enabled)) {
+			size_t n = malloc_usable_size(ptr);
+			if (n >= RT_PAGEMAP_MIN)
+				rt_pagemap_range(ptr, n); /* libc unmaps big blocks */
+		}
+	}
 	rt_real.free(ptr);
 	HOOK_LEAVE(t);
 }
@@ -392,6 +398,7 @@ RT_EXPORT int munmap(void *addr, size_t len)
 			p = mp_put_uv(p, len);
 			rt_event_end(t, p);
 		}
+		rt_pagemap_range(addr, len);
 	}
 	int r = rt_real.munmap(addr, len);
 	HOOK_LEAVE(t);

@@ -131,6 +131,14 @@ uint8_t *rt_put_ev_addr(struct rt_thread *t, uint8_t *p, uint64_t addr);
 uint64_t rt_stack_id(struct rt_thread *t, void *fp, void *ret);
 void *rt_malloc_at(size_t n, void *fp, void *ret); /* site: the given frame */
 
+/* rt_pagemap.c: the final translations at shutdown (MEMPRISM_PAGEMAP=1) */
+extern int rt_pagemap_enabled;
+void rt_pagemap_final(void);
+/* Before memory goes back to the kernel (free of a big block, munmap): its
+ * translations, if len >= RT_PAGEMAP_MIN. */
+#define RT_PAGEMAP_MIN (256u << 10)
+void rt_pagemap_range(const void *addr, size_t len);
+
 /* rt_thread.c */
 void rt_thread_main_init(struct rt_thread *t);
 void rt_thread_start_event(struct rt_thread *t, pid_t creator);

@@ -491,6 +491,8 @@ __attribute__((constructor(101))) static void rt_init(void)
 		long d = strtol(depth, NULL, 10);
 		rt_proc.stack_depth = d < 1 ? 1 : d > RT_STACK_MAX ? RT_STACK_MAX : (int)d;
 	}
+	const char *pagemap = getenv("MEMPRISM_PAGEMAP");
+	rt_pagemap_enabled = pagemap && *pagemap == '1';
 	const char *min_size = getenv("MEMPRISM_MIN_SIZE");
 	if (min_size && *min_size)
 		rt_proc.min_size = (size_t)strtoull(min_size, NULL, 10);
@@ -552,6 +554,8 @@ void rt_shutdown(uint64_t status)
 	rt_proc.finished = 1;
 	rt_recording = 0;
 	rt_flush_all(0);
+	if (status < MP_END_EXEC)
+		rt_pagemap_final(); /* exec keeps no pages: nothing to translate */
 	rt_write_end_chunk(status);
 	rt_self.guard--;
 }

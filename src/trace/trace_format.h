@@ -43,6 +43,8 @@ enum mp_chunk_type {
 	MP_CHUNK_PROCESS = 2, /* a process (or exec image) starts: records */
 	MP_CHUNK_END = 3, /* a process's runtime shut down: its final counters */
 	MP_CHUNK_RUN_END = 4, /* the launcher saw the program end: uv status, uv time */
+	/* 5, 6: reserved for the sampling sources */
+	MP_CHUNK_PAGEMAP = 7, /* translations that changed: see MP_PAGEMAP_* below */
 };
 
 enum mp_codec { MP_CODEC_RAW = 0, MP_CODEC_ZSTD = 1 };
@@ -101,6 +103,14 @@ enum mp_rec_class {
 #define MP_ACC_WRITE 0x08u
 #define MP_ACC_IP 0x10u
 #define MP_SIZE_RANGE 7u /* size codes 0..4 mean 1,2,4,8,16 bytes; 5 = 32, 6 = 64 */
+
+/* PAGEMAP chunk payload (written by the launcher from /proc/PID/pagemap):
+ * uv pid, uv time (CLOCK_MONOTONIC ns), uv runs, then per run:
+ * sv first virtual page (4 KiB units) minus the previous run's first page,
+ * uv pages, uv first frame (0: the pages are no longer present),
+ * uv flags. A run is consecutive pages on consecutive frames. */
+#define MP_PAGEMAP_THP 1u /* part of a transparent huge page */
+#define MP_PAGEMAP_HUGETLB 2u /* a hugetlbfs page */
 
 /* Event types (class 3). Fields after the epoch, in order: */
 enum mp_event_type {

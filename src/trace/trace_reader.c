@@ -412,3 +412,36 @@ int trace_end_decode(const struct trace_chunk *c, struct trace_end *o)
 			return -MP_ERR_CORRUPT;
 	return 0;
 }
+
+int trace_pagemap_open(const struct trace_chunk *c, struct trace_pagemap *pm)
+{
+	pm->p = c->data;
+	pm->end = c->data + c->len;
+	pm->vpage = 0;
+	if (mp_get_uv(&pm->p, pm->end, &pm->pid) || mp_get_uv(&pm->p, pm->end, &pm->time) ||
+	    mp_get_uv(&pm->p, pm->end, &pm->nruns))
+		return -MP_ERR_CORRUPT;
+	pm->left = pm->nruns;
+	return 0;
+}
+
+int trace_pagemap_next(struct trace_pagemap *pm, struct trace_pagemap_run *run)
+{
+	if (!pm->left)
+		return 0;
+	uint64_t d;
+	if (mp_get_uv(&pm->p, pm->end, &d) || mp_get_uv(&pm->p, pm->end, &run->npages) ||
+	    mp_get_uv(&pm->p, pm->end, &run->pfn) || mp_get_uv(&pm->p, pm->end, &run->flags)) {
+		pm->left = 0;
+		return -MP_ERR_CORRUPT;
+	}
+	pm->vpage += (uint64_t)mp_unzigzag(d);
+	/* 48-bit addresses: 2^36 pages; anything else is damage */
+	if (pm->vpage >= (1ull << 52) || run->npages > (1ull << 36) || run->pfn >= (1ull << 55)) {
+		pm->left = 0;
+		return -MP_ERR_CORRUPT;
+	}
+	run->vpage = pm->vpage;
+	pm->left--;
+	return 1;
+}

@@ -87,4 +87,17 @@ struct trace_end {
 };
 int trace_end_decode(const struct trace_chunk *c, struct trace_end *out);
 
+/* A PAGEMAP chunk's runs (trace_format.h): open, then next until 0. */
+struct trace_pagemap {
+	uint64_t pid, time, nruns;
+	const uint8_t *p, *end;
+	uint64_t vpage, left;
+};
+struct trace_pagemap_run {
+	uint64_t vpage, npages, pfn, flags; /* pfn 0: the pages went away */
+};
+int trace_pagemap_open(const struct trace_chunk *c, struct trace_pagemap *pm);
+/* 1 and *run filled, 0 after the last run, -MP_ERR_CORRUPT. */
+int trace_pagemap_next(struct trace_pagemap *pm, struct trace_pagemap_run *run);
+
 #endif

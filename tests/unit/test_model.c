@@ -76,10 +76,11 @@ struct wb_log {
 	uint32_t owners[64];
 };
 
-static void on_wb(void *arg, uint32_t owner, uint64_t line)
+static void on_wb(void *arg, uint32_t owner, uint64_t line, int physical)
 {
 	struct wb_log *l = arg;
 	(void)line;
+	(void)physical;
 	if (l->n < 64)
 		l->owners[l->n] = owner;
 	l->n++;
@@ -88,7 +89,7 @@ static void on_wb(void *arg, uint32_t owner, uint64_t line)
 static unsigned ref(struct mp_model *m, unsigned core, uint64_t line, int write)
 {
 	struct mp_model_out o;
-	mp_model_access(m, core, 0, line * 64 + 8, write, 12, (uint32_t)line, &o);
+	mp_model_access(m, core, 0, line * 64 + 8, 0, write, 12, (uint32_t)line, &o);
 	return o.level;
 }
 
@@ -206,7 +207,7 @@ static void test_ptat(void)
 		uint64_t walks = 0, refs = 0, stlb_hits = 0;
 		for (uint64_t p = 0; p < n; p++) {
 			struct mp_model_out o;
-			mp_model_access(m, 0, 1, base + p * 4096, 0, huge ? 21 : 12, 0, &o);
+			mp_model_access(m, 0, 1, base + p * 4096, 0, 0, huge ? 21 : 12, 0, &o);
 			walks += o.tlb == MP_TLB_WALK;
 			stlb_hits += o.tlb == MP_TLB_L2_HIT;
 			refs += o.walk_refs;
