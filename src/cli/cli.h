@@ -9,6 +9,7 @@ int cmd_report(int argc, char **argv);
 int cmd_cc(int argc, char **argv);
 int cmd_cxx(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 /* "memprism: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

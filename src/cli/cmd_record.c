@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "common/mp_error.h"
+#include "record/probe.h"
 #include "record/record.h"
 
 static void usage(FILE *out)
@@ -24,8 +25,9 @@ static void usage(FILE *out)
 		"PROGRAM's (128+N if it died of signal N).\n\n"
 		"options:\n"
 		"  -o, --output FILE     data file (default memprism.data; an old one becomes FILE.old)\n"
-		"  -s, --source SOURCE   where accesses come from: inst (default; the only source\n"
-		"                        in this version: pmu and faults are planned)\n"
+		"  -s, --source SOURCE   where accesses come from: inst (default); pmu and faults\n"
+		"                        are checked with the same probe as `memprism doctor`\n"
+		"                        and refused early when this machine cannot do them\n"
 		"      --stack-depth N   frames kept per allocation stack (1-64, default 16)\n"
 		"      --min-size BYTES  track only heap blocks of at least BYTES (smaller ones\n"
 		"                        count as the heap mapping); cuts events for programs\n"
@@ -55,17 +57,15 @@ int cmd_record(int argc, char **argv)
 		case 'o':
 			ro.output = optarg;
 			break;
-		case 's':
-			if (strcmp(optarg, "inst") != 0) {
-				if (!strcmp(optarg, "pmu") || !strcmp(optarg, "faults"))
-					cli_error("--source %s is not available in this version of memprism; "
-						  "use --source inst with a program built by `memprism cc`",
-						  optarg);
-				else
-					cli_error("unknown source '%s' (inst, pmu or faults)", optarg);
+		case 's': {
+			int src = mp_source_parse(optarg);
+			if (src < 0) {
+				cli_error("unknown source '%s' (inst, pmu or faults)", optarg);
 				return 2;
 			}
+			ro.source = (enum mp_source)src;
 			break;
+		}
 		case 'D': {
 			char *end;
 			long d = strtol(optarg, &end, 10);
@@ -114,6 +114,21 @@ int cmd_record(int argc, char **argv)
 		return 2;
 	}
 	ro.argv = argv + optind;
+	if (ro.source != MP_SOURCE_INST) {
+		/* the same probe and words as `memprism doctor`, before anything runs */
+		struct mp_probe probe;
+		char why[512], next[512];
+		mp_probe_run(&probe);
+		if (!mp_probe_source(&probe, ro.source, why, sizeof(why), next, sizeof(next))) {
+			cli_error("--source %s cannot work on this machine: %s", mp_source_name(ro.source), why);
+			cli_error("next: %s", next);
+			return 2;
+		}
+	}
+	if (ro.source != MP_SOURCE_INST) {
+		cli_error("--source %s is not available in this version of memprism yet", mp_source_name(ro.source));
+		return 2;
+	}
 	struct mp_paths paths;
 	int err = mp_paths_find(&paths);
 	if (err) {

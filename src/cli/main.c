@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "run a program and record its objects and accesses" },
 	{ "report", cmd_report, "show accesses per object, site, kind, thread or function" },
 	{ "dump", cmd_dump, "print the raw chunks, events and accesses of a data file" },
+	{ "doctor", cmd_doctor, "say what this machine can measure (PMU, page faults, privileges)" },
 };
 
 void cli_error(const char *fmt, ...)

@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "record/probe.h"
+
 /* Where memprism's pieces are: the directory of the running memprism binary
  * decides (build tree and install tree share one layout). */
 struct mp_paths {
@@ -32,6 +34,7 @@ struct mp_record_opts {
 	int stack_depth; /* frames per allocation stack, 0 = default */
 	unsigned long long burst_on, burst_off; /* sample access bursts; 0 = all */
 	unsigned long long min_size; /* don't track heap blocks smaller than this; 0 = all */
+	enum mp_source source; /* inst (default), pmu or faults */
 };
 
 /*
