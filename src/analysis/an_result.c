@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/an_int.h"
+#include "analysis/an_samples.h"
 #include "common/mp_error.h"
 #include "sym/sym.h"
 
@@ -182,8 +183,9 @@ static int merge_classes(struct an_state *st, struct an_result *r)
 	struct mp_hashmap seen;
 	mp_hashmap_init(&seen);
 	r->classes = calloc(st->classes.n ? st->classes.n : 1, sizeof(*r->classes));
-	if (!r->classes)
+	if (!r->classes || mp_vec_reserve(&st->class_remap, st->classes.n))
 		return -ENOMEM;
+	st->class_remap.n = st->classes.n;
 	for (size_t i = 0; i < st->classes.n; i++) {
 		struct an_class *c = &st->classes.v[i];
 		if (!c->label)
@@ -192,6 +194,7 @@ static int merge_classes(struct an_state *st, struct an_result *r)
 		uint64_t *v = mp_hashmap_get(&seen, h);
 		if (!v) {
 			r->classes[r->nclasses] = *c;
+			st->class_remap.v[i] = (uint32_t)r->nclasses;
 			if (mp_hashmap_put(&seen, h, r->nclasses)) {
 				mp_hashmap_fini(&seen);
 				return -ENOMEM;
@@ -201,7 +204,9 @@ static int merge_classes(struct an_state *st, struct an_result *r)
 			continue;
 		}
 		struct an_class *d = &r->classes[*v];
+		st->class_remap.v[i] = (uint32_t)*v;
 		counts_add(&d->c, &c->c);
+		an_samples_merge_class(d, c, r->mem_origin);
 		d->instances += c->instances;
 		d->bytes_allocated += c->bytes_allocated;
 		if (c->max_size > d->max_size)
@@ -235,6 +240,8 @@ static int build_functions(struct an_state *st, struct an_result *r)
 			snprintf(name, sizeof(name), "?? (%s)", sf[0].module);
 		else if (ip->ip == 0)
 			snprintf(name, sizeof(name), "??");
+		else if (ip->ip >= 0xffff800000000000ull)
+			snprintf(name, sizeof(name), "[kernel]"); /* a fault taken in a system call */
 		else
 			snprintf(name, sizeof(name), "0x%llx", (unsigned long long)ip->ip);
 		const char *module = n > 0 && sf[0].module ? sf[0].module : "?";
@@ -252,6 +259,7 @@ static int build_functions(struct an_state *st, struct an_result *r)
 			r->nfunctions++;
 		}
 		counts_add(&r->functions[*v].c, &ip->c);
+		an_samples_merge_ip(&r->functions[*v], ip, r->mem_origin);
 	}
 	mp_hashmap_fini(&byname);
 	return 0;
@@ -318,6 +326,8 @@ static void state_fini(struct an_state *st)
 	mp_vec_free(&st->stacks);
 	mp_vec_free(&st->threads);
 	mp_vec_free(&st->ips);
+	mp_vec_free(&st->class_remap);
+	an_samples_free(st);
 	for (size_t i = 0; i < st->warnings.n; i++)
 		free(st->warnings.v[i]);
 	mp_vec_free(&st->warnings);
@@ -348,6 +358,7 @@ void an_result_free(struct an_result *r)
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
+	free(r->pages);
 	free(r);
 }
 
@@ -373,6 +384,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	char buf[1024];
 	if (trace_reader_meta(st.reader, "cmdline", buf, sizeof(buf)))
 		snprintf(r->cmdline, sizeof(r->cmdline), "%s", buf);
+	if (!trace_reader_meta(st.reader, "source", r->source, sizeof(r->source)))
+		snprintf(r->source, sizeof(r->source), "inst");
 	if (trace_reader_meta(st.reader, "min_size", buf, sizeof(buf)))
 		r->min_size = strtoull(buf, NULL, 10);
 	st.unknown_cls = an_class_by_label(&st, AN_KIND_UNKNOWN, "unknown (no object recorded at the address)");
@@ -386,6 +399,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	err = build_functions(&st, r);
 	if (!err)
 		err = merge_classes(&st, r);
+	if (!err)
+		err = an_samples_finish(&st, r);
 	if (err)
 		goto fail;
 	r->threads = st.threads.v;

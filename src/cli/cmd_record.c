@@ -25,9 +25,13 @@ static void usage(FILE *out)
 		"PROGRAM's (128+N if it died of signal N).\n\n"
 		"options:\n"
 		"  -o, --output FILE     data file (default memprism.data; an old one becomes FILE.old)\n"
-		"  -s, --source SOURCE   where accesses come from: inst (default); pmu and faults\n"
-		"                        are checked with the same probe as `memprism doctor`\n"
-		"                        and refused early when this machine cannot do them\n"
+		"  -s, --source SOURCE   where accesses come from:\n"
+		"                          inst    every load/store of a `memprism cc` build (default)\n"
+		"                          faults  page faults of any binary: first touch of every\n"
+		"                                  page, by object, thread, CPU and node\n"
+		"                          pmu     hardware sampling (PEBS, IBS, SPE)\n"
+		"                        faults and pmu are checked first with the probe of\n"
+		"                        `memprism doctor` and refused when they cannot work\n"
 		"      --stack-depth N   frames kept per allocation stack (1-64, default 16)\n"
 		"      --min-size BYTES  track only heap blocks of at least BYTES (smaller ones\n"
 		"                        count as the heap mapping); cuts events for programs\n"
@@ -114,9 +118,10 @@ int cmd_record(int argc, char **argv)
 		return 2;
 	}
 	ro.argv = argv + optind;
+	struct mp_probe probe;
+	struct mp_perf_stats stats = { 0 };
 	if (ro.source != MP_SOURCE_INST) {
 		/* the same probe and words as `memprism doctor`, before anything runs */
-		struct mp_probe probe;
 		char why[512], next[512];
 		mp_probe_run(&probe);
 		if (!mp_probe_source(&probe, ro.source, why, sizeof(why), next, sizeof(next))) {
@@ -125,10 +130,8 @@ int cmd_record(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (ro.source != MP_SOURCE_INST) {
-		cli_error("--source %s is not available in this version of memprism yet", mp_source_name(ro.source));
-		return 2;
-	}
+	ro.probe = &probe;
+	ro.stats = &stats;
 	struct mp_paths paths;
 	int err = mp_paths_find(&paths);
 	if (err) {
@@ -148,7 +151,7 @@ int cmd_record(int argc, char **argv)
 		return 126;
 	}
 	int inst = mp_program_instrumented(prog);
-	if (inst == 0 && !quiet)
+	if (inst == 0 && !quiet && ro.source == MP_SOURCE_INST)
 		cli_error("note: %s was not built with `memprism cc`: its allocations are recorded, its "
 			  "accesses are not. Rebuild with `memprism cc` (or CC=\"memprism cc\" make) to see "
 			  "accesses per object.",
@@ -159,6 +162,11 @@ int cmd_record(int argc, char **argv)
 		/* the program ran; only the run's end could not be appended */
 		cli_error("warning: cannot finish %s: %s", ro.output, mp_strerror(err));
 		err = 0;
+	}
+	if (err && file_error == 2) {
+		cli_error("cannot start --source %s: %s (see `memprism doctor`)", mp_source_name(ro.source),
+			  mp_strerror(err));
+		return 2;
 	}
 	if (err && file_error) {
 		cli_error("cannot record to %s: %s", ro.output, mp_strerror(err));
@@ -174,6 +182,15 @@ int cmd_record(int argc, char **argv)
 		if (WIFSIGNALED(status))
 			cli_error("%s was killed by signal %d; the trace holds what it recorded until then",
 				  ro.argv[0], WTERMSIG(status));
+		if (ro.source == MP_SOURCE_FAULTS)
+			fprintf(stderr, "memprism: %llu page faults sampled%s", (unsigned long long)stats.faults,
+				stats.lost ? "" : "\n");
+		else if (ro.source == MP_SOURCE_PMU)
+			fprintf(stderr, "memprism: %llu samples%s", (unsigned long long)stats.samples,
+				stats.lost ? "" : "\n");
+		if (stats.lost)
+			fprintf(stderr, ", %llu lost (the rings filled up faster than memprism drained them)\n",
+				(unsigned long long)stats.lost);
 		fprintf(stderr, "memprism: wrote %s (%lld bytes); see it with `memprism report%s%s`\n", ro.output,
 			size, strcmp(ro.output, "memprism.data") ? " " : "",
 			strcmp(ro.output, "memprism.data") ? ro.output : "");

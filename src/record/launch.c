@@ -10,6 +10,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include "common/mp_error.h"
 #include "common/varint.h"
+#include "record/perf_src.h"
 #include "record/record.h"
 #include "trace/trace_writer.h"
 
@@ -67,14 +69,37 @@ static uint64_t now_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* "page_size=4096\ncpu_nodes=0,0,1,1\n": the NUMA node of each CPU, so the
+ * analysis can say on which node a first touch placed a page. */
+static size_t cpu_nodes_meta(char *buf, size_t cap)
+{
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	size_t n = (size_t)snprintf(buf, cap, "page_size=%ld\ncpu_nodes=", sysconf(_SC_PAGESIZE));
+	for (int c = 0; c < ncpus && n < cap; c++) {
+		int node = -1;
+		for (int k = 0; k < 1024 && node < 0; k++) {
+			char path[96];
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/node%d", c, k);
+			if (access(path, F_OK) == 0)
+				node = k;
+		}
+		n += (size_t)snprintf(buf + n, cap - n, "%s%d", c ? "," : "", node < 0 ? 0 : node);
+	}
+	if (n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "\n");
+	return n < cap ? n : cap;
+}
+
 /* The header's meta text: what a report shows about the run. */
 static size_t build_meta(char *buf, size_t cap, const struct mp_record_opts *o, const char *prog)
 {
 	char *const *argv = o->argv;
 	struct utsname u;
 	uname(&u);
-	size_t n = (size_t)snprintf(buf, cap, "source=inst\nprogram=%s\nhost=%s\nkernel=%s %s\nmachine=%s\nclock=CLOCK_MONOTONIC\n",
-				    prog, u.nodename, u.sysname, u.release, u.machine);
+	size_t n = (size_t)snprintf(buf, cap, "source=%s\nprogram=%s\nhost=%s\nkernel=%s %s\nmachine=%s\nclock=CLOCK_MONOTONIC\n",
+				    mp_source_name(o->source), prog, u.nodename, u.sysname, u.release, u.machine);
+	if (o->source != MP_SOURCE_INST && n < cap)
+		n += cpu_nodes_meta(buf + n, cap - n);
 	if (o->min_size && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "min_size=%llu\n", o->min_size);
 	if (o->burst_on && n < cap)
@@ -180,6 +205,10 @@ int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, 
 	} else {
 		unsetenv("MEMPRISM_SAMPLE_BURSTS");
 	}
+	if (o->source != MP_SOURCE_INST)
+		setenv("MEMPRISM_EXACT_TIMES", "1", 1);
+	else
+		unsetenv("MEMPRISM_EXACT_TIMES");
 	setenv_preload(paths->runtime);
 
 	/* A terminal's ^C reaches the program too; the launcher outlives it to
@@ -187,8 +216,22 @@ int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, 
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
-	int pipefd[2];
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+	/* Sampling sources: the events are opened on the child before it execs
+	 * (it waits on go[0]); enable_on_exec starts them with the program. */
+	struct mp_perf_spec specs[8];
+	char spec_buf[2048];
+	int nspecs = 0;
+	if (o->source != MP_SOURCE_INST) {
+		nspecs = mp_perf_specs(o->source, o->probe, &o->pmu, specs, 8, spec_buf, sizeof(spec_buf));
+		if (nspecs < 0) {
+			close(fd);
+			unlink(o->output);
+			*file_error = 2;
+			return nspecs;
+		}
+	}
+	int pipefd[2], go[2] = { -1, -1 }, sample_err = 0;
+	if (pipe2(pipefd, O_CLOEXEC) != 0 || (nspecs && pipe2(go, O_CLOEXEC) != 0)) {
 		err = -errno;
 		close(fd);
 		return err;
@@ -203,6 +246,13 @@ int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, 
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
 		close(pipefd[0]);
+		if (nspecs) {
+			char c;
+			close(go[1]);
+			/* one byte: events are open; EOF: the launcher gave up */
+			if (read(go[0], &c, 1) != 1)
+				_exit(127);
+		}
 		execv(prog, o->argv);
 		int e = errno;
 		ssize_t w = write(pipefd[1], &e, sizeof(e));
@@ -210,6 +260,28 @@ int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, 
 		_exit(127);
 	}
 	close(pipefd[1]);
+	struct mp_perf_session *sess = NULL;
+	if (nspecs) {
+		close(go[0]);
+		err = mp_perf_session_open(pid, specs, nspecs, o->ring_pages ? o->ring_pages : 128, fd, &sess);
+		if (!err && write(go[1], "g", 1) != 1)
+			err = -errno;
+		close(go[1]);
+		if (err) {
+			int st;
+			mp_perf_session_close(sess, NULL);
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			close(pipefd[0]);
+			close(fd);
+			unlink(o->output);
+			sigaction(SIGINT, &old_int, NULL);
+			sigaction(SIGQUIT, &old_quit, NULL);
+			*file_error = 2;
+			return err;
+		}
+	}
 	int exec_errno = 0;
 	ssize_t r;
 	do
@@ -217,8 +289,36 @@ int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, 
 	while (r < 0 && errno == EINTR);
 	close(pipefd[0]);
 	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	if (sess) {
+		/* drain while the program runs: woken by a ring passing its
+		 * watermark, or every 100 ms to notice the program's end */
+		int fds[1024];
+		struct pollfd pfd[1024];
+		int nfds = mp_perf_session_fds(sess, fds, 1024);
+		for (int i = 0; i < nfds; i++)
+			pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+		int reaped = 0;
+		for (;;) {
+			pid_t w = waitpid(pid, &st, WNOHANG);
+			if (w == pid) {
+				reaped = 1;
+				break;
+			}
+			if (w < 0 && errno != EINTR)
+				break;
+			if (poll(pfd, (nfds_t)nfds, 100) < 0 && errno != EINTR)
+				break;
+			if (mp_perf_session_drain(sess))
+				break; /* write error: latched, reported at close */
+		}
+		if (!reaped)
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+		sample_err = mp_perf_session_close(sess, o->stats);
+	} else {
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	unsetenv("MEMPRISM_OUT");
@@ -235,6 +335,8 @@ int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, 
 	struct mp_chunk_header h = { .type = MP_CHUNK_RUN_END, .pid = (uint32_t)pid };
 	size_t n = trace_chunk_build(&h, payload, (size_t)(p - payload), chunk, NULL, 0);
 	err = write_all(fd, chunk, n);
+	if (!err)
+		err = sample_err;
 	if (close(fd) != 0 && !err)
 		err = -errno;
 	if (!err)

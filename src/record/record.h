@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "record/perf_src.h"
 #include "record/probe.h"
 
 /* Where memprism's pieces are: the directory of the running memprism binary
@@ -35,14 +36,19 @@ struct mp_record_opts {
 	unsigned long long burst_on, burst_off; /* sample access bursts; 0 = all */
 	unsigned long long min_size; /* don't track heap blocks smaller than this; 0 = all */
 	enum mp_source source; /* inst (default), pmu or faults */
+	const struct mp_probe *probe; /* pmu: what the machine has (mp_probe_run) */
+	struct mp_pmu_opts pmu; /* pmu: period, ldlat, callchains */
+	size_t ring_pages; /* pmu/faults: data pages per CPU ring (power of two), 0 = 128 */
+	struct mp_perf_stats *stats; /* OUT (optional): pmu/faults sample counts */
 };
 
 /*
  * Creates the data file (mode 0600), runs argv with the runtime preloaded,
  * waits for it and appends the run's end. *status gets the wait status.
  * Returns 0 when the program ran (whatever its exit code), or a negative error;
- * *file_error says whether it concerned the data file (1) or starting the
- * program (0).
+ * *file_error says whether it concerned the data file (1), starting the
+ * program (0) or starting the sampling source's perf events (2: nothing ran,
+ * the data file was removed).
  */
 int mp_record_run(const struct mp_record_opts *o, const struct mp_paths *paths, int *status,
 		  int *file_error);
