@@ -105,7 +105,7 @@ void an_samples_chunk(struct an_state *st, const struct trace_chunk *c)
 		case MP_EV_SAMPLE:
 			s = (struct an_sample){ .time = f[0], .cpu = (uint32_t)f[1], .pid = (uint32_t)f[2],
 						.tid = (uint32_t)f[3], .addr = f[4], .ip = f[5], .ev = (uint32_t)f[6],
-						.period = f[7] ? f[7] : 1, .data_src = f[8], .weight = f[9],
+						.period = f[7], .data_src = f[8], .weight = f[9],
 						.phys = f[10] };
 			break;
 		case MP_EV_LOST:
@@ -307,7 +307,9 @@ static void apply(struct an_state *st, uint32_t pi, const struct an_sample *s)
 	}
 	struct mp_outcome out;
 	unsigned kind = s->ev < m->defs.n ? m->defs.v[s->ev].kind : 0;
-	mp_outcome_from_sample(kind, s->data_src, s->weight, s->period, &out);
+	/* period 0 in a sample: the event's fixed period (its SAMPLE_DEF) */
+	uint64_t period = s->period ? s->period : s->ev < m->defs.n ? m->defs.v[s->ev].period : 1;
+	mp_outcome_from_sample(kind, s->data_src, s->weight, period, &out);
 	mem_add(&c->mem, &out);
 	mem_add(&st->threads.v[th].mem, &out);
 	mem_add(&ip->mem, &out);

@@ -32,6 +32,10 @@ static void usage(FILE *out)
 		"                          pmu     hardware sampling (PEBS, IBS, SPE)\n"
 		"                        faults and pmu are checked first with the probe of\n"
 		"                        `memprism doctor` and refused when they cannot work\n"
+		"      --period N        pmu: one sample every N events (default: 10007 PEBS,\n"
+		"                        100000 IBS ops)\n"
+		"      --ldlat CYCLES    pmu, Intel: sample loads slower than CYCLES (default 30)\n"
+		"  -g, --call-graph      pmu: record user call chains with every sample\n"
 		"      --stack-depth N   frames kept per allocation stack (1-64, default 16)\n"
 		"      --min-size BYTES  track only heap blocks of at least BYTES (smaller ones\n"
 		"                        count as the heap mapping); cuts events for programs\n"
@@ -50,13 +54,15 @@ int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },  { "source", required_argument, NULL, 's' },
 		{ "stack-depth", required_argument, NULL, 'D' }, { "quiet", no_argument, NULL, 'q' },
 		{ "sample-bursts", required_argument, NULL, 'B' }, { "min-size", required_argument, NULL, 'M' },
+		{ "period", required_argument, NULL, 'P' }, { "ldlat", required_argument, NULL, 'L' },
+		{ "call-graph", no_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
 	};
 	struct mp_record_opts ro = { .output = "memprism.data" };
 	int quiet = 0, c;
 	optind = 1;
 	/* '+': stop at the program name, its options are its own */
-	while ((c = getopt_long(argc, argv, "+o:s:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:s:qgh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			ro.output = optarg;
@@ -102,6 +108,24 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		}
+		case 'P':
+		case 'L': {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (*end || !v || optarg[0] == '-' || (c == 'L' && v > 65535)) {
+				cli_error("--%s wants a number > 0%s, not '%s'", c == 'P' ? "period" : "ldlat",
+					  c == 'L' ? " (cycles, at most 65535)" : "", optarg);
+				return 2;
+			}
+			if (c == 'P')
+				ro.pmu.period = v;
+			else
+				ro.pmu.ldlat = (unsigned)v;
+			break;
+		}
+		case 'g':
+			ro.pmu.callchain = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;

@@ -389,6 +389,183 @@ int mp_perf_session_close(struct mp_perf_session *s, struct mp_perf_stats *stats
 
 /* --- which events --------------------------------------------------------- */
 
+/* Bits of a format/ entry ("config:0-7", "config1:0-15", "config:0-7,32-35")
+ * for one term: which config word, and the bit ranges in order. */
+struct fmt {
+	int word; /* 0 config, 1 config1, 2 config2 */
+	int lo[4], hi[4], n;
+};
+
+static int parse_fmt(const char *text, struct fmt *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (strncmp(text, "config2:", 8) == 0)
+		f->word = 2, text += 8;
+	else if (strncmp(text, "config1:", 8) == 0)
+		f->word = 1, text += 8;
+	else if (strncmp(text, "config:", 7) == 0)
+		text += 7;
+	else
+		return -EINVAL;
+	while (*text && f->n < 4) {
+		char *end;
+		long lo = strtol(text, &end, 10), hi = lo;
+		if (end == text || lo < 0 || lo > 63)
+			return -EINVAL;
+		if (*end == '-') {
+			text = end + 1;
+			hi = strtol(text, &end, 10);
+			if (end == text || hi < lo || hi > 63)
+				return -EINVAL;
+		}
+		f->lo[f->n] = (int)lo;
+		f->hi[f->n++] = (int)hi;
+		text = *end == ',' ? end + 1 : end;
+		if (*end != ',')
+			break;
+	}
+	return f->n ? 0 : -EINVAL;
+}
+
+/* The Intel core PMU's format/ (what sysfs says on every such machine):
+ * used when no format directory is given (tests, and sysfs without it). */
+static const char *intel_default_format(const char *term)
+{
+	static const char *const t[][2] = {
+		{ "event", "config:0-7" },   { "umask", "config:8-15" }, { "edge", "config:18" },
+		{ "pc", "config:19" },	     { "any", "config:21" },	 { "inv", "config:23" },
+		{ "cmask", "config:24-31" }, { "ldlat", "config1:0-15" }, { "frontend", "config1:0-23" },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strcmp(t[i][0], term) == 0)
+			return t[i][1];
+	return NULL;
+}
+
+int mp_perf_parse_event(const char *desc, const char *format_dir, uint64_t *config, uint64_t *config1,
+			uint64_t *config2)
+{
+	uint64_t *w[3] = { config, config1, config2 };
+	char copy[512];
+	*config = *config1 = *config2 = 0;
+	if (strlen(desc) >= sizeof(copy))
+		return -EINVAL;
+	strcpy(copy, desc);
+	copy[strcspn(copy, "\n")] = 0;
+	char *save = NULL;
+	for (char *term = strtok_r(copy, ",", &save); term; term = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(term, '=');
+		uint64_t val = 1;
+		if (eq) {
+			*eq = 0;
+			char *end;
+			val = strtoull(eq + 1, &end, 0);
+			if (end == eq + 1 || *end)
+				return -EINVAL;
+		}
+		char ftext[128];
+		const char *fmt_text = NULL;
+		if (format_dir) {
+			char path[512];
+			snprintf(path, sizeof(path), "%s/%s", format_dir, term);
+			FILE *f = fopen(path, "re");
+			if (f) {
+				if (fgets(ftext, sizeof(ftext), f)) {
+					ftext[strcspn(ftext, "\n")] = 0;
+					fmt_text = ftext;
+				}
+				fclose(f);
+			}
+		} else {
+			fmt_text = intel_default_format(term);
+		}
+		struct fmt fm;
+		if (!fmt_text || parse_fmt(fmt_text, &fm))
+			return -EINVAL;
+		/* the value's bits fill the ranges in order, low bits first */
+		for (int r = 0; r < fm.n; r++) {
+			int bits = fm.hi[r] - fm.lo[r] + 1;
+			uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+			*w[fm.word] |= (val & mask) << fm.lo[r];
+			val = bits == 64 ? 0 : val >> bits;
+		}
+	}
+	return 0;
+}
+
+#define SYSFS_PMUS "/sys/bus/event_source/devices"
+
+/* An Intel memory event from the core PMU's sysfs description. */
+static int intel_event(const char *pmu, const char *event, struct mp_perf_spec *sp)
+{
+	char path[256], desc[256], fmt[256];
+	snprintf(path, sizeof(path), SYSFS_PMUS "/%s/events/%s", pmu, event);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -ENOENT;
+	int ok = fgets(desc, sizeof(desc), f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -ENOENT;
+	snprintf(fmt, sizeof(fmt), SYSFS_PMUS "/%s/format", pmu);
+	return mp_perf_parse_event(desc, fmt, &sp->config, &sp->config1, &sp->config2);
+}
+
+static int pmu_specs(const struct mp_probe *probe, const struct mp_pmu_opts *o, struct mp_perf_spec *specs,
+		     int max, char *buf, size_t buf_len)
+{
+	static const struct mp_pmu_opts dflt;
+	const char *fl = mp_probe_pmu_flavour(probe);
+	if (!o)
+		o = &dflt;
+	if (!fl)
+		return -ENODEV;
+	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
+		      PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC;
+	if (probe->root || probe->cap_sys_admin)
+		st |= PERF_SAMPLE_PHYS_ADDR;
+	if (o->callchain)
+		st |= PERF_SAMPLE_CALLCHAIN;
+	if (strcmp(fl, "Intel PEBS") == 0) {
+		const char *pmu = probe->pmus[MP_PMU_CPU_CORE].present ? "cpu_core" : "cpu";
+		unsigned ldlat = o->ldlat ? o->ldlat : 30;
+		int err;
+		specs[0] = (struct mp_perf_spec){ .kind = MP_SK_PEBS_LOAD, .type = (uint32_t)probe->pmus[
+			probe->pmus[MP_PMU_CPU_CORE].present ? MP_PMU_CPU_CORE : MP_PMU_CPU].type, .period = o->period ? o->period : 10007,
+			.sample_type = st | PERF_SAMPLE_WEIGHT_STRUCT, .precise_ip = 2, .exclude_kernel = 1 };
+		if ((err = intel_event(pmu, "mem-loads", &specs[0])))
+			return err;
+		specs[0].config1 = (specs[0].config1 & ~0xffffull) | ldlat; /* ldlat: config1 0-15 */
+		snprintf(buf, buf_len, "mem-loads ldlat=%u", ldlat);
+		specs[0].name = buf;
+		if (max < 2)
+			return 1;
+		/* precise stores, multiplexed with the loads as seed 002 did */
+		specs[1] = specs[0];
+		specs[1].kind = MP_SK_PEBS_STORE;
+		specs[1].config1 = 0;
+		specs[1].name = "mem-stores";
+		if (intel_event(pmu, "mem-stores", &specs[1]))
+			return 1; /* no precise stores on this model: loads only */
+		return 2;
+	}
+	if (strcmp(fl, "AMD IBS") == 0) {
+		/* IBS op tags one op every period ops (the low 4 bits are dropped
+		 * by the hardware: keep it a multiple of 16); the kernel fills
+		 * data_src from the IBS registers (6.1 and later). IBS cannot
+		 * exclude the kernel. */
+		uint64_t period = o->period ? o->period : 100000;
+		specs[0] = (struct mp_perf_spec){ .name = "ibs_op", .kind = MP_SK_IBS_OP,
+						  .type = (uint32_t)probe->pmus[MP_PMU_IBS_OP].type,
+						  .period = period & ~15ull ? period & ~15ull : 16,
+						  .sample_type = st | PERF_SAMPLE_WEIGHT };
+		return 1;
+	}
+	/* Arm SPE writes packets into the AUX area, not sample records: that
+	 * needs an SPE packet decoder, which memprism does not have yet. */
+	return -EOPNOTSUPP;
+}
+
 int mp_perf_specs(enum mp_source src, const struct mp_probe *probe, const struct mp_pmu_opts *o,
 		  struct mp_perf_spec *specs, int max, char *buf, size_t buf_len)
 {
@@ -410,9 +587,7 @@ int mp_perf_specs(enum mp_source src, const struct mp_probe *probe, const struct
 		specs[1].config = PERF_COUNT_SW_PAGE_FAULTS_MAJ;
 		return 2;
 	}
-	(void)probe;
-	(void)o;
-	(void)buf;
-	(void)buf_len;
-	return -EOPNOTSUPP;
+	if (src != MP_SOURCE_PMU || !probe)
+		return -EINVAL;
+	return pmu_specs(probe, o, specs, max, buf, buf_len);
 }

@@ -445,6 +445,8 @@ int rp_render(FILE *out, const struct an_result *res, const struct rp_opts *o)
 {
 	if (strcmp(res->source, "faults") == 0)
 		return rp_render_faults(out, res, o);
+	if (strcmp(res->source, "pmu") == 0)
+		return rp_render_pmu(out, res, o);
 	if (o->by == RP_BY_PAGE)
 		return -EINVAL;
 	size_t n = 0;

@@ -18,6 +18,7 @@
 struct frow {
 	const char *label, *kind;
 	struct an_faults f;
+	struct an_mem mem; /* pmu recordings: measured outcomes, scaled by period */
 	uint64_t size, instances;
 	const uint32_t *threads;
 	size_t nthreads;
@@ -27,6 +28,8 @@ struct frow {
 static int by_faults(const void *a, const void *b)
 {
 	const struct frow *x = a, *y = b;
+	if (x->mem.refs != y->mem.refs)
+		return x->mem.refs < y->mem.refs ? 1 : -1;
 	if (x->f.faults != y->f.faults)
 		return x->f.faults < y->f.faults ? 1 : -1;
 	if (x->f.pages != y->f.pages)
@@ -39,6 +42,18 @@ static void fadd(struct an_faults *a, const struct an_faults *b)
 	a->faults += b->faults;
 	a->major += b->major;
 	a->pages += b->pages;
+}
+
+static void mem_fold(struct an_mem *a, const struct an_mem *b)
+{
+	a->refs += b->refs;
+	for (int i = 0; i < MP_LVL_COUNT; i++)
+		a->level[i] += b->level[i];
+	for (int i = 0; i < MP_TLB_COUNT; i++)
+		a->tlb[i] += b->tlb[i];
+	a->remote += b->remote;
+	a->latency_sum += b->latency_sum;
+	a->latency_n += b->latency_n;
 }
 
 static void free_frows(struct frow *rows, size_t n)
@@ -61,8 +76,8 @@ static struct frow *build(const struct an_result *res, enum rp_by by, size_t *nr
 	case RP_BY_KIND:
 		for (size_t i = 0; i < res->nclasses; i++) {
 			const struct an_class *c = &res->classes[i];
-			if (!c->faults.faults)
-				continue; /* untouched rows say nothing about placement */
+			if (!c->faults.faults && !c->mem.refs)
+				continue; /* rows without faults or samples say nothing */
 			const char *key = by == RP_BY_KIND ? an_kind_name(c->kind) : by == RP_BY_SITE ? c->site : c->label;
 			if (!key)
 				continue;
@@ -77,6 +92,7 @@ static struct frow *build(const struct an_result *res, enum rp_by by, size_t *nr
 							   .threads = by == RP_BY_OBJECT ? c->threads : NULL,
 							   .nthreads = by == RP_BY_OBJECT ? c->nthreads : 0 };
 			fadd(&rows[k].f, &c->faults);
+			mem_fold(&rows[k].mem, &c->mem);
 			rows[k].size += c->bytes_allocated;
 			rows[k].instances += c->instances;
 		}
@@ -84,11 +100,11 @@ static struct frow *build(const struct an_result *res, enum rp_by by, size_t *nr
 	case RP_BY_THREAD:
 		for (size_t i = 0; i < res->nthreads; i++) {
 			const struct an_thread *t = &res->threads[i];
-			if (!t->faults.faults)
+			if (!t->faults.faults && !t->mem.refs)
 				continue;
 			char buf[128];
 			snprintf(buf, sizeof(buf), "pid %u tid %u%s%s", t->pid, t->tid, t->name[0] ? " " : "", t->name);
-			rows[n] = (struct frow){ .kind = "thread", .f = t->faults, .own_label = strdup(buf) };
+			rows[n] = (struct frow){ .kind = "thread", .f = t->faults, .mem = t->mem, .own_label = strdup(buf) };
 			if (!rows[n].own_label)
 				goto oom;
 			rows[n].label = rows[n].own_label;
@@ -98,8 +114,9 @@ static struct frow *build(const struct an_result *res, enum rp_by by, size_t *nr
 	case RP_BY_FUNCTION:
 		for (size_t i = 0; i < res->nfunctions; i++) {
 			const struct an_function *f = &res->functions[i];
-			if (f->faults.faults)
-				rows[n++] = (struct frow){ .label = f->name, .kind = f->module, .f = f->faults };
+			if (f->faults.faults || f->mem.refs)
+				rows[n++] = (struct frow){ .label = f->name, .kind = f->module, .f = f->faults,
+							   .mem = f->mem };
 		}
 		break;
 	default:
@@ -297,6 +314,73 @@ int rp_render_faults(FILE *out, const struct an_result *res, const struct rp_opt
 		}
 		if (res->nwarnings)
 			fprintf(out, "\n");
+		for (size_t i = 0; i < res->nwarnings; i++)
+			fprintf(out, "warning: %s\n", res->warnings[i]);
+	}
+	free_frows(rows, n);
+	return 0;
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+/* Views of a `record --source pmu` result: estimated accesses (samples x
+ * period) per row and the share served by each level, remote, walks, and
+ * the mean latency. Measured, never mixed with modelled figures. */
+int rp_render_pmu(FILE *out, const struct an_result *res, const struct rp_opts *o)
+{
+	if (o->by == RP_BY_PAGE)
+		return -EINVAL;
+	size_t n = 0;
+	struct frow *rows = build(res, o->by, &n);
+	if (!rows)
+		return -ENOMEM;
+	static const int lv[] = { MP_LVL_L1, MP_LVL_LFB, MP_LVL_L2, MP_LVL_L3, MP_LVL_LOCAL_DRAM, MP_LVL_REMOTE_DRAM,
+				  MP_LVL_REMOTE_CACHE };
+	static const char *const lname[] = { "l1", "lfb", "l2", "l3", "local_dram", "remote_dram", "remote_cache" };
+	char a[32];
+	if (o->format == RP_CSV) {
+		fprintf(out, "%s,kind,est_accesses", view_name(o->by));
+		for (size_t k = 0; k < 7; k++)
+			fprintf(out, ",%s", lname[k]);
+		fprintf(out, ",remote,walks,mean_latency\n");
+		for (size_t i = 0; i < n; i++) {
+			const struct frow *r = &rows[i];
+			rp_csv_str(out, r->label);
+			fputc(',', out);
+			rp_csv_str(out, r->kind);
+			fprintf(out, ",%llu", (unsigned long long)r->mem.refs);
+			for (size_t k = 0; k < 7; k++)
+				fprintf(out, ",%llu", (unsigned long long)r->mem.level[lv[k]]);
+			fprintf(out, ",%llu,%llu,%.1f\n", (unsigned long long)r->mem.remote,
+				(unsigned long long)r->mem.tlb[MP_TLB_WALK],
+				r->mem.latency_n ? (double)r->mem.latency_sum / (double)r->mem.latency_n : 0.0);
+		}
+	} else {
+		fprintf(out, "memprism report: %s (by %s)\n", o->data_path ? o->data_path : "memprism.data",
+			view_name(o->by));
+		if (res->cmdline[0])
+			fprintf(out, "command:   %s\n", res->cmdline);
+		fprintf(out, "source:    pmu: hardware samples; accesses are estimates (samples x period), levels "
+			     "measured by the PMU\n");
+		fprintf(out, "samples:   %s", rp_grouped(a, sizeof(a), res->samples));
+		fprintf(out, ", %s lost\n\n", rp_grouped(a, sizeof(a), res->samples_lost));
+		fprintf(out, "%14s %6s %6s %6s %6s %6s %6s %6s %6s %6s %8s %s\n", "est.accesses", "L1", "LFB", "L2", "L3",
+			"DRAM", "rDRAM", "rCache", "remote", "walks", "latency", view_name(o->by));
+		for (size_t i = 0; i < n; i++) {
+			if (o->limit && i >= o->limit) {
+				fprintf(out, "... %zu more rows (--limit 0 shows all)\n", n - i);
+				break;
+			}
+			const struct an_mem *m = &rows[i].mem;
+			fprintf(out, "%14s", rp_grouped(a, sizeof(a), m->refs));
+			for (size_t k = 0; k < 7; k++)
+				fprintf(out, " %5.1f%%", pct(m->level[lv[k]], m->refs));
+			fprintf(out, " %5.1f%% %5.1f%% %8.1f %s\n", pct(m->remote, m->refs), pct(m->tlb[MP_TLB_WALK], m->refs),
+				m->latency_n ? (double)m->latency_sum / (double)m->latency_n : 0.0, rows[i].label);
+		}
 		for (size_t i = 0; i < res->nwarnings; i++)
 			fprintf(out, "warning: %s\n", res->warnings[i]);
 	}

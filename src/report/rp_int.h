@@ -19,5 +19,8 @@ void rp_json_str(FILE *out, const char *s);
 
 /* Views of a `record --source faults` result (every --by, --by page too). */
 int rp_render_faults(FILE *out, const struct an_result *res, const struct rp_opts *o);
+/* Views of a `record --source pmu` result (measured level shares); text and
+ * CSV (JSON: the text is rendered). -EINVAL for --by page. */
+int rp_render_pmu(FILE *out, const struct an_result *res, const struct rp_opts *o);
 
 #endif
