@@ -358,7 +358,7 @@ void an_result_free(struct an_result *r)
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
-	free(r->pages);
+	free(r->touches);
 	free(r);
 }
 

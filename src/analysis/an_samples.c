@@ -42,7 +42,7 @@ struct an_smp {
 	size_t *lo, *hi, *next; /* per process: its samples [lo, hi), next to apply */
 	uint64_t *tmax; /* per process: latest event time seen by the replay */
 	uint8_t *started; /* per process: past its start-up events */
-	MP_VEC(struct an_page) pages;
+	MP_VEC(struct an_touch) pages;
 	MP_VEC(uint32_t) page_proc; /* process of each page (pid alone is reused by exec) */
 	struct mp_hashmap page_index;
 	MP_VEC(int) cpu_node;
@@ -242,7 +242,7 @@ static int page_first(struct an_state *st, struct an_smp *m, const struct an_sam
 		uint64_t *v = mp_hashmap_get(&m->page_index, key);
 		if (!v)
 			break;
-		struct an_page *pg = &m->pages.v[*v];
+		struct an_touch *pg = &m->pages.v[*v];
 		if (pg->addr == page && pg->cls == cls && m->page_proc.v[*v] == s->proc) {
 			pg->faults++;
 			return 0;
@@ -250,7 +250,7 @@ static int page_first(struct an_state *st, struct an_smp *m, const struct an_sam
 		key = mp_hash64(key) | 1; /* a collision: probe on */
 	}
 	int node = s->cpu < m->cpu_node.n ? m->cpu_node.v[s->cpu] : 0;
-	struct an_page pg = { .addr = page, .pid = s->pid, .tid = s->tid, .cpu = s->cpu, .node = node,
+	struct an_touch pg = { .addr = page, .pid = s->pid, .tid = s->tid, .cpu = s->cpu, .node = node,
 			      .cls = cls, .thread = thread, .time = s->time, .ip = s->ip, .faults = 1 };
 	if (mp_vec_push(&m->pages, pg) || mp_vec_push(&m->page_proc, s->proc) ||
 	    mp_hashmap_put(&m->page_index, key, m->pages.n - 1)) {
@@ -390,11 +390,11 @@ int an_samples_finish(struct an_state *st, struct an_result *r)
 	if (!m)
 		return 0;
 	for (size_t i = 0; i < m->pages.n; i++) {
-		struct an_page *pg = &m->pages.v[i];
+		struct an_touch *pg = &m->pages.v[i];
 		pg->cls = pg->cls < st->class_remap.n ? st->class_remap.v[pg->cls] : 0;
 	}
-	r->pages = m->pages.v;
-	r->npages = m->pages.n;
+	r->touches = m->pages.v;
+	r->ntouches = m->pages.n;
 	m->pages.v = NULL;
 	m->pages.n = m->pages.cap = 0;
 	if (r->samples_lost)

@@ -67,7 +67,7 @@ struct an_faults {
 };
 
 /* One page's first touch (record --source faults). */
-struct an_page {
+struct an_touch {
 	uint64_t addr; /* page address */
 	uint32_t pid, tid; /* the thread that touched it first */
 	uint32_t cpu; /* where that thread ran then */
@@ -168,8 +168,8 @@ struct an_result {
 	uint64_t samples_lost; /* records the kernel dropped: its rings were full */
 	uint64_t samples_outside_roi; /* faults and samples outside the --roi region */
 	uint64_t samples_unplaced; /* of a process that left no record (runtime not loaded) */
-	struct an_page *pages; /* first touches, in time order */
-	size_t npages;
+	struct an_touch *touches; /* first touch of each page, in time order */
+	size_t ntouches;
 };
 
 struct an_opts {

@@ -180,8 +180,8 @@ static int pages_render(FILE *out, const struct an_result *res, const struct rp_
 	char a[32];
 	if (o->format == RP_CSV) {
 		fprintf(out, "page,pid,tid,cpu,node,faults,time,ip,kind,object\n");
-		for (size_t i = 0; i < res->npages; i++) {
-			const struct an_page *p = &res->pages[i];
+		for (size_t i = 0; i < res->ntouches; i++) {
+			const struct an_touch *p = &res->touches[i];
 			const struct an_class *c = &res->classes[p->cls];
 			fprintf(out, "0x%llx,%u,%u,%u,%d,%llu,%llu,0x%llx,", (unsigned long long)p->addr, p->pid, p->tid,
 				p->cpu, p->node, (unsigned long long)p->faults, (unsigned long long)p->time,
@@ -197,8 +197,8 @@ static int pages_render(FILE *out, const struct an_result *res, const struct rp_
 		fprintf(out, "{\"schema\":\"memprism-report-1\",\"source\":\"faults\",\"by\":\"page\",\"data\":");
 		rp_json_str(out, o->data_path);
 		fprintf(out, ",\"pages\":[");
-		for (size_t i = 0; i < res->npages; i++) {
-			const struct an_page *p = &res->pages[i];
+		for (size_t i = 0; i < res->ntouches; i++) {
+			const struct an_touch *p = &res->touches[i];
 			fprintf(out, "%s{\"page\":%llu,\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"node\":%d,\"faults\":%llu,"
 				     "\"time\":%llu,\"ip\":%llu,\"object\":",
 				i ? "," : "", (unsigned long long)p->addr, p->pid, p->tid, p->cpu, p->node,
@@ -212,12 +212,12 @@ static int pages_render(FILE *out, const struct an_result *res, const struct rp_
 	header(out, res, o);
 	fprintf(out, "%18s %8s %8s %4s %6s %-8s %s\n", "page", "tid", "cpu", "node", "faults", "kind", "object (first touch, in time order)");
 	size_t shown = 0;
-	for (size_t i = 0; i < res->npages; i++) {
+	for (size_t i = 0; i < res->ntouches; i++) {
 		if (o->limit && shown >= o->limit) {
-			fprintf(out, "... %zu more pages (--limit 0 shows all)\n", res->npages - i);
+			fprintf(out, "... %zu more pages (--limit 0 shows all)\n", res->ntouches - i);
 			break;
 		}
-		const struct an_page *p = &res->pages[i];
+		const struct an_touch *p = &res->touches[i];
 		const struct an_class *c = &res->classes[p->cls];
 		fprintf(out, "%#18llx %8u %8u %4d %6s %-8s %s\n", (unsigned long long)p->addr, p->tid, p->cpu, p->node,
 			rp_grouped(a, sizeof(a), p->faults), an_kind_name(c->kind), c->label);
