@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analysis/an_int.h"
+#include "analysis/an_samples.h"
 #include "common/mp_error.h"
 #include "common/varint.h"
 #include "trace/trace_reader.h"
@@ -111,7 +112,7 @@ static uint32_t intern_stack(struct an_state *st, uint32_t proc, const uint64_t 
 
 /* --- threads ------------------------------------------------------------ */
 
-static uint32_t thread_get(struct an_state *st, uint32_t pid, uint32_t tid)
+uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid)
 {
 	uint64_t key = ((uint64_t)pid << 32 | tid) | (1ull << 63);
 	uint64_t *v = mp_hashmap_get(&st->thread_index, key);
@@ -181,6 +182,7 @@ static int index_chunks(struct an_state *st)
 				st->has_forks = 1;
 			p->instrumented = !!(tp.flags & MP_PROC_INSTRUMENTED);
 			p->have_record = 1;
+			p->start_time = tp.time;
 			free(p->exe);
 			p->exe = strndup_s(tp.exe, tp.exe_len);
 			p->image = (uint32_t)an_hash_str(p->exe ? p->exe : "", 0);
@@ -238,6 +240,9 @@ static int index_chunks(struct an_state *st)
 		case MP_CHUNK_PAGEMAP:
 			if (mp_vec_push(&st->pagemap_chunks, c.offset))
 				return -ENOMEM;
+			break;
+		case MP_CHUNK_SAMPLES:
+			an_samples_chunk(st, &c);
 			break;
 		default:
 			break; /* a newer writer's chunk type: skip it */
@@ -628,7 +633,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 	size_t n = p->streams.n;
 	for (size_t i = 0; i < n; i++) {
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];
-		s->thread = thread_get(st, p->pid, s->tid);
+		s->thread = an_thread_get(st, p->pid, s->tid);
 		mp_hashmap_init(&s->stack_ids);
 		if (cursor_load(st, s) <= 0)
 			s->done = 1;
@@ -674,6 +679,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 				if (event_has_cpu(r->event) && r->nf > 1)
 					best->cpu = (unsigned)r->f[1];
 				if (r->event != MP_EV_STACK_DEF) {
+					an_samples_until(st, pi, r->f[0], r->event); /* samples are placed by time */
 					fork_children_upto(st, pi, r->epoch - 1);
 					if (r->epoch > best->epoch)
 						best->epoch = r->epoch;
@@ -691,6 +697,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 		if (st->oom)
 			return -ENOMEM;
 	}
+	an_samples_until(st, pi, UINT64_MAX, 0);
 	fork_children_upto(st, pi, UINT64_MAX);
 	for (size_t i = 0; i < n; i++) {
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];
@@ -707,6 +714,8 @@ int an_replay_all(struct an_state *st)
 	int err = index_chunks(st);
 	if (!err)
 		err = an_phys_load(st);
+	if (!err)
+		err = an_samples_assign(st);
 	if (err)
 		return err;
 	/* parents before children: a child's start state is its parent's map */

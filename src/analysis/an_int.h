@@ -32,6 +32,7 @@ struct an_proc {
 	uint32_t pid, ppid, image;
 	char *exe;
 	int instrumented, have_record, ended, inherited;
+	uint64_t start_time; /* PROCESS record's time: places samples among exec images */
 	uint64_t end_status, recorded, accesses;
 	MP_VEC(uint32_t) streams;
 	MP_VEC(struct an_module) modules;
@@ -90,10 +91,12 @@ struct an_ip {
 	struct an_counts c;
 	struct an_mem mem;
 	uint64_t fast_l1; /* model: L1 hits not yet in mem (an_model_finish) */
+	struct an_faults faults;
 };
 
 struct an_model; /* an_model.c */
 struct an_phys; /* an_phys.c */
+struct an_smp; /* an_samples.c */
 
 struct an_state {
 	const struct an_opts *opts;
@@ -108,6 +111,7 @@ struct an_state {
 	MP_VEC(struct an_ip) ips;
 	MP_VEC(char *) warnings;
 	struct mp_hashmap proc_index, class_index, stack_index, thread_index, ip_index;
+	struct an_smp *smp; /* sampled sources (an_samples.c), NULL when none */
 	uint32_t unknown_cls;
 	struct an_model *model; /* NULL unless opts->machine */
 	MP_VEC(uint64_t) pagemap_chunks; /* file offsets of PAGEMAP chunks */
@@ -163,6 +167,7 @@ void an_class_add_thread(struct an_class *c, uint32_t thread);
 void an_class_add_instance(struct an_state *st, uint32_t cls, uint64_t size, uint32_t thread);
 uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *label);
 int an_replay_all(struct an_state *st);
+uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid);
 void an_module_loaded(struct an_state *st, struct an_proc *p, const char *path, uint64_t bias, uint64_t lo,
 		      uint64_t hi);
 void an_proc_inherit_modules(struct an_state *st, struct an_proc *child, const struct an_proc *parent);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/an_int.h"
+#include "analysis/an_samples.h"
 #include "common/mp_error.h"
 #include "model/machine.h"
 #include "sym/sym.h"
@@ -213,6 +214,7 @@ static int merge_classes(struct an_state *st, struct an_result *r, uint32_t *rem
 		struct an_class *d = &r->classes[*v];
 		counts_add(&d->c, &c->c);
 		an_mem_add(&d->mem, &c->mem);
+		an_samples_merge_class(d, c);
 		d->instances += c->instances;
 		d->bytes_allocated += c->bytes_allocated;
 		if (c->max_size > d->max_size)
@@ -246,6 +248,8 @@ static int build_functions(struct an_state *st, struct an_result *r)
 			snprintf(name, sizeof(name), "?? (%s)", sf[0].module);
 		else if (ip->ip == 0)
 			snprintf(name, sizeof(name), "??");
+		else if (ip->ip >= 0xffff800000000000ull)
+			snprintf(name, sizeof(name), "[kernel]"); /* a fault taken in a system call */
 		else
 			snprintf(name, sizeof(name), "0x%llx", (unsigned long long)ip->ip);
 		const char *module = n > 0 && sf[0].module ? sf[0].module : "?";
@@ -264,6 +268,7 @@ static int build_functions(struct an_state *st, struct an_result *r)
 		}
 		counts_add(&r->functions[*v].c, &ip->c);
 		an_mem_add(&r->functions[*v].mem, &ip->mem);
+		an_samples_merge_ip(&r->functions[*v], ip);
 	}
 	mp_hashmap_fini(&byname);
 	return 0;
@@ -347,6 +352,7 @@ static void state_fini(struct an_state *st)
 	mp_vec_free(&st->stacks);
 	mp_vec_free(&st->threads);
 	mp_vec_free(&st->ips);
+	an_samples_free(st);
 	for (size_t i = 0; i < st->warnings.n; i++)
 		free(st->warnings.v[i]);
 	mp_vec_free(&st->warnings);
@@ -382,6 +388,7 @@ void an_result_free(struct an_result *r)
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
+	free(r->touches);
 	free(r);
 }
 
@@ -407,6 +414,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	char buf[1024];
 	if (trace_reader_meta(st.reader, "cmdline", buf, sizeof(buf)))
 		snprintf(r->cmdline, sizeof(r->cmdline), "%s", buf);
+	if (!trace_reader_meta(st.reader, "source", r->source, sizeof(r->source)))
+		snprintf(r->source, sizeof(r->source), "inst");
 	if (trace_reader_meta(st.reader, "min_size", buf, sizeof(buf)))
 		r->min_size = strtoull(buf, NULL, 10);
 	st.unknown_cls = an_class_by_label(&st, AN_KIND_UNKNOWN, "unknown (no object recorded at the address)");
@@ -434,6 +443,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		err = merge_classes(&st, r, remap);
 	if (!err)
 		err = an_model_pages(&st, remap);
+	if (!err)
+		err = an_samples_finish(&st, r, remap);
 	r->class_map = remap;
 	r->nclass_map = remap ? st.classes.n : 0;
 	if (err)

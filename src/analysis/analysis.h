@@ -74,6 +74,25 @@ struct an_page {
 	uint64_t walk_refs;
 };
 
+/* Page faults (record --source faults): what first touches placed. */
+struct an_faults {
+	uint64_t faults; /* completed page faults, minor and major */
+	uint64_t major; /* of which needed I/O */
+	uint64_t pages; /* pages whose first fault (first touch) landed in this row */
+};
+
+/* One page's first touch (record --source faults). */
+struct an_touch {
+	uint64_t addr; /* page address */
+	uint32_t pid, tid; /* the thread that touched it first */
+	uint32_t cpu; /* where that thread ran then */
+	int node; /* that CPU's NUMA node: first-touch policy places the page there */
+	uint32_t cls; /* index into an_result.classes */
+	uint32_t thread; /* index into an_result.threads */
+	uint64_t time, ip; /* when, and the code that touched it */
+	uint64_t faults; /* faults on the page while it belonged to this row */
+};
+
 #define AN_MAX_FRAMES 64
 
 /* An allocation stack, symbolized. */
@@ -93,6 +112,7 @@ struct an_class {
 	char *function; /* function of the site frame, or NULL */
 	struct an_counts c;
 	struct an_mem mem;
+	struct an_faults faults;
 	uint64_t instances;
 	uint64_t bytes_allocated; /* sum of instance sizes */
 	uint64_t max_size;
@@ -108,6 +128,7 @@ struct an_thread {
 	char name[64];
 	struct an_counts c;
 	struct an_mem mem;
+	struct an_faults faults;
 	uint64_t allocations;
 };
 
@@ -116,6 +137,7 @@ struct an_function {
 	char *module;
 	struct an_counts c;
 	struct an_mem mem;
+	struct an_faults faults;
 };
 
 struct an_process {
@@ -162,6 +184,15 @@ struct an_result {
 	 * When non-zero, every count is an estimate: recorded x sample_factor. */
 	uint64_t recorded_accesses, skipped_accesses;
 	double sample_factor; /* 1.0 when nothing was skipped */
+	/* Sampled sources (record --source faults|pmu; an_samples.c). */
+	char source[16]; /* what the recording observed: "inst", "faults" or "pmu" */
+	struct an_faults faults; /* every fault counted (after --roi) */
+	uint64_t samples; /* pmu samples counted (after --roi) */
+	uint64_t samples_lost; /* records the kernel dropped: its rings were full */
+	uint64_t samples_outside_roi; /* faults and samples outside the --roi region */
+	uint64_t samples_unplaced; /* of a process that left no record (runtime not loaded) */
+	struct an_touch *touches; /* first touch of each page, in time order */
+	size_t ntouches;
 };
 
 /* What-if: objects whose label contains pattern live in 2^shift pages. */

@@ -43,6 +43,7 @@ int cli_model_option(struct cli_model *m, int c, const char *arg);
  * 0 or 2 (message printed). */
 int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model);
 void cli_model_help(FILE *out);
+int cmd_doctor(int argc, char **argv);
 
 /* "memprism: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -17,7 +17,8 @@ static const char *const event_names[] = {
 	[MP_EV_REGION_END] = "region_end", [MP_EV_NAME_RANGE] = "name_range", [MP_EV_GROUP_DEF] = "group_def",
 	[MP_EV_STACK_DEF] = "stack_def", [MP_EV_FORK] = "fork",		    [MP_EV_THREAD_NAME] = "thread_name",
 	[MP_EV_MAP_INITIAL] = "map_initial", [MP_EV_TLS_BLOCK] = "tls_block",
-	[MP_EV_MODULE_UNLOAD] = "module_unload",
+	[MP_EV_MODULE_UNLOAD] = "module_unload", [MP_EV_FAULT] = "fault",	    [MP_EV_SAMPLE] = "sample",
+	[MP_EV_LOST] = "lost",		 [MP_EV_SAMPLE_DEF] = "sample_def",
 };
 
 static void usage(FILE *out)
@@ -78,7 +79,7 @@ int cmd_dump(int argc, char **argv)
 				printf("  (then a malformed run)\n");
 			continue;
 		}
-		if (ch.hdr.type != MP_CHUNK_STREAM)
+		if (ch.hdr.type != MP_CHUNK_STREAM && ch.hdr.type != MP_CHUNK_SAMPLES)
 			continue;
 		struct trace_dec d;
 		struct trace_rec rec;

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "common/mp_error.h"
+#include "record/probe.h"
 #include "record/record.h"
 
 static void usage(FILE *out)
@@ -24,8 +25,17 @@ static void usage(FILE *out)
 		"PROGRAM's (128+N if it died of signal N).\n\n"
 		"options:\n"
 		"  -o, --output FILE     data file (default memprism.data; an old one becomes FILE.old)\n"
-		"  -s, --source SOURCE   where accesses come from: inst (default; the only source\n"
-		"                        in this version: pmu and faults are planned)\n"
+		"  -s, --source SOURCE   where accesses come from:\n"
+		"                          inst    every load/store of a `memprism cc` build (default)\n"
+		"                          faults  page faults of any binary: first touch of every\n"
+		"                                  page, by object, thread, CPU and node\n"
+		"                          pmu     hardware sampling (PEBS, IBS, SPE)\n"
+		"                        faults and pmu are checked first with the probe of\n"
+		"                        `memprism doctor` and refused when they cannot work\n"
+		"      --period N        pmu: one sample every N events (default: 10007 PEBS,\n"
+		"                        100000 IBS ops)\n"
+		"      --ldlat CYCLES    pmu, Intel: sample loads slower than CYCLES (default 30)\n"
+		"  -g, --call-graph      pmu: record user call chains with every sample\n"
 		"      --stack-depth N   frames kept per allocation stack (1-64, default 16)\n"
 		"      --min-size BYTES  track only heap blocks of at least BYTES (smaller ones\n"
 		"                        count as the heap mapping); cuts events for programs\n"
@@ -47,32 +57,31 @@ int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },  { "source", required_argument, NULL, 's' },
 		{ "stack-depth", required_argument, NULL, 'D' }, { "quiet", no_argument, NULL, 'q' },
 		{ "sample-bursts", required_argument, NULL, 'B' }, { "min-size", required_argument, NULL, 'M' },
-		{ "no-pagemap", no_argument, NULL, 'P' },
+		{ "period", required_argument, NULL, 'P' }, { "ldlat", required_argument, NULL, 'L' },
+		{ "call-graph", no_argument, NULL, 'g' }, { "no-pagemap", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
 	};
 	struct mp_record_opts ro = { .output = "memprism.data" };
 	int quiet = 0, c;
 	optind = 1;
 	/* '+': stop at the program name, its options are its own */
-	while ((c = getopt_long(argc, argv, "+o:s:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:s:qgh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			ro.output = optarg;
 			break;
-		case 'P':
+		case 'N':
 			ro.no_pagemap = 1;
 			break;
-		case 's':
-			if (strcmp(optarg, "inst") != 0) {
-				if (!strcmp(optarg, "pmu") || !strcmp(optarg, "faults"))
-					cli_error("--source %s is not available in this version of memprism; "
-						  "use --source inst with a program built by `memprism cc`",
-						  optarg);
-				else
-					cli_error("unknown source '%s' (inst, pmu or faults)", optarg);
+		case 's': {
+			int src = mp_source_parse(optarg);
+			if (src < 0) {
+				cli_error("unknown source '%s' (inst, pmu or faults)", optarg);
 				return 2;
 			}
+			ro.source = (enum mp_source)src;
 			break;
+		}
 		case 'D': {
 			char *end;
 			long d = strtol(optarg, &end, 10);
@@ -105,6 +114,24 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		}
+		case 'P':
+		case 'L': {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (*end || !v || optarg[0] == '-' || (c == 'L' && v > 65535)) {
+				cli_error("--%s wants a number > 0%s, not '%s'", c == 'P' ? "period" : "ldlat",
+					  c == 'L' ? " (cycles, at most 65535)" : "", optarg);
+				return 2;
+			}
+			if (c == 'P')
+				ro.pmu.period = v;
+			else
+				ro.pmu.ldlat = (unsigned)v;
+			break;
+		}
+		case 'g':
+			ro.pmu.callchain = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -121,6 +148,20 @@ int cmd_record(int argc, char **argv)
 		return 2;
 	}
 	ro.argv = argv + optind;
+	struct mp_probe probe;
+	struct mp_perf_stats stats = { 0 };
+	if (ro.source != MP_SOURCE_INST) {
+		/* the same probe and words as `memprism doctor`, before anything runs */
+		char why[512], next[512];
+		mp_probe_run(&probe);
+		if (!mp_probe_source(&probe, ro.source, why, sizeof(why), next, sizeof(next))) {
+			cli_error("--source %s cannot work on this machine: %s", mp_source_name(ro.source), why);
+			cli_error("next: %s", next);
+			return 2;
+		}
+	}
+	ro.probe = &probe;
+	ro.stats = &stats;
 	struct mp_paths paths;
 	int err = mp_paths_find(&paths);
 	if (err) {
@@ -140,7 +181,7 @@ int cmd_record(int argc, char **argv)
 		return 126;
 	}
 	int inst = mp_program_instrumented(prog);
-	if (inst == 0 && !quiet)
+	if (inst == 0 && !quiet && ro.source == MP_SOURCE_INST)
 		cli_error("note: %s was not built with `memprism cc`: its allocations are recorded, its "
 			  "accesses are not. Rebuild with `memprism cc` (or CC=\"memprism cc\" make) to see "
 			  "accesses per object.",
@@ -151,6 +192,11 @@ int cmd_record(int argc, char **argv)
 		/* the program ran; only the run's end could not be appended */
 		cli_error("warning: cannot finish %s: %s", ro.output, mp_strerror(err));
 		err = 0;
+	}
+	if (err && file_error == 2) {
+		cli_error("cannot start --source %s: %s (see `memprism doctor`)", mp_source_name(ro.source),
+			  mp_strerror(err));
+		return 2;
 	}
 	if (err && file_error) {
 		cli_error("cannot record to %s: %s", ro.output, mp_strerror(err));
@@ -174,6 +220,15 @@ int cmd_record(int argc, char **argv)
 		else if (!ro.no_pagemap)
 			fprintf(stderr, "memprism: physical addresses of %llu pages (%u looks at the page tables)\n",
 				ro.pagemap_pages, ro.pagemap_scans);
+		if (ro.source == MP_SOURCE_FAULTS)
+			fprintf(stderr, "memprism: %llu page faults sampled%s", (unsigned long long)stats.faults,
+				stats.lost ? "" : "\n");
+		else if (ro.source == MP_SOURCE_PMU)
+			fprintf(stderr, "memprism: %llu samples%s", (unsigned long long)stats.samples,
+				stats.lost ? "" : "\n");
+		if (stats.lost)
+			fprintf(stderr, ", %llu lost (the rings filled up faster than memprism drained them)\n",
+				(unsigned long long)stats.lost);
 		fprintf(stderr, "memprism: wrote %s (%lld bytes); see it with `memprism report%s%s`\n", ro.output,
 			size, strcmp(ro.output, "memprism.data") ? " " : "",
 			strcmp(ro.output, "memprism.data") ? ro.output : "");

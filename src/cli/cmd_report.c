@@ -19,7 +19,8 @@ static void usage(FILE *out)
 		"and shows loads, stores, bytes and share per row, most accessed first.\n"
 		"FILE defaults to memprism.data.\n\n"
 		"options:\n"
-		"  -b, --by VIEW            object (default), site, kind, thread or function\n"
+		"  -b, --by VIEW            object (default), site, kind, thread, function, or page\n"
+		"                           (page: who first touched each page; --source faults)\n"
 		"  -r, --roi NAME           count only accesses made while region NAME was open\n"
 		"                           (mp_region_begin/end in <memprism.h>)\n"
 		"  -f, --format FORMAT      text (default), csv or json\n"
@@ -55,7 +56,7 @@ int cmd_report(int argc, char **argv)
 		case 'b': {
 			int by = rp_parse_by(optarg);
 			if (by < 0) {
-				cli_error("unknown view '%s' for --by (object, site, kind, thread, function)", optarg);
+				cli_error("unknown view '%s' for --by (object, site, kind, thread, function, page)", optarg);
 				return 2;
 			}
 			ro.by = (enum rp_by)by;
@@ -127,7 +128,13 @@ int cmd_report(int argc, char **argv)
 	int instrumented = 0;
 	for (size_t i = 0; i < res->nprocs; i++)
 		instrumented += res->procs[i].instrumented;
-	if (!instrumented && res->nprocs)
+	int sampled = strcmp(res->source, "inst") != 0;
+	if (ro.by == RP_BY_PAGE && strcmp(res->source, "faults") != 0) {
+		cli_error("--by page needs a recording made with `memprism record --source faults`");
+		an_result_free(res);
+		return 2;
+	}
+	if (!instrumented && res->nprocs && !sampled)
 		cli_error("note: the recorded program was not built with `memprism cc`: allocations were "
 			  "recorded, accesses were not. Rebuild with `memprism cc` to see accesses per object.");
 	if (res->damaged)

@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ "whatif", cmd_whatif, "the trace under two model configurations (machine, huge pages), per object" },
 	{ "memtrace", cmd_memtrace, "the object-relative DRAM request trace of the model (seed 000)" },
 	{ "dump", cmd_dump, "print the raw chunks, events and accesses of a data file" },
+	{ "doctor", cmd_doctor, "say what this machine can measure (PMU, page faults, privileges)" },
 };
 
 void cli_error(const char *fmt, ...)

@@ -10,6 +10,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "common/mp_error.h"
 #include "common/varint.h"
 #include "record/pagemap.h"
+#include "record/perf_src.h"
 #include "record/record.h"
 #include "trace/trace_writer.h"
 
@@ -68,14 +70,37 @@ static uint64_t now_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* "page_size=4096\ncpu_nodes=0,0,1,1\n": the NUMA node of each CPU, so the
+ * analysis can say on which node a first touch placed a page. */
+static size_t cpu_nodes_meta(char *buf, size_t cap)
+{
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	size_t n = (size_t)snprintf(buf, cap, "page_size=%ld\ncpu_nodes=", sysconf(_SC_PAGESIZE));
+	for (int c = 0; c < ncpus && n < cap; c++) {
+		int node = -1;
+		for (int k = 0; k < 1024 && node < 0; k++) {
+			char path[96];
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/node%d", c, k);
+			if (access(path, F_OK) == 0)
+				node = k;
+		}
+		n += (size_t)snprintf(buf + n, cap - n, "%s%d", c ? "," : "", node < 0 ? 0 : node);
+	}
+	if (n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "\n");
+	return n < cap ? n : cap;
+}
+
 /* The header's meta text: what a report shows about the run. */
 static size_t build_meta(char *buf, size_t cap, const struct mp_record_opts *o, const char *prog)
 {
 	char *const *argv = o->argv;
 	struct utsname u;
 	uname(&u);
-	size_t n = (size_t)snprintf(buf, cap, "source=inst\nprogram=%s\nhost=%s\nkernel=%s %s\nmachine=%s\nclock=CLOCK_MONOTONIC\n",
-				    prog, u.nodename, u.sysname, u.release, u.machine);
+	size_t n = (size_t)snprintf(buf, cap, "source=%s\nprogram=%s\nhost=%s\nkernel=%s %s\nmachine=%s\nclock=CLOCK_MONOTONIC\n",
+				    mp_source_name(o->source), prog, u.nodename, u.sysname, u.release, u.machine);
+	if (o->source != MP_SOURCE_INST && n < cap)
+		n += cpu_nodes_meta(buf + n, cap - n);
 	if (o->min_size && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "min_size=%llu\n", o->min_size);
 	if (o->burst_on && n < cap)
@@ -142,23 +167,37 @@ static int setenv_preload(const char *rt)
 	return setenv("LD_PRELOAD", buf, 1);
 }
 
-/* Waits for the program, looking at its page tables now and then: soon after
- * it starts (short runs get a look too), then at doubling intervals up to
- * 100 ms. SIGCHLD ends the wait at once. */
-static void wait_scanning(struct mp_record_opts *o, int fd, pid_t pid, int *st)
+/* Waits for the program. Meanwhile: drains the sampling source's rings
+ * (woken by a ring passing its watermark) and looks at the program's page
+ * tables now and then: soon after it starts, so short runs get a look too,
+ * then at doubling intervals up to 100 ms, and never more than a tenth of
+ * the time. SIGCHLD (or the 100 ms poll with a sampling source) notices the
+ * program's end. */
+static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, struct mp_perf_session *sess)
 {
 	struct mp_pagemap *pm = o->no_pagemap ? NULL : mp_pagemap_new(fd, pid);
+	int fds[1024];
+	struct pollfd pfd[1024];
+	int nfds = sess ? mp_perf_session_fds(sess, fds, 1024) : 0;
+	for (int i = 0; i < nfds; i++)
+		pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
 	sigset_t chld, old;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
 	long interval_us = 1000;
+	uint64_t next_look = 0;
+	int reaped = 0;
 	for (;;) {
 		pid_t w = waitpid(pid, st, WNOHANG);
-		if (w == pid || (w < 0 && errno != EINTR))
+		if (w == pid) {
+			reaped = 1;
 			break;
-		if (pm) {
-			uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+		}
+		if (w < 0 && errno != EINTR)
+			break;
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		if (pm && now >= next_look) {
 			int e = mp_pagemap_scan(pm);
 			if (e) {
 				o->pagemap_err = e;
@@ -167,19 +206,31 @@ static void wait_scanning(struct mp_record_opts *o, int fd, pid_t pid, int *st)
 				mp_pagemap_free(pm);
 				pm = NULL;
 			}
-			/* a big address space takes a while to scan: keep it
-			 * under a tenth of the time */
-			long took_us = (long)((now_ns(CLOCK_MONOTONIC) - t0) / 1000);
+			uint64_t after = now_ns(CLOCK_MONOTONIC);
+			long took_us = (long)((after - now) / 1000);
+			if (interval_us < 100000)
+				interval_us = interval_us * 2 < 100000 ? interval_us * 2 : 100000;
 			if (interval_us < 10 * took_us)
 				interval_us = 10 * took_us;
+			next_look = after + (uint64_t)interval_us * 1000;
+			now = after;
 		}
-		struct timespec ts = { interval_us / 1000000, (interval_us % 1000000) * 1000 };
-		if (!pm)
-			ts = (struct timespec){ 1, 0 };
-		sigtimedwait(&chld, NULL, &ts);
-		if (interval_us < 100000)
-			interval_us = interval_us * 2 < 100000 ? interval_us * 2 : 100000;
+		long wait_us = 100000;
+		if (pm && next_look > now && (long)((next_look - now) / 1000) < wait_us)
+			wait_us = (long)((next_look - now) / 1000);
+		if (sess) {
+			if (poll(pfd, (nfds_t)nfds, (int)((wait_us + 999) / 1000)) < 0 && errno != EINTR)
+				break;
+			if (mp_perf_session_drain(sess))
+				break; /* write error: latched, reported at close */
+		} else {
+			struct timespec ts = { wait_us / 1000000, (wait_us % 1000000) * 1000 };
+			sigtimedwait(&chld, NULL, &ts);
+		}
 	}
+	if (!reaped)
+		while (waitpid(pid, st, 0) < 0 && errno == EINTR)
+			;
 	if (pm) {
 		o->pagemap_pages = mp_pagemap_pages(pm);
 		o->pagemap_scans = mp_pagemap_scans(pm);
@@ -231,6 +282,10 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 		unsetenv("MEMPRISM_PAGEMAP");
 	else
 		setenv("MEMPRISM_PAGEMAP", "1", 1); /* the runtime's last look at exit */
+	if (o->source != MP_SOURCE_INST)
+		setenv("MEMPRISM_EXACT_TIMES", "1", 1);
+	else
+		unsetenv("MEMPRISM_EXACT_TIMES");
 	setenv_preload(paths->runtime);
 
 	/* A terminal's ^C reaches the program too; the launcher outlives it to
@@ -238,8 +293,22 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
-	int pipefd[2];
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+	/* Sampling sources: the events are opened on the child before it execs
+	 * (it waits on go[0]); enable_on_exec starts them with the program. */
+	struct mp_perf_spec specs[8];
+	char spec_buf[2048];
+	int nspecs = 0;
+	if (o->source != MP_SOURCE_INST) {
+		nspecs = mp_perf_specs(o->source, o->probe, &o->pmu, specs, 8, spec_buf, sizeof(spec_buf));
+		if (nspecs < 0) {
+			close(fd);
+			unlink(o->output);
+			*file_error = 2;
+			return nspecs;
+		}
+	}
+	int pipefd[2], go[2] = { -1, -1 }, sample_err = 0;
+	if (pipe2(pipefd, O_CLOEXEC) != 0 || (nspecs && pipe2(go, O_CLOEXEC) != 0)) {
 		err = -errno;
 		close(fd);
 		return err;
@@ -254,6 +323,13 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
 		close(pipefd[0]);
+		if (nspecs) {
+			char c;
+			close(go[1]);
+			/* one byte: events are open; EOF: the launcher gave up */
+			if (read(go[0], &c, 1) != 1)
+				_exit(127);
+		}
 		execv(prog, o->argv);
 		int e = errno;
 		ssize_t w = write(pipefd[1], &e, sizeof(e));
@@ -261,6 +337,28 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 		_exit(127);
 	}
 	close(pipefd[1]);
+	struct mp_perf_session *sess = NULL;
+	if (nspecs) {
+		close(go[0]);
+		err = mp_perf_session_open(pid, specs, nspecs, o->ring_pages ? o->ring_pages : 128, fd, &sess);
+		if (!err && write(go[1], "g", 1) != 1)
+			err = -errno;
+		close(go[1]);
+		if (err) {
+			int st;
+			mp_perf_session_close(sess, NULL);
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			close(pipefd[0]);
+			close(fd);
+			unlink(o->output);
+			sigaction(SIGINT, &old_int, NULL);
+			sigaction(SIGQUIT, &old_quit, NULL);
+			*file_error = 2;
+			return err;
+		}
+	}
 	int exec_errno = 0;
 	ssize_t r;
 	do
@@ -268,7 +366,9 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	while (r < 0 && errno == EINTR);
 	close(pipefd[0]);
 	int st = 0;
-	wait_scanning(o, fd, pid, &st);
+	wait_program(o, fd, pid, &st, sess);
+	if (sess)
+		sample_err = mp_perf_session_close(sess, o->stats);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	unsetenv("MEMPRISM_OUT");
@@ -285,6 +385,8 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	struct mp_chunk_header h = { .type = MP_CHUNK_RUN_END, .pid = (uint32_t)pid };
 	size_t n = trace_chunk_build(&h, payload, (size_t)(p - payload), chunk, NULL, 0);
 	err = write_all(fd, chunk, n);
+	if (!err)
+		err = sample_err;
 	if (close(fd) != 0 && !err)
 		err = -errno;
 	if (!err)

@@ -8,6 +8,9 @@
 
 #include <stddef.h>
 
+#include "record/perf_src.h"
+#include "record/probe.h"
+
 /* Where memprism's pieces are: the directory of the running memprism binary
  * decides (build tree and install tree share one layout). */
 struct mp_paths {
@@ -37,14 +40,20 @@ struct mp_record_opts {
 	int pagemap_err; /* 0, -EPERM (frames hidden: not root), other -errno */
 	unsigned long long pagemap_pages;
 	unsigned pagemap_scans;
+	enum mp_source source; /* inst (default), pmu or faults */
+	const struct mp_probe *probe; /* pmu: what the machine has (mp_probe_run) */
+	struct mp_pmu_opts pmu; /* pmu: period, ldlat, callchains */
+	size_t ring_pages; /* pmu/faults: data pages per CPU ring (power of two), 0 = 128 */
+	struct mp_perf_stats *stats; /* OUT (optional): pmu/faults sample counts */
 };
 
 /*
  * Creates the data file (mode 0600), runs argv with the runtime preloaded,
  * waits for it and appends the run's end. *status gets the wait status.
  * Returns 0 when the program ran (whatever its exit code), or a negative error;
- * *file_error says whether it concerned the data file (1) or starting the
- * program (0).
+ * *file_error says whether it concerned the data file (1), starting the
+ * program (0) or starting the sampling source's perf events (2: nothing ran,
+ * the data file was removed).
  */
 int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *status,
 		  int *file_error);

@@ -6,6 +6,7 @@
  * measured by instrumentation, not sampled and not modelled.
  */
 #include "report/report.h"
+#include "report/rp_int.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -27,8 +28,8 @@ struct row {
 
 int rp_parse_by(const char *s)
 {
-	static const char *const n[] = { "object", "site", "kind", "thread", "function" };
-	for (int i = 0; i < 5; i++)
+	static const char *const n[] = { "object", "site", "kind", "thread", "function", "page" };
+	for (int i = 0; i < 6; i++)
 		if (strcmp(s, n[i]) == 0)
 			return i;
 	return -1;
@@ -159,6 +160,8 @@ static struct row *build_rows(const struct an_result *res, enum rp_by by, size_t
 			rows[n++] = (struct row){ .label = f->name, .kind = f->module, .c = f->c, .mem = f->mem };
 		}
 		break;
+	case RP_BY_PAGE:
+		break; /* rp_render_faults' view */
 	}
 	qsort(rows, n, sizeof(*rows), by_accesses);
 	*nrows = n;
@@ -566,6 +569,12 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 
 int rp_render(FILE *out, const struct an_result *res, const struct rp_opts *o)
 {
+	if (strcmp(res->source, "faults") == 0)
+		return rp_render_faults(out, res, o);
+	if (strcmp(res->source, "pmu") == 0)
+		return rp_render_pmu(out, res, o);
+	if (o->by == RP_BY_PAGE)
+		return -EINVAL;
 	size_t n = 0;
 	struct row *rows = build_rows(res, o->by, &n);
 	if (!rows)

@@ -8,7 +8,14 @@
 
 #include "analysis/analysis.h"
 
-enum rp_by { RP_BY_OBJECT, RP_BY_SITE, RP_BY_KIND, RP_BY_THREAD, RP_BY_FUNCTION };
+enum rp_by {
+	RP_BY_OBJECT,
+	RP_BY_SITE,
+	RP_BY_KIND,
+	RP_BY_THREAD,
+	RP_BY_FUNCTION,
+	RP_BY_PAGE, /* first touch of each page: record --source faults only */
+};
 enum rp_format { RP_TEXT, RP_CSV, RP_JSON };
 
 struct rp_opts {
@@ -19,10 +26,11 @@ struct rp_opts {
 	const char *roi;
 };
 
-/* Parse "object|site|kind|thread|function" / "text|csv|json"; -1 if unknown. */
+/* Parse "object|site|kind|thread|function|page" / "text|csv|json"; -1 if unknown. */
 int rp_parse_by(const char *s);
 int rp_parse_format(const char *s);
 
+/* Renders r. -EINVAL for --by page on a recording without page faults. */
 int rp_render(FILE *out, const struct an_result *r, const struct rp_opts *o);
 
 /* The TLB view of a modelled result: walk concentration over pages, per

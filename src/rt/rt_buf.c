@@ -467,9 +467,11 @@ uint8_t *rt_event_begin(struct rt_thread *t, unsigned type, uint64_t *epoch_out)
 	/* A clock read costs ~30 ns in a VM, as much as the rest of an
 	 * allocation event: ALLOC and FREE read it every RT_CLOCK_EVERY-th
 	 * time and reuse the last reading (and CPU) otherwise, so their times
-	 * are exact to within a few events; all other events read it. */
+	 * are exact to within a few events; all other events read it, and so
+	 * do they when samples must be placed among them by time. */
 	uint64_t e = rt_next_epoch(), now = t->last_time;
-	if ((type != MP_EV_ALLOC && type != MP_EV_FREE) || (++t->clock_skip & (RT_CLOCK_EVERY - 1)) == 0) {
+	if ((type != MP_EV_ALLOC && type != MP_EV_FREE) || rt_proc.exact_times ||
+	    (++t->clock_skip & (RT_CLOCK_EVERY - 1)) == 0) {
 		now = rt_now();
 		t->last_cpu = rt_cpu();
 	}

@@ -496,6 +496,10 @@ __attribute__((constructor(101))) static void rt_init(void)
 	const char *min_size = getenv("MEMPRISM_MIN_SIZE");
 	if (min_size && *min_size)
 		rt_proc.min_size = (size_t)strtoull(min_size, NULL, 10);
+	/* record --source faults|pmu: samples are placed among events by time,
+	 * so allocations and frees must not reuse an earlier clock reading */
+	const char *exact = getenv("MEMPRISM_EXACT_TIMES");
+	rt_proc.exact_times = exact && *exact == '1';
 	const char *sample = getenv("MEMPRISM_SAMPLE_BURSTS");
 	if (sample && *sample) {
 		char *end;

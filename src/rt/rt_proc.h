@@ -21,6 +21,7 @@ struct rt_proc {
 	uint64_t burst_on, burst_off; /* sampling of access bursts; 0: record all */
 	size_t min_size; /* heap blocks below this usable size are not recorded */
 	uint64_t heap_lo, heap_hi; /* the brk heap as last reported (grows under --min-size) */
+	int exact_times; /* every event reads the clock (sampled sources place samples by time) */
 };
 extern struct rt_proc rt_proc;
 

@@ -577,7 +577,8 @@ static Dwarf_Die *cu_by_ranges(struct sym_module *m, uint64_t addr, Dwarf_Addr *
 			}
 		}
 built:
-		qsort(m->cus, m->ncus, sizeof(*m->cus), cu_range_cmp);
+		if (m->ncus) /* qsort(NULL, 0) is undefined: a module without CU ranges */
+			qsort(m->cus, m->ncus, sizeof(*m->cus), cu_range_cmp);
 	}
 
 	/* Last range starting at or below addr; ranges of distinct CUs do

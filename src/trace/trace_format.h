@@ -43,7 +43,13 @@ enum mp_chunk_type {
 	MP_CHUNK_PROCESS = 2, /* a process (or exec image) starts: records */
 	MP_CHUNK_END = 3, /* a process's runtime shut down: its final counters */
 	MP_CHUNK_RUN_END = 4, /* the launcher saw the program end: uv status, uv time */
-	/* 5, 6: reserved for the sampling sources */
+	/* Sampled accesses (record --source faults|pmu), written by the launcher
+	 * as it drains the perf rings: EVENT records of types 19..22 below, for
+	 * every process and thread of the run (pid/tid are fields; the chunk
+	 * header's pid is the launcher's, tid and proc_id 0). Epoch deltas are
+	 * 0: samples carry time, not epochs, and are placed by time. */
+	MP_CHUNK_SAMPLES = 5,
+	/* 6: reserved for the sampled sources */
 	MP_CHUNK_PAGEMAP = 7, /* translations that changed: see MP_PAGEMAP_* below */
 };
 
@@ -152,6 +158,35 @@ enum mp_event_type {
 	/* uv time, uv bias, uv lo, uv hi: the image loaded at bias was unloaded
 	 * (dlclose): its statics and sections end */
 	MP_EV_MODULE_UNLOAD = 18,
+	/* --- sampled sources: SAMPLES chunks only (docs/trace-format.md) --- */
+	/* uv time, uv cpu, uv pid, uv tid, uv addr, uv ip, uv flags (MP_FAULT_*):
+	 * a completed page fault (perf software event) */
+	MP_EV_FAULT = 19,
+	/* uv time, uv cpu, uv pid, uv tid, uv addr, uv ip, uv event (SAMPLE_DEF
+	 * index), uv period, uv data_src (perf_mem_data_src), uv weight
+	 * (latency: PERF_SAMPLE_WEIGHT, or WEIGHT_STRUCT var1 | var2 << 32),
+	 * uv phys addr, str callchain (uv count, then count x uv ip) */
+	MP_EV_SAMPLE = 20,
+	/* uv time, uv cpu, uv lost: records the kernel dropped on that CPU's ring */
+	MP_EV_LOST = 21,
+	/* uv time, uv event index, uv kind (enum mp_sample_kind), uv perf type,
+	 * uv perf config, uv period, str name: what an event index means */
+	MP_EV_SAMPLE_DEF = 22,
+	/* 23: reserved for the sampled sources */
+};
+
+#define MP_FAULT_MAJOR 1u /* the fault needed I/O (PERF_COUNT_SW_PAGE_FAULTS_MAJ) */
+
+/* What a sampled event measures (SAMPLE_DEF kind). */
+enum mp_sample_kind {
+	MP_SK_FAULT_MIN = 1, /* software: minor page faults */
+	MP_SK_FAULT_MAJ = 2, /* software: major page faults */
+	MP_SK_PEBS_LOAD = 3, /* Intel: load latency (mem-loads, ldlat) */
+	MP_SK_PEBS_STORE = 4, /* Intel: precise stores (mem-stores) */
+	MP_SK_PEBS_STLB_LOAD = 5, /* Intel: loads that missed the STLB */
+	MP_SK_PEBS_STLB_STORE = 6, /* Intel: stores that missed the STLB */
+	MP_SK_IBS_OP = 7, /* AMD: IBS op samples (loads and stores) */
+	MP_SK_SPE = 8, /* Arm: SPE records */
 };
 
 enum mp_alloc_fn {

@@ -54,7 +54,7 @@ struct trace_rec {
 	/* EPOCH / EVENT / TIME / DROPPED */
 	uint64_t epoch;
 	unsigned event; /* enum mp_event_type */
-	uint64_t f[8]; /* event fields in format order (see trace_format.h) */
+	uint64_t f[12]; /* event fields in format order (see trace_format.h) */
 	unsigned nf;
 	const char *str; /* event string (not NUL-terminated), or stack frames */
 	size_t str_len;

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sampled accesses in the analysis (record --source faults|pmu): SAMPLES
+ * chunks are collected while the file is indexed, each sample is given to
+ * the process image it came from (pid, and time against the images' start
+ * times), and the replay of that process places it by time among the
+ * runtime's events, so it is attributed to the object that held its address
+ * at that moment. Internal to src/analysis.
+ */
+#ifndef MP_AN_SAMPLES_H
+#define MP_AN_SAMPLES_H
+
+#include <stdint.h>
+
+#include "analysis/an_int.h"
+
+/* Takes a SAMPLES chunk's records (index pass). */
+void an_samples_chunk(struct an_state *st, const struct trace_chunk *c);
+/* After indexing: every sample to its process, sorted by time. */
+int an_samples_assign(struct an_state *st);
+/* Replay of process pi reached an event (type event) at time t: applies
+ * the process's samples that happened before it (t = UINT64_MAX: all that
+ * are left). */
+void an_samples_until(struct an_state *st, uint32_t pi, uint64_t t, unsigned event);
+/* Adds a merged class's sampled figures to the row it merged into. */
+void an_samples_merge_class(struct an_class *into, const struct an_class *from);
+void an_samples_merge_ip(struct an_function *into, const struct an_ip *from);
+/* After merging rows: totals, pages (with final row indices) into r. */
+int an_samples_finish(struct an_state *st, struct an_result *r, const uint32_t *remap);
+void an_samples_free(struct an_state *st);
+
+#endif

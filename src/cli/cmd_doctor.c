@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+/* `memprism doctor`: what this machine can measure, and for what it cannot,
+ * why and what to do next. The facts come from the probe (src/record/probe.c),
+ * the same one `memprism record` consults. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "record/probe.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: memprism doctor\n\n"
+		     "Probes this machine and says which sources work: inst (programs built with\n"
+		     "`memprism cc`), pmu (hardware sampling: Intel PEBS, AMD IBS, Arm SPE) and\n"
+		     "faults (page-fault sampling), with the reason and the next step for each.\n"
+		     "Exit status 0 when the probe ran, whatever it found.\n");
+}
+
+static const char *yesno(int v)
+{
+	return v ? "yes" : "no";
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return cli_finish_stdout();
+		}
+		usage(stderr);
+		return 2;
+	}
+	if (optind < argc) {
+		cli_error("doctor takes no arguments (got '%s')", argv[optind]);
+		return 2;
+	}
+	struct mp_probe p;
+	mp_probe_run(&p);
+
+	printf("machine\n");
+	if (p.hw_errno)
+		printf("  hardware PMU:      no (perf_event_open cycles: %s, %s)\n", mp_errno_name(p.hw_errno),
+		       strerror(p.hw_errno));
+	else
+		printf("  hardware PMU:      yes (perf_event_open cycles works)\n");
+	for (int i = 0; i < MP_PMU_COUNT; i++) {
+		const struct mp_probe_pmu *m = &p.pmus[i];
+		if (!m->present) {
+			printf("  pmu %-14s absent\n", m->name);
+			continue;
+		}
+		printf("  pmu %-14s present, type %d%s\n", m->name, m->type, m->mem_events ? ", memory events" : "");
+		if (m->caps[0])
+			printf("    caps:   %s\n", m->caps);
+		if (m->format[0])
+			printf("    format: %s\n", m->format);
+	}
+	printf("  software events:   %s", p.sw_errno ? "no" : "yes (page faults with addresses, per CPU, inherited)");
+	if (p.sw_errno)
+		printf(" (%s: %s, %s)", p.sw_step, mp_errno_name(p.sw_errno), strerror(p.sw_errno));
+	printf("\n");
+	printf("  virtual machine:   %s", yesno(p.hv_cpuid == 1 || p.hv_cpuinfo || p.hv_sysfs[0]));
+	printf(" (cpuid hypervisor bit: %s", p.hv_cpuid < 0 ? "n/a" : yesno(p.hv_cpuid));
+	if (p.hv_vendor[0])
+		printf(", vendor %s", p.hv_vendor);
+	printf("; cpuinfo flag: %s; /sys/hypervisor: %s)\n", yesno(p.hv_cpuinfo), p.hv_sysfs[0] ? p.hv_sysfs : "absent");
+	printf("privileges\n");
+	if (p.paranoid == -100)
+		printf("  perf_event_paranoid: unreadable\n");
+	else
+		printf("  perf_event_paranoid: %d\n", p.paranoid);
+	printf("  root: %s, CAP_PERFMON: %s, CAP_SYS_ADMIN: %s\n", yesno(p.root), yesno(p.cap_perfmon),
+	       yesno(p.cap_sys_admin));
+	printf("  physical addresses: %s\n",
+	       p.root || p.cap_sys_admin ? "yes (PERF_SAMPLE_PHYS_ADDR needs root)" : "no (needs root)");
+	if (p.pagemap_pfn < 0)
+		printf("  pagemap PFNs:      no (/proc/self/pagemap: %s)\n", strerror(-p.pagemap_pfn));
+	else
+		printf("  pagemap PFNs:      %s\n", p.pagemap_pfn ? "yes (own pagemap entry shows a PFN)"
+							     : "no (PFN reads as 0: needs CAP_SYS_ADMIN)");
+	printf("memory\n");
+	printf("  transparent huge pages: %s\n", p.thp[0] ? p.thp : "unknown (no sysfs entry)");
+	printf("  NUMA nodes: %d, CPUs: %d\n", p.numa_nodes, p.ncpus);
+	printf("compiler\n");
+	if (p.cc[0])
+		printf("  memprism cc uses: %s (clang %d)\n", p.cc, p.cc_major);
+	else
+		printf("  memprism cc uses: none found\n");
+	printf("sources\n");
+	for (int s = 0; s < MP_SOURCE_COUNT; s++) {
+		char why[512], next[512];
+		int ok = mp_probe_source(&p, (enum mp_source)s, why, sizeof(why), next, sizeof(next));
+		printf("  %-7s %s: %s\n", mp_source_name((enum mp_source)s), ok ? "works" : "does not work", why);
+		printf("  %-7s next: %s\n", "", next);
+	}
+	return cli_finish_stdout();
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sampling sources for `memprism record`: perf events opened on the program
+ * (one per CPU and event, inherited by every thread and child), their rings
+ * drained while it runs, and the samples appended to the data file as
+ * SAMPLES chunks (trace_format.h). Library code: returns errors, prints
+ * nothing.
+ */
+#ifndef MP_PERF_SRC_H
+#define MP_PERF_SRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "record/probe.h"
+
+/* One event to open on every CPU. */
+struct mp_perf_spec {
+	const char *name; /* e.g. "page-faults-min", "mem-loads ldlat=30" */
+	unsigned kind; /* enum mp_sample_kind */
+	uint32_t type; /* perf_event_attr.type */
+	uint64_t config, config1, config2;
+	uint64_t period; /* sample every period events */
+	uint64_t sample_type; /* PERF_SAMPLE_*; IDENTIFIER is added */
+	int precise_ip; /* 0..3 */
+	int exclude_kernel;
+};
+
+/* Options of the pmu source. */
+struct mp_pmu_opts {
+	uint64_t period; /* 0: default per flavour */
+	unsigned ldlat; /* Intel load-latency threshold in cycles, 0: default 30 */
+	int callchain; /* sample user callchains */
+};
+
+/*
+ * The events of a source on this machine. faults: minor and major page
+ * faults. pmu: by flavour (probe): Intel mem-loads/mem-stores and the STLB
+ * miss events from the core PMU's sysfs event descriptions, AMD ibs_op, Arm
+ * arm_spe_0. Fills up to max specs and returns how many, or a negative
+ * error (-ENOENT: no event description found for this PMU). Names point to
+ * static or buf storage (buf: caller's, >= 1024 bytes, alive while specs are).
+ */
+int mp_perf_specs(enum mp_source src, const struct mp_probe *probe, const struct mp_pmu_opts *o,
+		  struct mp_perf_spec *specs, int max, char *buf, size_t buf_len);
+
+/* Parses a sysfs event description ("event=0xcd,umask=0x1,ldlat=3") with
+ * the PMU's format/ directory (e.g. "config:0-7") into config words.
+ * format_dir NULL: the Intel core PMU defaults (event 0-7, umask 8-15,
+ * ldlat config1 0-15 ...). 0 or -EINVAL for a term it cannot place. */
+int mp_perf_parse_event(const char *desc, const char *format_dir, uint64_t *config, uint64_t *config1,
+			uint64_t *config2);
+
+struct mp_perf_session;
+
+/*
+ * Opens specs on every CPU for pid (inherited by its threads and children,
+ * counting from its next exec: enable_on_exec), maps one ring per CPU
+ * (ring_pages data pages, a power of two), and appends samples to out_fd
+ * (an O_APPEND data file) as it drains. *out owned by the caller: close
+ * with mp_perf_session_close. Returns 0 or -errno from perf_event_open/mmap.
+ */
+int mp_perf_session_open(pid_t pid, const struct mp_perf_spec *specs, int nspecs, size_t ring_pages, int out_fd,
+			 struct mp_perf_session **out);
+
+/* Descriptors to poll(2) for readable rings: returns the count, fills up to max. */
+int mp_perf_session_fds(const struct mp_perf_session *s, int *fds, int max);
+
+/* Drains every ring into the data file. 0 or -errno (write error). */
+int mp_perf_session_drain(struct mp_perf_session *s);
+
+struct mp_perf_stats {
+	uint64_t samples, faults, lost, chunks, bad_records;
+};
+
+/* Final drain and flush, closes events; *stats (if given) gets the final
+ * counts. Returns 0 or the first error of the session (write errors are
+ * latched). Accepts NULL. */
+int mp_perf_session_close(struct mp_perf_session *s, struct mp_perf_stats *stats);
+
+#endif

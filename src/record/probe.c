@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The machine probe (see probe.h). Each probe asks the kernel the way the
+ * real source will: the faults probe opens a sampling page-fault event per
+ * CPU with inherit and maps its ring, because that is what fails on some
+ * kernels (a per-task inherited event cannot be mmapped), not a bare open.
+ */
+#include "record/probe.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "record/record.h"
+
+#define SYSFS_PMUS "/sys/bus/event_source/devices"
+
+static const char *const source_names[MP_SOURCE_COUNT] = { "inst", "pmu", "faults" };
+
+int mp_source_parse(const char *name)
+{
+	for (int i = 0; i < MP_SOURCE_COUNT; i++)
+		if (strcmp(name, source_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *mp_source_name(enum mp_source s)
+{
+	return (unsigned)s < MP_SOURCE_COUNT ? source_names[s] : "?";
+}
+
+const char *mp_errno_name(int e)
+{
+	switch (e) {
+	case ENOENT: return "ENOENT";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case ENODEV: return "ENODEV";
+	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
+	case EINVAL: return "EINVAL";
+	case ENOSYS: return "ENOSYS";
+	case EBUSY: return "EBUSY";
+	case ENOMEM: return "ENOMEM";
+	case E2BIG: return "E2BIG";
+	case ESRCH: return "ESRCH";
+	default: {
+		static __thread char buf[24];
+		snprintf(buf, sizeof(buf), "errno %d", e);
+		return buf;
+	}
+	}
+}
+
+/* First line of a small file, without its newline; -errno on failure. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, len - 1);
+	int e = errno;
+	close(fd);
+	if (n < 0)
+		return -e;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static long perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void probe_hw(struct mp_probe *p)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	long fd = perf_open(&a, 0, -1);
+	if (fd < 0) {
+		p->hw_errno = errno;
+		return;
+	}
+	p->hw_errno = 0;
+	close((int)fd);
+}
+
+/* The faults source's set-up on our own pid, on CPU 0 (a CPU number is
+ * what makes an inherited event mappable). */
+static void probe_sw(struct mp_probe *p)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR;
+	a.disabled = 1;
+	a.inherit = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	p->sw_step = "perf_event_open";
+	long fd = perf_open(&a, getpid(), 0);
+	if (fd < 0) {
+		p->sw_errno = errno;
+		return;
+	}
+	size_t len = (size_t)(1 + 1) * (size_t)sysconf(_SC_PAGESIZE);
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (m == MAP_FAILED) {
+		p->sw_step = "mmap";
+		p->sw_errno = errno;
+	} else {
+		p->sw_errno = 0;
+		munmap(m, len);
+	}
+	close((int)fd);
+}
+
+/* "name=value name=value" of a directory of one-line files. */
+static void list_dir(const char *dir, char *out, size_t cap, char sep)
+{
+	out[0] = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	size_t o = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL && o + 1 < cap) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[512], val[96];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (read_line(path, val, sizeof(val)))
+			val[0] = 0;
+		int n = snprintf(out + o, cap - o, "%s%s%c%s", o ? " " : "", e->d_name, sep, val);
+		if (n < 0 || (size_t)n >= cap - o) {
+			out[o] = 0;
+			break;
+		}
+		o += (size_t)n;
+	}
+	closedir(d);
+}
+
+static void probe_pmus(struct mp_probe *p)
+{
+	static const char *const names[MP_PMU_COUNT] = { "cpu", "cpu_core", "cpu_atom", "ibs_op", "arm_spe_0" };
+	for (int i = 0; i < MP_PMU_COUNT; i++) {
+		struct mp_probe_pmu *m = &p->pmus[i];
+		char path[256], buf[64];
+		m->name = names[i];
+		m->type = -1;
+		snprintf(path, sizeof(path), SYSFS_PMUS "/%s", names[i]);
+		m->present = access(path, F_OK) == 0;
+		if (!m->present)
+			continue;
+		snprintf(path, sizeof(path), SYSFS_PMUS "/%s/type", names[i]);
+		if (read_line(path, buf, sizeof(buf)) == 0)
+			m->type = atoi(buf);
+		snprintf(path, sizeof(path), SYSFS_PMUS "/%s/caps", names[i]);
+		list_dir(path, m->caps, sizeof(m->caps), '=');
+		snprintf(path, sizeof(path), SYSFS_PMUS "/%s/format", names[i]);
+		list_dir(path, m->format, sizeof(m->format), ':');
+		snprintf(path, sizeof(path), SYSFS_PMUS "/%s/events/mem-loads", names[i]);
+		m->mem_events = access(path, F_OK) == 0;
+	}
+}
+
+static void probe_hypervisor(struct mp_probe *p)
+{
+	p->hv_cpuid = -1;
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	if (__get_cpuid(1, &a, &b, &c, &d)) {
+		p->hv_cpuid = !!(c & (1u << 31));
+		if (p->hv_cpuid) {
+			/* leaf 0x40000000 is only defined with the hypervisor bit */
+			__cpuid(0x40000000, a, b, c, d);
+			memcpy(p->hv_vendor, &b, 4);
+			memcpy(p->hv_vendor + 4, &c, 4);
+			memcpy(p->hv_vendor + 8, &d, 4);
+			p->hv_vendor[12] = 0;
+		}
+	}
+#endif
+	if (read_line("/sys/hypervisor/type", p->hv_sysfs, sizeof(p->hv_sysfs)))
+		p->hv_sysfs[0] = 0;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	if (f) {
+		char line[4096];
+		while (fgets(line, sizeof(line), f)) {
+			if (strncmp(line, "flags", 5) != 0)
+				continue;
+			p->hv_cpuinfo = strstr(line, " hypervisor") != NULL;
+			break;
+		}
+		fclose(f);
+	}
+}
+
+static void probe_privileges(struct mp_probe *p)
+{
+	char buf[64];
+	p->paranoid = -100;
+	if (read_line("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) == 0)
+		p->paranoid = atoi(buf);
+	p->root = geteuid() == 0;
+	FILE *f = fopen("/proc/self/status", "re");
+	if (f) {
+		char line[256];
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long caps;
+			if (sscanf(line, "CapEff: %llx", &caps) == 1) {
+				p->cap_sys_admin = !!(caps & (1ull << 21));
+				p->cap_perfmon = !!(caps & (1ull << 38));
+			}
+		}
+		fclose(f);
+	}
+}
+
+/* Reads our own pagemap entry for a page we just wrote: the kernel shows
+ * the PFN only to CAP_SYS_ADMIN, zero otherwise. */
+static void probe_pagemap(struct mp_probe *p)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	volatile char *page = mmap(NULL, (size_t)psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED) {
+		p->pagemap_pfn = -errno;
+		return;
+	}
+	page[0] = 1;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		p->pagemap_pfn = -errno;
+	} else {
+		uint64_t e = 0;
+		off_t off = (off_t)((uintptr_t)page / (uintptr_t)psz * sizeof(e));
+		ssize_t n = pread(fd, &e, sizeof(e), off);
+		if (n != (ssize_t)sizeof(e))
+			p->pagemap_pfn = n < 0 ? -errno : -EIO;
+		else
+			p->pagemap_pfn = (e >> 63) && (e & ((1ull << 55) - 1)) != 0;
+		close(fd);
+	}
+	munmap((void *)page, (size_t)psz);
+}
+
+static void probe_thp(struct mp_probe *p)
+{
+	char buf[128];
+	p->thp[0] = 0;
+	if (read_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)))
+		return;
+	/* "always [madvise] never": the bracketed word is in force */
+	char *l = strchr(buf, '['), *r = l ? strchr(l, ']') : NULL;
+	if (l && r)
+		snprintf(p->thp, sizeof(p->thp), "%.*s", (int)(r - l - 1), l + 1);
+}
+
+static void probe_numa(struct mp_probe *p)
+{
+	DIR *d = opendir("/sys/devices/system/node");
+	p->numa_nodes = 0;
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		if (strncmp(e->d_name, "node", 4) == 0 && e->d_name[4] && (strtol(e->d_name + 4, &end, 10), !*end))
+			p->numa_nodes++;
+	}
+	closedir(d);
+}
+
+/* The clang `memprism cc` would pick, and its major version from
+ * `clang --version` ("... clang version 16.0.6 ..."). */
+static void probe_cc(struct mp_probe *p)
+{
+	static const char *const c[] = { "clang-16", "clang-17", "clang-18", "clang-15", "clang-14", "clang" };
+	const char *env = getenv("MEMPRISM_CC");
+	p->cc[0] = 0;
+	p->cc_major = 0;
+	if (env && *env) {
+		if (mp_find_program(env, p->cc, sizeof(p->cc)))
+			p->cc[0] = 0;
+	} else {
+		for (size_t i = 0; i < sizeof(c) / sizeof(c[0]) && !p->cc[0]; i++)
+			if (mp_find_program(c[i], p->cc, sizeof(p->cc)))
+				p->cc[0] = 0;
+	}
+	if (!p->cc[0])
+		return;
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC))
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, 2);
+		execl(p->cc, p->cc, "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	char out[512];
+	size_t o = 0;
+	ssize_t n;
+	while (o + 1 < sizeof(out) && ((n = read(fds[0], out + o, sizeof(out) - 1 - o)) > 0 || (n < 0 && errno == EINTR)))
+		if (n > 0)
+			o += (size_t)n;
+	out[o] = 0;
+	close(fds[0]);
+	int st;
+	if (pid > 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	const char *v = strstr(out, "clang version ");
+	if (v)
+		p->cc_major = atoi(v + 14);
+}
+
+void mp_probe_run(struct mp_probe *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	probe_hw(p);
+	probe_sw(p);
+	probe_pmus(p);
+	probe_hypervisor(p);
+	probe_privileges(p);
+	probe_pagemap(p);
+	probe_thp(p);
+	probe_numa(p);
+	probe_cc(p);
+}
+
+const char *mp_probe_pmu_flavour(const struct mp_probe *p)
+{
+	if (p->hw_errno == 0 && ((p->pmus[MP_PMU_CPU].present && p->pmus[MP_PMU_CPU].mem_events) ||
+				 (p->pmus[MP_PMU_CPU_CORE].present && p->pmus[MP_PMU_CPU_CORE].mem_events)))
+		return "Intel PEBS";
+	if (p->pmus[MP_PMU_IBS_OP].present && p->pmus[MP_PMU_IBS_OP].type >= 0)
+		return "AMD IBS";
+	if (p->pmus[MP_PMU_ARM_SPE].present && p->pmus[MP_PMU_ARM_SPE].type >= 0)
+		return "Arm SPE";
+	return NULL;
+}
+
+static int in_vm(const struct mp_probe *p)
+{
+	return p->hv_cpuid == 1 || p->hv_cpuinfo || p->hv_sysfs[0];
+}
+
+static const char *vm_name(const struct mp_probe *p)
+{
+	if (p->hv_vendor[0])
+		return p->hv_vendor;
+	if (p->hv_sysfs[0])
+		return p->hv_sysfs;
+	return "unknown hypervisor";
+}
+
+/* May this user sample with perf at all (paranoid, capabilities)? */
+static int perf_allowed(const struct mp_probe *p, int need_kernel_or_cpu)
+{
+	if (p->root || p->cap_perfmon || p->cap_sys_admin)
+		return 1;
+	if (p->paranoid == -100)
+		return 0;
+	return need_kernel_or_cpu ? p->paranoid <= 0 : p->paranoid <= 2;
+}
+
+int mp_probe_source(const struct mp_probe *p, enum mp_source s, char *why, size_t why_len, char *next,
+		    size_t next_len)
+{
+	switch (s) {
+	case MP_SOURCE_INST:
+		if (!p->cc[0]) {
+			snprintf(why, why_len, "no clang found for `memprism cc` (sanitizer-coverage trace-loads/stores "
+					       "is a clang feature)");
+			snprintf(next, next_len, "install clang (Debian: apt-get install clang-16), or set MEMPRISM_CC "
+						 "to a clang binary");
+			return 0;
+		}
+		if (p->cc_major && p->cc_major < 14) {
+			snprintf(why, why_len, "%s is clang %d; trace-loads/trace-stores need clang 14 or newer", p->cc,
+				 p->cc_major);
+			snprintf(next, next_len, "install a newer clang (Debian: apt-get install clang-16)");
+			return 0;
+		}
+		snprintf(why, why_len, "%s (clang %d) instruments every load and store; no PMU or privilege needed",
+			 p->cc, p->cc_major);
+		snprintf(next, next_len, "memprism cc -O2 -g app.c -o app && memprism record -- ./app");
+		return 1;
+	case MP_SOURCE_FAULTS:
+		if (p->sw_errno) {
+			snprintf(why, why_len, "software page-fault sampling fails: %s returned %s (%s)", p->sw_step,
+				 mp_errno_name(p->sw_errno), strerror(p->sw_errno));
+			if (p->sw_errno == EACCES || p->sw_errno == EPERM)
+				snprintf(next, next_len, "perf_event_paranoid is %d: lower it (sysctl "
+							 "kernel.perf_event_paranoid=2) or run as root",
+					 p->paranoid);
+			else
+				snprintf(next, next_len, "a kernel with CONFIG_PERF_EVENTS is needed; meanwhile use "
+							 "--source inst");
+			return 0;
+		}
+		snprintf(why, why_len, "software page-fault events with addresses work (one per CPU, inherited); "
+				       "first touch of every page");
+		snprintf(next, next_len, "memprism record --source faults -- ./app (any binary)");
+		return 1;
+	case MP_SOURCE_PMU: {
+		const char *fl = mp_probe_pmu_flavour(p);
+		if (fl && !perf_allowed(p, 1)) {
+			snprintf(why, why_len, "%s is present but perf_event_paranoid is %d and memprism has neither "
+					       "root, CAP_PERFMON nor CAP_SYS_ADMIN",
+				 fl, p->paranoid);
+			snprintf(next, next_len, "sysctl kernel.perf_event_paranoid=0, or run as root, or setcap "
+						 "cap_perfmon+ep on memprism");
+			return 0;
+		}
+		if (fl) {
+			snprintf(why, why_len, "%s sampling available%s", fl,
+				 p->root || p->cap_sys_admin ? " (with physical addresses: root)" : "");
+			snprintf(next, next_len, "memprism record --source pmu -- ./app");
+			return 1;
+		}
+		int any_cpu = p->pmus[MP_PMU_CPU].present || p->pmus[MP_PMU_CPU_CORE].present;
+		if (any_cpu && p->hw_errno == 0) {
+			snprintf(why, why_len, "a core PMU is present but it has no memory-sampling events (no "
+					       "events/mem-loads: not PEBS-capable), and there is no ibs_op or arm_spe_0");
+			snprintf(next, next_len, "use a machine with Intel PEBS, AMD IBS or Arm SPE; meanwhile use "
+						 "--source faults or inst");
+			return 0;
+		}
+		if (in_vm(p))
+			snprintf(why, why_len, "no hardware PMU: perf_event_open(cycles) fails with %s and "
+					       "/sys/bus/event_source/devices has no cpu, ibs_op or arm_spe_0; this is "
+					       "a virtual machine (%s) that does not pass the PMU through",
+				 p->hw_errno ? mp_errno_name(p->hw_errno) : "success", vm_name(p));
+		else
+			snprintf(why, why_len, "no hardware PMU: perf_event_open(cycles) fails with %s and "
+					       "/sys/bus/event_source/devices has no cpu, ibs_op or arm_spe_0",
+				 p->hw_errno ? mp_errno_name(p->hw_errno) : "success");
+		snprintf(next, next_len, "run on bare metal or a VM with PMU passthrough (KVM: -cpu host,pmu=on; "
+					 "VMware: virtualize CPU performance counters); meanwhile use --source faults "
+					 "or inst");
+		return 0;
+	}
+	default:
+		snprintf(why, why_len, "unknown source");
+		next[0] = 0;
+		return 0;
+	}
+}

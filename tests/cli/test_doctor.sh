@@ -1,0 +1,53 @@
+# memprism doctor: exit status 0, one verdict line per source, and verdicts
+# that match what this machine really offers (decided here independently:
+# a PMU directory in sysfs, perf_event_open of a software event through perf's
+# own /proc interface is not available to bash, so faults is checked by
+# recording). record --source pmu fails before running anything, with the
+# doctor's words, when the doctor says pmu does not work.
+source "$(dirname "$0")/lib.sh"
+"$MEMPRISM" doctor >doc.txt || fail "doctor exited $?"
+cat doc.txt
+for s in inst pmu faults; do
+	grep -Eq "^  $s +(works|does not work): " doc.txt || fail "no verdict line for $s"
+done
+expect_eq "next-step lines" 3 "$(grep -c '^  *next: ' doc.txt)"
+grep -q '^  perf_event_paranoid: '"$(cat /proc/sys/kernel/perf_event_paranoid)"'$' doc.txt ||
+	fail "paranoid level not reported as the kernel has it"
+thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled)
+grep -q "transparent huge pages: $thp\$" doc.txt || fail "THP policy is not '$thp'"
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
+grep -q "NUMA nodes: $nodes," doc.txt || fail "NUMA node count is not $nodes"
+[ "$(id -u)" -eq 0 ] && { grep -q '^  root: yes' doc.txt || fail "root not seen"; }
+pmu_dirs=0
+for d in cpu cpu_core cpu_atom ibs_op arm_spe_0; do
+	if [ -e /sys/bus/event_source/devices/$d ]; then
+		pmu_dirs=1
+		grep -q "^  pmu $d  *present" doc.txt || fail "pmu $d present but not reported"
+	else
+		grep -q "^  pmu $d  *absent" doc.txt || fail "pmu $d absent but not reported so"
+	fi
+done
+if [ $pmu_dirs -eq 0 ]; then
+	grep -q '^  pmu     does not work: no hardware PMU' doc.txt || fail "pmu verdict without a PMU"
+	grep -q '^  hardware PMU:      no (perf_event_open cycles: E' doc.txt || fail "no errno for the missing PMU"
+	# record fails early, same words, and never starts the program
+	set +e
+	"$MEMPRISM" record --source pmu -o pmu.data -- touch ran-anyway 2>err.txt
+	rc=$?
+	set -e
+	expect_eq "record --source pmu exit status" 2 "$rc"
+	[ ! -e ran-anyway ] || fail "record --source pmu ran the program"
+	[ ! -e pmu.data ] || fail "record --source pmu created a data file"
+	why=$(sed -n 's/^  pmu     does not work: //p' doc.txt)
+	grep -qF -- "--source pmu cannot work on this machine: $why" err.txt || fail "record's words differ: $(cat err.txt)"
+	next=$(sed -n '/^  pmu     does not work/{n;s/^  *next: //p}' doc.txt)
+	grep -qF -- "next: $next" err.txt || fail "record's next step differs"
+fi
+set +e
+"$MEMPRISM" doctor extra 2>err.txt
+rc=$?
+set -e
+expect_eq "doctor with an argument" 2 "$rc"
+"$MEMPRISM" record --source bogus -- true 2>err.txt && fail "unknown source accepted"
+grep -q "unknown source 'bogus'" err.txt || fail "no message for an unknown source"
+echo "ok: doctor"
