@@ -119,12 +119,12 @@ int cmd_memtrace(int argc, char **argv)
 		return 2;
 	}
 	const char *path = optind < argc ? argv[optind] : "memprism.data";
-	if (cli_model_apply(&model, &ao, 1))
-		return 2;
 	if (bin && !outpath) {
 		cli_error("--format bin needs --output FILE");
 		return 2;
 	}
+	if (cli_model_apply(&model, &ao, 1))
+		return 2;
 	/* Records are written during the replay, before the object labels and
 	 * pids are final: CSV rows get them from a second pass over a temporary
 	 * body; the binary form carries a trailer table instead. */
