@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/an_pattern.h"
 #include "analysis/analysis.h"
 #include "cli/cli.h"
 #include "common/mp_error.h"
@@ -115,9 +116,26 @@ int cmd_report(int argc, char **argv)
 	ao.nwrappers = nwrappers;
 	if (cli_model_apply(&model, &ao, 0))
 		return 2;
+	/* the object view shows how each object is walked (an_pattern.h) */
+	struct an_patterns *pats = NULL;
+	if (ro.by == RP_BY_OBJECT) {
+		pats = an_patterns_new();
+		if (!pats) {
+			cli_error("out of memory");
+			return 1;
+		}
+		ao.on_access = an_patterns_on_access;
+		ao.hook_arg = pats;
+	}
 	struct an_result *res = NULL;
+	struct an_pattern *patv = NULL;
 	int err = an_run(ro.data_path, &ao, &res);
+	if (!err && pats && !(err = an_patterns_error(pats)))
+		err = an_patterns_by_class(pats, res, &patv);
+	an_patterns_free(pats);
+	ro.patterns = patv;
 	if (err) {
+		an_result_free(res);
 		if (err == -ENOENT && optind >= argc)
 			cli_error("no memprism.data here: record one first with `memprism record -- PROGRAM`");
 		else
@@ -135,6 +153,7 @@ int cmd_report(int argc, char **argv)
 			  ro.data_path);
 	err = rp_render(stdout, res, &ro);
 	an_result_free(res);
+	free(patv);
 	if (err) {
 		cli_error("cannot render the report: %s", mp_strerror(err));
 		return 1;

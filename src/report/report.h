@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "analysis/an_pattern.h"
 #include "analysis/analysis.h"
 
 enum rp_by { RP_BY_OBJECT, RP_BY_SITE, RP_BY_KIND, RP_BY_THREAD, RP_BY_FUNCTION };
@@ -17,6 +18,8 @@ struct rp_opts {
 	size_t limit; /* rows shown in text (0: all); CSV and JSON show all */
 	const char *data_path;
 	const char *roi;
+	/* object view: access pattern per an_result.classes entry, or NULL */
+	const struct an_pattern *patterns;
 };
 
 /* Parse "object|site|kind|thread|function" / "text|csv|json"; -1 if unknown. */
