@@ -42,6 +42,10 @@ int cli_model_option(struct cli_model *m, int c, const char *arg);
 int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model);
 void cli_model_help(FILE *out);
 
+struct rp_opts;
+/* report --html FILE (cli_html.c): 0 or 1 (message printed). */
+int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro);
+
 /* "memprism: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Flushes stdout and reports a write error (full disk, closed pipe): 0 or 1. */

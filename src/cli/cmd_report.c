@@ -25,6 +25,10 @@ static void usage(FILE *out)
 		"                           (mp_region_begin/end in <memprism.h>)\n"
 		"  -f, --format FORMAT      text (default), csv or json\n"
 		"  -n, --limit N            rows shown in text (default 30, 0 for all)\n"
+		"      --html FILE          write the visual report to FILE: one self-contained\n"
+		"                           page (summary, sortable objects, time x address plots,\n"
+		"                           access patterns; memory levels and page walks with\n"
+		"                           --model); opens offline in any browser\n"
 		"  -w, --alloc-wrapper FN   treat function FN as an allocation wrapper: the site\n"
 		"                           is its caller (repeatable)\n"
 		"      --no-wrapper-heuristic\n"
@@ -40,6 +44,7 @@ int cmd_report(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' }, { "limit", required_argument, NULL, 'n' },
 		{ "alloc-wrapper", required_argument, NULL, 'w' },
 		{ "no-wrapper-heuristic", no_argument, NULL, 'H' },
+		{ "html", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },	   CLI_MODEL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -47,7 +52,7 @@ int cmd_report(int argc, char **argv)
 	memset(&model, 0, sizeof(model));
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 30 };
 	struct an_opts ao = { 0 };
-	const char *wrappers[64];
+	const char *wrappers[64], *html = NULL;
 	size_t nwrappers = 0;
 	int c;
 	optind = 1;
@@ -94,6 +99,9 @@ int cmd_report(int argc, char **argv)
 		case 'H':
 			ao.no_wrapper_heuristic = 1;
 			break;
+		case 'T':
+			html = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return cli_finish_stdout();
@@ -116,6 +124,8 @@ int cmd_report(int argc, char **argv)
 	ao.nwrappers = nwrappers;
 	if (cli_model_apply(&model, &ao, 0))
 		return 2;
+	if (html)
+		return cli_report_html(html, &ao, &ro);
 	/* the object view shows how each object is walked (an_pattern.h) */
 	struct an_patterns *pats = NULL;
 	if (ro.by == RP_BY_OBJECT) {

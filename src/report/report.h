@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "analysis/an_bins.h"
 #include "analysis/an_pattern.h"
 #include "analysis/analysis.h"
 
@@ -31,5 +32,10 @@ int rp_render(FILE *out, const struct an_result *r, const struct rp_opts *o);
 /* The TLB view of a modelled result: walk concentration over pages, per
  * object, hottest pages (text), or one row per page (CSV). */
 int rp_render_tlb(FILE *out, const struct an_result *r, const struct rp_opts *o);
+
+/* The visual report: one self-contained HTML page (docs/report-formats.md).
+ * bins (may be NULL) hold the time x address grids; o->patterns the access
+ * patterns. Returns 0, -ENOMEM or -EIO. */
+int rp_render_html(FILE *out, const struct an_result *r, const struct rp_opts *o, const struct an_bins *bins);
 
 #endif
