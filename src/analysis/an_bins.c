@@ -86,11 +86,9 @@ static void stamp(struct an_bins *b, struct bin_thread *th, uint64_t time)
 {
 	if (th->st.n && th->st.v[th->st.n - 1].time == time)
 		return;
-	/* several stamps between two accesses: the latest one counts */
-	if (th->st.n && th->st.v[th->st.n - 1].ord == th->n) {
-		th->st.v[th->st.n - 1].time = time;
-		return;
-	}
+	/* Several stamps between two accesses are all kept: the accesses
+	 * before them end at the first, those after start at the last (with
+	 * --roi, every event after the region shares the last ordinal). */
 	struct stamp s = { th->n, time };
 	if (mp_vec_push(&th->st, s))
 		b->oom = 1;
@@ -268,19 +266,32 @@ static inline void bump(uint32_t *v, size_t i)
 		v[i]++;
 }
 
-void an_bins_fill_access(void *arg, const struct an_access *a)
+static void fill(struct an_bins *b, const struct an_access *a, uint64_t t);
+
+uint64_t an_bins_time_of(struct an_bins *b, const struct an_access *a, int do_fill)
 {
-	struct an_bins *b = arg;
 	if (a->thread >= b->threads.n)
-		return; /* not the replay pass 1 saw */
+		return a->time; /* not the replay pass 1 saw */
 	struct bin_thread *th = &b->threads.v[a->thread];
 	uint64_t ord = th->n2++;
 	while (th->k + 1 < th->st.n && th->st.v[th->k + 1].ord <= ord)
 		th->k++;
+	uint64_t t = interp(th, th->k, ord);
+	if (do_fill)
+		fill(b, a, t);
+	return t;
+}
+
+void an_bins_fill_access(void *arg, const struct an_access *a)
+{
+	an_bins_time_of(arg, a, 1);
+}
+
+static void fill(struct an_bins *b, const struct an_access *a, uint64_t t)
+{
 	if (!a->counted || a->cls >= b->ngrid_of || b->grid_of[a->cls] < 0)
 		return;
 	struct an_grid *g = &b->grids[b->grid_of[a->cls]];
-	uint64_t t = interp(th, th->k, ord);
 	double span = (double)(b->t1 - b->t0);
 	size_t tb = t <= b->t0 ? 0 : (size_t)((double)(t - b->t0) * AN_BINS_T / span);
 	if (tb >= AN_BINS_T)

@@ -48,6 +48,11 @@ int an_bins_plan(struct an_bins *b, const struct an_result *r, size_t max_object
 /* Pass 2 hook. */
 void an_bins_fill_access(void *arg, const struct an_access *a);
 
+/* Pass 2, for consumers of the stream itself (exports): the interpolated
+ * time (ns) of a, which must be the next access of the second replay; call
+ * it instead of an_bins_fill_access, or before it with fill = 1. */
+uint64_t an_bins_time_of(struct an_bins *b, const struct an_access *a, int fill);
+
 /* 0, or -ENOMEM if a hook failed to allocate. */
 int an_bins_error(const struct an_bins *b);
 /* Time axis: [t0, t1) ns (CLOCK_MONOTONIC), split into AN_BINS_T bins. */
