@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "run a program and record its objects and accesses" },
 	{ "report", cmd_report, "show accesses per object, site, kind, thread or function" },
 	{ "tlb", cmd_tlb, "where TLB misses and page walks concentrate, by page and object (modelled)" },
+	{ "fold", cmd_fold, "fold the instances of a region into one: objects and addresses over its phase" },
 	{ "export", cmd_export, "write an SQLite database or a Paraver trace of the attributed accesses" },
 	{ "dump", cmd_dump, "print the raw chunks, events and accesses of a data file" },
 };
