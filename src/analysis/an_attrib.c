@@ -577,6 +577,22 @@ have_fn:
 		hook_access(st, s, cls, r, 1, st->model ? &oc : NULL);
 }
 
+static void hook_event(struct an_state *st, struct an_stream *s, const struct trace_rec *r)
+{
+	struct an_proc *p = &st->procs.v[s->proc];
+	struct an_event e = { .proc = s->proc, .thread = s->thread, .type = r->event, .epoch = s->epoch,
+			      .time = r->nf ? r->f[0] : 0, .cpu = s->cpu, .cls = UINT32_MAX, .f = r->f,
+			      .nf = r->nf, .str = r->str, .str_len = r->str_len };
+	const struct an_obj *o = NULL;
+	if (r->event == MP_EV_ALLOC && r->nf > 2)
+		o = an_objmap_at(&p->map, AN_LAYER_OBJECT, r->f[2]);
+	else if (r->event == MP_EV_MMAP && r->nf > 2)
+		o = an_objmap_at(&p->map, AN_LAYER_MAP, r->f[2]);
+	if (o)
+		e.cls = o->cls;
+	st->opts->on_event(st->opts->hook_arg, &e);
+}
+
 /* --- per-process replay ------------------------------------------------- */
 
 /* Events whose second field is the CPU they happened on (trace_format.h). */
@@ -685,6 +701,8 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 						best->epoch = r->epoch;
 				}
 				apply_event(st, best, r);
+				if (st->opts->on_event && r->event != MP_EV_STACK_DEF)
+					hook_event(st, best, r);
 				break;
 			default:
 				break;

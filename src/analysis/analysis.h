@@ -234,6 +234,21 @@ struct an_dram {
 	int write, walk, counted;
 };
 
+/* One event of the replay (allocation, free, mapping, thread start/exit,
+ * region begin/end, ...), handed to an_opts.on_event after it was applied. */
+struct an_event {
+	uint32_t proc, thread; /* as an_access */
+	unsigned type; /* enum mp_event_type (src/trace/trace_format.h, docs/trace-format.md) */
+	uint64_t epoch;
+	uint64_t time; /* ns (CLOCK_MONOTONIC) */
+	unsigned cpu;
+	uint32_t cls; /* ALLOC, MMAP: replay class of the new object; else UINT32_MAX */
+	const uint64_t *f; /* fields in format order (f[0] time), valid during the call */
+	unsigned nf;
+	const char *str; /* region name, path, thread name...: not NUL-terminated */
+	size_t str_len;
+};
+
 struct an_opts {
 	const char *roi; /* count only accesses while this region is open */
 	/* memory-system model: NULL for none */
@@ -245,6 +260,7 @@ struct an_opts {
 	/* stream consumers (NULL: none); called in replay order */
 	void (*on_access)(void *arg, const struct an_access *a);
 	void (*on_dram)(void *arg, const struct an_dram *d);
+	void (*on_event)(void *arg, const struct an_event *e); /* not STACK_DEF */
 	void *hook_arg;
 	const char *const *wrappers; /* extra allocation wrapper function names */
 	size_t nwrappers;

@@ -17,6 +17,8 @@ int cmd_dump(int argc, char **argv);
 int cmd_tlb(int argc, char **argv);
 int cmd_memtrace(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_fold(int argc, char **argv);
 
 /* Model options of report and tlb (cli_model.c). Add CLI_MODEL_LONGOPTS to
  * the getopt_long table and pass unknown option codes to cli_model_option. */
@@ -44,6 +46,10 @@ int cli_model_option(struct cli_model *m, int c, const char *arg);
 int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model);
 void cli_model_help(FILE *out);
 int cmd_doctor(int argc, char **argv);
+
+struct rp_opts;
+/* report --html FILE (cli_html.c): 0 or 1 (message printed). */
+int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro);
 
 /* "memprism: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

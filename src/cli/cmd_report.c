@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/an_pattern.h"
 #include "analysis/analysis.h"
 #include "cli/cli.h"
 #include "common/mp_error.h"
@@ -25,6 +26,10 @@ static void usage(FILE *out)
 		"                           (mp_region_begin/end in <memprism.h>)\n"
 		"  -f, --format FORMAT      text (default), csv or json\n"
 		"  -n, --limit N            rows shown in text (default 30, 0 for all)\n"
+		"      --html FILE          write the visual report to FILE: one self-contained\n"
+		"                           page (summary, sortable objects, time x address plots,\n"
+		"                           access patterns; memory levels and page walks with\n"
+		"                           --model); opens offline in any browser\n"
 		"  -w, --alloc-wrapper FN   treat function FN as an allocation wrapper: the site\n"
 		"                           is its caller (repeatable)\n"
 		"      --no-wrapper-heuristic\n"
@@ -40,6 +45,7 @@ int cmd_report(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' }, { "limit", required_argument, NULL, 'n' },
 		{ "alloc-wrapper", required_argument, NULL, 'w' },
 		{ "no-wrapper-heuristic", no_argument, NULL, 'H' },
+		{ "html", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },	   CLI_MODEL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -47,7 +53,7 @@ int cmd_report(int argc, char **argv)
 	memset(&model, 0, sizeof(model));
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 30 };
 	struct an_opts ao = { 0 };
-	const char *wrappers[64];
+	const char *wrappers[64], *html = NULL;
 	size_t nwrappers = 0;
 	int c;
 	optind = 1;
@@ -94,6 +100,9 @@ int cmd_report(int argc, char **argv)
 		case 'H':
 			ao.no_wrapper_heuristic = 1;
 			break;
+		case 'T':
+			html = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return cli_finish_stdout();
@@ -116,9 +125,28 @@ int cmd_report(int argc, char **argv)
 	ao.nwrappers = nwrappers;
 	if (cli_model_apply(&model, &ao, 0))
 		return 2;
+	if (html)
+		return cli_report_html(html, &ao, &ro);
+	/* the object view shows how each object is walked (an_pattern.h) */
+	struct an_patterns *pats = NULL;
+	if (ro.by == RP_BY_OBJECT) {
+		pats = an_patterns_new();
+		if (!pats) {
+			cli_error("out of memory");
+			return 1;
+		}
+		ao.on_access = an_patterns_on_access;
+		ao.hook_arg = pats;
+	}
 	struct an_result *res = NULL;
+	struct an_pattern *patv = NULL;
 	int err = an_run(ro.data_path, &ao, &res);
+	if (!err && pats && !(err = an_patterns_error(pats)))
+		err = an_patterns_by_class(pats, res, &patv);
+	an_patterns_free(pats);
+	ro.patterns = patv;
 	if (err) {
+		an_result_free(res);
 		if (err == -ENOENT && optind >= argc)
 			cli_error("no memprism.data here: record one first with `memprism record -- PROGRAM`");
 		else
@@ -142,6 +170,7 @@ int cmd_report(int argc, char **argv)
 			  ro.data_path);
 	err = rp_render(stdout, res, &ro);
 	an_result_free(res);
+	free(patv);
 	if (err) {
 		cli_error("cannot render the report: %s", mp_strerror(err));
 		return 1;

@@ -23,6 +23,8 @@ static const struct command commands[] = {
 	{ "tlb", cmd_tlb, "where TLB misses and page walks concentrate, by page and object (modelled)" },
 	{ "whatif", cmd_whatif, "the trace under two model configurations (machine, huge pages), per object" },
 	{ "memtrace", cmd_memtrace, "the object-relative DRAM request trace of the model (seed 000)" },
+	{ "fold", cmd_fold, "fold the instances of a region into one: objects and addresses over its phase" },
+	{ "export", cmd_export, "write an SQLite database or a Paraver trace of the attributed accesses" },
 	{ "dump", cmd_dump, "print the raw chunks, events and accesses of a data file" },
 	{ "doctor", cmd_doctor, "say what this machine can measure (PMU, page faults, privileges)" },
 };

@@ -220,6 +220,15 @@ static void threads_text(char *buf, size_t cap, const struct an_result *res, con
 		snprintf(buf + o, cap - o, ",+%zu", r->nthreads - 3);
 }
 
+/* The row's access pattern ("forward +64"), "-" when unknown. */
+static const char *pattern_text(char *buf, size_t cap, const struct an_result *res, const struct rp_opts *o,
+				const struct row *r)
+{
+	if (!o->patterns || !r->cls)
+		return "-";
+	return an_pat_format(buf, cap, &o->patterns[r->cls - res->classes]);
+}
+
 static void header_text(FILE *out, const struct an_result *res, const struct rp_opts *o)
 {
 	char a[32], b[32], c[32];
@@ -342,6 +351,9 @@ static int render_text(FILE *out, const struct an_result *res, const struct rp_o
 		fprintf(out, " %9s", "allocs");
 	else
 		fprintf(out, " %-16s", "module");
+	int pat = o->patterns && o->by == RP_BY_OBJECT;
+	if (pat)
+		fprintf(out, " %-16s", "pattern");
 	fprintf(out, " %s\n", what);
 	size_t shown = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -367,6 +379,8 @@ static int render_text(FILE *out, const struct an_result *res, const struct rp_o
 		} else {
 			fprintf(out, " %-16s", r->kind ? r->kind : "?");
 		}
+		if (pat)
+			fprintf(out, " %-16s", pattern_text(t, sizeof(t), res, o, r));
 		fprintf(out, " %s\n", r->label);
 		shown++;
 	}
@@ -393,11 +407,13 @@ static int render_csv(FILE *out, const struct an_result *res, const struct rp_op
 		      size_t n)
 {
 	int mem = res->mem_origin != AN_MEM_NONE;
-	fprintf(out, "%s,kind,accesses,loads,stores,bytes_loaded,bytes_stored,share,size,instances,max_size,threads%s\n",
+	int pat = o->patterns && o->by == RP_BY_OBJECT;
+	fprintf(out, "%s,kind,accesses,loads,stores,bytes_loaded,bytes_stored,share,size,instances,max_size,threads%s%s\n",
 		by_name(o->by),
 		mem ? ",origin,refs,l1,lfb,l2,l3,local_dram,remote_dram,remote_cache,dtlb_hits,stlb_hits,walks,"
 		      "walk_refs,walk_dram,dram_reads,dram_writes,dram_share,walk_share,avg_latency"
-		    : "");
+		    : "",
+		pat ? ",pattern,stride,pattern_share,pattern_top_share,forward_share,backward_share,reuse_share" : "");
 	const struct an_mem *t = &res->mem_total;
 	uint64_t total = acc(&res->total);
 	for (size_t i = 0; i < n; i++) {
@@ -427,6 +443,12 @@ static int render_csv(FILE *out, const struct an_result *res, const struct rp_op
 				pct(m->dram_reads + m->dram_writes, t->dram_reads + t->dram_writes) / 100.0,
 				pct(m->walks, t->walks) / 100.0,
 				m->latency_n ? (double)m->latency_sum / (double)m->latency_n : 0.0);
+		}
+		if (pat) {
+			struct an_pattern none = { .kind = AN_PAT_FEW };
+			const struct an_pattern *p = r->cls ? &o->patterns[r->cls - res->classes] : &none;
+			fprintf(out, ",%s,%lld,%.6f,%.6f,%.6f,%.6f,%.6f", an_pat_name(p->kind), (long long)p->stride,
+				p->share, p->top_share, p->forward, p->backward, p->reuse);
 		}
 		fputc('\n', out);
 	}
@@ -538,6 +560,13 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 		if (mem) {
 			fputc(',', out);
 			json_mem(out, &r->mem);
+		}
+		if (r->cls && o->patterns) {
+			const struct an_pattern *p = &o->patterns[r->cls - res->classes];
+			fprintf(out, ",\"pattern\":{\"kind\":\"%s\",\"stride\":%lld,\"share\":%.6f,\"top_share\":%.6f,"
+				     "\"forward\":%.6f,\"backward\":%.6f,\"reuse\":%.6f,\"streams\":%llu}",
+				an_pat_name(p->kind), (long long)p->stride, p->share, p->top_share, p->forward,
+				p->backward, p->reuse, (unsigned long long)p->streams);
 		}
 		if (r->cls && r->cls->site) {
 			fprintf(out, ",\"site\":");

@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "analysis/an_bins.h"
+#include "analysis/an_pattern.h"
 #include "analysis/analysis.h"
 
 enum rp_by {
@@ -24,6 +26,8 @@ struct rp_opts {
 	size_t limit; /* rows shown in text (0: all); CSV and JSON show all */
 	const char *data_path;
 	const char *roi;
+	/* object view: access pattern per an_result.classes entry, or NULL */
+	const struct an_pattern *patterns;
 };
 
 /* Parse "object|site|kind|thread|function|page" / "text|csv|json"; -1 if unknown. */
@@ -42,5 +46,9 @@ int rp_render_tlb(FILE *out, const struct an_result *r, const struct rp_opts *o)
  * what_a/what_b describe the configurations. Text or CSV. */
 int rp_render_compare(FILE *out, const struct an_result *a, const struct an_result *b, const struct rp_opts *o,
 		      const char *what_a, const char *what_b);
+/* The visual report: one self-contained HTML page (docs/report-formats.md).
+ * bins (may be NULL) hold the time x address grids; o->patterns the access
+ * patterns. Returns 0, -ENOMEM or -EIO. */
+int rp_render_html(FILE *out, const struct an_result *r, const struct rp_opts *o, const struct an_bins *bins);
 
 #endif

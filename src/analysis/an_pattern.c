@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Access-pattern classification: a Space-Saving summary of each stream's
+ * address deltas, and the rules that turn it into forward / backward /
+ * strided / random / mixed. The rules use lower bounds of the delta counts,
+ * so a verdict of "regular" is never the summary's overestimate talking.
+ */
+#include "analysis/an_pattern.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hashmap.h"
+#include "common/vec.h"
+
+const char *an_pat_name(enum an_pat_kind k)
+{
+	static const char *const n[AN_PAT_COUNT] = {
+		[AN_PAT_FEW] = "few",		[AN_PAT_SAME] = "same",	      [AN_PAT_FORWARD] = "forward",
+		[AN_PAT_BACKWARD] = "backward", [AN_PAT_STRIDED] = "strided", [AN_PAT_RANDOM] = "random",
+		[AN_PAT_MIXED] = "mixed",
+	};
+	return (unsigned)k < AN_PAT_COUNT ? n[k] : "?";
+}
+
+void an_pat_stream_init(struct an_pat_stream *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+/* Space-Saving: a delta without a slot takes the least counted one and
+ * inherits its count as error, so count - err stays a lower bound and count
+ * an upper bound of the delta's true frequency. */
+static void slot_add(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
+{
+	if (s->hot < s->nslots && s->slot[s->hot].delta == d) {
+		s->slot[s->hot].count += n;
+		s->slot[s->hot].err += e;
+		return;
+	}
+	for (unsigned i = 0; i < s->nslots; i++)
+		if (s->slot[i].delta == d) {
+			s->slot[i].count += n;
+			s->slot[i].err += e;
+			s->hot = i;
+			return;
+		}
+	if (s->nslots < AN_PAT_SLOTS) {
+		s->slot[s->nslots] = (struct an_pat_slot){ d, n, e };
+		s->hot = s->nslots++;
+		return;
+	}
+	unsigned m = 0;
+	for (unsigned i = 1; i < s->nslots; i++)
+		if (s->slot[i].count < s->slot[m].count)
+			m = i;
+	uint64_t base = s->slot[m].count;
+	s->slot[m] = (struct an_pat_slot){ d, base + n, base + e };
+	s->hot = m;
+}
+
+void an_pat_stream_add(struct an_pat_stream *s, uint64_t addr)
+{
+	if (s->accesses++ == 0) {
+		s->last = addr;
+		return;
+	}
+	int64_t d = (int64_t)(addr - s->last);
+	s->last = addr;
+	s->deltas++;
+	if (d == 0)
+		s->zero++;
+	else if (d > 0)
+		s->fwd++;
+	else
+		s->bwd++;
+	slot_add(s, d, 1, 0);
+}
+
+void an_pat_stream_merge(struct an_pat_stream *a, const struct an_pat_stream *b)
+{
+	a->accesses += b->accesses;
+	a->deltas += b->deltas;
+	a->zero += b->zero;
+	a->fwd += b->fwd;
+	a->bwd += b->bwd;
+	for (unsigned i = 0; i < b->nslots; i++)
+		slot_add(a, b->slot[i].delta, b->slot[i].count, b->slot[i].err);
+}
+
+static int by_lower_bound(const void *x, const void *y)
+{
+	const struct an_pat_slot *a = x, *b = y;
+	uint64_t la = a->count - a->err, lb = b->count - b->err;
+	if (la != lb)
+		return la < lb ? 1 : -1;
+	return a->delta < b->delta ? -1 : a->delta > b->delta;
+}
+
+void an_pat_classify(const struct an_pat_stream *s, struct an_pattern *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->accesses = s->accesses;
+	out->streams = 1;
+	if (s->accesses < AN_PAT_MIN) {
+		out->kind = AN_PAT_FEW;
+		return;
+	}
+	uint64_t nz = s->deltas - s->zero;
+	out->reuse = s->deltas ? (double)s->zero / (double)s->deltas : 0.0;
+	/* mostly the same address again (a counter, a scalar in a loop) */
+	if (nz == 0 || (double)s->zero >= 0.9 * (double)s->deltas) {
+		out->kind = AN_PAT_SAME;
+		return;
+	}
+	struct an_pat_slot sl[AN_PAT_SLOTS];
+	unsigned n = 0;
+	for (unsigned i = 0; i < s->nslots; i++)
+		if (s->slot[i].delta != 0) /* re-reading an address doesn't move the walk */
+			sl[n++] = s->slot[i];
+	qsort(sl, n, sizeof(sl[0]), by_lower_bound);
+	uint64_t top = 0;
+	for (unsigned i = 0; i < n && i < AN_PAT_TOP; i++)
+		top += sl[i].count - sl[i].err;
+	out->forward = (double)s->fwd / (double)nz;
+	out->backward = (double)s->bwd / (double)nz;
+	out->top_share = (double)top / (double)nz;
+	if (n) {
+		out->stride = sl[0].delta;
+		out->share = (double)(sl[0].count - sl[0].err) / (double)nz;
+	}
+	if (n && out->share >= AN_PAT_REGULAR) {
+		int64_t d = out->stride;
+		if (d > AN_PAT_SEQ_MAX || d < -AN_PAT_SEQ_MAX)
+			out->kind = AN_PAT_STRIDED;
+		else
+			out->kind = d > 0 ? AN_PAT_FORWARD : AN_PAT_BACKWARD;
+	} else if (out->top_share >= AN_PAT_REGULAR) {
+		out->kind = AN_PAT_MIXED;
+	} else {
+		out->kind = AN_PAT_RANDOM;
+	}
+}
+
+const char *an_pat_format(char *buf, size_t cap, const struct an_pattern *p)
+{
+	if (p->accesses == 0) {
+		snprintf(buf, cap, "-");
+		return buf;
+	}
+	switch (p->kind) {
+	case AN_PAT_FORWARD:
+	case AN_PAT_BACKWARD:
+	case AN_PAT_STRIDED:
+		snprintf(buf, cap, "%s %+lld", an_pat_name(p->kind), (long long)p->stride);
+		break;
+	default:
+		snprintf(buf, cap, "%s", an_pat_name(p->kind));
+		break;
+	}
+	return buf;
+}
+
+/* --- the collector ------------------------------------------------------ */
+
+struct pat_entry {
+	uint32_t cls, thread; /* replay class, an_result.threads index */
+	struct an_pat_stream s;
+};
+
+struct an_patterns {
+	struct mp_hashmap index; /* (cls << 32 | thread) + 1 -> entries index */
+	MP_VEC(struct pat_entry) entries;
+	uint64_t last_key; /* the stream hit last: loops stay on one object */
+	size_t last;
+	int oom;
+};
+
+struct an_patterns *an_patterns_new(void)
+{
+	struct an_patterns *p = calloc(1, sizeof(*p));
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mp_hashmap_init(&p->index);
+	return p;
+}
+
+void an_patterns_free(struct an_patterns *p)
+{
+	if (!p)
+		return;
+	mp_hashmap_fini(&p->index);
+	mp_vec_free(&p->entries);
+	free(p);
+}
+
+void an_patterns_on_access(void *arg, const struct an_access *a)
+{
+	struct an_patterns *p = arg;
+	if (!a->counted || p->oom)
+		return;
+	/* replay classes stay far below 2^31: the key is never 0 */
+	uint64_t key = ((uint64_t)a->cls << 32 | a->thread) + 1;
+	if (key != p->last_key) {
+		uint64_t *v = mp_hashmap_get(&p->index, key);
+		if (!v) {
+			struct pat_entry e = { .cls = a->cls, .thread = a->thread };
+			an_pat_stream_init(&e.s);
+			if (mp_vec_push(&p->entries, e) || mp_hashmap_put(&p->index, key, p->entries.n - 1)) {
+				p->oom = 1;
+				return;
+			}
+			v = mp_hashmap_get(&p->index, key);
+		}
+		p->last_key = key;
+		p->last = (size_t)*v;
+	}
+	an_pat_stream_add(&p->entries.v[p->last].s, a->addr);
+}
+
+int an_patterns_error(const struct an_patterns *p)
+{
+	return p->oom ? -ENOMEM : 0;
+}
+
+static uint32_t result_class(const struct an_result *r, uint32_t cls)
+{
+	return cls < r->nclass_map ? r->class_map[cls] : UINT32_MAX;
+}
+
+int an_patterns_by_class(const struct an_patterns *p, const struct an_result *r, struct an_pattern **out)
+{
+	struct an_pat_stream *merged = calloc(r->nclasses ? r->nclasses : 1, sizeof(*merged));
+	uint64_t *streams = calloc(r->nclasses ? r->nclasses : 1, sizeof(*streams));
+	struct an_pattern *pat = calloc(r->nclasses ? r->nclasses : 1, sizeof(*pat));
+	if (!merged || !streams || !pat) {
+		free(merged);
+		free(streams);
+		free(pat);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->entries.n; i++) {
+		uint32_t c = result_class(r, p->entries.v[i].cls);
+		if (c >= r->nclasses)
+			continue;
+		an_pat_stream_merge(&merged[c], &p->entries.v[i].s);
+		streams[c]++;
+	}
+	for (size_t c = 0; c < r->nclasses; c++) {
+		an_pat_classify(&merged[c], &pat[c]);
+		pat[c].streams = streams[c];
+	}
+	free(merged);
+	free(streams);
+	*out = pat;
+	return 0;
+}
+
+size_t an_patterns_nstreams(const struct an_patterns *p)
+{
+	return p->entries.n;
+}
+
+void an_patterns_stream(const struct an_patterns *p, const struct an_result *r, size_t i, uint32_t *cls,
+			uint32_t *thread, struct an_pattern *out)
+{
+	const struct pat_entry *e = &p->entries.v[i];
+	*cls = result_class(r, e->cls);
+	*thread = e->thread;
+	an_pat_classify(&e->s, out);
+}

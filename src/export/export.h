@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exports of an analysed trace for the tools users already have: an SQLite
+ * database (objects, threads, functions, accesses or binned accesses,
+ * allocations, regions) and Paraver trace files (.prv/.pcf/.row, the
+ * format of seed 002's BSC tools). Each export replays the trace itself
+ * (an_run) with its own stream hooks. Libraries never print: failures come
+ * back as a negative errno / MP_ERR_* and a message in err.
+ */
+#ifndef MP_EXPORT_H
+#define MP_EXPORT_H
+
+#include <stddef.h>
+
+#include "analysis/analysis.h"
+
+struct ex_opts {
+	const char *data_path; /* memprism.data to read */
+	const char *roi; /* as report --roi (NULL: all accesses) */
+	int binned; /* sqlite: access_bins (time x address grids) instead of every access */
+	const char *const *wrappers; /* allocation wrappers, as an_opts */
+	size_t nwrappers;
+};
+
+/* Writes the database db (replaced if it exists). 0, or a negative error
+ * with a message in err (OUT). */
+int ex_sqlite_write(const char *db, const struct ex_opts *o, char *err, size_t errlen);
+
+/* Writes PREFIX.prv, PREFIX.pcf and PREFIX.row: every counted access as a
+ * Paraver event record of its thread (object, address, load/store) at its
+ * interpolated time. 0, or a negative error with a message in err. */
+int ex_paraver_write(const char *prefix, const struct ex_opts *o, char *err, size_t errlen);
+
+#endif

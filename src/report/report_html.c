@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The visual report: one self-contained HTML file (no network, no library)
+ * with the run summary, a sortable object table with allocation stacks, a
+ * time x address plot per object drawn on canvas from binned data (an_bins),
+ * the objects stacked as bands on one address axis (seed 002, Figure 3),
+ * access patterns, memory-level shares per function and the per-page walk
+ * CDF when the result has them. The data goes into the page as one JSON
+ * object; the script (report_html_js.h) draws it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/report_html_js.h"
+
+#define HTML_MAX_OBJECTS 2000 /* table rows; plots come from the bins */
+#define HTML_MAX_FUNCTIONS 50
+
+/* A JSON string safe inside <script>: '<' and '>' become \u003c / \u003e so
+ * a label can never close the element. */
+static void jstr(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20 || ch == '<' || ch == '>' || ch == '&' || ch == 0x7f)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static unsigned long long u(uint64_t v)
+{
+	return (unsigned long long)v;
+}
+
+static void mem_json(FILE *out, const struct an_mem *m)
+{
+	fprintf(out,
+		"{\"refs\":%llu,\"l1\":%llu,\"lfb\":%llu,\"l2\":%llu,\"l3\":%llu,\"dram\":%llu,\"remote\":%llu,"
+		"\"dram_reads\":%llu,\"dram_writes\":%llu,\"walks\":%llu}",
+		u(m->refs), u(m->level[MP_LVL_L1]), u(m->level[MP_LVL_LFB]), u(m->level[MP_LVL_L2]),
+		u(m->level[MP_LVL_L3]), u(m->level[MP_LVL_LOCAL_DRAM] + m->level[MP_LVL_REMOTE_DRAM]),
+		u(m->level[MP_LVL_REMOTE_CACHE] + m->level[MP_LVL_REMOTE_DRAM]), u(m->dram_reads), u(m->dram_writes),
+		u(m->walks));
+}
+
+static int shown(const struct an_class *c)
+{
+	return c->c.loads + c->c.stores || c->kind == AN_KIND_HEAP || c->kind == AN_KIND_NAMED ||
+	       c->kind == AN_KIND_GROUP;
+}
+
+static int by_walks_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int write_data(FILE *out, const struct an_result *r, const struct rp_opts *o, const struct an_bins *bins)
+{
+	int mem = r->mem_origin != AN_MEM_NONE;
+	fprintf(out, "{\"schema\":\"memprism-html-1\",\"data\":");
+	jstr(out, o->data_path);
+	fprintf(out, ",\"command\":");
+	jstr(out, r->cmdline);
+	fprintf(out, ",\"source\":\"inst\",\"mem_origin\":\"%s\",\"machine\":",
+		r->mem_origin == AN_MEM_MODELLED   ? "modelled"
+		: r->mem_origin == AN_MEM_MEASURED ? "measured"
+						   : "none");
+	jstr(out, r->machine[0] ? r->machine : NULL);
+	fprintf(out, ",\"roi\":");
+	jstr(out, o->roi);
+	fprintf(out,
+		",\"exit_status\":%d,\"damaged\":%s,\"allocations\":%llu,\"frees\":%llu,\"sample_factor\":%.6f,"
+		"\"total\":{\"accesses\":%llu,\"loads\":%llu,\"stores\":%llu,\"bytes\":%llu,\"outside_roi\":%llu}",
+		r->run_status, r->damaged ? "true" : "false", u(r->allocations), u(r->frees), r->sample_factor,
+		u(r->total.loads + r->total.stores), u(r->total.loads), u(r->total.stores),
+		u(r->total.bytes_loaded + r->total.bytes_stored), u(r->accesses_outside_roi));
+	if (mem) {
+		fprintf(out, ",\"mem\":");
+		mem_json(out, &r->mem_total);
+	}
+	fprintf(out, ",\"processes\":[");
+	for (size_t i = 0; i < r->nprocs; i++) {
+		fprintf(out, "%s{\"pid\":%u,\"exe\":", i ? "," : "", r->procs[i].pid);
+		jstr(out, r->procs[i].exe);
+		fprintf(out, ",\"instrumented\":%d}", r->procs[i].instrumented);
+	}
+	fprintf(out, "],\"threads\":[");
+	for (size_t i = 0; i < r->nthreads; i++) {
+		const struct an_thread *t = &r->threads[i];
+		fprintf(out, "%s{\"pid\":%u,\"tid\":%u,\"name\":", i ? "," : "", t->pid, t->tid);
+		jstr(out, t->name);
+		fprintf(out, ",\"loads\":%llu,\"stores\":%llu}", u(t->c.loads), u(t->c.stores));
+	}
+	/* grids by class, for the table's links */
+	size_t ng = bins ? an_bins_ngrids(bins) : 0;
+	fprintf(out, "],\"objects\":[");
+	size_t nobj = 0;
+	for (size_t i = 0; i < r->nclasses && nobj < HTML_MAX_OBJECTS; i++) {
+		const struct an_class *c = &r->classes[i];
+		if (!shown(c))
+			continue;
+		fprintf(out, "%s{\"id\":%zu,\"label\":", nobj++ ? "," : "", i);
+		jstr(out, c->label);
+		fprintf(out,
+			",\"kind\":\"%s\",\"loads\":%llu,\"stores\":%llu,\"bytes\":%llu,\"size\":%llu,"
+			"\"instances\":%llu,\"threads\":[",
+			an_kind_name(c->kind), u(c->c.loads), u(c->c.stores), u(c->c.bytes_loaded + c->c.bytes_stored),
+			u(c->bytes_allocated), u(c->instances));
+		for (size_t t = 0; t < c->nthreads; t++)
+			fprintf(out, "%s%u", t ? "," : "", r->threads[c->threads[t]].tid);
+		fprintf(out, "]");
+		if (o->patterns) {
+			const struct an_pattern *p = &o->patterns[i];
+			char buf[64];
+			fprintf(out,
+				",\"pattern\":{\"text\":\"%s\",\"kind\":\"%s\",\"stride\":%lld,\"share\":%.4f,"
+				"\"top_share\":%.4f,\"forward\":%.4f,\"backward\":%.4f,\"reuse\":%.4f,"
+				"\"streams\":%llu}",
+				an_pat_format(buf, sizeof(buf), p), an_pat_name(p->kind), (long long)p->stride,
+				p->share, p->top_share, p->forward, p->backward, p->reuse, u(p->streams));
+		}
+		if (mem) {
+			fprintf(out, ",\"mem\":");
+			mem_json(out, &c->mem);
+		}
+		int grid = -1;
+		for (size_t g = 0; g < ng; g++)
+			if (an_bins_grid(bins, g)->cls == i)
+				grid = (int)g;
+		fprintf(out, ",\"grid\":%d,\"stack\":[", grid);
+		for (int k = 0; k < c->nstack; k++) {
+			const struct an_frame *f = &c->stack[k];
+			fprintf(out, "%s[", k ? "," : "");
+			jstr(out, f->function);
+			fputc(',', out);
+			jstr(out, f->file);
+			fprintf(out, ",%d,", f->line);
+			jstr(out, f->module);
+			fprintf(out, ",%d]", f->inlined);
+		}
+		fprintf(out, "]}");
+	}
+	uint64_t t0 = 0, t1 = 0;
+	if (bins)
+		an_bins_time(bins, &t0, &t1);
+	fprintf(out, "],\"time\":{\"t0\":%llu,\"t1\":%llu,\"T\":%d,\"A\":%d},\"grids\":[", u(t0), u(t1), AN_BINS_T,
+		AN_BINS_A);
+	/* sparse cells: [cell, loads, stores(, dram)] flattened */
+	for (size_t g = 0; g < ng; g++) {
+		const struct an_grid *gr = an_bins_grid(bins, g);
+		fprintf(out, "%s{\"obj\":%u,\"lo\":\"0x%llx\",\"span\":%llu,\"binned\":%llu,\"dram\":%s,\"cells\":[",
+			g ? "," : "", gr->cls, u(gr->lo), u(gr->hi - gr->lo), u(gr->binned),
+			gr->dram ? "true" : "false");
+		int first = 1;
+		for (size_t cell = 0; cell < (size_t)AN_BINS_T * AN_BINS_A; cell++) {
+			if (!gr->loads[cell] && !gr->stores[cell])
+				continue;
+			fprintf(out, "%s%zu,%u,%u", first ? "" : ",", cell, gr->loads[cell], gr->stores[cell]);
+			if (gr->dram)
+				fprintf(out, ",%u", gr->dram[cell]);
+			first = 0;
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "]");
+	if (mem) {
+		fprintf(out, ",\"functions\":[");
+		/* the functions with the most outcomes */
+		size_t *idx = calloc(r->nfunctions ? r->nfunctions : 1, sizeof(*idx)), n = 0;
+		if (!idx)
+			return -ENOMEM;
+		for (size_t i = 0; i < r->nfunctions; i++)
+			if (r->functions[i].mem.refs)
+				idx[n++] = i;
+		for (size_t a = 0; a < n && a < HTML_MAX_FUNCTIONS; a++) {
+			size_t best = a;
+			for (size_t b = a + 1; b < n; b++)
+				if (r->functions[idx[b]].mem.refs > r->functions[idx[best]].mem.refs)
+					best = b;
+			size_t t = idx[a];
+			idx[a] = idx[best];
+			idx[best] = t;
+			const struct an_function *f = &r->functions[idx[a]];
+			fprintf(out, "%s{\"name\":", a ? "," : "");
+			jstr(out, f->name);
+			fprintf(out, ",\"module\":");
+			jstr(out, f->module);
+			fprintf(out, ",\"accesses\":%llu,\"mem\":", u(f->c.loads + f->c.stores));
+			mem_json(out, &f->mem);
+			fprintf(out, "}");
+		}
+		free(idx);
+		fprintf(out, "]");
+	}
+	if (r->npages) {
+		/* the CDF needs only the walks per page, sorted */
+		uint64_t *w = malloc(r->npages * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		for (size_t i = 0; i < r->npages; i++)
+			w[i] = r->pages[i].walks;
+		qsort(w, r->npages, sizeof(*w), by_walks_desc);
+		fprintf(out, ",\"page_walks\":[");
+		for (size_t i = 0; i < r->npages; i++)
+			fprintf(out, "%s%llu", i ? "," : "", u(w[i]));
+		fprintf(out, "]");
+		free(w);
+	}
+	fprintf(out, ",\"warnings\":[");
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		if (i)
+			fputc(',', out);
+		jstr(out, r->warnings[i]);
+	}
+	fprintf(out, "]}");
+	return 0;
+}
+
+int rp_render_html(FILE *out, const struct an_result *r, const struct rp_opts *o, const struct an_bins *bins)
+{
+	fputs(rp_html_head, out);
+	fputs("<script type=\"application/json\" id=\"mp-data\">", out);
+	int err = write_data(out, r, o, bins);
+	if (err)
+		return err;
+	fputs("</script>\n<script>\n", out);
+	fputs(rp_html_script, out);
+	fputs("</script>\n</body>\n</html>\n", out);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,26 @@
+# Folding a loop whose iterations are known (tests/rt/fold.c): 50 instances
+# of region "iter", each 8192 loads of A then 8192 stores to B. With 16
+# bins each bin holds 1024 accesses per instance: bins 0-7 only A (loads),
+# 8-15 only B (stores), and bin i's mean offset is (1024 (i mod 8) + 511.5) x 8.
+source "$(dirname "$0")/lib.sh"
+build_rt fold
+"$MEMPRISM" record -q -o fold.data -- ./fold
+"$MEMPRISM" fold iter --bins 16 --format csv fold.data > fold.csv
+A=$(grep -n 'malloc.*/\* A \*/' "$MP_SRC/tests/rt/fold.c" | cut -d: -f1)
+B=$(grep -n 'malloc.*/\* B \*/' "$MP_SRC/tests/rt/fold.c" | cut -d: -f1)
+expect_eq "rows (one object per bin)" 16 "$(($(wc -l < fold.csv) - 1))"
+for i in $(seq 0 15); do
+	if [ $i -lt 8 ]; then line=$A; ld=51200; st=0; else line=$B; ld=0; st=51200; fi
+	mean=$(((1024 * (i % 8)) * 8 + 4092))
+	expect_eq "bin $i" "\"heap main (fold.c:$line)\",51200,$ld,$st,1024.000,$((8192 * (i % 8))),$mean.000,$((8192 * (i % 8) + 8184))" \
+		"$(awk -F, -v b=$i '$1 == b { print $4 "," $5 "," $6 "," $7 "," $8 "," $9 "," $10 "," $11 }' fold.csv)"
+done
+"$MEMPRISM" fold iter fold.data > fold.txt
+grep -q '^instances: 50, accesses folded: 819200, 20 phase bins' fold.txt || fail "text header: $(sed -n 2p fold.txt)"
+echo "ok: text"
+# bad input
+if "$MEMPRISM" fold nosuch fold.data 2> err.txt; then fail "unknown region accepted"; fi
+grep -q "no complete instance of region 'nosuch'" err.txt || fail "unclear error: $(cat err.txt)"
+if "$MEMPRISM" fold iter --bins 0 fold.data 2> err.txt; then fail "--bins 0 accepted"; fi
+grep -q -- '--bins wants a number' err.txt || fail "unclear error: $(cat err.txt)"
+echo "ok: errors"

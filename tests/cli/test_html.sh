@@ -1,0 +1,68 @@
+# The visual report in a real browser: headless Chromium opens the arrays
+# report offline; the page's script draws everything and writes "ok ..." in
+# #status (or the errors it met). The DOM after scripts ran must show every
+# object of the text report as a table row, a plot per object (5 arrays and
+# the main stack) and the band overview; no console errors. A screenshot is
+# kept in the scratch folder.
+source "$(dirname "$0")/lib.sh"
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+	echo "SKIP: chromium is not installed (scripts/deps.sh installs it)"
+	exit 77
+fi
+"$MEMPRISM" cc -O2 -g "$MP_SRC/examples/arrays.c" -o arrays
+"$MEMPRISM" record -q -o arrays.data -- ./arrays 64
+start=$(date +%s%N)
+"$MEMPRISM" report --roi kernel --html arrays.html arrays.data
+echo "html: $(stat -c %s arrays.html) bytes, written in $((($(date +%s%N) - start) / 1000000)) ms"
+# self-contained: no external scripts, styles, images or fetches
+if grep -Eq '(src|href)="(https?:)?//|https?://|fetch\(|XMLHttpRequest' arrays.html; then
+	fail "the report refers to the network"
+fi
+"$MEMPRISM" report --roi kernel --format csv arrays.data > obj.csv
+nobj=$(($(wc -l < obj.csv) - 1))
+chrome() {
+	timeout 120 "$browser" --headless=new --no-sandbox --disable-gpu --hide-scrollbars \
+		--user-data-dir="$MP_SCRATCH/chrome-profile" --virtual-time-budget=10000 "$@"
+}
+chrome --enable-logging=stderr --v=0 --dump-dom "file://$MP_SCRATCH/arrays.html" > dom.html 2> chrome.log
+st=$(grep -o '<pre id="status">[^<]*' dom.html | sed 's/.*>//')
+echo "status: $st"
+case "$st" in ok\ *) ;; *) fail "page script did not finish: '$st'" ;; esac
+field() { echo "$st" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+expect_eq "table rows = object rows of the CSV report" "$nobj" "$(field rows)"
+expect_eq "objects in the data" "$nobj" "$(field objects)"
+expect_eq "plots (5 arrays + main stack)" 6 "$(field plots)"
+expect_eq "band overview" 1 "$(field overview)"
+if grep -q 'CONSOLE' chrome.log; then
+	grep 'CONSOLE' chrome.log >&2
+	fail "console messages"
+fi
+echo "ok: no console messages"
+# the patterns are shown next to the plots, the arrays' rows in the table
+n=$(grep -o 'pattern: forward +64' dom.html | wc -l)
+expect_eq "plots titled forward +64" 3 "$n"
+n=$(grep -o 'pattern: backward -64' dom.html | wc -l)
+expect_eq "plots titled backward -64" 2 "$n"
+chrome --window-size=1280,1600 --screenshot="$MP_SCRATCH/arrays.png" "file://$MP_SCRATCH/arrays.html" 2>/dev/null
+[ "$(stat -c %s arrays.png)" -gt 20000 ] || fail "screenshot too small"
+echo "ok: screenshot $MP_SCRATCH/arrays.png"
+
+# with the model: memory levels per function and the page-walk CDF
+"$MEMPRISM" record -q -o small.data -- ./arrays 16
+"$MEMPRISM" report --roi kernel --model nehalem-e5504 --html model.html small.data
+chrome --dump-dom "file://$MP_SCRATCH/model.html" > model-dom.html 2>/dev/null
+st=$(grep -o '<pre id="status">[^<]*' model-dom.html | sed 's/.*>//')
+echo "status: $st"
+case "$st" in ok\ *) ;; *) fail "model page: '$st'" ;; esac
+[ "$(field functions)" -ge 1 ] || fail "no memory levels per function"
+expect_eq "walk CDF" 1 "$(field cdf)"
+grep -q 'MODELLED' model-dom.html || fail "modelled figures not labelled"
+echo "ok: modelled page"
+
+# bad input: a clear error and a non-zero exit
+if "$MEMPRISM" report --html /nonexistent-dir/x.html arrays.data 2> err.txt; then
+	fail "writing into a missing directory succeeded"
+fi
+grep -q 'cannot write /nonexistent-dir/x.html' err.txt || fail "unclear error: $(cat err.txt)"
+echo "ok: unwritable path"

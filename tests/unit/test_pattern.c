@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/* Access-pattern classification on synthetic streams whose pattern is known
+ * by construction: forward, backward, strided, random, mixed, same-address,
+ * and the collector merging an object's thread streams. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/an_pattern.h"
+#include "check.h"
+
+#define N 100000
+
+static struct an_pattern run(uint64_t base, int64_t step, uint64_t n)
+{
+	struct an_pat_stream s;
+	struct an_pattern p;
+	an_pat_stream_init(&s);
+	for (uint64_t i = 0; i < n; i++)
+		an_pat_stream_add(&s, base + (uint64_t)((int64_t)i * step));
+	an_pat_classify(&s, &p);
+	return p;
+}
+
+static void test_regular(void)
+{
+	struct an_pattern p = run(0x10000000, 8, N);
+	CHECK_EQ(p.kind, AN_PAT_FORWARD);
+	CHECK_EQ(p.stride, 8);
+	CHECK(p.share == 1.0);
+	CHECK(p.forward == 1.0 && p.backward == 0.0);
+	CHECK_EQ(p.accesses, N);
+
+	p = run(0x10000000 + 64 * N, -64, N);
+	CHECK_EQ(p.kind, AN_PAT_BACKWARD);
+	CHECK_EQ((uint64_t)p.stride, (uint64_t)(int64_t)-64);
+	CHECK(p.backward == 1.0);
+
+	/* one line per access is still sequential (ORMBP's arrays) */
+	p = run(0x10000000, 64, N);
+	CHECK_EQ(p.kind, AN_PAT_FORWARD);
+	CHECK_EQ(p.stride, 64);
+
+	/* a column walk: one page per access */
+	p = run(0x10000000, 4096, N);
+	CHECK_EQ(p.kind, AN_PAT_STRIDED);
+	CHECK_EQ(p.stride, 4096);
+	CHECK(p.share == 1.0);
+
+	p = run(0x10000000 + 4096 * N, -4096, N);
+	CHECK_EQ(p.kind, AN_PAT_STRIDED);
+	CHECK_EQ((uint64_t)p.stride, (uint64_t)(int64_t)-4096);
+
+	p = run(0x1000, 8, AN_PAT_MIN - 1);
+	CHECK_EQ(p.kind, AN_PAT_FEW);
+
+	p = run(0x1000, 0, N);
+	CHECK_EQ(p.kind, AN_PAT_SAME);
+	CHECK(p.reuse == 1.0);
+}
+
+/* a[i] += x: load and store of one address, then the next element. The
+ * repeated address doesn't break the walk. */
+static void test_read_modify_write(void)
+{
+	struct an_pat_stream s;
+	struct an_pattern p;
+	an_pat_stream_init(&s);
+	for (uint64_t i = 0; i < N; i++) {
+		an_pat_stream_add(&s, 0x2000 + 8 * i);
+		an_pat_stream_add(&s, 0x2000 + 8 * i);
+	}
+	an_pat_classify(&s, &p);
+	CHECK_EQ(p.kind, AN_PAT_FORWARD);
+	CHECK_EQ(p.stride, 8);
+	CHECK(p.reuse > 0.49 && p.reuse < 0.51);
+	CHECK(p.share == 1.0);
+}
+
+static uint64_t lcg(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *x >> 33;
+}
+
+static void test_random(void)
+{
+	struct an_pat_stream s;
+	struct an_pattern p;
+	uint64_t x = 42;
+	an_pat_stream_init(&s);
+	for (int i = 0; i < N; i++)
+		an_pat_stream_add(&s, 0x40000000 + (lcg(&x) % (1u << 20)) * 8); /* 8 MiB table */
+	an_pat_classify(&s, &p);
+	CHECK_EQ(p.kind, AN_PAT_RANDOM);
+	CHECK(p.share < 0.01);
+	CHECK(p.top_share < 0.05);
+	CHECK(p.forward > 0.45 && p.forward < 0.55);
+}
+
+static void test_mixed(void)
+{
+	struct an_pat_stream s;
+	struct an_pattern p;
+	/* two arrays in one object walked in lockstep: c[i] = a[i] + b[i]
+	 * over halves of one block: deltas +H and -H+8 alternate */
+	const uint64_t H = 1u << 20;
+	an_pat_stream_init(&s);
+	for (uint64_t i = 0; i < N; i++) {
+		an_pat_stream_add(&s, 0x10000000 + 8 * i);
+		an_pat_stream_add(&s, 0x10000000 + H + 8 * i);
+	}
+	an_pat_classify(&s, &p);
+	CHECK_EQ(p.kind, AN_PAT_MIXED);
+	CHECK(p.share > 0.49 && p.share < 0.51);
+	CHECK(p.top_share > 0.99);
+
+	/* phases: half forward, then half backward over the same range */
+	an_pat_stream_init(&s);
+	for (uint64_t i = 0; i < N / 2; i++)
+		an_pat_stream_add(&s, 0x10000000 + 64 * i);
+	for (uint64_t i = 0; i < N / 2; i++)
+		an_pat_stream_add(&s, 0x10000000 + 64 * (N / 2 - 1 - i));
+	an_pat_classify(&s, &p);
+	CHECK_EQ(p.kind, AN_PAT_MIXED);
+	CHECK(p.forward > 0.49 && p.backward > 0.49);
+
+	/* 80% forward with a random 20% sprinkled in: still forward, and the
+	 * evidence says how regular */
+	uint64_t x = 7, a = 0x10000000;
+	an_pat_stream_init(&s);
+	for (int i = 0; i < N; i++) {
+		if (i % 5 == 4) {
+			an_pat_stream_add(&s, 0x80000000 + lcg(&x) % (1u << 24));
+		} else {
+			an_pat_stream_add(&s, a);
+			a += 64;
+		}
+	}
+	an_pat_classify(&s, &p);
+	CHECK_EQ(p.kind, AN_PAT_FORWARD);
+	CHECK_EQ(p.stride, 64);
+	CHECK(p.share > 0.55 && p.share < 0.65);
+}
+
+/* The collector: two threads each walking its half of one object forward
+ * make a forward object; a backward thread on another object stays apart;
+ * accesses outside --roi are ignored. */
+static void test_collector(void)
+{
+	struct an_patterns *ps = an_patterns_new();
+	CHECK(ps != NULL);
+	for (uint64_t i = 0; i < 1000; i++) {
+		struct an_access a = { .cls = 0, .thread = 0, .addr = 0x1000 + 64 * i, .size = 8, .counted = 1 };
+		an_patterns_on_access(ps, &a);
+		a.thread = 1;
+		a.addr += 64 * 1000;
+		an_patterns_on_access(ps, &a);
+		a = (struct an_access){ .cls = 1, .thread = 2, .addr = 0x900000 - 64 * i, .size = 8, .counted = 1 };
+		an_patterns_on_access(ps, &a);
+		a = (struct an_access){ .cls = 1, .thread = 2, .addr = 0x12345 * i, .size = 8, .counted = 0 };
+		an_patterns_on_access(ps, &a);
+	}
+	CHECK_EQ(an_patterns_error(ps), 0);
+	CHECK_EQ(an_patterns_nstreams(ps), 3);
+	uint32_t map[2] = { 1, 0 }; /* replay class -> result class */
+	struct an_result r = { .nclasses = 2, .class_map = map, .nclass_map = 2 };
+	struct an_pattern *pat = NULL;
+	CHECK_EQ(an_patterns_by_class(ps, &r, &pat), 0);
+	CHECK_EQ(pat[1].kind, AN_PAT_FORWARD);
+	CHECK_EQ(pat[1].stride, 64);
+	CHECK_EQ(pat[1].accesses, 2000);
+	CHECK_EQ(pat[1].streams, 2);
+	CHECK_EQ(pat[0].kind, AN_PAT_BACKWARD);
+	CHECK_EQ(pat[0].accesses, 1000);
+	free(pat);
+	uint32_t cls, th;
+	struct an_pattern one;
+	an_patterns_stream(ps, &r, 1, &cls, &th, &one);
+	CHECK_EQ(cls, 1);
+	CHECK_EQ(th, 1);
+	CHECK_EQ(one.kind, AN_PAT_FORWARD);
+	char buf[32];
+	CHECK(strcmp(an_pat_format(buf, sizeof(buf), &one), "forward +64") == 0);
+	an_patterns_free(ps);
+	an_patterns_free(NULL);
+}
+
+int main(void)
+{
+	test_regular();
+	test_read_modify_write();
+	test_random();
+	test_mixed();
+	test_collector();
+	return check_done("test_pattern");
+}
