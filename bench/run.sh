@@ -140,12 +140,12 @@ LIBS[allocheavy]=""
 # Variants. "mp" = full trace of the instrumented binary; "mpalloc" = the
 # native binary under memprism record (allocation tracking with stacks).
 # BASE: which native run a variant's ratios are taken against.
-ALL_VARIANTS=(native mp mpmodel norec mpalloc dhat cachegrind native_small lackey heaptrack)
+ALL_VARIANTS=(native mp mpmodel norec mpalloc mpfaults dhat cachegrind native_small lackey heaptrack)
 declare -A TITLE BASE
-TITLE=([native]="native" [mp]="memprism" [mpmodel]="mp+model" [norec]="not-recorded" [mpalloc]="mp-alloc" [dhat]="dhat"
+TITLE=([native]="native" [mp]="memprism" [mpmodel]="mp+model" [mpfaults]="mp-faults" [norec]="not-recorded" [mpalloc]="mp-alloc" [dhat]="dhat"
 	[cachegrind]="cachegrind" [native_small]="native(1/100)" [lackey]="lackey(1/100)"
 	[heaptrack]="heaptrack")
-BASE=([mp]=native [mpmodel]=native [norec]=native [mpalloc]=native [dhat]=native [cachegrind]=native
+BASE=([mp]=native [mpmodel]=native [mpfaults]=native [norec]=native [mpalloc]=native [dhat]=native [cachegrind]=native
 	[lackey]=native_small [heaptrack]=native)
 
 # STATUS[w.v]: "" = runs; otherwise the reason it does not (shown in its cell).
@@ -176,7 +176,7 @@ for w in "${WORKLOADS[@]}"; do
 		fi
 		STATUS[$w.$v]=""
 		case "$v" in
-		mp | mpmodel | norec | mpalloc) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
+		mp | mpmodel | norec | mpalloc | mpfaults) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
 		dhat | cachegrind | lackey | native_small) ((HAVE_VG)) || STATUS[$w.$v]="n/a (not installed)" ;;
 		heaptrack) ((HAVE_HT)) || STATUS[$w.$v]="n/a (not installed)" ;;
 		esac
@@ -222,6 +222,11 @@ run_variant() {
 		cmd=("$MEMPRISM" record -o "$SCRATCH/out/$w.mpm.data" -- "$SCRATCH/bin/$w.inst" "${args[@]}")
 		;;
 	norec) cmd=("$SCRATCH/bin/$w.inst" "${args[@]}") ;; # built by memprism cc, not recorded
+	mpfaults)
+		# the native binary, page faults sampled (first touch of every page)
+		rm -rf -- "$SCRATCH/out/$w.mpfaults.data"
+		cmd=("$MEMPRISM" record --source faults -o "$SCRATCH/out/$w.mpfaults.data" -- "$bin" "${args[@]}")
+		;;
 	mpalloc)
 		rm -rf -- "$SCRATCH/out/$w.mpalloc.data"
 		cmd=("$MEMPRISM" record -o "$SCRATCH/out/$w.mpalloc.data" -- "$bin" "${args[@]}")
@@ -249,7 +254,7 @@ run_variant() {
 		echo "FAIL" >>"$SCRATCH/times/$w.$v"
 		printf '  [%d] %-10s %-14s FAILED (exit %d; see %s)\n' "$i" "$w" "${TITLE[$v]}" "$rc" "$err"
 		tail -5 "$err" | sed 's/^/        /'
-		if [[ $v == mp || $v == mpalloc ]]; then
+		if [[ $v == mp || $v == mpalloc || $v == mpfaults ]]; then
 			STATUS[$w.$v]="run failed"
 			MP_FAIL=1
 		fi
@@ -346,7 +351,7 @@ for w in "${WORKLOADS[@]}"; do
 		# A failed run has already been reported as failed.
 		[[ $(sed -n "${run_n}p" "$SCRATCH/times/$w.$v") == FAIL ]] && continue
 		case "$v" in
-		native | mp | mpmodel | norec | mpalloc)
+		native | mp | mpmodel | norec | mpalloc | mpfaults)
 			echo "  CHECKSUM MISMATCH: $w ${TITLE[$v]} run $run_n printed '${c:-<none>}', native run 1 printed '$ref'" >&2
 			CKSUM_FAIL=1
 			STATUS[$w.$v]="CHECKSUM MISMATCH"
@@ -403,7 +408,7 @@ done
 echo
 
 # ------------------------------------------------------------ final table --
-COLS=(native mp mpmodel modelrate norec mpalloc dhat cachegrind lackey heaptrack)
+COLS=(native mp mpmodel modelrate norec mpalloc mpfaults dhat cachegrind lackey heaptrack)
 TITLE[modelrate]="model acc/s"
 {
 	printf 'workload'
@@ -431,6 +436,8 @@ echo "scaled input, whose run time is mostly process start-up: treat it as an or
 echo "mp+model = memprism record, then memprism report --model host on the trace (cache, TLB and"
 echo "page-walk model); cachegrind --cache-sim=yes models caches only (no TLB, no objects)."
 echo "model acc/s = recorded accesses / time of report --model alone."
+echo "mp-faults = the native binary under memprism record --source faults (every page fault"
+echo "sampled with its address, thread, CPU and code: first-touch placement)."
 echo "targets (full trace): arrays <= 1.3x, randacc <= 2.5x, evloop <= 10x; alloc tracking <= 1.5x."
 echo "targets (model): arrays <= 2x, randacc <= 4x, evloop <= 15x; offline model >= 50M accesses/s."
 
