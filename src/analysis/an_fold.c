@@ -225,7 +225,8 @@ static int by_count(const void *x, const void *y, void *arg)
 
 size_t an_fold_objects(const struct an_fold *f, const uint32_t **cls)
 {
-	qsort_r(f->order, f->norder, sizeof(*f->order), by_count, (void *)f);
+	if (f->norder)
+		qsort_r(f->order, f->norder, sizeof(*f->order), by_count, (void *)f);
 	*cls = f->order;
 	return f->norder;
 }

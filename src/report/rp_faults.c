@@ -122,7 +122,8 @@ static struct frow *build(const struct an_result *res, enum rp_by by, size_t *nr
 	default:
 		break;
 	}
-	qsort(rows, n, sizeof(*rows), by_faults);
+	if (n)
+		qsort(rows, n, sizeof(*rows), by_faults);
 	*nrows = n;
 	return rows;
 oom:
