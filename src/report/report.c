@@ -171,36 +171,6 @@ oom:
 	return NULL;
 }
 
-/* 1234567 -> "1,234,567" */
-static const char *grouped(char *buf, size_t cap, uint64_t v)
-{
-	char tmp[32];
-	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v), o = 0;
-	for (int i = 0; i < n && (size_t)o + 2 < cap; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = 0;
-	return buf;
-}
-
-static const char *human(char *buf, size_t cap, uint64_t b)
-{
-	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)b;
-	int i = 0;
-	while (v >= 1024 && i < 4) {
-		v /= 1024;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, cap, "%llu B", (unsigned long long)b);
-	else
-		snprintf(buf, cap, "%.1f %s", v, u[i]);
-	return buf;
-}
-
 static const char *by_name(enum rp_by by)
 {
 	static const char *const n[] = { "object", "site", "kind", "thread", "function" };
@@ -249,28 +219,28 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 		fprintf(out, "source:    inst: every load and store of memprism-cc code, libc mem*/str* as ranges "
 			     "(measured counts, no model)\n");
 	fprintf(out, "processes: %zu (%d instrumented), threads: %zu, allocations: %s\n", res->nprocs, instrumented,
-		res->nthreads, grouped(a, sizeof(a), res->allocations));
-	fprintf(out, "accesses:  %s (loads %s, stores %s)", grouped(a, sizeof(a), total),
-		grouped(b, sizeof(b), res->total.loads), grouped(c, sizeof(c), res->total.stores));
+		res->nthreads, rp_grouped(a, sizeof(a), res->allocations));
+	fprintf(out, "accesses:  %s (loads %s, stores %s)", rp_grouped(a, sizeof(a), total),
+		rp_grouped(b, sizeof(b), res->total.loads), rp_grouped(c, sizeof(c), res->total.stores));
 	if (o->roi)
 		fprintf(out, " inside region '%s'; %s outside", o->roi,
-			grouped(a, sizeof(a), res->accesses_outside_roi));
+			rp_grouped(a, sizeof(a), res->accesses_outside_roi));
 	fprintf(out, "\n");
 	if (res->mem_origin == AN_MEM_MODELLED) {
 		const struct an_mem *m = &res->mem_total;
 		char d[32], e[32];
 		fprintf(out, "modelled:  %s line refs; DRAM reads %s, writes %s; page walks %s (%s walk refs "
 			     "from DRAM)\n",
-			grouped(a, sizeof(a), m->refs), grouped(b, sizeof(b), m->dram_reads),
-			grouped(c, sizeof(c), m->dram_writes), grouped(d, sizeof(d), m->walks),
-			grouped(e, sizeof(e), m->walk_dram));
+			rp_grouped(a, sizeof(a), m->refs), rp_grouped(b, sizeof(b), m->dram_reads),
+			rp_grouped(c, sizeof(c), m->dram_writes), rp_grouped(d, sizeof(d), m->walks),
+			rp_grouped(e, sizeof(e), m->walk_dram));
 	}
 	if (res->mem_origin == AN_MEM_MODELLED) {
 		if (res->refs_physical)
 			fprintf(out, "physical:  caches indexed by physical address for %.1f%% of line refs "
 				     "(translations of %s pages recorded; %.1f%% of refs in THP)\n",
 				100.0 * (double)res->refs_physical / (double)(res->mem_total.refs ? res->mem_total.refs : 1),
-				grouped(a, sizeof(a), res->phys_pages),
+				rp_grouped(a, sizeof(a), res->phys_pages),
 				100.0 * (double)res->refs_thp / (double)(res->mem_total.refs ? res->mem_total.refs : 1));
 		else
 			fprintf(out, "physical:  no translations recorded (record as root for /proc/PID/pagemap): "
@@ -283,7 +253,7 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 	if (res->skipped_accesses)
 		fprintf(out, "sampled:   bursts: %s accesses recorded, %s skipped; the counts below are "
 			     "estimates (recorded x %.2f)\n",
-			grouped(a, sizeof(a), res->recorded_accesses), grouped(b, sizeof(b), res->skipped_accesses),
+			rp_grouped(a, sizeof(a), res->recorded_accesses), rp_grouped(b, sizeof(b), res->skipped_accesses),
 			res->sample_factor);
 	if (res->run_status >= 0x100)
 		fprintf(out, "program:   killed by signal %d\n", res->run_status - 0x100);
@@ -318,15 +288,22 @@ static int render_text_model(FILE *out, const struct an_result *res, const struc
 		char a[32], b[32], c[32], d[32];
 		uint64_t x = acc(&r->c);
 		fprintf(out, "%14s %5.1f%% %12s %12s %5.1f%% %5.1f %5.1f %5.1f %5.1f %11s %5.1f%% %7.1f %s\n",
-			grouped(a, sizeof(a), x), pct(x, total), grouped(b, sizeof(b), m->dram_reads),
-			grouped(c, sizeof(c), m->dram_writes), pct(m->dram_reads + m->dram_writes, reqs),
+			rp_grouped(a, sizeof(a), x), pct(x, total), rp_grouped(b, sizeof(b), m->dram_reads),
+			rp_grouped(c, sizeof(c), m->dram_writes), pct(m->dram_reads + m->dram_writes, reqs),
 			pct(m->level[MP_LVL_L1], m->refs), pct(m->level[MP_LVL_L2], m->refs),
 			pct(m->level[MP_LVL_L3], m->refs),
 			pct(m->level[MP_LVL_LOCAL_DRAM] + m->level[MP_LVL_REMOTE_DRAM] + m->level[MP_LVL_REMOTE_CACHE],
 			    m->refs),
-			grouped(d, sizeof(d), m->walks), pct(m->walks, t->walks),
+			rp_grouped(d, sizeof(d), m->walks), pct(m->walks, t->walks),
 			m->latency_n ? (double)m->latency_sum / (double)m->latency_n : 0.0, r->label);
 		shown++;
+	}
+	struct rp_lat_row *lr = calloc(n ? n : 1, sizeof(*lr));
+	if (lr) {
+		for (size_t i = 0; i < n; i++)
+			lr[i] = (struct rp_lat_row){ rows[i].label, &rows[i].mem };
+		rp_latency_section(out, lr, n, o->limit ? (o->limit < 10 ? o->limit : 10) : 0, "modelled");
+		free(lr);
 	}
 	return 0;
 }
@@ -364,18 +341,18 @@ static int render_text(FILE *out, const struct an_result *res, const struct rp_o
 		const struct row *r = &rows[i];
 		char a[32], b[32], c[32], d[32], e[32], t[64];
 		uint64_t x = acc(&r->c);
-		fprintf(out, "%14s %5.1f%% %14s %14s %10s", grouped(a, sizeof(a), x),
-			total ? 100.0 * (double)x / (double)total : 0.0, grouped(b, sizeof(b), r->c.loads),
-			grouped(c, sizeof(c), r->c.stores),
-			human(d, sizeof(d), r->c.bytes_loaded + r->c.bytes_stored));
+		fprintf(out, "%14s %5.1f%% %14s %14s %10s", rp_grouped(a, sizeof(a), x),
+			total ? 100.0 * (double)x / (double)total : 0.0, rp_grouped(b, sizeof(b), r->c.loads),
+			rp_grouped(c, sizeof(c), r->c.stores),
+			rp_human(d, sizeof(d), r->c.bytes_loaded + r->c.bytes_stored));
 		if (sized) {
 			threads_text(t, sizeof(t), res, r);
-			fprintf(out, " %10s %9s %-12s", r->size ? human(e, sizeof(e), r->size) : "-",
-				grouped(a, sizeof(a), r->instances), t);
+			fprintf(out, " %10s %9s %-12s", r->size ? rp_human(e, sizeof(e), r->size) : "-",
+				rp_grouped(a, sizeof(a), r->instances), t);
 			if (o->by != RP_BY_KIND)
 				fprintf(out, " %-8s", r->kind);
 		} else if (o->by == RP_BY_THREAD) {
-			fprintf(out, " %9s", grouped(a, sizeof(a), r->instances));
+			fprintf(out, " %9s", rp_grouped(a, sizeof(a), r->instances));
 		} else {
 			fprintf(out, " %-16s", r->kind ? r->kind : "?");
 		}
@@ -392,17 +369,6 @@ warnings:
 	return 0;
 }
 
-static void csv_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static int render_csv(FILE *out, const struct an_result *res, const struct rp_opts *o, struct row *rows,
 		      size_t n)
 {
@@ -411,16 +377,17 @@ static int render_csv(FILE *out, const struct an_result *res, const struct rp_op
 	fprintf(out, "%s,kind,accesses,loads,stores,bytes_loaded,bytes_stored,share,size,instances,max_size,threads%s%s\n",
 		by_name(o->by),
 		mem ? ",origin,refs,l1,lfb,l2,l3,local_dram,remote_dram,remote_cache,dtlb_hits,stlb_hits,walks,"
-		      "walk_refs,walk_dram,dram_reads,dram_writes,dram_share,walk_share,avg_latency"
+		      "walk_refs,walk_dram,dram_reads,dram_writes,dram_share,walk_share,avg_latency,latency_p50,latency_p90,"
+		      "latency_p99"
 		    : "",
 		pat ? ",pattern,stride,pattern_share,pattern_top_share,forward_share,backward_share,reuse_share" : "");
 	const struct an_mem *t = &res->mem_total;
 	uint64_t total = acc(&res->total);
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
-		csv_str(out, r->label);
+		rp_csv_str(out, r->label);
 		fputc(',', out);
-		csv_str(out, r->kind);
+		rp_csv_str(out, r->kind);
 		fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%.6f,%llu,%llu,%llu,%zu",
 			(unsigned long long)acc(&r->c), (unsigned long long)r->c.loads,
 			(unsigned long long)r->c.stores, (unsigned long long)r->c.bytes_loaded,
@@ -443,6 +410,9 @@ static int render_csv(FILE *out, const struct an_result *res, const struct rp_op
 				pct(m->dram_reads + m->dram_writes, t->dram_reads + t->dram_writes) / 100.0,
 				pct(m->walks, t->walks) / 100.0,
 				m->latency_n ? (double)m->latency_sum / (double)m->latency_n : 0.0);
+			fprintf(out, ",%llu,%llu,%llu", (unsigned long long)rp_latency_quantile(m, 0.5),
+				(unsigned long long)rp_latency_quantile(m, 0.9),
+				(unsigned long long)rp_latency_quantile(m, 0.99));
 		}
 		if (pat) {
 			struct an_pattern none = { .kind = AN_PAT_FEW };
@@ -453,25 +423,6 @@ static int render_csv(FILE *out, const struct an_result *res, const struct rp_op
 		fputc('\n', out);
 	}
 	return 0;
-}
-
-static void json_str(FILE *out, const char *s)
-{
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
 }
 
 static void json_counts(FILE *out, const struct an_counts *c)
@@ -503,14 +454,14 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 		       size_t n)
 {
 	fprintf(out, "{\"schema\":\"memprism-report-1\",\"data\":");
-	json_str(out, o->data_path);
+	rp_json_str(out, o->data_path);
 	fprintf(out, ",\"command\":");
-	json_str(out, res->cmdline);
+	rp_json_str(out, res->cmdline);
 	fprintf(out, ",\"source\":\"inst\",\"measured\":true,\"by\":\"%s\",\"sampling\":{\"recorded\":%llu,"
 		     "\"skipped\":%llu,\"factor\":%.6f},\"min_size\":%llu,\"roi\":",
 		by_name(o->by), (unsigned long long)res->recorded_accesses,
 		(unsigned long long)res->skipped_accesses, res->sample_factor, (unsigned long long)res->min_size);
-	json_str(out, o->roi);
+	rp_json_str(out, o->roi);
 	fprintf(out, ",\"exit_status\":%d,\"damaged\":%s,\"allocations\":%llu,\"frees\":%llu,\"total\":{",
 		res->run_status, res->damaged ? "true" : "false", (unsigned long long)res->allocations,
 		(unsigned long long)res->frees);
@@ -522,12 +473,12 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 	}
 	fprintf(out, ",\"outside_roi\":%llu},\"mem_origin\":\"%s\",\"machine\":", (unsigned long long)res->accesses_outside_roi,
 		res->mem_origin == AN_MEM_MODELLED ? "modelled" : res->mem_origin == AN_MEM_MEASURED ? "measured" : "none");
-	json_str(out, res->machine[0] ? res->machine : NULL);
+	rp_json_str(out, res->machine[0] ? res->machine : NULL);
 	fprintf(out, ",\"processes\":[");
 	for (size_t i = 0; i < res->nprocs; i++) {
 		const struct an_process *p = &res->procs[i];
 		fprintf(out, "%s{\"pid\":%u,\"ppid\":%u,\"exe\":", i ? "," : "", p->pid, p->ppid);
-		json_str(out, p->exe);
+		rp_json_str(out, p->exe);
 		fprintf(out, ",\"instrumented\":%s,\"ended\":%s,\"exec\":%s,\"signal\":%llu,\"accesses\":%llu}",
 			p->instrumented ? "true" : "false", p->ended ? "true" : "false",
 			p->end_status == 0x200 ? "true" : "false",
@@ -538,7 +489,7 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 	for (size_t i = 0; i < res->nthreads; i++) {
 		const struct an_thread *t = &res->threads[i];
 		fprintf(out, "%s{\"pid\":%u,\"tid\":%u,\"name\":", i ? "," : "", t->pid, t->tid);
-		json_str(out, t->name);
+		rp_json_str(out, t->name);
 		fprintf(out, ",");
 		json_counts(out, &t->c);
 		fprintf(out, ",\"allocations\":%llu}", (unsigned long long)t->allocations);
@@ -547,9 +498,9 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		fprintf(out, "%s{\"label\":", i ? "," : "");
-		json_str(out, r->label);
+		rp_json_str(out, r->label);
 		fprintf(out, ",\"kind\":");
-		json_str(out, r->kind);
+		rp_json_str(out, r->kind);
 		fprintf(out, ",");
 		json_counts(out, &r->c);
 		fprintf(out, ",\"size\":%llu,\"instances\":%llu,\"max_size\":%llu,\"threads\":[",
@@ -570,16 +521,16 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 		}
 		if (r->cls && r->cls->site) {
 			fprintf(out, ",\"site\":");
-			json_str(out, r->cls->site);
+			rp_json_str(out, r->cls->site);
 			fprintf(out, ",\"stack\":[");
 			for (int k = 0; k < r->cls->nstack; k++) {
 				const struct an_frame *f = &r->cls->stack[k];
 				fprintf(out, "%s{\"function\":", k ? "," : "");
-				json_str(out, f->function);
+				rp_json_str(out, f->function);
 				fprintf(out, ",\"file\":");
-				json_str(out, f->file);
+				rp_json_str(out, f->file);
 				fprintf(out, ",\"line\":%d,\"module\":", f->line);
-				json_str(out, f->module);
+				rp_json_str(out, f->module);
 				fprintf(out, ",\"inlined\":%s}", f->inlined ? "true" : "false");
 			}
 			fprintf(out, "]");
@@ -590,7 +541,7 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 	for (size_t i = 0; i < res->nwarnings; i++) {
 		if (i)
 			fputc(',', out);
-		json_str(out, res->warnings[i]);
+		rp_json_str(out, res->warnings[i]);
 	}
 	fprintf(out, "]}\n");
 	return 0;

@@ -44,18 +44,6 @@ static void fadd(struct an_faults *a, const struct an_faults *b)
 	a->pages += b->pages;
 }
 
-static void mem_fold(struct an_mem *a, const struct an_mem *b)
-{
-	a->refs += b->refs;
-	for (int i = 0; i < MP_LVL_COUNT; i++)
-		a->level[i] += b->level[i];
-	for (int i = 0; i < MP_TLB_COUNT; i++)
-		a->tlb[i] += b->tlb[i];
-	a->remote += b->remote;
-	a->latency_sum += b->latency_sum;
-	a->latency_n += b->latency_n;
-}
-
 static void free_frows(struct frow *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -92,7 +80,7 @@ static struct frow *build(const struct an_result *res, enum rp_by by, size_t *nr
 							   .threads = by == RP_BY_OBJECT ? c->threads : NULL,
 							   .nthreads = by == RP_BY_OBJECT ? c->nthreads : 0 };
 			fadd(&rows[k].f, &c->faults);
-			mem_fold(&rows[k].mem, &c->mem);
+			an_mem_add(&rows[k].mem, &c->mem);
 			rows[k].size += c->bytes_allocated;
 			rows[k].instances += c->instances;
 		}
@@ -346,7 +334,7 @@ int rp_render_pmu(FILE *out, const struct an_result *res, const struct rp_opts *
 		fprintf(out, "%s,kind,est_accesses", view_name(o->by));
 		for (size_t k = 0; k < 7; k++)
 			fprintf(out, ",%s", lname[k]);
-		fprintf(out, ",remote,walks,mean_latency\n");
+		fprintf(out, ",remote,walks,mean_latency,latency_p50,latency_p90,latency_p99\n");
 		for (size_t i = 0; i < n; i++) {
 			const struct frow *r = &rows[i];
 			rp_csv_str(out, r->label);
@@ -355,9 +343,12 @@ int rp_render_pmu(FILE *out, const struct an_result *res, const struct rp_opts *
 			fprintf(out, ",%llu", (unsigned long long)r->mem.refs);
 			for (size_t k = 0; k < 7; k++)
 				fprintf(out, ",%llu", (unsigned long long)r->mem.level[lv[k]]);
-			fprintf(out, ",%llu,%llu,%.1f\n", (unsigned long long)r->mem.remote,
+			fprintf(out, ",%llu,%llu,%.1f,%llu,%llu,%llu\n", (unsigned long long)r->mem.remote,
 				(unsigned long long)r->mem.tlb[MP_TLB_WALK],
-				r->mem.latency_n ? (double)r->mem.latency_sum / (double)r->mem.latency_n : 0.0);
+				r->mem.latency_n ? (double)r->mem.latency_sum / (double)r->mem.latency_n : 0.0,
+				(unsigned long long)rp_latency_quantile(&r->mem, 0.5),
+				(unsigned long long)rp_latency_quantile(&r->mem, 0.9),
+				(unsigned long long)rp_latency_quantile(&r->mem, 0.99));
 		}
 	} else {
 		fprintf(out, "memprism report: %s (by %s)\n", o->data_path ? o->data_path : "memprism.data",
@@ -381,6 +372,13 @@ int rp_render_pmu(FILE *out, const struct an_result *res, const struct rp_opts *
 				fprintf(out, " %5.1f%%", pct(m->level[lv[k]], m->refs));
 			fprintf(out, " %5.1f%% %5.1f%% %8.1f %s\n", pct(m->remote, m->refs), pct(m->tlb[MP_TLB_WALK], m->refs),
 				m->latency_n ? (double)m->latency_sum / (double)m->latency_n : 0.0, rows[i].label);
+		}
+		struct rp_lat_row *lr = calloc(n ? n : 1, sizeof(*lr));
+		if (lr) {
+			for (size_t i = 0; i < n; i++)
+				lr[i] = (struct rp_lat_row){ rows[i].label, &rows[i].mem };
+			rp_latency_section(out, lr, n, o->limit, "measured");
+			free(lr);
 		}
 		for (size_t i = 0; i < res->nwarnings; i++)
 			fprintf(out, "warning: %s\n", res->warnings[i]);

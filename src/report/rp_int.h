@@ -17,6 +17,20 @@ const char *rp_human(char *buf, size_t cap, uint64_t b);
 void rp_csv_str(FILE *out, const char *s);
 void rp_json_str(FILE *out, const char *s);
 
+/* Latency quantile q (0..1) from the log2 histogram: the upper bound of the
+ * bucket it falls in (cycles), 0 without latencies. */
+uint64_t rp_latency_quantile(const struct an_mem *m, double q);
+/* The latency distribution in a line: each bucket holding >= 1% of the
+ * latencies as "lo-hi:share%", e.g. "4-7:62% 128-255:37%" (multi-modal costs
+ * show as several peaks, which a mean hides). */
+const char *rp_latency_text(char *buf, size_t cap, const struct an_mem *m);
+/* The distributions of the first `limit` rows (0: all) after a table. */
+struct rp_lat_row {
+	const char *label;
+	const struct an_mem *mem;
+};
+void rp_latency_section(FILE *out, const struct rp_lat_row *rows, size_t n, size_t limit, const char *what);
+
 /* Views of a `record --source faults` result (every --by, --by page too). */
 int rp_render_faults(FILE *out, const struct an_result *res, const struct rp_opts *o);
 /* Views of a `record --source pmu` result (measured level shares); text and

@@ -62,3 +62,58 @@ void rp_json_str(FILE *out, const char *s)
 	}
 	fputc('"', out);
 }
+
+uint64_t rp_latency_quantile(const struct an_mem *m, double q)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < AN_LAT_BUCKETS; i++)
+		n += m->latency_hist[i];
+	if (!n)
+		return 0;
+	uint64_t need = (uint64_t)((double)n * q), sum = 0;
+	for (int i = 0; i < AN_LAT_BUCKETS; i++) {
+		sum += m->latency_hist[i];
+		if (sum > need || i == AN_LAT_BUCKETS - 1)
+			return (2ull << i) - 1;
+	}
+	return 0;
+}
+
+const char *rp_latency_text(char *buf, size_t cap, const struct an_mem *m)
+{
+	uint64_t n = 0;
+	size_t at = 0;
+	buf[0] = 0;
+	for (int i = 0; i < AN_LAT_BUCKETS; i++)
+		n += m->latency_hist[i];
+	for (int i = 0; n && i < AN_LAT_BUCKETS && at < cap; i++) {
+		uint64_t h = m->latency_hist[i];
+		if (h * 100 < n)
+			continue;
+		uint64_t lo = i ? 1ull << i : 0, hi = (2ull << i) - 1;
+		at += (size_t)snprintf(buf + at, cap - at, "%s%llu-%llu%s:%.0f%%", at ? " " : "", (unsigned long long)lo,
+				       (unsigned long long)hi, i == AN_LAT_BUCKETS - 1 ? "+" : "",
+				       100.0 * (double)h / (double)n);
+	}
+	return buf;
+}
+
+void rp_latency_section(FILE *out, const struct rp_lat_row *rows, size_t n, size_t limit, const char *what)
+{
+	int any = 0;
+	for (size_t i = 0; i < n && !any; i++)
+		any = rows[i].mem->latency_n != 0;
+	if (!any)
+		return;
+	fprintf(out, "\nlatency distribution (%s cycles; buckets with >= 1%% of the row's latencies):\n", what);
+	for (size_t i = 0; i < n && (!limit || i < limit); i++) {
+		char b[512];
+		if (!rows[i].mem->latency_n)
+			continue;
+		fprintf(out, "  p50 %5llu  p90 %5llu  p99 %5llu  %-40s %s\n",
+			(unsigned long long)rp_latency_quantile(rows[i].mem, 0.5),
+			(unsigned long long)rp_latency_quantile(rows[i].mem, 0.9),
+			(unsigned long long)rp_latency_quantile(rows[i].mem, 0.99), rp_latency_text(b, sizeof(b), rows[i].mem),
+			rows[i].label);
+	}
+}

@@ -102,3 +102,12 @@ set +e
 expect_eq "whatif without a change exit" 2 $?
 set -e
 grep -q "vs-model" wi.err || fail "whatif error does not say what to give"
+
+# latency distributions, not only a mean: quantiles in CSV, buckets in text
+p50=$(csv_field scan4k.csv "$label" latency_p50)
+p90=$(csv_field scan4k.csv "$label" latency_p90)
+p99=$(csv_field scan4k.csv "$label" latency_p99)
+[ "$p50" -gt 0 ] && [ "$p50" -le "$p90" ] && [ "$p90" -le "$p99" ] || fail "latency quantiles $p50 $p90 $p99"
+grep -q "^latency distribution (modelled cycles" rep.txt || fail "no latency distribution in the text report"
+grep -Eq "p50 +$p50 +p90 +$p90 +p99 +$p99 .*pagescan.c:$line" rep.txt || fail "text and CSV quantiles differ"
+echo "ok: latency p50 $p50, p90 $p90, p99 $p99 cycles"
