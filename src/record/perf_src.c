@@ -26,6 +26,7 @@
 #include <zstd.h>
 
 #include "common/varint.h"
+#include "record/pfm_events.h"
 #include "record/perf_ring.h"
 #include "trace/trace_format.h"
 #include "trace/trace_writer.h"
@@ -511,6 +512,24 @@ static int intel_event(const char *pmu, const char *event, struct mp_perf_spec *
 	return mp_perf_parse_event(desc, fmt, &sp->config, &sp->config1, &sp->config2);
 }
 
+int mp_perf_pfm_event(const char *const *names, struct mp_perf_spec *sp, const char **used)
+{
+	uint64_t cfg[3];
+	int err = mp_pfm_encode(names, cfg, used);
+	if (err)
+		return err;
+	sp->config = cfg[0];
+	sp->config1 = cfg[1];
+	sp->config2 = cfg[2];
+	return 0;
+}
+
+/* STLB-miss loads and stores (PEBS): no sysfs alias, per-model codes */
+static const char *const stlb_loads[] = { "MEM_INST_RETIRED:STLB_MISS_LOADS", "MEM_UOPS_RETIRED:STLB_MISS_LOADS",
+					  NULL };
+static const char *const stlb_stores[] = { "MEM_INST_RETIRED:STLB_MISS_STORES",
+					   "MEM_UOPS_RETIRED:STLB_MISS_STORES", NULL };
+
 static int pmu_specs(const struct mp_probe *probe, const struct mp_pmu_opts *o, struct mp_perf_spec *specs,
 		     int max, char *buf, size_t buf_len)
 {
@@ -545,9 +564,23 @@ static int pmu_specs(const struct mp_probe *probe, const struct mp_pmu_opts *o, 
 		specs[1].kind = MP_SK_PEBS_STORE;
 		specs[1].config1 = 0;
 		specs[1].name = "mem-stores";
+		int n = 2;
 		if (intel_event(pmu, "mem-stores", &specs[1]))
-			return 1; /* no precise stores on this model: loads only */
-		return 2;
+			n = 1; /* no precise stores on this model: loads only */
+		/* the STLB misses the TLB view wants, when libpfm4 knows them */
+		const char *const *want[2] = { stlb_loads, stlb_stores };
+		const unsigned kinds[2] = { MP_SK_PEBS_STLB_LOAD, MP_SK_PEBS_STLB_STORE };
+		for (int k = 0; k < 2 && n < max; k++) {
+			struct mp_perf_spec sp = specs[0];
+			const char *used;
+			if (mp_perf_pfm_event(want[k], &sp, &used))
+				continue;
+			sp.kind = kinds[k];
+			sp.name = used;
+			sp.sample_type = st; /* PEBS gives the address; no latency */
+			specs[n++] = sp;
+		}
+		return n;
 	}
 	if (strcmp(fl, "AMD IBS") == 0) {
 		/* IBS op tags one op every period ops (the low 4 bits are dropped

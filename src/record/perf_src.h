@@ -52,6 +52,12 @@ int mp_perf_specs(enum mp_source src, const struct mp_probe *probe, const struct
 int mp_perf_parse_event(const char *desc, const char *format_dir, uint64_t *config, uint64_t *config1,
 			uint64_t *config2);
 
+/* The first of names (NULL-terminated, libpfm4 syntax "EVENT:UMASK") that
+ * libpfm4 knows for this machine's core PMU (LIBPFM_FORCE_PMU may name
+ * another model), encoded into sp->config/config1/config2. 0 and *used set,
+ * -ENOENT if none is known here, -ENODEV if libpfm4 cannot start. */
+int mp_perf_pfm_event(const char *const *names, struct mp_perf_spec *sp, const char **used);
+
 struct mp_perf_session;
 
 /*

@@ -16,6 +16,7 @@
 #include "common/mp_datasrc.h"
 #include "record/perf_ring.h"
 #include "record/perf_src.h"
+#include "trace/trace_format.h"
 
 #define PAGE 4096
 #define DATA 4096
@@ -443,8 +444,37 @@ static void test_specs(void)
 	CHECK_EQ(sp[1].config, PERF_COUNT_SW_PAGE_FAULTS_MAJ);
 }
 
+/* STLB-miss events come from libpfm4 (no sysfs alias). This VM has no PMU
+ * libpfm4 recognises, so the test forces a Haswell model, the machine of
+ * seed 002: MEM_UOPS_RETIRED.STLB_MISS_LOADS / _STORES are event 0xd0 with
+ * umask 0x11 / 0x12 (Intel SDM vol. 3B, Haswell events). The decoder reads
+ * their samples as page walks. */
+static void test_stlb_events(void)
+{
+	static const char *const loads[] = { "MEM_INST_RETIRED:STLB_MISS_LOADS", "MEM_UOPS_RETIRED:STLB_MISS_LOADS",
+					     NULL };
+	static const char *const stores[] = { "MEM_UOPS_RETIRED:STLB_MISS_STORES", NULL };
+	static const char *const none[] = { "NO_SUCH_EVENT:AT_ALL", NULL };
+	setenv("LIBPFM_FORCE_PMU", "hsw", 1); /* read once, at libpfm4's start */
+	struct mp_perf_spec sp;
+	const char *used = NULL;
+	memset(&sp, 0, sizeof(sp));
+	CHECK_EQ(mp_perf_pfm_event(loads, &sp, &used), 0);
+	CHECK_EQ(sp.config & 0xffff, 0x11d0);
+	CHECK(used && strcmp(used, "MEM_UOPS_RETIRED:STLB_MISS_LOADS") == 0); /* Haswell's name */
+	CHECK_EQ(mp_perf_pfm_event(stores, &sp, &used), 0);
+	CHECK_EQ(sp.config & 0xffff, 0x12d0);
+	CHECK_EQ(mp_perf_pfm_event(none, &sp, &used), -ENOENT);
+	unsetenv("LIBPFM_FORCE_PMU");
+	struct mp_outcome out;
+	mp_outcome_from_sample(MP_SK_PEBS_STLB_LOAD, 0, 0, 1000, &out);
+	CHECK_EQ(out.tlb, MP_TLB_WALK);
+	CHECK_EQ(out.weight, 1000);
+}
+
 int main(void)
 {
+	test_stlb_events();
 	test_pebs_load();
 	test_pebs_store_and_lost();
 	test_ibs_op();
