@@ -19,6 +19,8 @@ static const char *const event_names[] = {
 	[MP_EV_MAP_INITIAL] = "map_initial", [MP_EV_TLS_BLOCK] = "tls_block",
 	[MP_EV_MODULE_UNLOAD] = "module_unload", [MP_EV_FAULT] = "fault",	    [MP_EV_SAMPLE] = "sample",
 	[MP_EV_LOST] = "lost",		 [MP_EV_SAMPLE_DEF] = "sample_def",
+	[MP_EV_AFFINITY] = "affinity", [MP_EV_MEMPOLICY] = "set_mempolicy", [MP_EV_MBIND] = "mbind",
+	[MP_EV_MOVE_PAGES] = "move_pages",
 };
 
 static void usage(FILE *out)

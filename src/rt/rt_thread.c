@@ -10,12 +10,15 @@
 #include <unistd.h>
 
 #include "rt/rt_int.h"
+#include "rt/rt_numa.h"
 #include "rt/rt_proc.h"
 
 struct rt_start {
 	void *(*fn)(void *);
 	void *arg;
 	pid_t creator;
+	size_t aff_len; /* pthread_attr_setaffinity_np's mask on the attribute */
+	uint8_t aff[128];
 };
 
 static pthread_key_t rt_key;
@@ -116,6 +119,9 @@ static void *trampoline(void *v)
 			pthread_setspecific(rt_key, t);
 			rt_thread_start_event(t, s.creator);
 			rt_emit_tls_blocks(t);
+			rt_numa_thread_started((unsigned long)pthread_self(), t->tid);
+			if (s.aff_len) /* created with an affinity attribute */
+				rt_numa_affinity_event(t, t->tid, s.aff, s.aff_len);
 		} else {
 			rt_fail("no memory for a thread's trace buffer");
 		}
@@ -140,6 +146,7 @@ RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	s->fn = fn;
 	s->arg = arg;
 	s->creator = rt_self.tid ? rt_self.tid : gettid();
+	s->aff_len = rt_numa_attr_mask(attr, s->aff, sizeof(s->aff));
 	int r = rt_real.pthread_create(th, attr, trampoline, s);
 	if (r != 0)
 		rt_real.free(s);
