@@ -529,6 +529,8 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	if (outside) {
 		/* the model still sees it: caches warm up outside the region */
 		st->res->accesses_outside_roi++;
+		if (st->numa)
+			an_numa_access(st, s, cls, r, 0);
 		struct mp_outcome oc;
 		an_model_access(st, s, cls, r, 0, &oc);
 		if (st->opts->on_access)
@@ -571,6 +573,8 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 have_fn:
 	count(&st->ips.v[s->last_fn - 1].c, r);
 	struct mp_outcome oc;
+	if (st->numa)
+		an_numa_access(st, s, cls, r, 1);
 	if (st->model)
 		an_model_access(st, s, cls, r, 1, &oc);
 	if (st->opts->on_access)
@@ -593,6 +597,10 @@ static int event_has_cpu(unsigned ev)
 	case MP_EV_REGION_BEGIN:
 	case MP_EV_REGION_END:
 	case MP_EV_FORK:
+	case MP_EV_AFFINITY:
+	case MP_EV_MEMPOLICY:
+	case MP_EV_MBIND:
+	case MP_EV_MOVE_PAGES:
 		return 1;
 	default:
 		return 0;
@@ -685,6 +693,8 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 						best->epoch = r->epoch;
 				}
 				apply_event(st, best, r);
+				if (st->numa)
+					an_numa_event(st, best, r);
 				break;
 			default:
 				break;
