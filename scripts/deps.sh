@@ -3,7 +3,7 @@
 # Needs root (or sudo). Safe to run again.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config clang-16 libclang-rt-16-dev
-      libdw-dev libelf-dev libzstd-dev zlib1g-dev)
+      libdw-dev libelf-dev libzstd-dev zlib1g-dev libnuma-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

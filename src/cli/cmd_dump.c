@@ -111,8 +111,14 @@ int cmd_dump(int argc, char **argv)
 					       : "?");
 				for (unsigned i = 0; i < rec.nf; i++)
 					printf(" %#llx", (unsigned long long)rec.f[i]);
-				if (rec.str_len)
+				if (rec.str_len && (rec.event == MP_EV_AFFINITY || rec.event == MP_EV_MOVE_PAGES)) {
+					/* binary: a CPU mask, or (page delta, node) varints */
+					printf(" 0x");
+					for (size_t i = 0; i < rec.str_len; i++)
+						printf("%02x", (unsigned char)rec.str[i]);
+				} else if (rec.str_len) {
 					printf(" \"%.*s\"", (int)rec.str_len, rec.str);
+				}
 				printf("\n");
 				break;
 			default:

@@ -80,17 +80,17 @@ void rp_numa_finding_text(const struct an_result *r, const struct an_numa_findin
 	case AN_NP_REMOTE_AFTER_ALLOC:
 		threads_text(th, sizeof(th), r, o, -1, (int)f->to_node);
 		snprintf(ev, evcap,
-			 "first touched on node %u by thread %" PRIu64
-			 ", then used from node %u by thread %s: %s remote "
-			 "accesses of %s (%.1f%%) from +%.3f ms to +%.3f ms",
-			 f->node, first_tid, f->to_node, th, rp_grouped(a, sizeof(a), f->count),
+			 "first touched by thread %" PRIu64
+			 ", its pages on node %u (first touch or a memory policy put "
+			 "them there), then used from node %u by thread %s: %s remote accesses of %s (%.1f%%) from "
+			 "+%.3f ms to +%.3f ms",
+			 first_tid, f->node, f->to_node, th, rp_grouped(a, sizeof(a), f->count),
 			 rp_grouped(b, sizeof(b), o->accesses), 100.0 * f->share, ms(n, t0), ms(n, t1));
-		snprintf(
-			fix, fixcap,
-			"allocate it on the consumer's node: numa_alloc_onnode(size, %u), or let the consumer touch it "
-			"first; or migrate it once produced: move_pages(0, count, pages, nodes = {%u, ...}, status, "
-			"MPOL_MF_MOVE)",
-			f->to_node, f->to_node);
+		snprintf(fix, fixcap,
+			 "allocate it on the node that uses it: numa_alloc_onnode(size, %u), or let the user touch it "
+			 "first; or migrate it once made: move_pages(0, count, pages, nodes = {%u, ...}, status, "
+			 "MPOL_MF_MOVE)",
+			 f->to_node, f->to_node);
 		break;
 	case AN_NP_ALTERNATE:
 		threads_text(th, sizeof(th), r, o, -1, -1);

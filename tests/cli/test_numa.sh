@@ -5,8 +5,8 @@
 # give the right fix. Plus the options: analysis-time --numa, page policies,
 # the model's remote DRAM fills, and bad input.
 source "$(dirname "$0")/lib.sh"
-for w in prodcons turns matrix arena local; do
-	build_rt "numa_$w" -pthread
+for w in prodcons turns matrix arena local policy; do
+	build_rt "numa_$w" -pthread -lnuma
 	"$MEMPRISM" record -q --numa 4x8 -o "$w.data" -- "./numa_$w" >"$w.out" || fail "numa_$w failed under record --numa"
 	"$MEMPRISM" numa -f csv "$w.data" >"$w.csv"
 	"$MEMPRISM" numa -f csv --by findings "$w.data" >"$w.find.csv"
@@ -70,6 +70,20 @@ expect_eq "local: remote" 0 "$(csv_field local.csv "$OBJ" remote)"
 expect_eq "local: findings" 0 "$(($(wc -l <local.find.csv) - 1))"
 "$MEMPRISM" numa local.data | grep -q '^  none: ' || fail "local: the text view does not say nothing was found"
 
+# memory-policy calls through libnuma (nodes the host lacks): mbind from
+# numa_alloc_onnode / _interleaved_subset, set_mempolicy, move_pages. The
+# frame-pointer walk stops inside libnuma, so its two objects are found by
+# their counts: A and D share the numa_alloc_onnode row (8,192 + 4,096
+# accesses, 8,192 + 2,048 remote), B is interleaved over 4 nodes.
+OBJ="heap main \\(numa_policy.c:$(line policy C)\\)"
+expect_eq "policy: set_mempolicy(MPOL_BIND, node 1): remote" 32768 "$(csv_field policy.csv "$OBJ" remote)"
+expect_eq "policy: numa_alloc_onnode + move_pages" 1 "$(awk -F, 'NR > 1 && $3 == 12288 && $4 == 10240' policy.csv | wc -l)"
+expect_eq "policy: numa_alloc_interleaved_subset" 1 "$(awk -F, 'NR > 1 && $3 == 8192 && $4 == 6144' policy.csv | wc -l)"
+"$MEMPRISM" dump policy.data >pd.txt
+expect_eq "policy: mbind calls" 3 "$(grep -c ' mbind ' pd.txt)"
+grep -q ' set_mempolicy .* 0x2 0x2$' pd.txt || fail "policy: set_mempolicy(MPOL_BIND, node 1) not recorded"
+grep -q ' move_pages .* 0x4 0x' pd.txt || fail "policy: move_pages of 4 pages not recorded"
+
 # the topology at analysis time: matrix recorded without --numa
 "$MEMPRISM" record -q -o m1.data -- ./numa_matrix >/dev/null
 "$MEMPRISM" numa -f csv m1.data >m1.csv
@@ -93,7 +107,10 @@ expect_eq "model, first touch: remote fills" 0 "$(csv_field pf.csv "$OBJ" remote
 expect_eq "model, bind:2: remote fills" 4097 "$(csv_field pbm.csv "$OBJ" remote_fills)"
 "$MEMPRISM" report -f csv --model nehalem-e5504 --pages 4K prodcons.data >rep.csv
 expect_eq "report --model on a --numa trace: remote DRAM" 0 "$(csv_field rep.csv "$OBJ" remote_dram)"
-"$MEMPRISM" dump prodcons.data | grep -q ' affinity ' || fail "dump shows no affinity events"
+"$MEMPRISM" dump prodcons.data >pcd.txt
+# CPU 0 (the producer, itself) and CPU 8 (the consumer, by its attribute)
+grep -q ' affinity .* 0x01$' pcd.txt || fail "dump shows no affinity to CPU 0"
+grep -q ' affinity .* 0x0001$' pcd.txt || fail "dump shows no affinity to CPU 8"
 
 # bad input: a clear error and exit status 2
 for bad in "--numa 4" "--numa 0x8" "--numa 4x" "--pages bind" "--pages interleave:x" "--threads far" "--by nodes"; do
