@@ -107,6 +107,14 @@ expect_eq "model, first touch: remote fills" 0 "$(csv_field pf.csv "$OBJ" remote
 expect_eq "model, bind:2: remote fills" 4097 "$(csv_field pbm.csv "$OBJ" remote_fills)"
 "$MEMPRISM" report -f csv --model nehalem-e5504 --pages 4K prodcons.data >rep.csv
 expect_eq "report --model on a --numa trace: remote DRAM" 0 "$(csv_field rep.csv "$OBJ" remote_dram)"
+"$MEMPRISM" report -f csv --numa 4x8 --model nehalem-e5504 m1.data >rm.csv
+OBJ="heap main \\(numa_matrix.c:$(line matrix MATRIX)\\)"
+expect_eq "report --numa 4x8 --model: accesses" 73728 "$(csv_field rm.csv "$OBJ" accesses)"
+set +e
+"$MEMPRISM" report --numa 4y8 m1.data >/dev/null 2>err.txt
+rc=$?
+set -e
+expect_eq "report --numa 4y8: exit status" 2 "$rc"
 "$MEMPRISM" dump prodcons.data >pcd.txt
 # CPU 0 (the producer, itself) and CPU 8 (the consumer, by its attribute)
 grep -q ' affinity .* 0x01$' pcd.txt || fail "dump shows no affinity to CPU 0"
