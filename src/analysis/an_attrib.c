@@ -507,7 +507,10 @@ static void hook_access(struct an_state *st, struct an_stream *s, uint32_t cls, 
 {
 	struct an_access a = { .proc = s->proc, .thread = s->thread, .cls = cls, .addr = r->addr,
 			       .size = r->size, .ip = r->ip, .epoch = s->epoch, .time = s->dec.time,
-			       .cpu = s->cpu, .write = r->write, .counted = counted, .outcome = oc };
+			       .cpu = s->cpu, .write = r->write, .counted = counted, .outcome = oc,
+			       .from_node = -1, .to_node = -1 };
+	if (st->numa)
+		an_numa_last(st, &a.from_node, &a.to_node);
 	st->opts->on_access(st->opts->hook_arg, &a);
 }
 

@@ -170,6 +170,8 @@ void an_numa_event(struct an_state *st, struct an_stream *s, const struct trace_
 /* Places and counts one access (placement happens outside --roi too). */
 void an_numa_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r,
 		    int counted);
+/* The nodes of the access an_numa_access placed last. */
+void an_numa_last(const struct an_state *st, int *from, int *to);
 /* 1 and the nodes of stream s's thread and of addr's page (placing it). */
 int an_numa_nodes(struct an_state *st, struct an_stream *s, uint64_t addr, unsigned *from, unsigned *to);
 /* Cycles of a DRAM access from node from to memory on node to. */

@@ -81,6 +81,7 @@ struct an_numa {
 	uint64_t *matrix, *pages_on;
 	uint64_t accesses, remote, calls_affinity, calls_policy, npages;
 	uint64_t start_time;
+	int last_from, last_to; /* of the latest access placed */
 	int host_frames; /* host topology with memory blocks and recorded frames */
 };
 
@@ -508,6 +509,12 @@ static int nodes_of(struct an_state *st, struct an_numa *n, struct an_stream *s,
 	return 1;
 }
 
+void an_numa_last(const struct an_state *st, int *from, int *to)
+{
+	*from = st->numa->last_from;
+	*to = st->numa->last_to;
+}
+
 unsigned an_numa_latency(const struct an_state *st, unsigned from, unsigned to, unsigned local)
 {
 	return mp_topo_latency(&st->numa->topo, from, to, local);
@@ -542,8 +549,11 @@ void an_numa_access(struct an_state *st, struct an_stream *s, uint32_t cls, cons
 	struct an_numa *n = st->numa;
 	unsigned from, to;
 	struct nthread *t;
+	n->last_from = n->last_to = -1;
 	if (!nodes_of(st, n, s, r->addr, &from, &to, &t))
 		return;
+	n->last_from = (int)from;
+	n->last_to = (int)to;
 	if (r->size > 1 && ((r->addr ^ (r->addr + r->size - 1)) >> PAGE_SHIFT)) {
 		/* a ranged access (memset, memcpy) touches every page it spans:
 		 * first touch places them all (up to 1 GiB of them) */

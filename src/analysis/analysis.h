@@ -223,6 +223,7 @@ struct an_access {
 	unsigned cpu;
 	int write;
 	int counted; /* inside --roi (always 1 without --roi) */
+	int from_node, to_node; /* NUMA: the thread's and the page's node; -1 without a topology */
 	const struct mp_outcome *outcome; /* model: deepest level, worst TLB outcome, summed latency; else NULL */
 };
 
