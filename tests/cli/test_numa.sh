@@ -136,3 +136,12 @@ rc=$?
 set -e
 expect_eq "record --numa 4y8: exit status" 2 "$rc"
 grep -q 'NODESxCPUS' err.txt || fail "record --numa 4y8: the error does not say what is expected"
+
+# the flow API's examples (examples/flows_*.c) on the same traces
+"$MP_BUILD/bin/flows_handoff" turns.data >fh.txt
+expect_eq "flows_handoff: hand-overs and cross-node ones of the turns buffer" "13 12" \
+	"$(awk -v re="numa_turns.c:$(line turns BUFFER)" '$0 ~ re { print $1, $2 }' fh.txt)"
+"$MP_BUILD/bin/flows_shared" matrix.data 4 >fs.txt
+expect_eq "flows_shared: the matrix, read by 4 threads on 4 nodes" "4 4 65536 0.0%" \
+	"$(awk -v re="numa_matrix.c:$(line matrix MATRIX)" '$0 ~ re { print $1, $2, $3, $4 }' fs.txt)"
+expect_eq "flows_shared: nothing else read-mostly by 4 threads" 2 "$(wc -l <fs.txt)"
