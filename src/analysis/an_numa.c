@@ -777,11 +777,13 @@ static int find_patterns(struct an_numa_result *r)
 		struct an_numa_finding f = { .obj = (uint32_t)i,
 					     .node = o->home < 0 ? 0 : (unsigned)o->home,
 					     .share = (double)o->remote / (double)o->accesses };
-		uint64_t used_nodes = 0, later_acc = 0, later_writes = 0, remote_from[MP_TOPO_MAX_NODES] = { 0 };
+		uint64_t used_nodes = 0, later_nodes = 0, later_acc = 0, later_writes = 0;
+		uint64_t remote_from[MP_TOPO_MAX_NODES] = { 0 };
 		for (size_t k = 0; k < o->nuses; k++) {
 			used_nodes |= 1ull << o->uses[k].node;
 			remote_from[o->uses[k].node] += o->uses[k].remote;
 			if ((int64_t)o->uses[k].thread != o->first_thread) {
+				later_nodes |= 1ull << o->uses[k].node; /* users, not the maker */
 				later_acc += o->uses[k].accesses;
 				later_writes += o->uses[k].writes;
 			}
@@ -790,10 +792,10 @@ static int find_patterns(struct an_numa_result *r)
 		if (private_parts(o, &shared)) {
 			f.pattern = AN_NP_PRIVATE_SHARED_PAGES;
 			f.count = shared;
-		} else if (__builtin_popcountll(used_nodes) >= 2 && o->overlaps && o->overlaps >= o->handoffs) {
+		} else if (__builtin_popcountll(later_nodes) >= 2 && o->overlaps && o->overlaps >= o->handoffs) {
 			/* read-mostly once made: at most 1 write in 20 by the users */
 			f.pattern = later_writes * 20 <= later_acc ? AN_NP_CONCURRENT_READ : AN_NP_CONCURRENT_WRITE;
-			f.count = (uint64_t)__builtin_popcountll(used_nodes);
+			f.count = (uint64_t)__builtin_popcountll(later_nodes);
 		} else if (__builtin_popcountll(used_nodes) >= 2 && o->handoffs >= 3) {
 			f.pattern = AN_NP_ALTERNATE;
 			f.count = o->handoffs;

@@ -5,7 +5,7 @@
 # give the right fix. Plus the options: analysis-time --numa, page policies,
 # the model's remote DRAM fills, and bad input.
 source "$(dirname "$0")/lib.sh"
-for w in prodcons turns matrix arena local policy; do
+for w in prodcons turns matrix arena local policy saturate; do
 	build_rt "numa_$w" -pthread -lnuma
 	"$MEMPRISM" record -q --numa 4x8 -o "$w.data" -- "./numa_$w" >"$w.out" || fail "numa_$w failed under record --numa"
 	"$MEMPRISM" numa -f csv "$w.data" >"$w.csv"
@@ -62,6 +62,16 @@ expect_eq "arena: remote" 18000 "$(csv_field arena.csv "$OBJ" remote)"
 expect_eq "arena: pattern" "thread-private parts share pages" "$(csv_field arena.csv "$OBJ" pattern)"
 expect_eq "arena: shared pages" 3 "$(finding arena.find.csv count)"
 grep -q 'numa_alloc_local' arena.find.csv || fail "arena: no local allocation advice"
+
+# two tables made on node 0, read together from nodes 1-3: node 0 saturated
+for t in KEYS VALUES; do
+	OBJ="heap main \\(numa_saturate.c:$(line saturate $t)\\)"
+	expect_eq "saturate: $t remote" 24576 "$(csv_field saturate.csv "$OBJ" remote)"
+	expect_eq "saturate: $t pattern" "concurrent remote reads" "$(csv_field saturate.csv "$OBJ" pattern)"
+done
+expect_eq "saturate: saturated node, its objects, its share" "0 2 1.0000" \
+	"$(awk -F, '$1 ~ /saturated node/ { print $3, $5, $6 }' saturate.find.csv)"
+expect_eq "saturate: nodes reading each table" 3 "$(finding saturate.find.csv count)"
 
 # control: everything local, nothing reported
 OBJ="heap worker \\(numa_local.c:$(line local BUFFER)\\)"
