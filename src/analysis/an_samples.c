@@ -190,7 +190,8 @@ int an_samples_assign(struct an_state *st)
 		}
 		s->proc = last_proc;
 	}
-	qsort(m->v.v, m->v.n, sizeof(*m->v.v), by_proc_time);
+	if (m->v.n > 1) /* qsort of an empty (NULL) vector is undefined */
+		qsort(m->v.v, m->v.n, sizeof(*m->v.v), by_proc_time);
 	size_t i = 0;
 	while (i < m->v.n) {
 		uint32_t p = m->v.v[i].proc;
