@@ -3,7 +3,7 @@
 # Needs root (or sudo). Safe to run again.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config clang-16 libclang-rt-16-dev
-      libdw-dev libelf-dev libzstd-dev zlib1g-dev libpfm4-dev
+      libdw-dev libelf-dev libzstd-dev zlib1g-dev libpfm4-dev libnuma-dev
       libsqlite3-dev sqlite3 chromium jq)
 missing=()
 for p in "${pkgs[@]}"; do

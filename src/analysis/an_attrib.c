@@ -507,7 +507,10 @@ static void hook_access(struct an_state *st, struct an_stream *s, uint32_t cls, 
 {
 	struct an_access a = { .proc = s->proc, .thread = s->thread, .cls = cls, .addr = r->addr,
 			       .size = r->size, .ip = r->ip, .epoch = s->epoch, .time = s->dec.time,
-			       .cpu = s->cpu, .write = r->write, .counted = counted, .outcome = oc };
+			       .cpu = s->cpu, .write = r->write, .counted = counted, .outcome = oc,
+			       .from_node = -1, .to_node = -1 };
+	if (st->numa)
+		an_numa_last(st, &a.from_node, &a.to_node);
 	st->opts->on_access(st->opts->hook_arg, &a);
 }
 
@@ -529,6 +532,8 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	if (outside) {
 		/* the model still sees it: caches warm up outside the region */
 		st->res->accesses_outside_roi++;
+		if (st->numa)
+			an_numa_access(st, s, cls, r, 0);
 		struct mp_outcome oc;
 		an_model_access(st, s, cls, r, 0, &oc);
 		if (st->opts->on_access)
@@ -571,6 +576,8 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 have_fn:
 	count(&st->ips.v[s->last_fn - 1].c, r);
 	struct mp_outcome oc;
+	if (st->numa)
+		an_numa_access(st, s, cls, r, 1);
 	if (st->model)
 		an_model_access(st, s, cls, r, 1, &oc);
 	if (st->opts->on_access)
@@ -609,6 +616,10 @@ static int event_has_cpu(unsigned ev)
 	case MP_EV_REGION_BEGIN:
 	case MP_EV_REGION_END:
 	case MP_EV_FORK:
+	case MP_EV_AFFINITY:
+	case MP_EV_MEMPOLICY:
+	case MP_EV_MBIND:
+	case MP_EV_MOVE_PAGES:
 		return 1;
 	default:
 		return 0;
@@ -703,6 +714,8 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 				apply_event(st, best, r);
 				if (st->opts->on_event && r->event != MP_EV_STACK_DEF)
 					hook_event(st, best, r);
+				if (st->numa)
+					an_numa_event(st, best, r);
 				break;
 			default:
 				break;

@@ -97,6 +97,7 @@ struct an_ip {
 struct an_model; /* an_model.c */
 struct an_phys; /* an_phys.c */
 struct an_smp; /* an_samples.c */
+struct an_numa; /* an_numa.c */
 
 struct an_state {
 	const struct an_opts *opts;
@@ -114,6 +115,7 @@ struct an_state {
 	struct an_smp *smp; /* sampled sources (an_samples.c), NULL when none */
 	uint32_t unknown_cls;
 	struct an_model *model; /* NULL unless opts->machine */
+	struct an_numa *numa; /* NULL unless a NUMA topology is simulated or asked for */
 	MP_VEC(uint64_t) pagemap_chunks; /* file offsets of PAGEMAP chunks */
 	struct an_phys *phys; /* translations, NULL if none were recorded */
 	uint64_t nchunks;
@@ -159,6 +161,23 @@ void an_model_stream_done(struct an_state *st, struct an_stream *s);
 void an_model_finish(struct an_state *st);
 /* Moves the page table to the result; remap: state class -> result class. */
 int an_model_pages(struct an_state *st, const uint32_t *remap);
+
+/* an_numa.c: NUMA placement and locality (no-ops unless st->numa) */
+int an_numa_init(struct an_state *st);
+void an_numa_fini(struct an_state *st);
+/* Thread and page placement calls, thread starts, unmaps. */
+void an_numa_event(struct an_state *st, struct an_stream *s, const struct trace_rec *r);
+/* Places and counts one access (placement happens outside --roi too). */
+void an_numa_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r,
+		    int counted);
+/* The nodes of the access an_numa_access placed last. */
+void an_numa_last(const struct an_state *st, int *from, int *to);
+/* 1 and the nodes of stream s's thread and of addr's page (placing it). */
+int an_numa_nodes(struct an_state *st, struct an_stream *s, uint64_t addr, unsigned *from, unsigned *to);
+/* Cycles of a DRAM access from node from to memory on node to. */
+unsigned an_numa_latency(const struct an_state *st, unsigned from, unsigned to, unsigned local);
+/* Builds res->numa; remap: state class -> result class. */
+int an_numa_finish(struct an_state *st, struct an_result *res, const uint32_t *remap);
 
 void an_warn(struct an_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Adds thread to the class's set of threads that touched it. */

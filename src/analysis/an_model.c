@@ -186,7 +186,8 @@ static inline void mem_count(struct an_mem *m, const struct mp_model_out *o)
 	m->refs++;
 	m->level[o->level]++;
 	m->tlb[o->tlb]++;
-	m->dram_reads += o->level == MP_LVL_LOCAL_DRAM;
+	m->dram_reads += o->level == MP_LVL_LOCAL_DRAM || o->level == MP_LVL_REMOTE_DRAM;
+	m->remote += o->level == MP_LVL_REMOTE_DRAM || o->level == MP_LVL_REMOTE_CACHE;
 	if (o->tlb == MP_TLB_WALK) {
 		m->walks++;
 		m->walk_refs += o->walk_refs;
@@ -294,12 +295,21 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 				sum->page_shift = (uint8_t)shift;
 		}
 		mp_model_access(am->m, core, s->proc, a, paddr, r->write, shift, cls, &o);
+		unsigned from, to;
+		if (o.level == MP_LVL_LOCAL_DRAM && st->numa && an_numa_nodes(st, s, a, &from, &to) && from != to) {
+			/* a NUMA topology says where the page is: a fill from another
+			 * node's memory, at the latency its distance gives */
+			o.level = MP_LVL_REMOTE_DRAM;
+			o.latency += an_numa_latency(st, from, to, st->opts->machine->dram_latency) -
+				     st->opts->machine->dram_latency;
+		}
 		if (o.level > sum->level)
 			sum->level = o.level;
 		if (o.tlb > sum->tlb)
 			sum->tlb = o.tlb;
 		sum->latency += o.latency;
-		if (st->opts->on_dram && (o.level == MP_LVL_LOCAL_DRAM || o.walk_dram)) {
+		int dram = o.level == MP_LVL_LOCAL_DRAM || o.level == MP_LVL_REMOTE_DRAM;
+		if (st->opts->on_dram && (dram || o.walk_dram)) {
 			struct an_dram d = { .proc = s->proc,
 					     .thread = s->thread,
 					     .cls = cls,
@@ -311,7 +321,7 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 			for (unsigned w = 0; w < o.walk_dram; w++)
 				st->opts->on_dram(st->opts->hook_arg, &d);
 			d.walk = 0;
-			if (o.level == MP_LVL_LOCAL_DRAM)
+			if (dram)
 				st->opts->on_dram(st->opts->hook_arg, &d);
 		}
 		if (!counted)

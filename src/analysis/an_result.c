@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/an_int.h"
+#include "analysis/an_numa.h"
 #include "analysis/an_samples.h"
 #include "common/mp_error.h"
 #include "model/machine.h"
@@ -362,6 +363,7 @@ static void state_fini(struct an_state *st)
 	mp_hashmap_fini(&st->thread_index);
 	mp_hashmap_fini(&st->ip_index);
 	an_model_fini(st);
+	an_numa_fini(st);
 	an_phys_free(st);
 	mp_vec_free(&st->pagemap_chunks);
 	trace_reader_close(st->reader);
@@ -389,6 +391,7 @@ void an_result_free(struct an_result *r)
 		free(r->warnings[i]);
 	free(r->warnings);
 	free(r->touches);
+	an_numa_result_free(r->numa);
 	free(r);
 }
 
@@ -420,7 +423,10 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		r->min_size = strtoull(buf, NULL, 10);
 	st.unknown_cls = an_class_by_label(&st, AN_KIND_UNKNOWN, "unknown (no object recorded at the address)");
 	int err = an_model_init(&st);
+	if (!err)
+		err = an_numa_init(&st);
 	if (err) {
+		an_model_fini(&st);
 		trace_reader_close(st.reader);
 		free(r);
 		return err;
@@ -445,6 +451,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		err = an_model_pages(&st, remap);
 	if (!err)
 		err = an_samples_finish(&st, r, remap);
+	if (!err)
+		err = an_numa_finish(&st, r, remap);
 	r->class_map = remap;
 	r->nclass_map = remap ? st.classes.n : 0;
 	if (err)

@@ -193,6 +193,7 @@ struct an_result {
 	uint64_t samples_unplaced; /* of a process that left no record (runtime not loaded) */
 	struct an_touch *touches; /* first touch of each page, in time order */
 	size_t ntouches;
+	struct an_numa_result *numa; /* NUMA locality (an_numa.h); NULL when not analysed */
 };
 
 /* What-if: objects whose label contains pattern live in 2^shift pages. */
@@ -207,6 +208,8 @@ enum an_thread_map {
 };
 
 struct mp_machine;
+struct an_numa_opts; /* an_numa.h */
+struct an_numa_result;
 
 /* One attributed access, handed to an_opts.on_access as the replay makes
  * it, for consumers of the stream itself (plots, exports, flows). */
@@ -220,6 +223,7 @@ struct an_access {
 	unsigned cpu;
 	int write;
 	int counted; /* inside --roi (always 1 without --roi) */
+	int from_node, to_node; /* NUMA: the thread's and the page's node; -1 without a topology */
 	const struct mp_outcome *outcome; /* model: deepest level, worst TLB outcome, summed latency; else NULL */
 };
 
@@ -257,6 +261,8 @@ struct an_opts {
 	const struct an_page_rule *page_rules;
 	size_t npage_rules;
 	enum an_thread_map thread_map;
+	/* NUMA placement (an_numa.h); NULL: only when the trace recorded --numa */
+	const struct an_numa_opts *numa;
 	/* stream consumers (NULL: none); called in replay order */
 	void (*on_access)(void *arg, const struct an_access *a);
 	void (*on_dram)(void *arg, const struct an_dram *d);

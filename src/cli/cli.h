@@ -19,6 +19,7 @@ int cmd_memtrace(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_fold(int argc, char **argv);
+int cmd_numa(int argc, char **argv);
 
 /* Model options of report and tlb (cli_model.c). Add CLI_MODEL_LONGOPTS to
  * the getopt_long table and pass unknown option codes to cli_model_option. */

@@ -19,6 +19,8 @@ static const char *const event_names[] = {
 	[MP_EV_MAP_INITIAL] = "map_initial", [MP_EV_TLS_BLOCK] = "tls_block",
 	[MP_EV_MODULE_UNLOAD] = "module_unload", [MP_EV_FAULT] = "fault",	    [MP_EV_SAMPLE] = "sample",
 	[MP_EV_LOST] = "lost",		 [MP_EV_SAMPLE_DEF] = "sample_def",
+	[MP_EV_AFFINITY] = "affinity", [MP_EV_MEMPOLICY] = "set_mempolicy", [MP_EV_MBIND] = "mbind",
+	[MP_EV_MOVE_PAGES] = "move_pages",
 };
 
 static void usage(FILE *out)
@@ -109,8 +111,14 @@ int cmd_dump(int argc, char **argv)
 					       : "?");
 				for (unsigned i = 0; i < rec.nf; i++)
 					printf(" %#llx", (unsigned long long)rec.f[i]);
-				if (rec.str_len)
+				if (rec.str_len && (rec.event == MP_EV_AFFINITY || rec.event == MP_EV_MOVE_PAGES)) {
+					/* binary: a CPU mask, or (page delta, node) varints */
+					printf(" 0x");
+					for (size_t i = 0; i < rec.str_len; i++)
+						printf("%02x", (unsigned char)rec.str[i]);
+				} else if (rec.str_len) {
 					printf(" \"%.*s\"", (int)rec.str_len, rec.str);
+				}
 				printf("\n");
 				break;
 			default:

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "common/mp_error.h"
+#include "model/topology.h"
 #include "record/probe.h"
 #include "record/record.h"
 
@@ -44,6 +45,10 @@ static void usage(FILE *out)
 		"                        bounded mode for long runs: each thread records ON\n"
 		"                        accesses, skips OFF, and so on; reports then show\n"
 		"                        estimates (recorded x (ON+OFF)/ON)\n"
+		"      --numa NODESxCPUS simulate a NUMA machine, e.g. 4x8 (4 nodes of 8 CPUs):\n"
+		"                        the program's affinity and memory-policy calls name its\n"
+		"                        CPUs and nodes and still succeed here; reports place\n"
+		"                        threads and pages on it (docs/numa.md)\n"
 		"      --no-pagemap      don't record virtual->physical translations (by default\n"
 		"                        the launcher reads /proc/PID/pagemap now and then: needs\n"
 		"                        root; the model then indexes caches physically)\n"
@@ -59,8 +64,11 @@ int cmd_record(int argc, char **argv)
 		{ "sample-bursts", required_argument, NULL, 'B' }, { "min-size", required_argument, NULL, 'M' },
 		{ "period", required_argument, NULL, 'P' }, { "ldlat", required_argument, NULL, 'L' },
 		{ "call-graph", no_argument, NULL, 'g' }, { "no-pagemap", no_argument, NULL, 'N' },
+		{ "numa", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
 	};
+	struct mp_topo topo;
+	char terr[256];
 	struct mp_record_opts ro = { .output = "memprism.data" };
 	int quiet = 0, c;
 	optind = 1;
@@ -72,6 +80,13 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'N':
 			ro.no_pagemap = 1;
+			break;
+		case 'U':
+			if (mp_topo_sim(optarg, &topo, terr, sizeof(terr))) {
+				cli_error("%s", terr);
+				return 2;
+			}
+			ro.numa = topo.spec;
 			break;
 		case 's': {
 			int src = mp_source_parse(optarg);

@@ -8,6 +8,7 @@
 
 #include "analysis/an_pattern.h"
 #include "analysis/analysis.h"
+#include "analysis/an_numa.h"
 #include "cli/cli.h"
 #include "common/mp_error.h"
 #include "report/report.h"
@@ -34,6 +35,9 @@ static void usage(FILE *out)
 		"                           is its caller (repeatable)\n"
 		"      --no-wrapper-heuristic\n"
 		"                           don't skip *alloc*/*_new/new_* frames by name\n"
+		"      --numa NODESxCPUS    place threads and pages on a simulated NUMA machine\n"
+		"                           (e.g. 4x8): with --model, fills from another node's\n"
+		"                           memory are remote DRAM (`memprism numa` for the rest)\n"
 		"  -h, --help               this help\n");
 	cli_model_help(out);
 }
@@ -46,6 +50,7 @@ int cmd_report(int argc, char **argv)
 		{ "alloc-wrapper", required_argument, NULL, 'w' },
 		{ "no-wrapper-heuristic", no_argument, NULL, 'H' },
 		{ "html", required_argument, NULL, 'T' },
+		{ "numa", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },	   CLI_MODEL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -54,6 +59,9 @@ int cmd_report(int argc, char **argv)
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 30 };
 	struct an_opts ao = { 0 };
 	const char *wrappers[64], *html = NULL;
+	static struct mp_topo topo; /* simulated: owns no memory */
+	static struct an_numa_opts numa;
+	char terr[256];
 	size_t nwrappers = 0;
 	int c;
 	optind = 1;
@@ -96,6 +104,14 @@ int cmd_report(int argc, char **argv)
 				return 2;
 			}
 			wrappers[nwrappers++] = optarg;
+			break;
+		case 'U':
+			if (mp_topo_sim(optarg, &topo, terr, sizeof(terr))) {
+				cli_error("%s", terr);
+				return 2;
+			}
+			numa = (struct an_numa_opts){ .topo = &topo };
+			ao.numa = &numa;
 			break;
 		case 'H':
 			ao.no_wrapper_heuristic = 1;

@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "run a program and record its objects and accesses" },
 	{ "report", cmd_report, "show accesses per object, site, kind, thread or function" },
 	{ "tlb", cmd_tlb, "where TLB misses and page walks concentrate, by page and object (modelled)" },
+	{ "numa", cmd_numa, "NUMA locality: remote accesses per object and thread, node matrix, patterns, fixes" },
 	{ "whatif", cmd_whatif, "the trace under two model configurations (machine, huge pages), per object" },
 	{ "memtrace", cmd_memtrace, "the object-relative DRAM request trace of the model (seed 000)" },
 	{ "fold", cmd_fold, "fold the instances of a region into one: objects and addresses over its phase" },

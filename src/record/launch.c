@@ -99,8 +99,12 @@ static size_t build_meta(char *buf, size_t cap, const struct mp_record_opts *o, 
 	uname(&u);
 	size_t n = (size_t)snprintf(buf, cap, "source=%s\nprogram=%s\nhost=%s\nkernel=%s %s\nmachine=%s\nclock=CLOCK_MONOTONIC\n",
 				    mp_source_name(o->source), prog, u.nodename, u.sysname, u.release, u.machine);
-	if (o->source != MP_SOURCE_INST && n < cap)
+	/* the CPU-to-node map serves first-touch placement (sampled sources)
+	 * and the NUMA analysis (every source) */
+	if (n < cap)
 		n += cpu_nodes_meta(buf + n, cap - n);
+	if (n < cap)
+		n += mp_numa_meta(buf + n, cap - n, o->numa);
 	if (o->min_size && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "min_size=%llu\n", o->min_size);
 	if (o->burst_on && n < cap)
@@ -278,6 +282,10 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	} else {
 		unsetenv("MEMPRISM_SAMPLE_BURSTS");
 	}
+	if (o->numa) /* the runtime maps the program's CPUs and nodes onto the host's */
+		setenv("MEMPRISM_NUMA", o->numa, 1);
+	else
+		unsetenv("MEMPRISM_NUMA");
 	if (o->no_pagemap)
 		unsetenv("MEMPRISM_PAGEMAP");
 	else

@@ -45,7 +45,12 @@ struct mp_record_opts {
 	struct mp_pmu_opts pmu; /* pmu: period, ldlat, callchains */
 	size_t ring_pages; /* pmu/faults: data pages per CPU ring (power of two), 0 = 128 */
 	struct mp_perf_stats *stats; /* OUT (optional): pmu/faults sample counts */
+	const char *numa; /* simulated NUMA topology "NODESxCPUS" (record --numa), NULL: none */
 };
+
+/* The host's NUMA topology as meta lines (numa_distance=, numa_mem=), and
+ * numa_sim=SIM when sim is set (numa_host.c). Returns bytes written. */
+size_t mp_numa_meta(char *buf, size_t cap, const char *sim);
 
 /*
  * Creates the data file (mode 0600), runs argv with the runtime preloaded,

@@ -51,4 +51,23 @@ int rp_render_compare(FILE *out, const struct an_result *a, const struct an_resu
  * patterns. Returns 0, -ENOMEM or -EIO. */
 int rp_render_html(FILE *out, const struct an_result *r, const struct rp_opts *o, const struct an_bins *bins);
 
+/* The NUMA view (`memprism numa`, report_numa.c) of a result analysed with
+ * a topology (r->numa): one table in CSV, the summary and a table (or the
+ * default set: matrix, threads, objects, findings) in text. -EINVAL when
+ * r->numa is NULL. */
+enum rp_numa_table {
+	RP_NUMA_OBJECTS, /* text: matrix, threads, objects and findings */
+	RP_NUMA_SITES,
+	RP_NUMA_THREADS,
+	RP_NUMA_MATRIX,
+	RP_NUMA_TIMELINE,
+	RP_NUMA_FINDINGS,
+};
+int rp_render_numa(FILE *out, const struct an_result *r, const struct rp_opts *o, enum rp_numa_table t);
+
+struct an_numa_finding;
+/* A finding's evidence and fix as sentences, into the caller's buffers. */
+void rp_numa_finding_text(const struct an_result *r, const struct an_numa_finding *f, char *ev, size_t evcap,
+			  char *fix, size_t fixcap);
+
 #endif

@@ -10,12 +10,15 @@
 #include <unistd.h>
 
 #include "rt/rt_int.h"
+#include "rt/rt_numa.h"
 #include "rt/rt_proc.h"
 
 struct rt_start {
 	void *(*fn)(void *);
 	void *arg;
 	pid_t creator;
+	size_t aff_len; /* pthread_attr_setaffinity_np's mask on the attribute */
+	uint8_t aff[128];
 };
 
 static pthread_key_t rt_key;
@@ -96,8 +99,13 @@ void rt_thread_main_init(struct rt_thread *t)
 
 static void *trampoline(void *v)
 {
-	struct rt_start s = *(struct rt_start *)v;
-	rt_real.free(v);
+	/* field by field: a whole-struct copy (the mask makes it large) would be
+	 * a memcpy call, recorded as this thread's access before the guard */
+	struct rt_start *sp = v;
+	struct rt_start s;
+	s.fn = sp->fn;
+	s.arg = sp->arg;
+	s.creator = sp->creator;
 	struct rt_thread *t = &rt_self;
 	if (rt_recording) {
 		t->guard++;
@@ -116,11 +124,17 @@ static void *trampoline(void *v)
 			pthread_setspecific(rt_key, t);
 			rt_thread_start_event(t, s.creator);
 			rt_emit_tls_blocks(t);
+			rt_numa_thread_started((unsigned long)pthread_self(), t->tid);
+			if (sp->aff_len) /* created with an affinity attribute */
+				rt_numa_affinity_event(t, t->tid, sp->aff, sp->aff_len);
 		} else {
 			rt_fail("no memory for a thread's trace buffer");
 		}
 		t->guard--;
 	}
+	t->guard++;
+	rt_real.free(v);
+	t->guard--;
 	return s.fn(s.arg);
 }
 
@@ -140,6 +154,9 @@ RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	s->fn = fn;
 	s->arg = arg;
 	s->creator = rt_self.tid ? rt_self.tid : gettid();
+	rt_self.guard++; /* the mask copy may be a memcpy call */
+	s->aff_len = rt_numa_attr_mask(attr, s->aff, sizeof(s->aff));
+	rt_self.guard--;
 	int r = rt_real.pthread_create(th, attr, trampoline, s);
 	if (r != 0)
 		rt_real.free(s);

@@ -173,6 +173,25 @@ enum mp_event_type {
 	 * uv perf config, uv period, str name: what an event index means */
 	MP_EV_SAMPLE_DEF = 22,
 	/* 23: reserved for the sampled sources */
+	/* --- NUMA placement (docs/numa.md): calls the runtime intercepted, with
+	 * what the program asked for (before any mapping onto the host) --- */
+	/* uv time, uv cpu, uv tid (the thread whose affinity changed), str CPU
+	 * mask (bytes, bit i of byte i/8 = CPU i; trailing zero bytes dropped):
+	 * sched_setaffinity, pthread_setaffinity_np, pthread_attr_setaffinity_np
+	 * (written by the new thread when it starts) */
+	MP_EV_AFFINITY = 24,
+	/* uv time, uv cpu, uv mode (MPOL_*, with its flag bits), uv nodemask
+	 * (bit i = node i; nodes from 64 up are dropped): set_mempolicy, the
+	 * calling thread's policy for pages it places from now on */
+	MP_EV_MEMPOLICY = 25,
+	/* uv time, uv cpu, uv addr, uv len, uv mode, uv nodemask, uv flags: mbind
+	 * (numa_alloc_onnode / _interleaved / _local reach it through libnuma) */
+	MP_EV_MBIND = 26,
+	/* uv time, uv cpu, uv pid (0: self), uv count, str count x (sv page
+	 * address delta from the previous one, uv node): move_pages that moved
+	 * pages (queries are not recorded); long calls span several events */
+	MP_EV_MOVE_PAGES = 27,
+	/* 28..31: reserved for NUMA */
 };
 
 #define MP_FAULT_MAJOR 1u /* the fault needed I/O (PERF_COUNT_SW_PAGE_FAULTS_MAJ) */

@@ -260,6 +260,8 @@ static const struct {
 	[MP_EV_TLS_BLOCK] = { 4, 0 },	 [MP_EV_MODULE_UNLOAD] = { 4, 0 },
 	[MP_EV_FAULT] = { 7, 0 },	 [MP_EV_SAMPLE] = { 11, 1 },
 	[MP_EV_LOST] = { 3, 0 },	 [MP_EV_SAMPLE_DEF] = { 6, 1 },
+	[MP_EV_AFFINITY] = { 3, 1 },	 [MP_EV_MEMPOLICY] = { 4, 0 },
+	[MP_EV_MBIND] = { 7, 0 },	 [MP_EV_MOVE_PAGES] = { 4, 1 },
 };
 
 static int get_str(struct trace_dec *d, const char **s, size_t *len)
