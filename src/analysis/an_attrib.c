@@ -277,6 +277,8 @@ static int cursor_load(struct an_state *st, struct an_stream *s)
 		if (c.len)
 			memcpy(s->data, c.data, c.len);
 		trace_dec_init(&s->dec, s->data, c.len);
+		if (st->opts->progress && (++st->chunks_done & 7) == 0)
+			st->opts->progress(st->opts->progress_arg, st->chunks_done, st->nchunks);
 		return 1;
 	}
 	return 0;

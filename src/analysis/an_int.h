@@ -118,7 +118,7 @@ struct an_state {
 	struct an_numa *numa; /* NULL unless a NUMA topology is simulated or asked for */
 	MP_VEC(uint64_t) pagemap_chunks; /* file offsets of PAGEMAP chunks */
 	struct an_phys *phys; /* translations, NULL if none were recorded */
-	uint64_t nchunks;
+	uint64_t nchunks, chunks_done;
 	int oom, has_forks;
 };
 

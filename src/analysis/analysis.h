@@ -268,6 +268,9 @@ struct an_opts {
 	void (*on_dram)(void *arg, const struct an_dram *d);
 	void (*on_event)(void *arg, const struct an_event *e); /* not STACK_DEF */
 	void *hook_arg;
+	/* called now and then during the replay: chunks done of total (NULL: none) */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
 	const char *const *wrappers; /* extra allocation wrapper function names */
 	size_t nwrappers;
 	int no_wrapper_heuristic; /* don't skip *alloc*-like frames by name */

@@ -52,6 +52,16 @@ struct rp_opts;
 /* report --html FILE (cli_html.c): 0 or 1 (message printed). */
 int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro);
 
+/* The terminal (cli_tty.c). */
+extern int cli_quiet; /* --quiet: no notes, no progress */
+unsigned cli_term_width(void); /* stdout's columns if a terminal, else 0 */
+int cli_use_color(void); /* stdout a terminal that wants colours (no NO_COLOR) */
+/* "memprism: ..." on stderr unless --quiet (notes, not errors) */
+void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* an_opts.progress: "memprism: WHAT 42%" on a TTY stderr; arg is WHAT */
+void cli_progress(void *arg, uint64_t done, uint64_t total);
+void cli_progress_end(void);
+
 /* "memprism: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Flushes stdout and reports a write error (full disk, closed pipe): 0 or 1. */

@@ -92,7 +92,7 @@ int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 	ao->npage_rules = m->nrules;
 	ao->thread_map = (enum an_thread_map)m->thread_map;
 	if (m->machine.notes[0] && !strcmp(m->machine.name, "host"))
-		cli_error("note: model host: %s", m->machine.notes);
+		cli_note("note: model host: %s", m->machine.notes);
 	return 0;
 }
 

@@ -38,7 +38,9 @@ static void usage(FILE *out)
 		"      --numa NODESxCPUS    place threads and pages on a simulated NUMA machine\n"
 		"                           (e.g. 4x8): with --model, fills from another node's\n"
 		"                           memory are remote DRAM (`memprism numa` for the rest)\n"
-		"  -h, --help               this help\n");
+		"  -q, --quiet              no notes and no progress on stderr (errors still)\n"
+		"  -h, --help               this help\n"
+		"On a terminal the text view fits its width and shows progress while it reads.\n");
 	cli_model_help(out);
 }
 
@@ -51,6 +53,7 @@ int cmd_report(int argc, char **argv)
 		{ "no-wrapper-heuristic", no_argument, NULL, 'H' },
 		{ "html", required_argument, NULL, 'T' },
 		{ "numa", required_argument, NULL, 'U' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },	   CLI_MODEL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -65,7 +68,7 @@ int cmd_report(int argc, char **argv)
 	size_t nwrappers = 0;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:r:f:n:w:hm:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:r:f:n:w:hm:q", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b': {
 			int by = rp_parse_by(optarg);
@@ -119,6 +122,9 @@ int cmd_report(int argc, char **argv)
 		case 'T':
 			html = optarg;
 			break;
+		case 'q':
+			cli_quiet = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return cli_finish_stdout();
@@ -156,7 +162,12 @@ int cmd_report(int argc, char **argv)
 	}
 	struct an_result *res = NULL;
 	struct an_pattern *patv = NULL;
+	ao.progress = cli_progress;
+	ao.progress_arg = "reading the trace";
+	ro.width = cli_term_width();
+	ro.color = cli_use_color();
 	int err = an_run(ro.data_path, &ao, &res);
+	cli_progress_end();
 	if (!err && pats && !(err = an_patterns_error(pats)))
 		err = an_patterns_by_class(pats, res, &patv);
 	an_patterns_free(pats);
@@ -179,7 +190,7 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	if (!instrumented && res->nprocs && !sampled)
-		cli_error("note: the recorded program was not built with `memprism cc`: allocations were "
+		cli_note("note: the recorded program was not built with `memprism cc`: allocations were "
 			  "recorded, accesses were not. Rebuild with `memprism cc` to see accesses per object.");
 	if (res->damaged)
 		cli_error("warning: %s is damaged or truncated; the report covers it up to the last good chunk",

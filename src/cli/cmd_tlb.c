@@ -107,7 +107,7 @@ int cmd_tlb(int argc, char **argv)
 			  "the last good chunk",
 			  ro.data_path);
 	if (!res->total.loads && !res->total.stores)
-		cli_error("note: no accesses recorded (was the program built with "
+		cli_note("note: no accesses recorded (was the program built with "
 			  "`memprism cc`?): no TLB activity "
 			  "to model");
 	err = rp_render_tlb(stdout, res, &ro);

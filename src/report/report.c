@@ -203,7 +203,8 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 {
 	char a[32], b[32], c[32];
 	uint64_t total = acc(&res->total);
-	fprintf(out, "memprism report: %s (by %s)\n", o->data_path ? o->data_path : "memprism.data", by_name(o->by));
+	fprintf(out, "%smemprism report: %s (by %s)%s\n", o->color ? "\033[1m" : "",
+		o->data_path ? o->data_path : "memprism.data", by_name(o->by), o->color ? "\033[0m" : "");
 	if (res->cmdline[0])
 		fprintf(out, "command:   %s\n", res->cmdline);
 	int instrumented = 0;
@@ -212,9 +213,9 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 	if (res->mem_origin == AN_MEM_MODELLED)
 		fprintf(out, "source:    inst: every load and store of memprism-cc code, libc mem*/str* as ranges "
 			     "(measured counts)\n"
-			     "model:     %s: cache, TLB and DRAM figures are MODELLED (cache-line references "
+			     "model:     %s: cache, TLB and DRAM figures are %sMODELLED%s (cache-line references "
 			     "through the simulated hierarchy)\n",
-			res->machine);
+			res->machine, o->color ? "\033[33m" : "", o->color ? "\033[0m" : "");
 	else
 		fprintf(out, "source:    inst: every load and store of memprism-cc code, libc mem*/str* as ranges "
 			     "(measured counts, no model)\n");
@@ -262,6 +263,18 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 	fprintf(out, "\n");
 }
 
+/* The last column: the label, cut with "..." to fit a terminal width. */
+static void label_fit(FILE *out, const struct rp_opts *o, size_t used, const char *label)
+{
+	size_t n = strlen(label);
+	if (!o->width || used + n <= o->width || used + 12 > o->width) {
+		fprintf(out, "%s\n", label);
+		return;
+	}
+	size_t keep = o->width - used - 3;
+	fprintf(out, "%.*s...\n", (int)keep, label);
+}
+
 static double pct(uint64_t a, uint64_t b)
 {
 	return b ? 100.0 * (double)a / (double)b : 0.0;
@@ -274,9 +287,10 @@ static int render_text_model(FILE *out, const struct an_result *res, const struc
 	uint64_t total = acc(&res->total);
 	const struct an_mem *t = &res->mem_total;
 	uint64_t reqs = t->dram_reads + t->dram_writes;
-	fprintf(out, "%14s %6s %12s %12s %6s %5s %5s %5s %5s %11s %6s %7s %s\n", "accesses", "share", "DRAM reads",
-		"DRAM writes", "mem%", "L1%", "L2%", "L3%", "DRAM%", "page walks", "walk%", "cyc/ref",
-		o->by == RP_BY_THREAD ? "thread" : by_name(o->by));
+	fprintf(out, "%14s %6s %12s %12s %6s %5s %5s %5s %5s %11s %6s %7s ", "accesses", "share",
+			 "DRAM reads", "DRAM writes", "mem%", "L1%", "L2%", "L3%", "DRAM%", "page walks", "walk%",
+			 "cyc/ref");
+	fprintf(out, "%s\n", o->by == RP_BY_THREAD ? "thread" : by_name(o->by));
 	size_t shown = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (o->limit && shown >= o->limit) {
@@ -287,7 +301,7 @@ static int render_text_model(FILE *out, const struct an_result *res, const struc
 		const struct an_mem *m = &r->mem;
 		char a[32], b[32], c[32], d[32];
 		uint64_t x = acc(&r->c);
-		fprintf(out, "%14s %5.1f%% %12s %12s %5.1f%% %5.1f %5.1f %5.1f %5.1f %11s %5.1f%% %7.1f %s\n",
+		int rw = fprintf(out, "%14s %5.1f%% %12s %12s %5.1f%% %5.1f %5.1f %5.1f %5.1f %11s %5.1f%% %7.1f ",
 			rp_grouped(a, sizeof(a), x), pct(x, total), rp_grouped(b, sizeof(b), m->dram_reads),
 			rp_grouped(c, sizeof(c), m->dram_writes), pct(m->dram_reads + m->dram_writes, reqs),
 			pct(m->level[MP_LVL_L1], m->refs), pct(m->level[MP_LVL_L2], m->refs),
@@ -295,7 +309,8 @@ static int render_text_model(FILE *out, const struct an_result *res, const struc
 			pct(m->level[MP_LVL_LOCAL_DRAM] + m->level[MP_LVL_REMOTE_DRAM] + m->level[MP_LVL_REMOTE_CACHE],
 			    m->refs),
 			rp_grouped(d, sizeof(d), m->walks), pct(m->walks, t->walks),
-			m->latency_n ? (double)m->latency_sum / (double)m->latency_n : 0.0, r->label);
+			m->latency_n ? (double)m->latency_sum / (double)m->latency_n : 0.0);
+		label_fit(out, o, rw > 0 ? (size_t)rw : 0, r->label);
 		shown++;
 	}
 	struct rp_lat_row *lr = calloc(n ? n : 1, sizeof(*lr));
@@ -341,24 +356,26 @@ static int render_text(FILE *out, const struct an_result *res, const struct rp_o
 		const struct row *r = &rows[i];
 		char a[32], b[32], c[32], d[32], e[32], t[64];
 		uint64_t x = acc(&r->c);
-		fprintf(out, "%14s %5.1f%% %14s %14s %10s", rp_grouped(a, sizeof(a), x),
-			total ? 100.0 * (double)x / (double)total : 0.0, rp_grouped(b, sizeof(b), r->c.loads),
-			rp_grouped(c, sizeof(c), r->c.stores),
-			rp_human(d, sizeof(d), r->c.bytes_loaded + r->c.bytes_stored));
+		/* rw: this row's width so far (a column can overflow its width) */
+		int rw = fprintf(out, "%14s %5.1f%% %14s %14s %10s", rp_grouped(a, sizeof(a), x),
+				 total ? 100.0 * (double)x / (double)total : 0.0, rp_grouped(b, sizeof(b), r->c.loads),
+				 rp_grouped(c, sizeof(c), r->c.stores),
+				 rp_human(d, sizeof(d), r->c.bytes_loaded + r->c.bytes_stored));
 		if (sized) {
 			threads_text(t, sizeof(t), res, r);
-			fprintf(out, " %10s %9s %-12s", r->size ? rp_human(e, sizeof(e), r->size) : "-",
-				rp_grouped(a, sizeof(a), r->instances), t);
+			rw += fprintf(out, " %10s %9s %-12s", r->size ? rp_human(e, sizeof(e), r->size) : "-",
+				      rp_grouped(a, sizeof(a), r->instances), t);
 			if (o->by != RP_BY_KIND)
-				fprintf(out, " %-8s", r->kind);
+				rw += fprintf(out, " %-8s", r->kind);
 		} else if (o->by == RP_BY_THREAD) {
-			fprintf(out, " %9s", rp_grouped(a, sizeof(a), r->instances));
+			rw += fprintf(out, " %9s", rp_grouped(a, sizeof(a), r->instances));
 		} else {
-			fprintf(out, " %-16s", r->kind ? r->kind : "?");
+			rw += fprintf(out, " %-16s", r->kind ? r->kind : "?");
 		}
 		if (pat)
-			fprintf(out, " %-16s", pattern_text(t, sizeof(t), res, o, r));
-		fprintf(out, " %s\n", r->label);
+			rw += fprintf(out, " %-16s", pattern_text(t, sizeof(t), res, o, r));
+		fputc(' ', out);
+		label_fit(out, o, rw > 0 ? (size_t)rw + 1 : 0, r->label);
 		shown++;
 	}
 warnings:

@@ -28,6 +28,8 @@ struct rp_opts {
 	const char *roi;
 	/* object view: access pattern per an_result.classes entry, or NULL */
 	const struct an_pattern *patterns;
+	unsigned width; /* text: fit rows to this many columns (a terminal's), 0: no limit */
+	int color; /* text: ANSI colours (a terminal that wants them) */
 };
 
 /* Parse "object|site|kind|thread|function|page" / "text|csv|json"; -1 if unknown. */

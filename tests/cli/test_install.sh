@@ -13,3 +13,20 @@ readelf -d arrays | grep -q "RUNPATH.*$P/lib/memprism" || fail "runpath does not
 "$P/bin/memprism" report --roi kernel --format csv a.data >a.csv
 line=$(grep -n 'malloc(bytes)' "$MP_SRC/examples/arrays.c" | head -1 | cut -d: -f1)
 expect_eq "a0 accesses at 1 MiB" 16384 "$(csv_field a.csv "heap main \\(arrays.c:$line\\)" accesses)"
+
+# the flow API installs as a header and a shared library a user's program
+# links against with a plain compiler (sanitized builds: their library needs
+# the sanitizer runtime, so this part runs in plain builds only)
+[ -f "$P/include/memprism/flows.h" ] || fail "no memprism/flows.h"
+lib=$(ls "$P"/lib*/libmemprism-flows.so 2>/dev/null | head -1)
+[ -n "$lib" ] || fail "no libmemprism-flows.so"
+if nm -D "$lib" | grep -q "__asan_"; then
+	echo "SKIP: sanitized build: the installed flow library needs the ASan runtime"
+else
+	exported=$(nm -D --defined-only "$lib" | awk '{ print $3 }' | grep -v '^mp_flow' | grep -v '^_' || true)
+	expect_eq "symbols exported besides mp_flow*" "" "$exported"
+	cc -O2 -I"$P/include" "$MP_SRC/examples/flows_shared.c" -o flows_shared -L"$(dirname "$lib")" \
+		-lmemprism-flows -Wl,-rpath,"$(dirname "$lib")"
+	./flows_shared a.data 1 > fs.txt || fail "the installed flow API failed on a trace"
+	echo "ok: a program built against the installed flow API ran ($(wc -l < fs.txt) lines)"
+fi

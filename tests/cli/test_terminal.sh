@@ -1,0 +1,30 @@
+# The terminal experience: on a terminal (a pty from script(1)) the text
+# report is bold where it matters, fits the width and shows progress on
+# stderr; piped, it is plain text with whole lines and no progress; NO_COLOR
+# and --quiet are honoured.
+source "$(dirname "$0")/lib.sh"
+command -v script > /dev/null || {
+	echo "SKIP: no script(1) to make a terminal"
+	exit 77
+}
+"$MEMPRISM" cc -O2 -g "$MP_SRC/examples/arrays.c" -o arrays
+"$MEMPRISM" record -q --no-pagemap -o a.data -- ./arrays 8 > /dev/null
+# piped: no escape sequences, whole labels, nothing on stderr
+"$MEMPRISM" report a.data > piped.txt 2> piped.err
+if grep -q $'\033' piped.txt; then fail "escape sequences in piped output"; fi
+expect_eq "stderr when piped" 0 "$(wc -c < piped.err)"
+grep -q "heap main (arrays.c:" piped.txt || fail "labels missing from piped output"
+# a terminal 150 columns wide
+COLUMNS=150 TERM=xterm script -qec "stty cols 150 2>/dev/null; $MEMPRISM report a.data" /dev/null > tty.txt
+grep -q $'\033\\[1mmemprism report' tty.txt || fail "no bold title on a terminal"
+long=$(sed -e 's/\r//g' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' tty.txt | grep -v '^memprism: ' | awk 'length > 150' | wc -l)
+expect_eq "lines wider than the 150-column terminal" 0 "$long"
+grep -q '\.\.\.' tty.txt || fail "long labels were not shortened to fit"
+# NO_COLOR
+NO_COLOR=1 TERM=xterm script -qec "$MEMPRISM report a.data" /dev/null > nocolor.txt
+if grep -q $'\033\\[1m' nocolor.txt; then fail "colours despite NO_COLOR"; fi
+# --quiet: the host model's note and the progress line are gone
+"$MEMPRISM" report --model host a.data > /dev/null 2> noisy.err
+grep -q "note: model host" noisy.err || fail "expected the host note without --quiet"
+"$MEMPRISM" report -q --model host a.data > /dev/null 2> quiet.err
+expect_eq "stderr with --quiet" 0 "$(wc -c < quiet.err)"
