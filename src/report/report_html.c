@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/an_numa.h"
 #include "report/report.h"
 #include "report/report_html_js.h"
 
@@ -65,6 +66,48 @@ static int by_walks_desc(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* NUMA (memprism numa's data): the node x node matrix, objects by remote
+ * accesses with their per-node users and their timeline of runs, findings. */
+static void write_numa(FILE *out, const struct an_result *r)
+{
+	const struct an_numa_result *n = r->numa;
+	unsigned nodes = n->topo.nodes;
+	fprintf(out, ",\"numa\":{\"nodes\":%u,\"accesses\":%llu,\"remote\":%llu,\"threads\":", nodes,
+		u(n->accesses), u(n->remote));
+	jstr(out, n->thread_policy);
+	fprintf(out, ",\"pages\":");
+	jstr(out, n->page_policy);
+	fprintf(out, ",\"matrix\":[");
+	for (unsigned i = 0; i < nodes * nodes; i++)
+		fprintf(out, "%s%llu", i ? "," : "", u(n->matrix[i]));
+	fprintf(out, "],\"start\":%llu,\"objects\":[", u(n->start_time));
+	for (size_t i = 0; i < n->nobjs && i < 16; i++) {
+		const struct an_numa_obj *o = &n->objs[i];
+		fprintf(out, "%s{\"label\":", i ? "," : "");
+		jstr(out, o->cls < r->nclasses ? r->classes[o->cls].label : "?");
+		fprintf(out, ",\"accesses\":%llu,\"remote\":%llu,\"home\":%d,\"runs\":[", u(o->accesses),
+			u(o->remote), o->home);
+		for (size_t k = 0; k < o->nepisodes; k++) {
+			const struct an_numa_episode *e = &o->episodes[k];
+			fprintf(out, "%s[%u,%u,%llu,%llu,%llu,%llu]", k ? "," : "",
+				e->thread < r->nthreads ? r->threads[e->thread].tid : 0, e->node, u(e->first_time),
+				u(e->last_time), u(e->accesses), u(e->remote));
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "],\"findings\":[");
+	for (size_t i = 0; i < n->nfindings; i++) {
+		const struct an_numa_finding *f = &n->findings[i];
+		fprintf(out, "%s{\"pattern\":", i ? "," : "");
+		jstr(out, an_numa_pattern_name(f->pattern));
+		fprintf(out, ",\"object\":");
+		jstr(out, f->obj < n->nobjs && n->objs[f->obj].cls < r->nclasses ? r->classes[n->objs[f->obj].cls].label
+										 : "?");
+		fprintf(out, ",\"node\":%u,\"share\":%.4f}", f->node, f->share);
+	}
+	fprintf(out, "]}");
 }
 
 static int write_data(FILE *out, const struct an_result *r, const struct rp_opts *o, const struct an_bins *bins)
@@ -219,6 +262,8 @@ static int write_data(FILE *out, const struct an_result *r, const struct rp_opts
 		fprintf(out, "]");
 		free(w);
 	}
+	if (r->numa)
+		write_numa(out, r);
 	fprintf(out, ",\"warnings\":[");
 	for (size_t i = 0; i < r->nwarnings; i++) {
 		if (i)

@@ -60,6 +60,20 @@ expect_eq "walk CDF" 1 "$(field cdf)"
 grep -q 'MODELLED' model-dom.html || fail "modelled figures not labelled"
 echo "ok: modelled page"
 
+# NUMA: four threads taking turns on one buffer, each pinned to its node of a
+# simulated 4x8 machine: the node x node matrix and the buffer's timeline
+build_rt numa_turns -pthread
+"$MEMPRISM" record -q --numa 4x8 -o turns.data -- ./numa_turns > /dev/null
+"$MEMPRISM" report --html numa.html turns.data
+chrome --dump-dom "file://$MP_SCRATCH/numa.html" > numa-dom.html 2>/dev/null
+st=$(grep -o '<pre id="status">[^<]*' numa-dom.html | sed 's/.*>//')
+echo "status: $st"
+case "$st" in ok\ *numa=[1-9]*) ;; *) fail "numa page: '$st'" ;; esac
+grep -q 'id="numa-matrix"' numa-dom.html || fail "no node x node matrix"
+expect_eq "matrix cells (4 x 4 nodes)" 16 "$(grep -o '<table id="numa-matrix">.*</table>' numa-dom.html | grep -o '<td' | wc -l)"
+grep -q 'alternate' numa-dom.html || fail "the turn-taking finding is not on the page"
+echo "ok: NUMA page"
+
 # bad input: a clear error and a non-zero exit
 if "$MEMPRISM" report --html /nonexistent-dir/x.html arrays.data 2> err.txt; then
 	fail "writing into a missing directory succeeded"

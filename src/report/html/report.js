@@ -324,6 +324,54 @@
 		return el("div", {}, el("div", { class: "pat", text: fmt(sum) + " page walks (modelled). " + txt }), cv);
 	}
 
+	// --- NUMA: node x node matrix, objects' timelines (MemProf, seed 004) --
+	function numa() {
+		const N = D.numa, n = N.nodes;
+		const box = el("div", {});
+		box.append(el("div", { class: "pat", text: fmt(N.remote) + " of " + fmt(N.accesses) + " accesses remote (" +
+			(N.accesses ? (100 * N.remote / N.accesses).toFixed(1) : "0") + "%); threads: " + N.threads + "; pages: " + N.pages }));
+		const t = el("table", { id: "numa-matrix" });
+		const hr = el("tr", {}, el("th", { text: "thread's node \u2192 page's node" }));
+		for (let j = 0; j < n; j++) hr.append(el("th", { text: "node " + j }));
+		t.append(hr);
+		const max = Math.max(1, ...N.matrix);
+		for (let i = 0; i < n; i++) {
+			const tr = el("tr", {}, el("th", { text: "node " + i }));
+			for (let j = 0; j < n; j++) {
+				const v = N.matrix[i * n + j], a = v ? 0.15 + (0.85 * v) / max : 0;
+				tr.append(el("td", { text: fmt(v), style: "background:" + (i === j ? "rgba(31,119,180," : "rgba(214,39,40,") + a + ")" }));
+			}
+			t.append(tr);
+		}
+		box.append(t);
+		// per object: one lane per thread, its runs as bars over time; red: mostly remote
+		const objs = N.objects.filter((o) => o.runs.length);
+		for (const o of objs) {
+			const tids = [...new Set(o.runs.map((r) => r[0]))];
+			const t0 = Math.min(...o.runs.map((r) => r[2])), t1 = Math.max(...o.runs.map((r) => r[3]), t0 + 1);
+			const W = 640, lane = 14, L = 90;
+			const cv = el("canvas", { width: L + W + 10, height: tids.length * lane + 24, class: "numa-timeline" });
+			const ctx = cv.getContext("2d");
+			ctx.font = "11px sans-serif";
+			tids.forEach((tid, k) => { ctx.fillStyle = "#333"; ctx.fillText("tid " + tid, 4, 12 + k * lane); });
+			for (const r of o.runs) {
+				const k = tids.indexOf(r[0]), x = L + (W * (r[2] - t0)) / (t1 - t0), w = Math.max(2, (W * (r[3] - r[2])) / (t1 - t0));
+				ctx.fillStyle = r[5] * 2 > r[4] ? "#d62728" : "#1f77b4";
+				ctx.fillRect(x, 3 + k * lane, w, lane - 4);
+			}
+			ctx.fillStyle = "#333";
+			ctx.fillText(((t1 - t0) / 1e6).toFixed(1) + " ms", L + W - 50, tids.length * lane + 18);
+			box.append(el("div", { class: "pat", text: o.label + ": " + fmt(o.remote) + " of " + fmt(o.accesses) +
+				" remote, home node " + o.home + " (runs of each thread; red: mostly remote)" }), cv);
+		}
+		if (N.findings.length) {
+			const ul = el("ul", { id: "numa-findings" });
+			for (const f of N.findings) ul.append(el("li", { text: f.pattern + ": " + f.object + " (node " + f.node + ", " + (100 * f.share).toFixed(1) + "% remote)" }));
+			box.append(el("div", { text: "Findings (memprism numa gives the evidence and the fix):" }), ul);
+		}
+		return box;
+	}
+
 	summary();
 	app.append(el("h2", { text: "Objects over time (" + D.grids.length + " most accessed; bands on one address axis)" }));
 	if (D.grids.length) app.append(legend(), overview());
@@ -337,10 +385,12 @@
 		app.append(el("h2", { text: "Memory levels per function (" + D.mem_origin + ", shares of line references)" }), functions());
 	if (D.page_walks && D.page_walks.length)
 		app.append(el("h2", { text: "Page walks over pages (CDF, modelled)" }), walkCdf());
+	if (D.numa) app.append(el("h2", { text: "NUMA: where accesses went (" + D.numa.nodes + " nodes)" }), numa());
 	const ms = (performance.now() - t_start).toFixed(0);
 	if (errors.length) status.textContent = "error: " + errors.join("; ");
 	else
 		status.textContent = "ok objects=" + D.objects.length + " rows=" + document.querySelectorAll("#objects tr.obj").length +
 			" plots=" + document.querySelectorAll("#plots canvas").length + " overview=" + (document.getElementById("overview") ? 1 : 0) +
-			" functions=" + (D.functions ? D.functions.length : 0) + " cdf=" + (document.getElementById("walk-cdf") ? 1 : 0) + " render_ms=" + ms;
+			" functions=" + (D.functions ? D.functions.length : 0) + " cdf=" + (document.getElementById("walk-cdf") ? 1 : 0) +
+			" numa=" + (document.getElementById("numa-matrix") ? document.querySelectorAll(".numa-timeline").length : -1) + " render_ms=" + ms;
 })();
