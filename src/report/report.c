@@ -323,10 +323,47 @@ static int render_text_model(FILE *out, const struct an_result *res, const struc
 	return 0;
 }
 
+/* A terminal too narrow for the full table: the columns that matter most
+ * (CSV and JSON have them all). */
+static void render_text_narrow(FILE *out, const struct an_result *res, const struct rp_opts *o, struct row *rows,
+			       size_t n)
+{
+	uint64_t total = acc(&res->total);
+	int model = res->mem_origin == AN_MEM_MODELLED;
+	if (model)
+		fprintf(out, "%14s %6s %12s %12s %10s ", "accesses", "share", "DRAM reads", "DRAM writes", "walks");
+	else
+		fprintf(out, "%14s %6s %14s %14s ", "accesses", "share", "loads", "stores");
+	fprintf(out, "%s\n", o->by == RP_BY_THREAD ? "thread" : by_name(o->by));
+	for (size_t i = 0; i < n; i++) {
+		if (o->limit && i >= o->limit) {
+			fprintf(out, "... %zu more rows (--limit 0 shows all; a wider terminal shows more columns)\n",
+				n - i);
+			break;
+		}
+		const struct row *r = &rows[i];
+		char a[32], b[32], c[32], d[32];
+		uint64_t x = acc(&r->c);
+		int rw;
+		if (model)
+			rw = fprintf(out, "%14s %5.1f%% %12s %12s %10s ", rp_grouped(a, sizeof(a), x), pct(x, total),
+				     rp_grouped(b, sizeof(b), r->mem.dram_reads), rp_grouped(c, sizeof(c), r->mem.dram_writes),
+				     rp_grouped(d, sizeof(d), r->mem.walks));
+		else
+			rw = fprintf(out, "%14s %5.1f%% %14s %14s ", rp_grouped(a, sizeof(a), x), pct(x, total),
+				     rp_grouped(b, sizeof(b), r->c.loads), rp_grouped(c, sizeof(c), r->c.stores));
+		label_fit(out, o, rw > 0 ? (size_t)rw : 0, r->label);
+	}
+}
+
 static int render_text(FILE *out, const struct an_result *res, const struct rp_opts *o, struct row *rows,
 		       size_t n)
 {
 	header_text(out, res, o);
+	if (o->width && o->width < 120) {
+		render_text_narrow(out, res, o, rows, n);
+		goto warnings;
+	}
 	if (res->mem_origin == AN_MEM_MODELLED) {
 		render_text_model(out, res, o, rows, n);
 		goto warnings;

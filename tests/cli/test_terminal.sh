@@ -28,3 +28,9 @@ if grep -q $'\033\\[1m' nocolor.txt; then fail "colours despite NO_COLOR"; fi
 grep -q "note: model host" noisy.err || fail "expected the host note without --quiet"
 "$MEMPRISM" report -q --model host a.data > /dev/null 2> quiet.err
 expect_eq "stderr with --quiet" 0 "$(wc -c < quiet.err)"
+# 80 columns: the narrow table (accesses, share, loads, stores, object) fits
+COLUMNS=80 TERM=xterm script -qec "stty cols 80 2>/dev/null; $MEMPRISM report a.data" /dev/null > tty80.txt
+rows=$(sed -e 's/\r//g' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' tty80.txt | grep -E '^ +[0-9,]+ +[0-9.]+%' | wc -l)
+[ "$rows" -gt 0 ] || fail "no table rows at 80 columns"
+wide=$(sed -e 's/\r//g' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' tty80.txt | grep -E '^ +[0-9,]+ +[0-9.]+%' | awk 'length > 80' | wc -l)
+expect_eq "table rows wider than 80 columns" 0 "$wide"
