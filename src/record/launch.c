@@ -174,7 +174,7 @@ static int setenv_preload(const char *rt)
 /* Waits for the program. Meanwhile: drains the sampling source's rings
  * (woken by a ring passing its watermark) and looks at the program's page
  * tables now and then: soon after it starts, so short runs get a look too,
- * then at doubling intervals up to 100 ms, and never more than a tenth of
+ * then at doubling intervals up to 250 ms, and never more than a 20th of
  * the time. SIGCHLD (or the 100 ms poll with a sampling source) notices the
  * program's end. */
 static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, struct mp_perf_session *sess)
@@ -189,7 +189,7 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
-	long interval_us = 1000;
+	long interval_us = 4000;
 	uint64_t next_look = 0;
 	int reaped = 0;
 	for (;;) {
@@ -212,10 +212,10 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 			}
 			uint64_t after = now_ns(CLOCK_MONOTONIC);
 			long took_us = (long)((after - now) / 1000);
-			if (interval_us < 100000)
-				interval_us = interval_us * 2 < 100000 ? interval_us * 2 : 100000;
-			if (interval_us < 10 * took_us)
-				interval_us = 10 * took_us;
+			if (interval_us < 250000)
+				interval_us = interval_us * 2 < 250000 ? interval_us * 2 : 250000;
+			if (interval_us < 20 * took_us)
+				interval_us = 20 * took_us;
 			next_look = after + (uint64_t)interval_us * 1000;
 			now = after;
 		}
