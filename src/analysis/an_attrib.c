@@ -656,10 +656,25 @@ static void fork_children_upto(struct an_state *st, uint32_t pi, uint64_t epoch)
 	}
 }
 
+/* Streams of one process in thread-creation order (tids grow as threads
+ * are made; a reused tid keeps file order): ties in the replay's merge go
+ * to the older thread, whatever order the threads' chunks reached the file. */
+static int by_tid(const void *x, const void *y, void *arg)
+{
+	const struct an_state *st = arg;
+	const struct an_stream *a = &st->streams.v[*(const uint32_t *)x], *b = &st->streams.v[*(const uint32_t *)y];
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	uint64_t oa = a->chunks.n ? a->chunks.v[0] : 0, ob = b->chunks.n ? b->chunks.v[0] : 0;
+	return oa < ob ? -1 : oa > ob;
+}
+
 static int replay_proc(struct an_state *st, uint32_t pi)
 {
 	struct an_proc *p = &st->procs.v[pi];
 	size_t n = p->streams.n;
+	if (n > 1)
+		qsort_r(p->streams.v, n, sizeof(*p->streams.v), by_tid, st);
 	for (size_t i = 0; i < n; i++) {
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];
 		s->thread = an_thread_get(st, p->pid, s->tid);
