@@ -65,13 +65,17 @@ int main(int argc, char **argv)
 	char *a3 = malloc(bytes);
 	char *a4 = malloc(bytes);
 	char *arrays[NARRAYS] = { a0, a1, a2, a3, a4 };
-	for (int i = 0; i < NARRAYS; i++) {
+	for (int i = 0; i < NARRAYS; i++)
 		if (!arrays[i]) {
 			perror("malloc");
 			return 1;
 		}
+	/* Last array first: what the memsets leave in the caches is a0's tail,
+	 * which a0 (forward) reaches last, long after its own reads evicted it.
+	 * Memset in order, a4's tail would be cached and a4 (backward) would
+	 * hit it whenever its thread happened to run first. */
+	for (int i = NARRAYS - 1; i >= 0; i--)
 		memset(arrays[i], 1, bytes);
-	}
 
 	memprism_region_begin("kernel");
 	pthread_t th[NARRAYS];
