@@ -167,8 +167,6 @@ int main(int argc, char **argv)
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_CSV };
 	CHECK_EQ(rp_render(mf, r, &ro), 0);
 	fclose(mf);
-	if (getenv("SHOW"))
-		fputs(text, stderr);
 	CHECK(strstr(text, "object,kind,est_accesses,l1,lfb,l2,l3,local_dram,remote_dram,remote_cache,remote,walks,"
 			   "mean_latency,latency_p50,latency_p90,latency_p99\n") == text);
 	/* two modes, 5-6 and 300 cycles: the quantiles show both (bucket tops) */
