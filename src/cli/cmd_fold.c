@@ -22,7 +22,8 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -b, --bins N             phase bins over [0, 1) (default 20, at most %d)\n"
 		"  -o, --objects N          objects shown per bin in text (default 3, 0 for all)\n"
-		"  -f, --format FORMAT      text (default) or csv\n"
+		"  -f, --format FORMAT      text (default), csv, or html: one offline page with the\n"
+		"                           address and access-rate plots over folded time\n"
 		"  -h, --help               this help\n",
 		AN_FOLD_MAX_BINS);
 }
@@ -51,6 +52,71 @@ static int num(const char *s, long max, long *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\' || ch == '<')
+			printf("\\u%04x", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+/* The folded instance as a page: per object, its addresses (min-max band
+ * and mean) over folded time, and every object's accesses per instance
+ * over folded time. Plain canvas drawing, no library, no network. */
+static void fold_html(const struct an_fold *f, const struct an_result *res, const char *region, const char *data,
+		      unsigned bins, const uint32_t *objs, size_t no)
+{
+	printf("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>memprism fold</title>\n"
+	       "<style>body{font:13px sans-serif;margin:16px}canvas{border:1px solid #ccc;margin:4px 0}"
+	       "h3{margin:14px 0 2px}</style></head><body>\n<h2 id=\"title\"></h2><div id=\"app\"></div>"
+	       "<pre id=\"status\">rendering</pre>\n<script type=\"application/json\" id=\"d\">");
+	printf("{\"region\":");
+	json_str(region);
+	printf(",\"data\":");
+	json_str(data);
+	printf(",\"instances\":%llu,\"bins\":%u,\"objects\":[", (unsigned long long)an_fold_instances(f), bins);
+	for (size_t i = 0; i < no && i < 12; i++) {
+		printf("%s{\"label\":", i ? "," : "");
+		json_str(res->classes[objs[i]].label);
+		printf(",\"cells\":[");
+		for (unsigned b = 0; b < bins; b++) {
+			const struct an_fold_cell *x = an_fold_cell(f, objs[i], b);
+			uint64_t n = x->loads + x->stores;
+			printf("%s[%llu,%llu,%llu,%llu,%.1f]", b ? "," : "", (unsigned long long)x->loads,
+			       (unsigned long long)x->stores, (unsigned long long)(n ? x->addr_min : 0),
+			       (unsigned long long)(n ? x->addr_max : 0), n ? x->addr_sum / (double)n : 0.0);
+		}
+		printf("]}");
+	}
+	printf("]}</script>\n<script>\n"
+	       "(function(){const D=JSON.parse(document.getElementById('d').textContent),app=document.getElementById('app');\n"
+	       "document.getElementById('title').textContent='Region '+D.region+' folded: '+D.instances+' instances, '+D.bins+' phase bins ('+D.data+')';\n"
+	       "const W=600,H=160,L=70,col=['#1f77b4','#d62728','#2ca02c','#9467bd','#ff7f0e','#8c564b'];\n"
+	       "function canvas(h){const c=document.createElement('canvas');c.width=L+W+10;c.height=h+30;return c;}\n"
+	       "function axes(x,h,lab){x.strokeStyle='#999';x.strokeRect(L-.5,9.5,W+1,h+1);x.fillStyle='#333';x.font='11px sans-serif';"
+	       "x.textAlign='center';for(let i=0;i<=4;i++)x.fillText((i/4).toFixed(2),L+W*i/4,h+24);x.textAlign='left';x.fillText(lab,4,h+24);}\n"
+	       "let h3=document.createElement('h3');h3.textContent='Accesses per instance over folded time';app.append(h3);\n"
+	       "const rc=canvas(H),rx=rc.getContext('2d');axes(rx,H,'phase');let mx=1;\n"
+	       "for(const o of D.objects)for(const c of o.cells)mx=Math.max(mx,(c[0]+c[1])/D.instances);\n"
+	       "D.objects.forEach((o,k)=>{rx.strokeStyle=col[k%%6];rx.lineWidth=2;rx.beginPath();o.cells.forEach((c,b)=>{const x=L+W*(b+.5)/D.bins,y=10+H-H*((c[0]+c[1])/D.instances)/mx;b?rx.lineTo(x,y):rx.moveTo(x,y);});rx.stroke();});\n"
+	       "rx.fillStyle='#333';rx.fillText(mx.toFixed(1)+'/inst',4,18);app.append(rc);\n"
+	       "const lg=document.createElement('div');D.objects.forEach((o,k)=>{const s=document.createElement('span');s.style.color=col[k%%6];s.textContent='\\u25a0 '+o.label+'  ';lg.append(s);});app.append(lg);\n"
+	       "D.objects.forEach((o,k)=>{const t=document.createElement('h3');t.textContent=o.label+': addresses over folded time (band min-max, line mean; red: stores)';app.append(t);\n"
+	       "const c=canvas(H),x=c.getContext('2d');c.className='fold-obj';axes(x,H,'phase');let top=1;for(const z of o.cells)top=Math.max(top,z[3]);\n"
+	       "o.cells.forEach((z,b)=>{if(!(z[0]+z[1]))return;const x0=L+W*b/D.bins,w=Math.max(1,W/D.bins-1);x.fillStyle=z[1]>z[0]?'rgba(214,39,40,.35)':'rgba(31,119,180,.35)';"
+	       "const y0=10+H-H*z[3]/top,y1=10+H-H*z[2]/top;x.fillRect(x0,y0,w,Math.max(1,y1-y0));x.fillStyle='#000';x.fillRect(x0,10+H-H*z[4]/top,w,1.5);});\n"
+	       "x.fillStyle='#333';x.fillText('+'+top,4,18);app.append(c);});\n"
+	       "document.getElementById('status').textContent='ok objects='+D.objects.length+' plots='+document.querySelectorAll('canvas.fold-obj').length+' bins='+D.bins;})();\n"
+	       "</script></body></html>\n");
 }
 
 int cmd_fold(int argc, char **argv)
@@ -82,8 +148,10 @@ int cmd_fold(int argc, char **argv)
 		case 'f':
 			if (!strcmp(optarg, "csv"))
 				csv = 1;
+			else if (!strcmp(optarg, "html"))
+				csv = 2;
 			else if (strcmp(optarg, "text")) {
-				cli_error("unknown format '%s' (text, csv)", optarg);
+				cli_error("unknown format '%s' (text, csv, html)", optarg);
 				return 2;
 			}
 			break;
@@ -130,7 +198,9 @@ int cmd_fold(int argc, char **argv)
 	const uint32_t *objs;
 	size_t no = an_fold_objects(f, &objs);
 	uint64_t inst = an_fold_instances(f);
-	if (csv) {
+	if (csv == 2) {
+		fold_html(f, res, region, data, (unsigned)bins, objs, no);
+	} else if (csv) {
 		printf("bin,phase_lo,phase_hi,object,accesses,loads,stores,per_instance,offset_min,offset_mean,"
 		       "offset_max\n");
 		for (unsigned b = 0; b < (unsigned)bins; b++)

@@ -24,3 +24,18 @@ grep -q "no complete instance of region 'nosuch'" err.txt || fail "unclear error
 if "$MEMPRISM" fold iter --bins 0 fold.data 2> err.txt; then fail "--bins 0 accepted"; fi
 grep -q -- '--bins wants a number' err.txt || fail "unclear error: $(cat err.txt)"
 echo "ok: errors"
+
+# the folded instance as plots (one offline page), opened in headless Chromium
+"$MEMPRISM" fold iter --bins 16 --format html fold.data > fold.html
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+	echo "SKIP: no chromium for the fold page"
+else
+	"$browser" --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 --dump-dom \
+		"file://$MP_SCRATCH/fold.html" > fold-dom.html 2> fold-chrome.log
+	expect_eq "fold page status" "ok objects=2 plots=2 bins=16" \
+		"$(grep -o '<pre id="status">[^<]*' fold-dom.html | sed 's/.*>//')"
+	expect_eq "console messages on the fold page" 0 "$(grep -c 'CONSOLE' fold-chrome.log || true)"
+	"$browser" --headless --no-sandbox --disable-gpu --screenshot="$MP_SCRATCH/fold.png" --window-size=800,900 \
+		"file://$MP_SCRATCH/fold.html" > /dev/null 2>&1 || true
+fi
