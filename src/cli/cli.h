@@ -46,6 +46,8 @@ int cli_model_option(struct cli_model *m, int c, const char *arg);
  * 0 or 2 (message printed). */
 int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model);
 void cli_model_help(FILE *out);
+/* After a run that read the trace: what `host` had to guess (cli_note). */
+void cli_model_note(const struct cli_model *m);
 int cmd_doctor(int argc, char **argv);
 
 struct rp_opts;
@@ -61,6 +63,12 @@ void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* an_opts.progress: "memprism: WHAT 42%" on a TTY stderr; arg is WHAT */
 void cli_progress(void *arg, uint64_t done, uint64_t total);
 void cli_progress_end(void);
+
+/* --limit N: 0 and *out, or 2 with a message. */
+int cli_parse_limit(const char *arg, size_t *out);
+/* Says why an_run could not read path (named: given on the command line,
+ * else the default memprism.data, whose absence gets `record_hint`). */
+void cli_data_error(int err, const char *path, int named, const char *record_hint);
 
 /* "memprism: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -91,9 +91,13 @@ int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 	ao->page_rules = m->rules;
 	ao->npage_rules = m->nrules;
 	ao->thread_map = (enum an_thread_map)m->thread_map;
-	if (m->machine.notes[0] && !strcmp(m->machine.name, "host"))
-		cli_note("note: model host: %s", m->machine.notes);
 	return 0;
+}
+
+void cli_model_note(const struct cli_model *m)
+{
+	if (m->have && m->machine.notes[0] && !strcmp(m->machine.name, "host"))
+		cli_note("note: model host: %s", m->machine.notes);
 }
 
 void cli_model_help(FILE *out)

@@ -144,12 +144,10 @@ int cmd_memtrace(int argc, char **argv)
 	int err = an_run(path, &ao, &res);
 	if (err) {
 		fclose(body);
-		if (err == -ENOENT && optind >= argc)
-			cli_error("no memprism.data here: record one first with `memprism record -- PROGRAM`");
-		else
-			cli_error("cannot read %s: %s", path, mp_strerror(err));
+		cli_data_error(err, path, optind < argc, "memprism record -- PROGRAM");
 		return 1;
 	}
+	cli_model_note(&model);
 	int rc = 0;
 	if (bin) {
 		/* trailer: "OBJECTS\n", then per replay class "id\tlabel\n", then

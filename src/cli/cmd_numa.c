@@ -168,16 +168,10 @@ int cmd_numa(int argc, char **argv)
 			}
 			ro.format = strcmp(optarg, "csv") ? RP_TEXT : RP_CSV;
 			break;
-		case 'n': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*end || n < 0 || !*optarg) {
-				cli_error("--limit wants a number >= 0, not '%s'", optarg);
+		case 'n':
+			if (cli_parse_limit(optarg, &ro.limit))
 				return 2;
-			}
-			ro.limit = (size_t)n;
 			break;
-		}
 		case 'h':
 			usage(stdout);
 			return cli_finish_stdout();
@@ -205,14 +199,11 @@ int cmd_numa(int argc, char **argv)
 	struct an_result *res = NULL;
 	int e = an_run(ro.data_path, &ao, &res);
 	if (e) {
-		if (e == -ENOENT && optind >= argc)
-			cli_error("no memprism.data here: record one first with `memprism record --numa 4x8 -- "
-				  "PROGRAM`");
-		else
-			cli_error("cannot read %s: %s", ro.data_path, mp_strerror(e));
+		cli_data_error(e, ro.data_path, optind < argc, "memprism record --numa 4x8 -- PROGRAM");
 		status = 1;
 		goto out;
 	}
+	cli_model_note(&model);
 	if (res->damaged)
 		cli_error("warning: %s is damaged or truncated; the report covers it up to the last good chunk",
 			  ro.data_path);

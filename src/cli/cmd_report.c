@@ -91,16 +91,10 @@ int cmd_report(int argc, char **argv)
 			ro.format = (enum rp_format)f;
 			break;
 		}
-		case 'n': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*end || n < 0) {
-				cli_error("--limit wants a number >= 0, not '%s'", optarg);
+		case 'n':
+			if (cli_parse_limit(optarg, &ro.limit))
 				return 2;
-			}
-			ro.limit = (size_t)n;
 			break;
-		}
 		case 'w':
 			if (nwrappers == sizeof(wrappers) / sizeof(wrappers[0])) {
 				cli_error("too many --alloc-wrapper options (at most 64)");
@@ -174,12 +168,10 @@ int cmd_report(int argc, char **argv)
 	ro.patterns = patv;
 	if (err) {
 		an_result_free(res);
-		if (err == -ENOENT && optind >= argc)
-			cli_error("no memprism.data here: record one first with `memprism record -- PROGRAM`");
-		else
-			cli_error("cannot read %s: %s", ro.data_path, mp_strerror(err));
+		cli_data_error(err, ro.data_path, optind < argc, "memprism record -- PROGRAM");
 		return 1;
 	}
+	cli_model_note(&model);
 	int instrumented = 0;
 	for (size_t i = 0; i < res->nprocs; i++)
 		instrumented += res->procs[i].instrumented;

@@ -62,16 +62,10 @@ int cmd_tlb(int argc, char **argv)
 			}
 			ro.format = strcmp(optarg, "csv") ? RP_TEXT : RP_CSV;
 			break;
-		case 'n': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*end || n < 0) {
-				cli_error("--limit wants a number >= 0, not '%s'", optarg);
+		case 'n':
+			if (cli_parse_limit(optarg, &ro.limit))
 				return 2;
-			}
-			ro.limit = (size_t)n;
 			break;
-		}
 		case 'h':
 			usage(stdout);
 			return cli_finish_stdout();
@@ -95,13 +89,10 @@ int cmd_tlb(int argc, char **argv)
 	struct an_result *res = NULL;
 	int err = an_run(ro.data_path, &ao, &res);
 	if (err) {
-		if (err == -ENOENT && optind >= argc)
-			cli_error("no memprism.data here: record one first with `memprism record "
-				  "-- PROGRAM`");
-		else
-			cli_error("cannot read %s: %s", ro.data_path, mp_strerror(err));
+		cli_data_error(err, ro.data_path, optind < argc, "memprism record -- PROGRAM");
 		return 1;
 	}
+	cli_model_note(&model);
 	if (res->damaged)
 		cli_error("warning: %s is damaged or truncated; the report covers it up to "
 			  "the last good chunk",

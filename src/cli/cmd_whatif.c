@@ -88,16 +88,10 @@ int cmd_whatif(int argc, char **argv)
 			}
 			ro.format = strcmp(optarg, "csv") ? RP_TEXT : RP_CSV;
 			break;
-		case 'n': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*end || n < 0) {
-				cli_error("--limit wants a number >= 0, not '%s'", optarg);
+		case 'n':
+			if (cli_parse_limit(optarg, &ro.limit))
 				return 2;
-			}
-			ro.limit = (size_t)n;
 			break;
-		}
 		case 'h':
 			usage(stdout);
 			return cli_finish_stdout();
@@ -148,12 +142,12 @@ int cmd_whatif(int argc, char **argv)
 		err = an_run(ro.data_path, &ab, &rb);
 	if (err) {
 		an_result_free(ra);
-		if (err == -ENOENT && optind >= argc)
-			cli_error("no memprism.data here: record one first with `memprism record -- PROGRAM`");
-		else
-			cli_error("cannot read %s: %s", ro.data_path, mp_strerror(err));
+		cli_data_error(err, ro.data_path, optind < argc, "memprism record -- PROGRAM");
 		return 1;
 	}
+	cli_model_note(&ma);
+	if (vs.have)
+		cli_model_note(&mb);
 	err = rp_render_compare(stdout, ra, rb, &ro, da, db);
 	for (size_t i = 0; i < rb->nwarnings; i++)
 		if (ro.format == RP_TEXT)

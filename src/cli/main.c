@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -38,6 +39,27 @@ void cli_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
+}
+
+int cli_parse_limit(const char *arg, size_t *out)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(arg, &end, 10);
+	if (!*arg || *end || n < 0 || errno) {
+		cli_error("--limit wants a number >= 0, not '%s'", arg);
+		return 2;
+	}
+	*out = (size_t)n;
+	return 0;
+}
+
+void cli_data_error(int err, const char *path, int named, const char *record_hint)
+{
+	if (err == -ENOENT && !named)
+		cli_error("no memprism.data here: record one first with `%s`", record_hint);
+	else
+		cli_error("cannot read %s: %s", path, mp_strerror(err));
 }
 
 int cli_finish_stdout(void)
