@@ -14,12 +14,17 @@ static int run_cc(int argc, char **argv, int cxx)
 {
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: memprism %s [COMPILER ARGS]\n\n"
-		       "Compiles and links like %s, adding memprism's access instrumentation\n"
-		       "(clang -fsanitize-coverage=edge,trace-loads,trace-stores), frame pointers for\n"
-		       "allocation stacks, -I for <memprism.h>, and memprism's runtime when linking.\n"
-		       "The program runs normally when not recorded. Use it as CC=\"memprism cc\".\n\n"
+		       "Compiles and links like %s, adding memprism's access instrumentation, frame\n"
+		       "pointers for allocation stacks, -I for <memprism.h>, and memprism's runtime\n"
+		       "when linking. The program runs normally when not recorded. Use it as\n"
+		       "CC=\"memprism cc\".\n\n"
+		       "Instrumentation: inline (memprism's LLVM pass plugin puts the recording code\n"
+		       "at every load and store; the default where it was built) or sancov (clang\n"
+		       "-fsanitize-coverage=trace-loads,trace-stores: a callback per access).\n\n"
 		       "environment:\n"
-		       "  MEMPRISM_CC / MEMPRISM_CXX   the clang to use (default: clang-16, then others)\n",
+		       "  MEMPRISM_INSTRUMENT=inline|sancov   choose the instrumentation\n"
+		       "  MEMPRISM_CC / MEMPRISM_CXX   the clang to use (default: clang-16, then\n"
+		       "                               others; implies sancov)\n",
 		       cxx ? "c++" : "cc", cxx ? "clang++" : "clang");
 		return cli_finish_stdout();
 	}
@@ -30,6 +35,16 @@ static int run_cc(int argc, char **argv, int cxx)
 		return 2;
 	}
 	char **av = mp_cc_argv(&paths, cxx, argc - 1, argv + 1);
+	if (!av && errno == EINVAL) {
+		const char *want = getenv("MEMPRISM_INSTRUMENT");
+		if (!strcmp(want, "inline"))
+			cli_error("MEMPRISM_INSTRUMENT=inline: the pass plugin is not available (memprism was built "
+				  "without LLVM 16 development files, or MEMPRISM_CC/MEMPRISM_CXX names another "
+				  "compiler); use MEMPRISM_INSTRUMENT=sancov");
+		else
+			cli_error("MEMPRISM_INSTRUMENT=%s: unknown instrumentation (inline or sancov)", want);
+		return 2;
+	}
 	if (!av) {
 		cli_error("out of memory");
 		return 2;

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * `memprism cc`: a drop-in compiler. Picks clang (sanitizer-coverage
- * trace-loads/trace-stores is a clang feature; gcc has no equivalent, see
- * docs/instrumentation.md), adds the access instrumentation and frame pointers
- * when compiling, and the runtime (with an rpath) when linking. The sanitizer
- * link runtime is kept out so our callbacks are the ones that bind.
+ * `memprism cc`: a drop-in compiler. Picks clang (both instrumentations are
+ * clang features; gcc has no equivalent, see docs/instrumentation.md), adds
+ * the access instrumentation and frame pointers when compiling, and the
+ * runtime (with an rpath) when linking. Inline instrumentation (our pass
+ * plugin) is the default where it was built; sanitizer-coverage callbacks
+ * are the fallback, with the sanitizer link runtime kept out so our
+ * callbacks are the ones that bind.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "mp_config.h"
 #include "record/record.h"
 
 static const char *pick_compiler(int cxx)
@@ -30,6 +34,27 @@ static const char *pick_compiler(int cxx)
 	return cxx ? "clang++" : "clang";
 }
 
+const char *mp_cc_instrumentation(const struct mp_paths *paths, int cxx, char *plugin, size_t len)
+{
+	const char *want = getenv("MEMPRISM_INSTRUMENT");
+	if (want && !strcmp(want, "sancov"))
+		return "sancov";
+	int asked = want && !strcmp(want, "inline");
+	if (want && *want && !asked)
+		return NULL;
+	/* the plugin loads only into the clang of its own LLVM: a compiler
+	 * chosen through the environment gets the callbacks */
+	const char *cc = getenv(cxx ? "MEMPRISM_CXX" : "MEMPRISM_CC");
+	int can = MP_PASS_TOOLS[0] && !(cc && *cc);
+	if (can) {
+		char bc[4200];
+		snprintf(plugin, len, "%s/%s", paths->libdir, MP_PASS_NAME);
+		snprintf(bc, sizeof(bc), "%s/%s", paths->libdir, MP_INLINE_BC_NAME);
+		can = !access(plugin, R_OK) && !access(bc, R_OK);
+	}
+	return can ? "inline" : asked ? NULL : "sancov";
+}
+
 char **mp_cc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *argv)
 {
 	int link = 1, inputs = 0;
@@ -43,13 +68,23 @@ char **mp_cc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *
 	}
 	if (argc == 0 || (inputs == 0 && link))
 		link = 0; /* `memprism cc --version` and the like */
-	static char inc[4200], libdir[4200], rpath[4200];
+	static char inc[4200], libdir[4200], rpath[4200], plugin[4200], pass_flag[4300], compiler[4200];
 	snprintf(inc, sizeof(inc), "-I%s", paths->include);
 	snprintf(libdir, sizeof(libdir), "-L%s", paths->libdir);
 	snprintf(rpath, sizeof(rpath), "-Wl,-rpath,%s", paths->libdir);
+	const char *how = mp_cc_instrumentation(paths, cxx, plugin, sizeof(plugin));
+	if (!how) {
+		errno = EINVAL;
+		return NULL;
+	}
+	int inl = !strcmp(how, "inline");
+	if (inl) {
+		snprintf(compiler, sizeof(compiler), "%s/%s", MP_PASS_TOOLS, cxx ? "clang++" : "clang");
+		snprintf(pass_flag, sizeof(pass_flag), "-fpass-plugin=%s", plugin);
+	}
 	const char *pre[] = {
-		pick_compiler(cxx),
-		"-fsanitize-coverage=edge,trace-loads,trace-stores",
+		inl ? compiler : pick_compiler(cxx),
+		inl ? pass_flag : "-fsanitize-coverage=edge,trace-loads,trace-stores",
 		"-fno-sanitize-link-runtime",
 		"-fno-omit-frame-pointer",
 		"-mno-omit-leaf-frame-pointer",

@@ -22,6 +22,7 @@
 
 #include "common/mp_error.h"
 #include "common/varint.h"
+#include "common/mp_abi.h"
 #include "record/pagemap.h"
 #include "record/perf_src.h"
 #include "record/record.h"
@@ -50,7 +51,8 @@ int mp_program_instrumented(const char *path)
 			if (!gelf_getsym(d, (int)i, &s))
 				break;
 			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (name && strncmp(name, "__sanitizer_cov_load", 20) == 0) {
+			if (name && (!strncmp(name, MP_ABI_SANCOV_MARK, strlen(MP_ABI_SANCOV_MARK)) ||
+				     !strcmp(name, MP_ABI_INLINE_MARK))) {
 				found = 1;
 				break;
 			}

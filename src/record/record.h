@@ -70,5 +70,10 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
  * malloc'd vector (caller frees the vector, not the strings), or NULL + errno.
  */
 char **mp_cc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *argv);
+/* Which instrumentation mp_cc_argv adds: "inline" (the pass plugin, whose
+ * path goes to plugin) or "sancov"; MEMPRISM_INSTRUMENT=inline|sancov
+ * chooses. NULL when inline was asked for and cannot be had, or the value
+ * is unknown. */
+const char *mp_cc_instrumentation(const struct mp_paths *paths, int cxx, char *plugin, size_t len);
 
 #endif

@@ -86,8 +86,17 @@ struct rt_real {
 };
 
 extern struct rt_real rt_real;
-extern int rt_recording; /* set once setup succeeded, cleared by rt_fail */
-extern _Atomic uint64_t rt_epoch; /* global logical clock of events */
+/*
+ * The access path's state is also the ABI of inline instrumentation: the
+ * memprism pass plugin inlines rt_access (src/rt/rt_inline.c, compiled to
+ * bitcode) into every instrumented function, so these few symbols are
+ * exported under reserved names and struct rt_thread's head is shared with
+ * programs built by `memprism cc` (they bind to the runtime they were built
+ * with through its rpath).
+ */
+#define RT_ABI(name) __asm__("__memprism_" name) RT_EXPORT
+extern int rt_recording RT_ABI("recording"); /* set once setup succeeded, cleared by rt_fail */
+extern _Atomic uint64_t rt_epoch RT_ABI("epoch"); /* global logical clock of events */
 extern int rt_multithreaded; /* set before the process's second thread starts */
 
 /* Next epoch. A locked read-modify-write drains the store buffer (~20 ns
@@ -101,7 +110,7 @@ static inline uint64_t rt_next_epoch(void)
 	atomic_store_explicit(&rt_epoch, e, memory_order_relaxed);
 	return e;
 }
-extern __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
+extern __thread struct rt_thread rt_self RT_ABI("self") __attribute__((tls_model("initial-exec")));
 
 /* rt_main.c */
 void rt_resolve(void); /* dlsym the real functions (idempotent) */
@@ -146,7 +155,7 @@ void rt_thread_exit_events(struct rt_thread *t);
 
 /* Burst sampling (memprism record --sample-bursts): stop recording this
  * thread's accesses for a while. */
-void rt_burst_pause(struct rt_thread *t);
+void rt_burst_pause(struct rt_thread *t) RT_ABI("burst_pause");
 /* At thread exit: report the accesses skipped since the last pause. */
 void rt_burst_flush_skipped(struct rt_thread *t);
 
@@ -158,7 +167,7 @@ static inline int rt_buf_full(const struct rt_thread *t)
 
 /* Out of line: no buffer yet (sets one up) or buffer full (flushes), then
  * records the access. Keeps the inlined fast path a leaf function. */
-void rt_access_slow(void *addr, unsigned code, uint64_t len, void *ip);
+void rt_access_slow(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("access_slow");
 
 /* Encodes one access at p (room guaranteed by the caller). */
 static inline __attribute__((always_inline)) void rt_encode(struct rt_thread *t, uint8_t *p, uint64_t a,

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/mp_abi.h"
 #include "rt/rt_int.h"
 #include "rt/rt_proc.h"
 
@@ -235,8 +236,9 @@ static int rt_module_instrumented(const struct dl_phdr_info *info)
 		 * defensive if it did not. */
 		if ((uintptr_t)strtab < info->dlpi_addr)
 			strtab += info->dlpi_addr;
-		static const char needle[] = "__sanitizer_cov_load";
-		return memmem(strtab, strsz, needle, sizeof(needle) - 1) != NULL;
+		/* the inline mark is a whole name: the string table holds it NUL-ended */
+		return memmem(strtab, strsz, MP_ABI_SANCOV_MARK, strlen(MP_ABI_SANCOV_MARK)) != NULL ||
+		       memmem(strtab, strsz, MP_ABI_INLINE_MARK, sizeof(MP_ABI_INLINE_MARK)) != NULL;
 	}
 	return 0;
 }

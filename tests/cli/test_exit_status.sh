@@ -104,3 +104,8 @@ expect_eq "uninstrumented: block size" 4096 "$(csv_field plain.csv "$blk" size)"
 said "report of the uninstrumented run" "not built with .?memprism cc"
 grep -q '"instrumented":false' plain.json || fail "uninstrumented process not marked instrumented:false in JSON"
 echo "ok: JSON says instrumented:false"
+
+# memprism cc: an unknown instrumentation is refused before the compiler runs
+MEMPRISM_INSTRUMENT=bogus run 2 "cc with MEMPRISM_INSTRUMENT=bogus" "$MEMPRISM" cc -c "$src" -o bogus.o
+said "cc with an unknown instrumentation" "unknown instrumentation"
+[ ! -e bogus.o ] || fail "cc with an unknown instrumentation still compiled"

@@ -1,10 +1,13 @@
-# A memprism-cc build runs normally when not recorded (its access callbacks
-# bind to an empty function), and is recorded whatever the environment looks
-# like around MEMPRISM_OUT (the runtime finds it by reading
+# A memprism-cc build runs normally when not recorded (inline builds take one
+# compare per access; callback builds bind their callbacks to an empty
+# function), and a callback build is recorded whatever the environment looks
+# like around MEMPRISM_OUT (its IFUNC resolvers find it by reading
 # /proc/self/environ in 4 KiB pieces: entries straddling two reads included).
 source "$(dirname "$0")/lib.sh"
-"$MEMPRISM" cc -O2 -g "$MP_SRC/examples/arrays.c" -o arrays
-expect_eq "runs on its own" "arrays: 1 MiB x 5, checksum 40960" "$(./arrays 1)"
+"$MEMPRISM" cc -O2 -g "$MP_SRC/examples/arrays.c" -o arrays-default
+expect_eq "runs on its own" "arrays: 1 MiB x 5, checksum 40960" "$(./arrays-default 1)"
+MEMPRISM_INSTRUMENT=sancov "$MEMPRISM" cc -O2 -g "$MP_SRC/examples/arrays.c" -o arrays
+expect_eq "runs on its own (callbacks)" "arrays: 1 MiB x 5, checksum 40960" "$(./arrays 1)"
 MEMPRISM_OUT= ./arrays 1 >/dev/null || fail "an empty MEMPRISM_OUT broke the program"
 line=$(grep -n 'malloc(bytes)' "$MP_SRC/examples/arrays.c" | head -1 | cut -d: -f1)
 for pad in 1 4070 4079 4083 4087 4090 4095 4099 8180 8190; do

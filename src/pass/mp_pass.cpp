@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memprism's LLVM pass plugin: inline access instrumentation for
+ * `memprism cc` (clang -fpass-plugin=memprism-pass.so).
+ *
+ * Why C++ in a C project: LLVM's pass-plugin interface exists only in C++
+ * (the C API cannot add passes to clang's pipeline). This file is the one
+ * place that needs it and stays small; the code that runs in the profiled
+ * program is C (src/rt/rt_inline.c).
+ *
+ * What it does, at the end of the optimization pipeline (where
+ * sanitizer-coverage would run, so the code it sees is the code that runs,
+ * vectorized and all): before every load, store, atomic read-modify-write
+ * and compare-exchange it inserts a call to __memprism_inl_access(addr, code,
+ * len), links that function's bitcode (rt_inline.bc, installed next to this
+ * plugin) into the module and inlines it. Compared with the
+ * sanitizer-coverage callbacks this removes a call and a return per access
+ * and the spills around them, and it sees what those callbacks cannot:
+ * vectors wider than 16 bytes and atomic read-modify-writes.
+ * docs/instrumentation.md has the measurements.
+ */
+#include <dlfcn.h>
+
+#include <string>
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Transforms/IPO/AlwaysInliner.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
+
+using namespace llvm;
+
+namespace
+{
+
+// Must match src/trace/trace_format.h (checked by tests/cli/test_inline.sh
+// through the recorded sizes).
+constexpr unsigned kWrite = 0x08u;
+constexpr unsigned kRange = 7u;
+constexpr const char *kAccessFn = "__memprism_inl_access";
+// Constant-length memcpy/memmove/memset intrinsics up to this size are
+// expanded inline by the x86-64 back end (at most 8 moves of 8 bytes or
+// more), so no call reaches the interposed libc function: they are recorded
+// here. Longer ones become calls, which the runtime records.
+constexpr uint64_t kInlineMemMax = 64;
+
+// Size code of an access of `bytes` bytes: 0..6 for 1..64 bytes, else a
+// ranged access with an explicit length.
+unsigned sizeCode(uint64_t bytes)
+{
+	switch (bytes) {
+	case 1:
+		return 0;
+	case 2:
+		return 1;
+	case 4:
+		return 2;
+	case 8:
+		return 3;
+	case 16:
+		return 4;
+	case 32:
+		return 5;
+	case 64:
+		return 6;
+	default:
+		return kRange;
+	}
+}
+
+// rt_inline.bc lives next to this plugin, in the build tree and when installed.
+std::string inlineBitcodePath()
+{
+	if (const char *env = getenv("MEMPRISM_INLINE_BC"))
+		return env;
+	Dl_info info;
+	if (!dladdr(reinterpret_cast<void *>(&inlineBitcodePath), &info) || !info.dli_fname)
+		return "rt_inline.bc";
+	std::string self = info.dli_fname;
+	size_t slash = self.rfind('/');
+	return (slash == std::string::npos ? std::string(".") : self.substr(0, slash)) + "/rt_inline.bc";
+}
+
+bool skipFunction(const Function &F)
+{
+	if (F.isDeclaration() || F.getName().startswith("__memprism_") || F.getName().startswith("__sanitizer_"))
+		return true;
+	// the attributes sanitizer-coverage honours: no_sanitize("coverage") and
+	// __attribute__((disable_sanitizer_instrumentation))
+	return F.hasFnAttribute(Attribute::NoSanitizeCoverage) ||
+	       F.hasFnAttribute(Attribute::DisableSanitizerInstrumentation) || F.hasFnAttribute(Attribute::Naked);
+}
+
+// A memcpy/memmove/memset the back end will expand without a call: the
+// always-inline variants, or a small constant length.
+bool inlineMemIntrinsic(const Instruction &I)
+{
+	auto *M = dyn_cast<MemIntrinsic>(&I);
+	if (!M)
+		return false;
+	if (isa<MemCpyInlineInst>(M) || isa<MemSetInlineInst>(M))
+		return true;
+	auto *len = dyn_cast<ConstantInt>(M->getLength());
+	return len && len->getZExtValue() <= kInlineMemMax;
+}
+
+struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
+	PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
+	{
+		SmallVector<Instruction *, 256> work;
+		for (Function &F : M) {
+			if (skipFunction(F))
+				continue;
+			for (Instruction &I : instructions(F)) {
+				if (I.hasMetadata(LLVMContext::MD_nosanitize))
+					continue;
+				if (isa<LoadInst>(I) || isa<StoreInst>(I) || isa<AtomicRMWInst>(I) ||
+				    isa<AtomicCmpXchgInst>(I) || inlineMemIntrinsic(I))
+					work.push_back(&I);
+			}
+		}
+		if (work.empty())
+			return PreservedAnalyses::all();
+
+		LLVMContext &C = M.getContext();
+		const DataLayout &DL = M.getDataLayout();
+		Type *ptrTy = PointerType::get(C, 0);
+		Type *i32 = Type::getInt32Ty(C), *i64 = Type::getInt64Ty(C);
+		FunctionCallee access = M.getOrInsertFunction(kAccessFn, Type::getVoidTy(C), ptrTy, i32, i64);
+		auto emitBytes = [&](Instruction *I, Value *ptr, uint64_t bytes, unsigned write) {
+			if (ptr->getType()->getPointerAddressSpace() != 0 || bytes == 0)
+				return; // %fs/%gs-relative and other address spaces: not plain memory
+			unsigned code = sizeCode(bytes);
+			IRBuilder<> B(I); // takes I's debug location: the site symbolizes to I's line
+			B.CreateCall(access, { B.CreatePointerCast(ptr, ptrTy), ConstantInt::get(i32, code | write),
+					       ConstantInt::get(i64, code == kRange ? bytes : 0) });
+		};
+		auto emit = [&](Instruction *I, Value *ptr, Type *ty, unsigned write) {
+			TypeSize ts = DL.getTypeStoreSize(ty);
+			if (!ts.isScalable())
+				emitBytes(I, ptr, ts.getFixedValue(), write);
+		};
+		for (Instruction *I : work) {
+			if (auto *L = dyn_cast<LoadInst>(I)) {
+				emit(I, L->getPointerOperand(), L->getType(), 0);
+			} else if (auto *S = dyn_cast<StoreInst>(I)) {
+				emit(I, S->getPointerOperand(), S->getValueOperand()->getType(), kWrite);
+			} else if (auto *R = dyn_cast<AtomicRMWInst>(I)) {
+				// a read-modify-write reads and writes: one load and one store, as
+				// the ORMBP counts treat `a[i] += x`
+				emit(I, R->getPointerOperand(), R->getValOperand()->getType(), 0);
+				emit(I, R->getPointerOperand(), R->getValOperand()->getType(), kWrite);
+			} else if (auto *X = dyn_cast<AtomicCmpXchgInst>(I)) {
+				// recorded as a load and a store whether or not the exchange
+				// happens: the locked instruction owns the line either way
+				emit(I, X->getPointerOperand(), X->getNewValOperand()->getType(), 0);
+				emit(I, X->getPointerOperand(), X->getNewValOperand()->getType(), kWrite);
+			} else if (auto *T = dyn_cast<MemTransferInst>(I)) {
+				// like the interposed memcpy: one ranged load, one ranged store
+				uint64_t n = cast<ConstantInt>(T->getLength())->getZExtValue();
+				emitBytes(I, T->getSource(), n, 0);
+				emitBytes(I, T->getDest(), n, kWrite);
+			} else if (auto *S = dyn_cast<MemSetInst>(I)) {
+				emitBytes(I, S->getDest(), cast<ConstantInt>(S->getLength())->getZExtValue(), kWrite);
+			}
+		}
+
+		std::string path = inlineBitcodePath();
+		SMDiagnostic err;
+		std::unique_ptr<Module> inl = parseIRFile(path, err, C);
+		if (!inl) {
+			C.emitError("memprism: cannot read the inline access path " + path + ": " +
+				    err.getMessage().str() +
+				    " (reinstall memprism, or set MEMPRISM_INSTRUMENT=sancov)");
+			return PreservedAnalyses::none();
+		}
+		inl->setDataLayout(DL);
+		inl->setTargetTriple(M.getTargetTriple());
+		if (Linker::linkModules(M, std::move(inl), Linker::Flags::LinkOnlyNeeded)) {
+			C.emitError("memprism: cannot link the inline access path " + path);
+			return PreservedAnalyses::none();
+		}
+		// Make the linked definitions private to this module and inlinable into
+		// code built for any CPU (the bitcode was built for the baseline one).
+		for (Function &F : M) {
+			if (!F.getName().startswith("__memprism_inl_") || F.isDeclaration())
+				continue;
+			F.setLinkage(GlobalValue::InternalLinkage);
+			F.removeFnAttr(Attribute::NoInline);
+			F.removeFnAttr(Attribute::OptimizeNone);
+			F.addFnAttr(Attribute::AlwaysInline);
+			F.removeFnAttr("target-cpu");
+			F.removeFnAttr("target-features");
+			F.removeFnAttr("tune-cpu");
+		}
+		return PreservedAnalyses::none();
+	}
+};
+
+void addPasses(ModulePassManager &MPM, OptimizationLevel level)
+{
+	MPM.addPass(MemprismInstrument());
+	MPM.addPass(AlwaysInlinerPass());
+	if (level != OptimizationLevel::O0) {
+		// fold the constant size codes into the inlined copies
+		FunctionPassManager FPM;
+		FPM.addPass(InstCombinePass());
+		FPM.addPass(SimplifyCFGPass());
+		MPM.addPass(createModuleToFunctionPassAdaptor(std::move(FPM)));
+	}
+}
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo()
+{
+	return { LLVM_PLUGIN_API_VERSION, "memprism", "0.1", [](PassBuilder &PB) {
+			PB.registerOptimizerLastEPCallback(
+				[](ModulePassManager &MPM, OptimizationLevel level) { addPasses(MPM, level); });
+		} };
+}
