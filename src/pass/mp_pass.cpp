@@ -23,6 +23,9 @@
 
 #include <string>
 
+#include "llvm/ADT/SCCIterator.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -38,6 +41,7 @@
 #include "llvm/Transforms/IPO/AlwaysInliner.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 using namespace llvm;
 
@@ -49,6 +53,7 @@ namespace
 constexpr unsigned kWrite = 0x08u;
 constexpr unsigned kRange = 7u;
 constexpr const char *kAccessFn = "__memprism_inl_access";
+constexpr const char *kRecordingVar = "__memprism_recording"; // rt_recording (src/rt/rt_int.h)
 // Constant-length memcpy/memmove/memset intrinsics up to this size are
 // expanded inline by the x86-64 back end (at most 8 moves of 8 bytes or
 // more), so no call reaches the interposed libc function: they are recorded
@@ -92,9 +97,12 @@ std::string inlineBitcodePath()
 	return (slash == std::string::npos ? std::string(".") : self.substr(0, slash)) + "/rt_inline.bc";
 }
 
+constexpr const char *kPassiveSuffix = ".memprism_passive";
+
 bool skipFunction(const Function &F)
 {
-	if (F.isDeclaration() || F.getName().startswith("__memprism_") || F.getName().startswith("__sanitizer_"))
+	if (F.isDeclaration() || F.getName().startswith("__memprism_") || F.getName().startswith("__sanitizer_") ||
+	    F.getName().endswith(kPassiveSuffix))
 		return true;
 	// the attributes sanitizer-coverage honours: no_sanitize("coverage") and
 	// __attribute__((disable_sanitizer_instrumentation))
@@ -115,20 +123,100 @@ bool inlineMemIntrinsic(const Instruction &I)
 	return len && len->getZExtValue() <= kInlineMemMax;
 }
 
+/*
+ * Passive copies. A program built by `memprism cc` but not being recorded
+ * should run at native speed; the inline check per access (two loads and a
+ * branch) still made a tight loop 4x slower. So functions with a loop, or
+ * with many accesses, get an uninstrumented copy, and their entry goes
+ * there (a tail jump) while the runtime is not recording: one load and a
+ * branch per call. Recording starts in the runtime's constructor, before
+ * the program's own code runs.
+ */
+constexpr unsigned kVersionMinAccesses = 8;
+
+bool worthVersioning(Function &F, unsigned accesses)
+{
+	if (F.isVarArg() || F.hasFnAttribute(Attribute::Naked) || F.hasFnAttribute(Attribute::OptimizeNone))
+		return false;
+	for (BasicBlock &BB : F)
+		if (BB.hasAddressTaken())
+			return false; // computed goto: blockaddress constants name these blocks
+	if (accesses >= kVersionMinAccesses)
+		return true;
+	for (scc_iterator<Function *> I = scc_begin(&F); !I.isAtEnd(); ++I)
+		if (I.hasCycle())
+			return true;
+	return false;
+}
+
+Function *makePassiveCopy(Function &F)
+{
+	ValueToValueMapTy vmap;
+	Function *copy = CloneFunction(&F, vmap);
+	copy->setName(F.getName() + kPassiveSuffix);
+	copy->setLinkage(GlobalValue::InternalLinkage);
+	copy->setVisibility(GlobalValue::DefaultVisibility);
+	copy->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+	copy->setComdat(nullptr);
+	copy->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+	return copy;
+}
+
+// Entry of F, once instrumented: while the runtime is not recording, jump to
+// the passive copy. Static allocas move up into the new entry block so they
+// stay static.
+void dispatchToPassive(Function &F, Function *passive, GlobalVariable *recording)
+{
+	LLVMContext &C = F.getContext();
+	BasicBlock *old = &F.getEntryBlock();
+	BasicBlock *check = BasicBlock::Create(C, "memprism.check", &F, old);
+	BasicBlock *idle = BasicBlock::Create(C, "memprism.passive", &F, old);
+	for (auto it = old->begin(); it != old->end();) {
+		auto *A = dyn_cast<AllocaInst>(&*it++);
+		if (A && A->isStaticAlloca())
+			A->moveBefore(*check, check->end());
+	}
+	DebugLoc loc;
+	if (DISubprogram *SP = F.getSubprogram())
+		loc = DILocation::get(C, SP->getLine(), 0, SP);
+	IRBuilder<> B(check);
+	B.SetCurrentDebugLocation(loc);
+	Value *on = B.CreateICmpNE(B.CreateLoad(recording->getValueType(), recording), B.getInt32(0));
+	B.CreateCondBr(on, old, idle);
+	IRBuilder<> P(idle);
+	P.SetCurrentDebugLocation(loc);
+	SmallVector<Value *, 8> args;
+	for (Argument &A : F.args())
+		args.push_back(&A);
+	CallInst *call = P.CreateCall(passive, args);
+	call->setCallingConv(F.getCallingConv());
+	call->setTailCallKind(CallInst::TCK_MustTail);
+	if (F.getReturnType()->isVoidTy())
+		P.CreateRetVoid();
+	else
+		P.CreateRet(call);
+}
+
 struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 	PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
 	{
 		SmallVector<Instruction *, 256> work;
-		for (Function &F : M) {
-			if (skipFunction(F))
-				continue;
-			for (Instruction &I : instructions(F)) {
+		SmallVector<std::pair<Function *, Function *>, 32> versioned; // (function, passive copy)
+		SmallVector<Function *, 64> funcs;
+		for (Function &F : M)
+			if (!skipFunction(F))
+				funcs.push_back(&F);
+		for (Function *F : funcs) {
+			size_t before = work.size();
+			for (Instruction &I : instructions(*F)) {
 				if (I.hasMetadata(LLVMContext::MD_nosanitize))
 					continue;
 				if (isa<LoadInst>(I) || isa<StoreInst>(I) || isa<AtomicRMWInst>(I) ||
 				    isa<AtomicCmpXchgInst>(I) || inlineMemIntrinsic(I))
 					work.push_back(&I);
 			}
+			if (work.size() > before && worthVersioning(*F, (unsigned)(work.size() - before)))
+				versioned.push_back({ F, makePassiveCopy(*F) });
 		}
 		if (work.empty())
 			return PreservedAnalyses::all();
@@ -174,6 +262,12 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 			} else if (auto *S = dyn_cast<MemSetInst>(I)) {
 				emitBytes(I, S->getDest(), cast<ConstantInt>(S->getLength())->getZExtValue(), kWrite);
 			}
+		}
+
+		if (!versioned.empty()) {
+			auto *recording = cast<GlobalVariable>(M.getOrInsertGlobal(kRecordingVar, i32));
+			for (auto &[F, passive] : versioned)
+				dispatchToPassive(*F, passive, recording);
 		}
 
 		std::string path = inlineBitcodePath();

@@ -6,6 +6,11 @@
 source "$(dirname "$0")/lib.sh"
 "$MEMPRISM" cc -O2 -g "$MP_SRC/examples/arrays.c" -o arrays-default
 expect_eq "runs on its own" "arrays: 1 MiB x 5, checksum 40960" "$(./arrays-default 1)"
+if [ "${MP_INLINE:-0}" = 1 ]; then
+	# functions with loops run in an uninstrumented copy while not recording
+	nm arrays-default | grep -q ' main\.memprism_passive$' || fail "inline build: no passive copy of main()"
+	echo "ok: inline build has passive copies of its loops"
+fi
 MEMPRISM_INSTRUMENT=sancov "$MEMPRISM" cc -O2 -g "$MP_SRC/examples/arrays.c" -o arrays
 expect_eq "runs on its own (callbacks)" "arrays: 1 MiB x 5, checksum 40960" "$(./arrays 1)"
 MEMPRISM_OUT= ./arrays 1 >/dev/null || fail "an empty MEMPRISM_OUT broke the program"
