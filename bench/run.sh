@@ -140,12 +140,12 @@ LIBS[allocheavy]=""
 # Variants. "mp" = full trace of the instrumented binary; "mpalloc" = the
 # native binary under memprism record (allocation tracking with stacks).
 # BASE: which native run a variant's ratios are taken against.
-ALL_VARIANTS=(native mp mpmodel norec mpalloc mpfaults dhat cachegrind native_small lackey heaptrack)
+ALL_VARIANTS=(native mp mpsancov mpmodel norec mpalloc mpfaults dhat cachegrind native_small lackey heaptrack)
 declare -A TITLE BASE
-TITLE=([native]="native" [mp]="memprism" [mpmodel]="mp+model" [mpfaults]="mp-faults" [norec]="not-recorded" [mpalloc]="mp-alloc" [dhat]="dhat"
+TITLE=([native]="native" [mp]="memprism" [mpsancov]="mp-callbacks" [mpmodel]="mp+model" [mpfaults]="mp-faults" [norec]="not-recorded" [mpalloc]="mp-alloc" [dhat]="dhat"
 	[cachegrind]="cachegrind" [native_small]="native(1/100)" [lackey]="lackey(1/100)"
 	[heaptrack]="heaptrack")
-BASE=([mp]=native [mpmodel]=native [mpfaults]=native [norec]=native [mpalloc]=native [dhat]=native [cachegrind]=native
+BASE=([mp]=native [mpsancov]=native [mpmodel]=native [mpfaults]=native [norec]=native [mpalloc]=native [dhat]=native [cachegrind]=native
 	[lackey]=native_small [heaptrack]=native)
 
 # STATUS[w.v]: "" = runs; otherwise the reason it does not (shown in its cell).
@@ -176,7 +176,7 @@ for w in "${WORKLOADS[@]}"; do
 		fi
 		STATUS[$w.$v]=""
 		case "$v" in
-		mp | mpmodel | norec | mpalloc | mpfaults) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
+		mp | mpsancov | mpmodel | norec | mpalloc | mpfaults) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
 		dhat | cachegrind | lackey | native_small) ((HAVE_VG)) || STATUS[$w.$v]="n/a (not installed)" ;;
 		heaptrack) ((HAVE_HT)) || STATUS[$w.$v]="n/a (not installed)" ;;
 		esac
@@ -191,6 +191,15 @@ for w in "${WORKLOADS[@]}"; do
 			STATUS[$w.mp]="build failed"
 			STATUS[$w.mpmodel]="build failed"
 			STATUS[$w.norec]="build failed"
+			MP_FAIL=1
+		fi
+		# the same, with sanitizer-coverage callbacks instead of inline code
+		if MEMPRISM_INSTRUMENT=sancov "$MEMPRISM" cc -O2 -g -I"$REPO/include" "${SRC[$w]}" \
+			-o "$SCRATCH/bin/$w.sancov" "${libs[@]}" >"$SCRATCH/log/$w.sancov.build" 2>&1; then
+			echo "built $w.sancov (memprism cc, MEMPRISM_INSTRUMENT=sancov)"
+		else
+			echo "ERROR: memprism cc (sancov) failed for $w" >&2
+			STATUS[$w.mpsancov]="build failed"
 			MP_FAIL=1
 		fi
 	fi
@@ -214,6 +223,10 @@ run_variant() {
 	mp)
 		rm -rf -- "$SCRATCH/out/$w.mp.data"
 		cmd=("$MEMPRISM" record -o "$SCRATCH/out/$w.mp.data" -- "$SCRATCH/bin/$w.inst" "${args[@]}")
+		;;
+	mpsancov)
+		rm -rf -- "$SCRATCH/out/$w.mps.data"
+		cmd=("$MEMPRISM" record -o "$SCRATCH/out/$w.mps.data" -- "$SCRATCH/bin/$w.sancov" "${args[@]}")
 		;;
 	mpmodel)
 		# record, then the model over the trace (report --model host):
@@ -351,7 +364,7 @@ for w in "${WORKLOADS[@]}"; do
 		# A failed run has already been reported as failed.
 		[[ $(sed -n "${run_n}p" "$SCRATCH/times/$w.$v") == FAIL ]] && continue
 		case "$v" in
-		native | mp | mpmodel | norec | mpalloc | mpfaults)
+		native | mp | mpsancov | mpmodel | norec | mpalloc | mpfaults)
 			echo "  CHECKSUM MISMATCH: $w ${TITLE[$v]} run $run_n printed '${c:-<none>}', native run 1 printed '$ref'" >&2
 			CKSUM_FAIL=1
 			STATUS[$w.$v]="CHECKSUM MISMATCH"
@@ -408,7 +421,7 @@ done
 echo
 
 # ------------------------------------------------------------ final table --
-COLS=(native mp mpmodel modelrate norec mpalloc mpfaults dhat cachegrind lackey heaptrack)
+COLS=(native mp mpsancov mpmodel modelrate norec mpalloc mpfaults dhat cachegrind lackey heaptrack)
 TITLE[modelrate]="model acc/s"
 {
 	printf 'workload'
@@ -427,9 +440,11 @@ TITLE[modelrate]="model acc/s"
 	        print line } }'
 echo
 echo "Ratios are medians of per-pair ratios (tool run i / native run i, wall time)."
-echo "memprism = full access trace of the memprism-cc build; mp-alloc = native binary under"
-echo "memprism record (allocation tracking with call stacks); not-recorded = the memprism-cc"
-echo "build run on its own (the cost of the instrumentation callbacks when nobody records)."
+echo "memprism = full access trace of the memprism-cc build (inline instrumentation);"
+echo "mp-callbacks = the same with MEMPRISM_INSTRUMENT=sancov (a callback per access);"
+echo "mp-alloc = native binary under memprism record (allocation tracking with call stacks);"
+echo "not-recorded = the memprism-cc build run on its own (what the instrumentation costs when"
+echo "nobody records)."
 echo "lackey(1/100) runs on scaled-down inputs (arrays 1 MiB = 1/64, randacc 4 MiB table = 1/64"
 echo "with 1/100 updates, evloop and allocheavy 1/100) and is compared with native on the same"
 echo "scaled input, whose run time is mostly process start-up: treat it as an order of magnitude."
