@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/* The NUMA view from PMU samples, without hardware: a constructed data file
+ * of a 4-node host (CPU k on node k, one 128 MiB memory block per node)
+ * with a heap block and an anonymous mapping and PEBS load samples of period 1000 whose data
+ * source says local DRAM, remote DRAM (the frame on node 0), L1 and remote
+ * cache (no frame: the serving node unknown). The measured data source must
+ * decide local and remote, scaled by the period, labelled measured, and
+ * MemProf's patterns must read those flags; a simulated topology must leave
+ * the samples out (they measured the host). */
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/an_numa.h"
+#include "analysis/analysis.h"
+#include "check.h"
+#include "common/varint.h"
+#include "report/report.h"
+#include "trace/trace_format.h"
+#include "trace/trace_writer.h"
+
+static uint8_t file[65536];
+static size_t flen;
+
+#define BLOCK (128ull << 20)
+
+static void add_chunk(unsigned type, uint32_t pid, uint32_t tid, uint64_t proc, const uint8_t *p, size_t n)
+{
+	struct mp_chunk_header h = { .type = (uint16_t)type, .pid = pid, .tid = tid, .proc_id = proc };
+	flen += trace_chunk_build(&h, p, n, file + flen, NULL, 0);
+}
+
+static uint64_t last_time;
+static uint8_t *ev(uint8_t *p, unsigned type, uint64_t epoch_delta, uint64_t time)
+{
+	*p++ = MP_TAG(MP_REC_EVENT, type);
+	p = mp_put_uv(p, epoch_delta);
+	p = mp_put_uv(p, mp_zigzag((int64_t)(time - last_time)));
+	last_time = time;
+	return p;
+}
+
+static uint8_t *put_fields(uint8_t *p, const uint64_t *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p = mp_put_uv(p, f[i]);
+	return p;
+}
+
+/* n samples of thread tid on cpu, 10 ns apart from *t, at addr (+8 each). */
+static uint8_t *samples(uint8_t *p, unsigned n, uint64_t *t, unsigned cpu, uint32_t tid, uint64_t addr,
+			uint64_t data_src, uint64_t phys)
+{
+	for (unsigned i = 0; i < n; i++, *t += 10) {
+		p = ev(p, MP_EV_SAMPLE, 0, *t);
+		uint64_t f[] = { cpu,
+				 100,
+				 tid,
+				 addr + 8 * i,
+				 0x401000,
+				 0 /* event */,
+				 0 /* period: the def's */,
+				 data_src,
+				 200 /* latency */,
+				 phys ? phys + 8 * i : 0 };
+		p = put_fields(p, f, sizeof(f) / sizeof(f[0]));
+		p = mp_put_uv(p, 0); /* empty callchain */
+	}
+	return p;
+}
+
+static char path[] = "/tmp/mp-numa-pmu-XXXXXX";
+
+static void build(void)
+{
+	const char *meta = "source=pmu\ncmdline=constructed\ncpu_nodes=0,1,2,3\n"
+			   "numa_distance=10,20,20,20,20,10,20,20,20,20,10,20,20,20,20,10\n"
+			   "numa_mem=134217728;0:0,1:1,2:2,3:3\n";
+	struct mp_file_header fh;
+	trace_file_header_init(&fh, strlen(meta), meta, 0, 0);
+	memcpy(file, &fh, sizeof(fh));
+	memcpy(file + sizeof(fh), meta, strlen(meta));
+	flen = sizeof(fh) + strlen(meta);
+
+	uint8_t buf[16384], *p = buf;
+	/* PROCESS: pid 100, started at t=1000 */
+	uint64_t proc[] = { 100, 1, 0, 0, 1000, 4 };
+	p = put_fields(p, proc, 6);
+	memcpy(p, "/bin", 4);
+	p += 4;
+	p = mp_put_uv(p, 0);
+	p = mp_put_uv(p, 0);
+	add_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
+
+	/* STREAM of the main thread: heap block A = 0x10000 (4 KiB) at t=2000,
+	 * mapping B = 0x20000 (4 KiB) at t=2100; both live to the end */
+	p = buf;
+	last_time = 0;
+	*p++ = MP_TAG(MP_REC_EPOCH, 0);
+	p = mp_put_uv(p, 0);
+	*p++ = MP_TAG(MP_REC_TIME, 0);
+	p = mp_put_uv(p, 1000);
+	p = mp_put_uv(p, 0);
+	last_time = 1000;
+	p = ev(p, MP_EV_ALLOC, 1, 2000);
+	uint64_t a[] = { 0, mp_zigzag(0x10000), 0x1000, 0, 0, 0 };
+	p = put_fields(p, a, 6);
+	p = ev(p, MP_EV_MMAP, 1, 2100);
+	uint64_t b[] = { 0, 0x20000, 0x1000, 3 /* rw */, 0x22 /* private anonymous */, 0, 0 };
+	p = put_fields(p, b, 7);
+	p = mp_put_uv(p, 0); /* no path */
+	add_chunk(MP_CHUNK_STREAM, 100, 100, 0xabc, buf, (size_t)(p - buf));
+
+	uint64_t ldram = PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVLNUM, RAM);
+	uint64_t rdram =
+		PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVLNUM, RAM) | PERF_MEM_S(REMOTE, REMOTE) | PERF_MEM_S(HOPS, 2);
+	uint64_t l1 = PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVLNUM, L1);
+	uint64_t rcache =
+		PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVLNUM, ANY_CACHE) | PERF_MEM_S(REMOTE, REMOTE) | PERF_MEM_S(HOPS, 2);
+	uint64_t na = PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVL, NA);
+	p = buf;
+	last_time = 0;
+	p = ev(p, MP_EV_SAMPLE_DEF, 0, 900);
+	uint64_t def[] = { 0, MP_SK_PEBS_LOAD, 4, 0x1cd, 1000 };
+	p = put_fields(p, def, 5);
+	p = mp_put_uv(p, 9);
+	memcpy(p, "mem-loads", 9);
+	p += 9;
+	uint64_t t = 3000;
+	/* A: made and used by the main thread on node 0, its frame on node 0 ... */
+	p = samples(p, 10, &t, 0, 100, 0x10000, ldram, 0x1000000);
+	/* ... then read from node 1: 30 remote DRAM samples */
+	p = samples(p, 30, &t, 1, 101, 0x10100, rdram, 0x1000100);
+	/* B, from node 2: 5 L1 hits, 5 from another node's cache (which one: no
+	 * frame recorded), 3 without a level */
+	p = samples(p, 5, &t, 2, 102, 0x20000, l1, 0);
+	p = samples(p, 5, &t, 2, 102, 0x20100, rcache, 0);
+	p = samples(p, 3, &t, 2, 102, 0x20200, na, 0);
+	add_chunk(MP_CHUNK_SAMPLES, 99, 0, 0, buf, (size_t)(p - buf));
+	p = buf;
+	p = mp_put_uv(p, 0);
+	p = mp_put_uv(p, 9000);
+	add_chunk(MP_CHUNK_RUN_END, 99, 0, 0, buf, (size_t)(p - buf));
+
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK_EQ(write(fd, file, flen), flen);
+	close(fd);
+}
+
+static const struct an_numa_obj *obj_at(const struct an_result *r, uint64_t accesses)
+{
+	for (size_t i = 0; i < r->numa->nobjs; i++)
+		if (r->numa->objs[i].accesses == accesses)
+			return &r->numa->objs[i];
+	return NULL;
+}
+
+static uint32_t thread_of(const struct an_result *r, uint32_t tid)
+{
+	for (size_t i = 0; i < r->nthreads; i++)
+		if (r->threads[i].tid == tid)
+			return (uint32_t)i;
+	return UINT32_MAX;
+}
+
+static char *render(const struct an_result *r, enum rp_format fmt, enum rp_numa_table tb)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&text, &len);
+	struct rp_opts ro = { .format = fmt, .data_path = path };
+	CHECK_EQ(rp_render_numa(mf, r, &ro, tb), 0);
+	fclose(mf);
+	return text;
+}
+
+static void measured(void)
+{
+	struct an_numa_opts no = { 0 };
+	struct an_opts ao = { .numa = &no };
+	struct an_result *r = NULL;
+	CHECK_EQ(an_run(path, &ao, &r), 0);
+	if (!r || !r->numa) {
+		CHECK(0);
+		an_result_free(r);
+		return;
+	}
+	const struct an_numa_result *n = r->numa;
+	CHECK_EQ(n->topo.nodes, 4);
+	CHECK_EQ(n->topo.simulated, 0);
+	CHECK_EQ(n->measured, 1);
+	/* 50 samples with a level, 1000 accesses each; 35 served remotely */
+	CHECK_EQ(n->accesses, 50000);
+	CHECK_EQ(n->remote, 35000);
+	CHECK_EQ(n->modelled_accesses, 0); /* no access records: nothing for the model */
+	CHECK_EQ(n->samples_unknown, 3);
+	CHECK_EQ(n->matrix[0 * 4 + 0], 10000); /* A by its maker */
+	CHECK_EQ(n->matrix[1 * 4 + 0], 30000); /* A from node 1, the frame on node 0 */
+	CHECK_EQ(n->matrix[2 * 4 + 2], 5000); /* B's L1 hits */
+	CHECK_EQ(n->elsewhere[2], 5000); /* B's remote cache hits: which node, unknown */
+	const struct an_numa_obj *A = obj_at(r, 40000), *B = obj_at(r, 10000);
+	CHECK(A != NULL && B != NULL);
+	CHECK(n->nobjs >= 2 && &n->objs[0] == A); /* most remote first */
+	if (A) {
+		CHECK_EQ(A->remote, 30000);
+		CHECK_EQ(A->home, 0);
+		CHECK_EQ(A->nuses, 2);
+		CHECK_EQ(A->rat[0], 30000);
+		CHECK_EQ(A->runs, 2);
+	}
+	if (B) {
+		CHECK_EQ(B->remote, 5000);
+		CHECK_EQ(B->home, 2);
+	}
+	uint32_t t101 = thread_of(r, 101), t102 = thread_of(r, 102);
+	CHECK(t101 < n->nthreads && t102 < n->nthreads);
+	if (t101 < n->nthreads && t102 < n->nthreads) {
+		CHECK_EQ(n->threads[t101].node, 1);
+		CHECK_EQ(n->threads[t101].accesses, 30000);
+		CHECK_EQ(n->threads[t101].remote, 30000);
+		CHECK_EQ(n->threads[t102].node, 2);
+		CHECK_EQ(n->threads[t102].remote, 5000);
+	}
+	/* the pattern from the measured flags: A made on node 0, used from node 1 */
+	CHECK(n->nfindings >= 1);
+	if (n->nfindings >= 1) {
+		CHECK_EQ(n->findings[0].pattern, AN_NP_REMOTE_AFTER_ALLOC);
+		CHECK(n->findings[0].obj < n->nobjs && &n->objs[n->findings[0].obj] == A);
+		CHECK_EQ(n->findings[0].node, 0);
+		CHECK_EQ(n->findings[0].to_node, 1);
+		CHECK_EQ(n->findings[0].count, 30000);
+	}
+	/* every view says measured */
+	char *text = render(r, RP_TEXT, RP_NUMA_OBJECTS);
+	CHECK(strstr(text, "[measured:") != NULL);
+	CHECK(strstr(text, "50,000 estimated") != NULL);
+	CHECK(strstr(text, "node unknown") != NULL);
+	free(text);
+	text = render(r, RP_CSV, RP_NUMA_OBJECTS);
+	CHECK(strstr(text, ",origin\n") != NULL);
+	CHECK(strstr(text, ",40000,30000,0.7500,0,2,2,0,remote usage after allocation,measured\n") != NULL);
+	free(text);
+	text = render(r, RP_JSON, RP_NUMA_OBJECTS);
+	CHECK(strstr(text, "\"origin\":\"measured\"") != NULL);
+	CHECK(strstr(text, "\"accesses\":50000,\"remote\":35000") != NULL);
+	free(text);
+	an_result_free(r);
+}
+
+static void simulated(void)
+{
+	struct mp_topo topo;
+	char err[128];
+	CHECK_EQ(mp_topo_sim("4x8", &topo, err, sizeof(err)), 0);
+	struct an_numa_opts no = { .topo = &topo };
+	struct an_opts ao = { .numa = &no };
+	struct an_result *r = NULL;
+	CHECK_EQ(an_run(path, &ao, &r), 0);
+	CHECK(r && r->numa);
+	if (r && r->numa) {
+		CHECK_EQ(r->numa->measured, 0);
+		CHECK_EQ(r->numa->accesses, 0);
+		CHECK_EQ(r->numa->samples_simulated, 53);
+		char *text = render(r, RP_TEXT, RP_NUMA_OBJECTS);
+		CHECK(strstr(text, "measured the host") != NULL);
+		free(text);
+	}
+	an_result_free(r);
+	mp_topo_fini(&topo);
+}
+
+int main(int argc, char **argv)
+{
+	build();
+	measured();
+	simulated();
+	/* `test_numa_pmu FILE` keeps the constructed file */
+	if (argc > 1)
+		CHECK_EQ(rename(path, argv[1]), 0);
+	unlink(path);
+	return check_done("test_numa_pmu");
+}
