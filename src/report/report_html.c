@@ -74,8 +74,8 @@ static void write_numa(FILE *out, const struct an_result *r)
 {
 	const struct an_numa_result *n = r->numa;
 	unsigned nodes = n->topo.nodes;
-	fprintf(out, ",\"numa\":{\"nodes\":%u,\"origin\":\"%s\",\"accesses\":%llu,\"remote\":%llu,\"threads\":",
-		nodes, n->measured ? "measured" : "modelled", u(n->accesses), u(n->remote));
+	fprintf(out, ",\"numa\":{\"nodes\":%u,\"origin\":\"%s\",\"accesses\":%llu,\"remote\":%llu,\"threads\":", nodes,
+		n->measured ? "measured" : "modelled", u(n->accesses), u(n->remote));
 	jstr(out, n->thread_policy);
 	fprintf(out, ",\"pages\":");
 	jstr(out, n->page_policy);

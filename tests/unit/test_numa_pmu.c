@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The NUMA view from PMU samples, without hardware: a constructed data file
  * of a 4-node host (CPU k on node k, one 128 MiB memory block per node)
- * with a heap block and an anonymous mapping and PEBS load samples of period 1000 whose data
- * source says local DRAM, remote DRAM (the frame on node 0), L1 and remote
- * cache (no frame: the serving node unknown). The measured data source must
+ * with a heap block and an anonymous mapping, and PEBS load samples of
+ * period 1000 whose data source says local DRAM, remote DRAM (the frame on
+ * node 0), L1 and remote cache (no frame: the serving node unknown). The measured data source must
  * decide local and remote, scaled by the period, labelled measured, and
  * MemProf's patterns must read those flags; a simulated topology must leave
  * the samples out (they measured the host). */
@@ -11,61 +11,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/an_numa.h"
 #include "analysis/analysis.h"
 #include "check.h"
-#include "common/varint.h"
 #include "report/report.h"
-#include "trace/trace_format.h"
-#include "trace/trace_writer.h"
-
-static uint8_t file[65536];
-static size_t flen;
-
-#define BLOCK (128ull << 20)
-
-static void add_chunk(unsigned type, uint32_t pid, uint32_t tid, uint64_t proc, const uint8_t *p, size_t n)
-{
-	struct mp_chunk_header h = { .type = (uint16_t)type, .pid = pid, .tid = tid, .proc_id = proc };
-	flen += trace_chunk_build(&h, p, n, file + flen, NULL, 0);
-}
-
-static uint64_t last_time;
-static uint8_t *ev(uint8_t *p, unsigned type, uint64_t epoch_delta, uint64_t time)
-{
-	*p++ = MP_TAG(MP_REC_EVENT, type);
-	p = mp_put_uv(p, epoch_delta);
-	p = mp_put_uv(p, mp_zigzag((int64_t)(time - last_time)));
-	last_time = time;
-	return p;
-}
-
-static uint8_t *put_fields(uint8_t *p, const uint64_t *f, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p = mp_put_uv(p, f[i]);
-	return p;
-}
+#include "trace_build.h"
 
 /* n samples of thread tid on cpu, 10 ns apart from *t, at addr (+8 each). */
 static uint8_t *samples(uint8_t *p, unsigned n, uint64_t *t, unsigned cpu, uint32_t tid, uint64_t addr,
 			uint64_t data_src, uint64_t phys)
 {
 	for (unsigned i = 0; i < n; i++, *t += 10) {
-		p = ev(p, MP_EV_SAMPLE, 0, *t);
-		uint64_t f[] = { cpu,
-				 100,
-				 tid,
-				 addr + 8 * i,
-				 0x401000,
-				 0 /* event */,
-				 0 /* period: the def's */,
-				 data_src,
-				 200 /* latency */,
-				 phys ? phys + 8 * i : 0 };
-		p = put_fields(p, f, sizeof(f) / sizeof(f[0]));
+		p = tb_ev(p, MP_EV_SAMPLE, 0, *t);
+		/* cpu, pid, tid, addr, ip, event, period (0: the def's), data source,
+		 * latency, physical address */
+		uint64_t f[] = { cpu, 100, tid, addr + 8 * i, 0x401000, 0, 0, data_src, 200, phys ? phys + 8 * i : 0 };
+		p = tb_fields(p, f, sizeof(f) / sizeof(f[0]));
 		p = mp_put_uv(p, 0); /* empty callchain */
 	}
 	return p;
@@ -78,40 +40,20 @@ static void build(void)
 	const char *meta = "source=pmu\ncmdline=constructed\ncpu_nodes=0,1,2,3\n"
 			   "numa_distance=10,20,20,20,20,10,20,20,20,20,10,20,20,20,20,10\n"
 			   "numa_mem=134217728;0:0,1:1,2:2,3:3\n";
-	struct mp_file_header fh;
-	trace_file_header_init(&fh, strlen(meta), meta, 0, 0);
-	memcpy(file, &fh, sizeof(fh));
-	memcpy(file + sizeof(fh), meta, strlen(meta));
-	flen = sizeof(fh) + strlen(meta);
-
-	uint8_t buf[16384], *p = buf;
-	/* PROCESS: pid 100, started at t=1000 */
-	uint64_t proc[] = { 100, 1, 0, 0, 1000, 4 };
-	p = put_fields(p, proc, 6);
-	memcpy(p, "/bin", 4);
-	p += 4;
-	p = mp_put_uv(p, 0);
-	p = mp_put_uv(p, 0);
-	add_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
+	tb_begin(meta);
+	uint8_t buf[16384], *p = tb_process(buf, 100, 1000, "/bin", 0);
+	tb_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
 
 	/* STREAM of the main thread: heap block A = 0x10000 (4 KiB) at t=2000,
 	 * mapping B = 0x20000 (4 KiB) at t=2100; both live to the end */
-	p = buf;
-	last_time = 0;
-	*p++ = MP_TAG(MP_REC_EPOCH, 0);
-	p = mp_put_uv(p, 0);
-	*p++ = MP_TAG(MP_REC_TIME, 0);
-	p = mp_put_uv(p, 1000);
-	p = mp_put_uv(p, 0);
-	last_time = 1000;
-	p = ev(p, MP_EV_ALLOC, 1, 2000);
+	p = tb_stream_start(buf, 1000, 0);
+	p = tb_ev(p, MP_EV_ALLOC, 1, 2000);
 	uint64_t a[] = { 0, mp_zigzag(0x10000), 0x1000, 0, 0, 0 };
-	p = put_fields(p, a, 6);
-	p = ev(p, MP_EV_MMAP, 1, 2100);
+	p = tb_fields(p, a, 6);
+	p = tb_ev(p, MP_EV_MMAP, 1, 2100);
 	uint64_t b[] = { 0, 0x20000, 0x1000, 3 /* rw */, 0x22 /* private anonymous */, 0, 0 };
-	p = put_fields(p, b, 7);
-	p = mp_put_uv(p, 0); /* no path */
-	add_chunk(MP_CHUNK_STREAM, 100, 100, 0xabc, buf, (size_t)(p - buf));
+	p = tb_str(tb_fields(p, b, 7), ""); /* no path */
+	tb_chunk(MP_CHUNK_STREAM, 100, 100, 0xabc, buf, (size_t)(p - buf));
 
 	uint64_t ldram = PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVLNUM, RAM);
 	uint64_t rdram =
@@ -120,14 +62,9 @@ static void build(void)
 	uint64_t rcache =
 		PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVLNUM, ANY_CACHE) | PERF_MEM_S(REMOTE, REMOTE) | PERF_MEM_S(HOPS, 2);
 	uint64_t na = PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVL, NA);
-	p = buf;
-	last_time = 0;
-	p = ev(p, MP_EV_SAMPLE_DEF, 0, 900);
+	p = tb_ev(buf, MP_EV_SAMPLE_DEF, 0, 900);
 	uint64_t def[] = { 0, MP_SK_PEBS_LOAD, 4, 0x1cd, 1000 };
-	p = put_fields(p, def, 5);
-	p = mp_put_uv(p, 9);
-	memcpy(p, "mem-loads", 9);
-	p += 9;
+	p = tb_str(tb_fields(p, def, 5), "mem-loads");
 	uint64_t t = 3000;
 	/* A: made and used by the main thread on node 0, its frame on node 0 ... */
 	p = samples(p, 10, &t, 0, 100, 0x10000, ldram, 0x1000000);
@@ -138,16 +75,9 @@ static void build(void)
 	p = samples(p, 5, &t, 2, 102, 0x20000, l1, 0);
 	p = samples(p, 5, &t, 2, 102, 0x20100, rcache, 0);
 	p = samples(p, 3, &t, 2, 102, 0x20200, na, 0);
-	add_chunk(MP_CHUNK_SAMPLES, 99, 0, 0, buf, (size_t)(p - buf));
-	p = buf;
-	p = mp_put_uv(p, 0);
-	p = mp_put_uv(p, 9000);
-	add_chunk(MP_CHUNK_RUN_END, 99, 0, 0, buf, (size_t)(p - buf));
-
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	CHECK_EQ(write(fd, file, flen), flen);
-	close(fd);
+	tb_chunk(MP_CHUNK_SAMPLES, 99, 0, 0, buf, (size_t)(p - buf));
+	tb_run_end(9000);
+	CHECK_EQ(tb_write(path), 0);
 }
 
 static const struct an_numa_obj *obj_at(const struct an_result *r, uint64_t accesses)
