@@ -91,16 +91,20 @@ void rp_numa_finding_text(const struct an_result *r, const struct an_numa_findin
 		}
 	if (t0 == UINT64_MAX)
 		t0 = t1 = n->start_time;
+	/* measured: where the samples say the data came from, not placement */
+	const char *pages = n->measured ? "data served from node" : "pages on node";
 	switch (f->pattern) {
 	case AN_NP_REMOTE_AFTER_ALLOC:
 		threads_text(th, sizeof(th), r, o, -1, (int)f->to_node);
 		snprintf(ev, evcap,
 			 "first touched by thread %" PRIu64
-			 ", its pages on node %u (first touch or a memory policy put "
-			 "them there), then used from node %u by thread %s: %s remote accesses of %s (%.1f%%) from "
-			 "+%.3f ms to +%.3f ms",
-			 first_tid, f->node, f->to_node, th, rp_grouped(a, sizeof(a), f->count),
-			 rp_grouped(b, sizeof(b), o->accesses), 100.0 * f->share, ms(n, t0), ms(n, t1));
+			 ", its %s %u (%s), then used from node %u by thread %s: %s remote accesses of %s (%.1f%%) "
+			 "from +%.3f ms to +%.3f ms",
+			 first_tid, pages, f->node,
+			 n->measured ? "its first samples' data source"
+				     : "first touch or a memory policy put them there",
+			 f->to_node, th, rp_grouped(a, sizeof(a), f->count), rp_grouped(b, sizeof(b), o->accesses),
+			 100.0 * f->share, ms(n, t0), ms(n, t1));
 		snprintf(fix, fixcap,
 			 "allocate it on the node that uses it: numa_alloc_onnode(size, %u), or let the user touch it "
 			 "first; or migrate it once made: move_pages(0, count, pages, nodes = {%u, ...}, status, "
@@ -111,9 +115,9 @@ void rp_numa_finding_text(const struct an_result *r, const struct an_numa_findin
 		threads_text(th, sizeof(th), r, o, -1, -1);
 		snprintf(ev, evcap,
 			 "threads %s take turns: %s hand-overs between threads on different nodes, %s of %s accesses "
-			 "remote (%.1f%%), pages on node %u, from +%.3f ms to +%.3f ms",
+			 "remote (%.1f%%), %s %u, from +%.3f ms to +%.3f ms",
 			 th, rp_grouped(a, sizeof(a), f->count), rp_grouped(b, sizeof(b), o->remote),
-			 rp_grouped(c, sizeof(c), o->accesses), 100.0 * f->share, f->node, ms(n, t0), ms(n, t1));
+			 rp_grouped(c, sizeof(c), o->accesses), 100.0 * f->share, pages, f->node, ms(n, t0), ms(n, t1));
 		snprintf(fix, fixcap,
 			 "pin the threads that take turns to node %u, where its pages are (pthread_setaffinity_np with "
 			 "that node's CPUs), or migrate the object with the work at each hand-over: move_pages(0, "
@@ -124,9 +128,9 @@ void rp_numa_finding_text(const struct an_result *r, const struct an_numa_findin
 		threads_text(th, sizeof(th), r, o, (int)f->node, -1);
 		snprintf(ev, evcap,
 			 "read-mostly, read at the same time from %s nodes (threads %s, ...): %s remote accesses of %s "
-			 "(%.1f%%) to its pages on node %u, from +%.3f ms to +%.3f ms",
+			 "(%.1f%%), its %s %u, from +%.3f ms to +%.3f ms",
 			 rp_grouped(a, sizeof(a), f->count), th, rp_grouped(b, sizeof(b), o->remote),
-			 rp_grouped(c, sizeof(c), o->accesses), 100.0 * f->share, f->node, ms(n, t0), ms(n, t1));
+			 rp_grouped(c, sizeof(c), o->accesses), 100.0 * f->share, pages, f->node, ms(n, t0), ms(n, t1));
 		snprintf(fix, fixcap,
 			 "replicate it per node: one copy per node made with numa_alloc_onnode(size, node) and filled "
 			 "there, each thread reading its own node's copy (numa_node_of_cpu(sched_getcpu()))");
@@ -135,9 +139,9 @@ void rp_numa_finding_text(const struct an_result *r, const struct an_numa_findin
 		threads_text(th, sizeof(th), r, o, (int)f->node, -1);
 		snprintf(ev, evcap,
 			 "written and used at the same time from %s nodes (threads %s, ...): %s remote accesses of %s "
-			 "(%.1f%%) to its pages on node %u",
+			 "(%.1f%%), its %s %u",
 			 rp_grouped(a, sizeof(a), f->count), th, rp_grouped(b, sizeof(b), o->remote),
-			 rp_grouped(c, sizeof(c), o->accesses), 100.0 * f->share, f->node);
+			 rp_grouped(c, sizeof(c), o->accesses), 100.0 * f->share, pages, f->node);
 		snprintf(fix, fixcap,
 			 "interleave its pages over the nodes (numa_alloc_interleaved(size), or mbind(addr, len, "
 			 "MPOL_INTERLEAVE, nodemask, maxnode, 0) before first touch) so no node serves it alone; or "
@@ -240,14 +244,17 @@ static void text_header(FILE *out, const struct an_result *r)
 		fprintf(out, "topology:  this host as recorded: %u node%s, %u CPUs%s\n", n->topo.nodes,
 			n->topo.nodes == 1 ? "" : "s", n->topo.cpus,
 			n->topo.nodes == 1 ? " (one node: every access is local; simulate one with --numa 4x8)" : "");
-	fprintf(out, "threads:   %s unless pinned; %s affinity call%s honoured\n", n->thread_policy,
-		rp_grouped(a, sizeof(a), n->calls_affinity), n->calls_affinity == 1 ? "" : "s");
-	fprintf(out, "pages:     %s unless a policy says; %s policy call%s honoured; %s pages placed:", n->page_policy,
-		rp_grouped(a, sizeof(a), n->calls_policy), n->calls_policy == 1 ? "" : "s",
-		rp_grouped(b, sizeof(b), n->pages));
-	for (unsigned k = 0; k < n->topo.nodes && k < 16; k++)
-		fprintf(out, " node%u %s", k, rp_grouped(a, sizeof(a), n->pages_on[k]));
-	fprintf(out, "\n");
+	/* measured without replayed accesses: nothing was placed */
+	if (!n->measured || n->modelled_accesses) {
+		fprintf(out, "threads:   %s unless pinned; %s affinity call%s honoured\n", n->thread_policy,
+			rp_grouped(a, sizeof(a), n->calls_affinity), n->calls_affinity == 1 ? "" : "s");
+		fprintf(out, "pages:     %s unless a policy says; %s policy call%s honoured; %s pages placed:",
+			n->page_policy, rp_grouped(a, sizeof(a), n->calls_policy), n->calls_policy == 1 ? "" : "s",
+			rp_grouped(b, sizeof(b), n->pages));
+		for (unsigned k = 0; k < n->topo.nodes && k < 16; k++)
+			fprintf(out, " node%u %s", k, rp_grouped(a, sizeof(a), n->pages_on[k]));
+		fprintf(out, "\n");
+	}
 	if (n->measured) {
 		fprintf(out,
 			"accesses:  %s estimated from %s PMU samples (x their period), %s remote (%.1f%%) "

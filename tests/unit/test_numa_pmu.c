@@ -173,6 +173,14 @@ static void measured(void)
 	CHECK(strstr(text, ",origin\n") != NULL);
 	CHECK(strstr(text, ",40000,30000,0.7500,0,2,2,0,remote usage after allocation,measured\n") != NULL);
 	free(text);
+	text = render(r, RP_CSV, RP_NUMA_FINDINGS);
+	CHECK(strstr(text, "its data served from node 0") != NULL);
+	CHECK(strstr(text, "numa_alloc_onnode(size, 1)") != NULL);
+	free(text);
+	text = render(r, RP_CSV, RP_NUMA_MATRIX);
+	CHECK(strstr(text, "1,0,30000,measured\n") != NULL);
+	CHECK(strstr(text, "2,-1,5000,measured\n") != NULL);
+	free(text);
 	text = render(r, RP_JSON, RP_NUMA_OBJECTS);
 	CHECK(strstr(text, "\"origin\":\"measured\"") != NULL);
 	CHECK(strstr(text, "\"accesses\":50000,\"remote\":35000") != NULL);
