@@ -113,6 +113,18 @@ if command -v jq >/dev/null; then
 	OBJ="heap worker (numa_local.c:$(line local BUFFER))"
 	expect_eq "json local: the buffers all local, no finding" "98304 0 0" \
 		"$(jq -r --arg l "$OBJ" '"\(.objects[] | select(.label == $l) | "\(.accesses) \(.remote)") \(.findings | length)"' lo.json)"
+	# measured: the constructed PMU trace of tests/unit/test_numa_pmu.c (4-node host)
+	"$MP_BUILD/bin/test_numa_pmu" pmu.data >/dev/null
+	"$MEMPRISM" numa -f json pmu.data >pmu.json 2>/dev/null
+	expect_eq "json pmu: origin, accesses, remote, samples" "measured 50000 35000 50" \
+		"$(jq -r '"\(.origin) \(.accesses) \(.remote) \(.samples)"' pmu.json)"
+	expect_eq "json pmu: node 1 -> node 0, node 2 -> unknown" "30000 5000" \
+		"$(jq -r '"\(.matrix[1][0]) \(.elsewhere[2])"' pmu.json)"
+	expect_eq "json pmu: the finding" "remote usage after allocation 1 30000" \
+		"$(jq -r '.findings[0] | "\(.pattern) \(.to_node) \(.count)"' pmu.json)"
+	"$MEMPRISM" numa -f json --numa 4x8 pmu.data >pmus.json 2>/dev/null
+	expect_eq "json pmu under --numa 4x8: modelled, samples left out" "modelled 53" \
+		"$(jq -r '"\(.origin) \(.samples_simulated)"' pmus.json)"
 else
 	echo "note: jq not installed: the JSON view is not checked"
 fi
