@@ -723,7 +723,8 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 				if (event_has_cpu(r->event) && r->nf > 1)
 					best->cpu = (unsigned)r->f[1];
 				if (r->event != MP_EV_STACK_DEF) {
-					an_samples_until(st, pi, r->f[0], r->event); /* samples are placed by time */
+					/* samples are placed by time */
+					an_samples_until(st, pi, r->f[0], r->event, r->epoch ? r->epoch - 1 : 0);
 					fork_children_upto(st, pi, r->epoch - 1);
 					if (r->epoch > best->epoch)
 						best->epoch = r->epoch;
@@ -745,7 +746,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 		if (st->oom)
 			return -ENOMEM;
 	}
-	an_samples_until(st, pi, UINT64_MAX, 0);
+	an_samples_until(st, pi, UINT64_MAX, 0, 0);
 	fork_children_upto(st, pi, UINT64_MAX);
 	for (size_t i = 0; i < n; i++) {
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];

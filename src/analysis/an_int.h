@@ -174,6 +174,18 @@ void an_numa_access(struct an_state *st, struct an_stream *s, uint32_t cls, cons
 void an_numa_last(const struct an_state *st, int *from, int *to);
 /* 1 and the nodes of stream s's thread and of addr's page (placing it). */
 int an_numa_nodes(struct an_state *st, struct an_stream *s, uint64_t addr, unsigned *from, unsigned *to);
+/* A PMU sample for the measured tables (from an_samples.c). */
+struct an_numa_sample {
+	uint32_t thread, cls; /* an_state thread and replay class */
+	unsigned cpu;
+	int write;
+	uint64_t time, epoch, addr, phys; /* phys 0: unknown */
+	const struct mp_outcome *out; /* the decoded data source; weight = period */
+};
+
+/* Counts a PMU sample in the measured tables: its data source decides
+ * local or remote (with a simulated topology it is only counted as left out). */
+void an_numa_sample(struct an_state *st, const struct an_numa_sample *smp);
 /* Cycles of a DRAM access from node from to memory on node to. */
 unsigned an_numa_latency(const struct an_state *st, unsigned from, unsigned to, unsigned local);
 /* Builds res->numa; remap: state class -> result class. */

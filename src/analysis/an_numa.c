@@ -40,7 +40,6 @@ struct nthread {
 	unsigned node;
 	unsigned mode; /* set_mempolicy: MPOL_* (0 default) */
 	uint64_t mask;
-	uint64_t accesses, remote;
 	/* the last page looked up, valid while gen matches */
 	uint64_t last_page, gen;
 	unsigned last_node;
@@ -69,18 +68,38 @@ struct nobj {
 	size_t last_use;
 };
 
+/* Per thread: what it accessed, and (measured) the node it was sampled on. */
+struct ntally {
+	uint64_t accesses, remote;
+	unsigned node;
+	int seen;
+};
+
+/* The locality tables: one set for the replayed accesses placed by the
+ * model, one for PMU samples whose data source says where the data came
+ * from (measured); the result takes the measured set when it has any. */
+struct ntables {
+	MP_VEC(struct nobj) objs; /* by replay class */
+	MP_VEC(struct ntally) threads; /* by an_state.threads index */
+	uint64_t *matrix; /* [from * nodes + to] */
+	uint64_t *elsewhere; /* [from] remote, the serving node unknown (measured only) */
+	uint64_t accesses, remote;
+	uint64_t hits; /* accesses or samples counted */
+	uint64_t start_time;
+};
+
 struct an_numa {
 	struct mp_topo topo;
 	struct an_numa_opts o;
 	MP_VEC(struct nthread) threads;
 	MP_VEC(unsigned) started; /* per process: threads started so far */
 	MP_VEC(struct nbind) binds;
-	MP_VEC(struct nobj) objs;
+	struct ntables model, meas;
+	uint64_t samples_unknown, samples_simulated; /* PMU samples left out (see an_numa_result) */
 	struct mp_hashmap pages; /* (proc, page) -> node + 1 (0: placed nowhere any more) */
 	uint64_t gen; /* bumped when placed pages move or go */
-	uint64_t *matrix, *pages_on;
-	uint64_t accesses, remote, calls_affinity, calls_policy, npages;
-	uint64_t start_time;
+	uint64_t *pages_on;
+	uint64_t calls_affinity, calls_policy, npages;
 	int last_from, last_to; /* of the latest access placed */
 	int host_frames; /* host topology with memory blocks and recorded frames */
 };
@@ -116,12 +135,43 @@ static int topo_copy(struct mp_topo *dst, const struct mp_topo *src)
 	return 0;
 }
 
+static void obj_free(struct nobj *o)
+{
+	free(o->from);
+	mp_vec_free(&o->uses);
+	mp_vec_free(&o->eps);
+}
+
+static void tables_fini(struct ntables *t)
+{
+	for (size_t i = 0; i < t->objs.n; i++)
+		obj_free(&t->objs.v[i]);
+	mp_vec_free(&t->objs);
+	mp_vec_free(&t->threads);
+	free(t->matrix);
+	free(t->elsewhere);
+}
+
+/* PMU samples of a multi-node host measured locality: worth the NUMA
+ * tables in every report, unasked. */
+static int pmu_on_numa_host(const struct an_state *st)
+{
+	char src[16], cpus[8192];
+	if (!trace_reader_meta(st->reader, "source", src, sizeof(src)) || strcmp(src, "pmu") ||
+	    !trace_reader_meta(st->reader, "cpu_nodes", cpus, sizeof(cpus)))
+		return 0;
+	for (const char *p = cpus; *p; p++)
+		if (*p >= '1' && *p <= '9' && (p == cpus || p[-1] == ','))
+			return 1; /* a CPU on a node other than 0 */
+	return 0;
+}
+
 int an_numa_init(struct an_state *st)
 {
 	char spec[64];
 	const struct an_numa_opts *o = st->opts->numa;
 	int have_sim = trace_reader_meta(st->reader, "numa_sim", spec, sizeof(spec)) != NULL;
-	if (!o && !have_sim)
+	if (!o && !have_sim && !pmu_on_numa_host(st))
 		return 0;
 	struct an_numa *n = calloc(1, sizeof(*n));
 	if (!n)
@@ -154,14 +204,18 @@ int an_numa_init(struct an_state *st)
 	}
 	if (!err) {
 		size_t nn = (size_t)n->topo.nodes;
-		n->matrix = calloc(nn * nn, sizeof(uint64_t));
+		n->model.matrix = calloc(nn * nn, sizeof(uint64_t));
+		n->meas.matrix = calloc(nn * nn, sizeof(uint64_t));
+		n->model.elsewhere = calloc(nn, sizeof(uint64_t));
+		n->meas.elsewhere = calloc(nn, sizeof(uint64_t));
 		n->pages_on = calloc(nn, sizeof(uint64_t));
-		if (!n->matrix || !n->pages_on)
+		if (!n->model.matrix || !n->meas.matrix || !n->model.elsewhere || !n->meas.elsewhere || !n->pages_on)
 			err = -ENOMEM;
 	}
 	if (err) {
 		mp_topo_fini(&n->topo);
-		free(n->matrix);
+		tables_fini(&n->model);
+		tables_fini(&n->meas);
 		free(n->pages_on);
 		free(n);
 		return err == -MP_ERR_USAGE ? 0 : err;
@@ -172,17 +226,10 @@ int an_numa_init(struct an_state *st)
 	if (!n->o.nodemask)
 		n->o.nodemask = n->topo.nodes >= 64 ? ~0ull : (1ull << n->topo.nodes) - 1;
 	n->host_frames = !n->topo.simulated && n->topo.mem_block;
-	n->start_time = UINT64_MAX;
+	n->model.start_time = n->meas.start_time = UINT64_MAX;
 	mp_hashmap_init(&n->pages);
 	st->numa = n;
 	return 0;
-}
-
-static void obj_free(struct nobj *o)
-{
-	free(o->from);
-	mp_vec_free(&o->uses);
-	mp_vec_free(&o->eps);
 }
 
 void an_numa_fini(struct an_state *st)
@@ -190,15 +237,13 @@ void an_numa_fini(struct an_state *st)
 	struct an_numa *n = st->numa;
 	if (!n)
 		return;
-	for (size_t i = 0; i < n->objs.n; i++)
-		obj_free(&n->objs.v[i]);
-	mp_vec_free(&n->objs);
+	tables_fini(&n->model);
+	tables_fini(&n->meas);
 	mp_vec_free(&n->threads);
 	mp_vec_free(&n->started);
 	mp_vec_free(&n->binds);
 	mp_hashmap_fini(&n->pages);
 	mp_topo_fini(&n->topo);
-	free(n->matrix);
 	free(n->pages_on);
 	free(n);
 	st->numa = NULL;
@@ -461,16 +506,16 @@ void an_numa_event(struct an_state *st, struct an_stream *s, const struct trace_
 
 /* --- accesses ----------------------------------------------------------- */
 
-static struct nobj *obj_st(struct an_state *st, struct an_numa *n, uint32_t cls)
+static struct nobj *obj_st(struct an_state *st, struct an_numa *n, struct ntables *tb, uint32_t cls)
 {
-	while (n->objs.n <= cls) {
+	while (tb->objs.n <= cls) {
 		struct nobj z = { 0 };
-		if (mp_vec_push(&n->objs, z)) {
+		if (mp_vec_push(&tb->objs, z)) {
 			st->oom = 1;
 			return NULL;
 		}
 	}
-	struct nobj *o = &n->objs.v[cls];
+	struct nobj *o = &tb->objs.v[cls];
 	if (!o->used) {
 		o->from = calloc(3 * (size_t)n->topo.nodes, sizeof(uint64_t));
 		if (!o->from) {
@@ -544,6 +589,103 @@ static struct an_numa_use *use_of(struct an_state *st, struct nobj *o, uint32_t 
 	return &o->uses.v[o->last_use];
 }
 
+/* One access (or one sample standing for weight of them) for the tables. */
+struct nhit {
+	uint32_t thread, cls;
+	unsigned from;
+	int to; /* -1: remote, the serving node unknown */
+	int remote, write;
+	uint64_t weight, time, epoch, addr, size;
+};
+
+static struct ntally *tally_st(struct an_state *st, struct ntables *tb, uint32_t thread)
+{
+	while (tb->threads.n <= thread) {
+		struct ntally z = { 0 };
+		if (mp_vec_push(&tb->threads, z)) {
+			st->oom = 1;
+			return NULL;
+		}
+	}
+	return &tb->threads.v[thread];
+}
+
+/* Counts h per object, thread, node pair, and extends the object's users
+ * and its timeline of runs. */
+static void tally(struct an_state *st, struct an_numa *n, struct ntables *tb, const struct nhit *h)
+{
+	struct nobj *o = obj_st(st, n, tb, h->cls);
+	struct ntally *t = tally_st(st, tb, h->thread);
+	if (!o || !t)
+		return;
+	uint64_t w = h->weight, rw = h->remote ? w : 0, ww = h->write ? w : 0;
+	if (h->time < tb->start_time)
+		tb->start_time = h->time;
+	tb->hits++;
+	tb->accesses += w;
+	tb->remote += rw;
+	if (h->to >= 0)
+		tb->matrix[h->from * n->topo.nodes + (unsigned)h->to] += w;
+	else
+		tb->elsewhere[h->from] += w;
+	t->accesses += w;
+	t->remote += rw;
+	t->node = h->from;
+	t->seen = 1;
+	o->accesses += w;
+	o->remote += rw;
+	o->writes += ww;
+	o->from[h->from] += w;
+	if (h->to >= 0) {
+		o->at[h->to] += w;
+		o->rat[h->to] += rw;
+	}
+	if (o->first_thread < 0)
+		o->first_thread = h->thread;
+	if (o->home < 0 && (int64_t)h->thread == o->first_thread)
+		o->home = h->to; /* measured: the first sample from its node says */
+	struct an_numa_use *u = use_of(st, o, h->thread, h->from, h->time);
+	if (!u)
+		return;
+	u->accesses += w;
+	u->remote += rw;
+	u->writes += ww;
+	u->last_time = h->time;
+	uint64_t size = h->size ? h->size : 1;
+	if (h->addr < u->lo)
+		u->lo = h->addr;
+	if (h->addr + size > u->hi)
+		u->hi = h->addr + size;
+	/* the timeline: a new run when another thread takes over */
+	if (!o->in_run || o->cur_thread != h->thread) {
+		if (o->in_run) {
+			if (h->epoch > o->cur_last_epoch)
+				o->handoffs++;
+			else
+				o->overlaps++;
+		}
+		o->in_run = 1;
+		o->cur_thread = h->thread;
+		o->runs++;
+		if (o->eps.n < AN_NUMA_MAX_EPISODES) {
+			struct an_numa_episode e = {
+				.thread = h->thread, .node = h->from, .first_time = h->time, .first_epoch = h->epoch
+			};
+			if (mp_vec_push(&o->eps, e))
+				st->oom = 1;
+		}
+	}
+	o->cur_last_epoch = h->epoch;
+	if (o->runs <= AN_NUMA_MAX_EPISODES && o->eps.n) {
+		struct an_numa_episode *e = &o->eps.v[o->eps.n - 1];
+		e->last_time = h->time;
+		e->last_epoch = h->epoch;
+		e->accesses += w;
+		e->remote += rw;
+		e->writes += ww;
+	}
+}
+
 void an_numa_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted)
 {
 	struct an_numa *n = st->numa;
@@ -565,68 +707,55 @@ void an_numa_access(struct an_state *st, struct an_stream *s, uint32_t cls, cons
 	}
 	if (!counted)
 		return;
-	struct nobj *o = obj_st(st, n, cls);
-	if (!o)
+	struct nhit h = { .thread = s->thread,
+			  .cls = cls,
+			  .from = from,
+			  .to = (int)to,
+			  .remote = from != to,
+			  .write = r->write,
+			  .weight = 1,
+			  .time = s->dec.time,
+			  .epoch = s->epoch,
+			  .addr = r->addr,
+			  .size = r->size };
+	tally(st, n, &n->model, &h);
+}
+
+void an_numa_sample(struct an_state *st, const struct an_numa_sample *smp)
+{
+	struct an_numa *n = st->numa;
+	if (!n)
 		return;
-	uint64_t time = s->dec.time, epoch = s->epoch;
-	int remote = from != to;
-	if (time < n->start_time)
-		n->start_time = time;
-	n->accesses++;
-	n->remote += remote;
-	n->matrix[from * n->topo.nodes + to]++;
-	t->accesses++;
-	t->remote += remote;
-	o->accesses++;
-	o->remote += remote;
-	o->writes += r->write;
-	o->from[from]++;
-	o->at[to]++;
-	o->rat[to] += remote;
-	if (o->first_thread < 0) {
-		o->first_thread = s->thread;
-		o->home = (int)to;
-	}
-	struct an_numa_use *u = use_of(st, o, s->thread, from, time);
-	if (!u)
+	if (n->topo.simulated) {
+		/* the data source describes the host, not the machine simulated */
+		n->samples_simulated++;
 		return;
-	u->accesses++;
-	u->remote += remote;
-	u->writes += r->write;
-	u->last_time = time;
-	uint64_t size = r->size ? r->size : 1;
-	if (r->addr < u->lo)
-		u->lo = r->addr;
-	if (r->addr + size > u->hi)
-		u->hi = r->addr + size;
-	/* the timeline: a new run when another thread takes over */
-	if (!o->in_run || o->cur_thread != s->thread) {
-		if (o->in_run) {
-			if (epoch > o->cur_last_epoch)
-				o->handoffs++;
-			else
-				o->overlaps++;
-		}
-		o->in_run = 1;
-		o->cur_thread = s->thread;
-		o->runs++;
-		if (o->eps.n < AN_NUMA_MAX_EPISODES) {
-			struct an_numa_episode e = {
-				.thread = s->thread, .node = from, .first_time = time, .first_epoch = epoch
-			};
-			if (mp_vec_push(&o->eps, e))
-				st->oom = 1;
-		}
 	}
-	o->cur_last_epoch = epoch;
-	if (o->runs <= AN_NUMA_MAX_EPISODES && o->eps.n) {
-		struct an_numa_episode *e = &o->eps.v[o->eps.n - 1];
-		e->last_time = time;
-		e->last_epoch = epoch;
-		e->accesses++;
-		e->remote += remote;
-		e->writes += r->write;
+	const struct mp_outcome *out = smp->out;
+	if (out->level == MP_LVL_UNKNOWN) {
+		n->samples_unknown++;
+		return;
 	}
+	unsigned from = mp_topo_cpu_node(&n->topo, smp->cpu);
+	int to = (int)from;
+	if (out->remote) {
+		/* the data came from another node: which one, the frame says
+		 * (when recorded), or there is only one other */
+		int pn = smp->phys && n->topo.mem_block ? mp_topo_paddr_node(&n->topo, smp->phys) : -1;
+		to = pn >= 0 && (unsigned)pn != from ? pn : n->topo.nodes == 2 ? (int)(1 - from) : -1;
+	}
+	struct nhit h = { .thread = smp->thread,
+			  .cls = smp->cls,
+			  .from = from,
+			  .to = to,
+			  .remote = out->remote,
+			  .write = smp->write,
+			  .weight = out->weight,
+			  .time = smp->time,
+			  .epoch = smp->epoch,
+			  .addr = smp->addr,
+			  .size = 1 };
+	tally(st, n, &n->meas, &h);
 }
 
 /* --- the result: objects merged into report rows, then the patterns ------ */
@@ -644,6 +773,7 @@ void an_numa_result_free(struct an_numa_result *r)
 	free(r->threads);
 	free(r->findings);
 	free(r->matrix);
+	free(r->elsewhere);
 	free(r->pages_on);
 	mp_topo_fini(&r->topo);
 	free(r);
@@ -860,17 +990,27 @@ int an_numa_finish(struct an_state *st, struct an_result *res, const uint32_t *r
 	unsigned nodes = n->topo.nodes;
 	static const char *const tp[] = { "spread", "spread", "compact", "recorded CPU" };
 	static const char *const pp[] = { "first touch", "interleave", "bind" };
+	/* measured wins: with samples whose data source told local or
+	 * remote, every locality figure is theirs */
+	struct ntables *tb = n->meas.accesses ? &n->meas : &n->model;
+	r->measured = tb == &n->meas;
 	r->thread_policy = tp[n->o.threads];
 	r->page_policy = pp[n->o.pages];
-	r->accesses = n->accesses;
-	r->remote = n->remote;
+	r->accesses = tb->accesses;
+	r->remote = tb->remote;
+	r->modelled_accesses = n->model.accesses;
+	r->modelled_remote = n->model.remote;
+	r->samples = n->meas.hits;
+	r->samples_unknown = n->samples_unknown;
+	r->samples_simulated = n->samples_simulated;
 	r->calls_affinity = n->calls_affinity;
 	r->calls_policy = n->calls_policy;
 	r->pages = n->npages;
-	r->start_time = n->start_time == UINT64_MAX ? 0 : n->start_time;
-	r->matrix = n->matrix;
+	r->start_time = tb->start_time == UINT64_MAX ? 0 : tb->start_time;
+	r->matrix = tb->matrix;
+	r->elsewhere = tb->elsewhere;
 	r->pages_on = n->pages_on;
-	n->matrix = n->pages_on = NULL;
+	tb->matrix = tb->elsewhere = n->pages_on = NULL;
 	/* the result's thread table is handed over after this: count the state's */
 	r->nthreads = st->threads.n;
 	r->threads = calloc(r->nthreads ? r->nthreads : 1, sizeof(*r->threads));
@@ -880,19 +1020,26 @@ int an_numa_finish(struct an_state *st, struct an_result *res, const uint32_t *r
 		an_numa_result_free(r);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < r->nthreads && i < n->threads.n; i++) {
-		const struct nthread *t = &n->threads.v[i];
-		r->threads[i] = (struct an_numa_thread){
-			.node = t->node, .pinned = t->pinned, .accesses = t->accesses, .remote = t->remote
-		};
+	for (size_t i = 0; i < r->nthreads; i++) {
+		const struct nthread *t = i < n->threads.n ? &n->threads.v[i] : NULL;
+		const struct ntally *c = i < tb->threads.n ? &tb->threads.v[i] : NULL;
+		struct an_numa_thread *d = &r->threads[i];
+		d->node = t ? t->node : 0;
+		d->pinned = t ? t->pinned : 0;
+		if (c) {
+			d->accesses = c->accesses;
+			d->remote = c->remote;
+			if (r->measured && c->seen)
+				d->node = c->node; /* where it was sampled last */
+		}
 	}
 	for (size_t i = 0; i < res->nclasses; i++) {
 		objs[i].cls = (uint32_t)i;
 		objs[i].first_thread = -1;
 		objs[i].home = -1;
 	}
-	for (size_t i = 0; i < n->objs.n && !err; i++) {
-		struct nobj *o = &n->objs.v[i];
+	for (size_t i = 0; i < tb->objs.n && !err; i++) {
+		struct nobj *o = &tb->objs.v[i];
 		if (!o->used || !o->accesses || !remap)
 			continue;
 		struct an_numa_obj *d = &objs[remap[i]];

@@ -106,8 +106,18 @@ struct an_numa_thread {
 struct an_numa_result {
 	struct mp_topo topo; /* the topology used (owns its memory blocks) */
 	const char *thread_policy, *page_policy; /* what placed threads and pages */
-	uint64_t accesses, remote; /* counted accesses with a placement */
-	uint64_t *matrix; /* [from * nodes + to] accesses */
+	/* 1: the locality figures (accesses, remote, matrix, threads, objects,
+	 * findings) are PMU samples scaled by their period, local or remote as
+	 * their data source says (measured); 0: replayed accesses placed by the
+	 * model (modelled) */
+	int measured;
+	uint64_t accesses, remote; /* counted accesses with a placement (measured: estimated) */
+	uint64_t *matrix; /* [from * nodes + to] accesses (measured: to is the node that served them) */
+	uint64_t *elsewhere; /* [from] measured remote accesses whose serving node is unknown */
+	uint64_t modelled_accesses, modelled_remote; /* the model's figures, also when measured won */
+	uint64_t samples; /* PMU samples counted in the measured figures */
+	uint64_t samples_unknown; /* PMU samples whose data source names no level: left out */
+	uint64_t samples_simulated; /* PMU samples left out: they measured the host, not the simulated machine */
 	uint64_t calls_affinity, calls_policy; /* recorded calls honoured */
 	uint64_t pages; /* pages placed */
 	uint64_t *pages_on; /* [nodes] pages placed on each node */

@@ -41,6 +41,7 @@ struct an_smp {
 	MP_VEC(struct an_sdef) defs; /* by event index */
 	size_t *lo, *hi, *next; /* per process: its samples [lo, hi), next to apply */
 	uint64_t *tmax; /* per process: latest event time seen by the replay */
+	uint64_t *epoch; /* per process: the replay's epoch before that event (for NUMA runs) */
 	uint8_t *started; /* per process: past its start-up events */
 	MP_VEC(struct an_touch) pages;
 	MP_VEC(uint32_t) page_proc; /* process of each page (pid alone is reused by exec) */
@@ -175,8 +176,9 @@ int an_samples_assign(struct an_state *st)
 	m->hi = calloc(np, sizeof(size_t));
 	m->next = calloc(np, sizeof(size_t));
 	m->tmax = calloc(np, sizeof(uint64_t));
+	m->epoch = calloc(np, sizeof(uint64_t));
 	m->started = calloc(np, 1);
-	if (!m->lo || !m->hi || !m->next || !m->tmax || !m->started)
+	if (!m->lo || !m->hi || !m->next || !m->tmax || !m->epoch || !m->started)
 		return -ENOMEM;
 	/* a pid's images are few: a linear scan per distinct pid, cached */
 	uint32_t last_pid = 0, last_proc = UINT32_MAX;
@@ -317,13 +319,23 @@ static void apply(struct an_state *st, uint32_t pi, const struct an_sample *s)
 	mem_add(&st->res->mem_total, &out);
 	st->res->mem_origin = AN_MEM_MEASURED;
 	st->res->samples++;
+	if (st->numa) {
+		int store = kind == MP_SK_PEBS_STORE || kind == MP_SK_PEBS_STLB_STORE ||
+			    mp_data_src_op(s->data_src) == 2;
+		struct an_numa_sample ns = { .thread = th, .cls = cls, .cpu = s->cpu, .write = store,
+					     .time = s->time, .epoch = m->epoch[pi], .addr = s->addr,
+					     .phys = s->phys, .out = &out };
+		an_numa_sample(st, &ns);
+	}
 }
 
-void an_samples_until(struct an_state *st, uint32_t pi, uint64_t t, unsigned event)
+void an_samples_until(struct an_state *st, uint32_t pi, uint64_t t, unsigned event, uint64_t epoch)
 {
 	struct an_smp *m = st->smp;
 	if (!m || !m->next)
 		return;
+	if (epoch > m->epoch[pi])
+		m->epoch[pi] = epoch;
 	if (!m->started[pi]) {
 		/* Faults before and while the runtime starts (the dynamic loader,
 		 * relocations) wait for the start-up description (the mappings
@@ -392,6 +404,7 @@ void an_samples_free(struct an_state *st)
 	free(m->hi);
 	free(m->next);
 	free(m->tmax);
+	free(m->epoch);
 	free(m->started);
 	mp_vec_free(&m->pages);
 	mp_vec_free(&m->page_proc);

@@ -20,8 +20,9 @@ void an_samples_chunk(struct an_state *st, const struct trace_chunk *c);
 int an_samples_assign(struct an_state *st);
 /* Replay of process pi reached an event (type event) at time t: applies
  * the process's samples that happened before it (t = UINT64_MAX: all that
- * are left). */
-void an_samples_until(struct an_state *st, uint32_t pi, uint64_t t, unsigned event);
+ * are left). epoch: the replay's epoch before the event (samples carry
+ * none; the NUMA timelines tell turns from overlaps by it). */
+void an_samples_until(struct an_state *st, uint32_t pi, uint64_t t, unsigned event, uint64_t epoch);
 /* Adds a merged class's sampled figures to the row it merged into. */
 void an_samples_merge_class(struct an_class *into, const struct an_class *from);
 void an_samples_merge_ip(struct an_function *into, const struct an_ip *from);

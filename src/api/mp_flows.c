@@ -133,6 +133,9 @@ static int build(struct mp_flows *f)
 	const struct an_result *r = f->res;
 	const struct an_numa_result *n = r->numa;
 	f->nodes = n ? n->topo.nodes : 0;
+	/* the flows are replayed accesses: figures measured by PMU samples
+	 * (docs/numa.md) would not add up with them */
+	int model = n && !n->measured;
 	f->nthreads = r->nthreads;
 	f->nobjects = r->nclasses;
 	f->threads = calloc(f->nthreads ? f->nthreads : 1, sizeof(*f->threads));
@@ -148,7 +151,7 @@ static int build(struct mp_flows *f)
 		if (n && i < n->nthreads) {
 			o->node = (int)n->threads[i].node;
 			o->pinned = n->threads[i].pinned;
-			o->remote = n->threads[i].remote;
+			o->remote = model ? n->threads[i].remote : 0;
 		}
 	}
 	for (size_t i = 0; i < f->nobjects; i++) {
@@ -164,7 +167,7 @@ static int build(struct mp_flows *f)
 							 .accesses = c->c.loads + c->c.stores,
 							 .writes = c->c.stores };
 	}
-	for (size_t i = 0; n && i < n->nobjs; i++) {
+	for (size_t i = 0; model && i < n->nobjs; i++) {
 		struct mp_flow_object *o = &f->objects[n->objs[i].cls];
 		o->home = n->objs[i].home;
 		o->remote = n->objs[i].remote;

@@ -35,7 +35,8 @@ static void usage(FILE *out)
 		     "  -b, --by TABLE           objects (default: matrix, threads, objects, findings),\n"
 		     "                           sites, threads, matrix, timeline or findings\n"
 		     "  -r, --roi NAME           count only accesses made while region NAME was open\n"
-		     "  -f, --format FORMAT      text (default) or csv (one table: --by)\n"
+		     "  -f, --format FORMAT      text (default), csv (one table: --by) or json (every\n"
+		     "                           table, docs/report-formats.md)\n"
 		     "  -n, --limit N            rows per table in text (default 20, 0 for all)\n"
 		     "  -h, --help               this help\n"
 		     "with --model, DRAM fills from another node's memory are modelled as remote\n"
@@ -162,11 +163,16 @@ int cmd_numa(int argc, char **argv)
 			ro.roi = ao.roi = optarg;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "csv")) {
-				cli_error("unknown format '%s' for numa (text, csv)", optarg);
+			if (!strcmp(optarg, "text"))
+				ro.format = RP_TEXT;
+			else if (!strcmp(optarg, "csv"))
+				ro.format = RP_CSV;
+			else if (!strcmp(optarg, "json"))
+				ro.format = RP_JSON;
+			else {
+				cli_error("unknown format '%s' for numa (text, csv, json)", optarg);
 				return 2;
 			}
-			ro.format = strcmp(optarg, "csv") ? RP_TEXT : RP_CSV;
 			break;
 		case 'n':
 			if (cli_parse_limit(optarg, &ro.limit))
@@ -209,7 +215,7 @@ int cmd_numa(int argc, char **argv)
 			  ro.data_path);
 	for (size_t i = 0; i < res->nwarnings; i++)
 		cli_error("warning: %s", res->warnings[i]);
-	if (!res->total.loads && !res->total.stores)
+	if (!res->total.loads && !res->total.stores && !res->samples)
 		cli_error("note: no accesses recorded (was the program built with `memprism cc`?): nothing to "
 			  "place");
 	e = rp_render_numa(stdout, res, &ro, table);

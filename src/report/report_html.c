@@ -74,14 +74,17 @@ static void write_numa(FILE *out, const struct an_result *r)
 {
 	const struct an_numa_result *n = r->numa;
 	unsigned nodes = n->topo.nodes;
-	fprintf(out, ",\"numa\":{\"nodes\":%u,\"accesses\":%llu,\"remote\":%llu,\"threads\":", nodes,
-		u(n->accesses), u(n->remote));
+	fprintf(out, ",\"numa\":{\"nodes\":%u,\"origin\":\"%s\",\"accesses\":%llu,\"remote\":%llu,\"threads\":", nodes,
+		n->measured ? "measured" : "modelled", u(n->accesses), u(n->remote));
 	jstr(out, n->thread_policy);
 	fprintf(out, ",\"pages\":");
 	jstr(out, n->page_policy);
 	fprintf(out, ",\"matrix\":[");
 	for (unsigned i = 0; i < nodes * nodes; i++)
 		fprintf(out, "%s%llu", i ? "," : "", u(n->matrix[i]));
+	fprintf(out, "],\"elsewhere\":[");
+	for (unsigned i = 0; i < nodes; i++)
+		fprintf(out, "%s%llu", i ? "," : "", u(n->elsewhere[i]));
 	fprintf(out, "],\"start\":%llu,\"objects\":[", u(n->start_time));
 	for (size_t i = 0; i < n->nobjs && i < 16; i++) {
 		const struct an_numa_obj *o = &n->objs[i];

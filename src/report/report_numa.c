@@ -4,7 +4,9 @@
  * ratio overall and per object, site and thread, the node x node access
  * matrix, each object's timeline of the threads and nodes that used it, and
  * the patterns found with their evidence and the call that fixes them
- * (MemProf, seed 004). Text, or CSV one table at a time.
+ * (MemProf, seed 004). Text, CSV one table at a time, or JSON with all of
+ * them. Every figure is labelled measured (PMU samples' data source) or
+ * modelled (the page placement of the replayed accesses).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +19,19 @@
 static double pct(uint64_t a, uint64_t b)
 {
 	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static const char *origin(const struct an_numa_result *n)
+{
+	return n->measured ? "measured" : "modelled";
+}
+
+static uint64_t elsewhere_total(const struct an_numa_result *n)
+{
+	uint64_t e = 0;
+	for (unsigned k = 0; k < n->topo.nodes; k++)
+		e += n->elsewhere[k];
+	return e;
 }
 
 static double ms(const struct an_numa_result *n, uint64_t t)
@@ -76,16 +91,20 @@ void rp_numa_finding_text(const struct an_result *r, const struct an_numa_findin
 		}
 	if (t0 == UINT64_MAX)
 		t0 = t1 = n->start_time;
+	/* measured: where the samples say the data came from, not placement */
+	const char *pages = n->measured ? "data served from node" : "pages on node";
 	switch (f->pattern) {
 	case AN_NP_REMOTE_AFTER_ALLOC:
 		threads_text(th, sizeof(th), r, o, -1, (int)f->to_node);
 		snprintf(ev, evcap,
 			 "first touched by thread %" PRIu64
-			 ", its pages on node %u (first touch or a memory policy put "
-			 "them there), then used from node %u by thread %s: %s remote accesses of %s (%.1f%%) from "
-			 "+%.3f ms to +%.3f ms",
-			 first_tid, f->node, f->to_node, th, rp_grouped(a, sizeof(a), f->count),
-			 rp_grouped(b, sizeof(b), o->accesses), 100.0 * f->share, ms(n, t0), ms(n, t1));
+			 ", its %s %u (%s), then used from node %u by thread %s: %s remote accesses of %s (%.1f%%) "
+			 "from +%.3f ms to +%.3f ms",
+			 first_tid, pages, f->node,
+			 n->measured ? "its first samples' data source"
+				     : "first touch or a memory policy put them there",
+			 f->to_node, th, rp_grouped(a, sizeof(a), f->count), rp_grouped(b, sizeof(b), o->accesses),
+			 100.0 * f->share, ms(n, t0), ms(n, t1));
 		snprintf(fix, fixcap,
 			 "allocate it on the node that uses it: numa_alloc_onnode(size, %u), or let the user touch it "
 			 "first; or migrate it once made: move_pages(0, count, pages, nodes = {%u, ...}, status, "
@@ -96,9 +115,9 @@ void rp_numa_finding_text(const struct an_result *r, const struct an_numa_findin
 		threads_text(th, sizeof(th), r, o, -1, -1);
 		snprintf(ev, evcap,
 			 "threads %s take turns: %s hand-overs between threads on different nodes, %s of %s accesses "
-			 "remote (%.1f%%), pages on node %u, from +%.3f ms to +%.3f ms",
+			 "remote (%.1f%%), %s %u, from +%.3f ms to +%.3f ms",
 			 th, rp_grouped(a, sizeof(a), f->count), rp_grouped(b, sizeof(b), o->remote),
-			 rp_grouped(c, sizeof(c), o->accesses), 100.0 * f->share, f->node, ms(n, t0), ms(n, t1));
+			 rp_grouped(c, sizeof(c), o->accesses), 100.0 * f->share, pages, f->node, ms(n, t0), ms(n, t1));
 		snprintf(fix, fixcap,
 			 "pin the threads that take turns to node %u, where its pages are (pthread_setaffinity_np with "
 			 "that node's CPUs), or migrate the object with the work at each hand-over: move_pages(0, "
@@ -109,9 +128,9 @@ void rp_numa_finding_text(const struct an_result *r, const struct an_numa_findin
 		threads_text(th, sizeof(th), r, o, (int)f->node, -1);
 		snprintf(ev, evcap,
 			 "read-mostly, read at the same time from %s nodes (threads %s, ...): %s remote accesses of %s "
-			 "(%.1f%%) to its pages on node %u, from +%.3f ms to +%.3f ms",
+			 "(%.1f%%), its %s %u, from +%.3f ms to +%.3f ms",
 			 rp_grouped(a, sizeof(a), f->count), th, rp_grouped(b, sizeof(b), o->remote),
-			 rp_grouped(c, sizeof(c), o->accesses), 100.0 * f->share, f->node, ms(n, t0), ms(n, t1));
+			 rp_grouped(c, sizeof(c), o->accesses), 100.0 * f->share, pages, f->node, ms(n, t0), ms(n, t1));
 		snprintf(fix, fixcap,
 			 "replicate it per node: one copy per node made with numa_alloc_onnode(size, node) and filled "
 			 "there, each thread reading its own node's copy (numa_node_of_cpu(sched_getcpu()))");
@@ -120,9 +139,9 @@ void rp_numa_finding_text(const struct an_result *r, const struct an_numa_findin
 		threads_text(th, sizeof(th), r, o, (int)f->node, -1);
 		snprintf(ev, evcap,
 			 "written and used at the same time from %s nodes (threads %s, ...): %s remote accesses of %s "
-			 "(%.1f%%) to its pages on node %u",
+			 "(%.1f%%), its %s %u",
 			 rp_grouped(a, sizeof(a), f->count), th, rp_grouped(b, sizeof(b), o->remote),
-			 rp_grouped(c, sizeof(c), o->accesses), 100.0 * f->share, f->node);
+			 rp_grouped(c, sizeof(c), o->accesses), 100.0 * f->share, pages, f->node);
 		snprintf(fix, fixcap,
 			 "interleave its pages over the nodes (numa_alloc_interleaved(size), or mbind(addr, len, "
 			 "MPOL_INTERLEAVE, nodemask, maxnode, 0) before first touch) so no node serves it alone; or "
@@ -215,7 +234,7 @@ static struct site_row *sites(const struct an_result *r, size_t *count)
 static void text_header(FILE *out, const struct an_result *r)
 {
 	const struct an_numa_result *n = r->numa;
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 	unsigned per = n->topo.cpus / n->topo.nodes;
 	if (n->topo.simulated)
 		fprintf(out, "topology:  simulated %s: %u nodes of %u CPUs, distance %u local, %u remote\n",
@@ -225,16 +244,42 @@ static void text_header(FILE *out, const struct an_result *r)
 		fprintf(out, "topology:  this host as recorded: %u node%s, %u CPUs%s\n", n->topo.nodes,
 			n->topo.nodes == 1 ? "" : "s", n->topo.cpus,
 			n->topo.nodes == 1 ? " (one node: every access is local; simulate one with --numa 4x8)" : "");
-	fprintf(out, "threads:   %s unless pinned; %s affinity call%s honoured\n", n->thread_policy,
-		rp_grouped(a, sizeof(a), n->calls_affinity), n->calls_affinity == 1 ? "" : "s");
-	fprintf(out, "pages:     %s unless a policy says; %s policy call%s honoured; %s pages placed:", n->page_policy,
-		rp_grouped(a, sizeof(a), n->calls_policy), n->calls_policy == 1 ? "" : "s",
-		rp_grouped(b, sizeof(b), n->pages));
-	for (unsigned k = 0; k < n->topo.nodes && k < 16; k++)
-		fprintf(out, " node%u %s", k, rp_grouped(a, sizeof(a), n->pages_on[k]));
-	fprintf(out, "\n");
-	fprintf(out, "accesses:  %s, %s remote (%.1f%%)\n", rp_grouped(a, sizeof(a), n->accesses),
-		rp_grouped(b, sizeof(b), n->remote), pct(n->remote, n->accesses));
+	/* measured without replayed accesses: nothing was placed */
+	if (!n->measured || n->modelled_accesses) {
+		fprintf(out, "threads:   %s unless pinned; %s affinity call%s honoured\n", n->thread_policy,
+			rp_grouped(a, sizeof(a), n->calls_affinity), n->calls_affinity == 1 ? "" : "s");
+		fprintf(out, "pages:     %s unless a policy says; %s policy call%s honoured; %s pages placed:",
+			n->page_policy, rp_grouped(a, sizeof(a), n->calls_policy), n->calls_policy == 1 ? "" : "s",
+			rp_grouped(b, sizeof(b), n->pages));
+		for (unsigned k = 0; k < n->topo.nodes && k < 16; k++)
+			fprintf(out, " node%u %s", k, rp_grouped(a, sizeof(a), n->pages_on[k]));
+		fprintf(out, "\n");
+	}
+	if (n->measured) {
+		fprintf(out,
+			"accesses:  %s estimated from %s PMU samples (x their period), %s remote (%.1f%%) "
+			"[measured: the samples' data source]\n",
+			rp_grouped(a, sizeof(a), n->accesses), rp_grouped(b, sizeof(b), n->samples),
+			rp_grouped(c, sizeof(c), n->remote), pct(n->remote, n->accesses));
+		if (n->modelled_accesses)
+			fprintf(out,
+				"modelled:  %s replayed accesses, %s to pages on another node (%.1f%%) [not used]\n",
+				rp_grouped(a, sizeof(a), n->modelled_accesses),
+				rp_grouped(b, sizeof(b), n->modelled_remote),
+				pct(n->modelled_remote, n->modelled_accesses));
+	} else {
+		fprintf(out, "accesses:  %s, %s remote (%.1f%%) [modelled: page placement]\n",
+			rp_grouped(a, sizeof(a), n->accesses), rp_grouped(b, sizeof(b), n->remote),
+			pct(n->remote, n->accesses));
+	}
+	if (n->samples_unknown)
+		fprintf(out, "note:      %s PMU samples left out: their data source names no memory level\n",
+			rp_grouped(a, sizeof(a), n->samples_unknown));
+	if (n->samples_simulated)
+		fprintf(out,
+			"note:      %s PMU samples left out: they measured the host, not the simulated machine "
+			"(the figures are modelled)\n",
+			rp_grouped(a, sizeof(a), n->samples_simulated));
 	if (r->mem_origin == AN_MEM_MODELLED) {
 		const struct an_mem *m = &r->mem_total;
 		uint64_t fills = m->level[MP_LVL_LOCAL_DRAM] + m->level[MP_LVL_REMOTE_DRAM];
@@ -247,14 +292,20 @@ static void text_header(FILE *out, const struct an_result *r)
 static void text_matrix(FILE *out, const struct an_numa_result *n)
 {
 	char a[32];
-	fprintf(out, "\naccesses by node (rows: the thread's node, columns: the page's node)\n%8s", "");
+	int unknown = elsewhere_total(n) != 0;
+	fprintf(out, "\naccesses by node (rows: the thread's node, columns: %s) [%s]\n%8s",
+		n->measured ? "the node that served the data" : "the page's node", origin(n), "");
 	for (unsigned k = 0; k < n->topo.nodes; k++)
 		fprintf(out, " %12s%-2u", "node", k);
+	if (unknown)
+		fprintf(out, " %14s", "node unknown");
 	fprintf(out, "\n");
 	for (unsigned i = 0; i < n->topo.nodes; i++) {
 		fprintf(out, "node%-4u", i);
 		for (unsigned k = 0; k < n->topo.nodes; k++)
 			fprintf(out, " %14s", rp_grouped(a, sizeof(a), n->matrix[i * n->topo.nodes + k]));
+		if (unknown)
+			fprintf(out, " %14s", rp_grouped(a, sizeof(a), n->elsewhere[i]));
 		fprintf(out, "\n");
 	}
 }
@@ -366,7 +417,7 @@ static int render_csv(FILE *out, const struct an_result *r, enum rp_numa_table t
 	char ev[1024], fix[1024];
 	switch (t) {
 	case RP_NUMA_OBJECTS:
-		fprintf(out, "object,kind,accesses,remote,remote_share,writes,threads,nodes,home,pattern%s\n",
+		fprintf(out, "object,kind,accesses,remote,remote_share,writes,threads,nodes,home,pattern%s,origin\n",
 			r->mem_origin == AN_MEM_MODELLED ? ",dram_fills,remote_fills,avg_latency" : "");
 		for (size_t i = 0; i < n->nobjs; i++) {
 			const struct an_numa_obj *o = &n->objs[i];
@@ -384,7 +435,7 @@ static int render_csv(FILE *out, const struct an_result *r, enum rp_numa_table t
 					m->level[MP_LVL_REMOTE_DRAM],
 					m->latency_n ? (double)m->latency_sum / (double)m->latency_n : 0.0);
 			}
-			fprintf(out, "\n");
+			fprintf(out, ",%s\n", origin(n));
 		}
 		break;
 	case RP_NUMA_SITES: {
@@ -392,46 +443,50 @@ static int render_csv(FILE *out, const struct an_result *r, enum rp_numa_table t
 		struct site_row *s = sites(r, &k);
 		if (!s)
 			return -ENOMEM;
-		fprintf(out, "site,accesses,remote,remote_share,writes,objects\n");
+		fprintf(out, "site,accesses,remote,remote_share,writes,objects,origin\n");
 		for (size_t i = 0; i < k; i++) {
 			rp_csv_str(out, s[i].site);
-			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%u\n", s[i].accesses, s[i].remote,
+			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%u,%s\n", s[i].accesses, s[i].remote,
 				s[i].accesses ? (double)s[i].remote / (double)s[i].accesses : 0.0, s[i].writes,
-				s[i].objects);
+				s[i].objects, origin(n));
 		}
 		free(s);
 		break;
 	}
 	case RP_NUMA_THREADS:
-		fprintf(out, "pid,tid,node,pinned,accesses,remote,remote_share\n");
+		fprintf(out, "pid,tid,node,pinned,accesses,remote,remote_share,origin\n");
 		for (size_t i = 0; i < n->nthreads; i++) {
 			const struct an_numa_thread *th = &n->threads[i];
 			if (!th->accesses)
 				continue;
-			fprintf(out, "%u,%u,%u,%d,%" PRIu64 ",%" PRIu64 ",%.4f\n", r->threads[i].pid, r->threads[i].tid,
-				th->node, th->pinned, th->accesses, th->remote,
-				th->accesses ? (double)th->remote / (double)th->accesses : 0.0);
+			fprintf(out, "%u,%u,%u,%d,%" PRIu64 ",%" PRIu64 ",%.4f,%s\n", r->threads[i].pid,
+				r->threads[i].tid, th->node, th->pinned, th->accesses, th->remote,
+				th->accesses ? (double)th->remote / (double)th->accesses : 0.0, origin(n));
 		}
 		break;
 	case RP_NUMA_MATRIX:
-		fprintf(out, "from_node,to_node,accesses\n");
-		for (unsigned i = 0; i < n->topo.nodes; i++)
+		fprintf(out, "from_node,to_node,accesses,origin\n");
+		for (unsigned i = 0; i < n->topo.nodes; i++) {
 			for (unsigned k = 0; k < n->topo.nodes; k++)
-				fprintf(out, "%u,%u,%" PRIu64 "\n", i, k, n->matrix[i * n->topo.nodes + k]);
+				fprintf(out, "%u,%u,%" PRIu64 ",%s\n", i, k, n->matrix[i * n->topo.nodes + k],
+					origin(n));
+			if (n->elsewhere[i]) /* measured remote, the serving node unknown */
+				fprintf(out, "%u,-1,%" PRIu64 ",%s\n", i, n->elsewhere[i], origin(n));
+		}
 		break;
 	case RP_NUMA_TIMELINE:
-		fprintf(out, "object,tid,node,first_ms,last_ms,accesses,remote,writes\n");
+		fprintf(out, "object,tid,node,first_ms,last_ms,accesses,remote,writes,origin\n");
 		for (size_t i = 0; i < n->nobjs; i++)
 			for (size_t k = 0; k < n->objs[i].nepisodes; k++) {
 				const struct an_numa_episode *e = &n->objs[i].episodes[k];
 				rp_csv_str(out, label_of(r, &n->objs[i]));
-				fprintf(out, ",%u,%u,%.6f,%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+				fprintf(out, ",%u,%u,%.6f,%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s\n",
 					tid_of(r, e->thread), e->node, ms(n, e->first_time), ms(n, e->last_time),
-					e->accesses, e->remote, e->writes);
+					e->accesses, e->remote, e->writes, origin(n));
 			}
 		break;
 	case RP_NUMA_FINDINGS:
-		fprintf(out, "pattern,object,node,to_node,count,share,evidence,fix\n");
+		fprintf(out, "pattern,object,node,to_node,count,share,evidence,fix,origin\n");
 		for (size_t i = 0; i < n->nfindings; i++) {
 			const struct an_numa_finding *f = &n->findings[i];
 			rp_numa_finding_text(r, f, ev, sizeof(ev), fix, sizeof(fix));
@@ -442,10 +497,204 @@ static int render_csv(FILE *out, const struct an_result *r, enum rp_numa_table t
 			rp_csv_str(out, ev);
 			fprintf(out, ",");
 			rp_csv_str(out, fix);
-			fprintf(out, "\n");
+			fprintf(out, ",%s\n", origin(n));
 		}
 		break;
 	}
+	return 0;
+}
+
+/* The calls a finding's fix names, for programs reading the JSON. */
+static const char *finding_api(enum an_numa_pattern p)
+{
+	switch (p) {
+	case AN_NP_REMOTE_AFTER_ALLOC:
+		return "\"numa_alloc_onnode\",\"move_pages\"";
+	case AN_NP_ALTERNATE:
+		return "\"pthread_setaffinity_np\",\"move_pages\"";
+	case AN_NP_CONCURRENT_READ:
+		return "\"numa_alloc_onnode\",\"numa_node_of_cpu\"";
+	case AN_NP_CONCURRENT_WRITE:
+		return "\"numa_alloc_interleaved\",\"mbind\",\"pthread_setaffinity_np\"";
+	case AN_NP_PRIVATE_SHARED_PAGES:
+		return "\"numa_alloc_local\",\"posix_memalign\"";
+	case AN_NP_SATURATED_NODE:
+		return "\"numa_alloc_onnode\",\"numa_alloc_interleaved\",\"mbind\"";
+	default:
+		return "";
+	}
+}
+
+static double share(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0.0;
+}
+
+static void json_u64s(FILE *out, const uint64_t *v, size_t n)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%" PRIu64, i ? "," : "", v[i]);
+	fputc(']', out);
+}
+
+static void json_objects(FILE *out, const struct an_result *r)
+{
+	const struct an_numa_result *n = r->numa;
+	fprintf(out, ",\n\"objects\":[");
+	for (size_t i = 0; i < n->nobjs; i++) {
+		const struct an_numa_obj *o = &n->objs[i];
+		const struct an_numa_finding *f = finding_of(n, i);
+		fprintf(out, "%s\n{\"label\":", i ? "," : "");
+		rp_json_str(out, label_of(r, o));
+		fprintf(out, ",\"kind\":\"%s\",\"site\":", an_kind_name(r->classes[o->cls].kind));
+		rp_json_str(out, site_of(r, o));
+		fprintf(out,
+			",\"accesses\":%" PRIu64 ",\"remote\":%" PRIu64 ",\"remote_share\":%.4f,\"writes\":%" PRIu64
+			",\"threads\":%zu,\"nodes\":%u,\"home\":%d,\"pattern\":",
+			o->accesses, o->remote, share(o->remote, o->accesses), o->writes, o->nuses, obj_nodes(o),
+			o->home);
+		rp_json_str(out, f ? an_numa_pattern_name(f->pattern) : NULL);
+		fprintf(out,
+			",\"runs\":%" PRIu64 ",\"handoffs\":%" PRIu64 ",\"overlaps\":%" PRIu64
+			",\"shared_pages\":%" PRIu64 ",\"by_node\":",
+			o->runs, o->handoffs, o->overlaps, o->shared_pages);
+		json_u64s(out, o->from, n->topo.nodes);
+		fprintf(out, ",\"at_node\":");
+		json_u64s(out, o->at, n->topo.nodes);
+		fprintf(out, ",\"users\":[");
+		for (size_t k = 0; k < o->nuses; k++) {
+			const struct an_numa_use *u = &o->uses[k];
+			fprintf(out,
+				"%s{\"tid\":%u,\"node\":%u,\"accesses\":%" PRIu64 ",\"remote\":%" PRIu64
+				",\"writes\":%" PRIu64 ",\"first_ms\":%.6f,\"last_ms\":%.6f}",
+				k ? "," : "", tid_of(r, u->thread), u->node, u->accesses, u->remote, u->writes,
+				ms(n, u->first_time), ms(n, u->last_time));
+		}
+		fprintf(out, "],\"timeline\":[");
+		for (size_t k = 0; k < o->nepisodes; k++) {
+			const struct an_numa_episode *e = &o->episodes[k];
+			fprintf(out,
+				"%s{\"tid\":%u,\"node\":%u,\"first_ms\":%.6f,\"last_ms\":%.6f,\"first_epoch\":%" PRIu64
+				",\"last_epoch\":%" PRIu64 ",\"accesses\":%" PRIu64 ",\"remote\":%" PRIu64
+				",\"writes\":%" PRIu64 "}",
+				k ? "," : "", tid_of(r, e->thread), e->node, ms(n, e->first_time), ms(n, e->last_time),
+				e->first_epoch, e->last_epoch, e->accesses, e->remote, e->writes);
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "]");
+}
+
+static int render_json(FILE *out, const struct an_result *r, const struct rp_opts *ro)
+{
+	const struct an_numa_result *n = r->numa;
+	unsigned nodes = n->topo.nodes;
+	char ev[1024], fix[1024];
+	size_t k = 0;
+	struct site_row *s = sites(r, &k);
+	if (!s)
+		return -ENOMEM;
+	fprintf(out, "{\"schema\":\"memprism-numa-1\",\"data\":");
+	rp_json_str(out, ro->data_path);
+	fprintf(out, ",\"command\":");
+	rp_json_str(out, r->cmdline);
+	fprintf(out, ",\"source\":");
+	rp_json_str(out, r->source[0] ? r->source : "inst");
+	fprintf(out, ",\"roi\":");
+	rp_json_str(out, ro->roi);
+	fprintf(out, ",\"origin\":\"%s\",\n\"topology\":{\"spec\":", origin(n));
+	rp_json_str(out, n->topo.spec);
+	fprintf(out, ",\"simulated\":%s,\"nodes\":%u,\"cpus\":%u,\"cpu_node\":[", n->topo.simulated ? "true" : "false",
+		nodes, n->topo.cpus);
+	for (unsigned c = 0; c < n->topo.cpus; c++)
+		fprintf(out, "%s%u", c ? "," : "", n->topo.cpu_node[c]);
+	fprintf(out, "],\"distance\":[");
+	for (unsigned i = 0; i < nodes; i++) {
+		fprintf(out, "%s[", i ? "," : "");
+		for (unsigned j = 0; j < nodes; j++)
+			fprintf(out, "%s%u", j ? "," : "", n->topo.distance[i][j]);
+		fprintf(out, "]");
+	}
+	fprintf(out, "]},\n\"placement\":{\"threads\":");
+	rp_json_str(out, n->thread_policy);
+	fprintf(out, ",\"pages\":");
+	rp_json_str(out, n->page_policy);
+	fprintf(out,
+		",\"affinity_calls\":%" PRIu64 ",\"policy_calls\":%" PRIu64 ",\"pages_placed\":%" PRIu64
+		",\"pages_on\":",
+		n->calls_affinity, n->calls_policy, n->pages);
+	json_u64s(out, n->pages_on, nodes);
+	fprintf(out,
+		"},\n\"accesses\":%" PRIu64 ",\"remote\":%" PRIu64 ",\"remote_share\":%.4f,\"samples\":%" PRIu64
+		",\"samples_unknown\":%" PRIu64 ",\"samples_simulated\":%" PRIu64 ",\"modelled\":{\"accesses\":%" PRIu64
+		",\"remote\":%" PRIu64 "},\"dram\":",
+		n->accesses, n->remote, share(n->remote, n->accesses), n->samples, n->samples_unknown,
+		n->samples_simulated, n->modelled_accesses, n->modelled_remote);
+	if (r->mem_origin == AN_MEM_MODELLED) {
+		const struct an_mem *m = &r->mem_total;
+		fprintf(out, "{\"fills\":%" PRIu64 ",\"remote_fills\":%" PRIu64 ",\"machine\":",
+			m->level[MP_LVL_LOCAL_DRAM] + m->level[MP_LVL_REMOTE_DRAM], m->level[MP_LVL_REMOTE_DRAM]);
+		rp_json_str(out, r->machine);
+		fprintf(out, "}");
+	} else {
+		fprintf(out, "null");
+	}
+	fprintf(out, ",\n\"matrix\":[");
+	for (unsigned i = 0; i < nodes; i++) {
+		fprintf(out, "%s", i ? "," : "");
+		json_u64s(out, n->matrix + (size_t)i * nodes, nodes);
+	}
+	fprintf(out, "],\"elsewhere\":");
+	json_u64s(out, n->elsewhere, nodes);
+	fprintf(out, ",\n\"threads\":[");
+	int first = 1;
+	for (size_t i = 0; i < n->nthreads; i++) {
+		const struct an_numa_thread *t = &n->threads[i];
+		if (!t->accesses)
+			continue;
+		fprintf(out, "%s\n{\"pid\":%u,\"tid\":%u,\"name\":", first ? "" : ",", r->threads[i].pid,
+			r->threads[i].tid);
+		rp_json_str(out, r->threads[i].name);
+		fprintf(out,
+			",\"node\":%u,\"pinned\":%s,\"accesses\":%" PRIu64 ",\"remote\":%" PRIu64
+			",\"remote_share\":%.4f}",
+			t->node, t->pinned ? "true" : "false", t->accesses, t->remote, share(t->remote, t->accesses));
+		first = 0;
+	}
+	fprintf(out, "]");
+	json_objects(out, r);
+	fprintf(out, ",\n\"sites\":[");
+	for (size_t i = 0; i < k; i++) {
+		fprintf(out, "%s\n{\"site\":", i ? "," : "");
+		rp_json_str(out, s[i].site);
+		fprintf(out,
+			",\"accesses\":%" PRIu64 ",\"remote\":%" PRIu64 ",\"remote_share\":%.4f,\"writes\":%" PRIu64
+			",\"objects\":%u}",
+			s[i].accesses, s[i].remote, share(s[i].remote, s[i].accesses), s[i].writes, s[i].objects);
+	}
+	free(s);
+	fprintf(out, "],\n\"findings\":[");
+	for (size_t i = 0; i < n->nfindings; i++) {
+		const struct an_numa_finding *f = &n->findings[i];
+		rp_numa_finding_text(r, f, ev, sizeof(ev), fix, sizeof(fix));
+		fprintf(out, "%s\n{\"pattern\":", i ? "," : "");
+		rp_json_str(out, an_numa_pattern_name(f->pattern));
+		fprintf(out, ",\"object\":");
+		rp_json_str(out, label_of(r, &n->objs[f->obj]));
+		fprintf(out, ",\"node\":%u,\"to_node\":%u,\"count\":%" PRIu64 ",\"share\":%.4f,\"evidence\":", f->node,
+			f->to_node, f->count, f->share);
+		rp_json_str(out, ev);
+		fprintf(out, ",\"fix\":");
+		rp_json_str(out, fix);
+		fprintf(out, ",\"api\":[%s]}", finding_api(f->pattern));
+	}
+	fprintf(out, "],\n\"warnings\":[");
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		fprintf(out, "%s", i ? "," : "");
+		rp_json_str(out, r->warnings[i]);
+	}
+	fprintf(out, "]}\n");
 	return 0;
 }
 
@@ -455,6 +704,8 @@ int rp_render_numa(FILE *out, const struct an_result *r, const struct rp_opts *o
 		return -EINVAL;
 	if (o->format == RP_CSV)
 		return render_csv(out, r, t);
+	if (o->format == RP_JSON)
+		return render_json(out, r, o);
 	text_header(out, r);
 	switch (t) {
 	case RP_NUMA_SITES:

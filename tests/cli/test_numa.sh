@@ -80,6 +80,55 @@ expect_eq "local: remote" 0 "$(csv_field local.csv "$OBJ" remote)"
 expect_eq "local: findings" 0 "$(($(wc -l <local.find.csv) - 1))"
 "$MEMPRISM" numa local.data | grep -q '^  none: ' || fail "local: the text view does not say nothing was found"
 
+# the JSON view: the same numbers as the CSV tables, every table in one object
+if command -v jq >/dev/null; then
+	"$MEMPRISM" numa -f json prodcons.data >pc.json
+	OBJ="heap producer (numa_prodcons.c:$(line prodcons BUFFER))"
+	expect_eq "json prodcons: schema, origin, topology" "memprism-numa-1 modelled 4x8 4 true" \
+		"$(jq -r '"\(.schema) \(.origin) \(.topology.spec) \(.topology.nodes) \(.topology.simulated)"' pc.json)"
+	expect_eq "json prodcons: accesses, remote, home, pattern" "163840 131072 0 remote usage after allocation" \
+		"$(jq -r --arg l "$OBJ" '.objects[] | select(.label == $l) | "\(.accesses) \(.remote) \(.home) \(.pattern)"' pc.json)"
+	expect_eq "json prodcons: the finding's node, API" "1 numa_alloc_onnode,move_pages" \
+		"$(jq -r '.findings[0] | "\(.to_node) \(.api | join(","))"' pc.json)"
+	jq -r '.findings[0].fix' pc.json | grep -q 'numa_alloc_onnode(size, 1)' || fail "json prodcons: no fix text"
+	n10=$(jq '.matrix[1][0]' pc.json)
+	[ "$n10" -ge 131072 ] && [ "$n10" -le 131080 ] || fail "json prodcons: node 1 -> node 0 accesses $n10"
+	expect_eq "json prodcons: overall remote share = remote / accesses" 1 \
+		"$(jq '(.remote_share - (.remote / .accesses) | fabs) < 0.0001' pc.json | grep -c true)"
+	expect_eq "json prodcons: pinned threads" 2 "$(jq '[.threads[] | select(.pinned)] | length' pc.json)"
+	expect_eq "json prodcons: the consumer on node 1, all remote" 1 \
+		"$(jq '[.threads[] | select(.node == 1 and .remote == 131074)] | length' pc.json)"
+	expect_eq "json prodcons: site row" 131072 \
+		"$(jq --arg s "producer (numa_prodcons.c:$(line prodcons BUFFER))" '.sites[] | select(.site == $s) | .remote' pc.json)"
+	"$MEMPRISM" numa -f json turns.data >tu.json
+	OBJ="heap main (numa_turns.c:$(line turns BUFFER))"
+	expect_eq "json turns: accesses, remote, pattern, hand-overs, runs" "204801 147456 alternate remote accesses 13 14" \
+		"$(jq -r --arg l "$OBJ" '.objects[] | select(.label == $l) | "\(.accesses) \(.remote) \(.pattern) \(.handoffs) \(.timeline | length)"' tu.json)"
+	expect_eq "json turns: the finding counts the hand-overs" 13 \
+		"$(jq --arg l "$OBJ" '.findings[] | select(.object == $l) | .count' tu.json)"
+	"$MEMPRISM" numa -f json saturate.data >sa.json
+	expect_eq "json saturate: saturated node 0, 2 objects, share 1" "0 2 1" \
+		"$(jq -r '.findings[] | select(.pattern == "saturated node") | "\(.node) \(.count) \(.share)"' sa.json)"
+	"$MEMPRISM" numa -f json local.data >lo.json
+	OBJ="heap worker (numa_local.c:$(line local BUFFER))"
+	expect_eq "json local: the buffers all local, no finding" "98304 0 0" \
+		"$(jq -r --arg l "$OBJ" '"\(.objects[] | select(.label == $l) | "\(.accesses) \(.remote)") \(.findings | length)"' lo.json)"
+	# measured: the constructed PMU trace of tests/unit/test_numa_pmu.c (4-node host)
+	"$MP_BUILD/bin/test_numa_pmu" pmu.data >/dev/null
+	"$MEMPRISM" numa -f json pmu.data >pmu.json 2>/dev/null
+	expect_eq "json pmu: origin, accesses, remote, samples" "measured 50000 35000 50" \
+		"$(jq -r '"\(.origin) \(.accesses) \(.remote) \(.samples)"' pmu.json)"
+	expect_eq "json pmu: node 1 -> node 0, node 2 -> unknown" "30000 5000" \
+		"$(jq -r '"\(.matrix[1][0]) \(.elsewhere[2])"' pmu.json)"
+	expect_eq "json pmu: the finding" "remote usage after allocation 1 30000" \
+		"$(jq -r '.findings[0] | "\(.pattern) \(.to_node) \(.count)"' pmu.json)"
+	"$MEMPRISM" numa -f json --numa 4x8 pmu.data >pmus.json 2>/dev/null
+	expect_eq "json pmu under --numa 4x8: modelled, samples left out" "modelled 53" \
+		"$(jq -r '"\(.origin) \(.samples_simulated)"' pmus.json)"
+else
+	echo "note: jq not installed: the JSON view is not checked"
+fi
+
 # memory-policy calls through libnuma (nodes the host lacks): mbind from
 # numa_alloc_onnode / _interleaved_subset, set_mempolicy, move_pages. The
 # frame-pointer walk stops inside libnuma, so its two objects are found by

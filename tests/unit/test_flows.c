@@ -13,48 +13,26 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "common/varint.h"
-#include "trace/trace_format.h"
-#include "trace/trace_writer.h"
+#include "trace_build.h"
 
-static uint8_t file[65536];
-static size_t flen;
-static uint64_t last_time, last_addr;
+static uint64_t last_addr;
 
 static void add_chunk(unsigned type, uint32_t tid, const uint8_t *p, size_t n)
 {
-	struct mp_chunk_header h = { .type = (uint16_t)type, .pid = 100, .tid = tid, .proc_id = 0xabc };
-	flen += trace_chunk_build(&h, p, n, file + flen, NULL, 0);
+	tb_chunk(type, 100, tid, 0xabc, p, n);
 }
 
 static uint8_t *start(uint8_t *p, uint64_t time, uint64_t cpu)
 {
-	*p++ = MP_TAG(MP_REC_EPOCH, 0);
-	p = mp_put_uv(p, 0);
-	*p++ = MP_TAG(MP_REC_TIME, 0);
-	p = mp_put_uv(p, time);
-	p = mp_put_uv(p, cpu);
-	last_time = time;
 	last_addr = 0;
-	return p;
-}
-
-static uint8_t *ev(uint8_t *p, unsigned type, uint64_t epoch_delta, uint64_t time)
-{
-	*p++ = MP_TAG(MP_REC_EVENT, type);
-	p = mp_put_uv(p, epoch_delta);
-	p = mp_put_uv(p, mp_zigzag((int64_t)(time - last_time)));
-	last_time = time;
-	return p;
+	return tb_stream_start(p, time, cpu);
 }
 
 static uint8_t *thread_start(uint8_t *p, uint64_t epoch_delta, uint64_t time, uint64_t tid, uint64_t creator)
 {
-	p = ev(p, MP_EV_THREAD_START, epoch_delta, time);
+	p = tb_ev(p, MP_EV_THREAD_START, epoch_delta, time);
 	uint64_t f[] = { 0, tid, creator, 0, 0 };
-	for (int i = 0; i < 5; i++)
-		p = mp_put_uv(p, f[i]);
-	return mp_put_uv(p, 0); /* no name */
+	return tb_str(tb_fields(p, f, 5), ""); /* no name */
 }
 
 static uint8_t *access8(uint8_t *p, uint64_t addr, int write)
@@ -94,31 +72,17 @@ static size_t flow_len(const struct mp_flows *f, int object, size_t i)
 int main(void)
 {
 	const char *meta = "source=inst\nnuma_sim=2x4\ncmdline=constructed\n";
-	struct mp_file_header fh;
-	trace_file_header_init(&fh, strlen(meta), meta, 0, 0);
-	memcpy(file, &fh, sizeof(fh));
-	memcpy(file + sizeof(fh), meta, strlen(meta));
-	flen = sizeof(fh) + strlen(meta);
-
-	uint8_t buf[4096], *p = buf;
+	tb_begin(meta);
 	/* PROCESS: pid 100, instrumented */
-	uint64_t proc[] = { 100, 1, 0, 0, 500 };
-	for (int i = 0; i < 5; i++)
-		p = mp_put_uv(p, proc[i]);
-	p = mp_put_uv(p, 4);
-	memcpy(p, "/app", 4);
-	p += 4;
-	p = mp_put_uv(p, 0);
-	p = mp_put_uv(p, MP_PROC_INSTRUMENTED);
+	uint8_t buf[4096], *p = tb_process(buf, 100, 500, "/app", MP_PROC_INSTRUMENTED);
 	add_chunk(MP_CHUNK_PROCESS, 100, buf, (size_t)(p - buf));
 
 	/* thread 100: start (epoch 1), alloc 0x10000 + 8 KiB (epoch 2), 3 writes */
 	p = start(buf, 1000, 0);
 	p = thread_start(p, 1, 1000, 100, 0);
-	p = ev(p, MP_EV_ALLOC, 1, 2000);
+	p = tb_ev(p, MP_EV_ALLOC, 1, 2000);
 	uint64_t alloc[] = { 0, mp_zigzag(0x10000), 0x2000, 0, 0, 0 };
-	for (int i = 0; i < 6; i++)
-		p = mp_put_uv(p, alloc[i]);
+	p = tb_fields(p, alloc, 6);
 	for (int i = 0; i < 3; i++)
 		p = access8(p, 0x10000 + 8 * (uint64_t)i, 1);
 	add_chunk(MP_CHUNK_STREAM, 100, buf, (size_t)(p - buf));
@@ -126,7 +90,7 @@ int main(void)
 	/* thread 101: start (epoch 3), pinned to CPU 4 (epoch 4), 3 reads */
 	p = start(buf, 3000, 1);
 	p = thread_start(p, 3, 3000, 101, 100);
-	p = ev(p, MP_EV_AFFINITY, 1, 3100);
+	p = tb_ev(p, MP_EV_AFFINITY, 1, 3100);
 	p = mp_put_uv(p, 1);
 	p = mp_put_uv(p, 101);
 	p = mp_put_uv(p, 1);
@@ -137,10 +101,7 @@ int main(void)
 	add_chunk(MP_CHUNK_STREAM, 101, buf, (size_t)(p - buf));
 
 	char path[] = "/tmp/mp-flows-XXXXXX";
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	CHECK_EQ(write(fd, file, flen), flen);
-	close(fd);
+	CHECK_EQ(tb_write(path), 0);
 
 	struct mp_flows *f = NULL;
 	CHECK_EQ(mp_flows_open(path, NULL, &f), 0);

@@ -13,115 +13,57 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
-#include "report/report.h"
 #include "check.h"
-#include "common/varint.h"
-#include "trace/trace_format.h"
-#include "trace/trace_writer.h"
-
-static uint8_t file[65536];
-static size_t flen;
-
-static void add_chunk(unsigned type, uint32_t pid, uint32_t tid, uint64_t proc, const uint8_t *p, size_t n)
-{
-	struct mp_chunk_header h = { .type = (uint16_t)type, .pid = pid, .tid = tid, .proc_id = proc };
-	flen += trace_chunk_build(&h, p, n, file + flen, NULL, 0);
-}
-
-static uint64_t last_time;
-static uint8_t *ev(uint8_t *p, unsigned type, uint64_t epoch_delta, uint64_t time)
-{
-	*p++ = MP_TAG(MP_REC_EVENT, type);
-	p = mp_put_uv(p, epoch_delta);
-	p = mp_put_uv(p, mp_zigzag((int64_t)(time - last_time)));
-	last_time = time;
-	return p;
-}
+#include "report/report.h"
+#include "trace_build.h"
 
 static uint8_t *sample(uint8_t *p, uint64_t time, uint64_t addr, uint64_t data_src, uint64_t lat)
 {
-	p = ev(p, MP_EV_SAMPLE, 0, time);
+	p = tb_ev(p, MP_EV_SAMPLE, 0, time);
 	uint64_t f[] = { 1 /* cpu */, 100, 100, addr, 0x401000, 0 /* event */, 0 /* period: the def's */,
-			 data_src, lat, 0 };
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		p = mp_put_uv(p, f[i]);
+			 data_src,    lat, 0 };
+	p = tb_fields(p, f, sizeof(f) / sizeof(f[0]));
 	return mp_put_uv(p, 0); /* empty callchain */
 }
 
 int main(int argc, char **argv)
 {
 	const char *meta = "source=pmu\ncmdline=constructed\n";
-	struct mp_file_header fh;
-	trace_file_header_init(&fh, strlen(meta), meta, 0, 0);
-	memcpy(file, &fh, sizeof(fh));
-	memcpy(file + sizeof(fh), meta, strlen(meta));
-	flen = sizeof(fh) + strlen(meta);
-
-	uint8_t buf[4096], *p = buf;
+	tb_begin(meta);
 	/* PROCESS: pid 100, started at t=1000 */
-	p = mp_put_uv(p, 100);
-	p = mp_put_uv(p, 1);
-	p = mp_put_uv(p, 0);
-	p = mp_put_uv(p, 0);
-	p = mp_put_uv(p, 1000);
-	p = mp_put_uv(p, 4);
-	memcpy(p, "/bin", 4);
-	p += 4;
-	p = mp_put_uv(p, 0);
-	p = mp_put_uv(p, 0);
-	add_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
+	uint8_t buf[4096], *p = tb_process(buf, 100, 1000, "/bin", 0);
+	tb_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
 
 	/* STREAM: alloc 0x10000..0x11000 at t=2000 (epoch 1), free at t=5000 (epoch 2) */
-	p = buf;
-	last_time = 0;
-	*p++ = MP_TAG(MP_REC_EPOCH, 0);
-	p = mp_put_uv(p, 0);
-	*p++ = MP_TAG(MP_REC_TIME, 0);
-	p = mp_put_uv(p, 1000);
-	p = mp_put_uv(p, 0);
-	last_time = 1000;
-	p = ev(p, MP_EV_ALLOC, 1, 2000);
+	p = tb_stream_start(buf, 1000, 0);
+	p = tb_ev(p, MP_EV_ALLOC, 1, 2000);
 	uint64_t alloc[] = { 0, mp_zigzag(0x10000), 0x1000, 0, 0, 0 };
-	for (int i = 0; i < 6; i++)
-		p = mp_put_uv(p, alloc[i]);
-	p = ev(p, MP_EV_FREE, 1, 5000);
+	p = tb_fields(p, alloc, 6);
+	p = tb_ev(p, MP_EV_FREE, 1, 5000);
 	p = mp_put_uv(p, 0);
 	p = mp_put_uv(p, 0); /* addr delta 0: the same block */
-	add_chunk(MP_CHUNK_STREAM, 100, 100, 0xabc, buf, (size_t)(p - buf));
+	tb_chunk(MP_CHUNK_STREAM, 100, 100, 0xabc, buf, (size_t)(p - buf));
 
 	/* SAMPLES: the definition (PEBS loads, period 100), then samples */
 	uint64_t l1 = PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVLNUM, L1) | PERF_MEM_S(TLB, HIT) | PERF_MEM_S(TLB, L1);
 	uint64_t rdram = PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVLNUM, RAM) | PERF_MEM_S(REMOTE, REMOTE) |
 			 PERF_MEM_S(HOPS, 2) | PERF_MEM_S(TLB, MISS) | PERF_MEM_S(TLB, WK);
-	p = buf;
-	last_time = 0;
-	p = ev(p, MP_EV_SAMPLE_DEF, 0, 900);
+	p = tb_ev(buf, MP_EV_SAMPLE_DEF, 0, 900);
 	uint64_t def[] = { 0, MP_SK_PEBS_LOAD, 4, 0x1cd, 100 };
-	for (int i = 0; i < 5; i++)
-		p = mp_put_uv(p, def[i]);
-	p = mp_put_uv(p, 9);
-	memcpy(p, "mem-loads", 9);
-	p += 9;
+	p = tb_str(tb_fields(p, def, 5), "mem-loads");
 	p = sample(p, 1500, 0x10010, l1, 5); /* before the block exists: unknown */
 	p = sample(p, 3000, 0x10010, l1, 5); /* in the block */
 	p = sample(p, 3500, 0x10800, rdram, 300); /* in the block: remote DRAM, walk */
 	p = sample(p, 4000, 0x10ff8, l1, 6); /* in the block */
 	p = sample(p, 6000, 0x10010, l1, 5); /* after the free: unknown */
-	p = ev(p, MP_EV_LOST, 0, 6500);
+	p = tb_ev(p, MP_EV_LOST, 0, 6500);
 	p = mp_put_uv(p, 1);
 	p = mp_put_uv(p, 3);
-	add_chunk(MP_CHUNK_SAMPLES, 99, 0, 0, buf, (size_t)(p - buf));
-	/* RUN_END */
-	p = buf;
-	p = mp_put_uv(p, 0);
-	p = mp_put_uv(p, 7000);
-	add_chunk(MP_CHUNK_RUN_END, 99, 0, 0, buf, (size_t)(p - buf));
+	tb_chunk(MP_CHUNK_SAMPLES, 99, 0, 0, buf, (size_t)(p - buf));
+	tb_run_end(7000);
 
 	char path[] = "/tmp/mp-samples-XXXXXX";
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	CHECK_EQ(write(fd, file, flen), flen);
-	close(fd);
+	CHECK_EQ(tb_write(path), 0);
 	struct an_result *r = NULL;
 	CHECK_EQ(an_run(path, NULL, &r), 0);
 	/* `test_samples FILE` keeps the constructed file (the fuzz corpus seed) */

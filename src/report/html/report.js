@@ -329,10 +329,14 @@
 		const N = D.numa, n = N.nodes;
 		const box = el("div", {});
 		box.append(el("div", { class: "pat", text: fmt(N.remote) + " of " + fmt(N.accesses) + " accesses remote (" +
-			(N.accesses ? (100 * N.remote / N.accesses).toFixed(1) : "0") + "%); threads: " + N.threads + "; pages: " + N.pages }));
+			(N.accesses ? (100 * N.remote / N.accesses).toFixed(1) : "0") + "%) [" + (N.origin === "measured" ?
+			"measured: PMU samples' data source, scaled by their period" : "modelled: page placement; threads: " + N.threads +
+			"; pages: " + N.pages) + "]" }));
 		const t = el("table", { id: "numa-matrix" });
-		const hr = el("tr", {}, el("th", { text: "thread's node \u2192 page's node" }));
+		const unknown = N.elsewhere.some((v) => v > 0);
+		const hr = el("tr", {}, el("th", { text: "thread's node \u2192 " + (N.origin === "measured" ? "serving node" : "page's node") }));
 		for (let j = 0; j < n; j++) hr.append(el("th", { text: "node " + j }));
+		if (unknown) hr.append(el("th", { text: "remote, node unknown" }));
 		t.append(hr);
 		const max = Math.max(1, ...N.matrix);
 		for (let i = 0; i < n; i++) {
@@ -341,6 +345,7 @@
 				const v = N.matrix[i * n + j], a = v ? 0.15 + (0.85 * v) / max : 0;
 				tr.append(el("td", { text: fmt(v), style: "background:" + (i === j ? "rgba(31,119,180," : "rgba(214,39,40,") + a + ")" }));
 			}
+			if (unknown) tr.append(el("td", { text: fmt(N.elsewhere[i]) }));
 			t.append(tr);
 		}
 		box.append(t);
@@ -385,7 +390,7 @@
 		app.append(el("h2", { text: "Memory levels per function (" + D.mem_origin + ", shares of line references)" }), functions());
 	if (D.page_walks && D.page_walks.length)
 		app.append(el("h2", { text: "Page walks over pages (CDF, modelled)" }), walkCdf());
-	if (D.numa) app.append(el("h2", { text: "NUMA: where accesses went (" + D.numa.nodes + " nodes)" }), numa());
+	if (D.numa) app.append(el("h2", { text: "NUMA: where accesses went (" + D.numa.nodes + " nodes, " + D.numa.origin + ")" }), numa());
 	const ms = (performance.now() - t_start).toFixed(0);
 	if (errors.length) status.textContent = "error: " + errors.join("; ");
 	else
