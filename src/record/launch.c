@@ -348,7 +348,10 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	struct mp_perf_session *sess = NULL;
 	if (nspecs) {
 		close(go[0]);
-		err = mp_perf_session_open(pid, specs, nspecs, o->ring_pages ? o->ring_pages : 128, fd, &sess);
+		const struct mp_perf_session_opts so = { .ring_pages = o->ring_pages ? o->ring_pages : 128,
+							 .children = o->children,
+							 .jitter_pct = o->pmu.jitter_pct };
+		err = mp_perf_session_open(pid, specs, nspecs, &so, fd, &sess);
 		if (!err && write(go[1], "g", 1) != 1)
 			err = -errno;
 		close(go[1]);

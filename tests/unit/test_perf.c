@@ -437,8 +437,11 @@ static void test_specs(void)
 	CHECK_EQ(sp[0].sample_type & PERF_SAMPLE_PHYS_ADDR, PERF_SAMPLE_PHYS_ADDR);
 	memset(&p, 0, sizeof(p));
 	CHECK_EQ(mp_perf_specs(MP_SOURCE_PMU, &p, &o, sp, 4, buf, sizeof(buf)), -ENODEV);
+	/* Arm SPE: its spec comes from the arm_spe PMU's sysfs directory
+	 * (test_spe.c builds one); a probe that saw it, on a tree that lacks it */
 	p.pmus[MP_PMU_ARM_SPE] = (struct mp_probe_pmu){ .name = "arm_spe_0", .present = 1, .type = 9 };
-	CHECK_EQ(mp_perf_specs(MP_SOURCE_PMU, &p, &o, sp, 4, buf, sizeof(buf)), -EOPNOTSUPP);
+	o.sysfs_root = "/nonexistent";
+	CHECK_EQ(mp_perf_specs(MP_SOURCE_PMU, &p, &o, sp, 4, buf, sizeof(buf)), -ENOENT);
 	CHECK_EQ(mp_perf_specs(MP_SOURCE_FAULTS, &p, &o, sp, 4, buf, sizeof(buf)), 2);
 	CHECK_EQ(sp[0].config, PERF_COUNT_SW_PAGE_FAULTS_MIN);
 	CHECK_EQ(sp[1].config, PERF_COUNT_SW_PAGE_FAULTS_MAJ);
@@ -472,8 +475,35 @@ static void test_stlb_events(void)
 	CHECK_EQ(out.weight, 1000);
 }
 
+/* PERF_RECORD_AUX (Arm SPE) with its sample_id trailer: the process and
+ * thread whose records the AUX range holds, the time, CPU and event id. */
+static void test_aux_record(void)
+{
+	uint64_t st = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+	struct rec r = { .n = 0 };
+	r_u64(&r, 8192); /* aux_offset */
+	r_u64(&r, 4096); /* aux_size */
+	r_u64(&r, PERF_AUX_FLAG_TRUNCATED);
+	r_u64(&r, (uint64_t)71 << 32 | 70); /* pid 70, tid 71 */
+	r_u64(&r, 123456789);
+	r_u64(&r, 3); /* cpu */
+	r_u64(&r, 0xabc); /* identifier */
+	r_finish(&r, PERF_RECORD_AUX);
+	const struct perf_event_header *h = (const struct perf_event_header *)r.w;
+	struct mp_perf_sample s;
+	CHECK_EQ(mp_perf_sample_id_all(h, 24, st, &s), 0);
+	CHECK_EQ(s.pid, 70);
+	CHECK_EQ(s.tid, 71);
+	CHECK_EQ(s.time, 123456789);
+	CHECK_EQ(s.cpu, 3);
+	CHECK_EQ(s.id, 0xabc);
+	CHECK_EQ(mp_perf_sample_id_all(h, 24, st | PERF_SAMPLE_ID, &s), -EIO); /* one field more than there is */
+	CHECK_EQ(mp_perf_sample_id_all(h, 64, st, &s), -EIO);
+}
+
 int main(void)
 {
+	test_aux_record();
 	test_stlb_events();
 	test_pebs_load();
 	test_pebs_store_and_lost();

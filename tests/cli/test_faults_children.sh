@@ -1,0 +1,51 @@
+# record --source faults with and without --children on a program that
+# forks: by default only the program's own faults are kept (the child's are
+# counted and left out, and the summary says so); with --children the
+# child's pages are attributed to the child process. Exact page counts per
+# process on the blocks each one first-touched (tests/rt/faults_fork.c).
+# Also the option errors: --period-jitter is refused for faults, --children
+# for inst.
+source "$(dirname "$0")/lib.sh"
+cc=$(command -v cc || command -v clang-16)
+"$cc" -O1 -g "$MP_SRC/tests/rt/faults_fork.c" -o faults_fork
+BLOCK="heap touch \\(faults_fork.c:$(grep -n "@BLOCK" "$MP_SRC/tests/rt/faults_fork.c" | cut -d: -f1)\\)"
+# pages of the block first touched by process $2 in page view $1
+pages() { awk -F, -v re="$BLOCK" -v pid="$2" 'NR > 1 { lab = $10; gsub(/"/, "", lab); if (lab ~ re && $2 == pid) n++ } END { print n + 0 }' "$1"; }
+
+"$MEMPRISM" record --source faults -o own.data -- ./faults_fork >pids.txt 2>err.txt
+read -r parent child <pids.txt
+[ -n "$parent" ] && [ -n "$child" ] && [ "$parent" != "$child" ] || fail "bad pids '$parent' '$child'"
+"$MEMPRISM" report --by page --format csv own.data >own.csv
+expect_eq "default: parent's pages" 40 "$(pages own.csv "$parent")"
+expect_eq "default: child's pages" 0 "$(pages own.csv "$child")"
+expect_eq "default: no fault of the child at all" 0 "$(awk -F, -v pid="$child" 'NR > 1 && $2 == pid' own.csv | wc -l)"
+grep -Eq "^memprism: [0-9]+ page faults of child processes left out \(--children keeps them\)$" err.txt ||
+	fail "no summary of the child's faults left out: $(cat err.txt)"
+left=$(sed -n 's/^memprism: \([0-9]*\) page faults of child processes left out.*/\1/p' err.txt)
+[ "$left" -ge 24 ] || fail "only $left faults of the child left out, it touched 24 pages"
+
+"$MEMPRISM" record -q --children --source faults -o all.data -- ./faults_fork >pids.txt
+read -r parent child <pids.txt
+"$MEMPRISM" report --by page --format csv all.data >all.csv
+expect_eq "--children: parent's pages" 40 "$(pages all.csv "$parent")"
+expect_eq "--children: child's pages" 24 "$(pages all.csv "$child")"
+"$MEMPRISM" report --format csv all.data >obj.csv
+expect_eq "--children: faults on the blocks of both" 64 "$(csv_field obj.csv "$BLOCK" faults)"
+
+set +e
+"$MEMPRISM" record --source faults --period-jitter 10 -o j.data -- true 2>err.txt
+rc=$?
+set -e
+expect_eq "--period-jitter with faults: exit status" 2 "$rc"
+grep -q -- "--period-jitter applies to --source pmu only (faults samples every page fault: its period is 1)" err.txt ||
+	fail "no clear message for --period-jitter with faults: $(cat err.txt)"
+[ ! -e j.data ] || fail "a data file was written"
+for bad in 0 101 -5 x 10x ""; do
+	if "$MEMPRISM" record --source pmu --period-jitter "$bad" -o j.data -- true 2>err.txt; then
+		fail "--period-jitter '$bad' accepted"
+	fi
+	grep -q -- "--period-jitter wants a percentage from 1 to 100, not '$bad'" err.txt || fail "no message for '$bad'"
+done
+if "$MEMPRISM" record --children -o i.data -- true 2>err.txt; then fail "--children accepted for inst"; fi
+grep -q -- "--children applies to --source pmu and faults" err.txt || fail "no message for --children with inst"
+echo "ok: faults_children"
