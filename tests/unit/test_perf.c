@@ -6,10 +6,14 @@
  * kernel's own PERF_MEM_S macros; sysfs event descriptions into config
  * words. */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -17,6 +21,8 @@
 #include "record/perf_ring.h"
 #include "record/perf_src.h"
 #include "trace/trace_format.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_writer.h"
 
 #define PAGE 4096
 #define DATA 4096
@@ -501,8 +507,139 @@ static void test_aux_record(void)
 	CHECK_EQ(mp_perf_sample_id_all(h, 64, st, &s), -EIO);
 }
 
-int main(void)
+/* The child of test_live_jitter: first-touches TOUCH_PAGES pages in rounds,
+ * pausing between them so the parent drains (and re-draws periods) often. */
+#define TOUCH_PAGES 3000
+static int touch_pages(void)
 {
+	long psz = sysconf(_SC_PAGESIZE);
+	for (int round = 0; round < 30; round++) {
+		volatile char *m = mmap(NULL, (size_t)(TOUCH_PAGES / 30) * (size_t)psz, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return 1;
+		for (int i = 0; i < TOUCH_PAGES / 30; i++)
+			m[(size_t)i * (size_t)psz] = 1;
+		usleep(3000);
+	}
+	return 0;
+}
+
+/* --period-jitter for real, with a software event (this machine has no
+ * PMU): minor page faults of a child that execs this test in touch mode,
+ * sampled every 20 with 50% jitter. Software events with PERF_SAMPLE_PERIOD
+ * in sample_type are sampled on every event (the kernel's swevent path
+ * reports period 1 then), so the test leaves PERIOD out and reads the
+ * periods off the addresses: the child touches consecutive pages, so the
+ * gap between two sampled addresses is the period in force. */
+struct ts_addr {
+	uint64_t t, a;
+};
+static int by_time(const void *x, const void *y)
+{
+	const struct ts_addr *a = x, *b = y;
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+static void test_live_jitter(const char *self)
+{
+	char path[] = "/tmp/mp-jitter-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	struct mp_file_header fh;
+	trace_file_header_init(&fh, 0, "", 0, 0);
+	CHECK_EQ(write(fd, &fh, sizeof(fh)), sizeof(fh));
+	int go[2];
+	CHECK_EQ(pipe(go), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execl("/proc/self/exe", self, "--touch", (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	struct mp_perf_spec sp = { .name = "faults as samples",
+				   .kind = MP_SK_PEBS_LOAD,
+				   .type = PERF_TYPE_SOFTWARE,
+				   .config = PERF_COUNT_SW_PAGE_FAULTS_MIN,
+				   .period = 20,
+				   .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						  PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU };
+	const struct mp_perf_session_opts so = { .ring_pages = 8, .jitter_pct = 50, .seed = 1234 };
+	struct mp_perf_session *s = NULL;
+	int err = mp_perf_session_open(pid, &sp, 1, &so, fd, &s);
+	CHECK_EQ(write(go[1], "g", 1), 1);
+	close(go[1]);
+	if (err) {
+		/* perf_event_open refused (paranoid): nothing to test here */
+		fprintf(stderr, "test_live_jitter: skipped, session_open: %s\n", strerror(-err));
+		waitpid(pid, NULL, 0);
+		close(fd);
+		unlink(path);
+		return;
+	}
+	int fds[64], n = mp_perf_session_fds(s, fds, 64), st = 0;
+	struct pollfd pfd[64];
+	for (int i = 0; i < n; i++)
+		pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		poll(pfd, (nfds_t)n, 2);
+		mp_perf_session_drain(s);
+	}
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	struct mp_perf_stats stats;
+	CHECK_EQ(mp_perf_session_close(s, &stats), 0);
+	close(fd);
+	CHECK(stats.period_changes > 0);
+	struct ts_addr *v = calloc(stats.samples + 1, sizeof(*v));
+	size_t nv = 0;
+	struct trace_reader *r = trace_reader_open(path);
+	CHECK(r != NULL && v != NULL);
+	struct trace_chunk c;
+	while (r && v && trace_reader_next(r, &c) == 1) {
+		if (c.hdr.type != MP_CHUNK_SAMPLES)
+			continue;
+		struct trace_dec d;
+		struct trace_rec rec;
+		trace_dec_init(&d, c.data, c.len);
+		while (trace_dec_next(&d, &rec) == 1)
+			if (rec.cls == MP_REC_EVENT && rec.event == MP_EV_SAMPLE && nv < stats.samples)
+				v[nv++] = (struct ts_addr){ rec.f[0], rec.f[4] };
+	}
+	trace_reader_close(r);
+	unlink(path);
+	CHECK_EQ(nv, stats.samples);
+	qsort(v, nv, sizeof(*v), by_time);
+	/* gaps between samples inside one touched run: the periods in force */
+	long psz = sysconf(_SC_PAGESIZE);
+	int gaps = 0, in_range = 0, seen[64] = { 0 }, distinct = 0;
+	for (size_t i = 1; i < nv; i++) {
+		uint64_t g = (v[i].a - v[i - 1].a) / (uint64_t)psz;
+		if (v[i].a <= v[i - 1].a || (v[i].a - v[i - 1].a) % (uint64_t)psz || g > 40)
+			continue;
+		gaps++;
+		in_range += g >= 10 && g <= 30;
+		if (!seen[g]++)
+			distinct++;
+	}
+	free(v);
+	CHECK(gaps >= TOUCH_PAGES / 60); /* most of the ~150 samples are in runs */
+	/* a stray fault between two samples shortens a gap; a period changed
+	 * mid-run restarts the count (the ioctl resets period_left) */
+	CHECK(in_range >= gaps * 3 / 4);
+	CHECK(distinct >= 4); /* without jitter every gap would be 20 */
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "--touch") == 0)
+		return touch_pages();
+	test_live_jitter(argv[0]);
 	test_aux_record();
 	test_stlb_events();
 	test_pebs_load();
