@@ -77,6 +77,7 @@ struct mp_perf_session {
 	uint8_t *aux_copy; /* one AUX record's data, unwrapped */
 	size_t aux_cap;
 	int spe_neoverse; /* Data Source packets use the Neoverse encoding */
+	int mem; /* rings are the caller's memory (mp_perf_session_open_mem): no fds */
 };
 
 static uint64_t mono_ns(void)
@@ -412,19 +413,14 @@ static int map_aux(struct src_ring *r, int fd, size_t bytes)
 	return 0;
 }
 
-int mp_perf_session_open(pid_t pid, const struct mp_perf_spec *specs, int nspecs, const struct mp_perf_session_opts *o,
-			 int out_fd, struct mp_perf_session **out)
+/* The session without events: buffers, specs and options, room for
+ * nrings rings of nspecs events. NULL when out of memory. */
+static struct mp_perf_session *session_new(pid_t pid, const struct mp_perf_spec *specs, int nspecs,
+					   const struct mp_perf_session_opts *o, int out_fd, int nrings)
 {
-	size_t ring_pages = o->ring_pages;
-	if (nspecs <= 0 || nspecs > SRC_MAX_SPECS || !ring_pages || (ring_pages & (ring_pages - 1)))
-		return -EINVAL;
-	for (int i = 1; i < nspecs; i++)
-		if (specs[i].aux_bytes)
-			return -EINVAL; /* one AUX area per ring: only the ring's owner (spec 0) has one */
-	int ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	struct mp_perf_session *s = calloc(1, sizeof(*s));
 	if (!s)
-		return -ENOMEM;
+		return NULL;
 	s->out_fd = out_fd;
 	s->nspecs = nspecs;
 	s->pid = pid;
@@ -436,18 +432,43 @@ int mp_perf_session_open(pid_t pid, const struct mp_perf_spec *specs, int nspecs
 	if (specs[0].aux_bytes)
 		s->spe_neoverse = spe_neoverse();
 	memcpy(s->specs, specs, (size_t)nspecs * sizeof(*specs));
-	s->evs = calloc((size_t)(ncpus * nspecs), sizeof(*s->evs));
-	s->rings = calloc((size_t)ncpus, sizeof(*s->rings));
+	for (int i = 0; i < nspecs; i++)
+		s->sample_type[i] = specs[i].sample_type | PERF_SAMPLE_IDENTIFIER;
+	s->evs = calloc((size_t)(nrings * nspecs), sizeof(*s->evs));
+	s->rings = calloc((size_t)nrings, sizeof(*s->rings));
 	s->buf = malloc(SRC_BUF);
 	s->chunk = malloc(trace_chunk_bound(SRC_BUF));
 	s->cctx = ZSTD_createCCtx();
+	if (!s->evs || !s->rings || !s->buf || !s->chunk || !s->cctx) {
+		mp_perf_session_close(s, NULL);
+		return NULL;
+	}
+	return s;
+}
+
+static int check_specs(const struct mp_perf_spec *specs, int nspecs)
+{
+	if (nspecs <= 0 || nspecs > SRC_MAX_SPECS)
+		return -EINVAL;
+	for (int i = 1; i < nspecs; i++)
+		if (specs[i].aux_bytes)
+			return -EINVAL; /* one AUX area per ring: only the ring's owner (spec 0) has one */
+	return 0;
+}
+
+int mp_perf_session_open(pid_t pid, const struct mp_perf_spec *specs, int nspecs, const struct mp_perf_session_opts *o,
+			 int out_fd, struct mp_perf_session **out)
+{
+	size_t ring_pages = o->ring_pages;
+	if (check_specs(specs, nspecs) || !ring_pages || (ring_pages & (ring_pages - 1)))
+		return -EINVAL;
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	struct mp_perf_session *s = session_new(pid, specs, nspecs, o, out_fd, ncpus);
+	if (!s)
+		return -ENOMEM;
 	int err = -ENOMEM;
-	if (!s->evs || !s->rings || !s->buf || !s->chunk || !s->cctx)
-		goto fail;
 	long psz = sysconf(_SC_PAGESIZE);
 	size_t data = ring_pages * (size_t)psz;
-	for (int i = 0; i < nspecs; i++)
-		s->sample_type[i] = specs[i].sample_type | PERF_SAMPLE_IDENTIFIER;
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		if (!cpu_online(cpu))
 			continue;
@@ -522,6 +543,31 @@ fail:
 	return err;
 }
 
+int mp_perf_session_open_mem(pid_t pid, const struct mp_perf_spec *specs, int nspecs,
+			     const struct mp_perf_session_opts *o, const struct mp_perf_mem_ring *rings, int nrings,
+			     int out_fd, struct mp_perf_session **out)
+{
+	if (check_specs(specs, nspecs) || nrings <= 0)
+		return -EINVAL;
+	struct mp_perf_session *s = session_new(pid, specs, nspecs, o, out_fd, nrings);
+	if (!s)
+		return -ENOMEM;
+	s->mem = 1;
+	for (int i = 0; i < nrings; i++) {
+		struct src_ring *r = &s->rings[i];
+		r->cpu = rings[i].cpu;
+		r->fd = -1;
+		mp_ring_init(&r->ring, rings[i].base, rings[i].data_size);
+		r->aux = rings[i].aux;
+		r->aux_len = rings[i].aux_size;
+		s->evs[i] = (struct src_ev){ .fd = -1, .id = rings[i].id, .spec = 0, .ring = i };
+	}
+	s->nrings = s->nevs = nrings;
+	write_defs(s);
+	*out = s;
+	return 0;
+}
+
 int mp_perf_session_fds(const struct mp_perf_session *s, int *fds, int max)
 {
 	int n = 0;
@@ -577,7 +623,7 @@ int mp_perf_session_drain(struct mp_perf_session *s)
 		if (mp_ring_drain(&r->ring, on_record, s) == -EIO)
 			s->stats.bad_records++;
 		put_lost(s, r);
-		if (s->jitter_pct && r->ring.records != before)
+		if (s->jitter_pct && !s->mem && r->ring.records != before)
 			jitter_ring(s, i);
 	}
 	s->cur = NULL;
@@ -592,7 +638,8 @@ int mp_perf_session_close(struct mp_perf_session *s, struct mp_perf_stats *stats
 	if (s->nrings && s->buf) {
 		/* the program has ended: stop the events, then take what is left */
 		for (int i = 0; i < s->nevs; i++)
-			ioctl(s->evs[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+			if (s->evs[i].fd >= 0)
+				ioctl(s->evs[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 		mp_perf_session_drain(s);
 		flush(s);
 		err = s->err;
@@ -601,13 +648,14 @@ int mp_perf_session_close(struct mp_perf_session *s, struct mp_perf_stats *stats
 		*stats = s->stats;
 	for (int i = 0; i < s->nrings; i++) {
 		mp_ring_fini(&s->rings[i].ring);
-		if (s->rings[i].aux)
+		if (s->rings[i].aux && !s->mem)
 			munmap(s->rings[i].aux, s->rings[i].aux_len);
-		if (s->rings[i].base)
+		if (s->rings[i].base && !s->mem)
 			munmap(s->rings[i].base, s->rings[i].len);
 	}
 	for (int i = 0; i < s->nevs; i++)
-		close(s->evs[i].fd);
+		if (s->evs[i].fd >= 0)
+			close(s->evs[i].fd);
 	free(s->evs);
 	free(s->rings);
 	free(s->buf);

@@ -90,6 +90,28 @@ struct mp_perf_session_opts {
 int mp_perf_session_open(pid_t pid, const struct mp_perf_spec *specs, int nspecs, const struct mp_perf_session_opts *o,
 			 int out_fd, struct mp_perf_session **out);
 
+/* A ring in memory rather than mapped from perf: the perf mmap layout
+ * (meta page, then data_size bytes; the meta page's data_offset/data_size
+ * win when set) and optionally an AUX area. */
+struct mp_perf_mem_ring {
+	void *base;
+	size_t data_size;
+	void *aux; /* aux_size bytes, a power of two; NULL: none */
+	size_t aux_size;
+	int cpu;
+	uint64_t id; /* the event id its records carry (spec 0 on this ring) */
+};
+
+/*
+ * A session over rings the caller owns (alive until close) instead of
+ * perf events: no perf_event_open, mmap or ioctl (so no period jitter);
+ * draining, decoding and writing are the live session's. For replaying
+ * saved rings and for tests. 0, -EINVAL or -ENOMEM.
+ */
+int mp_perf_session_open_mem(pid_t pid, const struct mp_perf_spec *specs, int nspecs,
+			     const struct mp_perf_session_opts *o, const struct mp_perf_mem_ring *rings, int nrings,
+			     int out_fd, struct mp_perf_session **out);
+
 /* Descriptors to poll(2) for readable rings: returns the count, fills up to max. */
 int mp_perf_session_fds(const struct mp_perf_session *s, int *fds, int max);
 

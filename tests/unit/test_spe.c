@@ -7,6 +7,7 @@
  * constructed directory; and the pmu spec built from it. Also the period
  * jitter (bounds, mean, determinism). */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 #include "record/perf_src.h"
 #include "record/spe_decode.h"
 #include "trace/trace_format.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_writer.h"
 
 struct buf {
 	uint8_t b[1024];
@@ -45,7 +48,7 @@ static void byte(struct buf *b, uint8_t v)
 /* One load as a Neoverse core writes it: PC (EL0), virtual and physical
  * data address, latencies, events, op type, data source, context, and a
  * timestamp ending the record. */
-static void load_record(struct buf *b, uint64_t va, uint64_t ts)
+static void load_record_ctx(struct buf *b, uint64_t va, uint64_t ts, uint32_t ctx)
 {
 	pkt1(b, 0xb0, 0x0000aaaabbbb1234ull); /* address, index 0: PC, EL0, NS 0 */
 	pkt1(b, 0x99, 17); /* counter 1: issue latency */
@@ -57,9 +60,14 @@ static void load_record(struct buf *b, uint64_t va, uint64_t ts)
 	pkt1(b, 0xb2, 0xf200ffffc0001000ull | va); /* address 2: data VA with a tag byte */
 	pkt1(b, 0xb3, 0x8000000012345678ull); /* address 3: data PA, NS bit set */
 	pkt1(b, 0x53, 0xe); /* data source, 2 bytes: DRAM */
-	pkt1(b, 0x64, 4242); /* context, CONTEXTIDR_EL1 */
+	if (ctx)
+		pkt1(b, 0x64, ctx); /* context, CONTEXTIDR_EL1 */
 	pkt1(b, 0x98, 321); /* counter 0: total latency */
 	pkt1(b, 0x71, ts); /* timestamp */
+}
+static void load_record(struct buf *b, uint64_t va, uint64_t ts)
+{
+	load_record_ctx(b, va, ts, 4242);
 }
 
 static void test_packets(void)
@@ -412,8 +420,160 @@ static void test_jitter(void)
 	CHECK(mp_period_jitter(~0ull / 2, 100, &rng) <= ~0ull / 2 * 2); /* no overflow */
 }
 
+/* The AUX path of a session end to end, over rings in memory
+ * (mp_perf_session_open_mem): PERF_RECORD_AUX records in the data ring
+ * pointing into an AUX area that holds SPE records, as the arm_spe driver
+ * leaves them. Checks what reaches the data file: one SAMPLE per load or
+ * store with the AUX record's pid/tid (or the Context packet's tid), times
+ * placed back from the AUX record's by the timestamps, the data source;
+ * a child's range dropped, a truncated range counted, a range that wraps
+ * the AUX area's end, garbage counted, the AUX tail handed back. */
+#define RPAGE 4096
+#define AUXSZ 4096
+struct aux_fixture {
+	uint8_t *base; /* meta page + RPAGE of data */
+	uint8_t *aux;
+	uint64_t head;
+};
+static void aux_put(struct aux_fixture *f, uint64_t off, const struct buf *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		f->aux[(off + i) & (AUXSZ - 1)] = b->b[i];
+}
+/* PERF_RECORD_AUX + sample_id (TID, TIME, CPU, IDENTIFIER) into the ring */
+static void aux_rec(struct aux_fixture *f, uint64_t off, uint64_t size, uint64_t flags, uint32_t pid, uint32_t tid,
+		    uint64_t time, uint64_t id)
+{
+	uint64_t w[8] = { 0, off, size, flags, (uint64_t)tid << 32 | pid, time, 1, id };
+	struct perf_event_header h = { .type = PERF_RECORD_AUX, .size = sizeof(w) };
+	memcpy(w, &h, 8);
+	memcpy(f->base + RPAGE + (f->head & (RPAGE - 1)), w, sizeof(w));
+	f->head += sizeof(w);
+	((struct perf_event_mmap_page *)f->base)->data_head = f->head;
+}
+
+static void test_aux_session(void)
+{
+	struct aux_fixture f = { .base = aligned_alloc(RPAGE, 2 * RPAGE), .aux = aligned_alloc(RPAGE, AUXSZ) };
+	memset(f.base, 0, 2 * RPAGE);
+	memset(f.aux, 0, AUXSZ);
+	struct perf_event_mmap_page *m = (struct perf_event_mmap_page *)f.base;
+	m->data_offset = RPAGE;
+	m->data_size = RPAGE;
+	m->cap_user_time = 1;
+	m->time_mult = 40u << 10; /* 40 ns a tick (a 25 MHz generic timer) */
+	m->time_shift = 10;
+
+	/* range 1: three loads (context on the first only) and a branch */
+	struct buf b = { .n = 0 };
+	load_record_ctx(&b, 0x1000, 100, 4242);
+	load_record_ctx(&b, 0x2000, 200, 0);
+	pkt1(&b, 0x4a, 0x01); /* a branch: no data address, no sample */
+	byte(&b, 0x01);
+	load_record_ctx(&b, 0x3000, 300, 0);
+	while (b.n % 64)
+		byte(&b, 0);
+	uint64_t r1 = b.n;
+	aux_put(&f, 0, &b);
+	aux_rec(&f, 0, r1, 0, 70, 71, 1000000, 0x55);
+	/* range 2: a child's (pid 99), marked truncated */
+	b.n = 0;
+	load_record_ctx(&b, 0x9000, 400, 0);
+	aux_put(&f, r1, &b);
+	aux_rec(&f, r1, b.n, PERF_AUX_FLAG_TRUNCATED, 99, 99, 1100000, 0x55);
+	char path[] = "/tmp/mp-aux-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	struct mp_file_header fh;
+	trace_file_header_init(&fh, 0, "", 0, 0);
+	CHECK_EQ(write(fd, &fh, sizeof(fh)), sizeof(fh));
+	struct mp_perf_spec sp = { .name = "arm_spe_0",
+				   .kind = MP_SK_SPE,
+				   .type = 10,
+				   .period = 4096,
+				   .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
+				   .aux_bytes = AUXSZ };
+	const struct mp_perf_mem_ring ring = {
+		.base = f.base, .data_size = RPAGE, .aux = f.aux, .aux_size = AUXSZ, .cpu = 1, .id = 0x55
+	};
+	const struct mp_perf_session_opts so = { .ring_pages = 1 };
+	struct mp_perf_session *s = NULL;
+	CHECK_EQ(mp_perf_session_open_mem(70, &sp, 1, &so, &ring, 1, fd, &s), 0);
+	CHECK_EQ(mp_perf_session_drain(s), 0);
+	CHECK_EQ(m->aux_tail, r1 + b.n); /* ranges 1 and 2 handed back: the kernel may reuse them */
+	/* range 3: wraps the end of the AUX area */
+	b.n = 0;
+	load_record_ctx(&b, 0x4000, 500, 0);
+	aux_put(&f, AUXSZ - 20, &b);
+	aux_rec(&f, AUXSZ - 20, b.n, 0, 70, 72, 1200000, 0x55);
+	uint64_t end = AUXSZ - 20 + b.n;
+	/* range 4: garbage; then an AUX record of an unknown event */
+	b.n = 0;
+	byte(&b, 0xff);
+	byte(&b, 0x01);
+	aux_put(&f, end, &b);
+	aux_rec(&f, end, b.n, 0, 70, 71, 1300000, 0x55);
+	aux_rec(&f, end + b.n, 0, 0, 70, 71, 1300000, 0x66);
+	end += b.n;
+
+	struct mp_perf_stats st;
+	CHECK_EQ(mp_perf_session_close(s, &st), 0);
+	close(fd);
+	CHECK_EQ(st.samples, 4);
+	CHECK_EQ(st.other_procs, 1);
+	CHECK_EQ(st.aux_truncated, 1);
+	CHECK_EQ(st.bad_records, 2); /* the garbage byte, the unknown event */
+	CHECK_EQ(m->aux_tail, end); /* every range handed back */
+	CHECK_EQ(m->data_tail, m->data_head);
+
+	uint64_t f_[4][12];
+	int n = 0;
+	struct trace_reader *r = trace_reader_open(path);
+	CHECK(r != NULL);
+	struct trace_chunk c;
+	while (r && trace_reader_next(r, &c) == 1) {
+		struct trace_dec d;
+		struct trace_rec rec;
+		trace_dec_init(&d, c.data, c.len);
+		while (trace_dec_next(&d, &rec) == 1)
+			if (rec.cls == MP_REC_EVENT && rec.event == MP_EV_SAMPLE && n < 4)
+				memcpy(f_[n++], rec.f, sizeof(f_[0]));
+	}
+	trace_reader_close(r);
+	unlink(path);
+	CHECK_EQ(n, 4);
+	/* fields: time, cpu, pid, tid, addr, ip, event, period, data_src, weight, phys */
+	static const uint64_t want[4][5] = {
+		{ 1000000 - 200 * 40, 70, 4242, 0x1000, 0 },
+		{ 1000000 - 100 * 40, 70, 71, 0x2000, 0 },
+		{ 1000000, 70, 71, 0x3000, 0 },
+		{ 1200000, 70, 72, 0x4000, 0 },
+	};
+	for (int i = 0; i < n; i++) {
+		CHECK_EQ(f_[i][0], want[i][0]);
+		CHECK_EQ(f_[i][1], 1);
+		CHECK_EQ(f_[i][2], want[i][1]);
+		CHECK_EQ(f_[i][3], want[i][2]);
+		CHECK_EQ(f_[i][4], 0x0000ffffc0000000ull | 0x1000 | want[i][3]);
+		CHECK_EQ(f_[i][5], 0x0000aaaabbbb1234ull);
+		CHECK_EQ(f_[i][6], 0);
+		CHECK_EQ(f_[i][7], 4096);
+		CHECK_EQ(f_[i][9], 321 | (uint64_t)17 << 32);
+		CHECK_EQ(f_[i][10], 0x12345678);
+		struct mp_outcome o;
+		mp_outcome_from_data_src(f_[i][8], f_[i][9], f_[i][7], &o);
+		CHECK_EQ(mp_data_src_op(f_[i][8]), 1);
+		CHECK_EQ(o.level, MP_LVL_LOCAL_DRAM); /* LLC miss (not a Neoverse here: the events decide) */
+		CHECK_EQ(o.latency, 321);
+		CHECK_EQ(o.weight, 4096);
+	}
+	free(f.base);
+	free(f.aux);
+}
+
 int main(void)
 {
+	test_aux_session();
 	test_packets();
 	test_outcomes();
 	test_buffers();
