@@ -39,8 +39,7 @@ static uint8_t *ev(uint8_t *p, unsigned type, uint64_t epoch_delta, uint64_t tim
 	return p;
 }
 
-static uint8_t *sample_p(uint8_t *p, uint64_t time, uint64_t addr, uint64_t data_src, uint64_t lat,
-			 uint64_t period)
+static uint8_t *sample_p(uint8_t *p, uint64_t time, uint64_t addr, uint64_t data_src, uint64_t lat, uint64_t period)
 {
 	p = ev(p, MP_EV_SAMPLE, 0, time);
 	uint64_t f[] = { 1 /* cpu */, 100, 100, addr, 0x401000, 0 /* event */, period, data_src, lat, 0 };
