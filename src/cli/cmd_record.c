@@ -285,6 +285,9 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "memprism: %llu %s of child processes left out (--children keeps them)\n",
 				(unsigned long long)stats.other_procs,
 				ro.source == MP_SOURCE_FAULTS ? "page faults" : "samples");
+		if (stats.period_changes)
+			fprintf(stderr, "memprism: sampling periods re-drawn %llu times (--period-jitter)\n",
+				(unsigned long long)stats.period_changes);
 		if (stats.aux_truncated)
 			fprintf(stderr,
 				"memprism: the SPE buffer filled %llu times: records were lost (raise --period)\n",

@@ -21,12 +21,14 @@ expect_eq "default: child's pages" 0 "$(pages own.csv "$child")"
 expect_eq "default: no fault of the child at all" 0 "$(awk -F, -v pid="$child" 'NR > 1 && $2 == pid' own.csv | wc -l)"
 grep -Eq "^memprism: [0-9]+ page faults of child processes left out \(--children keeps them\)$" err.txt ||
 	fail "no summary of the child's faults left out: $(cat err.txt)"
+grep -aq '^sample_children=0$' own.data || fail "meta does not say children were left out"
 left=$(sed -n 's/^memprism: \([0-9]*\) page faults of child processes left out.*/\1/p' err.txt)
 [ "$left" -ge 24 ] || fail "only $left faults of the child left out, it touched 24 pages"
 
 "$MEMPRISM" record -q --children --source faults -o all.data -- ./faults_fork >pids.txt
 read -r parent child <pids.txt
 "$MEMPRISM" report --by page --format csv all.data >all.csv
+grep -aq '^sample_children=1$' all.data || fail "meta does not say children were kept"
 expect_eq "--children: parent's pages" 40 "$(pages all.csv "$parent")"
 expect_eq "--children: child's pages" 24 "$(pages all.csv "$child")"
 "$MEMPRISM" report --format csv all.data >obj.csv
