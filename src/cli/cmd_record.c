@@ -40,14 +40,14 @@ static void usage(FILE *out)
 		"                        (1-100), so loops cannot stay in step with the\n"
 		"                        sampler; each sample counts with its own period.\n"
 		"                        PEBS/IBS: a new period after every drain of a ring\n"
-		"                        (the kernel changes it for the program's first thread;\n"
-		"                        threads and children take the one current when they\n"
-		"                        start). SPE: the hardware's jitter bit\n"
+		"                        (the kernel changes it for the program's first\n"
+		"                        thread; threads and children take the one current\n"
+		"                        when they start). SPE: the hardware's jitter bit\n"
 		"      --children        pmu, faults: also keep samples of the program's child\n"
 		"                        processes (default: the program's own threads only;\n"
 		"                        exec keeps the pid, so exec'd images count as its own)\n"
-		"      --ldlat CYCLES    pmu, Intel: sample loads slower than CYCLES (default 30);\n"
-		"                        Arm SPE: min_latency\n"
+		"      --ldlat CYCLES    pmu: sample loads slower than CYCLES (Intel, default\n"
+		"                        30), operations slower than CYCLES (SPE min_latency)\n"
 		"  -g, --call-graph      pmu: record user call chains with every sample\n"
 		"      --stack-depth N   frames kept per allocation stack (1-64, default 16)\n"
 		"      --min-size BYTES  track only heap blocks of at least BYTES (smaller ones\n"
@@ -244,6 +244,13 @@ int cmd_record(int argc, char **argv)
 		/* the program ran; only the run's end could not be appended */
 		cli_error("warning: cannot finish %s: %s", ro.output, mp_strerror(err));
 		err = 0;
+	}
+	if (err && file_error == 2 && err == -ERANGE) {
+		/* mp_perf_parse_event: a value wider than its format/ field */
+		cli_error("cannot start --source pmu: --ldlat %u does not fit this PMU's field (Arm SPE "
+			  "min_latency: at most 4095)",
+			  ro.pmu.ldlat);
+		return 2;
 	}
 	if (err && file_error == 2) {
 		cli_error("cannot start --source %s: %s (see `memprism doctor`)", mp_source_name(ro.source),

@@ -768,6 +768,8 @@ int mp_perf_parse_event(const char *desc, const char *format_dir, uint64_t *conf
 			*w[fm.word] |= (val & mask) << fm.lo[r];
 			val = bits == 64 ? 0 : val >> bits;
 		}
+		if (val)
+			return -ERANGE; /* wider than its field: never cut it silently */
 	}
 	return 0;
 }

@@ -52,7 +52,8 @@ int mp_perf_specs(enum mp_source src, const struct mp_probe *probe, const struct
 /* Parses a sysfs event description ("event=0xcd,umask=0x1,ldlat=3") with
  * the PMU's format/ directory (e.g. "config:0-7") into config words.
  * format_dir NULL: the Intel core PMU defaults (event 0-7, umask 8-15,
- * ldlat config1 0-15 ...). 0 or -EINVAL for a term it cannot place. */
+ * ldlat config1 0-15 ...). 0, -EINVAL for a term it cannot place, -ERANGE
+ * for a value wider than its field. */
 int mp_perf_parse_event(const char *desc, const char *format_dir, uint64_t *config, uint64_t *config1,
 			uint64_t *config2);
 

@@ -111,7 +111,8 @@ struct mp_spe_cfg {
 };
 
 /* Loads and stores with timestamps (ts_enable, load_filter, store_filter)
- * plus cfg. 0, or -EINVAL when a term has no format/ file on this PMU. */
+ * plus cfg. 0, -EINVAL when a term has no format/ file on this PMU, -ERANGE
+ * when min_latency does not fit its field. */
 int mp_spe_config(const struct mp_spe_pmu *pmu, const struct mp_spe_cfg *cfg, uint64_t *config, uint64_t *config1,
 		  uint64_t *config2);
 

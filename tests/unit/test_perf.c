@@ -401,6 +401,7 @@ static void test_parse_event(void)
 	CHECK_EQ(c, 0x82d0);
 	CHECK_EQ(mp_perf_parse_event("event=0xd0,bogus=1", NULL, &c, &c1, &c2), -EINVAL);
 	CHECK_EQ(mp_perf_parse_event("event=zz", NULL, &c, &c1, &c2), -EINVAL);
+	CHECK_EQ(mp_perf_parse_event("event=0x1cd", NULL, &c, &c1, &c2), -ERANGE); /* event is 8 bits */
 	/* a format directory with a split field and a flag */
 	char dir[] = "/tmp/mp-fmt-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);

@@ -342,6 +342,12 @@ static void test_sysfs(void)
 	CHECK_EQ(mp_spe_config(&pmu, &cfg, &c, &c1, &c2), 0);
 	CHECK_EQ(c, 1ull | 2ull | 1ull << 33 | 1ull << 34);
 	CHECK_EQ(c2, 40);
+	cfg.min_latency = 4096; /* min_latency is 12 bits: refused, not cut to 0 */
+	CHECK_EQ(mp_spe_config(&pmu, &cfg, &c, &c1, &c2), -ERANGE);
+	cfg.min_latency = 4095;
+	CHECK_EQ(mp_spe_config(&pmu, &cfg, &c, &c1, &c2), 0);
+	CHECK_EQ(c2, 4095);
+	cfg.min_latency = 40;
 	cfg.jitter = 1; /* this PMU has no jitter format file: refused, not guessed */
 	CHECK_EQ(mp_spe_config(&pmu, &cfg, &c, &c1, &c2), -EINVAL);
 	put_file(d, "jitter", "config:16\n");
