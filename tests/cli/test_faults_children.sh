@@ -3,7 +3,8 @@
 # counted and left out, and the summary says so); with --children the
 # child's pages are attributed to the child process. Exact page counts per
 # process on the blocks each one first-touched (tests/rt/faults_fork.c).
-# Also the option errors: --period-jitter is refused for faults, --children
+# exec'd images count as the program's own; a program sh runs as a child
+# only with --children. Also the option errors: --period-jitter is refused for faults, --children
 # for inst.
 source "$(dirname "$0")/lib.sh"
 cc=$(command -v cc || command -v clang-16)
@@ -33,6 +34,20 @@ expect_eq "--children: parent's pages" 40 "$(pages all.csv "$parent")"
 expect_eq "--children: child's pages" 24 "$(pages all.csv "$child")"
 "$MEMPRISM" report --format csv all.data >obj.csv
 expect_eq "--children: faults on the blocks of both" 64 "$(csv_field obj.csv "$BLOCK" faults)"
+
+# exec keeps the pid: an image the program execs is its own, children or not;
+# a program it runs as a child needs --children
+"$cc" -O1 -g "$MP_SRC/tests/rt/faults_pages.c" -o faults_pages
+PBLOCK="heap main \\(faults_pages.c:$(grep -n "@BLOCK" "$MP_SRC/tests/rt/faults_pages.c" | cut -d: -f1)\\)"
+"$MEMPRISM" record -q --source faults -o exec.data -- /bin/sh -c 'exec ./faults_pages' >/dev/null || true
+"$MEMPRISM" report --format csv exec.data >exec.csv
+expect_eq "exec'd image: faults on its block" 100 "$(csv_field exec.csv "$PBLOCK" faults)"
+"$MEMPRISM" record -q --source faults -o sh.data -- /bin/sh -c './faults_pages; true' >/dev/null
+"$MEMPRISM" report --format csv sh.data >sh.csv
+expect_eq "a child of sh, default: its block" missing "$(csv_field sh.csv "$PBLOCK" faults)"
+"$MEMPRISM" record -q --children --source faults -o shc.data -- /bin/sh -c './faults_pages; true' >/dev/null
+"$MEMPRISM" report --format csv shc.data >shc.csv
+expect_eq "a child of sh, --children: faults on its block" 100 "$(csv_field shc.csv "$PBLOCK" faults)"
 
 set +e
 "$MEMPRISM" record --source faults --period-jitter 10 -o j.data -- true 2>err.txt
