@@ -589,7 +589,7 @@ uint64_t mp_period_jitter(uint64_t period, unsigned pct, uint64_t *rng)
 	x ^= x << 25;
 	x ^= x >> 27;
 	*rng = x;
-	uint64_t r = (x * 0x2545f4914f6cdd1dull) % (2 * span + 1); /* 0 .. 2 span */
+	uint64_t r = ((x * 0x2545f4914f6cdd1dull) >> 11) % (2 * span + 1); /* 0 .. 2 span, from the better high bits */
 	uint64_t p = period - span + r;
 	return p ? p : 1;
 }
