@@ -6,17 +6,20 @@
 # on a machine whose PMU allows it (bare metal or PMU passthrough). Where no
 # PMU is usable it says why (the words of `memprism doctor`) and exits 4.
 #
-#   bash bench/pmu.sh [-n RUNS] [-p PERIOD]      (defaults: 5 runs, period 20000)
+#   bash bench/pmu.sh [-n RUNS] [-p PERIOD] [-j PCT]
+#                 (defaults: 5 runs, period 20000, no --period-jitter)
 #   MEMPRISM=/path/to/memprism bash bench/pmu.sh
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 MEMPRISM=${MEMPRISM:-$REPO/build/bin/memprism}
 N=5
 PERIOD=20000
-while getopts "n:p:h" o; do
+JITTER=()
+while getopts "n:p:j:h" o; do
 	case $o in
 	n) N=$OPTARG ;;
 	p) PERIOD=$OPTARG ;;
+	j) JITTER=(--period-jitter "$OPTARG") ;;
 	*)
 		sed -n '2,11p' "$0"
 		exit 2
@@ -57,7 +60,7 @@ for w in arrays randacc evloop allocheavy; do
 		t0=$(now)
 		"$SCRATCH/$w" "${a[@]}" > /dev/null
 		t1=$(now)
-		"$MEMPRISM" record --source pmu --period "$PERIOD" -o "$SCRATCH/$w.data" -- "$SCRATCH/$w" "${a[@]}" \
+		"$MEMPRISM" record --source pmu --period "$PERIOD" "${JITTER[@]}" -o "$SCRATCH/$w.data" -- "$SCRATCH/$w" "${a[@]}" \
 			> /dev/null 2> "$SCRATCH/$w.err"
 		t2=$(now)
 		awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "%.6f %.6f %.6f\n", b - a, c - b, (c - b) / (b - a) }' \
@@ -67,4 +70,4 @@ for w in arrays randacc evloop allocheavy; do
 	sort -k3 -g "$SCRATCH/ratios" | awk -v w="$w" -v s="${samples:-?}" '{ n[NR] = $1; p[NR] = $2; r[NR] = $3 }
 		END { m = int((NR + 1) / 2); printf "%-11s %9.3fs %9.3fs %7.3fx %10s\n", w, n[m], p[m], r[m], s }'
 done
-echo "period $PERIOD; ratio = median of per-pair ratios (pmu run i / native run i), $N runs."
+echo "period $PERIOD${JITTER[1]:+ jitter ${JITTER[1]}%}; ratio = median of per-pair ratios (pmu run i / native run i), $N runs."

@@ -61,6 +61,9 @@ int cmd_doctor(int argc, char **argv)
 		if (m->format[0])
 			printf("    format: %s\n", m->format);
 	}
+	char spe[256];
+	int spe_ok = mp_probe_spe(&p, spe, sizeof(spe));
+	printf("  Arm SPE:           %s (%s)\n", spe_ok ? "yes" : "no", spe);
 	printf("  software events:   %s", p.sw_errno ? "no" : "yes (page faults with addresses, per CPU, inherited)");
 	if (p.sw_errno)
 		printf(" (%s: %s, %s)", p.sw_step, mp_errno_name(p.sw_errno), strerror(p.sw_errno));

@@ -34,8 +34,20 @@ static void usage(FILE *out)
 		"                        faults and pmu are checked first with the probe of\n"
 		"                        `memprism doctor` and refused when they cannot work\n"
 		"      --period N        pmu: one sample every N events (default: 10007 PEBS,\n"
-		"                        100000 IBS ops)\n"
-		"      --ldlat CYCLES    pmu, Intel: sample loads slower than CYCLES (default 30)\n"
+		"                        100000 IBS ops, 10000 SPE ops)\n"
+		"      --period-jitter PCT\n"
+		"                        pmu: vary the period pseudo-randomly by up to +-PCT%%\n"
+		"                        (1-100), so loops cannot stay in step with the\n"
+		"                        sampler; each sample counts with its own period.\n"
+		"                        PEBS/IBS: a new period after every drain of a ring\n"
+		"                        (the kernel changes it for the program's first\n"
+		"                        thread; threads and children take the one current\n"
+		"                        when they start). SPE: the hardware's jitter bit\n"
+		"      --children        pmu, faults: also keep samples of the program's child\n"
+		"                        processes (default: the program's own threads only;\n"
+		"                        exec keeps the pid, so exec'd images count as its own)\n"
+		"      --ldlat CYCLES    pmu: sample loads slower than CYCLES (Intel, default\n"
+		"                        30), operations slower than CYCLES (SPE min_latency)\n"
 		"  -g, --call-graph      pmu: record user call chains with every sample\n"
 		"      --stack-depth N   frames kept per allocation stack (1-64, default 16)\n"
 		"      --min-size BYTES  track only heap blocks of at least BYTES (smaller ones\n"
@@ -64,7 +76,8 @@ int cmd_record(int argc, char **argv)
 		{ "sample-bursts", required_argument, NULL, 'B' }, { "min-size", required_argument, NULL, 'M' },
 		{ "period", required_argument, NULL, 'P' }, { "ldlat", required_argument, NULL, 'L' },
 		{ "call-graph", no_argument, NULL, 'g' }, { "no-pagemap", no_argument, NULL, 'N' },
-		{ "numa", required_argument, NULL, 'U' },
+		{ "numa", required_argument, NULL, 'U' }, { "period-jitter", required_argument, NULL, 'J' },
+		{ "children", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
 	};
 	struct mp_topo topo;
@@ -144,6 +157,19 @@ int cmd_record(int argc, char **argv)
 				ro.pmu.ldlat = (unsigned)v;
 			break;
 		}
+		case 'J': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !optarg[0] || optarg[0] == '-' || v < 1 || v > 100) {
+				cli_error("--period-jitter wants a percentage from 1 to 100, not '%s'", optarg);
+				return 2;
+			}
+			ro.pmu.jitter_pct = (unsigned)v;
+			break;
+		}
+		case 'C':
+			ro.children = 1;
+			break;
 		case 'g':
 			ro.pmu.callchain = 1;
 			break;
@@ -163,6 +189,17 @@ int cmd_record(int argc, char **argv)
 		return 2;
 	}
 	ro.argv = argv + optind;
+	if (ro.pmu.jitter_pct && ro.source != MP_SOURCE_PMU) {
+		/* faults samples every fault (period 1): nothing to vary */
+		cli_error("--period-jitter applies to --source pmu only (%s)",
+			  ro.source == MP_SOURCE_FAULTS ? "faults samples every page fault: its period is 1"
+							: "inst records every access");
+		return 2;
+	}
+	if (ro.children && ro.source == MP_SOURCE_INST) {
+		cli_error("--children applies to --source pmu and faults (inst records children always)");
+		return 2;
+	}
 	struct mp_probe probe;
 	struct mp_perf_stats stats = { 0 };
 	if (ro.source != MP_SOURCE_INST) {
@@ -208,6 +245,13 @@ int cmd_record(int argc, char **argv)
 		cli_error("warning: cannot finish %s: %s", ro.output, mp_strerror(err));
 		err = 0;
 	}
+	if (err && file_error == 2 && err == -ERANGE) {
+		/* mp_perf_parse_event: a value wider than its format/ field */
+		cli_error("cannot start --source pmu: --ldlat %u does not fit this PMU's field (Arm SPE "
+			  "min_latency: at most 4095)",
+			  ro.pmu.ldlat);
+		return 2;
+	}
 	if (err && file_error == 2) {
 		cli_error("cannot start --source %s: %s (see `memprism doctor`)", mp_source_name(ro.source),
 			  mp_strerror(err));
@@ -244,6 +288,17 @@ int cmd_record(int argc, char **argv)
 		if (stats.lost)
 			fprintf(stderr, ", %llu lost (the rings filled up faster than memprism drained them)\n",
 				(unsigned long long)stats.lost);
+		if (stats.other_procs)
+			fprintf(stderr, "memprism: %llu %s of child processes left out (--children keeps them)\n",
+				(unsigned long long)stats.other_procs,
+				ro.source == MP_SOURCE_FAULTS ? "page faults" : "samples");
+		if (stats.period_changes)
+			fprintf(stderr, "memprism: sampling periods re-drawn %llu times (--period-jitter)\n",
+				(unsigned long long)stats.period_changes);
+		if (stats.aux_truncated)
+			fprintf(stderr,
+				"memprism: the SPE buffer filled %llu times: records were lost (raise --period)\n",
+				(unsigned long long)stats.aux_truncated);
 		fprintf(stderr, "memprism: wrote %s (%lld bytes); see it with `memprism report%s%s`\n", ro.output,
 			size, strcmp(ro.output, "memprism.data") ? " " : "",
 			strcmp(ro.output, "memprism.data") ? ro.output : "");

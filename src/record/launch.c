@@ -109,6 +109,11 @@ static size_t build_meta(char *buf, size_t cap, const struct mp_record_opts *o, 
 		n += mp_numa_meta(buf + n, cap - n, o->numa);
 	if (o->min_size && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "min_size=%llu\n", o->min_size);
+	/* what the sampled sources kept: readers can say children were left out */
+	if (o->source != MP_SOURCE_INST && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "sample_children=%d\n", o->children ? 1 : 0);
+	if (o->source == MP_SOURCE_PMU && o->pmu.jitter_pct && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "period_jitter=%u\n", o->pmu.jitter_pct);
 	if (o->burst_on && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "sample_bursts=%llu,%llu\n", o->burst_on, o->burst_off);
 	if (n < cap)
@@ -350,7 +355,10 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	struct mp_perf_session *sess = NULL;
 	if (nspecs) {
 		close(go[0]);
-		err = mp_perf_session_open(pid, specs, nspecs, o->ring_pages ? o->ring_pages : 128, fd, &sess);
+		const struct mp_perf_session_opts so = { .ring_pages = o->ring_pages ? o->ring_pages : 128,
+							 .children = o->children,
+							 .jitter_pct = o->pmu.jitter_pct };
+		err = mp_perf_session_open(pid, specs, nspecs, &so, fd, &sess);
 		if (!err && write(go[1], "g", 1) != 1)
 			err = -errno;
 		close(go[1]);

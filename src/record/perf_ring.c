@@ -134,6 +134,39 @@ int mp_perf_sample_id(const struct perf_event_header *rec, uint64_t *id)
 	return 0;
 }
 
+/* The fields samples and sample_id trailers share, in their order: tid,
+ * time, (samples only: addr), id, stream_id, cpu. */
+static void id_fields(struct cursor *c, uint64_t st, struct mp_perf_sample *o)
+{
+	if (st & PERF_SAMPLE_TID) {
+		uint64_t v = u64(c);
+		o->pid = (uint32_t)v;
+		o->tid = (uint32_t)(v >> 32);
+	}
+	if (st & PERF_SAMPLE_TIME)
+		o->time = u64(c);
+	if (st & PERF_SAMPLE_ADDR)
+		o->addr = u64(c);
+	if (st & PERF_SAMPLE_ID)
+		o->id = u64(c);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		(void)u64(c);
+	if (st & PERF_SAMPLE_CPU)
+		o->cpu = (uint32_t)u64(c);
+}
+
+int mp_perf_sample_id_all(const struct perf_event_header *rec, size_t body, uint64_t st, struct mp_perf_sample *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (rec->size < sizeof(*rec) + body)
+		return -EIO;
+	struct cursor c = { (const uint8_t *)rec + sizeof(*rec) + body, (const uint8_t *)rec + rec->size, 0 };
+	id_fields(&c, st & ~(uint64_t)PERF_SAMPLE_ADDR, o); /* no addr in a sample_id */
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		o->id = u64(&c);
+	return c.short_ ? -EIO : 0;
+}
+
 int mp_perf_sample_parse(const struct perf_event_header *rec, uint64_t st, struct mp_perf_sample *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -149,21 +182,7 @@ int mp_perf_sample_parse(const struct perf_event_header *rec, uint64_t st, struc
 		o->id = u64(&c);
 	if (st & PERF_SAMPLE_IP)
 		o->ip = u64(&c);
-	if (st & PERF_SAMPLE_TID) {
-		v = u64(&c);
-		o->pid = (uint32_t)v;
-		o->tid = (uint32_t)(v >> 32);
-	}
-	if (st & PERF_SAMPLE_TIME)
-		o->time = u64(&c);
-	if (st & PERF_SAMPLE_ADDR)
-		o->addr = u64(&c);
-	if (st & PERF_SAMPLE_ID)
-		o->id = u64(&c);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		(void)u64(&c);
-	if (st & PERF_SAMPLE_CPU)
-		o->cpu = (uint32_t)u64(&c);
+	id_fields(&c, st, o);
 	if (st & PERF_SAMPLE_PERIOD)
 		o->period = u64(&c);
 	if (st & PERF_SAMPLE_CALLCHAIN) {

@@ -83,6 +83,15 @@ struct mp_perf_sample {
  */
 int mp_perf_sample_parse(const struct perf_event_header *rec, uint64_t sample_type, struct mp_perf_sample *out);
 
+/*
+ * The sample_id trailer of a non-sample record (attr.sample_id_all): after
+ * the record's own body bytes, the TID, TIME, ID, STREAM_ID, CPU and
+ * IDENTIFIER fields sample_type selects. Fills pid, tid, time, cpu and id
+ * of *out (the rest 0). 0, or -EIO when the record is too short.
+ */
+int mp_perf_sample_id_all(const struct perf_event_header *rec, size_t body, uint64_t sample_type,
+			  struct mp_perf_sample *out);
+
 /* PERF_SAMPLE_IDENTIFIER: the event id of any record type when the
  * identifier comes first (samples), without knowing the full layout. */
 int mp_perf_sample_id(const struct perf_event_header *rec, uint64_t *id);

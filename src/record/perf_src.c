@@ -28,6 +28,7 @@
 #include "common/varint.h"
 #include "record/pfm_events.h"
 #include "record/perf_ring.h"
+#include "record/spe_decode.h"
 #include "trace/trace_format.h"
 #include "trace/trace_writer.h"
 
@@ -39,7 +40,7 @@
 struct src_ev {
 	int fd;
 	uint64_t id;
-	int spec;
+	int spec, ring;
 };
 
 struct src_ring {
@@ -48,6 +49,8 @@ struct src_ring {
 	size_t len;
 	struct mp_ring ring;
 	uint64_t lost_seen; /* ring.lost + lost_samples already written as LOST */
+	uint8_t *aux; /* AUX area (SPE), aux_len bytes, a power of two */
+	size_t aux_len;
 };
 
 struct mp_perf_session {
@@ -67,6 +70,14 @@ struct mp_perf_session {
 	int defs_written;
 	struct src_ring *cur; /* ring being drained */
 	struct mp_perf_stats stats;
+	pid_t pid; /* the program */
+	int children;
+	unsigned jitter_pct;
+	uint64_t rng;
+	uint8_t *aux_copy; /* one AUX record's data, unwrapped */
+	size_t aux_cap;
+	int spe_neoverse; /* Data Source packets use the Neoverse encoding */
+	int mem; /* rings are the caller's memory (mp_perf_session_open_mem): no fds */
 };
 
 static uint64_t mono_ns(void)
@@ -166,11 +177,18 @@ static void put_lost(struct mp_perf_session *s, struct src_ring *r)
 	r->lost_seen = lost;
 }
 
+static void put_sample(struct mp_perf_session *s, int k, const struct mp_perf_sample *sm);
+static void on_aux(struct mp_perf_session *s, const struct perf_event_header *rec);
+
 static int on_record(void *arg, const struct perf_event_header *rec)
 {
 	struct mp_perf_session *s = arg;
+	if (rec->type == PERF_RECORD_AUX) {
+		on_aux(s, rec);
+		return 0;
+	}
 	if (rec->type != PERF_RECORD_SAMPLE)
-		return 0; /* LOST is counted by the ring; THROTTLE and others: nothing to keep */
+		return 0; /* LOST is counted by the ring; THROTTLE, ITRACE_START and others: nothing to keep */
 	uint64_t id;
 	int k;
 	struct mp_perf_sample smp;
@@ -179,7 +197,19 @@ static int on_record(void *arg, const struct perf_event_header *rec)
 		s->stats.bad_records++;
 		return 0;
 	}
+	if (!s->children && smp.pid != (uint32_t)s->pid) {
+		s->stats.other_procs++; /* a child process: not asked for */
+		return 0;
+	}
+	put_sample(s, k, &smp);
+	return 0;
+}
+
+/* One sample (or fault) of event k as a trace event. */
+static void put_sample(struct mp_perf_session *s, int k, const struct mp_perf_sample *sm)
+{
 	const struct mp_perf_spec *sp = &s->specs[k];
+	struct mp_perf_sample smp = *sm;
 	uint8_t *p;
 	if (sp->kind == MP_SK_FAULT_MIN || sp->kind == MP_SK_FAULT_MAJ) {
 		p = ev_begin(s, MP_EV_FAULT, smp.time);
@@ -191,7 +221,7 @@ static int on_record(void *arg, const struct perf_event_header *rec)
 		p = mp_put_uv(p, sp->kind == MP_SK_FAULT_MAJ ? MP_FAULT_MAJOR : 0);
 		ev_end(s, p);
 		s->stats.faults++;
-		return 0;
+		return;
 	}
 	p = ev_begin(s, MP_EV_SAMPLE, smp.time);
 	p = mp_put_uv(p, smp.cpu);
@@ -220,7 +250,119 @@ static int on_record(void *arg, const struct perf_event_header *rec)
 	memcpy(p, chain, (size_t)(c - chain));
 	ev_end(s, p + (c - chain));
 	s->stats.samples++;
-	return 0;
+}
+
+/* --- Arm SPE: records in the AUX area ------------------------------------ */
+
+/* Copies [off, off + size) of the ring's AUX area (wrapping) into
+ * s->aux_copy and hands the space back to the kernel. NULL on no memory. */
+static const uint8_t *aux_take(struct mp_perf_session *s, struct src_ring *r, uint64_t off, uint64_t size)
+{
+	if (size > s->aux_cap) {
+		uint8_t *nb = realloc(s->aux_copy, size);
+		if (!nb)
+			return NULL;
+		s->aux_copy = nb;
+		s->aux_cap = size;
+	}
+	size_t at = (size_t)(off & (r->aux_len - 1)), first = r->aux_len - at;
+	if (first > size)
+		first = size;
+	memcpy(s->aux_copy, r->aux + at, first);
+	memcpy(s->aux_copy + first, r->aux, size - first);
+	__atomic_store_n(&r->ring.meta->aux_tail, off + size, __ATOMIC_RELEASE);
+	return s->aux_copy;
+}
+
+/* One SPE record as the sample PEBS and IBS give: the data source the
+ * kernel would have synthesised, total latency as the weight (issue latency
+ * as var2), and the tid from a Context packet when the kernel writes it
+ * (CONFIG_PID_IN_CONTEXTIDR), else from the AUX record. */
+static void put_spe(struct mp_perf_session *s, int k, const struct mp_spe_record *sr, const struct mp_perf_sample *id,
+		    uint64_t time)
+{
+	struct mp_perf_sample smp = *id;
+	smp.time = time;
+	if (sr->has & MP_SPE_HAS_CONTEXT)
+		smp.tid = sr->context;
+	smp.addr = sr->vaddr;
+	smp.ip = sr->pc;
+	smp.period = s->specs[k].period;
+	smp.data_src = mp_spe_data_src(sr, s->spe_neoverse);
+	smp.weight = sr->total_lat;
+	smp.weight_var2 = sr->issue_lat;
+	smp.phys_addr = sr->paddr;
+	put_sample(s, k, &smp);
+}
+
+/*
+ * PERF_RECORD_AUX: the driver filled [aux_offset, +aux_size) while one task
+ * ran (it closes the AUX transaction when the task is switched out or the
+ * buffer fills), so the record's sample_id names the process and thread.
+ * Record times: the AUX record's CLOCK_MONOTONIC time stands for the last
+ * record's timestamp; earlier ones are placed before it by their
+ * generic-timer distance (the perf mmap page's time_mult/time_shift).
+ */
+static void on_aux(struct mp_perf_session *s, const struct perf_event_header *rec)
+{
+	struct src_ring *r = s->cur;
+	struct mp_perf_sample id;
+	uint64_t w[3]; /* aux_offset, aux_size, flags */
+	int k;
+	if (!r || !r->aux || rec->size < sizeof(*rec) + sizeof(w) ||
+	    mp_perf_sample_id_all(rec, sizeof(w), s->sample_type[0], &id) || (k = spec_of(s, id.id)) < 0) {
+		s->stats.bad_records++;
+		return;
+	}
+	memcpy(w, (const uint8_t *)rec + sizeof(*rec), sizeof(w));
+	if (w[2] & PERF_AUX_FLAG_TRUNCATED)
+		s->stats.aux_truncated++;
+	if (!w[1])
+		return;
+	if (w[1] > r->aux_len) {
+		s->stats.bad_records++;
+		return;
+	}
+	const uint8_t *buf = aux_take(s, r, w[0], w[1]);
+	if (!buf) {
+		s->stats.bad_records++;
+		return;
+	}
+	if (!s->children && id.pid != (uint32_t)s->pid) {
+		s->stats.other_procs++;
+		return;
+	}
+	const struct perf_event_mmap_page *m = r->ring.meta;
+	int conv = m->cap_user_time && m->time_mult;
+	uint64_t last_ts = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t pos = 0, used;
+		struct mp_spe_record sr;
+		int ret;
+		while (pos < w[1] && (ret = mp_spe_decode(buf + pos, (size_t)w[1] - pos, &used, &sr)) != 0) {
+			pos += used;
+			if (ret < 0) {
+				if (pass == 1)
+					s->stats.bad_records++;
+				if (ret == -ENODATA)
+					break;
+				continue;
+			}
+			if (pass == 0) {
+				if ((sr.has & MP_SPE_HAS_TS) && sr.timestamp > last_ts)
+					last_ts = sr.timestamp;
+				continue;
+			}
+			if (!(sr.has & MP_SPE_HAS_VADDR))
+				continue; /* not a memory access */
+			uint64_t t = id.time;
+			if (conv && (sr.has & MP_SPE_HAS_TS)) {
+				uint64_t back = mp_spe_ticks_ns(last_ts - sr.timestamp, m->time_mult, m->time_shift);
+				t = back < t ? t - back : 0;
+			}
+			put_spe(s, k, &sr, &id, t);
+		}
+	}
 }
 
 /* --- opening ------------------------------------------------------------ */
@@ -243,30 +385,90 @@ static int cpu_online(int cpu)
 	return c == '1';
 }
 
-int mp_perf_session_open(pid_t pid, const struct mp_perf_spec *specs, int nspecs, size_t ring_pages, int out_fd,
-			 struct mp_perf_session **out)
+/* The Data Source encoding of this machine's cores (arm64 sysfs MIDR_EL1). */
+static int spe_neoverse(void)
 {
-	if (nspecs <= 0 || nspecs > SRC_MAX_SPECS || !ring_pages || (ring_pages & (ring_pages - 1)))
-		return -EINVAL;
-	int ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	FILE *f = fopen("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1", "re");
+	unsigned long long midr = 0;
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llx", &midr) != 1)
+		midr = 0;
+	fclose(f);
+	return mp_spe_neoverse_midr(midr);
+}
+
+/* Maps the AUX area after the ring: its place and size go into the
+ * ring's meta page first (perf_event_open(2), "aux_offset"). Writable, so
+ * the kernel never overwrites records memprism has not read. */
+static int map_aux(struct src_ring *r, int fd, size_t bytes)
+{
+	r->ring.meta->aux_offset = r->len;
+	r->ring.meta->aux_size = bytes;
+	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)r->len);
+	if (m == MAP_FAILED)
+		return -errno;
+	r->aux = m;
+	r->aux_len = bytes;
+	return 0;
+}
+
+/* The session without events: buffers, specs and options, room for
+ * nrings rings of nspecs events. NULL when out of memory. */
+static struct mp_perf_session *session_new(pid_t pid, const struct mp_perf_spec *specs, int nspecs,
+					   const struct mp_perf_session_opts *o, int out_fd, int nrings)
+{
 	struct mp_perf_session *s = calloc(1, sizeof(*s));
 	if (!s)
-		return -ENOMEM;
+		return NULL;
 	s->out_fd = out_fd;
 	s->nspecs = nspecs;
+	s->pid = pid;
+	s->children = o->children;
+	s->jitter_pct = o->jitter_pct;
+	s->rng = o->seed ? o->seed : mono_ns() ^ ((uint64_t)getpid() << 32);
+	if (!s->rng)
+		s->rng = 1;
+	if (specs[0].aux_bytes)
+		s->spe_neoverse = spe_neoverse();
 	memcpy(s->specs, specs, (size_t)nspecs * sizeof(*specs));
-	s->evs = calloc((size_t)(ncpus * nspecs), sizeof(*s->evs));
-	s->rings = calloc((size_t)ncpus, sizeof(*s->rings));
+	for (int i = 0; i < nspecs; i++)
+		s->sample_type[i] = specs[i].sample_type | PERF_SAMPLE_IDENTIFIER;
+	s->evs = calloc((size_t)(nrings * nspecs), sizeof(*s->evs));
+	s->rings = calloc((size_t)nrings, sizeof(*s->rings));
 	s->buf = malloc(SRC_BUF);
 	s->chunk = malloc(trace_chunk_bound(SRC_BUF));
 	s->cctx = ZSTD_createCCtx();
+	if (!s->evs || !s->rings || !s->buf || !s->chunk || !s->cctx) {
+		mp_perf_session_close(s, NULL);
+		return NULL;
+	}
+	return s;
+}
+
+static int check_specs(const struct mp_perf_spec *specs, int nspecs)
+{
+	if (nspecs <= 0 || nspecs > SRC_MAX_SPECS)
+		return -EINVAL;
+	for (int i = 1; i < nspecs; i++)
+		if (specs[i].aux_bytes)
+			return -EINVAL; /* one AUX area per ring: only the ring's owner (spec 0) has one */
+	return 0;
+}
+
+int mp_perf_session_open(pid_t pid, const struct mp_perf_spec *specs, int nspecs, const struct mp_perf_session_opts *o,
+			 int out_fd, struct mp_perf_session **out)
+{
+	size_t ring_pages = o->ring_pages;
+	if (check_specs(specs, nspecs) || !ring_pages || (ring_pages & (ring_pages - 1)))
+		return -EINVAL;
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	struct mp_perf_session *s = session_new(pid, specs, nspecs, o, out_fd, ncpus);
+	if (!s)
+		return -ENOMEM;
 	int err = -ENOMEM;
-	if (!s->evs || !s->rings || !s->buf || !s->chunk || !s->cctx)
-		goto fail;
 	long psz = sysconf(_SC_PAGESIZE);
 	size_t data = ring_pages * (size_t)psz;
-	for (int i = 0; i < nspecs; i++)
-		s->sample_type[i] = specs[i].sample_type | PERF_SAMPLE_IDENTIFIER;
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		if (!cpu_online(cpu))
 			continue;
@@ -295,6 +497,8 @@ int mp_perf_session_open(pid_t pid, const struct mp_perf_spec *specs, int nspecs
 			a.clockid = CLOCK_MONOTONIC;
 			a.watermark = 1;
 			a.wakeup_watermark = (uint32_t)(data / 4);
+			/* AUX records must say whose data they hold (sample_id: TID, TIME, CPU, IDENTIFIER) */
+			a.sample_id_all = sp->aux_bytes ? 1 : 0;
 			long fd = perf_open(&a, pid, cpu);
 			if (fd < 0) {
 				err = -errno;
@@ -303,6 +507,7 @@ int mp_perf_session_open(pid_t pid, const struct mp_perf_spec *specs, int nspecs
 			struct src_ev *e = &s->evs[s->nevs++];
 			e->fd = (int)fd;
 			e->spec = i;
+			e->ring = s->nrings - (r->fd >= 0);
 			if (ioctl((int)fd, PERF_EVENT_IOC_ID, &e->id) != 0) {
 				err = -errno;
 				goto fail;
@@ -318,6 +523,8 @@ int mp_perf_session_open(pid_t pid, const struct mp_perf_spec *specs, int nspecs
 				r->fd = (int)fd;
 				mp_ring_init(&r->ring, r->base, data);
 				s->nrings++;
+				if (sp->aux_bytes && (err = map_aux(r, (int)fd, sp->aux_bytes)) != 0)
+					goto fail;
 			} else if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) != 0) {
 				err = -errno;
 				goto fail;
@@ -336,6 +543,31 @@ fail:
 	return err;
 }
 
+int mp_perf_session_open_mem(pid_t pid, const struct mp_perf_spec *specs, int nspecs,
+			     const struct mp_perf_session_opts *o, const struct mp_perf_mem_ring *rings, int nrings,
+			     int out_fd, struct mp_perf_session **out)
+{
+	if (check_specs(specs, nspecs) || nrings <= 0)
+		return -EINVAL;
+	struct mp_perf_session *s = session_new(pid, specs, nspecs, o, out_fd, nrings);
+	if (!s)
+		return -ENOMEM;
+	s->mem = 1;
+	for (int i = 0; i < nrings; i++) {
+		struct src_ring *r = &s->rings[i];
+		r->cpu = rings[i].cpu;
+		r->fd = -1;
+		mp_ring_init(&r->ring, rings[i].base, rings[i].data_size);
+		r->aux = rings[i].aux;
+		r->aux_len = rings[i].aux_size;
+		s->evs[i] = (struct src_ev){ .fd = -1, .id = rings[i].id, .spec = 0, .ring = i };
+	}
+	s->nrings = s->nevs = nrings;
+	write_defs(s);
+	*out = s;
+	return 0;
+}
+
 int mp_perf_session_fds(const struct mp_perf_session *s, int *fds, int max)
 {
 	int n = 0;
@@ -344,14 +576,55 @@ int mp_perf_session_fds(const struct mp_perf_session *s, int *fds, int max)
 	return n;
 }
 
+uint64_t mp_period_jitter(uint64_t period, unsigned pct, uint64_t *rng)
+{
+	if (pct > 100)
+		pct = 100;
+	uint64_t span = period / 100 * pct + period % 100 * pct / 100; /* period * pct / 100 without overflow */
+	if (!span)
+		return period ? period : 1;
+	/* xorshift64* (Vigna): plenty for breaking step with a loop */
+	uint64_t x = *rng ? *rng : 0x9e3779b97f4a7c15ull;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*rng = x;
+	uint64_t r = ((x * 0x2545f4914f6cdd1dull) >> 11) % (2 * span + 1); /* 0 .. 2 span, from the better high bits */
+	uint64_t p = period - span + r;
+	return p ? p : 1;
+}
+
+/* After a drain that found samples: new periods for the ring's events.
+ * PERF_EVENT_IOC_PERIOD changes the event it is given, not the copies the
+ * kernel made for threads that already exist; threads started later copy
+ * the period current at their start. Each sample reports its own period,
+ * so estimates stay exact whichever period a thread runs with. */
+static void jitter_ring(struct mp_perf_session *s, int ring)
+{
+	for (int i = 0; i < s->nevs; i++) {
+		const struct src_ev *e = &s->evs[i];
+		const struct mp_perf_spec *sp = &s->specs[e->spec];
+		if (e->ring != ring || sp->aux_bytes || sp->period <= 1)
+			continue; /* SPE jitters in hardware (config bit); period 1 has nothing to vary */
+		uint64_t p = mp_period_jitter(sp->period, s->jitter_pct, &s->rng);
+		if (sp->kind == MP_SK_IBS_OP)
+			p = p & ~15ull ? p & ~15ull : 16; /* IBS drops the low 4 bits */
+		if (ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &p) == 0)
+			s->stats.period_changes++;
+	}
+}
+
 int mp_perf_session_drain(struct mp_perf_session *s)
 {
 	for (int i = 0; i < s->nrings; i++) {
 		struct src_ring *r = &s->rings[i];
+		uint64_t before = r->ring.records;
 		s->cur = r;
 		if (mp_ring_drain(&r->ring, on_record, s) == -EIO)
 			s->stats.bad_records++;
 		put_lost(s, r);
+		if (s->jitter_pct && !s->mem && r->ring.records != before)
+			jitter_ring(s, i);
 	}
 	s->cur = NULL;
 	return s->err;
@@ -365,7 +638,8 @@ int mp_perf_session_close(struct mp_perf_session *s, struct mp_perf_stats *stats
 	if (s->nrings && s->buf) {
 		/* the program has ended: stop the events, then take what is left */
 		for (int i = 0; i < s->nevs; i++)
-			ioctl(s->evs[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+			if (s->evs[i].fd >= 0)
+				ioctl(s->evs[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 		mp_perf_session_drain(s);
 		flush(s);
 		err = s->err;
@@ -374,15 +648,19 @@ int mp_perf_session_close(struct mp_perf_session *s, struct mp_perf_stats *stats
 		*stats = s->stats;
 	for (int i = 0; i < s->nrings; i++) {
 		mp_ring_fini(&s->rings[i].ring);
-		if (s->rings[i].base)
+		if (s->rings[i].aux && !s->mem)
+			munmap(s->rings[i].aux, s->rings[i].aux_len);
+		if (s->rings[i].base && !s->mem)
 			munmap(s->rings[i].base, s->rings[i].len);
 	}
 	for (int i = 0; i < s->nevs; i++)
-		close(s->evs[i].fd);
+		if (s->evs[i].fd >= 0)
+			close(s->evs[i].fd);
 	free(s->evs);
 	free(s->rings);
 	free(s->buf);
 	free(s->chunk);
+	free(s->aux_copy);
 	ZSTD_freeCCtx(s->cctx);
 	free(s);
 	return err;
@@ -490,6 +768,8 @@ int mp_perf_parse_event(const char *desc, const char *format_dir, uint64_t *conf
 			*w[fm.word] |= (val & mask) << fm.lo[r];
 			val = bits == 64 ? 0 : val >> bits;
 		}
+		if (val)
+			return -ERANGE; /* wider than its field: never cut it silently */
 	}
 	return 0;
 }
@@ -529,6 +809,33 @@ static const char *const stlb_loads[] = { "MEM_INST_RETIRED:STLB_MISS_LOADS", "M
 					  NULL };
 static const char *const stlb_stores[] = { "MEM_INST_RETIRED:STLB_MISS_STORES",
 					   "MEM_UOPS_RETIRED:STLB_MISS_STORES", NULL };
+
+/* Arm SPE: one operation every period operations (raised to the PMU's
+ * min_interval), loads and stores only, records into a 4 MiB AUX area per
+ * CPU. The perf sample_type only shapes the AUX records' sample_id. */
+static int spe_spec(const struct mp_probe *probe, const struct mp_pmu_opts *o, struct mp_perf_spec *sp, char *buf,
+		    size_t buf_len)
+{
+	struct mp_spe_pmu pmu;
+	int err = mp_spe_find(o->sysfs_root ? o->sysfs_root : SYSFS_PMUS, &pmu);
+	if (err)
+		return err;
+	const struct mp_spe_cfg cfg = { .pa = probe->root || probe->cap_sys_admin,
+					.jitter = o->jitter_pct > 0,
+					.min_latency = o->ldlat };
+	uint64_t period = o->period ? o->period : 10000;
+	*sp = (struct mp_perf_spec){ .kind = MP_SK_SPE,
+				     .type = (uint32_t)pmu.type,
+				     .period = period < pmu.min_interval ? pmu.min_interval : period,
+				     .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
+				     .exclude_kernel = 1,
+				     .aux_bytes = 4u << 20 };
+	if ((err = mp_spe_config(&pmu, &cfg, &sp->config, &sp->config1, &sp->config2)))
+		return err;
+	snprintf(buf, buf_len, "%s loads+stores%s", pmu.name, cfg.jitter ? " jitter" : "");
+	sp->name = buf;
+	return 1;
+}
 
 static int pmu_specs(const struct mp_probe *probe, const struct mp_pmu_opts *o, struct mp_perf_spec *specs,
 		     int max, char *buf, size_t buf_len)
@@ -594,8 +901,8 @@ static int pmu_specs(const struct mp_probe *probe, const struct mp_pmu_opts *o, 
 						  .sample_type = st | PERF_SAMPLE_WEIGHT };
 		return 1;
 	}
-	/* Arm SPE writes packets into the AUX area, not sample records: that
-	 * needs an SPE packet decoder, which memprism does not have yet. */
+	if (strcmp(fl, "Arm SPE") == 0)
+		return spe_spec(probe, o, specs, buf, buf_len);
 	return -EOPNOTSUPP;
 }
 

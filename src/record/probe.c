@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -347,6 +348,9 @@ void mp_probe_run(struct mp_probe *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	struct utsname u;
+	if (uname(&u) == 0)
+		snprintf(p->machine, sizeof(p->machine), "%.31s", u.machine);
 	probe_hw(p);
 	probe_sw(p);
 	probe_pmus(p);
@@ -368,6 +372,24 @@ const char *mp_probe_pmu_flavour(const struct mp_probe *p)
 	if (p->pmus[MP_PMU_ARM_SPE].present && p->pmus[MP_PMU_ARM_SPE].type >= 0)
 		return "Arm SPE";
 	return NULL;
+}
+
+int mp_probe_spe(const struct mp_probe *p, char *why, size_t why_len)
+{
+	const struct mp_probe_pmu *m = &p->pmus[MP_PMU_ARM_SPE];
+	if (m->present && m->type >= 0) {
+		snprintf(why, why_len, "%s, type %d: records through the AUX area", m->name, m->type);
+		return 1;
+	}
+	if (strncmp(p->machine, "aarch64", 7) != 0 && strncmp(p->machine, "arm", 3) != 0)
+		snprintf(why, why_len, "absent: SPE is an Arm feature and this is a%s %s machine",
+			 p->machine[0] == 'x' ? "n" : "", p->machine[0] ? p->machine : "non-Arm");
+	else if (m->present)
+		snprintf(why, why_len, "absent: %s has no readable type", m->name);
+	else
+		snprintf(why, why_len, "absent: no arm_spe PMU (a CPU without FEAT_SPE, a kernel without "
+				       "CONFIG_ARM_SPE_PMU, firmware that does not describe it, or a VM)");
+	return 0;
 }
 
 static int in_vm(const struct mp_probe *p)
@@ -450,9 +472,12 @@ int mp_probe_source(const struct mp_probe *p, enum mp_source s, char *why, size_
 			return 1;
 		}
 		int any_cpu = p->pmus[MP_PMU_CPU].present || p->pmus[MP_PMU_CPU_CORE].present;
+		char spe[256];
+		mp_probe_spe(p, spe, sizeof(spe));
 		if (any_cpu && p->hw_errno == 0) {
 			snprintf(why, why_len, "a core PMU is present but it has no memory-sampling events (no "
-					       "events/mem-loads: not PEBS-capable), and there is no ibs_op or arm_spe_0");
+					       "events/mem-loads: not PEBS-capable), there is no ibs_op, and Arm SPE is %s",
+				 spe);
 			snprintf(next, next_len, "use a machine with Intel PEBS, AMD IBS or Arm SPE; meanwhile use "
 						 "--source faults or inst");
 			return 0;
@@ -460,12 +485,12 @@ int mp_probe_source(const struct mp_probe *p, enum mp_source s, char *why, size_
 		if (in_vm(p))
 			snprintf(why, why_len, "no hardware PMU: perf_event_open(cycles) fails with %s and "
 					       "/sys/bus/event_source/devices has no cpu, ibs_op or arm_spe_0; this is "
-					       "a virtual machine (%s) that does not pass the PMU through",
-				 p->hw_errno ? mp_errno_name(p->hw_errno) : "success", vm_name(p));
+					       "a virtual machine (%s) that does not pass the PMU through; Arm SPE is %s",
+				 p->hw_errno ? mp_errno_name(p->hw_errno) : "success", vm_name(p), spe);
 		else
 			snprintf(why, why_len, "no hardware PMU: perf_event_open(cycles) fails with %s and "
-					       "/sys/bus/event_source/devices has no cpu, ibs_op or arm_spe_0",
-				 p->hw_errno ? mp_errno_name(p->hw_errno) : "success");
+					       "/sys/bus/event_source/devices has no cpu, ibs_op or arm_spe_0; Arm SPE is %s",
+				 p->hw_errno ? mp_errno_name(p->hw_errno) : "success", spe);
 		snprintf(next, next_len, "run on bare metal or a VM with PMU passthrough (KVM: -cpu host,pmu=on; "
 					 "VMware: virtualize CPU performance counters); meanwhile use --source faults "
 					 "or inst");

@@ -59,6 +59,7 @@ struct mp_probe {
 	int pagemap_pfn;
 	char thp[32]; /* transparent_hugepage/enabled choice: always, madvise, never, or "" */
 	int numa_nodes; /* node directories in /sys/devices/system/node, 0 unknown */
+	char machine[32]; /* uname machine: x86_64, aarch64, ... */
 	int ncpus; /* configured CPUs */
 	char cc[256]; /* clang used by `memprism cc`, or "" */
 	int cc_major; /* its major version, 0 unknown */
@@ -70,6 +71,14 @@ void mp_probe_run(struct mp_probe *p);
 /* Which PMU sampling flavour the probe found: "Intel PEBS", "AMD IBS",
  * "Arm SPE", or NULL when none can work. */
 const char *mp_probe_pmu_flavour(const struct mp_probe *p);
+
+/*
+ * Arm SPE on its own (the pmu verdict names only the flavour that works):
+ * 1 present, 0 absent; why gets one line: the PMU and its type, or why it
+ * is absent on this machine (an x86 machine has none; an Arm one lacks the
+ * CPU feature, the driver or the firmware description).
+ */
+int mp_probe_spe(const struct mp_probe *p, char *why, size_t why_len);
 
 /*
  * The verdict on one source: 1 works, 0 does not. why and next get one

@@ -42,7 +42,8 @@ struct mp_record_opts {
 	unsigned pagemap_scans;
 	enum mp_source source; /* inst (default), pmu or faults */
 	const struct mp_probe *probe; /* pmu: what the machine has (mp_probe_run) */
-	struct mp_pmu_opts pmu; /* pmu: period, ldlat, callchains */
+	struct mp_pmu_opts pmu; /* pmu: period, jitter, ldlat, callchains */
+	int children; /* pmu/faults: samples of child processes too (default: the program's own) */
 	size_t ring_pages; /* pmu/faults: data pages per CPU ring (power of two), 0 = 128 */
 	struct mp_perf_stats *stats; /* OUT (optional): pmu/faults sample counts */
 	const char *numa; /* simulated NUMA topology "NODESxCPUS" (record --numa), NULL: none */

@@ -45,9 +45,10 @@ enum mp_chunk_type {
 	MP_CHUNK_RUN_END = 4, /* the launcher saw the program end: uv status, uv time */
 	/* Sampled accesses (record --source faults|pmu), written by the launcher
 	 * as it drains the perf rings: EVENT records of types 19..22 below, for
-	 * every process and thread of the run (pid/tid are fields; the chunk
-	 * header's pid is the launcher's, tid and proc_id 0). Epoch deltas are
-	 * 0: samples carry time, not epochs, and are placed by time. */
+	 * every thread of the program and, with record --children, of its
+	 * children (pid/tid are fields; the chunk header's pid is the
+	 * launcher's, tid and proc_id 0). Epoch deltas are 0: samples carry
+	 * time, not epochs, and are placed by time. */
 	MP_CHUNK_SAMPLES = 5,
 	/* 6: reserved for the sampled sources */
 	MP_CHUNK_PAGEMAP = 7, /* translations that changed: see MP_PAGEMAP_* below */

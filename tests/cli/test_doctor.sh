@@ -18,6 +18,11 @@ grep -q "transparent huge pages: $thp\$" doc.txt || fail "THP policy is not '$th
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
 grep -q "NUMA nodes: $nodes," doc.txt || fail "NUMA node count is not $nodes"
 [ "$(id -u)" -eq 0 ] && { grep -q '^  root: yes' doc.txt || fail "root not seen"; }
+grep -Eq "^  Arm SPE: +(yes|no) \(" doc.txt || fail "no Arm SPE line"
+if [ ! -e /sys/bus/event_source/devices/arm_spe_0 ] && [ "$(uname -m)" = x86_64 ]; then
+	grep -q "^  Arm SPE: *no (absent: SPE is an Arm feature and this is an x86_64 machine)" doc.txt ||
+		fail "doctor does not say why SPE is absent"
+fi
 pmu_dirs=0
 for d in cpu cpu_core cpu_atom ibs_op arm_spe_0; do
 	if [ -e /sys/bus/event_source/devices/$d ]; then
@@ -40,6 +45,7 @@ if [ $pmu_dirs -eq 0 ]; then
 	[ ! -e pmu.data ] || fail "record --source pmu created a data file"
 	why=$(sed -n 's/^  pmu     does not work: //p' doc.txt)
 	grep -qF -- "--source pmu cannot work on this machine: $why" err.txt || fail "record's words differ: $(cat err.txt)"
+	grep -q "Arm SPE is absent" err.txt || fail "record does not say SPE is absent"
 	next=$(sed -n '/^  pmu     does not work/{n;s/^  *next: //p}' doc.txt)
 	grep -qF -- "next: $next" err.txt || fail "record's next step differs"
 fi

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -106,6 +107,30 @@ int main(void)
 	f.root = 1;
 	CHECK_EQ(mp_probe_source(&f, MP_SOURCE_PMU, why, sizeof(why), next, sizeof(next)), 1);
 	CHECK(strstr(why, "AMD IBS") != NULL);
+	/* Arm SPE on its own: why it is absent depends on the machine */
+	struct utsname u;
+	CHECK_EQ(uname(&u), 0);
+	CHECK(strcmp(p.machine, u.machine) == 0);
+	int spe_here = mp_probe_spe(&p, why, sizeof(why));
+	CHECK_EQ(spe_here, p.pmus[MP_PMU_ARM_SPE].present && p.pmus[MP_PMU_ARM_SPE].type >= 0);
+	if (!spe_here && strcmp(u.machine, "x86_64") == 0) {
+		CHECK(strstr(why, "SPE is an Arm feature and this is an x86_64 machine") != NULL);
+		CHECK_EQ(mp_probe_source(&p, MP_SOURCE_PMU, why, sizeof(why), next, sizeof(next)), 0);
+		CHECK(strstr(why, "Arm SPE is absent") != NULL);
+	}
+	struct mp_probe a;
+	memset(&a, 0, sizeof(a));
+	snprintf(a.machine, sizeof(a.machine), "aarch64");
+	a.pmus[MP_PMU_ARM_SPE] = (struct mp_probe_pmu){ .name = "arm_spe_0", .type = -1 };
+	CHECK_EQ(mp_probe_spe(&a, why, sizeof(why)), 0);
+	CHECK(strstr(why, "FEAT_SPE") != NULL && strstr(why, "CONFIG_ARM_SPE_PMU") != NULL);
+	a.pmus[MP_PMU_ARM_SPE].present = 1;
+	a.pmus[MP_PMU_ARM_SPE].type = 10;
+	a.root = 1;
+	CHECK_EQ(mp_probe_spe(&a, why, sizeof(why)), 1);
+	CHECK(strstr(why, "arm_spe_0, type 10") != NULL);
+	CHECK_EQ(mp_probe_source(&a, MP_SOURCE_PMU, why, sizeof(why), next, sizeof(next)), 1);
+	CHECK(strstr(why, "Arm SPE sampling available") != NULL);
 	f.sw_errno = EACCES;
 	f.sw_step = "perf_event_open";
 	CHECK_EQ(mp_probe_source(&f, MP_SOURCE_FAULTS, why, sizeof(why), next, sizeof(next)), 0);
