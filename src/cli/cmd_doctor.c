@@ -4,10 +4,12 @@
  * the same one `memprism record` consults. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "record/probe.h"
+#include "record/record.h"
 
 static void usage(FILE *out)
 {
@@ -72,7 +74,8 @@ int cmd_doctor(int argc, char **argv)
 	printf(" (cpuid hypervisor bit: %s", p.hv_cpuid < 0 ? "n/a" : yesno(p.hv_cpuid));
 	if (p.hv_vendor[0])
 		printf(", vendor %s", p.hv_vendor);
-	printf("; cpuinfo flag: %s; /sys/hypervisor: %s)\n", yesno(p.hv_cpuinfo), p.hv_sysfs[0] ? p.hv_sysfs : "absent");
+	printf("; cpuinfo flag: %s; /sys/hypervisor: %s)\n", yesno(p.hv_cpuinfo),
+	       p.hv_sysfs[0] ? p.hv_sysfs : "absent");
 	printf("privileges\n");
 	if (p.paranoid == -100)
 		printf("  perf_event_paranoid: unreadable\n");
@@ -86,7 +89,7 @@ int cmd_doctor(int argc, char **argv)
 		printf("  pagemap PFNs:      no (/proc/self/pagemap: %s)\n", strerror(-p.pagemap_pfn));
 	else
 		printf("  pagemap PFNs:      %s\n", p.pagemap_pfn ? "yes (own pagemap entry shows a PFN)"
-							     : "no (PFN reads as 0: needs CAP_SYS_ADMIN)");
+								  : "no (PFN reads as 0: needs CAP_SYS_ADMIN)");
 	printf("memory\n");
 	printf("  transparent huge pages: %s\n", p.thp[0] ? p.thp : "unknown (no sysfs entry)");
 	printf("  NUMA nodes: %d, CPUs: %d\n", p.numa_nodes, p.ncpus);
@@ -95,6 +98,19 @@ int cmd_doctor(int argc, char **argv)
 		printf("  memprism cc uses: %s (clang %d)\n", p.cc, p.cc_major);
 	else
 		printf("  memprism cc uses: none found\n");
+	struct mp_paths paths;
+	char plugin[4200];
+	const char *how = mp_paths_find(&paths) ? NULL : mp_cc_instrumentation(&paths, 0, plugin, sizeof(plugin));
+	if (!how)
+		printf("  instrumentation:  none (runtime not found, or MEMPRISM_INSTRUMENT asks for what is not "
+		       "there)\n");
+	else if (!strcmp(how, "inline"))
+		printf("  instrumentation:  inline, by memprism's pass plugin (%s)\n", plugin);
+	else
+		printf("  instrumentation:  sanitizer-coverage callbacks (%s)\n",
+		       getenv("MEMPRISM_INSTRUMENT") ? "MEMPRISM_INSTRUMENT=sancov"
+		       : getenv("MEMPRISM_CC")	     ? "MEMPRISM_CC names another compiler"
+						     : "no pass plugin: memprism was built without llvm-16-dev");
 	printf("sources\n");
 	for (int s = 0; s < MP_SOURCE_COUNT; s++) {
 		char why[512], next[512];

@@ -57,3 +57,12 @@ expect_eq "doctor with an argument" 2 "$rc"
 "$MEMPRISM" record --source bogus -- true 2>err.txt && fail "unknown source accepted"
 grep -q "unknown source 'bogus'" err.txt || fail "no message for an unknown source"
 echo "ok: doctor"
+
+# which instrumentation memprism cc will use
+if [ "${MP_INLINE:-0}" = 1 ]; then
+	"$MEMPRISM" doctor | grep -q '^  instrumentation:  inline, by memprism.s pass plugin' || fail "doctor does not report inline instrumentation"
+	echo "ok: doctor reports inline instrumentation"
+fi
+MEMPRISM_INSTRUMENT=sancov "$MEMPRISM" doctor | grep -q '^  instrumentation:  sanitizer-coverage callbacks (MEMPRISM_INSTRUMENT=sancov)' ||
+	fail "doctor does not report the callbacks under MEMPRISM_INSTRUMENT=sancov"
+echo "ok: doctor reports callbacks under MEMPRISM_INSTRUMENT=sancov"
