@@ -9,6 +9,12 @@ bash scripts/deps.sh
 jobs=$(nproc)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMPRISM_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
+# deps.sh installed llvm-16-dev: the inline instrumentation must have been
+# built, or every test would silently run the sanitizer-coverage fallback
+if [ ! -f build/lib/memprism/memprism-pass.so ]; then
+	echo "test.sh: llvm-16-dev is installed but the pass plugin was not built (see cmake's output)" >&2
+	exit 1
+fi
 ctest --test-dir build --output-on-failure -j"$jobs"
 # -O1, as ASan recommends: the model tests replay ~40M line references and
 # an -O0 build spends minutes on them
