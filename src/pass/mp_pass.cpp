@@ -190,7 +190,13 @@ void dispatchToPassive(Function &F, Function *passive, GlobalVariable *recording
 		args.push_back(&A);
 	CallInst *call = P.CreateCall(passive, args);
 	call->setCallingConv(F.getCallingConv());
-	call->setTailCallKind(CallInst::TCK_MustTail);
+	// the same ABI as the function's own callers used: byval copies, sret,
+	// zero/sign extension of narrow arguments
+	call->setAttributes(F.getAttributes());
+	// A tail call where the back end can make it one (a jump); a plain call
+	// where it cannot (byval or sret arguments in memory): musttail would
+	// fail there rather than fall back.
+	call->setTailCallKind(CallInst::TCK_Tail);
 	if (F.getReturnType()->isVoidTy())
 		P.CreateRetVoid();
 	else

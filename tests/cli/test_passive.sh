@@ -22,3 +22,13 @@ for pad in 1 4070 4079 4083 4087 4090 4095 4099 8180 8190; do
 	expect_eq "a0 accesses with a $pad-byte variable before MEMPRISM_OUT" 16384 \
 		"$(csv_field p.csv "heap main \\(arrays.c:$line\\)" accesses)"
 done
+
+# the passive copy gets in-memory and narrow arguments exactly as its function
+# did: same output as a plain build, not recorded and recorded, at -O0 and -O2
+cc -O2 "$MP_SRC/tests/rt/passive_abi.c" -o abi-plain
+want=$(./abi-plain)
+for o in -O0 -O2; do
+	"$MEMPRISM" cc $o -g "$MP_SRC/tests/rt/passive_abi.c" -o "abi$o"
+	expect_eq "by-value struct and narrow arguments, $o, not recorded" "$want" "$(./abi$o)"
+	expect_eq "by-value struct and narrow arguments, $o, recorded" "$want" "$("$MEMPRISM" record -q -o abi.data -- ./abi$o)"
+done
