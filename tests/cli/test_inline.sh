@@ -1,0 +1,30 @@
+# Inline instrumentation (the pass plugin) on code that stresses it, C and
+# C++, at -O0 and -O2: the program's output is a plain build's, not recorded
+# and recorded, and the atomics of four threads are counted exactly.
+source "$(dirname "$0")/lib.sh"
+if [ "${MP_INLINE:-0}" != 1 ]; then
+	echo "skip: memprism was built without the pass plugin (no LLVM 16 development files)"
+	exit 77
+fi
+c=$MP_SRC/tests/rt/inline_torture.c
+cxx=$MP_SRC/tests/rt/inline_torture.cc
+clang-16 -O2 "$c" -o plain -lpthread
+clang++-16 -O2 "$cxx" -o plain_cxx -lpthread
+want=$(./plain)
+want_cxx=$(./plain_cxx)
+for o in -O0 -O2; do
+	"$MEMPRISM" cc $o -g "$c" -o "t$o" -lpthread
+	"$MEMPRISM" c++ $o -g "$cxx" -o "tcxx$o" -lpthread
+	expect_eq "C $o, not recorded" "$want" "$(./t$o)"
+	expect_eq "C $o, recorded" "$want" "$("$MEMPRISM" record -q -o "t$o.data" -- "./t$o")"
+	expect_eq "C++ $o, not recorded" "$want_cxx" "$(./tcxx$o)"
+	expect_eq "C++ $o, recorded" "$want_cxx" "$("$MEMPRISM" record -q -o "tcxx$o.data" -- "./tcxx$o")"
+done
+"$MEMPRISM" report --format csv t-O2.data > t.csv
+# every atomic_fetch_add is a load and a store; the final atomic_load one more load
+expect_eq "atomic counter loads" 40001 "$(csv_field t.csv '^static shared ' loads)"
+expect_eq "atomic counter stores" 40000 "$(csv_field t.csv '^static shared ' stores)"
+# tls_acc += i in each thread: a load and a store per iteration, plus the read for the result
+expect_eq "TLS accumulator stores" 40000 "$(csv_field t.csv '^tls tls_acc ' stores)"
+expect_eq "TLS accumulator loads" 40004 "$(csv_field t.csv '^tls tls_acc ' loads)"
+expect_eq "TLS accumulator instances (one per thread)" 5 "$(csv_field t.csv '^tls tls_acc ' instances)"
