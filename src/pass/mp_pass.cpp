@@ -23,7 +23,9 @@
 
 #include <string>
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SCCIterator.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
@@ -42,6 +44,7 @@
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
 
@@ -53,6 +56,16 @@ namespace
 constexpr unsigned kWrite = 0x08u;
 constexpr unsigned kRange = 7u;
 constexpr const char *kAccessFn = "__memprism_inl_access";
+constexpr const char *kColdFn = "__memprism_access_cold"; // rt_access.c
+// Sites inlined: those in loops, and every site of a function this small
+// (after inlining, a small function is likely a helper called from a loop).
+// The rest call the runtime: inlined, a site costs ~270 bytes of code, and
+// inlining all of them made code 11x larger and 11x slower to compile.
+constexpr unsigned kInlineAllMaxSites = 16;
+// Every instrumented module refers to this runtime symbol: it marks the
+// module as built by `memprism cc` (src/common/mp_abi.h), and a runtime
+// without this version of the inline ABI fails at load time, not silently.
+constexpr const char *kAbiMark = "__memprism_inline_abi_1";
 constexpr const char *kRecordingVar = "__memprism_recording"; // rt_recording (src/rt/rt_int.h)
 // Constant-length memcpy/memmove/memset intrinsics up to this size are
 // expanded inline by the x86-64 back end (at most 8 moves of 8 bytes or
@@ -204,9 +217,11 @@ void dispatchToPassive(Function &F, Function *passive, GlobalVariable *recording
 }
 
 struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
-	PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
+	PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM)
 	{
+		FunctionAnalysisManager &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
 		SmallVector<Instruction *, 256> work;
+		DenseSet<Instruction *> cold; // sites that call the runtime instead of inlining
 		SmallVector<std::pair<Function *, Function *>, 32> versioned; // (function, passive copy)
 		SmallVector<Function *, 64> funcs;
 		for (Function &F : M)
@@ -221,7 +236,14 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 				    isa<AtomicCmpXchgInst>(I) || inlineMemIntrinsic(I))
 					work.push_back(&I);
 			}
-			if (work.size() > before && worthVersioning(*F, (unsigned)(work.size() - before)))
+			unsigned sites = (unsigned)(work.size() - before);
+			if (sites > kInlineAllMaxSites) {
+				LoopInfo &LI = FAM.getResult<LoopAnalysis>(*F);
+				for (size_t k = before; k < work.size(); k++)
+					if (!LI.getLoopFor(work[k]->getParent()))
+						cold.insert(work[k]);
+			}
+			if (sites && worthVersioning(*F, sites))
 				versioned.push_back({ F, makePassiveCopy(*F) });
 		}
 		if (work.empty())
@@ -232,13 +254,15 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 		Type *ptrTy = PointerType::get(C, 0);
 		Type *i32 = Type::getInt32Ty(C), *i64 = Type::getInt64Ty(C);
 		FunctionCallee access = M.getOrInsertFunction(kAccessFn, Type::getVoidTy(C), ptrTy, i32, i64);
+		FunctionCallee coldAccess = M.getOrInsertFunction(kColdFn, Type::getVoidTy(C), ptrTy, i32, i64);
 		auto emitBytes = [&](Instruction *I, Value *ptr, uint64_t bytes, unsigned write) {
 			if (ptr->getType()->getPointerAddressSpace() != 0 || bytes == 0)
 				return; // %fs/%gs-relative and other address spaces: not plain memory
 			unsigned code = sizeCode(bytes);
 			IRBuilder<> B(I); // takes I's debug location: the site symbolizes to I's line
-			B.CreateCall(access, { B.CreatePointerCast(ptr, ptrTy), ConstantInt::get(i32, code | write),
-					       ConstantInt::get(i64, code == kRange ? bytes : 0) });
+			B.CreateCall(cold.count(I) ? coldAccess : access,
+				     { B.CreatePointerCast(ptr, ptrTy), ConstantInt::get(i32, code | write),
+				       ConstantInt::get(i64, code == kRange ? bytes : 0) });
 		};
 		auto emit = [&](Instruction *I, Value *ptr, Type *ty, unsigned write) {
 			TypeSize ts = DL.getTypeStoreSize(ty);
@@ -270,6 +294,9 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 			}
 		}
 
+		auto *mark = cast<GlobalVariable>(M.getOrInsertGlobal(kAbiMark, i32));
+		auto *ref = new GlobalVariable(M, ptrTy, true, GlobalValue::PrivateLinkage, mark, "memprism.abi");
+		appendToCompilerUsed(M, { ref });
 		if (!versioned.empty()) {
 			auto *recording = cast<GlobalVariable>(M.getOrInsertGlobal(kRecordingVar, i32));
 			for (auto &[F, passive] : versioned)

@@ -80,6 +80,23 @@ static int env_wants_recording(void)
 	return cached = found;
 }
 
+/* Inline instrumentation's version mark (src/common/mp_abi.h): bump the
+ * number with any change to what rt_inline.c relies on. */
+RT_EXPORT const int __memprism_inline_abi_1 = 1;
+
+/* Where the inline fast path (rt_access_inline) hands over. */
+void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip)
+{
+	rt_access(addr, code, len, ip);
+}
+
+/* Inline instrumentation's sites outside loops in big functions: a call
+ * (code size), the code address from the return address as for callbacks. */
+RT_EXPORT void __memprism_access_cold(void *addr, unsigned code, uint64_t len)
+{
+	rt_access(addr, code, len, RA());
+}
+
 typedef void (*rt_callback)(void *);
 
 static void rt_no_access(void *addr)

@@ -31,5 +31,5 @@ static inline __attribute__((always_inline)) void *here(void)
  * it; len only for MP_SIZE_RANGE. */
 RT_EXPORT void __memprism_inl_access(void *addr, unsigned code, uint64_t len)
 {
-	rt_access(addr, code, len, here());
+	rt_access_inline(addr, code, len, here());
 }

@@ -222,4 +222,66 @@ static inline __attribute__((always_inline)) void rt_access(void *addr, unsigned
 	rt_encode(t, p, (uint64_t)addr, code, len, (uint64_t)ip);
 }
 
+/* The whole access path, out of line (rt_access.c): where the inline fast
+ * path below hands over. */
+void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("access");
+
+/* A varint known to be < 2^14: one or two bytes, no loop. */
+static inline __attribute__((always_inline)) uint8_t *rt_put_uv14(uint8_t *p, uint64_t v)
+{
+	if (RT_LIKELY(v < 0x80)) {
+		*p = (uint8_t)v;
+		return p + 1;
+	}
+	p[0] = (uint8_t)(v | 0x80);
+	p[1] = (uint8_t)(v >> 7);
+	return p + 2;
+}
+
+/*
+ * The access path that inline instrumentation (src/pass) puts at each of a
+ * program's loads and stores. It encodes only the common record -- the
+ * epoch unchanged, a nearby address, a fixed size, the code address one of
+ * the last two or a nearby one -- and hands everything else to the
+ * out-of-line rt_access_out, which starts over. Inlining the whole encoder
+ * made instrumented code 14x larger than plain code and 11x slower to
+ * compile; this keeps the inlined part to the instructions that run.
+ */
+static inline __attribute__((always_inline)) void rt_access_inline(void *addr, unsigned code, uint64_t len,
+								   void *ip)
+{
+	struct rt_thread *t = &rt_self;
+	uint8_t *p = t->p;
+	uint64_t a = (uint64_t)addr, i = (uint64_t)ip;
+	uint64_t z = mp_zigzag((int64_t)(a - t->last_addr));
+	uint64_t n = t->naccess + 1;
+	if (RT_UNLIKELY(p >= t->lim || (code & 7) == MP_SIZE_RANGE || z >= (1u << 14) ||
+			atomic_load_explicit(&rt_epoch, memory_order_relaxed) != t->epoch || n == t->burst_end)) {
+		rt_access_out(addr, code, len, ip);
+		return;
+	}
+	uint64_t last = t->last_ip, zi = 0;
+	if (i != last) {
+		if (i == t->prev_ip) {
+			code |= MP_TAG(MP_REC_ACCESS_IP2, 0);
+		} else {
+			zi = mp_zigzag((int64_t)(i - last));
+			if (RT_UNLIKELY(zi >= (1u << 14))) {
+				rt_access_out(addr, code, len, ip);
+				return;
+			}
+			code |= MP_ACC_IP;
+		}
+		t->prev_ip = last;
+		t->last_ip = i;
+	}
+	*p = (uint8_t)code;
+	p = rt_put_uv14(p + 1, z);
+	if (code & MP_ACC_IP)
+		p = rt_put_uv14(p, zi);
+	t->last_addr = a;
+	t->naccess = n;
+	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE); /* record complete (rt_flush_all) */
+}
+
 #endif
