@@ -26,6 +26,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SCCIterator.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
@@ -42,8 +43,10 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Transforms/IPO/AlwaysInliner.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/SROA.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
@@ -56,6 +59,10 @@ namespace
 constexpr unsigned kWrite = 0x08u;
 constexpr unsigned kRange = 7u;
 constexpr const char *kAccessFn = "__memprism_inl_access";
+constexpr const char *kLoopAccessFn = "__memprism_inl_access_loop"; // rt_inline.c
+constexpr const char *kEnterFn = "__memprism_inl_enter";
+constexpr const char *kLeaveFn = "__memprism_inl_leave";
+constexpr uint64_t kHotSize = 64; // RT_HOT_SIZE, src/rt/rt_int.h
 constexpr const char *kColdFn = "__memprism_access_cold"; // rt_access.c
 // Sites inlined: those in loops, and every site of a function this small
 // (after inlining, a small function is likely a helper called from a loop).
@@ -182,13 +189,14 @@ void dispatchToPassive(Function &F, Function *passive, GlobalVariable *recording
 {
 	LLVMContext &C = F.getContext();
 	BasicBlock *old = &F.getEntryBlock();
+	SmallVector<AllocaInst *, 16> statics; // found while `old` is still the entry block
+	for (Instruction &I : *old)
+		if (auto *A = dyn_cast<AllocaInst>(&I); A && A->isStaticAlloca())
+			statics.push_back(A);
 	BasicBlock *check = BasicBlock::Create(C, "memprism.check", &F, old);
 	BasicBlock *idle = BasicBlock::Create(C, "memprism.passive", &F, old);
-	for (auto it = old->begin(); it != old->end();) {
-		auto *A = dyn_cast<AllocaInst>(&*it++);
-		if (A && A->isStaticAlloca())
-			A->moveBefore(*check, check->end());
-	}
+	for (AllocaInst *A : statics)
+		A->moveBefore(*check, check->end());
 	DebugLoc loc;
 	if (DISubprogram *SP = F.getSubprogram())
 		loc = DILocation::get(C, SP->getLine(), 0, SP);
@@ -216,12 +224,56 @@ void dispatchToPassive(Function &F, Function *passive, GlobalVariable *recording
 		P.CreateRet(call);
 }
 
+/*
+ * Loops that call nothing (no call but intrinsics that stay calls to
+ * nothing memprism watches) keep the thread's hot recording state in a
+ * local copy: taken in the preheader, written back in every exit block and
+ * before every return inside the loop. After inlining, SROA turns the copy
+ * into registers, so consecutive accesses stop passing the buffer cursor
+ * and the delta bases through memory. A call (the program's, or an
+ * interposed memcpy) could record into the thread's buffer behind the
+ * copy's back: such loops keep the plain path.
+ */
+struct HotLoop {
+	Loop *loop;
+	AllocaInst *copy = nullptr;
+};
+
+bool loopCallsNothing(const Loop &L)
+{
+	for (BasicBlock *BB : L.blocks())
+		for (Instruction &I : *BB) {
+			auto *CB = dyn_cast<CallBase>(&I);
+			if (!CB)
+				continue;
+			auto *II = dyn_cast<IntrinsicInst>(CB);
+			if (!II)
+				return false;
+			if (isa<MemIntrinsic>(II) && !inlineMemIntrinsic(*II))
+				return false; // becomes a call to the interposed memcpy/memset
+		}
+	return true;
+}
+
+// The outermost loops of L's nest (L included) that qualify.
+void findHotLoops(Loop *L, SmallVectorImpl<HotLoop> &out)
+{
+	if (L->getLoopPreheader() && L->hasDedicatedExits() && loopCallsNothing(*L)) {
+		out.push_back({ L });
+		return;
+	}
+	for (Loop *sub : *L)
+		findHotLoops(sub, out);
+}
+
 struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 	PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM)
 	{
 		FunctionAnalysisManager &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
 		SmallVector<Instruction *, 256> work;
 		DenseSet<Instruction *> cold; // sites that call the runtime instead of inlining
+		SmallVector<HotLoop, 32> hot;
+		DenseMap<Instruction *, unsigned> inHot; // site -> index in hot
 		SmallVector<std::pair<Function *, Function *>, 32> versioned; // (function, passive copy)
 		SmallVector<Function *, 64> funcs;
 		for (Function &F : M)
@@ -237,11 +289,25 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 					work.push_back(&I);
 			}
 			unsigned sites = (unsigned)(work.size() - before);
-			if (sites > kInlineAllMaxSites) {
+			if (sites) {
 				LoopInfo &LI = FAM.getResult<LoopAnalysis>(*F);
-				for (size_t k = before; k < work.size(); k++)
-					if (!LI.getLoopFor(work[k]->getParent()))
+				DominatorTree &DT = FAM.getResult<DominatorTreeAnalysis>(*F);
+				size_t first = hot.size();
+				// late passes leave loops without preheaders or dedicated exits;
+				// give them back (a few empty blocks) so the state copy has a
+				// place to be taken and written back
+				for (Loop *L : LI)
+					simplifyLoop(L, &DT, &LI, nullptr, nullptr, nullptr, false);
+				for (Loop *L : LI)
+					findHotLoops(L, hot);
+				for (size_t k = before; k < work.size(); k++) {
+					Loop *L = LI.getLoopFor(work[k]->getParent());
+					if (!L && sites > kInlineAllMaxSites)
 						cold.insert(work[k]);
+					for (size_t h = first; L && h < hot.size(); h++)
+						if (hot[h].loop->contains(L))
+							inHot[work[k]] = (unsigned)h;
+				}
 			}
 			if (sites && worthVersioning(*F, sites))
 				versioned.push_back({ F, makePassiveCopy(*F) });
@@ -255,14 +321,54 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 		Type *i32 = Type::getInt32Ty(C), *i64 = Type::getInt64Ty(C);
 		FunctionCallee access = M.getOrInsertFunction(kAccessFn, Type::getVoidTy(C), ptrTy, i32, i64);
 		FunctionCallee coldAccess = M.getOrInsertFunction(kColdFn, Type::getVoidTy(C), ptrTy, i32, i64);
+		FunctionCallee loopAccess =
+			M.getOrInsertFunction(kLoopAccessFn, Type::getVoidTy(C), ptrTy, ptrTy, i32, i64);
+		FunctionCallee enter = M.getOrInsertFunction(kEnterFn, Type::getVoidTy(C), ptrTy);
+		FunctionCallee leave = M.getOrInsertFunction(kLeaveFn, Type::getVoidTy(C), ptrTy);
+		// the hot loops that got a site: their copy of the state, and the way in and out
+		auto hotCopy = [&](unsigned h) {
+			HotLoop &HL = hot[h];
+			if (HL.copy)
+				return HL.copy;
+			Function *F = HL.loop->getHeader()->getParent();
+			IRBuilder<> A(&*F->getEntryBlock().getFirstInsertionPt());
+			HL.copy = A.CreateAlloca(ArrayType::get(Type::getInt8Ty(C), kHotSize), nullptr, "memprism.hot");
+			HL.copy->setAlignment(Align(8));
+			DebugLoc loc;
+			if (DISubprogram *SP = F->getSubprogram())
+				loc = DILocation::get(C, SP->getLine(), 0, SP);
+			IRBuilder<> B(HL.loop->getLoopPreheader()->getTerminator());
+			B.CreateCall(enter, { HL.copy })->setDebugLoc(loc);
+			SmallVector<BasicBlock *, 8> exits;
+			HL.loop->getExitBlocks(exits);
+			SmallPtrSet<BasicBlock *, 8> done;
+			for (BasicBlock *E : exits)
+				if (done.insert(E).second)
+					IRBuilder<>(&*E->getFirstInsertionPt())
+						.CreateCall(leave, { HL.copy })
+						->setDebugLoc(loc);
+			for (BasicBlock *BB : HL.loop->blocks())
+				if (isa<ReturnInst>(BB->getTerminator()))
+					IRBuilder<>(BB->getTerminator())
+						.CreateCall(leave, { HL.copy })
+						->setDebugLoc(loc);
+			return HL.copy;
+		};
 		auto emitBytes = [&](Instruction *I, Value *ptr, uint64_t bytes, unsigned write) {
 			if (ptr->getType()->getPointerAddressSpace() != 0 || bytes == 0)
 				return; // %fs/%gs-relative and other address spaces: not plain memory
 			unsigned code = sizeCode(bytes);
 			IRBuilder<> B(I); // takes I's debug location: the site symbolizes to I's line
-			B.CreateCall(cold.count(I) ? coldAccess : access,
-				     { B.CreatePointerCast(ptr, ptrTy), ConstantInt::get(i32, code | write),
-				       ConstantInt::get(i64, code == kRange ? bytes : 0) });
+			Value *args[] = { B.CreatePointerCast(ptr, ptrTy), ConstantInt::get(i32, code | write),
+					  ConstantInt::get(i64, code == kRange ? bytes : 0) };
+			auto h = inHot.find(I);
+			if (h != inHot.end()) {
+				AllocaInst *copy = hotCopy(h->second);
+				B.SetInsertPoint(I); // hotCopy may have added code before I
+				B.CreateCall(loopAccess, { copy, args[0], args[1], args[2] });
+			} else {
+				B.CreateCall(cold.count(I) ? coldAccess : access, args);
+			}
 		};
 		auto emit = [&](Instruction *I, Value *ptr, Type *ty, unsigned write) {
 			TypeSize ts = DL.getTypeStoreSize(ty);
@@ -342,6 +448,7 @@ void addPasses(ModulePassManager &MPM, OptimizationLevel level)
 	if (level != OptimizationLevel::O0) {
 		// fold the constant size codes into the inlined copies
 		FunctionPassManager FPM;
+		FPM.addPass(SROAPass(SROAOptions::ModifyCFG)); // hot loops' state copies into registers
 		FPM.addPass(InstCombinePass());
 		FPM.addPass(SimplifyCFGPass());
 		MPM.addPass(createModuleToFunctionPassAdaptor(std::move(FPM)));

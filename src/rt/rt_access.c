@@ -84,7 +84,7 @@ static int env_wants_recording(void)
  * number with any change to what rt_inline.c relies on. */
 RT_EXPORT const int __memprism_inline_abi_1 = 1;
 
-/* Where the inline fast path (rt_access_inline) hands over. */
+/* Where the inline fast path (rt_hot_record) hands over. */
 void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip)
 {
 	rt_access(addr, code, len, ip);

@@ -27,9 +27,48 @@ static inline __attribute__((always_inline)) void *here(void)
 	return ip;
 }
 
+static inline struct rt_hot *self_hot(void)
+{
+	return (struct rt_hot *)&rt_self; /* its head (rt_int.h asserts the layout) */
+}
+
 /* code: size code | MP_ACC_WRITE, as the sanitizer-coverage callbacks pass
  * it; len only for MP_SIZE_RANGE. */
 RT_EXPORT void __memprism_inl_access(void *addr, unsigned code, uint64_t len)
 {
-	rt_access_inline(addr, code, len, here());
+	void *ip = here();
+	if (RT_UNLIKELY(rt_hot_record(self_hot(), addr, code, ip)))
+		rt_access_out(addr, code, len, ip);
+}
+
+/*
+ * Loops: the pass gives a loop without calls a copy of the hot state (h, a
+ * local the optimizer keeps in registers), taken on entry and written back
+ * on every way out, so consecutive accesses do not pass the cursor and the
+ * delta bases through memory. Whatever leaves the fast path writes the copy
+ * back first and takes a fresh one after.
+ */
+RT_EXPORT void __memprism_inl_enter(struct rt_hot *h)
+{
+	*h = *self_hot();
+}
+
+RT_EXPORT void __memprism_inl_leave(struct rt_hot *h)
+{
+	struct rt_hot *t = self_hot();
+	t->last_addr = h->last_addr;
+	t->last_ip = h->last_ip;
+	t->prev_ip = h->prev_ip;
+	t->naccess = h->naccess;
+	__atomic_store_n(&t->p, h->p, __ATOMIC_RELEASE);
+}
+
+RT_EXPORT void __memprism_inl_access_loop(struct rt_hot *h, void *addr, unsigned code, uint64_t len)
+{
+	void *ip = here();
+	if (RT_LIKELY(!rt_hot_record(h, addr, code, ip)))
+		return;
+	__memprism_inl_leave(h);
+	rt_access_out(addr, code, len, ip);
+	__memprism_inl_enter(h);
 }

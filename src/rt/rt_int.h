@@ -222,6 +222,27 @@ static inline __attribute__((always_inline)) void rt_access(void *addr, unsigned
 	rt_encode(t, p, (uint64_t)addr, code, len, (uint64_t)ip);
 }
 
+/*
+ * The hot part of a thread's state, as the inline access path sees it: the
+ * head of struct rt_thread, or a copy the instrumented code keeps in
+ * registers across a loop (__memprism_inl_enter / _leave in rt_inline.c).
+ */
+struct rt_hot {
+	uint8_t *p, *lim;
+	uint64_t last_addr, last_ip, prev_ip, epoch, naccess, burst_end;
+};
+#define RT_HOT_SIZE 64 /* src/pass/mp_pass.cpp allocates copies of this size */
+_Static_assert(sizeof(struct rt_hot) == RT_HOT_SIZE, "rt_hot size is part of the inline ABI");
+_Static_assert(offsetof(struct rt_thread, p) == offsetof(struct rt_hot, p) &&
+		       offsetof(struct rt_thread, lim) == offsetof(struct rt_hot, lim) &&
+		       offsetof(struct rt_thread, last_addr) == offsetof(struct rt_hot, last_addr) &&
+		       offsetof(struct rt_thread, last_ip) == offsetof(struct rt_hot, last_ip) &&
+		       offsetof(struct rt_thread, prev_ip) == offsetof(struct rt_hot, prev_ip) &&
+		       offsetof(struct rt_thread, epoch) == offsetof(struct rt_hot, epoch) &&
+		       offsetof(struct rt_thread, naccess) == offsetof(struct rt_hot, naccess) &&
+		       offsetof(struct rt_thread, burst_end) == offsetof(struct rt_hot, burst_end),
+	       "struct rt_thread must start with the fields of struct rt_hot");
+
 /* The whole access path, out of line (rt_access.c): where the inline fast
  * path below hands over. */
 void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("access");
@@ -240,48 +261,54 @@ static inline __attribute__((always_inline)) uint8_t *rt_put_uv14(uint8_t *p, ui
 
 /*
  * The access path that inline instrumentation (src/pass) puts at each of a
- * program's loads and stores. It encodes only the common record -- the
- * epoch unchanged, a nearby address, a fixed size, the code address one of
- * the last two or a nearby one -- and hands everything else to the
- * out-of-line rt_access_out, which starts over. Inlining the whole encoder
- * made instrumented code 14x larger than plain code and 11x slower to
- * compile; this keeps the inlined part to the instructions that run.
+ * program's loads and stores, over h: the thread's own state, or a copy held
+ * across a loop. It encodes only the common record -- the epoch unchanged, a
+ * nearby address, a fixed size, the code address one of the last two or a
+ * nearby one -- and returns 0; for anything else it changes nothing and
+ * returns 1, and the caller hands the access to rt_access_out, which starts
+ * over. Inlining the whole encoder made instrumented code 14x larger than
+ * plain code and 11x slower to compile.
  */
-static inline __attribute__((always_inline)) void rt_access_inline(void *addr, unsigned code, uint64_t len,
-								   void *ip)
+static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h, void *addr, unsigned code,
+								void *ip)
 {
-	struct rt_thread *t = &rt_self;
-	uint8_t *p = t->p;
+	uint8_t *p = h->p;
 	uint64_t a = (uint64_t)addr, i = (uint64_t)ip;
-	uint64_t z = mp_zigzag((int64_t)(a - t->last_addr));
-	uint64_t n = t->naccess + 1;
-	if (RT_UNLIKELY(p >= t->lim || (code & 7) == MP_SIZE_RANGE || z >= (1u << 14) ||
-			atomic_load_explicit(&rt_epoch, memory_order_relaxed) != t->epoch || n == t->burst_end)) {
-		rt_access_out(addr, code, len, ip);
-		return;
-	}
-	uint64_t last = t->last_ip, zi = 0;
+	uint64_t z = mp_zigzag((int64_t)(a - h->last_addr));
+	uint64_t n = h->naccess + 1;
+	if (RT_UNLIKELY(p >= h->lim || (code & 7) == MP_SIZE_RANGE || z >= (1u << 14) ||
+			atomic_load_explicit(&rt_epoch, memory_order_relaxed) != h->epoch || n == h->burst_end))
+		return 1;
+	uint64_t last = h->last_ip, zi = 0;
 	if (i != last) {
-		if (i == t->prev_ip) {
+		if (i == h->prev_ip) {
 			code |= MP_TAG(MP_REC_ACCESS_IP2, 0);
 		} else {
 			zi = mp_zigzag((int64_t)(i - last));
-			if (RT_UNLIKELY(zi >= (1u << 14))) {
-				rt_access_out(addr, code, len, ip);
-				return;
-			}
+			if (RT_UNLIKELY(zi >= (1u << 14)))
+				return 1;
 			code |= MP_ACC_IP;
 		}
-		t->prev_ip = last;
-		t->last_ip = i;
+		h->prev_ip = last;
+		h->last_ip = i;
 	}
 	*p = (uint8_t)code;
 	p = rt_put_uv14(p + 1, z);
 	if (code & MP_ACC_IP)
 		p = rt_put_uv14(p, zi);
-	t->last_addr = a;
-	t->naccess = n;
-	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE); /* record complete (rt_flush_all) */
+	h->last_addr = a;
+	h->naccess = n;
+	/* Record complete (rt_flush_all reads the cursor with acquire). Not an
+	 * atomic store: SROA keeps a hot loop's copy in registers only if its
+	 * accesses are plain. On x86 a plain store is a release once the
+	 * compiler is kept from sinking the record's bytes below it. */
+#if defined(__x86_64__)
+	__atomic_signal_fence(__ATOMIC_RELEASE);
+	h->p = p;
+#else
+	__atomic_store_n(&h->p, p, __ATOMIC_RELEASE);
+#endif
+	return 0;
 }
 
 #endif

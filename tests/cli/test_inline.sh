@@ -28,3 +28,5 @@ expect_eq "atomic counter stores" 40000 "$(csv_field t.csv '^static shared ' sto
 expect_eq "TLS accumulator stores" 40000 "$(csv_field t.csv '^tls tls_acc ' stores)"
 expect_eq "TLS accumulator loads" 40004 "$(csv_field t.csv '^tls tls_acc ' loads)"
 expect_eq "TLS accumulator instances (one per thread)" 5 "$(csv_field t.csv '^tls tls_acc ' instances)"
+# find(): 501 + 1000 + 1000 scalar loads, from a loop left by return and by its end
+expect_eq "search loop loads" 2501 "$(csv_field t.csv '^static hay ' loads)"

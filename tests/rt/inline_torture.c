@@ -81,6 +81,17 @@ static void *worker(void *arg)
 	return (void *)(tls_acc + id);
 }
 
+/* A loop left by a return from its middle, and by its end: the hot state
+ * copy must be written back on both ways out. */
+static int hay[1000];
+__attribute__((noinline)) static int find(int x)
+{
+	for (int i = 0; i < 1000; i++)
+		if (hay[i] == x)
+			return i;
+	return -1;
+}
+
 static __int128 wide(__int128 x)
 {
 	for (int i = 0; i < 5; i++)
@@ -104,6 +115,9 @@ int main(void)
 		deep(20);
 	printf("longjmp %d\n", r);
 	printf("vla %ld\n", vla(37));
+	for (int i = 0; i < 1000; i++)
+		hay[i] = i * 3;
+	printf("find %d %d %d\n", find(1500), find(-5), find(2997));
 	pthread_t t[4];
 	for (long i = 0; i < 4; i++)
 		pthread_create(&t[i], NULL, worker, (void *)i);
