@@ -30,6 +30,8 @@
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -319,10 +321,10 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 		const DataLayout &DL = M.getDataLayout();
 		Type *ptrTy = PointerType::get(C, 0);
 		Type *i32 = Type::getInt32Ty(C), *i64 = Type::getInt64Ty(C);
-		FunctionCallee access = M.getOrInsertFunction(kAccessFn, Type::getVoidTy(C), ptrTy, i32, i64);
+		FunctionCallee access = M.getOrInsertFunction(kAccessFn, Type::getVoidTy(C), ptrTy, i32, i64, ptrTy);
 		FunctionCallee coldAccess = M.getOrInsertFunction(kColdFn, Type::getVoidTy(C), ptrTy, i32, i64);
 		FunctionCallee loopAccess =
-			M.getOrInsertFunction(kLoopAccessFn, Type::getVoidTy(C), ptrTy, ptrTy, i32, i64);
+			M.getOrInsertFunction(kLoopAccessFn, Type::getVoidTy(C), ptrTy, ptrTy, i32, i64, ptrTy);
 		FunctionCallee enter = M.getOrInsertFunction(kEnterFn, Type::getVoidTy(C), ptrTy);
 		FunctionCallee leave = M.getOrInsertFunction(kLeaveFn, Type::getVoidTy(C), ptrTy);
 		// the hot loops that got a site: their copy of the state, and the way in and out
@@ -354,6 +356,45 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 						->setDebugLoc(loc);
 			return HL.copy;
 		};
+		/*
+		 * Code addresses. Each inlined site needs one, taken by a lea of the
+		 * instruction pointer placed at the site with the site's debug
+		 * location. Sites of one basic block on the same source line (same
+		 * scope, same inlining) share the first one's: the reports resolve
+		 * code addresses to lines, so nothing is lost, and a record whose ip
+		 * is its predecessor's carries no ip bytes -- for the second site the
+		 * comparison folds away. Keeping the ip changes of `a[i] = a[i] + 1`
+		 * per access had cost half of the recording time of a tight loop.
+		 */
+		InlineAsm *takeIp = nullptr;
+		Triple T(M.getTargetTriple());
+		if (T.getArch() == Triple::x86_64)
+			takeIp = InlineAsm::get(FunctionType::get(ptrTy, false), "lea 0(%rip), $0",
+						"=r,~{dirflag},~{fpsr},~{flags}", true);
+		else if (T.getArch() == Triple::aarch64)
+			takeIp = InlineAsm::get(FunctionType::get(ptrTy, false), "adr $0, .", "=r", true);
+		struct IpGroup {
+			BasicBlock *bb = nullptr;
+			unsigned line = 0;
+			const MDNode *scope = nullptr, *inlinedAt = nullptr;
+			Value *ip = nullptr;
+		} group;
+		auto siteIp = [&](Instruction *I) {
+			const DebugLoc &loc = I->getDebugLoc();
+			IpGroup key;
+			key.bb = I->getParent();
+			if (loc) {
+				key.line = loc.getLine();
+				key.scope = loc.getScope();
+				key.inlinedAt = loc.getInlinedAt();
+			}
+			if (group.ip && key.bb == group.bb && key.line == group.line && key.scope == group.scope &&
+			    key.inlinedAt == group.inlinedAt)
+				return group.ip;
+			key.ip = IRBuilder<>(I).CreateCall(takeIp);
+			group = key;
+			return key.ip;
+		};
 		auto emitBytes = [&](Instruction *I, Value *ptr, uint64_t bytes, unsigned write) {
 			if (ptr->getType()->getPointerAddressSpace() != 0 || bytes == 0)
 				return; // %fs/%gs-relative and other address spaces: not plain memory
@@ -361,14 +402,18 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 			IRBuilder<> B(I); // takes I's debug location: the site symbolizes to I's line
 			Value *args[] = { B.CreatePointerCast(ptr, ptrTy), ConstantInt::get(i32, code | write),
 					  ConstantInt::get(i64, code == kRange ? bytes : 0) };
-			auto h = inHot.find(I);
-			if (h != inHot.end()) {
-				AllocaInst *copy = hotCopy(h->second);
-				B.SetInsertPoint(I); // hotCopy may have added code before I
-				B.CreateCall(loopAccess, { copy, args[0], args[1], args[2] });
-			} else {
-				B.CreateCall(cold.count(I) ? coldAccess : access, args);
+			if (cold.count(I) || !takeIp) {
+				B.CreateCall(coldAccess, args); // the runtime takes the return address
+				return;
 			}
+			auto h = inHot.find(I);
+			AllocaInst *copy = h != inHot.end() ? hotCopy(h->second) : nullptr;
+			Value *ip = siteIp(I);
+			B.SetInsertPoint(I); // hotCopy and siteIp may have added code before I
+			if (copy)
+				B.CreateCall(loopAccess, { copy, args[0], args[1], args[2], ip });
+			else
+				B.CreateCall(access, { args[0], args[1], args[2], ip });
 		};
 		auto emit = [&](Instruction *I, Value *ptr, Type *ty, unsigned write) {
 			TypeSize ts = DL.getTypeStoreSize(ty);

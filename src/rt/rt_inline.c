@@ -10,33 +10,26 @@
  */
 #include "rt/rt_int.h"
 
-/* The code address of this access: the instruction after the lea, in the
- * inlined copy (each site has its own). Symbolized as ip - 1, it lands on
- * the lea, which carries the access's debug location. */
-static inline __attribute__((always_inline)) void *here(void)
-{
-	void *ip;
-#if defined(__x86_64__)
-	__asm__ volatile("lea 0(%%rip), %0" : "=r"(ip));
-#elif defined(__aarch64__)
-	__asm__ volatile("adr %0, ." : "=r"(ip));
-	ip = (char *)ip + 4;
-#else
-	ip = __builtin_return_address(0);
-#endif
-	return ip;
-}
-
+/*
+ * The thread's own state, to be read afresh. The compiler believes that
+ * malloc touches no memory the program can see, and that memcpy touches
+ * only its arguments; here both are memprism's hooks, which record into
+ * this state. The empty asm with a memory clobber keeps the passes that run
+ * after inlining from reusing a value of the state read or written before
+ * such a call.
+ */
 static inline struct rt_hot *self_hot(void)
 {
+	__asm__ volatile("" ::: "memory");
 	return (struct rt_hot *)&rt_self; /* its head (rt_int.h asserts the layout) */
 }
 
 /* code: size code | MP_ACC_WRITE, as the sanitizer-coverage callbacks pass
- * it; len only for MP_SIZE_RANGE. */
-RT_EXPORT void __memprism_inl_access(void *addr, unsigned code, uint64_t len)
+ * it; len only for MP_SIZE_RANGE. ip: the code address the pass took for
+ * the site (a lea of the instruction pointer, carrying the access's debug
+ * location; symbolized as ip - 1, it lands on the lea). */
+RT_EXPORT void __memprism_inl_access(void *addr, unsigned code, uint64_t len, void *ip)
 {
-	void *ip = here();
 	if (RT_UNLIKELY(rt_hot_record(self_hot(), addr, code, ip)))
 		rt_access_out(addr, code, len, ip);
 }
@@ -63,9 +56,8 @@ RT_EXPORT void __memprism_inl_leave(struct rt_hot *h)
 	__atomic_store_n(&t->p, h->p, __ATOMIC_RELEASE);
 }
 
-RT_EXPORT void __memprism_inl_access_loop(struct rt_hot *h, void *addr, unsigned code, uint64_t len)
+RT_EXPORT void __memprism_inl_access_loop(struct rt_hot *h, void *addr, unsigned code, uint64_t len, void *ip)
 {
-	void *ip = here();
 	if (RT_LIKELY(!rt_hot_record(h, addr, code, ip)))
 		return;
 	__memprism_inl_leave(h);
