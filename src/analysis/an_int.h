@@ -77,6 +77,12 @@ struct an_stream {
 	uint32_t ph_flags;
 	int ph_ok;
 	uint64_t fast_n;
+	/* model: the last one-line reference, while mp_model_seq stays at
+	 * rep_seq, and which kinds of it change nothing (MP_AGAIN_*) */
+	uint64_t rep_a, rep_seq;
+	uint32_t rep_cls;
+	unsigned rep_core;
+	uint8_t rep_again, rep_shift, rep_phys, rep_thp;
 	unsigned cpu; /* CPU of the latest TIME record or event */
 };
 

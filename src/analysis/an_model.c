@@ -24,6 +24,7 @@ struct an_model {
 	unsigned ncores, line_shift;
 	uint64_t line;
 	unsigned l1_lat, l1_bucket; /* an L1 hit's latency and its histogram bucket */
+	const uint64_t *seq; /* mp_model_seq */
 	MP_VEC(uint8_t) cls_shift; /* class -> page shift, 0 not decided yet */
 	MP_VEC(struct an_page) pages;
 	size_t *rule_hits; /* per what-if rule: classes it matched */
@@ -98,6 +99,7 @@ int an_model_init(struct an_state *st)
 		return e;
 	}
 	am->ncores = mp_model_ncores(am->m);
+	am->seq = mp_model_seq(am->m);
 	am->line = st->opts->machine->line;
 	while ((1ull << am->line_shift) < am->line)
 		am->line_shift++;
@@ -231,6 +233,26 @@ static void flush_fast(struct an_state *st, struct an_stream *s)
 	mem_add_l1_hits(&st->res->mem_total, n, am->l1_lat, am->l1_bucket);
 }
 
+/* Field by field: a compound literal here became a `rep stos`, which cost
+ * more than the rest of an L1 hit. */
+static inline void outcome_init(struct mp_outcome *o, unsigned page_shift)
+{
+	o->level = o->tlb = o->snoop = o->remote = o->locked = 0;
+	o->page_shift = (uint8_t)page_shift;
+	o->latency = 0;
+	o->weight = 1;
+}
+
+static inline void count_fast(struct an_state *st, struct an_stream *s, uint32_t cls)
+{
+	if (s->fast_n && s->fast_cls != cls)
+		flush_fast(st, s);
+	s->fast_cls = cls;
+	s->fast_n++;
+	if (s->last_fn)
+		st->ips.v[s->last_fn - 1].fast_l1++;
+}
+
 void an_model_stream_done(struct an_state *st, struct an_stream *s)
 {
 	if (st->model)
@@ -284,9 +306,26 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 	uint64_t a = r->addr & ~(line - 1);
 	uint64_t last = r->addr + size - 1 < r->addr ? UINT64_MAX : r->addr + size - 1;
 	uint64_t nlines = ((last - a) >> am->line_shift) + 1;
+	if (nlines == 1 && a == s->rep_a && cls == s->rep_cls && core == s->rep_core &&
+	    (s->rep_again & (r->write ? MP_AGAIN_STORE : MP_AGAIN_LOAD)) && s->rep_seq == *am->seq &&
+	    (!st->phys || (s->ph_vpage == a >> 12 && s->dec.time >= s->ph_lo && s->dec.time < s->ph_hi))) {
+		/* the stream's previous reference again, and the model says it
+		 * changes nothing: an L1 hit without asking it */
+		outcome_init(sum, s->rep_shift);
+		sum->level = MP_LVL_L1;
+		sum->tlb = MP_TLB_L1_HIT;
+		sum->latency = am->l1_lat;
+		if (counted) {
+			st->res->refs_physical += s->rep_phys;
+			st->res->refs_thp += s->rep_thp;
+			count_fast(st, s, cls);
+		}
+		return;
+	}
+	s->rep_again = 0;
 	am->counting = counted;
 	am->cur = s;
-	*sum = (struct mp_outcome){ .page_shift = (uint8_t)shift, .weight = 1 };
+	outcome_init(sum, shift);
 	for (uint64_t k = 0; k < nlines; k++, a += line) {
 		struct mp_model_out o;
 		uint64_t paddr = 0;
@@ -300,6 +339,16 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 				sum->page_shift = (uint8_t)shift;
 		}
 		mp_model_access(am->m, core, s->proc, a, paddr, r->write, shift, cls, &o);
+		if (nlines == 1 && o.again) {
+			s->rep_a = a;
+			s->rep_cls = cls;
+			s->rep_core = core;
+			s->rep_again = o.again;
+			s->rep_seq = *am->seq;
+			s->rep_shift = (uint8_t)shift;
+			s->rep_phys = paddr != 0;
+			s->rep_thp = paddr && shift == 21 && cshift == AS_MAPPED;
+		}
 		if (o.level == MP_LVL_L1 && o.tlb == MP_TLB_L1_HIT) {
 			/* the common case: no DRAM, no NUMA, no page row, and a run
 			 * of them is counted at once */
@@ -308,14 +357,8 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 			if (sum->tlb < MP_TLB_L1_HIT)
 				sum->tlb = MP_TLB_L1_HIT;
 			sum->latency += o.latency;
-			if (!counted)
-				continue;
-			if (s->fast_n && s->fast_cls != cls)
-				flush_fast(st, s);
-			s->fast_cls = cls;
-			s->fast_n++;
-			if (s->last_fn)
-				st->ips.v[s->last_fn - 1].fast_l1++;
+			if (counted)
+				count_fast(st, s, cls);
 			continue;
 		}
 		unsigned from, to;

@@ -48,6 +48,7 @@ struct mp_model {
 	unsigned nsockets_active;
 	mp_model_wb_fn wb;
 	void *wb_arg;
+	uint64_t seq; /* mp_model_seq */
 };
 
 static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t owner, uint8_t flags);
@@ -497,24 +498,28 @@ static void translate(struct mp_model *m, unsigned k, unsigned space, uint64_t v
 	c->last_tlb_idx = idx;
 }
 
-/* The core's previous reference was to the same line and page: both are
- * still the most recently used entries of their L1 and DTLB (every touch of
- * those goes through line_ref / translate, which record it), so touching
- * them again changes no replacement order. A load then changes nothing, nor
- * does a store to a line this owner already holds dirty and exclusive. */
-static inline int repeat_hit(struct mp_model *m, unsigned k, unsigned space, uint64_t va, int ps, uint64_t key,
-			     int write, uint32_t owner)
+/* Which kinds of reference to this line and page would now change nothing
+ * (MP_AGAIN_*). When the core's previous reference was to the same line and
+ * page, both are still the most recently used entries of their L1 and DTLB
+ * (every touch of those goes through line_ref / translate, which record
+ * it), so touching them again changes no replacement order: a load changes
+ * nothing, nor does a store to a line this owner already holds dirty and
+ * exclusive. */
+static inline unsigned repeatable(const struct mp_model *m, unsigned k, unsigned space, uint64_t va, int ps,
+				  uint64_t key, uint32_t owner)
 {
 	static const unsigned shift[MP_PAGE_SIZES] = { 12, 21, 30 };
-	struct model_core *c = &m->core[k];
+	const struct model_core *c = &m->core[k];
 	if (key != c->last_key || *mc_tag(&c->l1, c->last_idx) != key + 1)
 		return 0;
 	uint64_t page = va >> shift[ps] | (uint64_t)space << 40 | (uint64_t)ps << 58;
 	const struct model_cache *d = c->dtlb[ps].sets ? &c->dtlb[ps] : &c->dtlb[MP_PAGE_4K];
 	if (page != c->last_page || *mc_tag(d, c->last_tlb_idx) != page + 1)
 		return 0;
-	return !write || ((*mc_flags(&c->l1, c->last_idx) & (MC_DIRTY | MC_EXCL)) == (MC_DIRTY | MC_EXCL) &&
-			  *mc_owner(&c->l1, c->last_idx) == owner);
+	if ((*mc_flags(&c->l1, c->last_idx) & (MC_DIRTY | MC_EXCL)) == (MC_DIRTY | MC_EXCL) &&
+	    *mc_owner(&c->l1, c->last_idx) == owner)
+		return MP_AGAIN_LOAD | MP_AGAIN_STORE;
+	return MP_AGAIN_LOAD;
 }
 
 void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr, int write,
@@ -528,17 +533,26 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	int ps = page_shift >= 30 ? MP_PAGE_1G : page_shift >= 21 ? MP_PAGE_2M : MP_PAGE_4K;
 	uint64_t key = paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
 			     : (uint64_t)space << SPACE_SHIFT | addr >> m->line_shift;
-	if (repeat_hit(m, core, space, addr, ps, key, write, owner)) {
+	unsigned again = repeatable(m, core, space, addr, ps, key, owner);
+	if (again & (write ? MP_AGAIN_STORE : MP_AGAIN_LOAD)) {
 		*out = (struct mp_model_out){ .level = MP_LVL_L1,
 					      .tlb = MP_TLB_L1_HIT,
+					      .again = (uint8_t)again,
 					      .latency = m->mach.l1d.latency };
 		return;
 	}
+	m->seq++;
 	out->walk_refs = out->walk_dram = 0;
 	out->latency = 0;
 	translate(m, core, space, addr, ps, out);
 	out->level = (uint8_t)line_ref(m, core, key, write, owner);
 	out->latency += level_latency(&m->mach, out->level);
+	out->again = (uint8_t)repeatable(m, core, space, addr, ps, key, owner);
+}
+
+const uint64_t *mp_model_seq(const struct mp_model *m)
+{
+	return &m->seq;
 }
 
 /* --- clean and flush ---------------------------------------------------------
@@ -563,6 +577,7 @@ static void clean_into(struct mp_model *m, struct model_cache *c, uint64_t i, st
 
 void mp_model_clean(struct mp_model *m)
 {
+	m->seq++;
 	for (unsigned i = 0; i < m->nactive; i++) {
 		struct model_core *c = &m->core[m->active[i]];
 		for (uint64_t j = 0, n = model_cache_nidx(&c->l1); j < n; j++)
@@ -600,6 +615,7 @@ static void l1_evicted_v(struct mp_model *m, unsigned k, struct model_victim v)
 
 void mp_model_flush(struct mp_model *m)
 {
+	m->seq++;
 	for (unsigned k = 0; k < m->ncores; k++) {
 		struct model_core *c = &m->core[k];
 		drain(&c->l1, l1_evicted_v, m, k);
