@@ -19,6 +19,8 @@
 #include "analysis/an_int.h"
 #include "model/model.h"
 
+#define AN_PAGE_CACHE 8192
+
 struct an_model {
 	struct mp_model *m;
 	unsigned ncores, line_shift;
@@ -29,6 +31,9 @@ struct an_model {
 	MP_VEC(struct an_page) pages;
 	size_t *rule_hits; /* per what-if rule: classes it matched */
 	struct mp_hashmap page_index; /* (proc, page) -> pages index */
+	struct an_page_slot {
+		uint64_t key, idx;
+	} page_cache[AN_PAGE_CACHE]; /* in front of page_index */
 	int counting; /* the access being modelled is inside --roi */
 	struct an_stream *cur; /* the stream whose access is being modelled */
 	struct an_state *st;
@@ -172,7 +177,16 @@ static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, 
 {
 	uint64_t page = addr >> shift;
 	uint64_t key = mp_hash64(page ^ ((uint64_t)proc << 48) ^ ((uint64_t)shift << 58)) | 1;
-	uint64_t *v = mp_hashmap_get(&am->page_index, key);
+	/* a direct-mapped cache of the index in front of the hash map: indices
+	 * never change, so a slot whose key matches is right */
+	struct an_page_slot *slot = &am->page_cache[key & (AN_PAGE_CACHE - 1)];
+	uint64_t *v;
+	if (slot->key == key) {
+		v = &slot->idx;
+	} else if ((v = mp_hashmap_get(&am->page_index, key))) {
+		slot->key = key;
+		slot->idx = *v;
+	}
 	struct an_page *pg;
 	if (v && am->pages.v[*v].addr == page << shift && am->pages.v[*v].proc == proc) {
 		pg = &am->pages.v[*v];

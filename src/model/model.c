@@ -484,9 +484,11 @@ static void translate(struct mp_model *m, unsigned k, unsigned space, uint64_t v
 				out->walk_dram++;
 			out->latency += level_latency(mm, lv);
 			if (lvl > leaf) {
-				/* a non-leaf entry read: cache it (psc index 4-lvl) */
+				/* a non-leaf entry read: cache it (psc index 4-lvl). The
+				 * lookup above missed it (the walk starts below the deepest
+				 * hit) and walk loads never touch these caches: absent. */
 				struct model_cache *p = &c->psc[4 - lvl];
-				if (p->sets && model_cache_find(p, pk[4 - lvl]) < 0)
+				if (p->sets)
 					model_cache_insert(p, pk[4 - lvl], 0, 0, &v, &ev);
 			}
 		}
