@@ -302,8 +302,9 @@ static uint64_t phys_of(struct an_state *st, struct an_stream *s, uint64_t a, un
 	return (s->ph_paddr & ~4095ull) | (a & 4095);
 }
 
-void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
-		     struct mp_outcome *sum)
+/* Everything but the stream's repeated reference (an_model_access). */
+static __attribute__((noinline)) void model_access(struct an_state *st, struct an_stream *s, uint32_t cls,
+						   const struct trace_rec *r, int counted, struct mp_outcome *sum)
 {
 	struct an_model *am = st->model;
 	if (s->core_of != s->cpu + 1) {
@@ -320,22 +321,6 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 	uint64_t a = r->addr & ~(line - 1);
 	uint64_t last = r->addr + size - 1 < r->addr ? UINT64_MAX : r->addr + size - 1;
 	uint64_t nlines = ((last - a) >> am->line_shift) + 1;
-	if (nlines == 1 && a == s->rep_a && cls == s->rep_cls && core == s->rep_core &&
-	    (s->rep_again & (r->write ? MP_AGAIN_STORE : MP_AGAIN_LOAD)) && s->rep_seq == *am->seq &&
-	    (!st->phys || (s->ph_vpage == a >> 12 && s->dec.time >= s->ph_lo && s->dec.time < s->ph_hi))) {
-		/* the stream's previous reference again, and the model says it
-		 * changes nothing: an L1 hit without asking it */
-		outcome_init(sum, s->rep_shift);
-		sum->level = MP_LVL_L1;
-		sum->tlb = MP_TLB_L1_HIT;
-		sum->latency = am->l1_lat;
-		if (counted) {
-			st->res->refs_physical += s->rep_phys;
-			st->res->refs_thp += s->rep_thp;
-			count_fast(st, s, cls);
-		}
-		return;
-	}
 	s->rep_again = 0;
 	am->counting = counted;
 	am->cur = s;
@@ -414,6 +399,32 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 		if (o.tlb != MP_TLB_L1_HIT)
 			page_count(st, am, s->proc, a, shift, cls, &o);
 	}
+}
+
+void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
+		     struct mp_outcome *sum)
+{
+	const struct an_model *am = st->model;
+	uint64_t a = r->addr & ~(am->line - 1), now = s->dec.time;
+	uint64_t last = r->addr + (r->size ? r->size : 1) - 1;
+	if (a == s->rep_a && (last & ~(am->line - 1)) == a && last >= r->addr && cls == s->rep_cls &&
+	    s->core_of == s->cpu + 1 && s->core == s->rep_core &&
+	    (s->rep_again & (r->write ? MP_AGAIN_STORE : MP_AGAIN_LOAD)) && s->rep_seq == *am->seq &&
+	    (!st->phys || (s->ph_vpage == a >> 12 && now >= s->ph_lo && now < s->ph_hi))) {
+		/* the stream's previous one-line reference again, and the model
+		 * says it changes nothing: an L1 hit without asking it */
+		outcome_init(sum, s->rep_shift);
+		sum->level = MP_LVL_L1;
+		sum->tlb = MP_TLB_L1_HIT;
+		sum->latency = am->l1_lat;
+		if (counted) {
+			st->res->refs_physical += s->rep_phys;
+			st->res->refs_thp += s->rep_thp;
+			count_fast(st, s, cls);
+		}
+		return;
+	}
+	model_access(st, s, cls, r, counted, sum);
 }
 
 void an_model_clean(struct an_state *st, struct an_stream *s, int counted)
