@@ -71,11 +71,18 @@ struct an_stream {
 	 * up in one go (an_model.c) */
 	uint32_t fast_cls;
 	unsigned core, core_of; /* model: core of the thread, for cpu core_of - 1 */
-	/* model: the last translation looked up (page, frame, flags, time) */
-	uint64_t ph_vpage, ph_paddr, ph_time;
+	/* model: the last translation looked up: page, frame, flags, and the
+	 * times [ph_lo, ph_hi) it holds for (ph_hi 0: none yet) */
+	uint64_t ph_vpage, ph_paddr, ph_lo, ph_hi;
 	uint32_t ph_flags;
-	int ph_ok, ph_valid;
+	int ph_ok;
 	uint64_t fast_n;
+	/* model: the last one-line reference, while mp_model_seq stays at
+	 * rep_seq, and which kinds of it change nothing (MP_AGAIN_*) */
+	uint64_t rep_a, rep_seq;
+	uint32_t rep_cls;
+	unsigned rep_core;
+	uint8_t rep_again, rep_shift, rep_phys, rep_thp;
 	unsigned cpu; /* CPU of the latest TIME record or event */
 };
 
@@ -136,6 +143,16 @@ static inline uint64_t an_hash_str(const char *s, uint64_t seed)
 /* an_phys.c: translations over time (PAGEMAP chunks) */
 int an_phys_load(struct an_state *st);
 void an_phys_free(struct an_state *st);
+/* An empty table (NULL on ENOMEM); an_phys_del frees it (NULL is fine). */
+struct an_phys *an_phys_new(void);
+void an_phys_del(struct an_phys *ph);
+/* Page vpage of pid had frame pfn (0: none) as of time. 0 or -ENOMEM. */
+int an_phys_add(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn, uint32_t flags, uint64_t time);
+/* an_phys_lookup through the cache of answers: 1 and *paddr, *flags when
+ * vaddr had a frame at time; either way the answer holds for every time in
+ * [*lo, *hi) (OUT). */
+int an_phys_translate(struct an_phys *ph, uint32_t pid, uint64_t vaddr, uint64_t time, uint64_t *paddr, uint32_t *flags,
+		      uint64_t *lo, uint64_t *hi);
 /* 1 and *paddr (*flags: MP_PAGEMAP_*) if vaddr of pid had a frame at time. */
 int an_phys_lookup(const struct an_state *st, uint32_t pid, uint64_t vaddr, uint64_t time, uint64_t *paddr,
 		   uint32_t *flags);

@@ -19,13 +19,21 @@
 #include "analysis/an_int.h"
 #include "model/model.h"
 
+#define AN_PAGE_CACHE 8192
+
 struct an_model {
 	struct mp_model *m;
 	unsigned ncores, line_shift;
+	uint64_t line;
+	unsigned l1_lat, l1_bucket; /* an L1 hit's latency and its histogram bucket */
+	const uint64_t *seq; /* mp_model_seq */
 	MP_VEC(uint8_t) cls_shift; /* class -> page shift, 0 not decided yet */
 	MP_VEC(struct an_page) pages;
 	size_t *rule_hits; /* per what-if rule: classes it matched */
 	struct mp_hashmap page_index; /* (proc, page) -> pages index */
+	struct an_page_slot {
+		uint64_t key, idx;
+	} page_cache[AN_PAGE_CACHE]; /* in front of page_index */
 	int counting; /* the access being modelled is inside --roi */
 	struct an_stream *cur; /* the stream whose access is being modelled */
 	struct an_state *st;
@@ -96,8 +104,14 @@ int an_model_init(struct an_state *st)
 		return e;
 	}
 	am->ncores = mp_model_ncores(am->m);
-	while ((1ull << am->line_shift) < st->opts->machine->line)
+	am->seq = mp_model_seq(am->m);
+	am->line = st->opts->machine->line;
+	while ((1ull << am->line_shift) < am->line)
 		am->line_shift++;
+	am->l1_lat = st->opts->machine->l1d.latency;
+	am->l1_bucket = am->l1_lat ? 31u - (unsigned)__builtin_clz(am->l1_lat) : 0;
+	if (am->l1_bucket >= AN_LAT_BUCKETS)
+		am->l1_bucket = AN_LAT_BUCKETS - 1;
 	am->rule_hits = calloc(st->opts->npage_rules + 1, sizeof(*am->rule_hits));
 	if (!am->rule_hits) {
 		mp_model_free(am->m);
@@ -163,7 +177,16 @@ static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, 
 {
 	uint64_t page = addr >> shift;
 	uint64_t key = mp_hash64(page ^ ((uint64_t)proc << 48) ^ ((uint64_t)shift << 58)) | 1;
-	uint64_t *v = mp_hashmap_get(&am->page_index, key);
+	/* a direct-mapped cache of the index in front of the hash map: indices
+	 * never change, so a slot whose key matches is right */
+	struct an_page_slot *slot = &am->page_cache[key & (AN_PAGE_CACHE - 1)];
+	uint64_t *v;
+	if (slot->key == key) {
+		v = &slot->idx;
+	} else if ((v = mp_hashmap_get(&am->page_index, key))) {
+		slot->key = key;
+		slot->idx = *v;
+	}
 	struct an_page *pg;
 	if (v && am->pages.v[*v].addr == page << shift && am->pages.v[*v].proc == proc) {
 		pg = &am->pages.v[*v];
@@ -218,13 +241,30 @@ static void flush_fast(struct an_state *st, struct an_stream *s)
 	if (!n)
 		return;
 	s->fast_n = 0;
-	unsigned lat = st->opts->machine->l1d.latency;
-	unsigned b = lat ? 31u - (unsigned)__builtin_clz(lat) : 0;
-	if (b >= AN_LAT_BUCKETS)
-		b = AN_LAT_BUCKETS - 1;
-	mem_add_l1_hits(&st->classes.v[s->fast_cls].mem, n, lat, b);
-	mem_add_l1_hits(&st->threads.v[s->thread].mem, n, lat, b);
-	mem_add_l1_hits(&st->res->mem_total, n, lat, b);
+	const struct an_model *am = st->model;
+	mem_add_l1_hits(&st->classes.v[s->fast_cls].mem, n, am->l1_lat, am->l1_bucket);
+	mem_add_l1_hits(&st->threads.v[s->thread].mem, n, am->l1_lat, am->l1_bucket);
+	mem_add_l1_hits(&st->res->mem_total, n, am->l1_lat, am->l1_bucket);
+}
+
+/* Field by field: a compound literal here became a `rep stos`, which cost
+ * more than the rest of an L1 hit. */
+static inline void outcome_init(struct mp_outcome *o, unsigned page_shift)
+{
+	o->level = o->tlb = o->snoop = o->remote = o->locked = 0;
+	o->page_shift = (uint8_t)page_shift;
+	o->latency = 0;
+	o->weight = 1;
+}
+
+static inline void count_fast(struct an_state *st, struct an_stream *s, uint32_t cls)
+{
+	if (s->fast_n && s->fast_cls != cls)
+		flush_fast(st, s);
+	s->fast_cls = cls;
+	s->fast_n++;
+	if (s->last_fn)
+		st->ips.v[s->last_fn - 1].fast_l1++;
 }
 
 void an_model_stream_done(struct an_state *st, struct an_stream *s)
@@ -235,20 +275,36 @@ void an_model_stream_done(struct an_state *st, struct an_stream *s)
 
 void an_model_finish(struct an_state *st)
 {
-	if (!st->model)
+	const struct an_model *am = st->model;
+	if (!am)
 		return;
-	unsigned lat = st->opts->machine->l1d.latency;
-	unsigned b = lat ? 31u - (unsigned)__builtin_clz(lat) : 0;
-	if (b >= AN_LAT_BUCKETS)
-		b = AN_LAT_BUCKETS - 1;
 	for (size_t i = 0; i < st->ips.n; i++) {
-		mem_add_l1_hits(&st->ips.v[i].mem, st->ips.v[i].fast_l1, lat, b);
+		mem_add_l1_hits(&st->ips.v[i].mem, st->ips.v[i].fast_l1, am->l1_lat, am->l1_bucket);
 		st->ips.v[i].fast_l1 = 0;
 	}
 }
 
-void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
-		     struct mp_outcome *sum)
+/* The frame of line address a (its page's translation as of the stream's
+ * time, remembered per stream while the page and span last), and the page
+ * shift a class mapped "as mapped" gets from it. */
+static uint64_t phys_of(struct an_state *st, struct an_stream *s, uint64_t a, unsigned cshift, unsigned *shift)
+{
+	uint64_t vpage = a >> 12, now = s->dec.time;
+	if (s->ph_vpage != vpage || now < s->ph_lo || now >= s->ph_hi) {
+		s->ph_vpage = vpage;
+		s->ph_ok = an_phys_translate(st->phys, st->procs.v[s->proc].pid, a, now, &s->ph_paddr, &s->ph_flags,
+					     &s->ph_lo, &s->ph_hi);
+	}
+	if (!s->ph_ok)
+		return 0;
+	if (cshift == AS_MAPPED)
+		*shift = s->ph_flags & (MP_PAGEMAP_THP | MP_PAGEMAP_HUGETLB) ? 21 : 12;
+	return (s->ph_paddr & ~4095ull) | (a & 4095);
+}
+
+/* Everything but the stream's repeated reference (an_model_access). */
+static __attribute__((noinline)) void model_access(struct an_state *st, struct an_stream *s, uint32_t cls,
+						   const struct trace_rec *r, int counted, struct mp_outcome *sum)
 {
 	struct an_model *am = st->model;
 	if (s->core_of != s->cpu + 1) {
@@ -261,32 +317,19 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 		cls < am->cls_shift.n && am->cls_shift.v[cls] ? am->cls_shift.v[cls] : class_shift(st, am, cls);
 	unsigned shift = cshift == AS_MAPPED ? 12 : cshift;
 	uint64_t size = r->size ? r->size : 1;
-	uint64_t line = st->opts->machine->line;
+	uint64_t line = am->line;
 	uint64_t a = r->addr & ~(line - 1);
 	uint64_t last = r->addr + size - 1 < r->addr ? UINT64_MAX : r->addr + size - 1;
 	uint64_t nlines = ((last - a) >> am->line_shift) + 1;
+	s->rep_again = 0;
 	am->counting = counted;
 	am->cur = s;
-	struct an_class *c = &st->classes.v[cls];
-	struct an_thread *t = &st->threads.v[s->thread];
-	*sum = (struct mp_outcome){ .page_shift = (uint8_t)shift, .weight = 1 };
+	outcome_init(sum, shift);
 	for (uint64_t k = 0; k < nlines; k++, a += line) {
 		struct mp_model_out o;
 		uint64_t paddr = 0;
 		if (st->phys) {
-			uint64_t vpage = a >> 12;
-			if (!s->ph_valid || s->ph_vpage != vpage || s->ph_time != s->dec.time) {
-				s->ph_valid = 1;
-				s->ph_vpage = vpage;
-				s->ph_time = s->dec.time;
-				s->ph_ok = an_phys_lookup(st, st->procs.v[s->proc].pid, a, s->dec.time, &s->ph_paddr,
-							  &s->ph_flags);
-			}
-			if (s->ph_ok) {
-				paddr = (s->ph_paddr & ~4095ull) | (a & 4095);
-				if (cshift == AS_MAPPED)
-					shift = s->ph_flags & (MP_PAGEMAP_THP | MP_PAGEMAP_HUGETLB) ? 21 : 12;
-			}
+			paddr = phys_of(st, s, a, cshift, &shift);
 			if (counted) {
 				st->res->refs_physical += paddr != 0;
 				st->res->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED;
@@ -295,6 +338,28 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 				sum->page_shift = (uint8_t)shift;
 		}
 		mp_model_access(am->m, core, s->proc, a, paddr, r->write, shift, cls, &o);
+		if (nlines == 1 && o.again) {
+			s->rep_a = a;
+			s->rep_cls = cls;
+			s->rep_core = core;
+			s->rep_again = o.again;
+			s->rep_seq = *am->seq;
+			s->rep_shift = (uint8_t)shift;
+			s->rep_phys = paddr != 0;
+			s->rep_thp = paddr && shift == 21 && cshift == AS_MAPPED;
+		}
+		if (o.level == MP_LVL_L1 && o.tlb == MP_TLB_L1_HIT) {
+			/* the common case: no DRAM, no NUMA, no page row, and a run
+			 * of them is counted at once */
+			if (sum->level < MP_LVL_L1)
+				sum->level = MP_LVL_L1;
+			if (sum->tlb < MP_TLB_L1_HIT)
+				sum->tlb = MP_TLB_L1_HIT;
+			sum->latency += o.latency;
+			if (counted)
+				count_fast(st, s, cls);
+			continue;
+		}
 		unsigned from, to;
 		if (o.level == MP_LVL_LOCAL_DRAM && st->numa && an_numa_nodes(st, s, a, &from, &to) && from != to) {
 			/* a NUMA topology says where the page is: a fill from another
@@ -326,23 +391,40 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 		}
 		if (!counted)
 			continue;
-		if (o.level == MP_LVL_L1 && o.tlb == MP_TLB_L1_HIT) {
-			if (s->fast_n && s->fast_cls != cls)
-				flush_fast(st, s);
-			s->fast_cls = cls;
-			s->fast_n++;
-			if (s->last_fn)
-				st->ips.v[s->last_fn - 1].fast_l1++;
-			continue;
-		}
-		mem_count(&c->mem, &o);
-		mem_count(&t->mem, &o);
+		mem_count(&st->classes.v[cls].mem, &o);
+		mem_count(&st->threads.v[s->thread].mem, &o);
 		mem_count(&st->res->mem_total, &o);
 		if (s->last_fn)
 			mem_count(&st->ips.v[s->last_fn - 1].mem, &o);
 		if (o.tlb != MP_TLB_L1_HIT)
 			page_count(st, am, s->proc, a, shift, cls, &o);
 	}
+}
+
+void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
+		     struct mp_outcome *sum)
+{
+	const struct an_model *am = st->model;
+	uint64_t a = r->addr & ~(am->line - 1), now = s->dec.time;
+	uint64_t last = r->addr + (r->size ? r->size : 1) - 1;
+	if (a == s->rep_a && (last & ~(am->line - 1)) == a && last >= r->addr && cls == s->rep_cls &&
+	    s->core_of == s->cpu + 1 && s->core == s->rep_core &&
+	    (s->rep_again & (r->write ? MP_AGAIN_STORE : MP_AGAIN_LOAD)) && s->rep_seq == *am->seq &&
+	    (!st->phys || (s->ph_vpage == a >> 12 && now >= s->ph_lo && now < s->ph_hi))) {
+		/* the stream's previous one-line reference again, and the model
+		 * says it changes nothing: an L1 hit without asking it */
+		outcome_init(sum, s->rep_shift);
+		sum->level = MP_LVL_L1;
+		sum->tlb = MP_TLB_L1_HIT;
+		sum->latency = am->l1_lat;
+		if (counted) {
+			st->res->refs_physical += s->rep_phys;
+			st->res->refs_thp += s->rep_thp;
+			count_fast(st, s, cls);
+		}
+		return;
+	}
+	model_access(st, s, cls, r, counted, sum);
 }
 
 void an_model_clean(struct an_state *st, struct an_stream *s, int counted)

@@ -7,6 +7,8 @@
  * oldest when the page was first seen after t (first touch happened between
  * two looks: the frame it got then is the one seen next). A reverse table
  * maps frames back to (pid, page): the reverse page table of seed 000.
+ * The model's per-reference lookups go through a direct-mapped cache of
+ * answers, each kept with the span of time it holds for.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,11 +24,23 @@ struct phys_ent {
 	uint32_t frame_prev; /* index + 1 of the previous entry for this frame, 0 none */
 };
 
+/* A translation as looked up, with the span of time it holds for: the
+ * model asks for every line reference, and most ask for a page and time
+ * asked for before. */
+struct phys_cached {
+	uint64_t vpage, lo, hi; /* the answer holds for lo <= time < hi */
+	uint64_t paddr; /* frame address, 0 when there was none */
+	uint32_t pid, flags;
+};
+
+#define PHYS_CACHE 4096 /* direct-mapped slots: 16 MiB of 4 KiB pages */
+
 struct an_phys {
 	MP_VEC(struct phys_ent) ents;
 	struct mp_hashmap byvpage; /* key(pid, vpage) -> newest entry */
 	struct mp_hashmap bypfn; /* pfn -> newest entry that maps it */
 	uint64_t pages;
+	struct phys_cached *cache; /* PHYS_CACHE slots, hi == 0: empty */
 };
 
 static uint64_t vkey(uint32_t pid, uint64_t vpage)
@@ -83,15 +97,54 @@ static int insert(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn
 	return 0;
 }
 
+struct an_phys *an_phys_new(void)
+{
+	struct an_phys *ph = calloc(1, sizeof(*ph));
+	if (!ph)
+		return NULL;
+	ph->cache = calloc(PHYS_CACHE, sizeof(*ph->cache));
+	if (!ph->cache) {
+		free(ph);
+		return NULL;
+	}
+	mp_hashmap_init(&ph->byvpage);
+	mp_hashmap_init(&ph->bypfn);
+	return ph;
+}
+
+void an_phys_del(struct an_phys *ph)
+{
+	if (!ph)
+		return;
+	mp_vec_free(&ph->ents);
+	mp_hashmap_fini(&ph->byvpage);
+	mp_hashmap_fini(&ph->bypfn);
+	free(ph->cache);
+	free(ph);
+}
+
+static struct phys_cached *cache_slot(const struct an_phys *ph, uint32_t pid, uint64_t vpage)
+{
+	return &ph->cache[(vpage ^ (uint64_t)pid * 0x9e3779b1u) & (PHYS_CACHE - 1)];
+}
+
+int an_phys_add(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn, uint32_t flags, uint64_t time)
+{
+	/* a new translation changes the answers for its page: forget the
+	 * cached one (a page has at most one, in its slot) */
+	struct phys_cached *c = cache_slot(ph, pid, vpage);
+	if (c->vpage == vpage && c->pid == pid)
+		c->hi = 0;
+	return insert(ph, pid, vpage, pfn, flags, time);
+}
+
 int an_phys_load(struct an_state *st)
 {
 	if (!st->pagemap_chunks.n)
 		return 0;
-	struct an_phys *ph = calloc(1, sizeof(*ph));
+	struct an_phys *ph = an_phys_new();
 	if (!ph)
 		return -ENOMEM;
-	mp_hashmap_init(&ph->byvpage);
-	mp_hashmap_init(&ph->bypfn);
 	st->phys = ph;
 	int bad = 0;
 	for (size_t i = 0; i < st->pagemap_chunks.n; i++) {
@@ -107,8 +160,8 @@ int an_phys_load(struct an_state *st)
 		int k;
 		while ((k = trace_pagemap_next(&pm, &run)) == 1)
 			for (uint64_t j = 0; j < run.npages; j++)
-				if (insert(ph, (uint32_t)pm.pid, run.vpage + j, run.pfn ? run.pfn + j : 0,
-					   (uint32_t)run.flags, pm.time))
+				if (an_phys_add(ph, (uint32_t)pm.pid, run.vpage + j, run.pfn ? run.pfn + j : 0,
+						(uint32_t)run.flags, pm.time))
 					return -ENOMEM;
 		if (k < 0)
 			bad = 1;
@@ -121,35 +174,69 @@ int an_phys_load(struct an_state *st)
 
 void an_phys_free(struct an_state *st)
 {
-	struct an_phys *ph = st->phys;
-	if (!ph)
-		return;
-	mp_vec_free(&ph->ents);
-	mp_hashmap_fini(&ph->byvpage);
-	mp_hashmap_fini(&ph->bypfn);
-	free(ph);
+	an_phys_del(st->phys);
 	st->phys = NULL;
+}
+
+/* The translation of (pid, vpage) at time, and the span [*lo, *hi) of times
+ * that get the same answer: from the entry's own time (from 0 for the
+ * oldest, which also answers for times before the first look) to the next
+ * newer entry's. */
+static int lookup_span(const struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t time, uint64_t *pfn,
+		       uint32_t *flags, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t k = vkey(pid, vpage);
+	uint64_t *v = mp_hashmap_get(&ph->byvpage, k);
+	while (v && (ph->ents.v[*v].vpage != vpage || ph->ents.v[*v].pid != pid))
+		v = mp_hashmap_get(&ph->byvpage, k = mp_hash64(k) | 1);
+	*lo = 0;
+	*hi = UINT64_MAX;
+	if (!v)
+		return 0;
+	const struct phys_ent *e = &ph->ents.v[*v];
+	while (e->time > time && e->older) {
+		*hi = e->time;
+		e = &ph->ents.v[e->older - 1];
+	}
+	if (e->older)
+		*lo = e->time;
+	if (!e->pfn)
+		return 0; /* the page was gone then */
+	*pfn = e->pfn;
+	*flags = e->flags;
+	return 1;
 }
 
 int an_phys_lookup(const struct an_state *st, uint32_t pid, uint64_t vaddr, uint64_t time, uint64_t *paddr,
 		   uint32_t *flags)
 {
-	const struct an_phys *ph = st->phys;
-	if (!ph)
+	uint64_t pfn, lo, hi;
+	if (!st->phys || !lookup_span(st->phys, pid, vaddr >> 12, time, &pfn, flags, &lo, &hi))
 		return 0;
-	uint64_t vpage = vaddr >> 12, k = vkey(pid, vpage);
-	uint64_t *v = mp_hashmap_get(&ph->byvpage, k);
-	while (v && (ph->ents.v[*v].vpage != vpage || ph->ents.v[*v].pid != pid))
-		v = mp_hashmap_get(&ph->byvpage, k = mp_hash64(k) | 1);
-	if (!v)
+	*paddr = pfn << 12 | (vaddr & 4095);
+	return 1;
+}
+
+int an_phys_translate(struct an_phys *ph, uint32_t pid, uint64_t vaddr, uint64_t time, uint64_t *paddr, uint32_t *flags,
+		      uint64_t *lo, uint64_t *hi)
+{
+	uint64_t vpage = vaddr >> 12;
+	struct phys_cached *c = cache_slot(ph, pid, vpage);
+	if (!(c->vpage == vpage && c->pid == pid && time >= c->lo && time < c->hi)) {
+		uint64_t pfn = 0;
+		uint32_t fl = 0;
+		int ok = lookup_span(ph, pid, vpage, time, &pfn, &fl, &c->lo, &c->hi);
+		c->vpage = vpage;
+		c->pid = pid;
+		c->paddr = ok ? pfn << 12 : 0;
+		c->flags = fl;
+	}
+	*lo = c->lo;
+	*hi = c->hi;
+	if (!c->paddr)
 		return 0;
-	const struct phys_ent *e = &ph->ents.v[*v];
-	while (e->time > time && e->older)
-		e = &ph->ents.v[e->older - 1];
-	if (!e->pfn)
-		return 0; /* the page was gone then */
-	*paddr = e->pfn << 12 | (vaddr & 4095);
-	*flags = e->flags;
+	*paddr = c->paddr | (vaddr & 4095);
+	*flags = c->flags;
 	return 1;
 }
 

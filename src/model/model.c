@@ -48,6 +48,7 @@ struct mp_model {
 	unsigned nsockets_active;
 	mp_model_wb_fn wb;
 	void *wb_arg;
+	uint64_t seq; /* mp_model_seq */
 };
 
 static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t owner, uint8_t flags);
@@ -176,9 +177,9 @@ static void llc_evicted(struct mp_model *m, unsigned s, struct model_victim v)
 				int64_t j = model_cache_find(pc[l], v.key);
 				if (j < 0)
 					continue;
-				if (pc[l]->flags[j] & MC_DIRTY) {
+				if (*mc_flags(pc[l], j) & MC_DIRTY) {
 					v.flags |= MC_DIRTY;
-					v.owner = pc[l]->owner[j];
+					v.owner = *mc_owner(pc[l], j);
 				}
 				model_cache_drop(pc[l], (uint64_t)j);
 			}
@@ -203,8 +204,8 @@ static void llc_writeback(struct mp_model *m, unsigned s, const struct model_vic
 	int64_t j = model_cache_find(&m->llc[s], v->key);
 	if (j >= 0) {
 		if (v->flags & MC_DIRTY) {
-			m->llc[s].flags[j] |= MC_DIRTY;
-			m->llc[s].owner[j] = v->owner;
+			*mc_flags(&m->llc[s], j) |= MC_DIRTY;
+			*mc_owner(&m->llc[s], j) = v->owner;
 		}
 		return;
 	}
@@ -218,9 +219,9 @@ static void l2_evicted(struct mp_model *m, unsigned k, struct model_victim v)
 	if (m->mach.l2.inclusion == MP_INCL_INCLUSIVE) {
 		int64_t j = model_cache_find(&c->l1, v.key);
 		if (j >= 0) {
-			if (c->l1.flags[j] & MC_DIRTY) {
+			if (*mc_flags(&c->l1, j) & MC_DIRTY) {
 				v.flags |= MC_DIRTY;
-				v.owner = c->l1.owner[j];
+				v.owner = *mc_owner(&c->l1, j);
 			}
 			model_cache_drop(&c->l1, (uint64_t)j);
 		}
@@ -237,8 +238,8 @@ static void l1_evicted(struct mp_model *m, unsigned k, const struct model_victim
 		return;
 	int64_t j = model_cache_find(&c->l2, v->key);
 	if (j >= 0) {
-		c->l2.flags[j] |= MC_DIRTY;
-		c->l2.owner[j] = v->owner;
+		*mc_flags(&c->l2, j) |= MC_DIRTY;
+		*mc_owner(&c->l2, j) = v->owner;
 		return;
 	}
 	struct model_victim v2;
@@ -264,15 +265,15 @@ static int snoop(struct mp_model *m, unsigned k, uint64_t key, int write)
 			int64_t j = model_cache_find(pc[l], key);
 			if (j < 0)
 				continue;
-			if (pc[l]->flags[j] & MC_DIRTY) {
-				struct model_victim v = { key, pc[l]->owner[j], MC_DIRTY };
-				pc[l]->flags[j] &= (uint8_t)~MC_DIRTY;
+			if (*mc_flags(pc[l], j) & MC_DIRTY) {
+				struct model_victim v = { key, *mc_owner(pc[l], j), MC_DIRTY };
+				*mc_flags(pc[l], j) &= (uint8_t)~MC_DIRTY;
 				llc_writeback(m, c->socket, &v);
 			}
 			if (write)
 				model_cache_drop(pc[l], (uint64_t)j);
 			else {
-				pc[l]->flags[j] &= (uint8_t)~MC_EXCL;
+				*mc_flags(pc[l], j) &= (uint8_t)~MC_EXCL;
 				shared = 1;
 			}
 		}
@@ -293,9 +294,9 @@ static int snoop_sockets(struct mp_model *m, unsigned s, uint64_t key, int write
 			continue;
 		found = 1;
 		if (write) {
-			if (m->llc[o].flags[j] & MC_DIRTY) {
+			if (*mc_flags(&m->llc[o], j) & MC_DIRTY) {
 				*flags |= MC_DIRTY;
-				*owner = m->llc[o].owner[j];
+				*owner = *mc_owner(&m->llc[o], j);
 			}
 			model_cache_drop(&m->llc[o], (uint64_t)j);
 		}
@@ -321,7 +322,7 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 {
 	struct model_core *c = &m->core[k];
 	int64_t i;
-	if (key == c->last_key && c->l1.tag[c->last_idx] == key + 1)
+	if (key == c->last_key && *mc_tag(&c->l1, c->last_idx) == key + 1)
 		i = (int64_t)c->last_idx;
 	else
 		i = model_cache_find(&c->l1, key);
@@ -330,10 +331,10 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 		c->last_key = key;
 		c->last_idx = (uint64_t)i;
 		if (write) {
-			if (!(c->l1.flags[i] & MC_EXCL) && m->nactive > 1)
+			if (!(*mc_flags(&c->l1, i) & MC_EXCL) && m->nactive > 1)
 				snoop(m, k, key, 1);
-			c->l1.flags[i] |= MC_DIRTY | MC_EXCL;
-			c->l1.owner[i] = owner;
+			*mc_flags(&c->l1, i) |= MC_DIRTY | MC_EXCL;
+			*mc_owner(&c->l1, i) = owner;
 		}
 		return MP_LVL_L1;
 	}
@@ -345,11 +346,11 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 	if (j >= 0) {
 		model_cache_touch(&c->l2, (uint64_t)j);
 		level = MP_LVL_L2;
-		fl = c->l2.flags[j] & MC_EXCL;
+		fl = *mc_flags(&c->l2, j) & MC_EXCL;
 		if (write && !fl && m->nactive > 1)
 			snoop(m, k, key, 1);
 		if (write)
-			c->l2.flags[j] |= MC_EXCL;
+			*mc_flags(&c->l2, j) |= MC_EXCL;
 	} else {
 		int shared = m->nactive > 1 ? snoop(m, k, key, write) : 0;
 		struct model_cache *llc = &m->llc[c->socket];
@@ -359,8 +360,8 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 			level = MP_LVL_L3;
 			if (m->mach.llc.inclusion == MP_INCL_EXCLUSIVE) {
 				/* the line moves up, dirty state and all */
-				l2fl |= llc->flags[h] & MC_DIRTY;
-				own = llc->owner[h];
+				l2fl |= *mc_flags(llc, h) & MC_DIRTY;
+				own = *mc_owner(llc, h);
 				model_cache_drop(llc, (uint64_t)h);
 			} else {
 				model_cache_touch(llc, (uint64_t)h);
@@ -434,7 +435,7 @@ static void translate(struct mp_model *m, unsigned k, unsigned space, uint64_t v
 	uint64_t key = page | (uint64_t)space << 40 | (uint64_t)ps << 58;
 	/* a size without its own first-level array shares the 4 KiB one */
 	struct model_cache *d = c->dtlb[ps].sets ? &c->dtlb[ps] : &c->dtlb[MP_PAGE_4K];
-	if (key == c->last_page && d->tag[c->last_tlb_idx] == key + 1) {
+	if (key == c->last_page && *mc_tag(d, c->last_tlb_idx) == key + 1) {
 		model_cache_touch(d, c->last_tlb_idx);
 		out->tlb = MP_TLB_L1_HIT;
 		return;
@@ -483,9 +484,11 @@ static void translate(struct mp_model *m, unsigned k, unsigned space, uint64_t v
 				out->walk_dram++;
 			out->latency += level_latency(mm, lv);
 			if (lvl > leaf) {
-				/* a non-leaf entry read: cache it (psc index 4-lvl) */
+				/* a non-leaf entry read: cache it (psc index 4-lvl). The
+				 * lookup above missed it (the walk starts below the deepest
+				 * hit) and walk loads never touch these caches: absent. */
 				struct model_cache *p = &c->psc[4 - lvl];
-				if (p->sets && model_cache_find(p, pk[4 - lvl]) < 0)
+				if (p->sets)
 					model_cache_insert(p, pk[4 - lvl], 0, 0, &v, &ev);
 			}
 		}
@@ -497,6 +500,30 @@ static void translate(struct mp_model *m, unsigned k, unsigned space, uint64_t v
 	c->last_tlb_idx = idx;
 }
 
+/* Which kinds of reference to this line and page would now change nothing
+ * (MP_AGAIN_*). When the core's previous reference was to the same line and
+ * page, both are still the most recently used entries of their L1 and DTLB
+ * (every touch of those goes through line_ref / translate, which record
+ * it), so touching them again changes no replacement order: a load changes
+ * nothing, nor does a store to a line this owner already holds dirty and
+ * exclusive. */
+static inline unsigned repeatable(const struct mp_model *m, unsigned k, unsigned space, uint64_t va, int ps,
+				  uint64_t key, uint32_t owner)
+{
+	static const unsigned shift[MP_PAGE_SIZES] = { 12, 21, 30 };
+	const struct model_core *c = &m->core[k];
+	if (key != c->last_key || *mc_tag(&c->l1, c->last_idx) != key + 1)
+		return 0;
+	uint64_t page = va >> shift[ps] | (uint64_t)space << 40 | (uint64_t)ps << 58;
+	const struct model_cache *d = c->dtlb[ps].sets ? &c->dtlb[ps] : &c->dtlb[MP_PAGE_4K];
+	if (page != c->last_page || *mc_tag(d, c->last_tlb_idx) != page + 1)
+		return 0;
+	if ((*mc_flags(&c->l1, c->last_idx) & (MC_DIRTY | MC_EXCL)) == (MC_DIRTY | MC_EXCL) &&
+	    *mc_owner(&c->l1, c->last_idx) == owner)
+		return MP_AGAIN_LOAD | MP_AGAIN_STORE;
+	return MP_AGAIN_LOAD;
+}
+
 void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr, int write,
 		     unsigned page_shift, uint32_t owner, struct mp_model_out *out)
 {
@@ -506,13 +533,28 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	space &= 0xffff;
 	addr &= VA_MASK;
 	int ps = page_shift >= 30 ? MP_PAGE_1G : page_shift >= 21 ? MP_PAGE_2M : MP_PAGE_4K;
+	uint64_t key = paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
+			     : (uint64_t)space << SPACE_SHIFT | addr >> m->line_shift;
+	unsigned again = repeatable(m, core, space, addr, ps, key, owner);
+	if (again & (write ? MP_AGAIN_STORE : MP_AGAIN_LOAD)) {
+		*out = (struct mp_model_out){ .level = MP_LVL_L1,
+					      .tlb = MP_TLB_L1_HIT,
+					      .again = (uint8_t)again,
+					      .latency = m->mach.l1d.latency };
+		return;
+	}
+	m->seq++;
 	out->walk_refs = out->walk_dram = 0;
 	out->latency = 0;
 	translate(m, core, space, addr, ps, out);
-	uint64_t key = paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
-			     : (uint64_t)space << SPACE_SHIFT | addr >> m->line_shift;
 	out->level = (uint8_t)line_ref(m, core, key, write, owner);
 	out->latency += level_latency(&m->mach, out->level);
+	out->again = (uint8_t)repeatable(m, core, space, addr, ps, key, owner);
+}
+
+const uint64_t *mp_model_seq(const struct mp_model *m)
+{
+	return &m->seq;
 }
 
 /* --- clean and flush ---------------------------------------------------------
@@ -522,36 +564,35 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
  * that level lacks the line; the nearer level's copy is the newer one. */
 static void clean_into(struct mp_model *m, struct model_cache *c, uint64_t i, struct model_cache *below)
 {
-	if (!(c->flags[i] & MC_DIRTY))
+	if (!(*mc_flags(c, i) & MC_DIRTY))
 		return;
-	uint64_t key = c->tag[i] - 1;
-	c->flags[i] &= (uint8_t)~MC_DIRTY;
+	uint64_t key = *mc_tag(c, i) - 1;
+	*mc_flags(c, i) &= (uint8_t)~MC_DIRTY;
 	int64_t j = below ? model_cache_find(below, key) : -1;
 	if (j >= 0) {
-		below->flags[j] |= MC_DIRTY;
-		below->owner[j] = c->owner[i];
+		*mc_flags(below, j) |= MC_DIRTY;
+		*mc_owner(below, j) = *mc_owner(c, i);
 	} else {
-		dram_write(m, key, c->owner[i]);
+		dram_write(m, key, *mc_owner(c, i));
 	}
 }
 
 void mp_model_clean(struct mp_model *m)
 {
+	m->seq++;
 	for (unsigned i = 0; i < m->nactive; i++) {
 		struct model_core *c = &m->core[m->active[i]];
-		uint64_t n1 = (uint64_t)c->l1.sets * c->l1.ways, n2 = (uint64_t)c->l2.sets * c->l2.ways;
-		for (uint64_t j = 0; j < n1; j++)
-			if (c->l1.tag[j])
+		for (uint64_t j = 0, n = model_cache_nidx(&c->l1); j < n; j++)
+			if (model_cache_used(&c->l1, j))
 				clean_into(m, &c->l1, j, &c->l2);
-		for (uint64_t j = 0; j < n2; j++)
-			if (c->l2.tag[j])
+		for (uint64_t j = 0, n = model_cache_nidx(&c->l2); j < n; j++)
+			if (model_cache_used(&c->l2, j))
 				clean_into(m, &c->l2, j, &m->llc[c->socket]);
 	}
 	for (unsigned s = 0; s < m->mach.sockets; s++) {
 		struct model_cache *l = &m->llc[s];
-		uint64_t n = (uint64_t)l->sets * l->ways;
-		for (uint64_t j = 0; j < n; j++)
-			if (l->tag[j])
+		for (uint64_t j = 0, n = model_cache_nidx(l); j < n; j++)
+			if (model_cache_used(l, j))
 				clean_into(m, l, j, NULL);
 	}
 }
@@ -559,11 +600,11 @@ void mp_model_clean(struct mp_model *m)
 static void drain(struct model_cache *c, void (*fn)(struct mp_model *, unsigned, struct model_victim),
 		  struct mp_model *m, unsigned where)
 {
-	uint64_t n = (uint64_t)c->sets * c->ways;
-	for (uint64_t i = 0; i < n; i++) {
-		if (!c->tag[i])
+	for (uint64_t i = 0, n = model_cache_nidx(c); i < n; i++) {
+		if (!model_cache_used(c, i))
 			continue;
-		struct model_victim v = { c->tag[i] - 1, c->owner ? c->owner[i] : MP_MODEL_NO_OWNER, c->flags[i] };
+		struct model_victim v = { model_cache_key(c, i), c->off_owner ? *mc_owner(c, i) : MP_MODEL_NO_OWNER,
+					  *mc_flags(c, i) };
 		model_cache_drop(c, i);
 		fn(m, where, v);
 	}
@@ -576,6 +617,7 @@ static void l1_evicted_v(struct mp_model *m, unsigned k, struct model_victim v)
 
 void mp_model_flush(struct mp_model *m)
 {
+	m->seq++;
 	for (unsigned k = 0; k < m->ncores; k++) {
 		struct model_core *c = &m->core[k];
 		drain(&c->l1, l1_evicted_v, m, k);

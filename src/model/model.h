@@ -29,8 +29,14 @@ struct mp_model_out {
 	uint8_t tlb; /* enum mp_tlb_outcome */
 	uint8_t walk_refs; /* paging-structure loads of the page walk, if any */
 	uint8_t walk_dram; /* of those, served by DRAM */
+	uint8_t again; /* MP_AGAIN_*: see mp_model_seq */
 	uint32_t latency; /* modelled cycles: translation + data */
 };
+
+/* mp_model_out.again: a load (store) with the same core, space, addresses,
+ * page size and owner would be an L1 and DTLB hit that changes nothing, for
+ * as long as *mp_model_seq() stays as it was after this reference. */
+enum { MP_AGAIN_LOAD = 1, MP_AGAIN_STORE = 2 };
 
 /* Called for every DRAM write (a dirty line written back), with the owner
  * given when the line was last written and its line address. */
@@ -58,6 +64,12 @@ unsigned mp_model_ncores(const struct mp_model *m);
  * DRAM writes of this line. */
 void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr, int write,
 		     unsigned page_shift, uint32_t owner, struct mp_model_out *out);
+
+/* A counter that changes whenever the model's state may have (every
+ * reference other than one that changes nothing, mp_model_clean,
+ * mp_model_flush): callers may skip references that out.again says change
+ * nothing while it stands still. Valid until mp_model_free. */
+const uint64_t *mp_model_seq(const struct mp_model *m);
 
 /* Writes back every dirty line once (each DRAM write reported as usual)
  * and leaves it cached, clean: what a write-back-without-invalidate would do.

@@ -4,7 +4,7 @@
  * a set are few, so finding the oldest is a short scan) or tree pseudo-LRU
  * (the binary tree of ways-1 bits Intel and others build: each node points
  * to the half to evict from next; a use points every node on its path
- * away from it).
+ * away from it). One block of memory per set (layout in model_int.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, unsigned repl, int with_owner)
 {
 	memset(c, 0, sizeof(*c));
-	if (ways == 0 || entries == 0 || entries % ways)
+	if (ways == 0 || entries == 0 || entries % ways || ways > (1u << 30))
 		return -EINVAL;
 	if (repl == MP_REPL_PLRU && (ways > 32 || (ways & (ways - 1))))
 		return -EINVAL;
@@ -26,15 +26,30 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 	c->repl = repl;
 	while ((1u << c->levels) < ways)
 		c->levels++;
-	c->tag = calloc(entries, sizeof(*c->tag));
-	c->flags = calloc(entries, 1);
-	if (repl == MP_REPL_PLRU)
-		c->plru = calloc(c->sets, sizeof(*c->plru));
-	else
-		c->stamp = calloc(entries, sizeof(*c->stamp));
-	if (with_owner)
-		c->owner = calloc(entries, sizeof(*c->owner));
-	if (!c->tag || !c->flags || (!c->plru && !c->stamp) || (with_owner && !c->owner)) {
+	c->wshift = c->levels;
+	/* the set's block (model_int.h), 8-byte aligned throughout */
+	uint64_t at = 8ull * ways;
+	if (repl == MP_REPL_LRU) {
+		c->off_stamp = (uint32_t)at;
+		at += 8ull * ways;
+	}
+	if (with_owner) {
+		c->off_owner = (uint32_t)at;
+		at += 4ull * ways;
+	}
+	c->off_flags = (uint32_t)at;
+	at += ways;
+	if (repl == MP_REPL_PLRU) {
+		at = (at + 3) & ~3ull;
+		c->off_plru = (uint32_t)at;
+		at += 4;
+	}
+	at = (at + 7) & ~7ull;
+	if (at > UINT32_MAX)
+		return -EINVAL;
+	c->set_bytes = (uint32_t)at;
+	c->mem = calloc(c->sets, at);
+	if (!c->mem) {
 		model_cache_fini(c);
 		return -ENOMEM;
 	}
@@ -43,94 +58,70 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 
 void model_cache_fini(struct model_cache *c)
 {
-	free(c->tag);
-	free(c->flags);
-	free(c->plru);
-	free(c->stamp);
-	free(c->owner);
+	free(c->mem);
 	memset(c, 0, sizeof(*c));
 }
 
 void model_cache_clear(struct model_cache *c)
 {
-	uint64_t n = (uint64_t)c->sets * c->ways;
-	memset(c->tag, 0, n * sizeof(*c->tag));
-	memset(c->flags, 0, n);
-	if (c->plru)
-		memset(c->plru, 0, c->sets * sizeof(*c->plru));
-	if (c->stamp)
-		memset(c->stamp, 0, n * sizeof(*c->stamp));
+	if (c->mem)
+		memset(c->mem, 0, (size_t)c->sets * c->set_bytes);
 	c->clock = 0;
 }
 
-/* Tree nodes are numbered 1..ways-1 in heap order; bit n of the set's word
- * is node n: 0 evict from the left half next, 1 from the right. */
-static void plru_touch(struct model_cache *c, uint64_t set, unsigned way)
+/* The leaf the tree points to (node numbering: model_cache_plru_use). */
+static unsigned plru_victim(const struct model_cache *c, const uint8_t *blk)
 {
-	uint32_t bits = c->plru[set];
-	unsigned node = 1;
-	for (unsigned l = c->levels; l-- > 0;) {
-		unsigned dir = (way >> l) & 1;
-		if (dir)
-			bits &= ~(1u << node); /* used the right half: evict left next */
-		else
-			bits |= 1u << node;
-		node = node * 2 + dir;
-	}
-	c->plru[set] = bits;
-}
-
-static unsigned plru_victim(const struct model_cache *c, uint64_t set)
-{
-	uint32_t bits = c->plru[set];
+	uint32_t bits = *(const uint32_t *)(blk + c->off_plru);
 	unsigned node = 1;
 	for (unsigned l = 0; l < c->levels; l++)
 		node = node * 2 + ((bits >> node) & 1);
 	return node - c->ways;
 }
 
-void model_cache_plru_touch(struct model_cache *c, uint64_t idx)
-{
-	uint64_t set = idx / c->ways;
-	plru_touch(c, set, (unsigned)(idx - set * c->ways));
-}
-
 uint64_t model_cache_insert(struct model_cache *c, uint64_t key, uint32_t owner, uint8_t flags, struct model_victim *v,
 			    int *evicted)
 {
-	uint64_t set = model_cache_set(c, key), base = set * c->ways;
-	uint64_t idx = UINT64_MAX;
-	if (c->stamp) {
+	uint64_t set = model_cache_set(c, key);
+	uint8_t *blk = model_cache_block(c, set);
+	uint64_t *tag = (uint64_t *)blk;
+	unsigned way = UINT32_MAX;
+	if (c->repl == MP_REPL_LRU) {
 		/* an empty entry has stamp 0 (cleared on drop): the oldest of all */
-		const uint64_t *st = c->stamp + base;
+		const uint64_t *st = (const uint64_t *)(blk + c->off_stamp);
 		uint64_t best = st[0];
-		uint32_t bw = 0;
-		for (uint32_t w = 1; w < c->ways; w++)
+		unsigned bw = 0;
+		for (unsigned w = 1; w < c->ways; w++)
 			if (st[w] < best) {
 				best = st[w];
 				bw = w;
 			}
-		idx = base + bw;
+		way = bw;
 	} else {
-		for (uint32_t w = 0; w < c->ways; w++)
-			if (!c->tag[base + w]) {
-				idx = base + w;
+		for (unsigned w = 0; w < c->ways; w++)
+			if (!tag[w]) {
+				way = w;
 				break;
 			}
-		if (idx == UINT64_MAX)
-			idx = base + plru_victim(c, set);
+		if (way == UINT32_MAX)
+			way = plru_victim(c, blk);
 	}
+	uint32_t *own = c->off_owner ? (uint32_t *)(blk + c->off_owner) : NULL;
+	uint8_t *fl = blk + c->off_flags;
 	*evicted = 0;
-	if (c->tag[idx]) {
+	if (tag[way]) {
 		*evicted = 1;
-		v->key = c->tag[idx] - 1;
-		v->flags = c->flags[idx];
-		v->owner = c->owner ? c->owner[idx] : MP_MODEL_NO_OWNER;
+		v->key = tag[way] - 1;
+		v->flags = fl[way];
+		v->owner = own ? own[way] : MP_MODEL_NO_OWNER;
 	}
-	c->tag[idx] = key + 1;
-	c->flags[idx] = flags;
-	if (c->owner)
-		c->owner[idx] = owner;
-	model_cache_touch(c, idx);
-	return idx;
+	tag[way] = key + 1;
+	fl[way] = flags;
+	if (own)
+		own[way] = owner;
+	if (c->repl == MP_REPL_LRU)
+		((uint64_t *)(blk + c->off_stamp))[way] = ++c->clock;
+	else
+		model_cache_plru_use(c, set, way);
+	return model_cache_idx(c, set, way);
 }

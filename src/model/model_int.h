@@ -10,18 +10,24 @@
 
 enum { MC_DIRTY = 1, MC_EXCL = 2 /* no other core has the line (MESI E/M) */ };
 
-/* A set-associative array of keys. Entry i of set s is [s * ways + i]. */
+/* A set-associative array of keys. Everything about one set lies in one
+ * block, so a lookup and the replacement that may follow touch a few
+ * adjacent host cache lines instead of one line in each of four arrays:
+ *   uint64_t tag[ways]     key + 1; 0 = empty
+ *   uint64_t stamp[ways]   LRU: the clock at the last use
+ *   uint32_t owner[ways]   only when made with owners
+ *   uint8_t  flags[ways]   MC_*
+ *   uint32_t plru          PLRU: a tree of ways-1 bits
+ * Entry index: set << wshift | way (no division to find an entry's set). */
 struct model_cache {
 	uint32_t sets, ways;
 	uint64_t set_mask; /* sets - 1 when sets is a power of two */
 	int pow2;
 	unsigned repl; /* enum mp_repl */
 	unsigned levels; /* PLRU tree depth: log2(ways) */
-	uint64_t *tag; /* key + 1; 0 = empty */
-	uint64_t *stamp; /* LRU: the clock at the last use */
-	uint32_t *plru; /* PLRU: one tree of ways-1 bits per set */
-	uint32_t *owner; /* NULL unless made with owners */
-	uint8_t *flags; /* MC_* */
+	unsigned wshift; /* ways <= 1 << wshift */
+	uint32_t set_bytes, off_stamp, off_owner, off_flags, off_plru; /* off_*: 0 if absent */
+	uint8_t *mem;
 	uint64_t clock;
 };
 
@@ -42,26 +48,71 @@ static inline uint64_t model_cache_set(const struct model_cache *c, uint64_t key
 	return c->pow2 ? key & c->set_mask : key % c->sets;
 }
 
+static inline uint8_t *model_cache_block(const struct model_cache *c, uint64_t set)
+{
+	return c->mem + set * c->set_bytes;
+}
+
+static inline uint64_t model_cache_idx(const struct model_cache *c, uint64_t set, unsigned way)
+{
+	return set << c->wshift | way;
+}
+
+static inline uint64_t *mc_tag(const struct model_cache *c, uint64_t idx)
+{
+	return (uint64_t *)model_cache_block(c, idx >> c->wshift) + (idx & ((1u << c->wshift) - 1));
+}
+
+static inline uint8_t *mc_flags(const struct model_cache *c, uint64_t idx)
+{
+	return model_cache_block(c, idx >> c->wshift) + c->off_flags + (idx & ((1u << c->wshift) - 1));
+}
+
+/* Only for caches made with owners. */
+static inline uint32_t *mc_owner(const struct model_cache *c, uint64_t idx)
+{
+	return (uint32_t *)(model_cache_block(c, idx >> c->wshift) + c->off_owner) + (idx & ((1u << c->wshift) - 1));
+}
+
 /* Index of key's entry or -1. */
 static inline int64_t model_cache_find(const struct model_cache *c, uint64_t key)
 {
-	uint64_t base = model_cache_set(c, key) * c->ways, t = key + 1;
-	const uint64_t *tag = c->tag + base;
+	uint64_t set = model_cache_set(c, key), t = key + 1;
+	const uint64_t *tag = (const uint64_t *)model_cache_block(c, set);
 	for (uint32_t w = 0; w < c->ways; w++)
 		if (tag[w] == t)
-			return (int64_t)(base + w);
+			return (int64_t)model_cache_idx(c, set, w);
 	return -1;
 }
 
-void model_cache_plru_touch(struct model_cache *c, uint64_t idx);
+/* Tree-PLRU use of way `way` of set `set`. Tree nodes are numbered
+ * 1..ways-1 in heap order; bit n of the set's word is node n: 0 evict from
+ * the left half next, 1 from the right. */
+static inline void model_cache_plru_use(struct model_cache *c, uint64_t set, unsigned way)
+{
+	uint32_t *word = (uint32_t *)(model_cache_block(c, set) + c->off_plru);
+	uint32_t bits = *word;
+	unsigned node = 1;
+	for (unsigned l = c->levels; l-- > 0;) {
+		unsigned dir = (way >> l) & 1;
+		if (dir)
+			bits &= ~(1u << node); /* used the right half: evict left next */
+		else
+			bits |= 1u << node;
+		node = node * 2 + dir;
+	}
+	*word = bits;
+}
 
 /* Marks entry idx most recently used. */
 static inline void model_cache_touch(struct model_cache *c, uint64_t idx)
 {
-	if (c->stamp)
-		c->stamp[idx] = ++c->clock;
+	uint64_t set = idx >> c->wshift;
+	unsigned way = (unsigned)(idx & ((1u << c->wshift) - 1));
+	if (c->repl == MP_REPL_LRU)
+		((uint64_t *)(model_cache_block(c, set) + c->off_stamp))[way] = ++c->clock;
 	else
-		model_cache_plru_touch(c, idx);
+		model_cache_plru_use(c, set, way);
 }
 
 /* Inserts key (absent), as most recently used; an empty way first, else
@@ -73,15 +124,28 @@ uint64_t model_cache_insert(struct model_cache *c, uint64_t key, uint32_t owner,
 /* Removes entry idx. */
 static inline void model_cache_drop(struct model_cache *c, uint64_t idx)
 {
-	c->tag[idx] = 0;
-	c->flags[idx] = 0;
-	if (c->stamp)
-		c->stamp[idx] = 0; /* empty entries are the first victims */
+	*mc_tag(c, idx) = 0;
+	*mc_flags(c, idx) = 0;
+	if (c->repl == MP_REPL_LRU) /* empty entries are the first victims */
+		((uint64_t *)(model_cache_block(c, idx >> c->wshift) + c->off_stamp))[idx & ((1u << c->wshift) - 1)] =
+			0;
+}
+
+/* Entry indices run below this (with holes when ways is not a power of two). */
+static inline uint64_t model_cache_nidx(const struct model_cache *c)
+{
+	return (uint64_t)c->sets << c->wshift;
+}
+
+/* Index idx (below model_cache_nidx) is an entry and holds a key. */
+static inline int model_cache_used(const struct model_cache *c, uint64_t idx)
+{
+	return (idx & ((1u << c->wshift) - 1)) < c->ways && *mc_tag(c, idx);
 }
 
 static inline uint64_t model_cache_key(const struct model_cache *c, uint64_t idx)
 {
-	return c->tag[idx] - 1;
+	return *mc_tag(c, idx) - 1;
 }
 
 #endif
