@@ -48,6 +48,31 @@ static inline uint8_t *mp_put_uv7(uint8_t *p, uint64_t v)
 	return p + 7;
 }
 
+/* Writes v (< 2^14) as a one- or two-byte varint without a loop (the
+ * inline access path's nearby addresses). */
+static inline __attribute__((always_inline)) uint8_t *mp_put_uv14(uint8_t *p, uint64_t v)
+{
+	if (v < 0x80) {
+		*p = (uint8_t)v;
+		return p + 1;
+	}
+	p[0] = (uint8_t)(v | 0x80);
+	p[1] = (uint8_t)(v >> 7);
+	return p + 2;
+}
+
+/* Writes v (< 2^49) as mp_put_uv7 does, built in a register and stored at
+ * once (8 bytes: room assumed; little-endian hosts): the inline access
+ * path's far jumps. */
+static inline __attribute__((always_inline)) uint8_t *mp_put_uv7w(uint8_t *p, uint64_t v)
+{
+	uint64_t w = (v & 0x7f) | ((v << 1) & 0x7f00) | ((v << 2) & 0x7f0000) | ((v << 3) & 0x7f000000) |
+		     ((v << 4) & 0x7f00000000ull) | ((v << 5) & 0x7f0000000000ull) |
+		     ((v << 6) & 0x7f000000000000ull) | 0x808080808080ull;
+	__builtin_memcpy(p, &w, 8);
+	return p + 7;
+}
+
 /* Reads a varint from [*pp, end). Returns 0 and advances *pp, or -1 if the
  * input ends or the value overflows 64 bits (corrupt data). */
 static inline int mp_get_uv(const uint8_t **pp, const uint8_t *end, uint64_t *out)

@@ -64,6 +64,7 @@ constexpr const char *kAccessFn = "__memprism_inl_access";
 constexpr const char *kLoopAccessFn = "__memprism_inl_access_loop"; // rt_inline.c
 constexpr const char *kEnterFn = "__memprism_inl_enter";
 constexpr const char *kLeaveFn = "__memprism_inl_leave";
+constexpr const char *kPublishFn = "__memprism_inl_publish";
 constexpr uint64_t kHotSize = 64; // RT_HOT_SIZE, src/rt/rt_int.h
 constexpr const char *kColdFn = "__memprism_access_cold"; // rt_access.c
 // Sites inlined: those in loops, and every site of a function this small
@@ -327,6 +328,7 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 			M.getOrInsertFunction(kLoopAccessFn, Type::getVoidTy(C), ptrTy, ptrTy, i32, i64, ptrTy);
 		FunctionCallee enter = M.getOrInsertFunction(kEnterFn, Type::getVoidTy(C), ptrTy);
 		FunctionCallee leave = M.getOrInsertFunction(kLeaveFn, Type::getVoidTy(C), ptrTy);
+		FunctionCallee publish = M.getOrInsertFunction(kPublishFn, Type::getVoidTy(C), ptrTy);
 		// the hot loops that got a site: their copy of the state, and the way in and out
 		auto hotCopy = [&](unsigned h) {
 			HotLoop &HL = hot[h];
@@ -341,6 +343,9 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 				loc = DILocation::get(C, SP->getLine(), 0, SP);
 			IRBuilder<> B(HL.loop->getLoopPreheader()->getTerminator());
 			B.CreateCall(enter, { HL.copy })->setDebugLoc(loc);
+			IRBuilder<>(&*HL.loop->getHeader()->getFirstInsertionPt())
+				.CreateCall(publish, { HL.copy })
+				->setDebugLoc(loc);
 			SmallVector<BasicBlock *, 8> exits;
 			HL.loop->getExitBlocks(exits);
 			SmallPtrSet<BasicBlock *, 8> done;

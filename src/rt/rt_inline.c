@@ -56,6 +56,17 @@ RT_EXPORT void __memprism_inl_leave(struct rt_hot *h)
 	__atomic_store_n(&t->p, h->p, __ATOMIC_RELEASE);
 }
 
+/* At the top of each iteration: the thread's cursor catches up with the
+ * copy's, so that a crash inside a long loop (rt_flush_all at a fatal
+ * signal takes the records up to the thread's cursor) loses at most the
+ * records of the iteration it happened in. */
+RT_EXPORT void __memprism_inl_publish(struct rt_hot *h)
+{
+	struct rt_hot *t = (struct rt_hot *)&rt_self;
+	__atomic_signal_fence(__ATOMIC_RELEASE);
+	t->p = h->p;
+}
+
 RT_EXPORT void __memprism_inl_access_loop(struct rt_hot *h, void *addr, unsigned code, uint64_t len, void *ip)
 {
 	if (RT_LIKELY(!rt_hot_record(h, addr, code, ip)))

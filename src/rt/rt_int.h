@@ -247,24 +247,14 @@ _Static_assert(offsetof(struct rt_thread, p) == offsetof(struct rt_hot, p) &&
  * path below hands over. */
 void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("access");
 
-/* A varint known to be < 2^14: one or two bytes, no loop. */
-static inline __attribute__((always_inline)) uint8_t *rt_put_uv14(uint8_t *p, uint64_t v)
-{
-	if (RT_LIKELY(v < 0x80)) {
-		*p = (uint8_t)v;
-		return p + 1;
-	}
-	p[0] = (uint8_t)(v | 0x80);
-	p[1] = (uint8_t)(v >> 7);
-	return p + 2;
-}
+
 
 /*
  * The access path that inline instrumentation (src/pass) puts at each of a
  * program's loads and stores, over h: the thread's own state, or a copy held
  * across a loop. It encodes only the common record -- the epoch unchanged, a
- * nearby address, a fixed size, the code address one of the last two or a
- * nearby one -- and returns 0; for anything else it changes nothing and
+ * fixed size, the code address one of the last two or a nearby one -- and
+ * returns 0; for anything else it changes nothing and
  * returns 1, and the caller hands the access to rt_access_out, which starts
  * over. Inlining the whole encoder made instrumented code 14x larger than
  * plain code and 11x slower to compile.
@@ -276,7 +266,7 @@ static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h,
 	uint64_t a = (uint64_t)addr, i = (uint64_t)ip;
 	uint64_t z = mp_zigzag((int64_t)(a - h->last_addr));
 	uint64_t n = h->naccess + 1;
-	if (RT_UNLIKELY(p >= h->lim || (code & 7) == MP_SIZE_RANGE || z >= (1u << 14) ||
+	if (RT_UNLIKELY(p >= h->lim || (code & 7) == MP_SIZE_RANGE || z >= (1ull << 49) ||
 			atomic_load_explicit(&rt_epoch, memory_order_relaxed) != h->epoch || n == h->burst_end))
 		return 1;
 	uint64_t last = h->last_ip, zi = 0;
@@ -293,9 +283,12 @@ static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h,
 		h->last_ip = i;
 	}
 	*p = (uint8_t)code;
-	p = rt_put_uv14(p + 1, z);
+	if (RT_LIKELY(z < (1u << 14)))
+		p = mp_put_uv14(p + 1, z);
+	else
+		p = mp_put_uv7w(p + 1, z); /* random access: a far jump */
 	if (code & MP_ACC_IP)
-		p = rt_put_uv14(p, zi);
+		p = mp_put_uv14(p, zi);
 	h->last_addr = a;
 	h->naccess = n;
 	/* Record complete (rt_flush_all reads the cursor with acquire). Not an

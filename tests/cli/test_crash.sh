@@ -47,6 +47,16 @@ expect_eq "segv-mt: main buffer stores" $N "$(csv_field segv-mt.csv "$BUF" store
 expect_eq "segv-mt: worker buffer stores (flushed by the crashing thread)" $N2 "$(csv_field segv-mt.csv "$BUF2" stores)"
 expect_eq "segv-mt: worker buffer threads" 1 "$(csv_field segv-mt.csv "$BUF2" threads)"
 
+# SIGSEGV inside a loop without calls, at store K = 2,000,000: every store
+# before the crash's iteration is kept (an unrolled loop's iteration is a few
+# stores)
+K=2000000
+record segv-loop 139
+report segv-loop csv --roi work
+got=$(csv_field segv-loop.csv "$BUF" stores)
+[ "$got" -le $K ] && [ "$got" -ge $((K - 16)) ] || fail "segv-loop: buffer stores $got, expected $((K - 16))..$K"
+echo "ok: segv-loop: buffer stores $got (crash at store $K)"
+
 # SIGKILL: no flush
 record kill 137
 grep -q "killed by signal 9" kill.err || fail "record did not say the program was killed by signal 9"

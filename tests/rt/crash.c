@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A program that dies. Usage: crash segv|kill|abort|segv-mt
+ * A program that dies. Usage: crash segv|kill|abort|segv-mt|segv-loop
  * Inside region "work" it makes exactly N = 3,000,000 one-byte stores into a
  * 1 MiB heap buffer (@BUF), sequentially with wrap-around: at about two trace
  * bytes per access that is several 1 MiB trace chunks. Then:
@@ -13,6 +13,10 @@
  *            1,500,000 one-byte stores into its own 1 MiB buffer (@BUF2) and
  *            then blocks: the crashing thread's handler must flush the other
  *            thread's buffer too.
+ *   segv-loop dies inside the store loop, at store K = 2,000,000 (a loop
+ *            without calls: inline instrumentation keeps the thread's
+ *            recording state in registers there, and the thread's cursor
+ *            catches up once per iteration).
  */
 #include <memprism.h>
 #include <pthread.h>
@@ -26,6 +30,7 @@
 
 #define N 3000000L
 #define N2 1500000L
+#define K 2000000L
 #define SIZE (1u << 20)
 
 static sem_t done;
@@ -47,7 +52,7 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: crash segv|kill|abort|segv-mt\n");
+		fprintf(stderr, "usage: crash segv|kill|abort|segv-mt|segv-loop\n");
 		return 2;
 	}
 	volatile char *buf = malloc(SIZE); /* @BUF */
@@ -62,14 +67,18 @@ int main(int argc, char **argv)
 		while (sem_wait(&done) != 0)
 			;
 	}
-	for (long i = 0; i < N; i++)
+	volatile int *null = (volatile int *)(uintptr_t)(argc - 2); /* NULL, unknown to the compiler */
+	long stop = strcmp(argv[1], "segv-loop") == 0 ? K : -1;
+	for (long i = 0; i < N; i++) {
+		if (i == stop)
+			*null = 1;
 		buf[i & (SIZE - 1)] = (char)i;
+	}
 	memprism_region_end("work");
 	if (strcmp(argv[1], "kill") == 0)
 		kill(getpid(), SIGKILL);
 	if (strcmp(argv[1], "abort") == 0)
 		abort();
-	volatile int *null = (volatile int *)(uintptr_t)(argc - 2); /* NULL, unknown to the compiler */
 	*null = 1;
 	return 0;
 }

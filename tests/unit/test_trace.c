@@ -40,6 +40,17 @@ static void test_varint(void)
 		CHECK_EQ(v, wide[i]);
 		CHECK(p == e);
 	}
+	/* the inline access path's loop-free encoders write the same bytes */
+	for (uint64_t k = 0, v = 0; k < 100000; k++, v = v * 6364136223846793005ull + 1442695040888963407ull) {
+		uint8_t a[16], b[16];
+		uint64_t w = v >> 15; /* < 2^49 */
+		CHECK(mp_put_uv7w(a, w) == a + 7);
+		mp_put_uv7(b, w);
+		CHECK(memcmp(a, b, 7) == 0);
+		uint64_t n = v >> 50; /* < 2^14 */
+		uint8_t *ea = mp_put_uv14(a, n), *eb = mp_put_uv(b, n);
+		CHECK(ea - a == eb - b && memcmp(a, b, (size_t)(ea - a)) == 0);
+	}
 	int64_t s[] = { 0, -1, 1, INT64_MIN, INT64_MAX, -64, 64 };
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		CHECK(mp_unzigzag(mp_zigzag(s[i])) == s[i]);
