@@ -10,14 +10,21 @@
  *
  * What it does, at the end of the optimization pipeline (where
  * sanitizer-coverage would run, so the code it sees is the code that runs,
- * vectorized and all): before every load, store, atomic read-modify-write
- * and compare-exchange it inserts a call to __memprism_inl_access(addr, code,
- * len), links that function's bitcode (rt_inline.bc, installed next to this
- * plugin) into the module and inlines it. Compared with the
- * sanitizer-coverage callbacks this removes a call and a return per access
- * and the spills around them, and it sees what those callbacks cannot:
- * vectors wider than 16 bytes and atomic read-modify-writes.
- * docs/instrumentation.md has the measurements.
+ * vectorized and all): before every load, store, atomic read-modify-write,
+ * compare-exchange and small inline memcpy/memset it inserts a call to the
+ * runtime's access path (rt_inline.c, whose bitcode rt_inline.bc is
+ * installed next to this plugin; MEMPRISM_INLINE_BC names another, for
+ * experiments), links that bitcode into the module and inlines it.
+ *   - Loops that call nothing keep the thread's recording state in a local
+ *     copy, which SROA puts in registers.
+ *   - Sites of one block on one source line share a code address.
+ *   - Sites outside loops in big functions call the runtime instead.
+ *   - Functions with loops get an uninstrumented copy for runs that are not
+ *     recorded.
+ * Compared with the sanitizer-coverage callbacks this removes a call and a
+ * return per access and the spills around them, and it sees what those
+ * callbacks cannot: vectors wider than 16 bytes, atomic read-modify-writes,
+ * inline struct copies. docs/instrumentation.md has the measurements.
  */
 #include <dlfcn.h>
 
@@ -26,12 +33,11 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SCCIterator.h"
 #include "llvm/Analysis/LoopInfo.h"
-#include "llvm/IR/Dominators.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
-#include "llvm/TargetParser/Triple.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -43,6 +49,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/IPO/AlwaysInliner.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/SROA.h"
