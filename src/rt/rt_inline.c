@@ -4,8 +4,8 @@
  * Not part of libmemprism-rt.so: it is compiled to LLVM bitcode, and the
  * memprism pass plugin (src/pass/) links it into each instrumented module
  * and inlines it there, so a recorded access costs a few instructions
- * instead of a call, and a program that is not being recorded pays one
- * compare. It reaches the runtime's state through the symbols rt_int.h
+ * instead of a call (a program that is not being recorded runs the
+ * uninstrumented copies the pass makes of its loops). It reaches the runtime's state through the symbols rt_int.h
  * exports as __memprism_*.
  */
 #include "rt/rt_int.h"

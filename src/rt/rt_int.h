@@ -247,16 +247,13 @@ _Static_assert(offsetof(struct rt_thread, p) == offsetof(struct rt_hot, p) &&
  * path below hands over. */
 void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("access");
 
-
-
 /*
  * The access path that inline instrumentation (src/pass) puts at each of a
  * program's loads and stores, over h: the thread's own state, or a copy held
  * across a loop. It encodes only the common record -- the epoch unchanged, a
  * fixed size, the code address one of the last two or a nearby one -- and
- * returns 0; for anything else it changes nothing and
- * returns 1, and the caller hands the access to rt_access_out, which starts
- * over. Inlining the whole encoder made instrumented code 14x larger than
+ * returns 0; for anything else it changes nothing and returns 1, and the
+ * caller hands the access to rt_access_out, which starts over. Inlining the whole encoder made instrumented code 14x larger than
  * plain code and 11x slower to compile.
  */
 static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h, void *addr, unsigned code,
