@@ -66,6 +66,9 @@ void cli_progress_end(void);
 
 /* --limit N: 0 and *out, or 2 with a message. */
 int cli_parse_limit(const char *arg, size_t *out);
+/* The optional data-file operand at argv[optind] (default memprism.data):
+ * 0 and *path set, or 2 after saying that only one file is taken. */
+int cli_data_path(int argc, char **argv, int optind, const char **path);
 /* Says why an_run could not read path (named: given on the command line,
  * else the default memprism.data, whose absence gets `record_hint`). */
 void cli_data_error(int err, const char *path, int named, const char *record_hint);

@@ -77,11 +77,8 @@ int cmd_export(int argc, char **argv)
 		cli_error("--binned is an option of --sqlite");
 		return 2;
 	}
-	if (argc - optind > 1) {
-		cli_error("one data file at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+	if (cli_data_path(argc, argv, optind, &o.data_path))
 		return 2;
-	}
-	o.data_path = optind < argc ? argv[optind] : "memprism.data";
 	o.wrappers = wrappers;
 	o.nwrappers = nw;
 	char err[1024];

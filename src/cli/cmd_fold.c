@@ -186,11 +186,9 @@ int cmd_fold(int argc, char **argv)
 		return 2;
 	}
 	const char *region = argv[optind++];
-	if (argc - optind > 1) {
-		cli_error("one data file at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+	const char *data;
+	if (cli_data_path(argc, argv, optind, &data))
 		return 2;
-	}
-	const char *data = optind < argc ? argv[optind] : "memprism.data";
 	struct an_fold *f = an_fold_new(region, (unsigned)bins);
 	struct an_result *res = NULL, *res2 = NULL;
 	int rc = 1, err;

@@ -114,11 +114,9 @@ int cmd_memtrace(int argc, char **argv)
 		}
 		}
 	}
-	if (argc - optind > 1) {
-		cli_error("one data file at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+	const char *path;
+	if (cli_data_path(argc, argv, optind, &path))
 		return 2;
-	}
-	const char *path = optind < argc ? argv[optind] : "memprism.data";
 	if (bin && !outpath) {
 		cli_error("--format bin needs --output FILE");
 		return 2;

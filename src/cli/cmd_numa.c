@@ -192,12 +192,10 @@ int cmd_numa(int argc, char **argv)
 		}
 	}
 	int status = 0;
-	if (argc - optind > 1) {
-		cli_error("one data file at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+	if (cli_data_path(argc, argv, optind, &ro.data_path)) {
 		status = 2;
 		goto out;
 	}
-	ro.data_path = optind < argc ? argv[optind] : "memprism.data";
 	if (cli_model_apply(&model, &ao, 0)) {
 		status = 2;
 		goto out;

@@ -132,11 +132,8 @@ int cmd_report(int argc, char **argv)
 		}
 		}
 	}
-	if (argc - optind > 1) {
-		cli_error("one data file at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+	if (cli_data_path(argc, argv, optind, &ro.data_path))
 		return 2;
-	}
-	ro.data_path = optind < argc ? argv[optind] : "memprism.data";
 	ao.wrappers = wrappers;
 	ao.nwrappers = nwrappers;
 	if (cli_model_apply(&model, &ao, 0))

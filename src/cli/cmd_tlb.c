@@ -79,11 +79,8 @@ int cmd_tlb(int argc, char **argv)
 		}
 		}
 	}
-	if (argc - optind > 1) {
-		cli_error("one data file at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+	if (cli_data_path(argc, argv, optind, &ro.data_path))
 		return 2;
-	}
-	ro.data_path = optind < argc ? argv[optind] : "memprism.data";
 	if (cli_model_apply(&model, &ao, 1))
 		return 2;
 	struct an_result *res = NULL;

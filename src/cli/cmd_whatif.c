@@ -109,11 +109,8 @@ int cmd_whatif(int argc, char **argv)
 		cli_error("whatif: say what B changes: --vs-model MACHINE and/or --vs-pages RULE");
 		return 2;
 	}
-	if (argc - optind > 1) {
-		cli_error("one data file at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+	if (cli_data_path(argc, argv, optind, &ro.data_path))
 		return 2;
-	}
-	ro.data_path = optind < argc ? argv[optind] : "memprism.data";
 	struct an_opts aa = { .roi = roi }, ab = { .roi = roi };
 	if (cli_model_apply(&ma, &aa, 1))
 		return 2;

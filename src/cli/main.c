@@ -54,6 +54,16 @@ int cli_parse_limit(const char *arg, size_t *out)
 	return 0;
 }
 
+int cli_data_path(int argc, char **argv, int optind, const char **path)
+{
+	if (argc - optind > 1) {
+		cli_error("one data file at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+		return 2;
+	}
+	*path = optind < argc ? argv[optind] : "memprism.data";
+	return 0;
+}
+
 void cli_data_error(int err, const char *path, int named, const char *record_hint)
 {
 	if (err == -ENOENT && !named)
