@@ -33,6 +33,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SCCIterator.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Dominators.h"
@@ -67,11 +68,14 @@ namespace
 // through the recorded sizes).
 constexpr unsigned kWrite = 0x08u;
 constexpr unsigned kRange = 7u;
+constexpr const char *kPassName = "memprism"; // -Rpass=memprism shows its remarks
 constexpr const char *kAccessFn = "__memprism_inl_access";
 constexpr const char *kLoopAccessFn = "__memprism_inl_access_loop"; // rt_inline.c
 constexpr const char *kEnterFn = "__memprism_inl_enter";
 constexpr const char *kLeaveFn = "__memprism_inl_leave";
 constexpr const char *kPublishFn = "__memprism_inl_publish";
+constexpr const char *kEpochCheckFn = "__memprism_inl_epoch_check";
+constexpr const char *kLoopNoSyncFn = "__memprism_inl_access_loop_nosync";
 constexpr uint64_t kHotSize = 64; // RT_HOT_SIZE, src/rt/rt_int.h
 constexpr const char *kColdFn = "__memprism_access_cold"; // rt_access.c
 // Sites inlined: those in loops, and every site of a function this small
@@ -247,6 +251,7 @@ void dispatchToPassive(Function &F, Function *passive, GlobalVariable *recording
 struct HotLoop {
 	Loop *loop;
 	AllocaInst *copy = nullptr;
+	bool checkPerIteration = false; // loopSyncFree: the epoch is checked at each header
 };
 
 bool loopCallsNothing(const Loop &L)
@@ -265,11 +270,70 @@ bool loopCallsNothing(const Loop &L)
 	return true;
 }
 
+/*
+ * A hot loop whose accesses may check the epoch (another thread's
+ * allocation events, rt_inline.c) once per iteration instead of each time:
+ * none of its instructions synchronizes with another thread (atomic,
+ * volatile, fence, or an intrinsic that touches memory other than a plain
+ * memcpy/memset), and every cycle of its blocks passes a header of a loop of
+ * the nest, where the check goes (an irreducible cycle has no header).
+ */
+bool loopSyncFree(const Loop &L)
+{
+	for (BasicBlock *BB : L.blocks())
+		for (Instruction &I : *BB) {
+			if (auto *Ld = dyn_cast<LoadInst>(&I)) {
+				if (!Ld->isSimple())
+					return false;
+			} else if (auto *St = dyn_cast<StoreInst>(&I)) {
+				if (!St->isSimple())
+					return false;
+			} else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+				if (MI->isVolatile())
+					return false;
+			} else if (I.isAtomic() || isa<FenceInst>(I) ||
+				   (isa<CallBase>(I) && I.mayReadOrWriteMemory())) {
+				return false;
+			}
+		}
+	SmallPtrSet<const BasicBlock *, 16> headers;
+	for (const Loop *sub : L.getLoopsInPreorder())
+		headers.insert(sub->getHeader());
+	// depth-first search for a cycle among the other blocks
+	DenseMap<const BasicBlock *, int> state; // 1 on the path, 2 done
+	SmallVector<std::pair<const BasicBlock *, const_succ_iterator>, 16> stack;
+	for (const BasicBlock *root : L.blocks()) {
+		if (headers.count(root) || state.count(root))
+			continue;
+		state[root] = 1;
+		stack.push_back({ root, succ_begin(root) });
+		while (!stack.empty()) {
+			auto &[bb, it] = stack.back();
+			if (it == succ_end(bb)) {
+				state[bb] = 2;
+				stack.pop_back();
+				continue;
+			}
+			const BasicBlock *next = *it++;
+			if (!L.contains(next) || headers.count(next))
+				continue;
+			auto st = state.find(next);
+			if (st == state.end()) {
+				state[next] = 1;
+				stack.push_back({ next, succ_begin(next) });
+			} else if (st->second == 1) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 // The outermost loops of L's nest (L included) that qualify.
 void findHotLoops(Loop *L, SmallVectorImpl<HotLoop> &out)
 {
 	if (L->getLoopPreheader() && L->hasDedicatedExits() && loopCallsNothing(*L)) {
-		out.push_back({ L });
+		out.push_back({ L, nullptr, loopSyncFree(*L) });
 		return;
 	}
 	for (Loop *sub : *L)
@@ -336,6 +400,9 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 		FunctionCallee enter = M.getOrInsertFunction(kEnterFn, Type::getVoidTy(C), ptrTy);
 		FunctionCallee leave = M.getOrInsertFunction(kLeaveFn, Type::getVoidTy(C), ptrTy);
 		FunctionCallee publish = M.getOrInsertFunction(kPublishFn, Type::getVoidTy(C), ptrTy);
+		FunctionCallee epochCheck = M.getOrInsertFunction(kEpochCheckFn, Type::getVoidTy(C), ptrTy);
+		FunctionCallee loopNoSync =
+			M.getOrInsertFunction(kLoopNoSyncFn, Type::getVoidTy(C), ptrTy, ptrTy, i32, i64, ptrTy);
 		// the hot loops that got a site: their copy of the state, and the way in and out
 		auto hotCopy = [&](unsigned h) {
 			HotLoop &HL = hot[h];
@@ -353,6 +420,16 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 			IRBuilder<>(&*HL.loop->getHeader()->getFirstInsertionPt())
 				.CreateCall(publish, { HL.copy })
 				->setDebugLoc(loc);
+			if (HL.checkPerIteration)
+				for (Loop *sub : HL.loop->getLoopsInPreorder())
+					IRBuilder<>(&*sub->getHeader()->getFirstInsertionPt())
+						.CreateCall(epochCheck, { HL.copy })
+						->setDebugLoc(loc);
+			// what was done, for `-Rpass=memprism` (tests/cli/test_inline.sh)
+			OptimizationRemarkEmitter ORE(F, nullptr);
+			ORE.emit(OptimizationRemark(kPassName, "HotLoop", HL.loop->getStartLoc(), HL.loop->getHeader())
+				 << "recording state kept in registers; epoch checked "
+				 << (HL.checkPerIteration ? "once per iteration" : "at every access"));
 			SmallVector<BasicBlock *, 8> exits;
 			HL.loop->getExitBlocks(exits);
 			SmallPtrSet<BasicBlock *, 8> done;
@@ -423,7 +500,8 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 			Value *ip = siteIp(I);
 			B.SetInsertPoint(I); // hotCopy and siteIp may have added code before I
 			if (copy)
-				B.CreateCall(loopAccess, { copy, args[0], args[1], args[2], ip });
+				B.CreateCall(hot[h->second].checkPerIteration ? loopNoSync : loopAccess,
+					     { copy, args[0], args[1], args[2], ip });
 			else
 				B.CreateCall(access, { args[0], args[1], args[2], ip });
 		};
@@ -516,7 +594,7 @@ void addPasses(ModulePassManager &MPM, OptimizationLevel level)
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo()
 {
-	return { LLVM_PLUGIN_API_VERSION, "memprism", "0.1", [](PassBuilder &PB) {
+	return { LLVM_PLUGIN_API_VERSION, kPassName, "0.1", [](PassBuilder &PB) {
 			PB.registerOptimizerLastEPCallback(
 				[](ModulePassManager &MPM, OptimizationLevel level) { addPasses(MPM, level); });
 		} };

@@ -30,7 +30,7 @@ static inline struct rt_hot *self_hot(void)
  * location; symbolized as ip - 1, it lands on the lea). */
 RT_EXPORT void __memprism_inl_access(void *addr, unsigned code, uint64_t len, void *ip)
 {
-	if (RT_UNLIKELY(rt_hot_record(self_hot(), addr, code, ip)))
+	if (RT_UNLIKELY(rt_hot_record(self_hot(), addr, code, ip, 1)))
 		rt_access_out(addr, code, len, ip);
 }
 
@@ -69,7 +69,33 @@ RT_EXPORT void __memprism_inl_publish(struct rt_hot *h)
 
 RT_EXPORT void __memprism_inl_access_loop(struct rt_hot *h, void *addr, unsigned code, uint64_t len, void *ip)
 {
-	if (RT_LIKELY(!rt_hot_record(h, addr, code, ip)))
+	if (RT_LIKELY(!rt_hot_record(h, addr, code, ip, 1)))
+		return;
+	__memprism_inl_leave(h);
+	rt_access_out(addr, code, len, ip);
+	__memprism_inl_enter(h);
+}
+
+/*
+ * Loops that do no atomic, volatile or fenced access: the pass checks the
+ * epoch (another thread's allocation event) at the top of every iteration
+ * of every loop of the nest instead of at each access. Such a loop cannot
+ * see what another thread did after the check without a data race, so its
+ * accesses order against other threads' events as well as per-access
+ * checks would. A changed epoch sends the next access down the slow path,
+ * which writes the epoch record: the copy's limit is what every access
+ * checks, and _enter takes the real one back.
+ */
+RT_EXPORT void __memprism_inl_epoch_check(struct rt_hot *h)
+{
+	if (RT_UNLIKELY(atomic_load_explicit(&rt_epoch, memory_order_relaxed) != h->epoch))
+		h->lim = NULL;
+}
+
+RT_EXPORT void __memprism_inl_access_loop_nosync(struct rt_hot *h, void *addr, unsigned code, uint64_t len,
+						 void *ip)
+{
+	if (RT_LIKELY(!rt_hot_record(h, addr, code, ip, 0)))
 		return;
 	__memprism_inl_leave(h);
 	rt_access_out(addr, code, len, ip);

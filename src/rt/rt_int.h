@@ -253,18 +253,44 @@ void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("ac
  * across a loop. It encodes only the common record -- the epoch unchanged, a
  * fixed size, the code address one of the last two or a nearby one -- and
  * returns 0; for anything else it changes nothing and returns 1, and the
- * caller hands the access to rt_access_out, which starts over. Inlining the whole encoder made instrumented code 14x larger than
- * plain code and 11x slower to compile.
+ * caller hands the access to rt_access_out, which starts over. Inlining the
+ * whole encoder made instrumented code 14x larger than plain code and 11x
+ * slower to compile.
+ *
+ * check_epoch is a constant at each site: 0 where the pass checks the epoch
+ * once per loop iteration instead (rt_inline.c, __memprism_inl_iter).
+ *
+ * The commonest record of all -- the code address the previous one's, the
+ * address a near step away -- takes a straight path and one store of its
+ * two or three bytes (little-endian; the bytes written past the record are
+ * within RT_BUF_SLACK and overwritten by the next one).
  */
 static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h, void *addr, unsigned code,
-								void *ip)
+								void *ip, int check_epoch)
 {
 	uint8_t *p = h->p;
 	uint64_t a = (uint64_t)addr, i = (uint64_t)ip;
 	uint64_t z = mp_zigzag((int64_t)(a - h->last_addr));
 	uint64_t n = h->naccess + 1;
-	if (RT_UNLIKELY(p >= h->lim || (code & 7) == MP_SIZE_RANGE || z >= (1ull << 49) ||
-			atomic_load_explicit(&rt_epoch, memory_order_relaxed) != h->epoch || n == h->burst_end))
+	if (RT_UNLIKELY(p >= h->lim || (code & 7) == MP_SIZE_RANGE || n == h->burst_end ||
+			(check_epoch && atomic_load_explicit(&rt_epoch, memory_order_relaxed) != h->epoch)))
+		return 1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (RT_LIKELY(i == h->last_ip && z < (1u << 14))) {
+		uint32_t w;
+		if (RT_LIKELY(z < 0x80)) {
+			w = code | (uint32_t)z << 8;
+			__builtin_memcpy(p, &w, 2);
+			p += 2;
+		} else {
+			w = code | (uint32_t)((z & 0x7f) | 0x80) << 8 | (uint32_t)(z >> 7) << 16;
+			__builtin_memcpy(p, &w, 4);
+			p += 3;
+		}
+		goto done;
+	}
+#endif
+	if (RT_UNLIKELY(z >= (1ull << 49)))
 		return 1;
 	uint64_t last = h->last_ip, zi = 0;
 	if (i != last) {
@@ -286,6 +312,9 @@ static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h,
 		p = mp_put_uv7w(p + 1, z); /* random access: a far jump */
 	if (code & MP_ACC_IP)
 		p = mp_put_uv14(p, zi);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+done:
+#endif
 	h->last_addr = a;
 	h->naccess = n;
 	/* Record complete (rt_flush_all reads the cursor with acquire). Not an

@@ -30,3 +30,24 @@ expect_eq "TLS accumulator loads" 40004 "$(csv_field t.csv '^tls tls_acc ' loads
 expect_eq "TLS accumulator instances (one per thread)" 5 "$(csv_field t.csv '^tls tls_acc ' instances)"
 # find(): 501 + 1000 + 1000 scalar loads, from a loop left by return and by its end
 expect_eq "search loop loads" 2501 "$(csv_field t.csv '^static hay ' loads)"
+
+# Loops: the epoch is checked once per iteration only where nothing in the
+# loop synchronizes with another thread (the pass says which, by line).
+loops=$MP_SRC/tests/rt/inline_loops.c
+"$MEMPRISM" cc -O2 -g -Rpass=memprism "$loops" -o loops -lpthread 2> remarks.txt
+loop_remark() { # the remark for the loop marked "LOOP $1"
+	local line
+	line=$(grep -n "LOOP $1 \*/" "$loops" | cut -d: -f1)
+	grep -m1 "inline_loops.c:$line:.*remark: " remarks.txt | sed 's/.*epoch checked //; s/ \[.*//'
+}
+expect_eq "plain loop" "once per iteration" "$(loop_remark plain)"
+expect_eq "loop with an atomic" "at every access" "$(loop_remark atomic)"
+expect_eq "loop with a volatile" "at every access" "$(loop_remark volatile)"
+expect_eq "loop with an irreducible cycle" "at every access" "$(loop_remark irreducible)"
+expect_eq "loops, recorded" "$(clang-16 -O2 "$loops" -o loops_plain -lpthread && ./loops_plain)" \
+	"$("$MEMPRISM" record -q -o loops.data -- ./loops)"
+# sum() reads the 4096 ints (16384 bytes) of a block another thread
+# allocated: all of them the block's, none unknown
+"$MEMPRISM" report --by site --format csv loops.data > loops.csv
+expect_eq "bytes loaded from the other thread's block" 16384 "$(csv_field loops.csv '^producer ' bytes_loaded)"
+expect_eq "unknown accesses" missing "$(csv_field loops.csv '^unknown' accesses)"
