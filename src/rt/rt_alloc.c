@@ -96,6 +96,7 @@ uint64_t rt_stack_id(struct rt_thread *t, void *fp, void *ret)
 	s->hash = h;
 	s->id = id;
 	/* STACK_DEF needs no new epoch: it defines, it does not change the heap. */
+	rt_skip_suspend(t);
 	if (rt_buf_full(t))
 		rt_flush(t);
 	uint8_t *p = t->p;

@@ -196,7 +196,10 @@ static void chunk_start(struct rt_thread *t)
 	t->last_addr = t->last_ip = t->prev_ip = t->last_ev_addr = 0;
 }
 
-#define RT_MAP_SIZE (2 * (RT_BUF_SIZE + RT_BUF_SLACK) + RT_STACK_CACHE * sizeof(struct rt_stack_slot))
+#define RT_SCRATCH_SIZE (64u << 10) /* sampling: where skipped accesses are written, never read */
+#define RT_MAP_SIZE                                                                                   \
+	(2 * (RT_BUF_SIZE + RT_BUF_SLACK) + RT_STACK_CACHE * sizeof(struct rt_stack_slot) + RT_SCRATCH_SIZE + \
+	 RT_BUF_SLACK)
 
 int rt_thread_setup(struct rt_thread *t)
 {
@@ -211,6 +214,8 @@ int rt_thread_setup(struct rt_thread *t)
 	t->busy[0] = t->busy[1] = 0;
 	t->buf = m;
 	t->stack_cache = (struct rt_stack_slot *)(m + 2 * (RT_BUF_SIZE + RT_BUF_SLACK));
+	t->scratch = (uint8_t *)(t->stack_cache + RT_STACK_CACHE);
+	t->skip_p = NULL;
 	if (!t->tid)
 		t->tid = gettid();
 	t->epoch = atomic_load(&rt_epoch);
@@ -322,6 +327,7 @@ void rt_flush(struct rt_thread *t)
 {
 	if (!t->buf || rt_proc.finished)
 		return;
+	rt_skip_suspend(t); /* (a skip flushed in the middle ends there) */
 	t->guard++;
 	__atomic_add_fetch(&rt_proc.accesses, t->naccess - t->naccess_flushed, __ATOMIC_RELAXED);
 	t->naccess_flushed = t->naccess;
@@ -331,14 +337,42 @@ void rt_flush(struct rt_thread *t)
 	t->guard--;
 }
 
-void rt_burst_pause(struct rt_thread *t)
+/*
+ * Sampling skips a thread's accesses by letting the access path go on
+ * writing them, at full speed, into a scratch area nobody reads, instead of
+ * sending each one out of line (a hot loop's copy of the state runs on
+ * unchanged). naccess goes on counting: the skip ends when it reaches
+ * burst_end. The real cursor and the delta bases the reader knows wait in
+ * skip_*; the epoch too, so that the first access after the skip writes the
+ * epoch record again if it changed meanwhile.
+ */
+static void skip_start(struct rt_thread *t, uint64_t n)
 {
-	t->skip_left = rt_proc.burst_off;
-	if (t->skip_left)
-		t->lim = NULL; /* every access now takes the slow path, which counts */
+	t->skip_left = 0;
+	t->skip_p = t->p;
+	t->skip_base = t->naccess;
+	t->skip_addr = t->last_addr;
+	t->skip_ip = t->last_ip;
+	t->skip_prev = t->prev_ip;
+	t->skip_epoch = t->epoch;
+	t->burst_end = t->naccess + n;
+	t->lim = t->scratch + RT_SCRATCH_SIZE;
+	__atomic_store_n(&t->p, t->scratch, __ATOMIC_RELEASE);
 }
 
-/* Tells the reader how many accesses this thread skipped since its pause. */
+void rt_burst_pause(struct rt_thread *t)
+{
+	if (t->skip_p) {
+		/* that was the last access to skip: record from the next one */
+		rt_skip_suspend(t);
+		t->skip_left = 0;
+		t->burst_end = t->naccess + rt_proc.burst_on;
+	} else if (rt_proc.burst_off) {
+		skip_start(t, rt_proc.burst_off);
+	}
+}
+
+/* Tells the reader how many accesses this thread skipped. */
 static void note_skipped(struct rt_thread *t, uint64_t n)
 {
 	if (rt_buf_full(t))
@@ -349,10 +383,35 @@ static void note_skipped(struct rt_thread *t, uint64_t n)
 	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE);
 }
 
+void rt_skip_suspend(struct rt_thread *t)
+{
+	if (!t->skip_p)
+		return;
+	uint64_t done = t->naccess - t->skip_base;
+	t->skip_left = t->burst_end - t->naccess;
+	t->naccess = t->skip_base;
+	t->burst_end = UINT64_MAX;
+	t->last_addr = t->skip_addr;
+	t->last_ip = t->skip_ip;
+	t->prev_ip = t->skip_prev;
+	t->epoch = t->skip_epoch;
+	t->lim = t->buf + RT_BUF_SIZE;
+	uint8_t *p = t->skip_p;
+	t->skip_p = NULL;
+	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE);
+	if (done)
+		note_skipped(t, done);
+}
+
+void rt_skip_resume(struct rt_thread *t)
+{
+	if (t->skip_left && t->buf && !t->skip_p)
+		skip_start(t, t->skip_left);
+}
+
 void rt_burst_flush_skipped(struct rt_thread *t)
 {
-	if (t->skip_left && t->buf)
-		note_skipped(t, rt_proc.burst_off - t->skip_left);
+	rt_skip_suspend(t);
 	t->skip_left = 0;
 }
 
@@ -361,16 +420,10 @@ void rt_access_slow(void *addr, unsigned code, uint64_t len, void *ip)
 	struct rt_thread *t = &rt_self;
 	if (!rt_recording || t->guard || t->state == 2)
 		return; /* not recording, inside a hook, or after the thread's exit */
-	if (t->skip_left && t->buf) {
-		if (--t->skip_left)
-			return;
-		/* this was the last access to skip: record from the next one */
-		note_skipped(t, rt_proc.burst_off);
-		t->lim = t->buf + RT_BUF_SIZE;
-		t->burst_end = t->naccess + rt_proc.burst_on;
-		return;
-	}
-	if (!t->buf) {
+	if (t->skip_p) {
+		/* skipping, the scratch area full: start it over */
+		__atomic_store_n(&t->p, t->scratch, __ATOMIC_RELEASE);
+	} else if (!t->buf) {
 		t->guard++;
 		int err = rt_thread_setup(t);
 		t->guard--;
@@ -397,9 +450,15 @@ void rt_flush_all(int in_signal)
 		if (!t->buf)
 			continue;
 		uint8_t *end = __atomic_load_n(&t->p, __ATOMIC_ACQUIRE);
-		__atomic_add_fetch(&rt_proc.accesses,
-				   __atomic_load_n(&t->naccess, __ATOMIC_RELAXED) - t->naccess_flushed,
-				   __ATOMIC_RELAXED);
+		uint64_t n = __atomic_load_n(&t->naccess, __ATOMIC_RELAXED);
+		if (end < t->buf || end > t->buf + RT_BUF_SIZE + RT_BUF_SLACK) {
+			/* skipping (sampling): the real cursor and count wait aside */
+			end = t->skip_p;
+			n = t->skip_base;
+			if (!end)
+				continue;
+		}
+		__atomic_add_fetch(&rt_proc.accesses, n - t->naccess_flushed, __ATOMIC_RELAXED);
 		if (end > t->buf)
 			flush_locked(t, end, t == &rt_self);
 	}
@@ -430,6 +489,7 @@ void rt_thread_unregister(struct rt_thread *t)
 	pthread_mutex_unlock(&rt_registry_lock);
 	uint8_t *b = t->bufs[0];
 	t->skip_left = 0;
+	t->skip_p = NULL;
 	t->lim = NULL;
 	t->p = NULL;
 	t->buf = NULL;
@@ -449,6 +509,9 @@ void rt_bufs_after_fork(struct rt_thread *self)
 		self->seq = 0;
 		self->naccess = self->naccess_flushed = 0;
 		self->burst_end = rt_proc.burst_on ? rt_proc.burst_on : UINT64_MAX;
+		self->skip_p = NULL; /* a skip in progress is the parent's */
+		self->skip_left = 0;
+		self->lim = self->buf + RT_BUF_SIZE;
 		self->stack_next = 0;
 		self->busy[0] = self->busy[1] = 0;
 		memset(self->stack_cache, 0, RT_STACK_CACHE * sizeof(*self->stack_cache));
@@ -462,6 +525,7 @@ uint8_t *rt_event_begin(struct rt_thread *t, unsigned type, uint64_t *epoch_out)
 		rt_fail("no memory for a thread's trace buffer");
 		return NULL;
 	}
+	rt_skip_suspend(t);
 	if (rt_buf_full(t))
 		rt_flush(t);
 	/* A clock read costs ~30 ns in a VM, as much as the rest of an
@@ -497,6 +561,7 @@ uint8_t *rt_put_ev_addr(struct rt_thread *t, uint8_t *p, uint64_t addr)
 void rt_event_end(struct rt_thread *t, uint8_t *p)
 {
 	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE);
+	rt_skip_resume(t);
 }
 
 uint8_t *rt_put_str(uint8_t *p, const char *s, size_t max)

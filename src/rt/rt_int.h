@@ -34,7 +34,7 @@ struct rt_thread {
 	uint64_t last_addr, last_ip, prev_ip; /* delta bases (reset per chunk) */
 	uint64_t epoch; /* last global epoch written to this stream */
 	uint64_t naccess; /* accesses recorded by this thread */
-	uint64_t burst_end; /* sampling: pause when naccess reaches it (UINT64_MAX: never) */
+	uint64_t burst_end; /* sampling: the burst or the skip ends when naccess reaches it (UINT64_MAX: never) */
 	int guard; /* >0 while inside a hook: nested calls pass straight through */
 	int state; /* 0 new, 1 registered, 2 exited */
 
@@ -46,7 +46,12 @@ struct rt_thread {
 	uint64_t last_time, last_ev_addr; /* event delta bases (reset per chunk) */
 	unsigned clock_skip, last_cpu; /* allocation events between clock reads; CPU then */
 	uint64_t naccess_flushed; /* part of naccess already added to the process total */
-	uint64_t skip_left; /* sampling: accesses still to skip; lim is NULL meanwhile */
+	uint64_t skip_left; /* sampling: accesses still to skip while the skip is suspended */
+	/* sampling, while skipping: p and lim run over the scratch area, and the
+	 * real cursor (skip_p, NULL when not skipping), delta bases and count
+	 * wait here (rt_buf.c, skip_start) */
+	uint8_t *scratch, *skip_p;
+	uint64_t skip_base, skip_addr, skip_ip, skip_prev, skip_epoch;
 	pid_t tid;
 	uint64_t stack_lo, stack_hi; /* this thread's stack, for frame-pointer walks */
 	uint64_t group; /* current mp_group id, 0 if none */
@@ -153,11 +158,16 @@ void rt_thread_main_init(struct rt_thread *t);
 void rt_thread_start_event(struct rt_thread *t, pid_t creator);
 void rt_thread_exit_events(struct rt_thread *t);
 
-/* Burst sampling (memprism record --sample-bursts): stop recording this
- * thread's accesses for a while. */
+/* Burst sampling (memprism record --sample-bursts): naccess reached
+ * burst_end: a burst ends (skipping starts) or a skip ends. */
 void rt_burst_pause(struct rt_thread *t) RT_ABI("burst_pause");
 /* At thread exit: report the accesses skipped since the last pause. */
 void rt_burst_flush_skipped(struct rt_thread *t);
+/* Before the runtime writes to a thread's trace itself (an event): a skip in
+ * progress puts the real cursor back and notes what it skipped so far;
+ * rt_skip_resume (rt_event_end) goes on with the rest. */
+void rt_skip_suspend(struct rt_thread *t);
+void rt_skip_resume(struct rt_thread *t);
 
 /* Room for an event: the buffer's own end (lim is NULL while sampling skips). */
 static inline int rt_buf_full(const struct rt_thread *t)

@@ -20,6 +20,17 @@ diff=$((est > 1048576 ? est - 1048576 : 1048576 - est))
 [ $((diff * 100)) -le 1048576 ] || fail "estimate $est is more than 1% from 1048576"
 echo "ok: estimate $est for 1048576"
 "$MEMPRISM" report --roi kernel sampled.data | grep -q "estimates" || fail "text report does not say the counts are estimates"
+# Skips and bursts shorter than a round of malloc, 2,048 accesses and free:
+# events fall inside skips, every access is still the block's, and the
+# counts add up exactly (-O1: one access per int, as the comment counts).
+"$MEMPRISM" cc -O1 -g "$MP_SRC/tests/rt/sampling_events.c" -o events
+"$MEMPRISM" record -q --sample-bursts 1000,3000 -o events.data -- ./events >/dev/null
+samp=$("$MEMPRISM" report --format json events.data | grep -o '"sampling":{[^}]*}')
+expect_eq "events: recorded" 1024000 "$(num "$samp" recorded)"
+expect_eq "events: skipped" 3072000 "$(num "$samp" skipped)"
+"$MEMPRISM" report --format csv events.data >e.csv
+expect_eq "events: the block's estimate" 4096000 "$(csv_field e.csv '^heap main ' accesses)"
+expect_eq "events: unknown accesses" missing "$(csv_field e.csv '^unknown' accesses)"
 # bad values are refused
 for bad in 5 0,5 5,0 -1,5 a,b 5,; do
 	if "$MEMPRISM" record --sample-bursts "$bad" -- true 2>err.txt; then fail "--sample-bursts $bad accepted"; fi
