@@ -61,14 +61,20 @@ static inline __attribute__((always_inline)) uint8_t *mp_put_uv14(uint8_t *p, ui
 	return p + 2;
 }
 
+/* v (< 2^49) as mp_put_uv7 writes it: seven bytes of a little-endian word. */
+static inline __attribute__((always_inline)) uint64_t mp_uv7w_bits(uint64_t v)
+{
+	return (v & 0x7f) | ((v << 1) & 0x7f00) | ((v << 2) & 0x7f0000) | ((v << 3) & 0x7f000000) |
+	       ((v << 4) & 0x7f00000000ull) | ((v << 5) & 0x7f0000000000ull) | ((v << 6) & 0x7f000000000000ull) |
+	       0x808080808080ull;
+}
+
 /* Writes v (< 2^49) as mp_put_uv7 does, built in a register and stored at
  * once (8 bytes: room assumed; little-endian hosts): the inline access
  * path's far jumps. */
 static inline __attribute__((always_inline)) uint8_t *mp_put_uv7w(uint8_t *p, uint64_t v)
 {
-	uint64_t w = (v & 0x7f) | ((v << 1) & 0x7f00) | ((v << 2) & 0x7f0000) | ((v << 3) & 0x7f000000) |
-		     ((v << 4) & 0x7f00000000ull) | ((v << 5) & 0x7f0000000000ull) |
-		     ((v << 6) & 0x7f000000000000ull) | 0x808080808080ull;
+	uint64_t w = mp_uv7w_bits(v);
 	__builtin_memcpy(p, &w, 8);
 	return p + 7;
 }

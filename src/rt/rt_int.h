@@ -270,10 +270,10 @@ void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("ac
  * check_epoch is a constant at each site: 0 where the pass checks the epoch
  * once per loop iteration instead (rt_inline.c, __memprism_inl_iter).
  *
- * The commonest record of all -- the code address the previous one's, the
- * address a near step away -- takes a straight path and one store of its
- * two or three bytes (little-endian; the bytes written past the record are
- * within RT_BUF_SLACK and overwritten by the next one).
+ * The commonest records -- the code address the previous one's or the one
+ * before (a loop alternating between two), no length -- take a straight
+ * path and one store of the whole record (little-endian; bytes written past
+ * the record are within RT_BUF_SLACK and overwritten by the next one).
  */
 static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h, void *addr, unsigned code,
 								void *ip, int check_epoch)
@@ -286,23 +286,39 @@ static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h,
 			(check_epoch && atomic_load_explicit(&rt_epoch, memory_order_relaxed) != h->epoch)))
 		return 1;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (RT_LIKELY(i == h->last_ip && z < (1u << 14))) {
-		uint32_t w;
+	uint64_t last = h->last_ip;
+	if (RT_LIKELY(i == last || i == h->prev_ip)) {
+		if (i != last) {
+			/* the code address before the last: loops alternate */
+			code |= MP_TAG(MP_REC_ACCESS_IP2, 0);
+			h->prev_ip = last;
+			h->last_ip = i;
+		}
 		if (RT_LIKELY(z < 0x80)) {
-			w = code | (uint32_t)z << 8;
+			uint32_t w = code | (uint32_t)z << 8;
 			__builtin_memcpy(p, &w, 2);
 			p += 2;
-		} else {
-			w = code | (uint32_t)((z & 0x7f) | 0x80) << 8 | (uint32_t)(z >> 7) << 16;
+		} else if (z < (1u << 14)) {
+			uint32_t w = code | (uint32_t)((z & 0x7f) | 0x80) << 8 | (uint32_t)(z >> 7) << 16;
 			__builtin_memcpy(p, &w, 4);
 			p += 3;
+		} else if (z < (1ull << 49)) {
+			/* a far jump: the tag and mp_put_uv7w's seven bytes in one store */
+			uint64_t w = mp_uv7w_bits(z) << 8 | code;
+			__builtin_memcpy(p, &w, 8);
+			p += 8;
+		} else {
+			return 1;
 		}
 		goto done;
 	}
 #endif
 	if (RT_UNLIKELY(z >= (1ull << 49)))
 		return 1;
-	uint64_t last = h->last_ip, zi = 0;
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+	uint64_t last = h->last_ip;
+#endif
+	uint64_t zi = 0;
 	if (i != last) {
 		if (i == h->prev_ip) {
 			code |= MP_TAG(MP_REC_ACCESS_IP2, 0);
