@@ -314,6 +314,9 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 	}
 	scale_counts(&r->total, f);
 	scale_mem(&r->mem_total, f);
+	/* shares of mem_total.refs: scaled alike */
+	r->refs_physical = (uint64_t)((double)r->refs_physical * f + 0.5);
+	r->refs_thp = (uint64_t)((double)r->refs_thp * f + 0.5);
 	if (st->model)
 		an_warn(st, "the model saw only the sampled bursts (record --sample-bursts): its figures are "
 			    "scaled estimates, and cache state between bursts is not what the program had");

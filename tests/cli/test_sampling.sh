@@ -31,6 +31,11 @@ expect_eq "events: skipped" 3072000 "$(num "$samp" skipped)"
 "$MEMPRISM" report --format csv events.data >e.csv
 expect_eq "events: the block's estimate" 4096000 "$(csv_field e.csv '^heap main ' accesses)"
 expect_eq "events: unknown accesses" missing "$(csv_field e.csv '^unknown' accesses)"
+# the model's share of physically indexed references is a share of the
+# estimate, not of what was recorded: all of them, as in a full run
+"$MEMPRISM" record -q -o events_full.data -- ./events >/dev/null
+phys() { "$MEMPRISM" report --model host "$1" 2>/dev/null | grep '^physical:' | sed 's/(translations.*//'; }
+expect_eq "events: physically indexed share, sampled as full" "$(phys events_full.data)" "$(phys events.data)"
 # bad values are refused
 for bad in 5 0,5 5,0 -1,5 a,b 5,; do
 	if "$MEMPRISM" record --sample-bursts "$bad" -- true 2>err.txt; then fail "--sample-bursts $bad accepted"; fi
