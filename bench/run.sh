@@ -16,6 +16,8 @@
 #   TMPDIR     where the scratch dir memprism-bench.XXXX goes (default /tmp)
 #   KEEP=1     keep the scratch dir (traces, dhat/cachegrind/heaptrack files);
 #              it is also kept whenever the script fails
+#   BENCH_SAMPLE  bursts of the sampled model run, ON,OFF accesses
+#              (default 100000,900000: record --sample-bursts, a tenth)
 #
 # Exit status: 0 ok; 1 a checksum differed between native and memprism runs
 # (a correctness bug); 2 usage; 3 memprism failed to build or run a workload.
@@ -23,7 +25,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,24p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-2}"
 }
 
@@ -59,6 +61,8 @@ fi
 # The slowest tool (lackey, ~1000x even on 1/100 inputs) runs at most 3 times.
 SLOW_N=$((N < 3 ? N : 3))
 
+SAMPLE=${BENCH_SAMPLE:-100000,900000}
+[[ $SAMPLE =~ ^[1-9][0-9]*,[1-9][0-9]*$ ]] || usage
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MEMPRISM=${MEMPRISM:-$REPO/build/bin/memprism}
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/memprism-bench.XXXX")
@@ -140,12 +144,12 @@ LIBS[allocheavy]=""
 # Variants. "mp" = full trace of the instrumented binary; "mpalloc" = the
 # native binary under memprism record (allocation tracking with stacks).
 # BASE: which native run a variant's ratios are taken against.
-ALL_VARIANTS=(native mp mpsancov mpmodel norec mpalloc mpfaults dhat cachegrind native_small lackey heaptrack)
+ALL_VARIANTS=(native mp mpsancov mpmodel mpmodels norec mpalloc mpfaults dhat cachegrind native_small lackey heaptrack)
 declare -A TITLE BASE
-TITLE=([native]="native" [mp]="memprism" [mpsancov]="mp-callbacks" [mpmodel]="mp+model" [mpfaults]="mp-faults" [norec]="not-recorded" [mpalloc]="mp-alloc" [dhat]="dhat"
+TITLE=([native]="native" [mp]="memprism" [mpsancov]="mp-callbacks" [mpmodel]="mp+model" [mpmodels]="mp+model(s)" [mpfaults]="mp-faults" [norec]="not-recorded" [mpalloc]="mp-alloc" [dhat]="dhat"
 	[cachegrind]="cachegrind" [native_small]="native(1/100)" [lackey]="lackey(1/100)"
 	[heaptrack]="heaptrack")
-BASE=([mp]=native [mpsancov]=native [mpmodel]=native [mpfaults]=native [norec]=native [mpalloc]=native [dhat]=native [cachegrind]=native
+BASE=([mp]=native [mpsancov]=native [mpmodel]=native [mpmodels]=native [mpfaults]=native [norec]=native [mpalloc]=native [dhat]=native [cachegrind]=native
 	[lackey]=native_small [heaptrack]=native)
 
 # STATUS[w.v]: "" = runs; otherwise the reason it does not (shown in its cell).
@@ -176,7 +180,7 @@ for w in "${WORKLOADS[@]}"; do
 		fi
 		STATUS[$w.$v]=""
 		case "$v" in
-		mp | mpsancov | mpmodel | norec | mpalloc | mpfaults) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
+		mp | mpsancov | mpmodel | mpmodels | norec | mpalloc | mpfaults) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
 		dhat | cachegrind | lackey | native_small) ((HAVE_VG)) || STATUS[$w.$v]="n/a (not installed)" ;;
 		heaptrack) ((HAVE_HT)) || STATUS[$w.$v]="n/a (not installed)" ;;
 		esac
@@ -190,6 +194,7 @@ for w in "${WORKLOADS[@]}"; do
 			sed 's/^/    /' "$SCRATCH/log/$w.inst.build" | tail -20 >&2
 			STATUS[$w.mp]="build failed"
 			STATUS[$w.mpmodel]="build failed"
+			STATUS[$w.mpmodels]="build failed"
 			STATUS[$w.norec]="build failed"
 			MP_FAIL=1
 		fi
@@ -234,6 +239,12 @@ run_variant() {
 		rm -rf -- "$SCRATCH/out/$w.mpm.data"
 		cmd=("$MEMPRISM" record -o "$SCRATCH/out/$w.mpm.data" -- "$SCRATCH/bin/$w.inst" "${args[@]}")
 		;;
+	mpmodels)
+		# the same in bounded mode: sampled bursts, the model on those only
+		rm -rf -- "$SCRATCH/out/$w.mpms.data"
+		cmd=("$MEMPRISM" record --sample-bursts "$SAMPLE" -o "$SCRATCH/out/$w.mpms.data" -- "$SCRATCH/bin/$w.inst"
+			"${args[@]}")
+		;;
 	norec) cmd=("$SCRATCH/bin/$w.inst" "${args[@]}") ;; # built by memprism cc, not recorded
 	mpfaults)
 		# the native binary, page faults sampled (first touch of every page)
@@ -273,11 +284,11 @@ run_variant() {
 		fi
 		return 0
 	fi
-	if [[ $v == mpmodel ]]; then
+	if [[ $v == mpmodel || $v == mpmodels ]]; then
 		# the model's share, timed on its own for the throughput figure
-		local t2
-		if ! "$MEMPRISM" report --model host --format csv "$SCRATCH/out/$w.mpm.data" \
-			>"$SCRATCH/out/$w.mpm.csv" 2>>"$err"; then
+		local t2 d=$SCRATCH/out/$w.mpm
+		[[ $v == mpmodels ]] && d=$SCRATCH/out/$w.mpms
+		if ! "$MEMPRISM" report --model host --format json "$d.data" >"$d.json" 2>>"$err"; then
 			echo "FAIL" >>"$SCRATCH/times/$w.$v"
 			printf '  [%d] %-10s %-14s report --model FAILED (see %s)\n' "$i" "$w" "${TITLE[$v]}" "$err"
 			STATUS[$w.$v]="run failed"
@@ -285,7 +296,7 @@ run_variant() {
 			return 0
 		fi
 		t2=$(now)
-		awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.4f\n", b - a }' >>"$SCRATCH/times/$w.modelonly"
+		[[ $v == mpmodel ]] && awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.4f\n", b - a }' >>"$SCRATCH/times/$w.modelonly"
 		t1=$t2
 	fi
 	local t
@@ -364,7 +375,7 @@ for w in "${WORKLOADS[@]}"; do
 		# A failed run has already been reported as failed.
 		[[ $(sed -n "${run_n}p" "$SCRATCH/times/$w.$v") == FAIL ]] && continue
 		case "$v" in
-		native | mp | mpsancov | mpmodel | norec | mpalloc | mpfaults)
+		native | mp | mpsancov | mpmodel | mpmodels | norec | mpalloc | mpfaults)
 			echo "  CHECKSUM MISMATCH: $w ${TITLE[$v]} run $run_n printed '${c:-<none>}', native run 1 printed '$ref'" >&2
 			CKSUM_FAIL=1
 			STATUS[$w.$v]="CHECKSUM MISMATCH"
@@ -417,11 +428,20 @@ for w in "${WORKLOADS[@]}"; do
 			CELL[$w.modelrate]=$(awk -v t="$total" -v s="$mmed" 'BEGIN { printf "%.1fM/s", t / s / 1e6 }')
 		fi
 	fi
+	# how far the sampled model's estimates are from the full model's (last round)
+	if have jq && [[ -s $SCRATCH/out/$w.mpm.json && -s $SCRATCH/out/$w.mpms.json ]]; then
+		for k in dram_reads dram_writes tlb.walks; do
+			f=$(jq -r ".total.mem.$k" "$SCRATCH/out/$w.mpm.json")
+			e=$(jq -r ".total.mem.$k" "$SCRATCH/out/$w.mpms.json")
+			printf '  %-15s %-11s %12s estimated, %12s in full (%s)\n' "model(s) error" "$k" "$e" "$f" \
+				"$(awk -v e="$e" -v f="$f" 'BEGIN { if (f > 0) printf "%+.1f%%", 100 * (e - f) / f; else print "-" }')"
+		done
+	fi
 done
 echo
 
 # ------------------------------------------------------------ final table --
-COLS=(native mp mpsancov mpmodel modelrate norec mpalloc mpfaults dhat cachegrind lackey heaptrack)
+COLS=(native mp mpsancov mpmodel mpmodels modelrate norec mpalloc mpfaults dhat cachegrind lackey heaptrack)
 TITLE[modelrate]="model acc/s"
 {
 	printf 'workload'
@@ -451,6 +471,8 @@ echo "scaled input, whose run time is mostly process start-up: treat it as an or
 echo "mp+model = memprism record, then memprism report --model host on the trace (cache, TLB and"
 echo "page-walk model); cachegrind --cache-sim=yes models caches only (no TLB, no objects)."
 echo "model acc/s = recorded accesses / time of report --model alone."
+echo "mp+model(s) = the same in bounded mode: record --sample-bursts $SAMPLE, the model on the"
+echo "sampled bursts only, figures scaled (\"model(s) error\" above: against the full model)."
 echo "mp-faults = the native binary under memprism record --source faults (every page fault"
 echo "sampled with its address, thread, CPU and code: first-touch placement)."
 echo "targets (full trace): arrays <= 1.3x, randacc <= 2.5x, evloop <= 10x; alloc tracking <= 1.5x."
