@@ -169,7 +169,8 @@ void rt_burst_flush_skipped(struct rt_thread *t);
 void rt_skip_suspend(struct rt_thread *t);
 void rt_skip_resume(struct rt_thread *t);
 
-/* Room for an event: the buffer's own end (lim is NULL while sampling skips). */
+/* Room for an event: the buffer's own end (a skip in progress must be
+ * suspended first: its cursor runs over the scratch area). */
 static inline int rt_buf_full(const struct rt_thread *t)
 {
 	return t->p >= t->buf + RT_BUF_SIZE;
@@ -268,7 +269,7 @@ void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("ac
  * slower to compile.
  *
  * check_epoch is a constant at each site: 0 where the pass checks the epoch
- * once per loop iteration instead (rt_inline.c, __memprism_inl_iter).
+ * once per loop iteration instead (rt_inline.c, __memprism_inl_epoch_check).
  *
  * The commonest records -- the code address the previous one's or the one
  * before (a loop alternating between two), no length -- take a straight
@@ -287,7 +288,7 @@ static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h,
 		return 1;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	uint64_t last = h->last_ip;
-	if (RT_LIKELY(i == last || i == h->prev_ip)) {
+	if (RT_LIKELY((i == last || i == h->prev_ip) && z < (1ull << 49))) {
 		if (i != last) {
 			/* the code address before the last: loops alternate */
 			code |= MP_TAG(MP_REC_ACCESS_IP2, 0);
@@ -302,13 +303,11 @@ static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h,
 			uint32_t w = code | (uint32_t)((z & 0x7f) | 0x80) << 8 | (uint32_t)(z >> 7) << 16;
 			__builtin_memcpy(p, &w, 4);
 			p += 3;
-		} else if (z < (1ull << 49)) {
+		} else {
 			/* a far jump: the tag and mp_put_uv7w's seven bytes in one store */
 			uint64_t w = mp_uv7w_bits(z) << 8 | code;
 			__builtin_memcpy(p, &w, 8);
 			p += 8;
-		} else {
-			return 1;
 		}
 		goto done;
 	}
