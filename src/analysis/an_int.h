@@ -148,7 +148,7 @@ struct an_phys *an_phys_new(void);
 void an_phys_del(struct an_phys *ph);
 /* Page vpage of pid had frame pfn (0: none) as of time. 0 or -ENOMEM. */
 int an_phys_add(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn, uint32_t flags, uint64_t time);
-/* an_phys_lookup through the cache of answers: 1 and *paddr, *flags when
+/* an_phys_lookup through the kept answers: 1 and *paddr, *flags when
  * vaddr had a frame at time; either way the answer holds for every time in
  * [*lo, *hi) (OUT). */
 int an_phys_translate(struct an_phys *ph, uint32_t pid, uint64_t vaddr, uint64_t time, uint64_t *paddr, uint32_t *flags,

@@ -19,7 +19,16 @@
 #include "analysis/an_int.h"
 #include "model/model.h"
 
-#define AN_PAGE_CACHE 8192
+/* A page that missed the first-level DTLB: its row of the TLB view, kept
+ * in an open-addressed table so that a miss costs one probe (most often one
+ * host cache line) instead of an index lookup and then the row. */
+struct page_row {
+	uint64_t addr; /* page start (virtual) */
+	uint64_t dtlb_misses, walks, walk_refs; /* dtlb_misses 0: empty slot */
+	uint32_t proc, cls;
+	uint32_t order; /* rows are handed over in the order they were made */
+	uint8_t shift;
+};
 
 struct an_model {
 	struct mp_model *m;
@@ -28,12 +37,9 @@ struct an_model {
 	unsigned l1_lat, l1_bucket; /* an L1 hit's latency and its histogram bucket */
 	const uint64_t *seq; /* mp_model_seq */
 	MP_VEC(uint8_t) cls_shift; /* class -> page shift, 0 not decided yet */
-	MP_VEC(struct an_page) pages;
+	struct page_row *rows; /* linear probing, at most half full */
+	size_t rows_cap, nrows; /* rows_cap: a power of two, or 0 */
 	size_t *rule_hits; /* per what-if rule: classes it matched */
-	struct mp_hashmap page_index; /* (proc, page) -> pages index */
-	struct an_page_slot {
-		uint64_t key, idx;
-	} page_cache[AN_PAGE_CACHE]; /* in front of page_index */
 	int counting; /* the access being modelled is inside --roi */
 	struct an_stream *cur; /* the stream whose access is being modelled */
 	struct an_state *st;
@@ -119,7 +125,6 @@ int an_model_init(struct an_state *st)
 		return -ENOMEM;
 	}
 	am->st = st;
-	mp_hashmap_init(&am->page_index);
 	mp_model_set_writeback(am->m, on_writeback, am);
 	st->model = am;
 	st->res->mem_origin = AN_MEM_MODELLED;
@@ -134,8 +139,7 @@ void an_model_fini(struct an_state *st)
 	mp_model_free(am->m);
 	free(am->rule_hits);
 	mp_vec_free(&am->cls_shift);
-	mp_vec_free(&am->pages);
-	mp_hashmap_fini(&am->page_index);
+	free(am->rows);
 	free(am);
 	st->model = NULL;
 }
@@ -172,36 +176,58 @@ static unsigned class_shift(struct an_state *st, struct an_model *am, uint32_t c
 	return s;
 }
 
+static size_t row_home(uint32_t proc, uint64_t page, unsigned shift, size_t cap)
+{
+	return mp_hash64(page ^ ((uint64_t)proc << 48) ^ ((uint64_t)shift << 58)) & (cap - 1);
+}
+
+static int rows_grow(struct an_model *am)
+{
+	size_t ncap = am->rows_cap ? am->rows_cap * 2 : 1024;
+	struct page_row *nr = calloc(ncap, sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	for (size_t j = 0; j < am->rows_cap; j++) {
+		const struct page_row *r = &am->rows[j];
+		if (!r->dtlb_misses)
+			continue;
+		size_t i = row_home(r->proc, r->addr >> r->shift, r->shift, ncap);
+		while (nr[i].dtlb_misses)
+			i = (i + 1) & (ncap - 1);
+		nr[i] = *r;
+	}
+	free(am->rows);
+	am->rows = nr;
+	am->rows_cap = ncap;
+	return 0;
+}
+
 static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift,
 		       uint32_t cls, const struct mp_model_out *o)
 {
 	uint64_t page = addr >> shift;
-	uint64_t key = mp_hash64(page ^ ((uint64_t)proc << 48) ^ ((uint64_t)shift << 58)) | 1;
-	/* a direct-mapped cache of the index in front of the hash map: indices
-	 * never change, so a slot whose key matches is right */
-	struct an_page_slot *slot = &am->page_cache[key & (AN_PAGE_CACHE - 1)];
-	uint64_t *v;
-	if (slot->key == key) {
-		v = &slot->idx;
-	} else if ((v = mp_hashmap_get(&am->page_index, key))) {
-		slot->key = key;
-		slot->idx = *v;
+	if ((am->nrows + 1) * 2 > am->rows_cap && rows_grow(am)) {
+		st->oom = 1;
+		return;
 	}
-	struct an_page *pg;
-	if (v && am->pages.v[*v].addr == page << shift && am->pages.v[*v].proc == proc) {
-		pg = &am->pages.v[*v];
-	} else {
-		struct an_page np = { .proc = proc, .addr = page << shift, .shift = (uint8_t)shift, .cls = cls };
-		if (mp_vec_push(&am->pages, np) || (!v && mp_hashmap_put(&am->page_index, key, am->pages.n - 1))) {
-			st->oom = 1;
-			return;
+	size_t i = row_home(proc, page, shift, am->rows_cap);
+	struct page_row *r;
+	for (;; i = (i + 1) & (am->rows_cap - 1)) {
+		r = &am->rows[i];
+		if (!r->dtlb_misses) {
+			*r = (struct page_row){ .addr = page << shift,
+						.proc = proc,
+						.order = (uint32_t)am->nrows++,
+						.shift = (uint8_t)shift };
+			break;
 		}
-		pg = &am->pages.v[am->pages.n - 1];
+		if (r->addr == page << shift && r->proc == proc && r->shift == shift)
+			break;
 	}
-	pg->dtlb_misses++;
-	pg->walks += o->tlb == MP_TLB_WALK;
-	pg->walk_refs += o->walk_refs;
-	pg->cls = cls; /* the latest object on the page */
+	r->dtlb_misses++;
+	r->walks += o->tlb == MP_TLB_WALK;
+	r->walk_refs += o->walk_refs;
+	r->cls = cls; /* the latest object on the page */
 }
 
 static inline void mem_count(struct an_mem *m, const struct mp_model_out *o)
@@ -448,10 +474,26 @@ int an_model_pages(struct an_state *st, const uint32_t *remap)
 		if (!am->rule_hits[i])
 			an_warn(st, "--pages %s: no object's label contains \"%s\"", st->opts->page_rules[i].pattern,
 				st->opts->page_rules[i].pattern);
-	r->pages = am->pages.v;
-	r->npages = am->pages.n;
-	am->pages.v = NULL;
-	am->pages.n = 0;
+	if (!am->nrows)
+		return 0;
+	r->pages = calloc(am->nrows, sizeof(*r->pages));
+	if (!r->pages)
+		return -ENOMEM;
+	r->npages = am->nrows;
+	for (size_t j = 0; j < am->rows_cap; j++) {
+		const struct page_row *w = &am->rows[j];
+		if (w->dtlb_misses)
+			r->pages[w->order] = (struct an_page){ .proc = w->proc,
+							       .addr = w->addr,
+							       .shift = w->shift,
+							       .cls = w->cls,
+							       .dtlb_misses = w->dtlb_misses,
+							       .walks = w->walks,
+							       .walk_refs = w->walk_refs };
+	}
+	free(am->rows);
+	am->rows = NULL;
+	am->rows_cap = am->nrows = 0;
 	for (size_t i = 0; i < r->npages; i++) {
 		struct an_page *p = &r->pages[i];
 		p->cls = p->cls < st->classes.n && remap ? remap[p->cls] : 0;
