@@ -44,6 +44,9 @@ struct an_proc {
 
 #define AN_IP_CACHE 16 /* slots: the top 4 bits of a multiplicative hash */
 
+#define AN_AHEAD 16 /* model lookahead, records: covers a host memory miss or two */
+#define AN_AHEAD_KEEP 256 /* records looked ahead for after a reference missed L1 or the DTLB */
+
 struct an_stream {
 	uint32_t proc, tid, thread;
 	MP_VEC(uint64_t) chunks; /* file offsets */
@@ -54,6 +57,12 @@ struct an_stream {
 	size_t cap;
 	struct trace_dec dec;
 	struct trace_rec rec;
+	/* model: a second decoder up to ahead_n records ahead of dec, whose
+	 * accesses get the host memory they will need prefetched */
+	struct trace_dec ahead;
+	unsigned ahead_n;
+	unsigned ahead_on; /* records to look ahead for: only while references miss */
+	uint64_t ahead_page; /* the last page hinted */
 	int done, warned;
 	uint64_t epoch;
 	uint64_t stack_lo;
@@ -153,6 +162,8 @@ int an_phys_add(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn, 
  * [*lo, *hi) (OUT). */
 int an_phys_translate(struct an_phys *ph, uint32_t pid, uint64_t vaddr, uint64_t time, uint64_t *paddr, uint32_t *flags,
 		      uint64_t *lo, uint64_t *hi);
+/* Prefetches the table slot of (pid, vaddr)'s page. */
+void an_phys_prefetch(const struct an_phys *ph, uint32_t pid, uint64_t vaddr);
 /* 1 and *paddr (*flags: MP_PAGEMAP_*) if vaddr of pid had a frame at time. */
 int an_phys_lookup(const struct an_state *st, uint32_t pid, uint64_t vaddr, uint64_t time, uint64_t *paddr,
 		   uint32_t *flags);
@@ -169,6 +180,10 @@ void an_model_fini(struct an_state *st);
 /* Models one access of stream s to class cls; counted: inside --roi. */
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r,
 		     int counted, struct mp_outcome *out);
+/* After stream s decoded a record: moves its lookahead on, prefetching the
+ * host memory that modelling the accesses ahead will read (changes no
+ * state); restart: s->dec started a new chunk. */
+void an_model_look_ahead(const struct an_state *st, struct an_stream *s, int restart);
 /* Writes dirty lines back (keeping them): at --roi boundaries, so the region
  * pays for the writebacks of its own stores; counted: charge them. */
 void an_model_clean(struct an_state *st, struct an_stream *s, int counted);

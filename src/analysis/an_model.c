@@ -386,6 +386,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				count_fast(st, s, cls);
 			continue;
 		}
+		s->ahead_on = AN_AHEAD_KEEP;
 		unsigned from, to;
 		if (o.level == MP_LVL_LOCAL_DRAM && st->numa && an_numa_nodes(st, s, a, &from, &to) && from != to) {
 			/* a NUMA topology says where the page is: a fill from another
@@ -451,6 +452,39 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 		return;
 	}
 	model_access(st, s, cls, r, counted, sum);
+}
+
+/* Far enough ahead for the hint to arrive, the translation slot and TLB
+ * row of each new page: over many pages these are the replay's host cache
+ * misses. (Prefetching the model's sets as well cost more than it saved:
+ * they mostly sit in the host's L2.) */
+void an_model_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
+{
+	const struct an_model *am = st->model;
+	if (restart || !s->ahead_on) {
+		s->ahead_n = 0;
+		s->ahead_page = UINT64_MAX;
+		return;
+	}
+	s->ahead_on--;
+	if (s->ahead_n)
+		s->ahead_n--;
+	else
+		s->ahead = s->dec; /* caught up (a new chunk, or the end of one) */
+	struct trace_rec r;
+	while (s->ahead_n < AN_AHEAD && trace_dec_next(&s->ahead, &r) == 1) {
+		s->ahead_n++;
+		if (r.cls != MP_REC_ACCESS || r.addr >> 12 == s->ahead_page)
+			continue;
+		s->ahead_page = r.addr >> 12;
+		if (st->phys)
+			an_phys_prefetch(st->phys, st->procs.v[s->proc].pid, r.addr);
+		if (am->rows_cap) {
+			const struct page_row *w = &am->rows[row_home(s->proc, r.addr >> 12, 12, am->rows_cap)];
+			__builtin_prefetch(w);
+			__builtin_prefetch((const char *)(w + 1) - 1); /* it may straddle two lines */
+		}
+	}
 }
 
 void an_model_clean(struct an_state *st, struct an_stream *s, int counted)

@@ -249,6 +249,16 @@ int an_phys_lookup(const struct an_state *st, uint32_t pid, uint64_t vaddr, uint
 	return 1;
 }
 
+void an_phys_prefetch(const struct an_phys *ph, uint32_t pid, uint64_t vaddr)
+{
+	if (ph->cap) {
+		/* both ends: a slot may straddle two host lines */
+		const struct phys_page *p = &ph->page[page_home(pid, vaddr >> 12, ph->cap)];
+		__builtin_prefetch(p);
+		__builtin_prefetch((const char *)(p + 1) - 1);
+	}
+}
+
 int an_phys_translate(struct an_phys *ph, uint32_t pid, uint64_t vaddr, uint64_t time, uint64_t *paddr, uint32_t *flags,
 		      uint64_t *lo, uint64_t *hi)
 {
