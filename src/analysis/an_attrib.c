@@ -292,7 +292,7 @@ static void cursor_advance(struct an_state *st, struct an_stream *s)
 	for (;;) {
 		int r = trace_dec_next(&s->dec, &s->rec);
 		if (r == 1) {
-			if (st->model)
+			if (s->ahead_on) /* only the model turns it on */
 				an_model_look_ahead(st, s, 0);
 			return;
 		}

@@ -180,9 +180,9 @@ void an_model_fini(struct an_state *st);
 /* Models one access of stream s to class cls; counted: inside --roi. */
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r,
 		     int counted, struct mp_outcome *out);
-/* After stream s decoded a record: moves its lookahead on, prefetching the
- * host memory that modelling the accesses ahead will read (changes no
- * state); restart: s->dec started a new chunk. */
+/* After stream s decoded a record, while s->ahead_on: moves its lookahead
+ * on, prefetching the host memory that modelling the accesses ahead will
+ * read (changes no state); restart: s->dec started a new chunk. */
 void an_model_look_ahead(const struct an_state *st, struct an_stream *s, int restart);
 /* Writes dirty lines back (keeping them): at --roi boundaries, so the region
  * pays for the writebacks of its own stores; counted: charge them. */

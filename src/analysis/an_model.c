@@ -461,12 +461,11 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 void an_model_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
 {
 	const struct an_model *am = st->model;
-	if (restart || !s->ahead_on) {
+	if (restart || !--s->ahead_on) {
 		s->ahead_n = 0;
 		s->ahead_page = UINT64_MAX;
 		return;
 	}
-	s->ahead_on--;
 	if (s->ahead_n)
 		s->ahead_n--;
 	else

@@ -40,6 +40,16 @@ static void slot_add(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
 		s->slot[s->hot].err += e;
 		return;
 	}
+	/* a loop's load and store of one element alternate two deltas */
+	if (s->hot2 < s->nslots && s->slot[s->hot2].delta == d) {
+		s->slot[s->hot2].count += n;
+		s->slot[s->hot2].err += e;
+		unsigned h = s->hot;
+		s->hot = s->hot2;
+		s->hot2 = h;
+		return;
+	}
+	s->hot2 = s->hot;
 	for (unsigned i = 0; i < s->nslots; i++)
 		if (s->slot[i].delta == d) {
 			s->slot[i].count += n;
@@ -198,6 +208,25 @@ void an_patterns_free(struct an_patterns *p)
 	free(p);
 }
 
+/* Makes p->last the entry of key (another stream than the last one's).
+ * Out of line: a new entry is big, and most accesses stay on one stream. */
+static __attribute__((noinline)) int switch_stream(struct an_patterns *p, uint64_t key, const struct an_access *a)
+{
+	uint64_t *v = mp_hashmap_get(&p->index, key);
+	if (!v) {
+		struct pat_entry e = { .cls = a->cls, .thread = a->thread };
+		an_pat_stream_init(&e.s);
+		if (mp_vec_push(&p->entries, e) || mp_hashmap_put(&p->index, key, p->entries.n - 1)) {
+			p->oom = 1;
+			return -ENOMEM;
+		}
+		v = mp_hashmap_get(&p->index, key);
+	}
+	p->last_key = key;
+	p->last = (size_t)*v;
+	return 0;
+}
+
 void an_patterns_on_access(void *arg, const struct an_access *a)
 {
 	struct an_patterns *p = arg;
@@ -205,20 +234,8 @@ void an_patterns_on_access(void *arg, const struct an_access *a)
 		return;
 	/* replay classes stay far below 2^31: the key is never 0 */
 	uint64_t key = ((uint64_t)a->cls << 32 | a->thread) + 1;
-	if (key != p->last_key) {
-		uint64_t *v = mp_hashmap_get(&p->index, key);
-		if (!v) {
-			struct pat_entry e = { .cls = a->cls, .thread = a->thread };
-			an_pat_stream_init(&e.s);
-			if (mp_vec_push(&p->entries, e) || mp_hashmap_put(&p->index, key, p->entries.n - 1)) {
-				p->oom = 1;
-				return;
-			}
-			v = mp_hashmap_get(&p->index, key);
-		}
-		p->last_key = key;
-		p->last = (size_t)*v;
-	}
+	if (key != p->last_key && switch_stream(p, key, a))
+		return;
 	an_pat_stream_add(&p->entries.v[p->last].s, a->addr);
 }
 
