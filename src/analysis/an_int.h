@@ -45,7 +45,8 @@ struct an_proc {
 #define AN_IP_CACHE 16 /* slots: the top 4 bits of a multiplicative hash */
 
 #define AN_AHEAD 16 /* model lookahead, records: covers a host memory miss or two */
-#define AN_AHEAD_KEEP 256 /* records looked ahead for after a reference missed L1 or the DTLB */
+#define AN_AHEAD_KEEP 256 /* records looked ahead for after a reference missed the DTLB */
+#define AN_AHEAD_PAGES 16384 /* pages from which the lookahead pays (tables of 1.5 MiB and more) */
 
 struct an_stream {
 	uint32_t proc, tid, thread;
@@ -61,7 +62,7 @@ struct an_stream {
 	 * accesses get the host memory they will need prefetched */
 	struct trace_dec ahead;
 	unsigned ahead_n;
-	unsigned ahead_on; /* records to look ahead for: only while references miss */
+	unsigned ahead_on; /* records to look ahead for: only while pages miss the DTLB */
 	uint64_t ahead_page; /* the last page hinted */
 	int done, warned;
 	uint64_t epoch;

@@ -386,7 +386,11 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				count_fast(st, s, cls);
 			continue;
 		}
-		s->ahead_on = AN_AHEAD_KEEP;
+		/* a page missed the DTLB: its slots are worth prefetching ahead
+		 * when the tables they are in outgrow the host's caches */
+		if (o.tlb != MP_TLB_L1_HIT &&
+		    (st->res->phys_pages >= AN_AHEAD_PAGES || am->nrows >= AN_AHEAD_PAGES))
+			s->ahead_on = AN_AHEAD_KEEP;
 		unsigned from, to;
 		if (o.level == MP_LVL_LOCAL_DRAM && st->numa && an_numa_nodes(st, s, a, &from, &to) && from != to) {
 			/* a NUMA topology says where the page is: a fill from another
