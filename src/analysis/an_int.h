@@ -150,6 +150,10 @@ static inline uint64_t an_hash_str(const char *s, uint64_t seed)
 	return mp_hash64(h) | 1;
 }
 
+/* calloc(n, size) for a big table probed at random: asks for transparent
+ * huge pages, so a probe costs no host TLB miss. Free with free(). */
+void *an_table_calloc(size_t n, size_t size);
+
 /* an_phys.c: translations over time (PAGEMAP chunks) */
 int an_phys_load(struct an_state *st);
 void an_phys_free(struct an_state *st);

@@ -184,7 +184,7 @@ static size_t row_home(uint32_t proc, uint64_t page, unsigned shift, size_t cap)
 static int rows_grow(struct an_model *am)
 {
 	size_t ncap = am->rows_cap ? am->rows_cap * 2 : 1024;
-	struct page_row *nr = calloc(ncap, sizeof(*nr));
+	struct page_row *nr = an_table_calloc(ncap, sizeof(*nr));
 	if (!nr)
 		return -ENOMEM;
 	for (size_t j = 0; j < am->rows_cap; j++) {

@@ -12,8 +12,10 @@
  * there.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "analysis/an_int.h"
 #include "common/hashmap.h"
@@ -69,7 +71,7 @@ static struct phys_page *page_find(const struct an_phys *ph, uint32_t pid, uint6
 static int page_grow(struct an_phys *ph)
 {
 	size_t ncap = ph->cap ? ph->cap * 2 : 1024;
-	struct phys_page *np = calloc(ncap, sizeof(*np));
+	struct phys_page *np = an_table_calloc(ncap, sizeof(*np));
 	if (!np)
 		return -ENOMEM;
 	for (size_t j = 0; j < ph->cap; j++) {
@@ -148,6 +150,23 @@ static int insert(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn
 	if (pfn && mp_hashmap_put(&ph->bypfn, pkey(pfn), idx))
 		return -ENOMEM;
 	return 0;
+}
+
+void *an_table_calloc(size_t n, size_t size)
+{
+	const size_t huge = 2u << 20;
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	size_t len = n * size;
+	if (len < huge)
+		return calloc(n, size);
+	len = (len + huge - 1) & ~(huge - 1);
+	void *p = aligned_alloc(huge, len);
+	if (!p)
+		return NULL;
+	madvise(p, len, MADV_HUGEPAGE); /* a hint: without THP, 4 KiB pages */
+	memset(p, 0, len);
+	return p;
 }
 
 struct an_phys *an_phys_new(void)
