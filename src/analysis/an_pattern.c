@@ -208,23 +208,17 @@ void an_patterns_free(struct an_patterns *p)
 	free(p);
 }
 
-/* Makes p->last the entry of key (another stream than the last one's).
- * Out of line: a new entry is big, and most accesses stay on one stream. */
-static __attribute__((noinline)) int switch_stream(struct an_patterns *p, uint64_t key, const struct an_access *a)
+/* The index slot of a new entry for key; NULL and p->oom on ENOMEM. Out of
+ * line: an entry is big, and its frame would cost every access. */
+static __attribute__((noinline)) uint64_t *new_stream(struct an_patterns *p, uint64_t key, const struct an_access *a)
 {
-	uint64_t *v = mp_hashmap_get(&p->index, key);
-	if (!v) {
-		struct pat_entry e = { .cls = a->cls, .thread = a->thread };
-		an_pat_stream_init(&e.s);
-		if (mp_vec_push(&p->entries, e) || mp_hashmap_put(&p->index, key, p->entries.n - 1)) {
-			p->oom = 1;
-			return -ENOMEM;
-		}
-		v = mp_hashmap_get(&p->index, key);
+	struct pat_entry e = { .cls = a->cls, .thread = a->thread };
+	an_pat_stream_init(&e.s);
+	if (mp_vec_push(&p->entries, e) || mp_hashmap_put(&p->index, key, p->entries.n - 1)) {
+		p->oom = 1;
+		return NULL;
 	}
-	p->last_key = key;
-	p->last = (size_t)*v;
-	return 0;
+	return mp_hashmap_get(&p->index, key);
 }
 
 void an_patterns_on_access(void *arg, const struct an_access *a)
@@ -234,8 +228,13 @@ void an_patterns_on_access(void *arg, const struct an_access *a)
 		return;
 	/* replay classes stay far below 2^31: the key is never 0 */
 	uint64_t key = ((uint64_t)a->cls << 32 | a->thread) + 1;
-	if (key != p->last_key && switch_stream(p, key, a))
-		return;
+	if (key != p->last_key) {
+		uint64_t *v = mp_hashmap_get(&p->index, key);
+		if (!v && !(v = new_stream(p, key, a)))
+			return;
+		p->last_key = key;
+		p->last = (size_t)*v;
+	}
 	an_pat_stream_add(&p->entries.v[p->last].s, a->addr);
 }
 
