@@ -153,6 +153,12 @@ static inline uint64_t an_hash_str(const char *s, uint64_t seed)
 /* calloc(n, size) for a big table probed at random: asks for transparent
  * huge pages, so a probe costs no host TLB miss. Free with free(). */
 void *an_table_calloc(size_t n, size_t size);
+/* A linear-probing table of cap entries of size bytes copied into a new
+ * one of ncap: each used entry (used(e)) at its home(e, ncap) or the next
+ * free slot on. The new table (an_table_calloc), or NULL on ENOMEM; tab is
+ * left to the caller. */
+void *an_table_regrow(const void *tab, size_t cap, size_t ncap, size_t size, size_t (*home)(const void *e, size_t cap),
+		      int (*used)(const void *e));
 
 /* an_phys.c: translations over time (PAGEMAP chunks) */
 int an_phys_load(struct an_state *st);

@@ -181,34 +181,31 @@ static size_t row_home(uint32_t proc, uint64_t page, unsigned shift, size_t cap)
 	return mp_hash64(page ^ ((uint64_t)proc << 48) ^ ((uint64_t)shift << 58)) & (cap - 1);
 }
 
-static int rows_grow(struct an_model *am)
+static size_t row_home_of(const void *e, size_t cap)
 {
-	size_t ncap = am->rows_cap ? am->rows_cap * 2 : 1024;
-	struct page_row *nr = an_table_calloc(ncap, sizeof(*nr));
-	if (!nr)
-		return -ENOMEM;
-	for (size_t j = 0; j < am->rows_cap; j++) {
-		const struct page_row *r = &am->rows[j];
-		if (!r->dtlb_misses)
-			continue;
-		size_t i = row_home(r->proc, r->addr >> r->shift, r->shift, ncap);
-		while (nr[i].dtlb_misses)
-			i = (i + 1) & (ncap - 1);
-		nr[i] = *r;
-	}
-	free(am->rows);
-	am->rows = nr;
-	am->rows_cap = ncap;
-	return 0;
+	const struct page_row *r = e;
+	return row_home(r->proc, r->addr >> r->shift, r->shift, cap);
+}
+
+static int row_used(const void *e)
+{
+	return ((const struct page_row *)e)->dtlb_misses != 0;
 }
 
 static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift,
 		       uint32_t cls, const struct mp_model_out *o)
 {
 	uint64_t page = addr >> shift;
-	if ((am->nrows + 1) * 2 > am->rows_cap && rows_grow(am)) {
-		st->oom = 1;
-		return;
+	if ((am->nrows + 1) * 2 > am->rows_cap) {
+		size_t ncap = am->rows_cap ? am->rows_cap * 2 : 1024;
+		struct page_row *nr = an_table_regrow(am->rows, am->rows_cap, ncap, sizeof(*nr), row_home_of, row_used);
+		if (!nr) {
+			st->oom = 1;
+			return;
+		}
+		free(am->rows);
+		am->rows = nr;
+		am->rows_cap = ncap;
 	}
 	size_t i = row_home(proc, page, shift, am->rows_cap);
 	struct page_row *r;

@@ -70,24 +70,15 @@ static inline struct phys_page *page_find(const struct an_phys *ph, uint32_t pid
 	}
 }
 
-static int page_grow(struct an_phys *ph)
+static size_t page_home_of(const void *e, size_t cap)
 {
-	size_t ncap = ph->cap ? ph->cap * 2 : 1024;
-	struct phys_page *np = an_table_calloc(ncap, sizeof(*np));
-	if (!np)
-		return -ENOMEM;
-	for (size_t j = 0; j < ph->cap; j++) {
-		if (!ph->page[j].head)
-			continue;
-		size_t i = page_home(ph->page[j].pid, ph->page[j].vpage, ncap);
-		while (np[i].head)
-			i = (i + 1) & (ncap - 1);
-		np[i] = ph->page[j];
-	}
-	free(ph->page);
-	ph->page = np;
-	ph->cap = ncap;
-	return 0;
+	const struct phys_page *p = e;
+	return page_home(p->pid, p->vpage, cap);
+}
+
+static int page_used(const void *e)
+{
+	return ((const struct phys_page *)e)->head != 0;
 }
 
 /* The slot of (pid, vpage), made empty-headed (head 0) if new; NULL on ENOMEM. */
@@ -96,8 +87,15 @@ static struct phys_page *page_get(struct an_phys *ph, uint32_t pid, uint64_t vpa
 	struct phys_page *p = page_find(ph, pid, vpage);
 	if (p)
 		return p;
-	if ((ph->pages + 1) * 2 > ph->cap && page_grow(ph))
-		return NULL;
+	if ((ph->pages + 1) * 2 > ph->cap) {
+		size_t ncap = ph->cap ? ph->cap * 2 : 1024;
+		struct phys_page *np = an_table_regrow(ph->page, ph->cap, ncap, sizeof(*np), page_home_of, page_used);
+		if (!np)
+			return NULL;
+		free(ph->page);
+		ph->page = np;
+		ph->cap = ncap;
+	}
 	size_t i = page_home(pid, vpage, ph->cap);
 	while (ph->page[i].head)
 		i = (i + 1) & (ph->cap - 1);
@@ -169,6 +167,25 @@ void *an_table_calloc(size_t n, size_t size)
 	madvise(p, len, MADV_HUGEPAGE); /* a hint: without THP, 4 KiB pages */
 	memset(p, 0, len);
 	return p;
+}
+
+void *an_table_regrow(const void *tab, size_t cap, size_t ncap, size_t size, size_t (*home)(const void *e, size_t cap),
+		      int (*used)(const void *e))
+{
+	uint8_t *nt = an_table_calloc(ncap, size);
+	if (!nt)
+		return NULL;
+	const uint8_t *old = tab;
+	for (size_t j = 0; j < cap; j++) {
+		const void *e = old + j * size;
+		if (!used(e))
+			continue;
+		size_t i = home(e, ncap);
+		while (used(nt + i * size))
+			i = (i + 1) & (ncap - 1);
+		memcpy(nt + i * size, e, size);
+	}
+	return nt;
 }
 
 struct an_phys *an_phys_new(void)
