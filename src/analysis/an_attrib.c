@@ -277,6 +277,8 @@ static int cursor_load(struct an_state *st, struct an_stream *s)
 		if (c.len)
 			memcpy(s->data, c.data, c.len);
 		trace_dec_init(&s->dec, s->data, c.len);
+		if (st->model)
+			an_model_look_ahead(st, s, 1);
 		if (st->opts->progress && (++st->chunks_done & 7) == 0)
 			st->opts->progress(st->opts->progress_arg, st->chunks_done, st->nchunks);
 		return 1;
@@ -289,8 +291,11 @@ static void cursor_advance(struct an_state *st, struct an_stream *s)
 {
 	for (;;) {
 		int r = trace_dec_next(&s->dec, &s->rec);
-		if (r == 1)
+		if (r == 1) {
+			if (s->ahead_on) /* only the model turns it on */
+				an_model_look_ahead(st, s, 0);
 			return;
+		}
 		if (r < 0 && !s->warned) {
 			s->warned = 1;
 			an_warn(st, "thread %u: malformed record; rest of its chunk skipped", s->tid);

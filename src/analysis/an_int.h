@@ -44,6 +44,10 @@ struct an_proc {
 
 #define AN_IP_CACHE 16 /* slots: the top 4 bits of a multiplicative hash */
 
+#define AN_AHEAD 16 /* model lookahead, records: covers a host memory miss or two */
+#define AN_AHEAD_KEEP 256 /* records looked ahead for after a reference missed the DTLB */
+#define AN_AHEAD_PAGES 16384 /* pages from which the lookahead pays (tables of 1.5 MiB and more) */
+
 struct an_stream {
 	uint32_t proc, tid, thread;
 	MP_VEC(uint64_t) chunks; /* file offsets */
@@ -54,6 +58,12 @@ struct an_stream {
 	size_t cap;
 	struct trace_dec dec;
 	struct trace_rec rec;
+	/* model: a second decoder up to ahead_n records ahead of dec, whose
+	 * accesses get the host memory they will need prefetched */
+	struct trace_dec ahead;
+	unsigned ahead_n;
+	unsigned ahead_on; /* records to look ahead for: only while pages miss the DTLB */
+	uint64_t ahead_page; /* the last page hinted */
 	int done, warned;
 	uint64_t epoch;
 	uint64_t stack_lo;
@@ -140,6 +150,16 @@ static inline uint64_t an_hash_str(const char *s, uint64_t seed)
 	return mp_hash64(h) | 1;
 }
 
+/* calloc(n, size) for a big table probed at random: asks for transparent
+ * huge pages, so a probe costs no host TLB miss. Free with free(). */
+void *an_table_calloc(size_t n, size_t size);
+/* A linear-probing table of cap entries of size bytes copied into a new
+ * one of ncap: each used entry (used(e)) at its home(e, ncap) or the next
+ * free slot on. The new table (an_table_calloc), or NULL on ENOMEM; tab is
+ * left to the caller. */
+void *an_table_regrow(const void *tab, size_t cap, size_t ncap, size_t size, size_t (*home)(const void *e, size_t cap),
+		      int (*used)(const void *e));
+
 /* an_phys.c: translations over time (PAGEMAP chunks) */
 int an_phys_load(struct an_state *st);
 void an_phys_free(struct an_state *st);
@@ -148,11 +168,13 @@ struct an_phys *an_phys_new(void);
 void an_phys_del(struct an_phys *ph);
 /* Page vpage of pid had frame pfn (0: none) as of time. 0 or -ENOMEM. */
 int an_phys_add(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn, uint32_t flags, uint64_t time);
-/* an_phys_lookup through the cache of answers: 1 and *paddr, *flags when
+/* an_phys_lookup through the kept answers: 1 and *paddr, *flags when
  * vaddr had a frame at time; either way the answer holds for every time in
  * [*lo, *hi) (OUT). */
 int an_phys_translate(struct an_phys *ph, uint32_t pid, uint64_t vaddr, uint64_t time, uint64_t *paddr, uint32_t *flags,
 		      uint64_t *lo, uint64_t *hi);
+/* Prefetches the table slot of (pid, vaddr)'s page. */
+void an_phys_prefetch(const struct an_phys *ph, uint32_t pid, uint64_t vaddr);
 /* 1 and *paddr (*flags: MP_PAGEMAP_*) if vaddr of pid had a frame at time. */
 int an_phys_lookup(const struct an_state *st, uint32_t pid, uint64_t vaddr, uint64_t time, uint64_t *paddr,
 		   uint32_t *flags);
@@ -169,6 +191,10 @@ void an_model_fini(struct an_state *st);
 /* Models one access of stream s to class cls; counted: inside --roi. */
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r,
 		     int counted, struct mp_outcome *out);
+/* After stream s decoded a record, while s->ahead_on: moves its lookahead
+ * on, prefetching the host memory that modelling the accesses ahead will
+ * read (changes no state); restart: s->dec started a new chunk. */
+void an_model_look_ahead(const struct an_state *st, struct an_stream *s, int restart);
 /* Writes dirty lines back (keeping them): at --roi boundaries, so the region
  * pays for the writebacks of its own stores; counted: charge them. */
 void an_model_clean(struct an_state *st, struct an_stream *s, int counted);

@@ -19,7 +19,16 @@
 #include "analysis/an_int.h"
 #include "model/model.h"
 
-#define AN_PAGE_CACHE 8192
+/* A page that missed the first-level DTLB: its row of the TLB view, kept
+ * in an open-addressed table so that a miss costs one probe (most often one
+ * host cache line) instead of an index lookup and then the row. */
+struct page_row {
+	uint64_t addr; /* page start (virtual) */
+	uint64_t dtlb_misses, walks, walk_refs; /* dtlb_misses 0: empty slot */
+	uint32_t proc, cls;
+	uint32_t order; /* rows are handed over in the order they were made */
+	uint8_t shift;
+};
 
 struct an_model {
 	struct mp_model *m;
@@ -28,12 +37,9 @@ struct an_model {
 	unsigned l1_lat, l1_bucket; /* an L1 hit's latency and its histogram bucket */
 	const uint64_t *seq; /* mp_model_seq */
 	MP_VEC(uint8_t) cls_shift; /* class -> page shift, 0 not decided yet */
-	MP_VEC(struct an_page) pages;
+	struct page_row *rows; /* linear probing, at most half full */
+	size_t rows_cap, nrows; /* rows_cap: a power of two, or 0 */
 	size_t *rule_hits; /* per what-if rule: classes it matched */
-	struct mp_hashmap page_index; /* (proc, page) -> pages index */
-	struct an_page_slot {
-		uint64_t key, idx;
-	} page_cache[AN_PAGE_CACHE]; /* in front of page_index */
 	int counting; /* the access being modelled is inside --roi */
 	struct an_stream *cur; /* the stream whose access is being modelled */
 	struct an_state *st;
@@ -119,7 +125,6 @@ int an_model_init(struct an_state *st)
 		return -ENOMEM;
 	}
 	am->st = st;
-	mp_hashmap_init(&am->page_index);
 	mp_model_set_writeback(am->m, on_writeback, am);
 	st->model = am;
 	st->res->mem_origin = AN_MEM_MODELLED;
@@ -134,8 +139,7 @@ void an_model_fini(struct an_state *st)
 	mp_model_free(am->m);
 	free(am->rule_hits);
 	mp_vec_free(&am->cls_shift);
-	mp_vec_free(&am->pages);
-	mp_hashmap_fini(&am->page_index);
+	free(am->rows);
 	free(am);
 	st->model = NULL;
 }
@@ -172,36 +176,55 @@ static unsigned class_shift(struct an_state *st, struct an_model *am, uint32_t c
 	return s;
 }
 
+static size_t row_home(uint32_t proc, uint64_t page, unsigned shift, size_t cap)
+{
+	return mp_hash64(page ^ ((uint64_t)proc << 48) ^ ((uint64_t)shift << 58)) & (cap - 1);
+}
+
+static size_t row_home_of(const void *e, size_t cap)
+{
+	const struct page_row *r = e;
+	return row_home(r->proc, r->addr >> r->shift, r->shift, cap);
+}
+
+static int row_used(const void *e)
+{
+	return ((const struct page_row *)e)->dtlb_misses != 0;
+}
+
 static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift,
 		       uint32_t cls, const struct mp_model_out *o)
 {
 	uint64_t page = addr >> shift;
-	uint64_t key = mp_hash64(page ^ ((uint64_t)proc << 48) ^ ((uint64_t)shift << 58)) | 1;
-	/* a direct-mapped cache of the index in front of the hash map: indices
-	 * never change, so a slot whose key matches is right */
-	struct an_page_slot *slot = &am->page_cache[key & (AN_PAGE_CACHE - 1)];
-	uint64_t *v;
-	if (slot->key == key) {
-		v = &slot->idx;
-	} else if ((v = mp_hashmap_get(&am->page_index, key))) {
-		slot->key = key;
-		slot->idx = *v;
-	}
-	struct an_page *pg;
-	if (v && am->pages.v[*v].addr == page << shift && am->pages.v[*v].proc == proc) {
-		pg = &am->pages.v[*v];
-	} else {
-		struct an_page np = { .proc = proc, .addr = page << shift, .shift = (uint8_t)shift, .cls = cls };
-		if (mp_vec_push(&am->pages, np) || (!v && mp_hashmap_put(&am->page_index, key, am->pages.n - 1))) {
+	if ((am->nrows + 1) * 2 > am->rows_cap) {
+		size_t ncap = am->rows_cap ? am->rows_cap * 2 : 1024;
+		struct page_row *nr = an_table_regrow(am->rows, am->rows_cap, ncap, sizeof(*nr), row_home_of, row_used);
+		if (!nr) {
 			st->oom = 1;
 			return;
 		}
-		pg = &am->pages.v[am->pages.n - 1];
+		free(am->rows);
+		am->rows = nr;
+		am->rows_cap = ncap;
 	}
-	pg->dtlb_misses++;
-	pg->walks += o->tlb == MP_TLB_WALK;
-	pg->walk_refs += o->walk_refs;
-	pg->cls = cls; /* the latest object on the page */
+	size_t i = row_home(proc, page, shift, am->rows_cap);
+	struct page_row *r;
+	for (;; i = (i + 1) & (am->rows_cap - 1)) {
+		r = &am->rows[i];
+		if (!r->dtlb_misses) {
+			*r = (struct page_row){ .addr = page << shift,
+						.proc = proc,
+						.order = (uint32_t)am->nrows++,
+						.shift = (uint8_t)shift };
+			break;
+		}
+		if (r->addr == page << shift && r->proc == proc && r->shift == shift)
+			break;
+	}
+	r->dtlb_misses++;
+	r->walks += o->tlb == MP_TLB_WALK;
+	r->walk_refs += o->walk_refs;
+	r->cls = cls; /* the latest object on the page */
 }
 
 static inline void mem_count(struct an_mem *m, const struct mp_model_out *o)
@@ -360,6 +383,11 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				count_fast(st, s, cls);
 			continue;
 		}
+		/* a page missed the DTLB: its slots are worth prefetching ahead
+		 * when the tables they are in outgrow the host's caches */
+		if (o.tlb != MP_TLB_L1_HIT &&
+		    (st->res->phys_pages >= AN_AHEAD_PAGES || am->nrows >= AN_AHEAD_PAGES))
+			s->ahead_on = AN_AHEAD_KEEP;
 		unsigned from, to;
 		if (o.level == MP_LVL_LOCAL_DRAM && st->numa && an_numa_nodes(st, s, a, &from, &to) && from != to) {
 			/* a NUMA topology says where the page is: a fill from another
@@ -427,6 +455,38 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 	model_access(st, s, cls, r, counted, sum);
 }
 
+/* Far enough ahead for the hint to arrive, the translation slot and TLB
+ * row of each new page: over many pages these are the replay's host cache
+ * misses. (Prefetching the model's sets as well cost more than it saved:
+ * they mostly sit in the host's L2.) */
+void an_model_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
+{
+	const struct an_model *am = st->model;
+	if (restart || !--s->ahead_on) {
+		s->ahead_n = 0;
+		s->ahead_page = UINT64_MAX;
+		return;
+	}
+	if (s->ahead_n)
+		s->ahead_n--;
+	else
+		s->ahead = s->dec; /* caught up (a new chunk, or the end of one) */
+	struct trace_rec r;
+	while (s->ahead_n < AN_AHEAD && trace_dec_next(&s->ahead, &r) == 1) {
+		s->ahead_n++;
+		if (r.cls != MP_REC_ACCESS || r.addr >> 12 == s->ahead_page)
+			continue;
+		s->ahead_page = r.addr >> 12;
+		if (st->phys)
+			an_phys_prefetch(st->phys, st->procs.v[s->proc].pid, r.addr);
+		if (am->rows_cap) {
+			const struct page_row *w = &am->rows[row_home(s->proc, r.addr >> 12, 12, am->rows_cap)];
+			__builtin_prefetch(w);
+			__builtin_prefetch((const char *)(w + 1) - 1); /* it may straddle two lines */
+		}
+	}
+}
+
 void an_model_clean(struct an_state *st, struct an_stream *s, int counted)
 {
 	struct an_model *am = st->model;
@@ -448,10 +508,26 @@ int an_model_pages(struct an_state *st, const uint32_t *remap)
 		if (!am->rule_hits[i])
 			an_warn(st, "--pages %s: no object's label contains \"%s\"", st->opts->page_rules[i].pattern,
 				st->opts->page_rules[i].pattern);
-	r->pages = am->pages.v;
-	r->npages = am->pages.n;
-	am->pages.v = NULL;
-	am->pages.n = 0;
+	if (!am->nrows)
+		return 0;
+	r->pages = calloc(am->nrows, sizeof(*r->pages));
+	if (!r->pages)
+		return -ENOMEM;
+	r->npages = am->nrows;
+	for (size_t j = 0; j < am->rows_cap; j++) {
+		const struct page_row *w = &am->rows[j];
+		if (w->dtlb_misses)
+			r->pages[w->order] = (struct an_page){ .proc = w->proc,
+							       .addr = w->addr,
+							       .shift = w->shift,
+							       .cls = w->cls,
+							       .dtlb_misses = w->dtlb_misses,
+							       .walks = w->walks,
+							       .walk_refs = w->walk_refs };
+	}
+	free(am->rows);
+	am->rows = NULL;
+	am->rows_cap = am->nrows = 0;
 	for (size_t i = 0; i < r->npages; i++) {
 		struct an_page *p = &r->pages[i];
 		p->cls = p->cls < st->classes.n && remap ? remap[p->cls] : 0;

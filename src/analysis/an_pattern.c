@@ -40,6 +40,16 @@ static void slot_add(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
 		s->slot[s->hot].err += e;
 		return;
 	}
+	/* a loop's load and store of one element alternate two deltas */
+	if (s->hot2 < s->nslots && s->slot[s->hot2].delta == d) {
+		s->slot[s->hot2].count += n;
+		s->slot[s->hot2].err += e;
+		unsigned h = s->hot;
+		s->hot = s->hot2;
+		s->hot2 = h;
+		return;
+	}
+	s->hot2 = s->hot;
 	for (unsigned i = 0; i < s->nslots; i++)
 		if (s->slot[i].delta == d) {
 			s->slot[i].count += n;
@@ -198,6 +208,19 @@ void an_patterns_free(struct an_patterns *p)
 	free(p);
 }
 
+/* The index slot of a new entry for key; NULL and p->oom on ENOMEM. Out of
+ * line: an entry is big, and its frame would cost every access. */
+static __attribute__((noinline)) uint64_t *new_stream(struct an_patterns *p, uint64_t key, const struct an_access *a)
+{
+	struct pat_entry e = { .cls = a->cls, .thread = a->thread };
+	an_pat_stream_init(&e.s);
+	if (mp_vec_push(&p->entries, e) || mp_hashmap_put(&p->index, key, p->entries.n - 1)) {
+		p->oom = 1;
+		return NULL;
+	}
+	return mp_hashmap_get(&p->index, key);
+}
+
 void an_patterns_on_access(void *arg, const struct an_access *a)
 {
 	struct an_patterns *p = arg;
@@ -207,15 +230,8 @@ void an_patterns_on_access(void *arg, const struct an_access *a)
 	uint64_t key = ((uint64_t)a->cls << 32 | a->thread) + 1;
 	if (key != p->last_key) {
 		uint64_t *v = mp_hashmap_get(&p->index, key);
-		if (!v) {
-			struct pat_entry e = { .cls = a->cls, .thread = a->thread };
-			an_pat_stream_init(&e.s);
-			if (mp_vec_push(&p->entries, e) || mp_hashmap_put(&p->index, key, p->entries.n - 1)) {
-				p->oom = 1;
-				return;
-			}
-			v = mp_hashmap_get(&p->index, key);
-		}
+		if (!v && !(v = new_stream(p, key, a)))
+			return;
 		p->last_key = key;
 		p->last = (size_t)*v;
 	}

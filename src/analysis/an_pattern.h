@@ -45,7 +45,7 @@ struct an_pat_stream {
 		uint64_t count; /* upper bound of the delta's occurrences */
 		uint64_t err; /* count - err is a lower bound */
 	} slot[AN_PAT_SLOTS];
-	unsigned nslots, hot; /* slots used; slot of the last hit */
+	unsigned nslots, hot, hot2; /* slots used; slot of the last hit, of the one before */
 };
 
 /* The verdict and its evidence. Shares are fractions (0-1) of the non-zero

@@ -7,12 +7,15 @@
  * oldest when the page was first seen after t (first touch happened between
  * two looks: the frame it got then is the one seen next). A reverse table
  * maps frames back to (pid, page): the reverse page table of seed 000.
- * The model's per-reference lookups go through a direct-mapped cache of
- * answers, each kept with the span of time it holds for.
+ * Each page keeps its last answer, with the span of time it holds for, in
+ * its slot of the page table: the model's per-reference lookups mostly end
+ * there.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "analysis/an_int.h"
 #include "common/hashmap.h"
@@ -24,28 +27,81 @@ struct phys_ent {
 	uint32_t frame_prev; /* index + 1 of the previous entry for this frame, 0 none */
 };
 
-/* A translation as looked up, with the span of time it holds for: the
- * model asks for every line reference, and most ask for a page and time
- * asked for before. */
-struct phys_cached {
-	uint64_t vpage, lo, hi; /* the answer holds for lo <= time < hi */
+/* One page of one process: where its translations start, and the answer
+ * last looked up with the span of time it holds for. The model asks for
+ * every line reference, mostly for a page and time asked for before, so
+ * the answer sits in the table slot the lookup probes first: a random
+ * reference over many pages costs one host cache miss, not one each for a
+ * cache slot, the map's keys, its values and the newest entry. */
+struct phys_page {
+	uint64_t vpage;
+	uint64_t lo, hi; /* the answer holds for lo <= time < hi; hi == 0: none kept */
 	uint64_t paddr; /* frame address, 0 when there was none */
 	uint32_t pid, flags;
+	uint32_t head; /* index + 1 of the newest translation; 0: empty slot */
 };
-
-#define PHYS_CACHE 4096 /* direct-mapped slots: 16 MiB of 4 KiB pages */
 
 struct an_phys {
 	MP_VEC(struct phys_ent) ents;
-	struct mp_hashmap byvpage; /* key(pid, vpage) -> newest entry */
+	struct phys_page *page; /* open addressing, linear probing, at most half full */
+	size_t cap; /* power of two, or 0 */
 	struct mp_hashmap bypfn; /* pfn -> newest entry that maps it */
 	uint64_t pages;
-	struct phys_cached *cache; /* PHYS_CACHE slots, hi == 0: empty */
 };
 
-static uint64_t vkey(uint32_t pid, uint64_t vpage)
+/* Fibonacci hashing (the top bits of one multiplication): lookups run
+ * once per page change of a stream, a full mixer cost them a third more. */
+static size_t page_home(uint32_t pid, uint64_t vpage, size_t cap)
 {
-	return mp_hash64(vpage ^ ((uint64_t)pid << 40)) | 1;
+	return (size_t)(((vpage ^ (uint64_t)pid << 40) * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(cap)));
+}
+
+/* The slot of (pid, vpage), or NULL. */
+static inline struct phys_page *page_find(const struct an_phys *ph, uint32_t pid, uint64_t vpage)
+{
+	if (!ph->cap)
+		return NULL;
+	for (size_t i = page_home(pid, vpage, ph->cap);; i = (i + 1) & (ph->cap - 1)) {
+		struct phys_page *p = &ph->page[i];
+		if (!p->head)
+			return NULL;
+		if (p->vpage == vpage && p->pid == pid)
+			return p;
+	}
+}
+
+static size_t page_home_of(const void *e, size_t cap)
+{
+	const struct phys_page *p = e;
+	return page_home(p->pid, p->vpage, cap);
+}
+
+static int page_used(const void *e)
+{
+	return ((const struct phys_page *)e)->head != 0;
+}
+
+/* The slot of (pid, vpage), made empty-headed (head 0) if new; NULL on ENOMEM. */
+static struct phys_page *page_get(struct an_phys *ph, uint32_t pid, uint64_t vpage)
+{
+	struct phys_page *p = page_find(ph, pid, vpage);
+	if (p)
+		return p;
+	if ((ph->pages + 1) * 2 > ph->cap) {
+		size_t ncap = ph->cap ? ph->cap * 2 : 1024;
+		struct phys_page *np = an_table_regrow(ph->page, ph->cap, ncap, sizeof(*np), page_home_of, page_used);
+		if (!np)
+			return NULL;
+		free(ph->page);
+		ph->page = np;
+		ph->cap = ncap;
+	}
+	size_t i = page_home(pid, vpage, ph->cap);
+	while (ph->page[i].head)
+		i = (i + 1) & (ph->cap - 1);
+	p = &ph->page[i];
+	*p = (struct phys_page){ .vpage = vpage, .pid = pid };
+	return p;
 }
 
 static uint64_t pkey(uint64_t pfn)
@@ -53,27 +109,27 @@ static uint64_t pkey(uint64_t pfn)
 	return mp_hash64(pfn + 0x9e37) | 1;
 }
 
-/* Inserts one translation, keeping each page's chain newest first. Hash
- * collisions between pages are told apart by the stored page and pid. */
+/* Inserts one translation, keeping each page's chain newest first, and
+ * forgets the page's kept answer (the new translation may change it). */
 static int insert(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn, uint32_t flags, uint64_t time)
 {
-	uint64_t k = vkey(pid, vpage);
-	uint64_t *v = mp_hashmap_get(&ph->byvpage, k);
-	while (v && (ph->ents.v[*v].vpage != vpage || ph->ents.v[*v].pid != pid))
-		v = mp_hashmap_get(&ph->byvpage, k = mp_hash64(k) | 1); /* probe on */
+	struct phys_page *p = page_get(ph, pid, vpage);
+	if (!p)
+		return -ENOMEM;
+	p->hi = 0;
 	struct phys_ent e = { vpage, pfn, time, pid, flags, 0, 0 };
 	uint64_t *fv = pfn ? mp_hashmap_get(&ph->bypfn, pkey(pfn)) : NULL;
 	if (fv)
 		e.frame_prev = (uint32_t)*fv + 1;
-	if (v) {
-		struct phys_ent *head = &ph->ents.v[*v];
+	if (p->head) {
+		struct phys_ent *head = &ph->ents.v[p->head - 1];
 		if (head->pfn == pfn && head->flags == flags && time >= head->time)
 			return 0; /* the same again */
 		if (time >= head->time) {
-			e.older = (uint32_t)*v + 1;
+			e.older = p->head;
 		} else {
 			/* an older look arriving late: slot it into the chain */
-			uint32_t at = (uint32_t)*v;
+			uint32_t at = p->head - 1;
 			while (ph->ents.v[at].older && ph->ents.v[ph->ents.v[at].older - 1].time > time)
 				at = ph->ents.v[at].older - 1;
 			e.older = ph->ents.v[at].older;
@@ -84,17 +140,52 @@ static int insert(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn
 				return -ENOMEM;
 			return 0;
 		}
-	} else {
-		ph->pages++;
 	}
 	if (mp_vec_push(&ph->ents, e))
 		return -ENOMEM;
+	if (!p->head)
+		ph->pages++;
+	p->head = (uint32_t)ph->ents.n;
 	uint64_t idx = ph->ents.n - 1;
-	if (mp_hashmap_put(&ph->byvpage, k, idx))
-		return -ENOMEM;
 	if (pfn && mp_hashmap_put(&ph->bypfn, pkey(pfn), idx))
 		return -ENOMEM;
 	return 0;
+}
+
+void *an_table_calloc(size_t n, size_t size)
+{
+	const size_t huge = 2u << 20;
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	size_t len = n * size;
+	if (len < huge)
+		return calloc(n, size);
+	len = (len + huge - 1) & ~(huge - 1);
+	void *p = aligned_alloc(huge, len);
+	if (!p)
+		return NULL;
+	madvise(p, len, MADV_HUGEPAGE); /* a hint: without THP, 4 KiB pages */
+	memset(p, 0, len);
+	return p;
+}
+
+void *an_table_regrow(const void *tab, size_t cap, size_t ncap, size_t size, size_t (*home)(const void *e, size_t cap),
+		      int (*used)(const void *e))
+{
+	uint8_t *nt = an_table_calloc(ncap, size);
+	if (!nt)
+		return NULL;
+	const uint8_t *old = tab;
+	for (size_t j = 0; j < cap; j++) {
+		const void *e = old + j * size;
+		if (!used(e))
+			continue;
+		size_t i = home(e, ncap);
+		while (used(nt + i * size))
+			i = (i + 1) & (ncap - 1);
+		memcpy(nt + i * size, e, size);
+	}
+	return nt;
 }
 
 struct an_phys *an_phys_new(void)
@@ -102,12 +193,6 @@ struct an_phys *an_phys_new(void)
 	struct an_phys *ph = calloc(1, sizeof(*ph));
 	if (!ph)
 		return NULL;
-	ph->cache = calloc(PHYS_CACHE, sizeof(*ph->cache));
-	if (!ph->cache) {
-		free(ph);
-		return NULL;
-	}
-	mp_hashmap_init(&ph->byvpage);
 	mp_hashmap_init(&ph->bypfn);
 	return ph;
 }
@@ -117,24 +202,13 @@ void an_phys_del(struct an_phys *ph)
 	if (!ph)
 		return;
 	mp_vec_free(&ph->ents);
-	mp_hashmap_fini(&ph->byvpage);
+	free(ph->page);
 	mp_hashmap_fini(&ph->bypfn);
-	free(ph->cache);
 	free(ph);
-}
-
-static struct phys_cached *cache_slot(const struct an_phys *ph, uint32_t pid, uint64_t vpage)
-{
-	return &ph->cache[(vpage ^ (uint64_t)pid * 0x9e3779b1u) & (PHYS_CACHE - 1)];
 }
 
 int an_phys_add(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn, uint32_t flags, uint64_t time)
 {
-	/* a new translation changes the answers for its page: forget the
-	 * cached one (a page has at most one, in its slot) */
-	struct phys_cached *c = cache_slot(ph, pid, vpage);
-	if (c->vpage == vpage && c->pid == pid)
-		c->hi = 0;
 	return insert(ph, pid, vpage, pfn, flags, time);
 }
 
@@ -178,22 +252,18 @@ void an_phys_free(struct an_state *st)
 	st->phys = NULL;
 }
 
-/* The translation of (pid, vpage) at time, and the span [*lo, *hi) of times
+/* The translation of page p at time, and the span [*lo, *hi) of times
  * that get the same answer: from the entry's own time (from 0 for the
  * oldest, which also answers for times before the first look) to the next
- * newer entry's. */
-static int lookup_span(const struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t time, uint64_t *pfn,
+ * newer entry's. p NULL: none, ever. */
+static int lookup_span(const struct an_phys *ph, const struct phys_page *p, uint64_t time, uint64_t *pfn,
 		       uint32_t *flags, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t k = vkey(pid, vpage);
-	uint64_t *v = mp_hashmap_get(&ph->byvpage, k);
-	while (v && (ph->ents.v[*v].vpage != vpage || ph->ents.v[*v].pid != pid))
-		v = mp_hashmap_get(&ph->byvpage, k = mp_hash64(k) | 1);
 	*lo = 0;
 	*hi = UINT64_MAX;
-	if (!v)
+	if (!p)
 		return 0;
-	const struct phys_ent *e = &ph->ents.v[*v];
+	const struct phys_ent *e = &ph->ents.v[p->head - 1];
 	while (e->time > time && e->older) {
 		*hi = e->time;
 		e = &ph->ents.v[e->older - 1];
@@ -211,32 +281,44 @@ int an_phys_lookup(const struct an_state *st, uint32_t pid, uint64_t vaddr, uint
 		   uint32_t *flags)
 {
 	uint64_t pfn, lo, hi;
-	if (!st->phys || !lookup_span(st->phys, pid, vaddr >> 12, time, &pfn, flags, &lo, &hi))
+	if (!st->phys || !lookup_span(st->phys, page_find(st->phys, pid, vaddr >> 12), time, &pfn, flags, &lo, &hi))
 		return 0;
 	*paddr = pfn << 12 | (vaddr & 4095);
 	return 1;
 }
 
+void an_phys_prefetch(const struct an_phys *ph, uint32_t pid, uint64_t vaddr)
+{
+	if (ph->cap) {
+		/* both ends: a slot may straddle two host lines */
+		const struct phys_page *p = &ph->page[page_home(pid, vaddr >> 12, ph->cap)];
+		__builtin_prefetch(p);
+		__builtin_prefetch((const char *)(p + 1) - 1);
+	}
+}
+
 int an_phys_translate(struct an_phys *ph, uint32_t pid, uint64_t vaddr, uint64_t time, uint64_t *paddr, uint32_t *flags,
 		      uint64_t *lo, uint64_t *hi)
 {
-	uint64_t vpage = vaddr >> 12;
-	struct phys_cached *c = cache_slot(ph, pid, vpage);
-	if (!(c->vpage == vpage && c->pid == pid && time >= c->lo && time < c->hi)) {
+	struct phys_page *p = page_find(ph, pid, vaddr >> 12);
+	if (!p) {
+		*lo = 0;
+		*hi = UINT64_MAX;
+		return 0;
+	}
+	if (!(time >= p->lo && time < p->hi)) {
 		uint64_t pfn = 0;
 		uint32_t fl = 0;
-		int ok = lookup_span(ph, pid, vpage, time, &pfn, &fl, &c->lo, &c->hi);
-		c->vpage = vpage;
-		c->pid = pid;
-		c->paddr = ok ? pfn << 12 : 0;
-		c->flags = fl;
+		int ok = lookup_span(ph, p, time, &pfn, &fl, &p->lo, &p->hi);
+		p->paddr = ok ? pfn << 12 : 0;
+		p->flags = fl;
 	}
-	*lo = c->lo;
-	*hi = c->hi;
-	if (!c->paddr)
+	*lo = p->lo;
+	*hi = p->hi;
+	if (!p->paddr)
 		return 0;
-	*paddr = c->paddr | (vaddr & 4095);
-	*flags = c->flags;
+	*paddr = p->paddr | (vaddr & 4095);
+	*flags = p->flags;
 	return 1;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Translations over time (src/analysis/an_phys.c) and the cache in front of
- * them: every cached answer must be the one a full lookup gives, at every
- * time inside the span it is kept for, also after translations are added
- * late and when pages share a cache slot. The oracle is a plain list. */
+/* Translations over time (src/analysis/an_phys.c) and the answers each
+ * page's slot keeps: every kept answer must be the one a full lookup gives,
+ * at every time inside the span it is kept for, also after translations
+ * are added late, for pages of several processes. The oracle is a
+ * plain list. */
 #include <stdlib.h>
 
 #include "analysis/an_int.h"
@@ -79,7 +80,7 @@ static void test_spans(void)
 	CHECK_EQ(translate(ph, 7, 0x1000, 120, &lo, &hi), 0xc);
 	CHECK_EQ(lo, 110);
 	CHECK_EQ(hi, 200);
-	/* pages 4096 apart share a slot: each gets its own answer */
+	/* pages 4096 apart (once a shared cache slot): each gets its own answer */
 	add(ph, 7, 0x1000 + 4096, 0xd, 100);
 	CHECK_EQ(translate(ph, 7, 0x1000 + 4096, 150, &lo, &hi), 0xd);
 	CHECK_EQ(translate(ph, 7, 0x1000, 150, &lo, &hi), 0xc);
@@ -94,7 +95,7 @@ static void test_random(void)
 	nlooks = 0;
 	uint64_t x = 88172645463325252ull, clock = 0;
 #define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
-	/* 64 pages of 2 processes, all of a process in one cache slot. Pages
+	/* 64 pages of 2 processes, 1024 pages apart. Pages
 	 * 0-31 get looks in time order, some gone, some repeating the frame
 	 * before; pages 32-63 get looks in any time order, each frame new (a
 	 * look that repeats the newest is not kept, so a later, older look
