@@ -327,7 +327,8 @@ void rt_flush(struct rt_thread *t)
 {
 	if (!t->buf || rt_proc.finished)
 		return;
-	rt_skip_suspend(t); /* (a skip flushed in the middle ends there) */
+	int skipping = t->skip_p != NULL; /* (before exec): the real cursor is flushed */
+	rt_skip_suspend(t);
 	t->guard++;
 	__atomic_add_fetch(&rt_proc.accesses, t->naccess - t->naccess_flushed, __ATOMIC_RELAXED);
 	t->naccess_flushed = t->naccess;
@@ -335,6 +336,8 @@ void rt_flush(struct rt_thread *t)
 		flush_locked(t, t->p, 1);
 	chunk_start(t);
 	t->guard--;
+	if (skipping)
+		rt_skip_resume(t);
 }
 
 /*
