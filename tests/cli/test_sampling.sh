@@ -36,6 +36,17 @@ expect_eq "events: unknown accesses" missing "$(csv_field e.csv '^unknown' acces
 "$MEMPRISM" record -q -o events_full.data -- ./events >/dev/null
 phys() { "$MEMPRISM" report --model host "$1" 2>/dev/null | grep '^physical:' | sed 's/(translations.*//'; }
 expect_eq "events: physically indexed share, sampled as full" "$(phys events_full.data)" "$(phys events.data)"
+# a failed exec (the runtime flushed before it) does not end the sampling
+"$MEMPRISM" cc -O1 -g "$MP_SRC/tests/rt/sampling_exec.c" -o exec_fail
+"$MEMPRISM" record -q -o exec_full.data -- ./exec_fail >/dev/null
+"$MEMPRISM" record -q --sample-bursts 1000,3000 -o exec_samp.data -- ./exec_fail >/dev/null
+full=$("$MEMPRISM" report --format json exec_full.data | grep -o '"sampling":{[^}]*}')
+samp=$("$MEMPRISM" report --format json exec_samp.data | grep -o '"sampling":{[^}]*}')
+expect_eq "failed exec: recorded + skipped = all" "$(num "$full" recorded)" \
+	$(($(num "$samp" recorded) + $(num "$samp" skipped)))
+[ $(($(num "$samp" recorded) * 3)) -lt "$(num "$full" recorded)" ] ||
+	fail "failed exec: $(num "$samp" recorded) of $(num "$full" recorded) recorded: sampling stopped"
+echo "ok: failed exec: $(num "$samp" recorded) of $(num "$full" recorded) recorded"
 # bad values are refused
 for bad in 5 0,5 5,0 -1,5 a,b 5,; do
 	if "$MEMPRISM" record --sample-bursts "$bad" -- true 2>err.txt; then fail "--sample-bursts $bad accepted"; fi
