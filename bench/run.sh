@@ -62,7 +62,10 @@ fi
 SLOW_N=$((N < 3 ? N : 3))
 
 SAMPLE=${BENCH_SAMPLE:-100000,900000}
-[[ $SAMPLE =~ ^[1-9][0-9]*,[1-9][0-9]*$ ]] || usage
+if ! [[ $SAMPLE =~ ^[1-9][0-9]*,[1-9][0-9]*$ ]]; then
+	echo "bench/run.sh: BENCH_SAMPLE wants ON,OFF (two access counts > 0), not '$SAMPLE'" >&2
+	exit 2
+fi
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MEMPRISM=${MEMPRISM:-$REPO/build/bin/memprism}
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/memprism-bench.XXXX")
