@@ -233,6 +233,12 @@ int cmd_record(int argc, char **argv)
 		return 126;
 	}
 	int inst = mp_program_instrumented(prog);
+	if (inst == 2) {
+		cli_error("cannot run '%s': it was built by another version of `memprism cc`, whose inline "
+			  "instrumentation this runtime does not take. Rebuild it with this `memprism cc`.",
+			  ro.argv[0]);
+		return 2;
+	}
 	if (inst == 0 && !quiet && ro.source == MP_SOURCE_INST)
 		cli_error("note: %s was not built with `memprism cc`: its allocations are recorded, its "
 			  "accesses are not. Rebuild with `memprism cc` (or CC=\"memprism cc\" make) to see "

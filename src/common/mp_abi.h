@@ -9,6 +9,7 @@
 #define MP_ABI_H
 
 #define MP_ABI_SANCOV_MARK "__sanitizer_cov_load"
-#define MP_ABI_INLINE_MARK "__memprism_inline_abi_1"
+#define MP_ABI_INLINE_PREFIX "__memprism_inline_abi_" /* + the version */
+#define MP_ABI_INLINE_MARK MP_ABI_INLINE_PREFIX "2"
 
 #endif

@@ -28,7 +28,9 @@
  */
 #include <dlfcn.h>
 
+#include <map>
 #include <string>
+#include <tuple>
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SCCIterator.h"
@@ -67,6 +69,7 @@ namespace
 // Must match src/trace/trace_format.h (checked by tests/cli/test_inline.sh
 // through the recorded sizes).
 constexpr unsigned kWrite = 0x08u;
+constexpr unsigned kSlot1 = 0x20u; // RT_CODE_SLOT1 (rt_int.h): the site's ip is in slot 1
 constexpr unsigned kRange = 7u;
 constexpr const char *kPassName = "memprism"; // -Rpass=memprism shows its remarks
 constexpr const char *kAccessFn = "__memprism_inl_access";
@@ -86,7 +89,7 @@ constexpr unsigned kInlineAllMaxSites = 16;
 // Every instrumented module refers to this runtime symbol: it marks the
 // module as built by `memprism cc` (src/common/mp_abi.h), and a runtime
 // without this version of the inline ABI fails at load time, not silently.
-constexpr const char *kAbiMark = "__memprism_inline_abi_1";
+constexpr const char *kAbiMark = "__memprism_inline_abi_2";
 constexpr const char *kRecordingVar = "__memprism_recording"; // rt_recording (src/rt/rt_int.h)
 // Constant-length memcpy/memmove/memset intrinsics up to this size are
 // expanded inline by the x86-64 back end (at most 8 moves of 8 bytes or
@@ -449,11 +452,17 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 		 * Code addresses. Each inlined site needs one, taken by a lea of the
 		 * instruction pointer placed at the site with the site's debug
 		 * location. Sites of one basic block on the same source line (same
-		 * scope, same inlining) share the first one's: the reports resolve
-		 * code addresses to lines, so nothing is lost, and a record whose ip
-		 * is its predecessor's carries no ip bytes -- for the second site the
-		 * comparison folds away. Keeping the ip changes of `a[i] = a[i] + 1`
-		 * per access had cost half of the recording time of a tight loop.
+		 * scope, same inlining) share the first one's, also when other
+		 * lines' sites come between (an unrolled `v = a[i]; b[i] = v;`): the
+		 * reports resolve code addresses to lines, so nothing is lost, and
+		 * the loop's records keep to two code addresses.
+		 *
+		 * Ip slots (trace_format.h): each code address gets one of the
+		 * record format's two, alternating in program order, so the two
+		 * lines of a loop that loads and stores each find their ip where
+		 * they left it and write a constant tag. A shared "last two" history
+		 * had to compare twice and swap on every access: 10 instructions of
+		 * the ~35 a random access's record cost.
 		 */
 		InlineAsm *takeIp = nullptr;
 		Triple T(M.getTargetTriple());
@@ -462,27 +471,21 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 						"=r,~{dirflag},~{fpsr},~{flags}", true);
 		else if (T.getArch() == Triple::aarch64)
 			takeIp = InlineAsm::get(FunctionType::get(ptrTy, false), "adr $0, .", "=r", true);
-		struct IpGroup {
-			BasicBlock *bb = nullptr;
-			unsigned line = 0;
-			const MDNode *scope = nullptr, *inlinedAt = nullptr;
-			Value *ip = nullptr;
-		} group;
+		using IpKey = std::tuple<const BasicBlock *, unsigned, const MDNode *, const MDNode *>;
+		std::map<IpKey, Value *> ipOf;
+		DenseMap<Value *, unsigned> ipSlot;
+		unsigned nextSlot = 0;
 		auto siteIp = [&](Instruction *I) {
 			const DebugLoc &loc = I->getDebugLoc();
-			IpGroup key;
-			key.bb = I->getParent();
-			if (loc) {
-				key.line = loc.getLine();
-				key.scope = loc.getScope();
-				key.inlinedAt = loc.getInlinedAt();
+			IpKey key(I->getParent(), loc ? loc.getLine() : 0, loc ? loc.getScope() : nullptr,
+				  loc ? loc.getInlinedAt() : nullptr);
+			Value *&ip = ipOf[key];
+			if (!ip) {
+				ip = IRBuilder<>(I).CreateCall(takeIp);
+				ipSlot[ip] = nextSlot;
+				nextSlot ^= 1;
 			}
-			if (group.ip && key.bb == group.bb && key.line == group.line && key.scope == group.scope &&
-			    key.inlinedAt == group.inlinedAt)
-				return group.ip;
-			key.ip = IRBuilder<>(I).CreateCall(takeIp);
-			group = key;
-			return key.ip;
+			return ip;
 		};
 		auto emitBytes = [&](Instruction *I, Value *ptr, uint64_t bytes, unsigned write) {
 			if (ptr->getType()->getPointerAddressSpace() != 0 || bytes == 0)
@@ -499,6 +502,8 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 			AllocaInst *copy = h != inHot.end() ? hotCopy(h->second) : nullptr;
 			Value *ip = siteIp(I);
 			B.SetInsertPoint(I); // hotCopy and siteIp may have added code before I
+			if (ipSlot.lookup(ip))
+				args[1] = ConstantInt::get(i32, code | write | kSlot1);
 			if (copy)
 				B.CreateCall(hot[h->second].checkPerIteration ? loopNoSync : loopAccess,
 					     { copy, args[0], args[1], args[2], ip });

@@ -51,9 +51,14 @@ int mp_program_instrumented(const char *path)
 			if (!gelf_getsym(d, (int)i, &s))
 				break;
 			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (name && (!strncmp(name, MP_ABI_SANCOV_MARK, strlen(MP_ABI_SANCOV_MARK)) ||
-				     !strcmp(name, MP_ABI_INLINE_MARK))) {
+			if (name && !strncmp(name, MP_ABI_SANCOV_MARK, strlen(MP_ABI_SANCOV_MARK))) {
 				found = 1;
+				break;
+			}
+			if (name && !strncmp(name, MP_ABI_INLINE_PREFIX, strlen(MP_ABI_INLINE_PREFIX))) {
+				/* another version's inline code would write records
+				 * this runtime's file cannot hold: it fails to load */
+				found = strcmp(name, MP_ABI_INLINE_MARK) ? 2 : 1;
 				break;
 			}
 		}

@@ -26,7 +26,9 @@ int mp_paths_find(struct mp_paths *out);
 int mp_find_program(const char *name, char *out, size_t len);
 
 /* 1 if the ELF file imports memprism's access callbacks (built by memprism
- * cc), 0 if not, negative error if it is not a readable ELF file. */
+ * cc), 2 if its inline instrumentation is of another memprism version's ABI
+ * (it will not load: rebuild), 0 if not instrumented, negative error if it is
+ * not a readable ELF file. */
 int mp_program_instrumented(const char *path);
 
 struct mp_record_opts {

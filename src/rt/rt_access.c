@@ -82,12 +82,12 @@ static int env_wants_recording(void)
 
 /* Inline instrumentation's version mark (src/common/mp_abi.h): bump the
  * number with any change to what rt_inline.c relies on. */
-RT_EXPORT const int __memprism_inline_abi_1 = 1;
+RT_EXPORT const int __memprism_inline_abi_2 = 2;
 
 /* Where the inline fast path (rt_hot_record) hands over. */
 void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip)
 {
-	rt_access(addr, code, len, ip);
+	rt_access(addr, code & ~RT_CODE_SLOT1, len, ip);
 }
 
 /* Inline instrumentation's sites outside loops in big functions: a call

@@ -243,6 +243,9 @@ struct rt_hot {
 	uint64_t last_addr, last_ip, prev_ip, epoch, naccess, burst_end;
 };
 #define RT_HOT_SIZE 64 /* src/pass/mp_pass.cpp allocates copies of this size */
+/* Set by the pass in an inline site's code (beside the size code and
+ * MP_ACC_WRITE): the site's ip lives in ip slot 1 (rt_hot.prev_ip), not 0. */
+#define RT_CODE_SLOT1 0x20u
 _Static_assert(sizeof(struct rt_hot) == RT_HOT_SIZE, "rt_hot size is part of the inline ABI");
 _Static_assert(offsetof(struct rt_thread, p) == offsetof(struct rt_hot, p) &&
 		       offsetof(struct rt_thread, lim) == offsetof(struct rt_hot, lim) &&
@@ -271,10 +274,12 @@ void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("ac
  * check_epoch is a constant at each site: 0 where the pass checks the epoch
  * once per loop iteration instead (rt_inline.c, __memprism_inl_epoch_check).
  *
- * The commonest records -- the code address the previous one's or the one
- * before (a loop alternating between two), no length -- take a straight
- * path and one store of the whole record (little-endian; bytes written past
- * the record are within RT_BUF_SLACK and overwritten by the next one).
+ * The commonest records -- the code address the one in the site's ip slot
+ * (code & RT_CODE_SLOT1; a loop's sites alternate slots), no length -- take
+ * a straight path and one store of the whole record with a constant tag
+ * (little-endian; bytes written past the record are within RT_BUF_SLACK and
+ * overwritten by the next one). Every other record takes the general path,
+ * which keeps the slots as a last-two history (ACCESS, ACCESS_IP2).
  */
 static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h, void *addr, unsigned code,
 								void *ip, int check_epoch)
@@ -286,37 +291,38 @@ static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h,
 	if (RT_UNLIKELY(p >= h->lim || (code & 7) == MP_SIZE_RANGE || n == h->burst_end ||
 			(check_epoch && atomic_load_explicit(&rt_epoch, memory_order_relaxed) != h->epoch)))
 		return 1;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* The pass gives each site a fixed ip slot (RT_CODE_SLOT1): a hit
+	 * names the ip with a constant tag and moves nothing. */
+	unsigned slot = code & RT_CODE_SLOT1 ? MP_ACC_SLOT1 : 0;
+	code &= ~RT_CODE_SLOT1;
 	uint64_t last = h->last_ip;
-	if (RT_LIKELY((i == last || i == h->prev_ip) && z < (1ull << 49))) {
-		if (i != last) {
-			/* the code address before the last: loops alternate */
-			code |= MP_TAG(MP_REC_ACCESS_IP2, 0);
-			h->prev_ip = last;
-			h->last_ip = i;
-		}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (RT_LIKELY(i == (slot ? h->prev_ip : last))) {
 		if (RT_LIKELY(z < 0x80)) {
-			uint32_t w = code | (uint32_t)z << 8;
+			uint32_t w = MP_TAG(MP_REC_ACCESS_SLOT, code | slot) | (uint32_t)z << 8;
 			__builtin_memcpy(p, &w, 2);
 			p += 2;
 		} else if (z < (1u << 14)) {
-			uint32_t w = code | (uint32_t)((z & 0x7f) | 0x80) << 8 | (uint32_t)(z >> 7) << 16;
+			uint32_t w = MP_TAG(MP_REC_ACCESS_SLOT, code | slot) | (uint32_t)((z & 0x7f) | 0x80) << 8 |
+				     (uint32_t)(z >> 7) << 16;
 			__builtin_memcpy(p, &w, 4);
 			p += 3;
-		} else {
-			/* a far jump: the tag and mp_put_uv7w's seven bytes in one store */
-			uint64_t w = mp_uv7w_bits(z) << 8 | code;
+		} else if (RT_LIKELY(!(z >> (8 * MP_ACC_FAR_BYTES)))) {
+			/* a far jump (random access): the tag and the raw delta in
+			 * one store. The bound is checked here only, where near
+			 * records have none to pay. */
+			uint64_t w = z << 8 | MP_TAG(MP_REC_ACCESS_FAR, code | slot);
 			__builtin_memcpy(p, &w, 8);
-			p += 8;
+			p += 1 + MP_ACC_FAR_BYTES;
+		} else {
+			goto general; /* nothing changed yet */
 		}
 		goto done;
 	}
+general:
 #endif
 	if (RT_UNLIKELY(z >= (1ull << 49)))
 		return 1;
-#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-	uint64_t last = h->last_ip;
-#endif
 	uint64_t zi = 0;
 	if (i != last) {
 		if (i == h->prev_ip) {

@@ -21,7 +21,8 @@
 /* Every format version ever written keeps its name here (readers key on it). */
 enum mp_format_version {
 	MP_FORMAT_V1 = 1, /* 2026-11: first version */
-	MP_FORMAT_CURRENT = MP_FORMAT_V1,
+	MP_FORMAT_V2 = 2, /* 2026-11: adds ACCESS_FAR and ACCESS_SLOT (classes 6, 7) */
+	MP_FORMAT_CURRENT = MP_FORMAT_V2,
 };
 
 /* File header: fixed part, then `meta_len` bytes of "key=value\n" text
@@ -95,7 +96,19 @@ struct mp_chunk_header {
  *          or a thread that had no buffer).
  * ACCESS_IP2 (class 5): an ACCESS (same low bits, bit 4 clear) whose ip is
  *          the one before the previous access's ip; the two swap.
- * The ip history (previous and the one before) restarts from 0 per chunk.
+ * ACCESS_SLOT (class 7, v2): bits 0-2 size code (not a range), bit 3
+ *          write, bit 4 the ip slot; sv addr delta. The ip is the slot's and
+ *          the slots stay as they are.
+ * ACCESS_FAR (class 6, v2): as ACCESS_SLOT, but the zigzag addr delta is in
+ *          6 raw little-endian bytes: a random access's far jump, which the
+ *          inline path writes with one shift and one store where a varint
+ *          needs ~20 instructions.
+ * Ip slots: two code addresses, 0 at each chunk start. Slot 0 is the one
+ * ACCESS uses, slot 1 the one before it: an ACCESS with bit 4 moves slot 0
+ * to slot 1 and adds the delta to slot 0; ACCESS_IP2 swaps them (loops
+ * alternating between two instructions). ACCESS_SLOT and ACCESS_FAR leave
+ * them in place: the inline path gives each site a fixed slot, so the two
+ * sites of a loop name their ips with a constant tag and nothing moves.
  */
 enum mp_rec_class {
 	MP_REC_ACCESS = 0,
@@ -104,11 +117,15 @@ enum mp_rec_class {
 	MP_REC_EVENT = 3,
 	MP_REC_DROPPED = 4,
 	MP_REC_ACCESS_IP2 = 5,
+	MP_REC_ACCESS_FAR = 6,
+	MP_REC_ACCESS_SLOT = 7,
 };
 #define MP_TAG_CLASS(t) ((unsigned)(t) >> 5)
 #define MP_TAG(cls, low) ((uint8_t)(((cls) << 5) | (low)))
 #define MP_ACC_WRITE 0x08u
 #define MP_ACC_IP 0x10u
+#define MP_ACC_SLOT1 0x10u /* ACCESS_SLOT, ACCESS_FAR: the ip is slot 1's */
+#define MP_ACC_FAR_BYTES 6u /* ACCESS_FAR's raw delta: zigzag deltas < 2^48 */
 #define MP_SIZE_RANGE 7u /* size codes 0..4 mean 1,2,4,8,16 bytes; 5 = 32, 6 = 64 */
 
 /* PAGEMAP chunk payload (written by the launcher from /proc/PID/pagemap):

@@ -317,6 +317,31 @@ int trace_dec_next(struct trace_dec *d, struct trace_rec *rec)
 		rec->ip = d->last_ip;
 		return 1;
 	}
+	case MP_REC_ACCESS_SLOT:
+	case MP_REC_ACCESS_FAR: {
+		unsigned sc = tag & 7;
+		if (sc == MP_SIZE_RANGE)
+			goto bad;
+		if (rec->cls == MP_REC_ACCESS_SLOT) {
+			if (mp_get_uv(&d->p, d->end, &v))
+				goto bad;
+		} else {
+			if ((size_t)(d->end - d->p) < MP_ACC_FAR_BYTES)
+				goto bad;
+			v = 0;
+			for (unsigned k = 0; k < MP_ACC_FAR_BYTES; k++)
+				v |= (uint64_t)d->p[k] << (8 * k);
+			d->p += MP_ACC_FAR_BYTES;
+		}
+		rec->cls = MP_REC_ACCESS;
+		d->last_addr += (uint64_t)mp_unzigzag(v);
+		rec->addr = d->last_addr;
+		rec->write = !!(tag & MP_ACC_WRITE);
+		rec->range = 0;
+		rec->size = 1ull << sc;
+		rec->ip = tag & MP_ACC_SLOT1 ? d->prev_ip : d->last_ip;
+		return 1;
+	}
 	case MP_REC_EPOCH:
 	case MP_REC_DROPPED:
 		if ((tag & 0x1f) || mp_get_uv(&d->p, d->end, &rec->epoch))

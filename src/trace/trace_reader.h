@@ -64,7 +64,7 @@ struct trace_rec {
 
 struct trace_dec {
 	const uint8_t *p, *end;
-	uint64_t last_addr, last_ip, prev_ip;
+	uint64_t last_addr, last_ip, prev_ip; /* ip slots 0 and 1 (trace_format.h) */
 	uint64_t epoch, time, last_ev_addr; /* event delta bases */
 };
 

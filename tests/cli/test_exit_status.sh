@@ -1,13 +1,5 @@
 # Exit statuses, command-line errors, bad data files and uninstrumented
 # programs (tests/rt/exit_status.c).
-#
-# BUG (fails today, last checks): a program built with plain cc is recorded
-# as "instrumented": JSON "instrumented":true, the text header says
-# "1 instrumented" and `memprism report` never prints its note that the
-# program was not built with memprism cc. rt_emit_modules
-# (src/rt/rt_main.c, module_cb) flags the process as soon as any loaded image
-# has "__sanitizer_cov_load" in its dynamic string table, and the preloaded
-# runtime libmemprism-rt.so always has: it defines those callbacks.
 source "$(dirname "$0")/lib.sh"
 build_rt exit_status
 src="$MP_SRC/tests/rt/exit_status.c"
@@ -99,11 +91,21 @@ expect_eq "uninstrumented: block accesses" 0 "$(csv_field plain.csv "$blk" acces
 expect_eq "uninstrumented: block instances" 1 "$(csv_field plain.csv "$blk" instances)"
 expect_eq "uninstrumented: block size" 4096 "$(csv_field plain.csv "$blk" size)"
 "$MEMPRISM" report --format json plain.data > plain.json
-# (BUG above from here on)
 "$MEMPRISM" report plain.data > last.out 2> last.err
 said "report of the uninstrumented run" "not built with .?memprism cc"
 grep -q '"instrumented":false' plain.json || fail "uninstrumented process not marked instrumented:false in JSON"
 echo "ok: JSON says instrumented:false"
+
+# a program built by another memprism version's inline instrumentation
+# (it refers to another __memprism_inline_abi_N): refused with a reason
+# instead of a loader error or "not built with memprism cc"
+printf 'const int __memprism_inline_abi_1 = 1;\n' > oldabi.c
+cc -shared -fPIC oldabi.c -o liboldabi.so
+printf 'extern const int __memprism_inline_abi_1;\nint main(void) { return __memprism_inline_abi_1 - 1; }\n' > oldprog.c
+cc oldprog.c -o oldprog -L. -loldabi -Wl,-rpath,"$PWD"
+./oldprog || fail "the old-ABI stand-in does not run natively"
+run 2 "program of another inline ABI" "$MEMPRISM" record -o oldabi.data -- ./oldprog
+said "program of another inline ABI" "another version of .memprism cc.*Rebuild"
 
 # memprism cc: an unknown instrumentation is refused before the compiler runs
 MEMPRISM_INSTRUMENT=bogus run 2 "cc with MEMPRISM_INSTRUMENT=bogus" "$MEMPRISM" cc -c "$src" -o bogus.o

@@ -51,3 +51,28 @@ expect_eq "loops, recorded" "$(clang-16 -O2 "$loops" -o loops_plain -lpthread &&
 "$MEMPRISM" report --by site --format csv loops.data > loops.csv
 expect_eq "bytes loaded from the other thread's block" 16384 "$(csv_field loops.csv '^producer ' bytes_loaded)"
 expect_eq "unknown accesses" missing "$(csv_field loops.csv '^unknown' accesses)"
+
+# Code addresses (tests/rt/inline_ips.c): all accesses of one array in one
+# direction come from one source line, so they must carry one code address,
+# in the right function, whether the record named it by its fixed ip slot
+# (ACCESS_SLOT, ACCESS_FAR), the last-two history or a delta. An unrolled
+# loop's copies of a line share it.
+ips=$MP_SRC/tests/rt/inline_ips.c
+"$MEMPRISM" cc -O2 -g -no-pie "$ips" -o ips
+expect_eq "ips, recorded" "$(clang-16 -O2 "$ips" -o ips_plain && ./ips_plain)" "$("$MEMPRISM" record -q -o ips.data -- ./ips)"
+"$MEMPRISM" dump --accesses ips.data > ips.dump
+awk -f "$MP_SRC/tests/cli/inline_sites.awk" <(nm -S ips) ips.dump | sort > sites.txt
+cat > sites.want <<'WANT'
+a1 ld two 20000 1
+a2 ld three 10000 1
+b1 ld main 1 1
+b1 st two 20000 1
+b2 ld three 10000 1
+big ld far 10000 1
+big ld main 1 1
+big st far 10000 1
+c2 ld main 1 1
+c2 st three 10000 1
+WANT
+diff -u sites.want sites.txt || fail "accesses by array, direction and function (count, code addresses) differ"
+echo "ok: every array's accesses carry their line's one code address"

@@ -286,9 +286,79 @@ static void test_ip_history(void)
 	CHECK(trace_dec_next(&d, &r) < 0);
 }
 
+/* ACCESS_SLOT and ACCESS_FAR (v2): the ip is slot 0's or slot 1's (bit 4)
+ * and the slots stay put, where ACCESS_IP2 swaps them. ACCESS_FAR's delta is
+ * 6 raw little-endian bytes, written as the inline path writes it: one
+ * 8-byte store, 7 bytes used. */
+static void test_access_slots(void)
+{
+	uint8_t buf[96] = { 0 }, *p = buf;
+	/* A at 0x7f0000001000 ip 0x10 (slot 0), B (store) ip 0x20: slot 0 0x20, slot 1 0x10 */
+	*p++ = MP_TAG(MP_REC_ACCESS, 3 | MP_ACC_IP);
+	p = mp_put_uv(p, mp_zigzag(0x7f0000001000));
+	p = mp_put_uv(p, mp_zigzag(0x10));
+	*p++ = MP_TAG(MP_REC_ACCESS, 3 | MP_ACC_WRITE | MP_ACC_IP);
+	p = mp_put_uv(p, 0);
+	p = mp_put_uv(p, mp_zigzag(0x10));
+	/* far back by 0x7eff00000000 at slot 1 (ip 0x10): no swap */
+	uint64_t w = mp_zigzag(-(int64_t)0x7eff00000000) << 8 | MP_TAG(MP_REC_ACCESS_FAR, 3 | MP_ACC_SLOT1);
+	memcpy(p, &w, 8);
+	p += 7;
+	/* far forward by 0x123456789 (64 bytes, write) at slot 0 (ip 0x20) */
+	w = mp_zigzag(0x123456789) << 8 | MP_TAG(MP_REC_ACCESS_FAR, 6 | MP_ACC_WRITE);
+	memcpy(p, &w, 8);
+	p += 7;
+	/* near: +8 at slot 1 (4-byte load), -8 at slot 0 (store), twice */
+	for (int k = 0; k < 2; k++) {
+		*p++ = MP_TAG(MP_REC_ACCESS_SLOT, 2 | MP_ACC_SLOT1);
+		p = mp_put_uv(p, mp_zigzag(8));
+		*p++ = MP_TAG(MP_REC_ACCESS_SLOT, 2 | MP_ACC_WRITE);
+		p = mp_put_uv(p, mp_zigzag(-8));
+	}
+	/* a plain ACCESS after them still means slot 0 */
+	*p++ = MP_TAG(MP_REC_ACCESS, 0);
+	p = mp_put_uv(p, mp_zigzag(1));
+	uint8_t *bad = p;
+	*p++ = MP_TAG(MP_REC_ACCESS_FAR, MP_SIZE_RANGE); /* malformed: a range cannot be far */
+	memset(p, 0, 6);
+	p += 6;
+	struct trace_dec d;
+	struct trace_rec r;
+	const uint64_t f1 = 0x7f0000001000 - 0x7eff00000000, f2 = f1 + 0x123456789;
+	uint64_t want_ip[] = { 0x10, 0x20, 0x10, 0x20, 0x10, 0x20, 0x10, 0x20, 0x20 };
+	uint64_t want_addr[] = { 0x7f0000001000, 0x7f0000001000, f1, f2, f2 + 8, f2, f2 + 8, f2, f2 + 1 };
+	uint64_t want_size[] = { 8, 8, 8, 64, 4, 4, 4, 4, 1 };
+	int want_write[] = { 0, 1, 0, 1, 0, 1, 0, 1, 0 };
+	trace_dec_init(&d, buf, (size_t)(bad - buf));
+	for (int i = 0; i < 9; i++) {
+		CHECK_EQ(trace_dec_next(&d, &r), 1);
+		CHECK_EQ(r.cls, MP_REC_ACCESS);
+		CHECK_EQ(r.ip, want_ip[i]);
+		CHECK_EQ(r.addr, want_addr[i]);
+		CHECK_EQ(r.write, want_write[i]);
+		CHECK_EQ(r.size, want_size[i]);
+		CHECK_EQ(r.range, 0);
+	}
+	CHECK_EQ(trace_dec_next(&d, &r), 0);
+	trace_dec_init(&d, buf, (size_t)(p - buf));
+	for (int i = 0; i < 9; i++)
+		CHECK_EQ(trace_dec_next(&d, &r), 1);
+	CHECK(trace_dec_next(&d, &r) < 0);
+	/* truncated inside the second ACCESS_FAR: the first three decode */
+	trace_dec_init(&d, buf, (size_t)(bad - buf) - 10 - 3); /* 10: the near records after it */
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(trace_dec_next(&d, &r), 1);
+	CHECK(trace_dec_next(&d, &r) < 0);
+	/* a range cannot be an ACCESS_SLOT either */
+	uint8_t slot_range[] = { MP_TAG(MP_REC_ACCESS_SLOT, MP_SIZE_RANGE), 0, 0 };
+	trace_dec_init(&d, slot_range, sizeof(slot_range));
+	CHECK(trace_dec_next(&d, &r) < 0);
+}
+
 int main(void)
 {
 	test_ip_history();
+	test_access_slots();
 	test_varint();
 	test_roundtrip(0);
 	test_roundtrip(1);
