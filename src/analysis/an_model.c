@@ -32,6 +32,7 @@ struct page_row {
 
 struct an_model {
 	struct mp_model *m;
+	uint64_t sample_sets; /* set sampling: 1 in this many cache sets is modelled (1: all) */
 	unsigned ncores, line_shift;
 	uint64_t line;
 	unsigned l1_lat, l1_bucket; /* an L1 hit's latency and its histogram bucket */
@@ -92,7 +93,7 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 	}
 	if (!am->counting)
 		return;
-	st->classes.v[owner].mem.dram_writes++;
+	st->classes.v[owner].mem.dram_writes++; /* (scaled by an_model_finish when sampling) */
 	st->res->mem_total.dram_writes++;
 }
 
@@ -108,6 +109,18 @@ int an_model_init(struct an_state *st)
 		int e = -errno;
 		free(am);
 		return e;
+	}
+	am->sample_sets = 1;
+	if (st->opts->sample_sets > 1) {
+		char err[160];
+		if (mp_model_sample_sets(am->m, st->opts->sample_sets, err, sizeof(err))) {
+			an_warn(st, "--sample-sets: %s", err);
+			mp_model_free(am->m);
+			free(am);
+			return -EINVAL;
+		}
+		am->sample_sets = st->opts->sample_sets;
+		st->res->mem_sample_sets = st->opts->sample_sets;
 	}
 	am->ncores = mp_model_ncores(am->m);
 	am->seq = mp_model_seq(am->m);
@@ -227,7 +240,7 @@ static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, 
 	r->cls = cls; /* the latest object on the page */
 }
 
-static inline void mem_count(struct an_mem *m, const struct mp_model_out *o)
+static inline __attribute__((always_inline)) void mem_count(struct an_mem *m, const struct mp_model_out *o)
 {
 	m->refs++;
 	m->level[o->level]++;
@@ -245,29 +258,108 @@ static inline void mem_count(struct an_mem *m, const struct mp_model_out *o)
 	m->latency_hist[b < AN_LAT_BUCKETS ? b : AN_LAT_BUCKETS - 1]++;
 }
 
-static void mem_add_l1_hits(struct an_mem *m, uint64_t n, unsigned lat, unsigned bucket)
+/* mem_count under set sampling: translation figures count every
+ * reference; cache figures (level, DRAM, latency) only the sampled lines',
+ * which an_model_finish scales up by each row's own ratio of references to
+ * sampled ones; a walk load outside the sample never reaches DRAM in the
+ * model, and walk loads fall evenly in and out of it (page tables are
+ * dense), so walk_dram is scaled by n here. (Apart from mem_count, whose
+ * plain increments a full run keeps: a weighted form cost it 5%.) */
+static void mem_count_sampled(struct an_mem *m, const struct mp_model_out *o, uint64_t n)
 {
-	m->refs += n;
+	m->refs++;
+	m->tlb[o->tlb]++;
+	if (o->tlb == MP_TLB_WALK) {
+		m->walks++;
+		m->walk_refs += o->walk_refs;
+		m->walk_dram += n * o->walk_dram;
+	}
+	if (o->level == MP_LVL_UNKNOWN)
+		return; /* a line outside the sampled sets */
+	m->sampled++;
+	m->level[o->level]++;
+	m->dram_reads += o->level == MP_LVL_LOCAL_DRAM || o->level == MP_LVL_REMOTE_DRAM;
+	m->remote += o->level == MP_LVL_REMOTE_DRAM || o->level == MP_LVL_REMOTE_CACHE;
+	m->latency_sum += o->latency;
+	m->latency_n++;
+	unsigned b = o->latency ? 31u - (unsigned)__builtin_clz(o->latency) : 0;
+	m->latency_hist[b < AN_LAT_BUCKETS ? b : AN_LAT_BUCKETS - 1]++;
+}
+
+/*
+ * The estimate of a row under set sampling: its sampled lines' figures times
+ * its references over its sampled references -- a ratio estimator, rather
+ * than a flat n, so that an object whose lines fall unevenly in the sample
+ * (a stride of a multiple of n lines: every line in it, or none) is not
+ * scaled as if a 1/n of them were. An object all of whose lines are in the
+ * sample was modelled exactly, and keeps its figures. A row with no sampled
+ * line keeps zeros: nothing is known of its caching.
+ */
+static void mem_scale_sampled(struct an_mem *m)
+{
+	if (!m->sampled || m->sampled == m->refs)
+		return;
+	double f = (double)m->refs / (double)m->sampled;
+#define AN_SCALE(x) ((x) = (uint64_t)((double)(x) * f + 0.5))
+	for (int i = 0; i < MP_LVL_COUNT; i++)
+		AN_SCALE(m->level[i]);
+	AN_SCALE(m->dram_reads);
+	AN_SCALE(m->dram_writes);
+	AN_SCALE(m->remote);
+	AN_SCALE(m->latency_sum);
+	AN_SCALE(m->latency_n);
+	for (int i = 0; i < AN_LAT_BUCKETS; i++)
+		AN_SCALE(m->latency_hist[i]);
+#undef AN_SCALE
+}
+
+/* Per object, thread, total and code address. */
+static void mem_count_all(struct an_state *st, struct an_stream *s, uint32_t cls, const struct mp_model_out *o,
+			  uint64_t w)
+{
+	if (w > 1) {
+		mem_count_sampled(&st->classes.v[cls].mem, o, w);
+		mem_count_sampled(&st->threads.v[s->thread].mem, o, w);
+		mem_count_sampled(&st->res->mem_total, o, w);
+		if (s->last_fn)
+			mem_count_sampled(&st->ips.v[s->last_fn - 1].mem, o, w);
+		return;
+	}
+	mem_count(&st->classes.v[cls].mem, o);
+	mem_count(&st->threads.v[s->thread].mem, o);
+	mem_count(&st->res->mem_total, o);
+	if (s->last_fn)
+		mem_count(&st->ips.v[s->last_fn - 1].mem, o);
+}
+
+/* n references that hit L1 and the DTLB; n_out more outside the sampled
+ * sets that hit the DTLB (their cache level unknown). */
+static void mem_add_l1_hits(struct an_mem *m, uint64_t n, uint64_t n_out, const struct an_model *am)
+{
+	m->refs += n + n_out;
 	m->level[MP_LVL_L1] += n;
-	m->tlb[MP_TLB_L1_HIT] += n;
-	m->latency_sum += n * lat;
+	m->tlb[MP_TLB_L1_HIT] += n + n_out;
+	m->latency_sum += n * am->l1_lat;
 	m->latency_n += n;
-	m->latency_hist[bucket] += n;
+	m->latency_hist[am->l1_bucket] += n;
+	if (am->sample_sets > 1)
+		m->sampled += n;
 }
 
 /* Most references of a loop hit L1 and the DTLB: a stream counts a run of
  * them for one class and adds the run up at once (code addresses count
- * theirs in an_ip.fast_l1, added up by an_model_finish). */
+ * theirs in an_ip.fast_l1, added up by an_model_finish). With set sampling
+ * the run also counts the lines outside the sample that hit the DTLB. */
 static void flush_fast(struct an_state *st, struct an_stream *s)
 {
-	uint64_t n = s->fast_n;
-	if (!n)
+	uint64_t n = s->fast_n, n_out = s->fast_out;
+	if (!n && !n_out)
 		return;
-	s->fast_n = 0;
+	s->fast_n = s->fast_out = 0;
 	const struct an_model *am = st->model;
-	mem_add_l1_hits(&st->classes.v[s->fast_cls].mem, n, am->l1_lat, am->l1_bucket);
-	mem_add_l1_hits(&st->threads.v[s->thread].mem, n, am->l1_lat, am->l1_bucket);
-	mem_add_l1_hits(&st->res->mem_total, n, am->l1_lat, am->l1_bucket);
+	mem_add_l1_hits(&st->classes.v[s->fast_cls].mem, n, n_out, am);
+	mem_add_l1_hits(&st->threads.v[s->thread].mem, n, n_out, am);
+	mem_add_l1_hits(&st->res->mem_total, n, n_out, am);
 }
 
 /* Field by field: a compound literal here became a `rep stos`, which cost
@@ -280,14 +372,20 @@ static inline void outcome_init(struct mp_outcome *o, unsigned page_shift)
 	o->weight = 1;
 }
 
-static inline void count_fast(struct an_state *st, struct an_stream *s, uint32_t cls)
+static inline void count_fast(struct an_state *st, struct an_stream *s, uint32_t cls, int sampled)
 {
-	if (s->fast_n && s->fast_cls != cls)
+	if ((s->fast_n || s->fast_out) && s->fast_cls != cls)
 		flush_fast(st, s);
 	s->fast_cls = cls;
-	s->fast_n++;
-	if (s->last_fn)
-		st->ips.v[s->last_fn - 1].fast_l1++;
+	if (__builtin_expect(sampled, 1)) {
+		s->fast_n++;
+		if (s->last_fn)
+			st->ips.v[s->last_fn - 1].fast_l1++;
+	} else {
+		s->fast_out++;
+		if (s->last_fn)
+			st->ips.v[s->last_fn - 1].fast_out++;
+	}
 }
 
 void an_model_stream_done(struct an_state *st, struct an_stream *s)
@@ -302,9 +400,24 @@ void an_model_finish(struct an_state *st)
 	if (!am)
 		return;
 	for (size_t i = 0; i < st->ips.n; i++) {
-		mem_add_l1_hits(&st->ips.v[i].mem, st->ips.v[i].fast_l1, am->l1_lat, am->l1_bucket);
-		st->ips.v[i].fast_l1 = 0;
+		mem_add_l1_hits(&st->ips.v[i].mem, st->ips.v[i].fast_l1, st->ips.v[i].fast_out, am);
+		st->ips.v[i].fast_l1 = st->ips.v[i].fast_out = 0;
 	}
+	if (am->sample_sets == 1)
+		return;
+	for (size_t i = 0; i < st->ips.n; i++)
+		mem_scale_sampled(&st->ips.v[i].mem);
+	for (size_t i = 0; i < st->classes.n; i++) {
+		struct an_mem *m = &st->classes.v[i].mem;
+		if (m->refs && !m->sampled) {
+			st->res->mem_unsampled_objects++;
+			st->res->mem_unsampled_refs += m->refs;
+		}
+		mem_scale_sampled(m);
+	}
+	for (size_t i = 0; i < st->threads.n; i++)
+		mem_scale_sampled(&st->threads.v[i].mem);
+	mem_scale_sampled(&st->res->mem_total);
 }
 
 /* The frame of line address a (its page's translation as of the stream's
@@ -360,8 +473,20 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			if (k == 0)
 				sum->page_shift = (uint8_t)shift;
 		}
+		if (am->sample_sets > 1 && k > 0 && (((paddr ? paddr : a) >> am->line_shift) & (am->sample_sets - 1)) &&
+		    a >> 12 == (a - line) >> 12) {
+			/* a range's line outside the sampled sets, on the page of
+			 * the line before: the model would only touch that page's
+			 * DTLB entry again, the most recent one, changing nothing */
+			if (sum->tlb < MP_TLB_L1_HIT)
+				sum->tlb = MP_TLB_L1_HIT;
+			if (counted)
+				count_fast(st, s, cls, 0);
+			continue;
+		}
 		mp_model_access(am->m, core, s->proc, a, paddr, r->write, shift, cls, &o);
 		if (nlines == 1 && o.again) {
+			s->rep_sampled = o.level != MP_LVL_UNKNOWN;
 			s->rep_a = a;
 			s->rep_cls = cls;
 			s->rep_core = core;
@@ -371,16 +496,17 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			s->rep_phys = paddr != 0;
 			s->rep_thp = paddr && shift == 21 && cshift == AS_MAPPED;
 		}
-		if (o.level == MP_LVL_L1 && o.tlb == MP_TLB_L1_HIT) {
+		if ((o.level == MP_LVL_L1 || o.level == MP_LVL_UNKNOWN) && o.tlb == MP_TLB_L1_HIT) {
 			/* the common case: no DRAM, no NUMA, no page row, and a run
-			 * of them is counted at once */
-			if (sum->level < MP_LVL_L1)
-				sum->level = MP_LVL_L1;
+			 * of them is counted at once (UNKNOWN: outside the sampled
+			 * sets, only the DTLB hit is known) */
+			if (sum->level < o.level)
+				sum->level = o.level;
 			if (sum->tlb < MP_TLB_L1_HIT)
 				sum->tlb = MP_TLB_L1_HIT;
 			sum->latency += o.latency;
 			if (counted)
-				count_fast(st, s, cls);
+				count_fast(st, s, cls, o.level != MP_LVL_UNKNOWN);
 			continue;
 		}
 		/* a page missed the DTLB: its slots are worth prefetching ahead
@@ -419,11 +545,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		}
 		if (!counted)
 			continue;
-		mem_count(&st->classes.v[cls].mem, &o);
-		mem_count(&st->threads.v[s->thread].mem, &o);
-		mem_count(&st->res->mem_total, &o);
-		if (s->last_fn)
-			mem_count(&st->ips.v[s->last_fn - 1].mem, &o);
+		mem_count_all(st, s, cls, &o, am->sample_sets);
 		if (o.tlb != MP_TLB_L1_HIT)
 			page_count(st, am, s->proc, a, shift, cls, &o);
 	}
@@ -442,13 +564,30 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 		/* the stream's previous one-line reference again, and the model
 		 * says it changes nothing: an L1 hit without asking it */
 		outcome_init(sum, s->rep_shift);
-		sum->level = MP_LVL_L1;
+		sum->level = s->rep_sampled ? MP_LVL_L1 : MP_LVL_UNKNOWN;
 		sum->tlb = MP_TLB_L1_HIT;
-		sum->latency = am->l1_lat;
+		sum->latency = s->rep_sampled ? am->l1_lat : 0;
 		if (counted) {
 			st->res->refs_physical += s->rep_phys;
 			st->res->refs_thp += s->rep_thp;
-			count_fast(st, s, cls);
+			count_fast(st, s, cls, s->rep_sampled);
+		}
+		return;
+	}
+	if (am->sample_sets > 1 && a >> 12 == s->rep_a >> 12 && s->rep_again && s->rep_seq == *am->seq &&
+	    (last & ~(am->line - 1)) == a && last >= r->addr && cls == s->rep_cls && s->core_of == s->cpu + 1 &&
+	    s->core == s->rep_core && (!st->phys || (s->ph_vpage == a >> 12 && now >= s->ph_lo && now < s->ph_hi)) &&
+	    (((st->phys && s->ph_ok ? (s->ph_paddr & ~4095ull) | (a & 4095) : a) >> am->line_shift) &
+	     (am->sample_sets - 1))) {
+		/* set sampling: a line outside the sample on the page the model
+		 * just left most recent in the DTLB, where touching it again
+		 * changes nothing either */
+		outcome_init(sum, s->rep_shift);
+		sum->tlb = MP_TLB_L1_HIT;
+		if (counted) {
+			st->res->refs_physical += s->rep_phys;
+			st->res->refs_thp += s->rep_thp;
+			count_fast(st, s, cls, 0);
 		}
 		return;
 	}

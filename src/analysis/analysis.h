@@ -57,6 +57,7 @@ struct an_mem {
 	uint64_t latency_sum; /* cycles, over refs with a known latency */
 	uint64_t latency_n;
 	uint64_t latency_hist[AN_LAT_BUCKETS];
+	uint64_t sampled; /* model with --sample-sets: refs whose line was in the sample */
 };
 
 /* Adds b's figures to a. */
@@ -161,6 +162,13 @@ struct an_result {
 	size_t nprocs;
 	struct an_counts total; /* every attributed access (after --roi) */
 	enum an_mem_origin mem_origin; /* what the an_mem figures are, if any */
+	/* model with set sampling (--sample-sets N): each row's cache and DRAM
+	 * figures are its sampled lines' x (its refs / its sampled refs), walk
+	 * loads from DRAM x N; translation figures are complete. 0: none */
+	unsigned mem_sample_sets;
+	/* of the objects with references, those with none in the sample: their
+	 * cache figures are unknown (left 0), and their references */
+	uint64_t mem_unsampled_objects, mem_unsampled_refs;
 	struct an_mem mem_total;
 	uint64_t accesses_outside_roi;
 	char **warnings;
@@ -261,6 +269,9 @@ struct an_opts {
 	const struct an_page_rule *page_rules;
 	size_t npage_rules;
 	enum an_thread_map thread_map;
+	/* model: data caches for 1 in sample_sets of their sets (mp_model_sample_sets);
+	 * 0 or 1: all */
+	unsigned sample_sets;
 	/* NUMA placement (an_numa.h); NULL: only when the trace recorded --numa */
 	const struct an_numa_opts *numa;
 	/* stream consumers (NULL: none); called in replay order */

@@ -23,12 +23,13 @@ int cmd_numa(int argc, char **argv);
 
 /* Model options of report and tlb (cli_model.c). Add CLI_MODEL_LONGOPTS to
  * the getopt_long table and pass unknown option codes to cli_model_option. */
-enum { CLI_OPT_MODEL = 'm', CLI_OPT_PAGES = 0x1001, CLI_OPT_THREAD_MAP = 0x1002 };
+enum { CLI_OPT_MODEL = 'm', CLI_OPT_PAGES = 0x1001, CLI_OPT_THREAD_MAP = 0x1002, CLI_OPT_SAMPLE_SETS = 0x1003 };
 #define CLI_MODEL_LONGOPTS                                                                          \
 	{ "model", required_argument, NULL, CLI_OPT_MODEL },                                        \
 		{ "pages", required_argument, NULL, CLI_OPT_PAGES },                                \
+		{ "thread-map", required_argument, NULL, CLI_OPT_THREAD_MAP },                      \
 	{                                                                                           \
-		"thread-map", required_argument, NULL, CLI_OPT_THREAD_MAP                           \
+		"sample-sets", required_argument, NULL, CLI_OPT_SAMPLE_SETS                         \
 	}
 #define CLI_MAX_PAGE_RULES 32
 struct cli_model {
@@ -36,6 +37,7 @@ struct cli_model {
 	int have;
 	unsigned page_shift;
 	int thread_map;
+	unsigned sample_sets; /* 0: every set */
 	struct an_page_rule rules[CLI_MAX_PAGE_RULES];
 	char patterns[CLI_MAX_PAGE_RULES][256];
 	size_t nrules;

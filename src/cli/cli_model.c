@@ -59,6 +59,18 @@ int cli_model_option(struct cli_model *m, int c, const char *arg)
 		m->nrules++;
 		return 0;
 	}
+	case CLI_OPT_SAMPLE_SETS: {
+		char *end;
+		unsigned long n = strtoul(arg, &end, 10);
+		if (!*arg || *end || n == 0 || n > 4096 || (n & (n - 1))) {
+			cli_error("--sample-sets wants a power of two from 1 to 4096: model 1 in N cache sets "
+				  "(got '%s')",
+				  arg);
+			return 2;
+		}
+		m->sample_sets = (unsigned)n;
+		return 0;
+	}
 	case CLI_OPT_THREAD_MAP:
 		if (!strcmp(arg, "recorded"))
 			m->thread_map = AN_MAP_RECORDED;
@@ -75,9 +87,9 @@ int cli_model_option(struct cli_model *m, int c, const char *arg)
 
 int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 {
-	if (!m->have && (need_model || m->nrules || m->page_shift)) {
+	if (!m->have && (need_model || m->nrules || m->page_shift || m->sample_sets)) {
 		if (!need_model) {
-			cli_error("--pages and --thread-map need a model: add --model host, a "
+			cli_error("--pages, --thread-map and --sample-sets need a model: add --model host, a "
 				  "preset or a machine file");
 			return 2;
 		}
@@ -91,6 +103,25 @@ int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 	ao->page_rules = m->rules;
 	ao->npage_rules = m->nrules;
 	ao->thread_map = (enum an_thread_map)m->thread_map;
+	if (m->sample_sets > 1) {
+		/* each cache's set index must decide the sample (mp_model_sample_sets) */
+		const struct mp_machine *mm = &m->machine;
+		const struct {
+			const char *name;
+			const struct mp_cache_geom *g;
+		} lv[] = { { "L1D", &mm->l1d }, { "L2", &mm->l2 }, { "LLC", &mm->llc } };
+		for (size_t i = 0; i < sizeof(lv) / sizeof(lv[0]); i++) {
+			uint64_t sets = lv[i].g->size / mm->line / lv[i].g->ways;
+			if (sets % m->sample_sets) {
+				cli_error("--sample-sets %u: the %s of %s has %llu sets, not a multiple of %u; "
+					  "pick a smaller power of two",
+					  m->sample_sets, lv[i].name, mm->name, (unsigned long long)sets,
+					  m->sample_sets);
+				return 2;
+			}
+		}
+	}
+	ao->sample_sets = m->sample_sets;
 	return 0;
 }
 
@@ -116,5 +147,9 @@ void cli_model_help(FILE *out)
 		     "object; repeatable)\n"
 		     "      --thread-map MAP     recorded (default: the CPU each "
 		     "thread ran on) or spread\n"
-		     "                           (threads take cores round-robin)\n");
+		     "                           (threads take cores round-robin)\n"
+		     "      --sample-sets N      model the data caches for 1 in N of their sets\n"
+		     "                           (a power of two): ~N times less cache work; cache\n"
+		     "                           and DRAM figures become estimates (x N), TLB\n"
+		     "                           figures stay exact\n");
 }

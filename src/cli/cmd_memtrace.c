@@ -123,6 +123,11 @@ int cmd_memtrace(int argc, char **argv)
 	}
 	if (cli_model_apply(&model, &ao, 1))
 		return 2;
+	if (ao.sample_sets > 1) {
+		cli_error("--sample-sets: memtrace writes every DRAM request, and a model of some sets "
+			  "makes only some; use it with report, tlb or whatif");
+		return 2;
+	}
 	/* Records are written during the replay, before the object labels and
 	 * pids are final: CSV rows get them from a second pass over a temporary
 	 * body; the binary form carries a trailer table instead. */

@@ -14,6 +14,7 @@
  * reference are snooped, so a single-threaded stream pays nothing for it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,7 @@ struct mp_model {
 	mp_model_wb_fn wb;
 	void *wb_arg;
 	uint64_t seq; /* mp_model_seq */
+	uint64_t sample_mask; /* set sampling: lines with key & mask != 0 stay out */
 };
 
 static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t owner, uint8_t flags);
@@ -144,6 +146,29 @@ void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg)
 {
 	m->wb = fn;
 	m->wb_arg = arg;
+}
+
+int mp_model_sample_sets(struct mp_model *m, unsigned n, char *err, size_t errlen)
+{
+	if (n == 0 || (n & (n - 1))) {
+		snprintf(err, errlen, "%u is not a power of two", n);
+		return -EINVAL;
+	}
+	/* A line is in the sample by its low line-address bits; every cache's
+	 * set index must determine them, so that each set sees all or none
+	 * of its lines. */
+	const struct {
+		const char *name;
+		const struct model_cache *c;
+	} lv[] = { { "L1D", &m->core[0].l1 }, { "L2", &m->core[0].l2 }, { "LLC", &m->llc[0] } };
+	for (size_t i = 0; i < sizeof(lv) / sizeof(lv[0]); i++)
+		if (lv[i].c->sets % n) {
+			snprintf(err, errlen, "1 in %u sets: the %s's %u sets are not a multiple of %u", n, lv[i].name,
+				 lv[i].c->sets, n);
+			return -EINVAL;
+		}
+	m->sample_mask = n - 1;
+	return 0;
 }
 
 unsigned mp_model_ncores(const struct mp_model *m)
@@ -427,7 +452,8 @@ static uint64_t pt_key(unsigned space, unsigned level, uint64_t va, unsigned lin
 	return PT_BIT | (uint64_t)space << SPACE_SHIFT | ((uint64_t)level << 40 | entry) >> line_shift;
 }
 
-static void translate(struct mp_model *m, unsigned k, unsigned space, uint64_t va, int ps, struct mp_model_out *out)
+static inline __attribute__((always_inline)) void translate(struct mp_model *m, unsigned k, unsigned space, uint64_t va,
+							  int ps, struct mp_model_out *out)
 {
 	struct model_core *c = &m->core[k];
 	static const unsigned shift[MP_PAGE_SIZES] = { 12, 21, 30 };
@@ -477,12 +503,15 @@ static void translate(struct mp_model *m, unsigned k, unsigned space, uint64_t v
 			}
 		}
 		for (unsigned lvl = top; lvl >= leaf; lvl--) {
-			unsigned lv =
-				line_ref(m, k, pt_key(space, lvl, va & VA_MASK, m->line_shift), 0, MP_MODEL_NO_OWNER);
+			uint64_t pk_line = pt_key(space, lvl, va & VA_MASK, m->line_shift);
 			out->walk_refs++;
-			if (lv == MP_LVL_LOCAL_DRAM)
-				out->walk_dram++;
-			out->latency += level_latency(mm, lv);
+			if (!(pk_line & m->sample_mask)) {
+				/* (set sampling: a load outside the sample adds no cycles) */
+				unsigned lv = line_ref(m, k, pk_line, 0, MP_MODEL_NO_OWNER);
+				if (lv == MP_LVL_LOCAL_DRAM)
+					out->walk_dram++;
+				out->latency += level_latency(mm, lv);
+			}
 			if (lvl > leaf) {
 				/* a non-leaf entry read: cache it (psc index 4-lvl). The
 				 * lookup above missed it (the walk starts below the deepest
@@ -524,6 +553,19 @@ static inline unsigned repeatable(const struct mp_model *m, unsigned k, unsigned
 	return MP_AGAIN_LOAD;
 }
 
+/* repeatable() for a line outside the sampled sets: only its page's DTLB
+ * entry is modelled, and touching the most recent one changes nothing. */
+static inline unsigned repeatable_page(const struct mp_model *m, unsigned k, unsigned space, uint64_t va, int ps)
+{
+	static const unsigned shift[MP_PAGE_SIZES] = { 12, 21, 30 };
+	const struct model_core *c = &m->core[k];
+	uint64_t page = va >> shift[ps] | (uint64_t)space << 40 | (uint64_t)ps << 58;
+	const struct model_cache *d = c->dtlb[ps].sets ? &c->dtlb[ps] : &c->dtlb[MP_PAGE_4K];
+	if (page != c->last_page || *mc_tag(d, c->last_tlb_idx) != page + 1)
+		return 0;
+	return MP_AGAIN_LOAD | MP_AGAIN_STORE;
+}
+
 void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr, int write,
 		     unsigned page_shift, uint32_t owner, struct mp_model_out *out)
 {
@@ -535,6 +577,21 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	int ps = page_shift >= 30 ? MP_PAGE_1G : page_shift >= 21 ? MP_PAGE_2M : MP_PAGE_4K;
 	uint64_t key = paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
 			     : (uint64_t)space << SPACE_SHIFT | addr >> m->line_shift;
+	if (__builtin_expect(!!(key & m->sample_mask), 0)) {
+		/* outside the sampled sets: only the translation is modelled */
+		unsigned again = repeatable_page(m, core, space, addr, ps);
+		if (again) {
+			*out = (struct mp_model_out){ .level = MP_LVL_UNKNOWN, .tlb = MP_TLB_L1_HIT, .again = (uint8_t)again };
+			return;
+		}
+		m->seq++;
+		out->walk_refs = out->walk_dram = 0;
+		out->latency = 0;
+		translate(m, core, space, addr, ps, out);
+		out->level = MP_LVL_UNKNOWN;
+		out->again = (uint8_t)repeatable_page(m, core, space, addr, ps);
+		return;
+	}
 	unsigned again = repeatable(m, core, space, addr, ps, key, owner);
 	if (again & (write ? MP_AGAIN_STORE : MP_AGAIN_LOAD)) {
 		*out = (struct mp_model_out){ .level = MP_LVL_L1,

@@ -235,6 +235,17 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 			rp_grouped(a, sizeof(a), m->refs), rp_grouped(b, sizeof(b), m->dram_reads),
 			rp_grouped(c, sizeof(c), m->dram_writes), rp_grouped(d, sizeof(d), m->walks),
 			rp_grouped(e, sizeof(e), m->walk_dram));
+		if (res->mem_sample_sets > 1) {
+			fprintf(out, "sets:      1 in %u cache sets modelled (--sample-sets): hit levels, DRAM and "
+				     "latencies are ESTIMATES (each object's sampled lines scaled to its references); "
+				     "TLB figures are complete\n",
+				res->mem_sample_sets);
+			if (res->mem_unsampled_objects)
+				fprintf(out, "           %s objects (%.2f%% of line refs) have no line in the sample: "
+					     "their cache figures are unknown and show as 0\n",
+					rp_grouped(a, sizeof(a), res->mem_unsampled_objects),
+					100.0 * (double)res->mem_unsampled_refs / (double)(m->refs ? m->refs : 1));
+		}
 	}
 	if (res->mem_origin == AN_MEM_MODELLED) {
 		if (res->refs_physical)
@@ -280,6 +291,13 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+/* --sample-sets: a row none of whose lines fell in the sampled sets, whose
+ * cache and DRAM figures are unknown (an_result.mem_unsampled_objects). */
+static int unsampled(const struct an_result *res, const struct an_mem *m)
+{
+	return res->mem_sample_sets > 1 && m->refs && !m->sampled;
+}
+
 /* The modelled view: memory requests and where references were served. */
 static int render_text_model(FILE *out, const struct an_result *res, const struct rp_opts *o, struct row *rows,
 			     size_t n)
@@ -301,6 +319,15 @@ static int render_text_model(FILE *out, const struct an_result *res, const struc
 		const struct an_mem *m = &r->mem;
 		char a[32], b[32], c[32], d[32];
 		uint64_t x = acc(&r->c);
+		if (unsampled(res, m)) {
+			/* --sample-sets: none of its lines in the sample */
+			int rw = fprintf(out, "%14s %5.1f%% %12s %12s %6s %5s %5s %5s %5s %11s %5.1f%% %7s ",
+					 rp_grouped(a, sizeof(a), x), pct(x, total), "-", "-", "-", "-", "-", "-", "-",
+					 rp_grouped(d, sizeof(d), m->walks), pct(m->walks, t->walks), "-");
+			label_fit(out, o, rw > 0 ? (size_t)rw : 0, r->label);
+			shown++;
+			continue;
+		}
 		int rw = fprintf(out, "%14s %5.1f%% %12s %12s %5.1f%% %5.1f %5.1f %5.1f %5.1f %11s %5.1f%% %7.1f ",
 			rp_grouped(a, sizeof(a), x), pct(x, total), rp_grouped(b, sizeof(b), m->dram_reads),
 			rp_grouped(c, sizeof(c), m->dram_writes), pct(m->dram_reads + m->dram_writes, reqs),
@@ -451,7 +478,10 @@ static int render_csv(FILE *out, const struct an_result *res, const struct rp_op
 		if (mem) {
 			const struct an_mem *m = &r->mem;
 			fprintf(out, ",%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.6f,%.2f",
-				res->mem_origin == AN_MEM_MODELLED ? "modelled" : "measured", (unsigned long long)m->refs,
+				res->mem_origin != AN_MEM_MODELLED ? "measured"
+				: unsampled(res, m)		    ? "unsampled"
+								    : "modelled",
+				(unsigned long long)m->refs,
 				(unsigned long long)m->level[MP_LVL_L1], (unsigned long long)m->level[MP_LVL_LFB],
 				(unsigned long long)m->level[MP_LVL_L2], (unsigned long long)m->level[MP_LVL_L3],
 				(unsigned long long)m->level[MP_LVL_LOCAL_DRAM],
@@ -486,9 +516,12 @@ static void json_counts(FILE *out, const struct an_counts *c)
 		(unsigned long long)c->bytes_loaded, (unsigned long long)c->bytes_stored);
 }
 
-static void json_mem(FILE *out, const struct an_mem *m)
+static void json_mem(FILE *out, const struct an_result *res, const struct an_mem *m)
 {
-	fprintf(out, "\"mem\":{\"refs\":%llu,\"levels\":{", (unsigned long long)m->refs);
+	fprintf(out, "\"mem\":{\"refs\":%llu,", (unsigned long long)m->refs);
+	if (res->mem_sample_sets > 1) /* refs whose line was in the sample: 0, cache figures unknown */
+		fprintf(out, "\"sampled_refs\":%llu,", (unsigned long long)m->sampled);
+	fprintf(out, "\"levels\":{");
 	for (int l = 1; l < MP_LVL_COUNT; l++)
 		fprintf(out, "%s\"%s\":%llu", l > 1 ? "," : "", mp_mem_level_name((unsigned)l),
 			(unsigned long long)m->level[l]);
@@ -523,12 +556,13 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 	int mem = res->mem_origin != AN_MEM_NONE;
 	if (mem) {
 		fputc(',', out);
-		json_mem(out, &res->mem_total);
+		json_mem(out, res, &res->mem_total);
 	}
 	fprintf(out, ",\"outside_roi\":%llu},\"mem_origin\":\"%s\",\"machine\":", (unsigned long long)res->accesses_outside_roi,
 		res->mem_origin == AN_MEM_MODELLED ? "modelled" : res->mem_origin == AN_MEM_MEASURED ? "measured" : "none");
 	rp_json_str(out, res->machine[0] ? res->machine : NULL);
-	fprintf(out, ",\"processes\":[");
+	fprintf(out, ",\"sample_sets\":%u,\"unsampled_objects\":%llu,\"processes\":[",
+		res->mem_sample_sets > 1 ? res->mem_sample_sets : 1, (unsigned long long)res->mem_unsampled_objects);
 	for (size_t i = 0; i < res->nprocs; i++) {
 		const struct an_process *p = &res->procs[i];
 		fprintf(out, "%s{\"pid\":%u,\"ppid\":%u,\"exe\":", i ? "," : "", p->pid, p->ppid);
@@ -564,7 +598,7 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 		fprintf(out, "]");
 		if (mem) {
 			fputc(',', out);
-			json_mem(out, &r->mem);
+			json_mem(out, res, &r->mem);
 		}
 		if (r->cls && o->patterns) {
 			const struct an_pattern *p = &o->patterns[r->cls - res->classes];

@@ -19,6 +19,18 @@ expect_eq() { # what expected actual
 	echo "ok: $1 = $3"
 }
 
+run() { # expected_status what command...: runs, keeps stdout/stderr in last.out/last.err
+	local want=$1 what=$2 rc=0
+	shift 2
+	"$@" > last.out 2> last.err || rc=$?
+	expect_eq "$what: exit status" "$want" "$rc"
+}
+
+said() { # what regex: stderr of the last run matches
+	grep -qiE -- "$2" last.err || fail "$1: stderr does not match /$2/: $(cat last.err)"
+	echo "ok: $1 says /$2/"
+}
+
 # Builds tests/rt/NAME.c (or .cc) with memprism cc into ./NAME.
 build_rt() {
 	local name=$1

@@ -5,16 +5,6 @@ build_rt exit_status
 src="$MP_SRC/tests/rt/exit_status.c"
 blk="^heap main \\(exit_status\\.c:$(grep -n '/\* @BLK \*/' "$src" | cut -d: -f1)\\)\$"
 
-run() { # expected_status what command...: runs, keeps stdout/stderr in last.out/last.err
-	local want=$1 what=$2 rc=0
-	shift 2
-	"$@" > last.out 2> last.err || rc=$?
-	expect_eq "$what: exit status" "$want" "$rc"
-}
-said() { # what regex: stderr of the last run matches
-	grep -qiE -- "$2" last.err || fail "$1: stderr does not match /$2/: $(cat last.err)"
-	echo "ok: $1 says /$2/"
-}
 no_crash() { # what: the last run exited normally with a message on stderr
 	[ -s last.err ] || fail "$1: no message on stderr"
 	echo "ok: $1 printed: $(head -c 200 last.err | tr '\n' ' ')"
