@@ -18,6 +18,7 @@
 #              it is also kept whenever the script fails
 #   BENCH_SAMPLE  bursts of the sampled model run, ON,OFF accesses
 #              (default 100000,900000: record --sample-bursts, a tenth)
+#   BENCH_SETS the sampled model's --sample-sets (default 16: 1 cache set in 16)
 #
 # Exit status: 0 ok; 1 a checksum differed between native and memprism runs
 # (a correctness bug); 2 usage; 3 memprism failed to build or run a workload.
@@ -62,6 +63,11 @@ fi
 SLOW_N=$((N < 3 ? N : 3))
 
 SAMPLE=${BENCH_SAMPLE:-100000,900000}
+SETS=${BENCH_SETS:-16}
+if ! [[ $SETS =~ ^[1-9][0-9]*$ ]]; then
+	echo "bench/run.sh: BENCH_SETS wants a power of two, not '$SETS'" >&2
+	exit 2
+fi
 if ! [[ $SAMPLE =~ ^[1-9][0-9]*,[1-9][0-9]*$ ]]; then
 	echo "bench/run.sh: BENCH_SAMPLE wants ON,OFF (two access counts > 0), not '$SAMPLE'" >&2
 	exit 2
@@ -289,9 +295,9 @@ run_variant() {
 	fi
 	if [[ $v == mpmodel || $v == mpmodels ]]; then
 		# the model's share, timed on its own for the throughput figure
-		local t2 d=$SCRATCH/out/$w.mpm
-		[[ $v == mpmodels ]] && d=$SCRATCH/out/$w.mpms
-		if ! "$MEMPRISM" report --model host --format json "$d.data" >"$d.json" 2>>"$err"; then
+		local t2 d=$SCRATCH/out/$w.mpm sets=()
+		[[ $v == mpmodels ]] && d=$SCRATCH/out/$w.mpms && sets=(--sample-sets "$SETS")
+		if ! "$MEMPRISM" report --model host "${sets[@]}" --format json "$d.data" >"$d.json" 2>>"$err"; then
 			echo "FAIL" >>"$SCRATCH/times/$w.$v"
 			printf '  [%d] %-10s %-14s report --model FAILED (see %s)\n' "$i" "$w" "${TITLE[$v]}" "$err"
 			STATUS[$w.$v]="run failed"
@@ -301,6 +307,16 @@ run_variant() {
 		t2=$(now)
 		[[ $v == mpmodel ]] && awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.4f\n", b - a }' >>"$SCRATCH/times/$w.modelonly"
 		t1=$t2
+		if [[ $v == mpmodel ]]; then
+			# the same trace with set sampling, timed apart (not in the
+			# mp+model column): its offline rate, and its estimates
+			local s0 s1
+			s0=$(now)
+			if "$MEMPRISM" report --model host --sample-sets "$SETS" --format json "$d.data" >"$d.sets.json" 2>>"$err"; then
+				s1=$(now)
+				awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.4f\n", b - a }' >>"$SCRATCH/times/$w.modelsets"
+			fi
+		fi
 	fi
 	local t
 	t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
@@ -430,22 +446,31 @@ for w in "${WORKLOADS[@]}"; do
 				"model offline" "$mmed" "$total" "$(awk -v t="$total" -v s="$mmed" 'BEGIN { print t / s / 1e6 }')"
 			CELL[$w.modelrate]=$(awk -v t="$total" -v s="$mmed" 'BEGIN { printf "%.1fM/s", t / s / 1e6 }')
 		fi
+		if [[ -n ${total:-} && -s $SCRATCH/times/$w.modelsets ]] &&
+			read -r smed _ _ < <(stats <"$SCRATCH/times/$w.modelsets"); then
+			printf '  %-15s %.2f s median = %.1f M accesses/s (report --model host --sample-sets %s)\n' \
+				"model 1/$SETS sets" "$smed" "$(awk -v t="$total" -v s="$smed" 'BEGIN { print t / s / 1e6 }')" "$SETS"
+			CELL[$w.setsrate]=$(awk -v t="$total" -v s="$smed" 'BEGIN { printf "%.1fM/s", t / s / 1e6 }')
+		fi
 	fi
-	# how far the sampled model's estimates are from the full model's (last round)
-	if have jq && [[ -s $SCRATCH/out/$w.mpm.json && -s $SCRATCH/out/$w.mpms.json ]]; then
-		for k in dram_reads dram_writes tlb.walks; do
-			f=$(jq -r ".total.mem.$k" "$SCRATCH/out/$w.mpm.json")
-			e=$(jq -r ".total.mem.$k" "$SCRATCH/out/$w.mpms.json")
-			printf '  %-15s %-11s %12s estimated, %12s in full (%s)\n' "model(s) error" "$k" "$e" "$f" \
-				"$(awk -v e="$e" -v f="$f" 'BEGIN { if (f > 0) printf "%+.1f%%", 100 * (e - f) / f; else print "-" }')"
-		done
-	fi
+	# how far the sampled models' estimates are from the full model's (last round)
+	for sm in "sets:mpm.sets" "model(s):mpms"; do
+		if have jq && [[ -s $SCRATCH/out/$w.mpm.json && -s $SCRATCH/out/$w.${sm#*:}.json ]]; then
+			for k in dram_reads dram_writes tlb.walks; do
+				f=$(jq -r ".total.mem.$k" "$SCRATCH/out/$w.mpm.json")
+				e=$(jq -r ".total.mem.$k" "$SCRATCH/out/$w.${sm#*:}.json")
+				printf '  %-15s %-11s %12s estimated, %12s in full (%s)\n' "${sm%%:*} error" "$k" "$e" "$f" \
+					"$(awk -v e="$e" -v f="$f" 'BEGIN { if (f > 0) printf "%+.1f%%", 100 * (e - f) / f; else print "-" }')"
+			done
+		fi
+	done
 done
 echo
 
 # ------------------------------------------------------------ final table --
-COLS=(native mp mpsancov mpmodel mpmodels modelrate norec mpalloc mpfaults dhat cachegrind lackey heaptrack)
+COLS=(native mp mpsancov mpmodel mpmodels modelrate setsrate norec mpalloc mpfaults dhat cachegrind lackey heaptrack)
 TITLE[modelrate]="model acc/s"
+TITLE[setsrate]="model(1/$SETS) acc/s"
 {
 	printf 'workload'
 	for v in "${COLS[@]}"; do
@@ -473,9 +498,11 @@ echo "with 1/100 updates, evloop and allocheavy 1/100) and is compared with nati
 echo "scaled input, whose run time is mostly process start-up: treat it as an order of magnitude."
 echo "mp+model = memprism record, then memprism report --model host on the trace (cache, TLB and"
 echo "page-walk model); cachegrind --cache-sim=yes models caches only (no TLB, no objects)."
-echo "model acc/s = recorded accesses / time of report --model alone."
-echo "mp+model(s) = the same in bounded mode: record --sample-bursts $SAMPLE, the model on the"
-echo "sampled bursts only, figures scaled (\"model(s) error\" above: against the full model)."
+echo "model acc/s = recorded accesses / time of report --model alone; model(1/$SETS) acc/s the"
+echo "same with --sample-sets $SETS (caches modelled for 1 set in $SETS, \"sets error\" above)."
+echo "mp+model(s) = the same in bounded mode: record --sample-bursts $SAMPLE, then the model on the"
+echo "sampled bursts only and with --sample-sets $SETS, figures scaled (\"model(s) error\" above:"
+echo "against the full model)."
 echo "mp-faults = the native binary under memprism record --source faults (every page fault"
 echo "sampled with its address, thread, CPU and code: first-touch placement)."
 echo "targets (full trace): arrays <= 1.3x, randacc <= 2.5x, evloop <= 10x; alloc tracking <= 1.5x."
