@@ -87,6 +87,7 @@ int cli_model_option(struct cli_model *m, int c, const char *arg)
 
 int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 {
+	char err[256];
 	if (!m->have && (need_model || m->nrules || m->page_shift || m->sample_sets)) {
 		if (!need_model) {
 			cli_error("--pages, --thread-map and --sample-sets need a model: add --model host, a "
@@ -103,23 +104,9 @@ int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 	ao->page_rules = m->rules;
 	ao->npage_rules = m->nrules;
 	ao->thread_map = (enum an_thread_map)m->thread_map;
-	if (m->sample_sets > 1) {
-		/* each cache's set index must decide the sample (mp_model_sample_sets) */
-		const struct mp_machine *mm = &m->machine;
-		const struct {
-			const char *name;
-			const struct mp_cache_geom *g;
-		} lv[] = { { "L1D", &mm->l1d }, { "L2", &mm->l2 }, { "LLC", &mm->llc } };
-		for (size_t i = 0; i < sizeof(lv) / sizeof(lv[0]); i++) {
-			uint64_t sets = lv[i].g->size / mm->line / lv[i].g->ways;
-			if (sets % m->sample_sets) {
-				cli_error("--sample-sets %u: the %s of %s has %llu sets, not a multiple of %u; "
-					  "pick a smaller power of two",
-					  m->sample_sets, lv[i].name, mm->name, (unsigned long long)sets,
-					  m->sample_sets);
-				return 2;
-			}
-		}
+	if (m->sample_sets > 1 && mp_machine_sample_sets_ok(&m->machine, m->sample_sets, err, sizeof(err))) {
+		cli_error("--sample-sets %u: %s", m->sample_sets, err);
+		return 2;
 	}
 	ao->sample_sets = m->sample_sets;
 	return 0;

@@ -711,3 +711,24 @@ int mp_machine_resolve(const char *spec, struct mp_machine *m, char *err, size_t
 		at += (size_t)snprintf(err + at, errlen - at, " %s", presets[i].name);
 	return -MP_ERR_USAGE;
 }
+
+int mp_machine_sample_sets_ok(const struct mp_machine *m, unsigned n, char *err, size_t errlen)
+{
+	if (n == 0 || (n & (n - 1))) {
+		snprintf(err, errlen, "%u is not a power of two", n);
+		return -EINVAL;
+	}
+	const struct {
+		const char *name;
+		const struct mp_cache_geom *g;
+	} lv[] = { { "L1D", &m->l1d }, { "L2", &m->l2 }, { "LLC", &m->llc } };
+	for (size_t i = 0; i < sizeof(lv) / sizeof(lv[0]); i++) {
+		uint64_t sets = lv[i].g->size / m->line / lv[i].g->ways;
+		if (sets % n) {
+			snprintf(err, errlen, "the %s of %s has %llu sets, not a multiple of %u; pick a smaller power of two",
+				 lv[i].name, m->name, (unsigned long long)sets, n);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

@@ -79,6 +79,11 @@ int mp_machine_resolve(const char *spec, struct mp_machine *m, char *err, size_t
  * divide the size...); 0 or -MP_ERR_USAGE with a message. */
 int mp_machine_check(const struct mp_machine *m, char *err, size_t errlen);
 
+/* --sample-sets n: a power of two that divides the set count of L1D, L2 and
+ * the LLC (so that each cache's set index decides whether a line is in the
+ * sample; mp_model_sample_sets). 0, or -EINVAL with the reason in err. */
+int mp_machine_sample_sets_ok(const struct mp_machine *m, unsigned n, char *err, size_t errlen);
+
 /* Writes the machine as a machine file (the format mp_machine_load reads). */
 int mp_machine_format(const struct mp_machine *m, char *buf, size_t len);
 

@@ -14,7 +14,6 @@
  * reference are snooped, so a single-threaded stream pays nothing for it.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,25 +149,10 @@ void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg)
 
 int mp_model_sample_sets(struct mp_model *m, unsigned n, char *err, size_t errlen)
 {
-	if (n == 0 || (n & (n - 1))) {
-		snprintf(err, errlen, "%u is not a power of two", n);
-		return -EINVAL;
-	}
-	/* A line is in the sample by its low line-address bits; every cache's
-	 * set index must determine them, so that each set sees all or none
-	 * of its lines. */
-	const struct {
-		const char *name;
-		const struct model_cache *c;
-	} lv[] = { { "L1D", &m->core[0].l1 }, { "L2", &m->core[0].l2 }, { "LLC", &m->llc[0] } };
-	for (size_t i = 0; i < sizeof(lv) / sizeof(lv[0]); i++)
-		if (lv[i].c->sets % n) {
-			snprintf(err, errlen, "1 in %u sets: the %s's %u sets are not a multiple of %u", n, lv[i].name,
-				 lv[i].c->sets, n);
-			return -EINVAL;
-		}
-	m->sample_mask = n - 1;
-	return 0;
+	int e = mp_machine_sample_sets_ok(&m->mach, n, err, errlen);
+	if (!e)
+		m->sample_mask = n - 1;
+	return e;
 }
 
 unsigned mp_model_ncores(const struct mp_model *m)
