@@ -86,13 +86,13 @@ struct an_stream {
 	uint64_t ph_vpage, ph_paddr, ph_lo, ph_hi;
 	uint32_t ph_flags;
 	int ph_ok;
-	uint64_t fast_n, fast_out; /* L1 hits; DTLB hits outside the sampled sets */
+	uint64_t fast_n;
 	/* model: the last one-line reference, while mp_model_seq stays at
 	 * rep_seq, and which kinds of it change nothing (MP_AGAIN_*) */
 	uint64_t rep_a, rep_seq;
 	uint32_t rep_cls;
 	unsigned rep_core;
-	uint8_t rep_again, rep_shift, rep_phys, rep_thp, rep_sampled;
+	uint8_t rep_again, rep_shift, rep_phys, rep_thp;
 	unsigned cpu; /* CPU of the latest TIME record or event */
 };
 
@@ -108,7 +108,6 @@ struct an_ip {
 	struct an_counts c;
 	struct an_mem mem;
 	uint64_t fast_l1; /* model: L1 hits not yet in mem (an_model_finish) */
-	uint64_t fast_out; /* and DTLB hits of lines outside the sampled sets */
 	struct an_faults faults;
 };
 

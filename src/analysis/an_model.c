@@ -32,7 +32,7 @@ struct page_row {
 
 struct an_model {
 	struct mp_model *m;
-	uint64_t sample_sets; /* set sampling: 1 in this many cache sets is modelled (1: all) */
+	uint64_t sample_sets; /* set sampling: L2/LLC modelled for 1 set in this many (1: all) */
 	unsigned ncores, line_shift;
 	uint64_t line;
 	unsigned l1_lat, l1_bucket; /* an L1 hit's latency and its histogram bucket */
@@ -258,13 +258,14 @@ static inline __attribute__((always_inline)) void mem_count(struct an_mem *m, co
 	m->latency_hist[b < AN_LAT_BUCKETS ? b : AN_LAT_BUCKETS - 1]++;
 }
 
-/* mem_count under set sampling: translation figures count every
- * reference; cache figures (level, DRAM, latency) only the sampled lines',
- * which an_model_finish scales up by each row's own ratio of references to
- * sampled ones; a walk load outside the sample never reaches DRAM in the
- * model, and walk loads fall evenly in and out of it (page tables are
- * dense), so walk_dram is scaled by n here. (Apart from mem_count, whose
- * plain increments a full run keeps: a weighted form cost it 5%.) */
+/* mem_count under set sampling. L1 is modelled for every line, so its hits
+ * count as in a full run; an L1 miss of a sampled line counts in full and
+ * apart (miss_*), one of a line outside the sample only as unmodelled, and
+ * an_model_finish scales each row's modelled misses up to all its misses.
+ * A walk load outside the sample that misses L1 never reaches DRAM in the
+ * model, and walk loads fall evenly in and out of the sample (page tables
+ * are dense), so walk_dram is scaled by n here. (Apart from mem_count,
+ * whose plain increments a full run keeps: a weighted form cost it 5%.) */
 static void mem_count_sampled(struct an_mem *m, const struct mp_model_out *o, uint64_t n)
 {
 	m->refs++;
@@ -274,43 +275,53 @@ static void mem_count_sampled(struct an_mem *m, const struct mp_model_out *o, ui
 		m->walk_refs += o->walk_refs;
 		m->walk_dram += n * o->walk_dram;
 	}
-	if (o->level == MP_LVL_UNKNOWN)
-		return; /* a line outside the sampled sets */
-	m->sampled++;
+	if (o->level == MP_LVL_UNKNOWN) {
+		m->miss_unmodelled++;
+		return;
+	}
 	m->level[o->level]++;
 	m->dram_reads += o->level == MP_LVL_LOCAL_DRAM || o->level == MP_LVL_REMOTE_DRAM;
 	m->remote += o->level == MP_LVL_REMOTE_DRAM || o->level == MP_LVL_REMOTE_CACHE;
 	m->latency_sum += o->latency;
 	m->latency_n++;
 	unsigned b = o->latency ? 31u - (unsigned)__builtin_clz(o->latency) : 0;
-	m->latency_hist[b < AN_LAT_BUCKETS ? b : AN_LAT_BUCKETS - 1]++;
+	b = b < AN_LAT_BUCKETS ? b : AN_LAT_BUCKETS - 1;
+	m->latency_hist[b]++;
+	if (o->level != MP_LVL_L1) {
+		m->miss_modelled++;
+		m->miss_latency_sum += o->latency;
+		m->miss_latency_hist[b]++;
+	}
 }
 
 /*
- * The estimate of a row under set sampling: its sampled lines' figures times
- * its references over its sampled references -- a ratio estimator, rather
+ * The estimate of a row under set sampling: its modelled misses' figures
+ * (levels beyond L1, DRAM reads and writes, their latencies) times all its
+ * L1 misses over its modelled ones -- a ratio estimator per row, rather
  * than a flat n, so that an object whose lines fall unevenly in the sample
- * (a stride of a multiple of n lines: every line in it, or none) is not
- * scaled as if a 1/n of them were. An object all of whose lines are in the
- * sample was modelled exactly, and keeps its figures. A row with no sampled
- * line keeps zeros: nothing is known of its caching.
+ * (a stride of a multiple of n lines: every line in it, or none) is scaled
+ * by its own share. L1 hits are exact. A row none of whose misses was
+ * modelled keeps zeros there: nothing is known of them.
  */
 static void mem_scale_sampled(struct an_mem *m)
 {
-	if (!m->sampled || m->sampled == m->refs)
+	if (!m->miss_modelled || !m->miss_unmodelled)
 		return;
-	double f = (double)m->refs / (double)m->sampled;
+	double f = (double)(m->miss_modelled + m->miss_unmodelled) / (double)m->miss_modelled;
 #define AN_SCALE(x) ((x) = (uint64_t)((double)(x) * f + 0.5))
 	for (int i = 0; i < MP_LVL_COUNT; i++)
-		AN_SCALE(m->level[i]);
+		if (i != MP_LVL_L1)
+			AN_SCALE(m->level[i]);
 	AN_SCALE(m->dram_reads);
 	AN_SCALE(m->dram_writes);
 	AN_SCALE(m->remote);
-	AN_SCALE(m->latency_sum);
-	AN_SCALE(m->latency_n);
-	for (int i = 0; i < AN_LAT_BUCKETS; i++)
-		AN_SCALE(m->latency_hist[i]);
 #undef AN_SCALE
+	/* the misses' part of the latency figures: f - 1 times more of it */
+	double g = f - 1.0;
+	m->latency_sum += (uint64_t)((double)m->miss_latency_sum * g + 0.5);
+	m->latency_n += (uint64_t)((double)m->miss_modelled * g + 0.5);
+	for (int i = 0; i < AN_LAT_BUCKETS; i++)
+		m->latency_hist[i] += (uint64_t)((double)m->miss_latency_hist[i] * g + 0.5);
 }
 
 /* Per object, thread, total and code address. */
@@ -332,34 +343,29 @@ static void mem_count_all(struct an_state *st, struct an_stream *s, uint32_t cls
 		mem_count(&st->ips.v[s->last_fn - 1].mem, o);
 }
 
-/* n references that hit L1 and the DTLB; n_out more outside the sampled
- * sets that hit the DTLB (their cache level unknown). */
-static void mem_add_l1_hits(struct an_mem *m, uint64_t n, uint64_t n_out, const struct an_model *am)
+static void mem_add_l1_hits(struct an_mem *m, uint64_t n, unsigned lat, unsigned bucket)
 {
-	m->refs += n + n_out;
+	m->refs += n;
 	m->level[MP_LVL_L1] += n;
-	m->tlb[MP_TLB_L1_HIT] += n + n_out;
-	m->latency_sum += n * am->l1_lat;
+	m->tlb[MP_TLB_L1_HIT] += n;
+	m->latency_sum += n * lat;
 	m->latency_n += n;
-	m->latency_hist[am->l1_bucket] += n;
-	if (am->sample_sets > 1)
-		m->sampled += n;
+	m->latency_hist[bucket] += n;
 }
 
 /* Most references of a loop hit L1 and the DTLB: a stream counts a run of
  * them for one class and adds the run up at once (code addresses count
- * theirs in an_ip.fast_l1, added up by an_model_finish). With set sampling
- * the run also counts the lines outside the sample that hit the DTLB. */
+ * theirs in an_ip.fast_l1, added up by an_model_finish). */
 static void flush_fast(struct an_state *st, struct an_stream *s)
 {
-	uint64_t n = s->fast_n, n_out = s->fast_out;
-	if (!n && !n_out)
+	uint64_t n = s->fast_n;
+	if (!n)
 		return;
-	s->fast_n = s->fast_out = 0;
+	s->fast_n = 0;
 	const struct an_model *am = st->model;
-	mem_add_l1_hits(&st->classes.v[s->fast_cls].mem, n, n_out, am);
-	mem_add_l1_hits(&st->threads.v[s->thread].mem, n, n_out, am);
-	mem_add_l1_hits(&st->res->mem_total, n, n_out, am);
+	mem_add_l1_hits(&st->classes.v[s->fast_cls].mem, n, am->l1_lat, am->l1_bucket);
+	mem_add_l1_hits(&st->threads.v[s->thread].mem, n, am->l1_lat, am->l1_bucket);
+	mem_add_l1_hits(&st->res->mem_total, n, am->l1_lat, am->l1_bucket);
 }
 
 /* Field by field: a compound literal here became a `rep stos`, which cost
@@ -372,20 +378,14 @@ static inline void outcome_init(struct mp_outcome *o, unsigned page_shift)
 	o->weight = 1;
 }
 
-static inline void count_fast(struct an_state *st, struct an_stream *s, uint32_t cls, int sampled)
+static inline void count_fast(struct an_state *st, struct an_stream *s, uint32_t cls)
 {
-	if ((s->fast_n || s->fast_out) && s->fast_cls != cls)
+	if (s->fast_n && s->fast_cls != cls)
 		flush_fast(st, s);
 	s->fast_cls = cls;
-	if (__builtin_expect(sampled, 1)) {
-		s->fast_n++;
-		if (s->last_fn)
-			st->ips.v[s->last_fn - 1].fast_l1++;
-	} else {
-		s->fast_out++;
-		if (s->last_fn)
-			st->ips.v[s->last_fn - 1].fast_out++;
-	}
+	s->fast_n++;
+	if (s->last_fn)
+		st->ips.v[s->last_fn - 1].fast_l1++;
 }
 
 void an_model_stream_done(struct an_state *st, struct an_stream *s)
@@ -400,8 +400,8 @@ void an_model_finish(struct an_state *st)
 	if (!am)
 		return;
 	for (size_t i = 0; i < st->ips.n; i++) {
-		mem_add_l1_hits(&st->ips.v[i].mem, st->ips.v[i].fast_l1, st->ips.v[i].fast_out, am);
-		st->ips.v[i].fast_l1 = st->ips.v[i].fast_out = 0;
+		mem_add_l1_hits(&st->ips.v[i].mem, st->ips.v[i].fast_l1, am->l1_lat, am->l1_bucket);
+		st->ips.v[i].fast_l1 = 0;
 	}
 	if (am->sample_sets == 1)
 		return;
@@ -409,7 +409,7 @@ void an_model_finish(struct an_state *st)
 		mem_scale_sampled(&st->ips.v[i].mem);
 	for (size_t i = 0; i < st->classes.n; i++) {
 		struct an_mem *m = &st->classes.v[i].mem;
-		if (m->refs && !m->sampled) {
+		if (m->miss_unmodelled && !m->miss_modelled) {
 			st->res->mem_unsampled_objects++;
 			st->res->mem_unsampled_refs += m->refs;
 		}
@@ -473,20 +473,8 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			if (k == 0)
 				sum->page_shift = (uint8_t)shift;
 		}
-		if (am->sample_sets > 1 && k > 0 && (((paddr ? paddr : a) >> am->line_shift) & (am->sample_sets - 1)) &&
-		    a >> 12 == (a - line) >> 12) {
-			/* a range's line outside the sampled sets, on the page of
-			 * the line before: the model would only touch that page's
-			 * DTLB entry again, the most recent one, changing nothing */
-			if (sum->tlb < MP_TLB_L1_HIT)
-				sum->tlb = MP_TLB_L1_HIT;
-			if (counted)
-				count_fast(st, s, cls, 0);
-			continue;
-		}
 		mp_model_access(am->m, core, s->proc, a, paddr, r->write, shift, cls, &o);
 		if (nlines == 1 && o.again) {
-			s->rep_sampled = o.level != MP_LVL_UNKNOWN;
 			s->rep_a = a;
 			s->rep_cls = cls;
 			s->rep_core = core;
@@ -496,17 +484,16 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			s->rep_phys = paddr != 0;
 			s->rep_thp = paddr && shift == 21 && cshift == AS_MAPPED;
 		}
-		if ((o.level == MP_LVL_L1 || o.level == MP_LVL_UNKNOWN) && o.tlb == MP_TLB_L1_HIT) {
+		if (o.level == MP_LVL_L1 && o.tlb == MP_TLB_L1_HIT) {
 			/* the common case: no DRAM, no NUMA, no page row, and a run
-			 * of them is counted at once (UNKNOWN: outside the sampled
-			 * sets, only the DTLB hit is known) */
-			if (sum->level < o.level)
-				sum->level = o.level;
+			 * of them is counted at once */
+			if (sum->level < MP_LVL_L1)
+				sum->level = MP_LVL_L1;
 			if (sum->tlb < MP_TLB_L1_HIT)
 				sum->tlb = MP_TLB_L1_HIT;
 			sum->latency += o.latency;
 			if (counted)
-				count_fast(st, s, cls, o.level != MP_LVL_UNKNOWN);
+				count_fast(st, s, cls);
 			continue;
 		}
 		/* a page missed the DTLB: its slots are worth prefetching ahead
@@ -564,30 +551,13 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 		/* the stream's previous one-line reference again, and the model
 		 * says it changes nothing: an L1 hit without asking it */
 		outcome_init(sum, s->rep_shift);
-		sum->level = s->rep_sampled ? MP_LVL_L1 : MP_LVL_UNKNOWN;
+		sum->level = MP_LVL_L1;
 		sum->tlb = MP_TLB_L1_HIT;
-		sum->latency = s->rep_sampled ? am->l1_lat : 0;
+		sum->latency = am->l1_lat;
 		if (counted) {
 			st->res->refs_physical += s->rep_phys;
 			st->res->refs_thp += s->rep_thp;
-			count_fast(st, s, cls, s->rep_sampled);
-		}
-		return;
-	}
-	if (am->sample_sets > 1 && a >> 12 == s->rep_a >> 12 && s->rep_again && s->rep_seq == *am->seq &&
-	    (last & ~(am->line - 1)) == a && last >= r->addr && cls == s->rep_cls && s->core_of == s->cpu + 1 &&
-	    s->core == s->rep_core && (!st->phys || (s->ph_vpage == a >> 12 && now >= s->ph_lo && now < s->ph_hi)) &&
-	    (((st->phys && s->ph_ok ? (s->ph_paddr & ~4095ull) | (a & 4095) : a) >> am->line_shift) &
-	     (am->sample_sets - 1))) {
-		/* set sampling: a line outside the sample on the page the model
-		 * just left most recent in the DTLB, where touching it again
-		 * changes nothing either */
-		outcome_init(sum, s->rep_shift);
-		sum->tlb = MP_TLB_L1_HIT;
-		if (counted) {
-			st->res->refs_physical += s->rep_phys;
-			st->res->refs_thp += s->rep_thp;
-			count_fast(st, s, cls, 0);
+			count_fast(st, s, cls);
 		}
 		return;
 	}

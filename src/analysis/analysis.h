@@ -57,7 +57,10 @@ struct an_mem {
 	uint64_t latency_sum; /* cycles, over refs with a known latency */
 	uint64_t latency_n;
 	uint64_t latency_hist[AN_LAT_BUCKETS];
-	uint64_t sampled; /* model with --sample-sets: refs whose line was in the sample */
+	/* model with --sample-sets: L1 misses of sampled lines (modelled beyond
+	 * L1; their latencies apart) and of the other lines (not modelled) */
+	uint64_t miss_modelled, miss_unmodelled;
+	uint64_t miss_latency_sum, miss_latency_hist[AN_LAT_BUCKETS];
 };
 
 /* Adds b's figures to a. */
@@ -162,12 +165,12 @@ struct an_result {
 	size_t nprocs;
 	struct an_counts total; /* every attributed access (after --roi) */
 	enum an_mem_origin mem_origin; /* what the an_mem figures are, if any */
-	/* model with set sampling (--sample-sets N): each row's cache and DRAM
-	 * figures are its sampled lines' x (its refs / its sampled refs), walk
-	 * loads from DRAM x N; translation figures are complete. 0: none */
+	/* model with set sampling (--sample-sets N): L1 and translation figures
+	 * are complete; each row's figures beyond L1 are its modelled misses' x
+	 * (its L1 misses / its modelled ones), walk loads from DRAM x N. 0: none */
 	unsigned mem_sample_sets;
-	/* of the objects with references, those with none in the sample: their
-	 * cache figures are unknown (left 0), and their references */
+	/* objects with L1 misses none of which was modelled (beyond L1 their
+	 * figures are unknown, left 0), and their references */
 	uint64_t mem_unsampled_objects, mem_unsampled_refs;
 	struct an_mem mem_total;
 	uint64_t accesses_outside_roi;

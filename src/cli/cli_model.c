@@ -135,8 +135,8 @@ void cli_model_help(FILE *out)
 		     "      --thread-map MAP     recorded (default: the CPU each "
 		     "thread ran on) or spread\n"
 		     "                           (threads take cores round-robin)\n"
-		     "      --sample-sets N      model the data caches for 1 in N of their sets\n"
-		     "                           (a power of two): ~N times less cache work; cache\n"
-		     "                           and DRAM figures become estimates (x N), TLB\n"
-		     "                           figures stay exact\n");
+		     "      --sample-sets N      model L2 and the LLC for 1 in N of their sets (a\n"
+		     "                           power of two): less work where references miss L1;\n"
+		     "                           beyond-L1 and DRAM figures become estimates, L1 and\n"
+		     "                           TLB figures stay exact\n");
 }

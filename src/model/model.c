@@ -49,7 +49,7 @@ struct mp_model {
 	mp_model_wb_fn wb;
 	void *wb_arg;
 	uint64_t seq; /* mp_model_seq */
-	uint64_t sample_mask; /* set sampling: lines with key & mask != 0 stay out */
+	uint64_t sample_mask; /* set sampling: lines with key & mask != 0 stay out of L2 and the LLC */
 };
 
 static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t owner, uint8_t flags);
@@ -243,8 +243,8 @@ static void l2_evicted(struct mp_model *m, unsigned k, struct model_victim v)
 static void l1_evicted(struct mp_model *m, unsigned k, const struct model_victim *v)
 {
 	struct model_core *c = &m->core[k];
-	if (!(v->flags & MC_DIRTY))
-		return;
+	if (!(v->flags & MC_DIRTY) || (v->key & m->sample_mask))
+		return; /* (set sampling: no L2 to take a line outside the sample) */
 	int64_t j = model_cache_find(&c->l2, v->key);
 	if (j >= 0) {
 		*mc_flags(&c->l2, j) |= MC_DIRTY;
@@ -326,9 +326,70 @@ static void activate(struct mp_model *m, unsigned k)
 	}
 }
 
+/* Set sampling: other cores' L1 copies of a line outside the sample. A
+ * store takes them away; a load leaves them shared, and a dirty one clean
+ * (its data went down to the unmodelled levels). Returns 1 if one stays. */
+static int snoop_l1(struct mp_model *m, unsigned k, uint64_t key, int write)
+{
+	int shared = 0;
+	for (unsigned i = 0; i < m->nactive; i++) {
+		unsigned o = m->active[i];
+		if (o == k)
+			continue;
+		struct model_cache *l1 = &m->core[o].l1;
+		int64_t j = model_cache_find(l1, key);
+		if (j < 0)
+			continue;
+		if (write) {
+			model_cache_drop(l1, (uint64_t)j);
+		} else {
+			*mc_flags(l1, j) &= (uint8_t) ~(MC_EXCL | MC_DIRTY);
+			shared = 1;
+		}
+	}
+	return shared;
+}
+
+/* Set sampling: a line outside the sample goes through L1 as any other
+ * (so L1 hits stay exact), and a miss is served by levels that are not
+ * modelled for it: MP_LVL_UNKNOWN. */
+static unsigned line_ref_l1(struct mp_model *m, unsigned k, uint64_t key, int write, uint32_t owner)
+{
+	struct model_core *c = &m->core[k];
+	int64_t i;
+	if (key == c->last_key && *mc_tag(&c->l1, c->last_idx) == key + 1)
+		i = (int64_t)c->last_idx;
+	else
+		i = model_cache_find(&c->l1, key);
+	if (i >= 0) {
+		model_cache_touch(&c->l1, (uint64_t)i);
+		c->last_key = key;
+		c->last_idx = (uint64_t)i;
+		if (write) {
+			if (!(*mc_flags(&c->l1, i) & MC_EXCL) && m->nactive > 1)
+				snoop_l1(m, k, key, 1);
+			*mc_flags(&c->l1, i) |= MC_DIRTY | MC_EXCL;
+			*mc_owner(&c->l1, i) = owner;
+		}
+		return MP_LVL_L1;
+	}
+	int shared = m->nactive > 1 ? snoop_l1(m, k, key, write) : 0;
+	uint8_t fl = write ? MC_DIRTY | MC_EXCL : shared ? 0 : MC_EXCL;
+	struct model_victim v;
+	int ev;
+	uint64_t idx = model_cache_insert(&c->l1, key, owner, fl, &v, &ev);
+	if (ev)
+		l1_evicted(m, k, &v);
+	c->last_key = key;
+	c->last_idx = idx;
+	return MP_LVL_UNKNOWN;
+}
+
 /* One reference to a line by core k: returns the level that served it. */
 static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write, uint32_t owner)
 {
+	if (key & m->sample_mask)
+		return line_ref_l1(m, k, key, write, owner);
 	struct model_core *c = &m->core[k];
 	int64_t i;
 	if (key == c->last_key && *mc_tag(&c->l1, c->last_idx) == key + 1)
@@ -421,6 +482,8 @@ static unsigned level_latency(const struct mp_machine *mm, unsigned level)
 		return mm->llc.latency;
 	case MP_LVL_REMOTE_CACHE:
 		return mm->llc.latency * 2;
+	case MP_LVL_UNKNOWN:
+		return 0; /* set sampling: a miss outside the sample */
 	default:
 		return mm->dram_latency;
 	}
@@ -487,15 +550,14 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 			}
 		}
 		for (unsigned lvl = top; lvl >= leaf; lvl--) {
-			uint64_t pk_line = pt_key(space, lvl, va & VA_MASK, m->line_shift);
+			/* (set sampling: a load outside the sample that misses L1
+			 * adds no cycles and no DRAM read) */
+			unsigned lv =
+				line_ref(m, k, pt_key(space, lvl, va & VA_MASK, m->line_shift), 0, MP_MODEL_NO_OWNER);
 			out->walk_refs++;
-			if (!(pk_line & m->sample_mask)) {
-				/* (set sampling: a load outside the sample adds no cycles) */
-				unsigned lv = line_ref(m, k, pk_line, 0, MP_MODEL_NO_OWNER);
-				if (lv == MP_LVL_LOCAL_DRAM)
-					out->walk_dram++;
-				out->latency += level_latency(mm, lv);
-			}
+			if (lv == MP_LVL_LOCAL_DRAM)
+				out->walk_dram++;
+			out->latency += level_latency(mm, lv);
 			if (lvl > leaf) {
 				/* a non-leaf entry read: cache it (psc index 4-lvl). The
 				 * lookup above missed it (the walk starts below the deepest
@@ -537,19 +599,6 @@ static inline unsigned repeatable(const struct mp_model *m, unsigned k, unsigned
 	return MP_AGAIN_LOAD;
 }
 
-/* repeatable() for a line outside the sampled sets: only its page's DTLB
- * entry is modelled, and touching the most recent one changes nothing. */
-static inline unsigned repeatable_page(const struct mp_model *m, unsigned k, unsigned space, uint64_t va, int ps)
-{
-	static const unsigned shift[MP_PAGE_SIZES] = { 12, 21, 30 };
-	const struct model_core *c = &m->core[k];
-	uint64_t page = va >> shift[ps] | (uint64_t)space << 40 | (uint64_t)ps << 58;
-	const struct model_cache *d = c->dtlb[ps].sets ? &c->dtlb[ps] : &c->dtlb[MP_PAGE_4K];
-	if (page != c->last_page || *mc_tag(d, c->last_tlb_idx) != page + 1)
-		return 0;
-	return MP_AGAIN_LOAD | MP_AGAIN_STORE;
-}
-
 void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr, int write,
 		     unsigned page_shift, uint32_t owner, struct mp_model_out *out)
 {
@@ -561,21 +610,6 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	int ps = page_shift >= 30 ? MP_PAGE_1G : page_shift >= 21 ? MP_PAGE_2M : MP_PAGE_4K;
 	uint64_t key = paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
 			     : (uint64_t)space << SPACE_SHIFT | addr >> m->line_shift;
-	if (__builtin_expect(!!(key & m->sample_mask), 0)) {
-		/* outside the sampled sets: only the translation is modelled */
-		unsigned again = repeatable_page(m, core, space, addr, ps);
-		if (again) {
-			*out = (struct mp_model_out){ .level = MP_LVL_UNKNOWN, .tlb = MP_TLB_L1_HIT, .again = (uint8_t)again };
-			return;
-		}
-		m->seq++;
-		out->walk_refs = out->walk_dram = 0;
-		out->latency = 0;
-		translate(m, core, space, addr, ps, out);
-		out->level = MP_LVL_UNKNOWN;
-		out->again = (uint8_t)repeatable_page(m, core, space, addr, ps);
-		return;
-	}
 	unsigned again = repeatable(m, core, space, addr, ps, key, owner);
 	if (again & (write ? MP_AGAIN_STORE : MP_AGAIN_LOAD)) {
 		*out = (struct mp_model_out){ .level = MP_LVL_L1,

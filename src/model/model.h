@@ -27,7 +27,7 @@ struct mp_model;
 /* Outcome of one cache-line reference. */
 struct mp_model_out {
 	uint8_t level; /* enum mp_mem_level: L1, L2, L3, LOCAL_DRAM or REMOTE_CACHE;
-			* UNKNOWN for a line outside the sampled sets */
+			* UNKNOWN: an L1 miss of a line outside the sampled sets */
 	uint8_t tlb; /* enum mp_tlb_outcome */
 	uint8_t walk_refs; /* paging-structure loads of the page walk, if any */
 	uint8_t walk_dram; /* of those, served by DRAM */
@@ -54,15 +54,14 @@ void mp_model_free(struct mp_model *m);
 void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg);
 
 /*
- * Set sampling: model the data caches for 1 in n of their sets only (n a
+ * Set sampling: model L2 and the LLC for 1 in n of their sets only (n a
  * power of two dividing every cache's set count), chosen by the low bits of
  * the line address, so each modelled set sees every reference to its lines
- * and behaves exactly as in a full run. A line outside the sample is only
- * translated (TLBs and walks stay complete): its level is MP_LVL_UNKNOWN
- * and it never enters a cache; walk loads outside the sample add no
- * cycles and never count in walk_dram. Counts of the sampled lines times n
- * estimate the whole. 0, or -EINVAL with the reason in err. Call before the
- * first access.
+ * and behaves exactly as in a full run. L1, the TLBs and walks stay
+ * complete: every line goes through L1 (its hits are exact), and an L1 miss
+ * of a line outside the sample is MP_LVL_UNKNOWN, adds no cycles and never
+ * reaches DRAM or walk_dram. The sampled lines' misses estimate the others'.
+ * 0, or -EINVAL with the reason in err. Call before the first access.
  */
 int mp_model_sample_sets(struct mp_model *m, unsigned n, char *err, size_t errlen);
 

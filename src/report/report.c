@@ -236,14 +236,15 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 			rp_grouped(c, sizeof(c), m->dram_writes), rp_grouped(d, sizeof(d), m->walks),
 			rp_grouped(e, sizeof(e), m->walk_dram));
 		if (res->mem_sample_sets > 1) {
-			fprintf(out, "sets:      1 in %u cache sets modelled (--sample-sets): hit levels, DRAM and "
-				     "latencies are ESTIMATES (each object's sampled lines scaled to its references); "
-				     "TLB figures are complete\n",
+			fprintf(out, "sets:      L2 and LLC modelled for 1 set in %u (--sample-sets): L2/L3/DRAM "
+				     "shares, DRAM reads and writes and latencies are ESTIMATES (each object's modelled "
+				     "misses scaled to all its L1 misses); L1 and TLB figures are complete\n",
 				res->mem_sample_sets);
 			if (res->mem_unsampled_objects)
-				fprintf(out, "           %s objects (%.2f%% of line refs) have no line in the sample: "
-					     "their cache figures are unknown and show as 0\n",
+				fprintf(out, "           %s object%s (%.2f%% of line refs) had no miss in the sample: "
+					     "beyond L1 their figures are unknown (-)\n",
 					rp_grouped(a, sizeof(a), res->mem_unsampled_objects),
+					res->mem_unsampled_objects == 1 ? "" : "s",
 					100.0 * (double)res->mem_unsampled_refs / (double)(m->refs ? m->refs : 1));
 		}
 	}
@@ -291,11 +292,11 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
-/* --sample-sets: a row none of whose lines fell in the sampled sets, whose
- * cache and DRAM figures are unknown (an_result.mem_unsampled_objects). */
+/* --sample-sets: a row with L1 misses none of which fell in the sampled
+ * sets: beyond L1 its figures are unknown (an_result.mem_unsampled_objects). */
 static int unsampled(const struct an_result *res, const struct an_mem *m)
 {
-	return res->mem_sample_sets > 1 && m->refs && !m->sampled;
+	return res->mem_sample_sets > 1 && m->miss_unmodelled && !m->miss_modelled;
 }
 
 /* The modelled view: memory requests and where references were served. */
@@ -320,10 +321,11 @@ static int render_text_model(FILE *out, const struct an_result *res, const struc
 		char a[32], b[32], c[32], d[32];
 		uint64_t x = acc(&r->c);
 		if (unsampled(res, m)) {
-			/* --sample-sets: none of its lines in the sample */
-			int rw = fprintf(out, "%14s %5.1f%% %12s %12s %6s %5s %5s %5s %5s %11s %5.1f%% %7s ",
-					 rp_grouped(a, sizeof(a), x), pct(x, total), "-", "-", "-", "-", "-", "-", "-",
-					 rp_grouped(d, sizeof(d), m->walks), pct(m->walks, t->walks), "-");
+			/* --sample-sets: L1 known, its misses not modelled */
+			int rw = fprintf(out, "%14s %5.1f%% %12s %12s %6s %5.1f %5s %5s %5s %11s %5.1f%% %7s ",
+					 rp_grouped(a, sizeof(a), x), pct(x, total), "-", "-", "-",
+					 pct(m->level[MP_LVL_L1], m->refs), "-", "-", "-", rp_grouped(d, sizeof(d), m->walks),
+					 pct(m->walks, t->walks), "-");
 			label_fit(out, o, rw > 0 ? (size_t)rw : 0, r->label);
 			shown++;
 			continue;
@@ -519,8 +521,9 @@ static void json_counts(FILE *out, const struct an_counts *c)
 static void json_mem(FILE *out, const struct an_result *res, const struct an_mem *m)
 {
 	fprintf(out, "\"mem\":{\"refs\":%llu,", (unsigned long long)m->refs);
-	if (res->mem_sample_sets > 1) /* refs whose line was in the sample: 0, cache figures unknown */
-		fprintf(out, "\"sampled_refs\":%llu,", (unsigned long long)m->sampled);
+	if (res->mem_sample_sets > 1) /* L1 misses modelled beyond L1, and not (scaled from the former) */
+		fprintf(out, "\"misses_modelled\":%llu,\"misses_unmodelled\":%llu,", (unsigned long long)m->miss_modelled,
+			(unsigned long long)m->miss_unmodelled);
 	fprintf(out, "\"levels\":{");
 	for (int l = 1; l < MP_LVL_COUNT; l++)
 		fprintf(out, "%s\"%s\":%llu", l > 1 ? "," : "", mp_mem_level_name((unsigned)l),

@@ -77,7 +77,7 @@ for i in 0 1 2 3 4; do
 	done
 done
 "$MEMPRISM" report --roi kernel --model nehalem-e5504 --sample-sets 16 arrays.data > model16.txt
-grep -q "^sets: *1 in 16 cache sets modelled.*ESTIMATES" model16.txt ||
+grep -q "^sets: *L2 and LLC modelled for 1 set in 16.*ESTIMATES" model16.txt ||
 	fail "the sampled report does not say its cache figures are estimates"
 grep -q '"sample_sets":16' <("$MEMPRISM" report --model nehalem-e5504 --sample-sets 16 --format json arrays.data) ||
 	fail "JSON lacks sample_sets"

@@ -5,6 +5,7 @@
  * sequential-page verification (seed 001), and machine files. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -140,6 +141,47 @@ static void test_levels(void)
 		ref(m, 0, l, 0);
 	CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_L3);
 	CHECK_EQ(ref(m, 0, 100, 0), MP_LVL_LOCAL_DRAM);
+	mp_model_free(m);
+}
+
+/* Set sampling (mp_model_sample_sets): with caches of two sets and n = 2,
+ * even lines are modelled in full; odd lines go through L1 only, and an L1
+ * miss of one is UNKNOWN, adds no cycles and never writes back. */
+static void test_sample_sets(void)
+{
+	struct mp_machine mm = tiny(MP_INCL_NINE, 1);
+	mm.l1d.size = 256; /* two sets of two lines */
+	mm.l2.size = 512; /* two of four */
+	mm.llc.size = 1024; /* two of eight */
+	struct mp_model *m = mp_model_new(&mm);
+	CHECK(m != NULL);
+	char err[160];
+	CHECK_EQ(mp_model_sample_sets(m, 3, err, sizeof(err)), -EINVAL); /* not a power of two */
+	CHECK_EQ(mp_model_sample_sets(m, 4, err, sizeof(err)), -EINVAL); /* 2 sets are not a multiple of 4 */
+	CHECK(strstr(err, "L1D of tiny has 2 sets") != NULL);
+	CHECK_EQ(mp_model_sample_sets(m, 2, err, sizeof(err)), 0);
+	struct wb_log log = { 0 };
+	mp_model_set_writeback(m, on_wb, &log);
+	CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_LOCAL_DRAM); /* even: in full */
+	CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_L1);
+	struct mp_model_out o; /* (the page is in the DTLB now: no walk) */
+	mp_model_access(m, 0, 0, 1 * 64, 0, 0, 12, 1, &o);
+	CHECK_EQ(o.level, MP_LVL_UNKNOWN); /* odd: outside the sample */
+	CHECK_EQ(o.latency, 0);
+	CHECK_EQ(ref(m, 0, 1, 0), MP_LVL_L1); /* L1 is modelled for it */
+	/* odd stores leave L1 dirty with nowhere to go: no DRAM write */
+	for (uint64_t l = 3; l < 16; l += 2)
+		CHECK_EQ(ref(m, 0, l, 1), MP_LVL_UNKNOWN);
+	CHECK_EQ(log.n, 0);
+	/* even stores: 0 2 4 .. 18 through two sets' L1 (2), L2 (4) and LLC
+	 * (8) of the even set; 10 lines, the two oldest (0, 2) go to DRAM */
+	for (uint64_t l = 0; l < 20; l += 2)
+		ref(m, 0, l, 1);
+	CHECK_EQ(log.n, 2);
+	CHECK_EQ(log.owners[0], 0);
+	CHECK_EQ(log.owners[1], 2);
+	/* a line the L2 held is an L2 hit again for even lines only */
+	CHECK_EQ(ref(m, 0, 14, 0), MP_LVL_L2);
 	mp_model_free(m);
 }
 
@@ -285,6 +327,7 @@ int main(void)
 	test_lru_plru();
 	test_writeback();
 	test_levels();
+	test_sample_sets();
 	test_inclusion();
 	test_coherence();
 	test_ptat();
