@@ -279,7 +279,8 @@ void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("ac
  * a straight path and one store of the whole record with a constant tag
  * (little-endian; bytes written past the record are within RT_BUF_SLACK and
  * overwritten by the next one). Every other record takes the general path,
- * which keeps the slots as a last-two history (ACCESS, ACCESS_IP2).
+ * which puts the site's ip into its slot (rt_encode, the callbacks' path,
+ * keeps the slots as a last-two history instead).
  */
 static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h, void *addr, unsigned code,
 								void *ip, int check_epoch)
@@ -323,26 +324,28 @@ general:
 #endif
 	if (RT_UNLIKELY(z >= (1ull << 49)))
 		return 1;
-	uint64_t zi = 0;
-	if (i != last) {
-		if (i == h->prev_ip) {
-			code |= MP_TAG(MP_REC_ACCESS_IP2, 0);
-		} else {
-			zi = mp_zigzag((int64_t)(i - last));
-			if (RT_UNLIKELY(zi >= (1u << 14)))
-				return 1;
-			code |= MP_ACC_IP;
-		}
-		h->prev_ip = last;
-		h->last_ip = i;
-	}
-	*p = (uint8_t)code;
+	/* The site's slot must end up holding its ip, or the straight path
+	 * would never take its next access: a record naming it there
+	 * (ACCESS_SLOT), or one putting it there -- slot 0 by the last-two
+	 * shift (ACCESS with an ip delta from slot 0), slot 1 in place
+	 * (ACCESS_IP2 with an ip delta from slot 1). Any delta: bounding it
+	 * sent a far site to the callbacks' encoder, whose last-two history
+	 * put it back in slot 0, at every access. */
+	uint64_t cur = slot ? h->prev_ip : last;
+	unsigned tag = i == cur		? MP_TAG(MP_REC_ACCESS_SLOT, code | slot)
+		       : slot ? MP_TAG(MP_REC_ACCESS_IP2, code | MP_ACC_IP)
+				: MP_TAG(MP_REC_ACCESS, code | MP_ACC_IP);
+	*p = (uint8_t)tag;
 	if (RT_LIKELY(z < (1u << 14)))
 		p = mp_put_uv14(p + 1, z);
 	else
 		p = mp_put_uv7w(p + 1, z); /* random access: a far jump */
-	if (code & MP_ACC_IP)
-		p = mp_put_uv14(p, zi);
+	if (i != cur) {
+		p = mp_put_uv(p, mp_zigzag((int64_t)(i - cur)));
+		if (!slot)
+			h->prev_ip = last;
+		*(slot ? &h->prev_ip : &h->last_ip) = i;
+	}
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 done:
 #endif

@@ -94,8 +94,10 @@ struct mp_chunk_header {
  *          chunk start). The field lists below show decoded values.
  * DROPPED  (class 4): uv number of accesses not recorded (recording stopped,
  *          or a thread that had no buffer).
- * ACCESS_IP2 (class 5): an ACCESS (same low bits, bit 4 clear) whose ip is
- *          the one before the previous access's ip; the two swap.
+ * ACCESS_IP2 (class 5): an ACCESS (same low bits) whose ip is the one
+ *          before the previous access's ip; the two swap. v2: with bit 4
+ *          (an ip delta follows), slot 1 changes by the delta in place and
+ *          names the ip; slot 0 stays.
  * ACCESS_SLOT (class 7, v2): bits 0-2 size code (not a range), bit 3
  *          write, bit 4 the ip slot; sv addr delta. The ip is the slot's and
  *          the slots stay as they are.
@@ -106,9 +108,10 @@ struct mp_chunk_header {
  * Ip slots: two code addresses, 0 at each chunk start. Slot 0 is the one
  * ACCESS uses, slot 1 the one before it: an ACCESS with bit 4 moves slot 0
  * to slot 1 and adds the delta to slot 0; ACCESS_IP2 swaps them (loops
- * alternating between two instructions). ACCESS_SLOT and ACCESS_FAR leave
- * them in place: the inline path gives each site a fixed slot, so the two
- * sites of a loop name their ips with a constant tag and nothing moves.
+ * alternating between two instructions), or with bit 4 adds the delta to
+ * slot 1. ACCESS_SLOT and ACCESS_FAR leave them in place: the inline path
+ * gives each site a fixed slot, so the two sites of a loop name their ips
+ * with a constant tag and nothing moves.
  */
 enum mp_rec_class {
 	MP_REC_ACCESS = 0,

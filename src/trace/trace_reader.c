@@ -290,8 +290,6 @@ int trace_dec_next(struct trace_dec *d, struct trace_rec *rec)
 		unsigned sc = tag & 7;
 		int ip2 = rec->cls == MP_REC_ACCESS_IP2;
 		rec->cls = MP_REC_ACCESS;
-		if (ip2 && (tag & MP_ACC_IP))
-			goto bad;
 		if (mp_get_uv(&d->p, d->end, &v))
 			goto bad;
 		d->last_addr += (uint64_t)mp_unzigzag(v);
@@ -307,6 +305,12 @@ int trace_dec_next(struct trace_dec *d, struct trace_rec *rec)
 		if (tag & MP_ACC_IP) {
 			if (mp_get_uv(&d->p, d->end, &v))
 				goto bad;
+			if (ip2) {
+				/* v2: slot 1 moves in place and names the ip */
+				d->prev_ip += (uint64_t)mp_unzigzag(v);
+				rec->ip = d->prev_ip;
+				return 1;
+			}
 			d->prev_ip = d->last_ip;
 			d->last_ip += (uint64_t)mp_unzigzag(v);
 		} else if (ip2) {

@@ -254,7 +254,8 @@ static void test_damage(void)
 }
 
 /* ACCESS_IP2: an access whose ip is the one before the previous (loops
- * alternating two instructions) carries no ip bytes. */
+ * alternating two instructions) carries no ip bytes; with an ip delta (v2)
+ * it moves slot 1 alone. */
 static void test_ip_history(void)
 {
 	uint8_t buf[64], *p = buf;
@@ -269,13 +270,18 @@ static void test_ip_history(void)
 	p = mp_put_uv(p, mp_zigzag(4));
 	*p++ = MP_TAG(MP_REC_ACCESS_IP2, 2 | MP_ACC_WRITE);
 	p = mp_put_uv(p, 0);
-	*p++ = MP_TAG(MP_REC_ACCESS_IP2, 2 | MP_ACC_IP); /* malformed: both */
+	*p++ = MP_TAG(MP_REC_ACCESS_IP2, 2 | MP_ACC_IP); /* v2: slot 1 (0x10) moves by +0x30 */
 	p = mp_put_uv(p, 0);
+	p = mp_put_uv(p, mp_zigzag(0x30));
+	*p++ = MP_TAG(MP_REC_ACCESS, 2 | MP_ACC_WRITE); /* slot 0 stayed: 0x20 */
+	p = mp_put_uv(p, 0);
+	*p++ = 0xff; /* malformed: class 7 with a range size */
 	struct trace_dec d;
 	struct trace_rec r;
-	uint64_t want_ip[] = { 0x10, 0x20, 0x10, 0x20 }, want_addr[] = { 0x100, 0x100, 0x104, 0x104 };
+	uint64_t want_ip[] = { 0x10, 0x20, 0x10, 0x20, 0x40, 0x20 };
+	uint64_t want_addr[] = { 0x100, 0x100, 0x104, 0x104, 0x104, 0x104 };
 	trace_dec_init(&d, buf, (size_t)(p - buf));
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 6; i++) {
 		CHECK_EQ(trace_dec_next(&d, &r), 1);
 		CHECK_EQ(r.cls, MP_REC_ACCESS);
 		CHECK_EQ(r.ip, want_ip[i]);
