@@ -14,6 +14,7 @@
 #include "trace/trace_reader.h"
 
 struct sym_ctx;
+struct an_pat_stream; /* an_pattern.h */
 
 struct an_tls_var {
 	char *name;
@@ -73,6 +74,14 @@ struct an_stream {
 	uint32_t last_cls;
 	uint64_t last_ip;
 	uint32_t last_fn; /* an_ip index + 1 */
+	/* counts of the current run of counted accesses to class run_cls from
+	 * code address run_fn (an_ip index + 1), not yet added to the class,
+	 * thread, code address, process and totals (an_attrib.c, flush_run) */
+	struct an_counts run;
+	uint32_t run_cls, run_fn;
+	/* opts->patterns: the summary of (pat_cls, this thread), NULL if none yet */
+	struct an_pat_stream *pat;
+	uint32_t pat_cls;
 	struct an_ip_slot {
 		uint64_t ip;
 		uint32_t fn;
