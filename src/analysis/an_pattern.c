@@ -50,25 +50,34 @@ void an_pat_slot_add(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
 		return;
 	}
 	s->hot2 = s->hot;
-	for (unsigned i = 0; i < s->nslots; i++)
+	/* one pass: d's slot, or else the least counted (the first of equals),
+	 * which a random stream's new deltas replace every time */
+	unsigned m = 0;
+	for (unsigned i = 0; i < s->nslots; i++) {
 		if (s->slot[i].delta == d) {
 			s->slot[i].count += n;
 			s->slot[i].err += e;
 			s->hot = i;
 			return;
 		}
+		if (s->slot[i].count < s->slot[m].count)
+			m = i;
+	}
 	if (s->nslots < AN_PAT_SLOTS) {
 		s->slot[s->nslots] = (struct an_pat_slot){ d, n, e };
 		s->hot = s->nslots++;
 		return;
 	}
-	unsigned m = 0;
-	for (unsigned i = 1; i < s->nslots; i++)
-		if (s->slot[i].count < s->slot[m].count)
-			m = i;
 	uint64_t base = s->slot[m].count;
 	s->slot[m] = (struct an_pat_slot){ d, base + n, base + e };
 	s->hot = m;
+}
+
+void an_pat_run_miss(struct an_pat_run *w, uint64_t addr)
+{
+	an_pat_run_end(w);
+	an_pat_stream_add(w->s, addr);
+	an_pat_run_begin(w, w->s);
 }
 
 void an_pat_stream_merge(struct an_pat_stream *a, const struct an_pat_stream *b)

@@ -157,6 +157,10 @@ static inline void an_pat_run_end(struct an_pat_run *w)
 	w->na = w->nb = 0;
 }
 
+/* an_pat_run_add of an address whose delta is in neither hot slot (or of
+ * any address while the run is off): out of line, a random stream's path. */
+void an_pat_run_miss(struct an_pat_run *w, uint64_t addr);
+
 static inline __attribute__((always_inline)) void an_pat_run_add(struct an_pat_run *w, uint64_t addr)
 {
 	if (w->on) {
@@ -173,10 +177,8 @@ static inline __attribute__((always_inline)) void an_pat_run_add(struct an_pat_r
 			w->b_hot = 1;
 			return;
 		}
-		an_pat_run_end(w);
 	}
-	an_pat_stream_add(w->s, addr);
-	an_pat_run_begin(w, w->s);
+	an_pat_run_miss(w, addr);
 }
 
 /* Adds b's deltas to a (two threads' streams of one object make the

@@ -91,6 +91,8 @@ struct trace_acc {
 	int write, range;
 };
 
+_Static_assert(MP_ACC_FAR_BYTES == 6, "trace_dec_acc reads ACCESS_FAR's delta as 6 bytes");
+
 /* If the next record is a well-formed access (any of the four access
  * classes), decodes it as trace_dec_next does into *a and returns 1; else
  * returns 0 and consumes nothing, so trace_dec_next can take the record
@@ -124,9 +126,9 @@ static inline __attribute__((always_inline)) int trace_dec_acc(struct trace_dec 
 	case MP_REC_ACCESS_FAR:
 		if (sc == MP_SIZE_RANGE || (size_t)(end - p) < MP_ACC_FAR_BYTES)
 			return 0;
-		v = 0;
-		for (unsigned k = 0; k < MP_ACC_FAR_BYTES; k++)
-			v |= (uint64_t)p[k] << (8 * k);
+		/* spelt out: compilers make it two loads, not a loop */
+		v = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+		    (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40;
 		p += MP_ACC_FAR_BYTES;
 		if (tag & MP_ACC_SLOT1)
 			ip = d->prev_ip;
