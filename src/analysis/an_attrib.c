@@ -520,7 +520,7 @@ static void add_counts(struct an_counts *c, const struct an_counts *run)
 
 /* Adds the stream's run of counted accesses where they belong. Nothing reads
  * those tallies before the replay ends (an_result.c), so a run is added up
- * when its class or code address changes and at the end of the stream. */
+ * when its class changes and at the end of the stream. */
 static void flush_run(struct an_state *st, struct an_stream *s)
 {
 	const struct an_counts *run = &s->run;
@@ -530,7 +530,6 @@ static void flush_run(struct an_state *st, struct an_stream *s)
 	add_counts(&st->classes.v[s->run_cls].c, run);
 	add_counts(&st->threads.v[s->thread].c, run);
 	add_counts(&st->res->total, run);
-	add_counts(&st->ips.v[s->run_fn - 1].c, run);
 	st->procs.v[s->proc].accesses += n;
 	s->run = (struct an_counts){ 0 };
 }
@@ -627,15 +626,17 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 		uint32_t fn = fn_of(st, s, r->ip);
 		if (!fn)
 			return;
+		s->other_ip = s->last_ip;
+		s->other_fn = s->last_fn;
 		s->last_fn = fn;
 		s->last_ip = r->ip;
 	}
-	if (cls != s->run_cls || s->last_fn != s->run_fn) {
+	if (cls != s->run_cls) {
 		flush_run(st, s);
 		s->run_cls = cls;
-		s->run_fn = s->last_fn;
 	}
 	count(&s->run, r->write, r->size);
+	count(&st->ips.v[s->last_fn - 1].c, r->write, r->size);
 	if (st->opts->patterns) {
 		if (!s->pat || cls != s->pat_cls) {
 			s->pat = an_patterns_get(st->opts->patterns, cls, s->thread);
@@ -673,17 +674,23 @@ static inline void rec_set_access(struct trace_rec *r, const struct trace_acc *a
 }
 
 /* Takes the accesses after the one apply_access just did while they stay
- * in [lo, hi) of its object and at its code address: same class, function
- * and tallies, so they are counted in locals, with the decoder's state and
- * the pattern summary's hot slots in registers. Returns 1 if it stopped at
- * an access that left the stretch (in s->rec, not yet applied), 0 at a
- * record that is not an access (nothing decoded). extras: a constant, so
- * that the loop without a model, NUMA or hook is compiled apart. */
+ * in [lo, hi) of its object and come from its code address or the one
+ * before (a loop's load and store): same class, tallies and pattern
+ * summary, and a function known already. They are counted here, the
+ * class's tallies in locals, with the decoder's state and the pattern
+ * summary's hot slots in registers. Returns 1 if it stopped at an access
+ * that left the stretch (in s->rec, not yet applied), 0 at a record that is
+ * not an access (nothing decoded). extras: a constant, so that the loop
+ * without a model, NUMA or hook is compiled apart. */
 static inline __attribute__((always_inline)) int take_stretch(struct an_state *st, struct an_stream *s, uint64_t lo,
 							      uint64_t hi, const int extras)
 {
 	const uint32_t cls = s->run_cls;
-	const uint64_t ip = s->last_ip, width = hi - lo;
+	const uint64_t width = hi - lo;
+	/* the two code addresses, the current one first, and their tallies */
+	uint64_t ip = s->last_ip, ip2 = s->other_fn ? s->other_ip : ip;
+	uint32_t fn = s->last_fn, fn2 = s->other_fn;
+	struct an_counts *ipc = fn ? &st->ips.v[fn - 1].c : NULL, *ipc2 = fn2 ? &st->ips.v[fn2 - 1].c : ipc;
 	struct an_pat_stream *const ps = st->opts->patterns ? s->pat : NULL;
 	struct an_pat_run pat = { 0 };
 	if (ps)
@@ -693,9 +700,28 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	struct trace_acc a;
 	int more;
 	while ((more = next_access(st, s, &d, &a, extras))) {
-		if (a.addr - lo >= width || a.ip != ip)
+		if (a.addr - lo >= width)
 			break;
+		if (a.ip != ip) {
+			if (a.ip != ip2)
+				break;
+			/* as apply_access: the other one becomes the last */
+			uint64_t ti = ip;
+			uint32_t tf = fn;
+			struct an_counts *tc = ipc;
+			ip = ip2;
+			fn = fn2;
+			ipc = ipc2;
+			ip2 = ti;
+			fn2 = tf;
+			ipc2 = tc;
+			if (extras) {
+				s->last_ip = ip;
+				s->last_fn = fn;
+			}
+		}
 		count(&run, a.write, a.size);
+		count(ipc, a.write, a.size);
 		if (ps)
 			an_pat_run_add(&pat, a.addr);
 		if (extras) {
@@ -709,6 +735,10 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 		an_pat_run_end(&pat);
 	s->run = run;
 	s->dec = d;
+	s->last_ip = ip;
+	s->last_fn = fn;
+	s->other_ip = ip2;
+	s->other_fn = fn2;
 	if (more)
 		rec_set_access(&s->rec, &a);
 	return more;
@@ -719,8 +749,8 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
  * (its epoch), so the run stays first until an EPOCH or event record, which
  * ends it and is left pending in s->rec. Nothing but events changes the
  * object map or --roi, so within the run the caches of apply_access hold
- * for every access that stays in the object and at the code address of the
- * one before: take_stretch counts those. */
+ * for every access that stays in the object and at code addresses it knows:
+ * take_stretch counts those. */
 static void replay_accesses(struct an_state *st, struct an_stream *s)
 {
 	const struct an_proc *p = &st->procs.v[s->proc];
@@ -731,8 +761,7 @@ static void replay_accesses(struct an_state *st, struct an_stream *s)
 		const struct an_obj *o = s->cache;
 		uint64_t lo = 0, hi = 0; /* empty: the next access goes to apply_access */
 		if (counted && o && s->cache_gen == p->map.gen && o->cls == s->run_cls && o->cls == s->last_cls &&
-		    s->last_fn && s->last_fn == s->run_fn && s->last_ip == s->rec.ip &&
-		    (!st->opts->patterns || (s->pat && s->pat_cls == o->cls))) {
+		    s->last_fn && s->last_ip == s->rec.ip && (!st->opts->patterns || (s->pat && s->pat_cls == o->cls))) {
 			lo = s->cache_lo;
 			hi = s->cache_hi;
 		}

@@ -74,11 +74,15 @@ struct an_stream {
 	uint32_t last_cls;
 	uint64_t last_ip;
 	uint32_t last_fn; /* an_ip index + 1 */
-	/* counts of the current run of counted accesses to class run_cls from
-	 * code address run_fn (an_ip index + 1), not yet added to the class,
-	 * thread, code address, process and totals (an_attrib.c, flush_run) */
+	/* the code address before last_ip, and its an_ip + 1 (0: none): a
+	 * loop's load and store alternate two */
+	uint64_t other_ip;
+	uint32_t other_fn;
+	/* counts of the current run of counted accesses to class run_cls, not
+	 * yet added to the class, thread, process and totals (an_attrib.c,
+	 * flush_run) */
 	struct an_counts run;
-	uint32_t run_cls, run_fn;
+	uint32_t run_cls;
 	/* opts->patterns: the summary of (pat_cls, this thread), NULL if none yet */
 	struct an_pat_stream *pat;
 	uint32_t pat_cls;
