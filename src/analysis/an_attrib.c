@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analysis/an_int.h"
+#include "analysis/an_pattern.h"
 #include "analysis/an_samples.h"
 #include "common/mp_error.h"
 #include "common/varint.h"
@@ -498,15 +499,39 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 
 /* --- accesses ----------------------------------------------------------- */
 
-static inline void count(struct an_counts *c, const struct trace_rec *r)
+static inline void count(struct an_counts *c, int write, uint64_t size)
 {
-	if (r->write) {
+	if (write) {
 		c->stores++;
-		c->bytes_stored += r->size;
+		c->bytes_stored += size;
 	} else {
 		c->loads++;
-		c->bytes_loaded += r->size;
+		c->bytes_loaded += size;
 	}
+}
+
+static void add_counts(struct an_counts *c, const struct an_counts *run)
+{
+	c->loads += run->loads;
+	c->stores += run->stores;
+	c->bytes_loaded += run->bytes_loaded;
+	c->bytes_stored += run->bytes_stored;
+}
+
+/* Adds the stream's run of counted accesses where they belong. Nothing reads
+ * those tallies before the replay ends (an_result.c), so a run is added up
+ * when its class changes and at the end of the stream. */
+static void flush_run(struct an_state *st, struct an_stream *s)
+{
+	const struct an_counts *run = &s->run;
+	uint64_t n = run->loads + run->stores;
+	if (!n)
+		return;
+	add_counts(&st->classes.v[s->run_cls].c, run);
+	add_counts(&st->threads.v[s->thread].c, run);
+	add_counts(&st->res->total, run);
+	st->procs.v[s->proc].accesses += n;
+	s->run = (struct an_counts){ 0 };
 }
 
 static void hook_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r,
@@ -521,6 +546,59 @@ static void hook_access(struct an_state *st, struct an_stream *s, uint32_t cls, 
 	st->opts->on_access(st->opts->hook_arg, &a);
 }
 
+/* An access outside --roi: the model still sees it (caches warm up outside
+ * the region), nothing is counted. */
+static void access_outside_roi(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r)
+{
+	st->res->accesses_outside_roi++;
+	if (st->numa)
+		an_numa_access(st, s, cls, r, 0);
+	struct mp_outcome oc;
+	an_model_access(st, s, cls, r, 0, &oc);
+	if (st->opts->on_access)
+		hook_access(st, s, cls, r, 0, &oc);
+}
+
+/* The function (an_ip index + 1) of code address ip, made on first sight;
+ * 0 on ENOMEM (st->oom). */
+static __attribute__((noinline)) uint32_t fn_of(struct an_state *st, struct an_stream *s, uint64_t ip)
+{
+	/* loops cycle through a few instructions: a small per-stream cache in
+	 * front of the hash map */
+	struct an_ip_slot *slot = &s->ipc[(ip * 0x9e3779b97f4a7c15ull) >> 60];
+	if (slot->fn && slot->ip == ip)
+		return slot->fn;
+	uint64_t key = mp_hash64(ip ^ ((uint64_t)s->proc << 48)) | 1;
+	uint64_t *v = mp_hashmap_get(&st->ip_index, key);
+	if (!v) {
+		struct an_ip nip = { .proc = s->proc, .ip = ip };
+		if (mp_vec_push(&st->ips, nip) || mp_hashmap_put(&st->ip_index, key, st->ips.n - 1)) {
+			st->oom = 1;
+			return 0;
+		}
+		v = mp_hashmap_get(&st->ip_index, key);
+	}
+	slot->ip = ip;
+	slot->fn = (uint32_t)*v + 1;
+	return slot->fn;
+}
+
+/* What a counted access asks for besides the tallies: NUMA placement, the
+ * model, the caller's hook. */
+static inline void access_extras(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r)
+{
+	struct mp_outcome oc;
+	if (st->numa)
+		an_numa_access(st, s, cls, r, 1);
+	if (st->model)
+		an_model_access(st, s, cls, r, 1, &oc);
+	if (st->opts->on_access)
+		hook_access(st, s, cls, r, 1, st->model ? &oc : NULL);
+}
+
+/* One access: its object, code address and run. replay_accesses takes the
+ * accesses after it that stay in the same object and at the same code
+ * address without coming here. */
 static void apply_access(struct an_state *st, struct an_stream *s, const struct trace_rec *r)
 {
 	struct an_proc *p = &st->procs.v[s->proc];
@@ -537,58 +615,162 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	}
 	uint32_t cls = o ? o->cls : st->unknown_cls;
 	if (outside) {
-		/* the model still sees it: caches warm up outside the region */
-		st->res->accesses_outside_roi++;
-		if (st->numa)
-			an_numa_access(st, s, cls, r, 0);
-		struct mp_outcome oc;
-		an_model_access(st, s, cls, r, 0, &oc);
-		if (st->opts->on_access)
-			hook_access(st, s, cls, r, 0, &oc);
+		access_outside_roi(st, s, cls, r);
 		return;
 	}
-	struct an_class *c = &st->classes.v[cls];
-	count(&c->c, r);
 	if (cls != s->last_cls) {
-		an_class_add_thread(c, s->thread);
+		an_class_add_thread(&st->classes.v[cls], s->thread);
 		s->last_cls = cls;
 	}
-	count(&st->threads.v[s->thread].c, r);
-	count(&st->res->total, r);
-	p->accesses++;
 	if (r->ip != s->last_ip || !s->last_fn) {
-		/* loops cycle through a few instructions: a small per-stream
-		 * cache in front of the hash map */
-		struct an_ip_slot *slot = &s->ipc[(r->ip * 0x9e3779b97f4a7c15ull) >> 60];
-		if (slot->fn && slot->ip == r->ip) {
-			s->last_fn = slot->fn;
-			s->last_ip = r->ip;
-			goto have_fn;
-		}
-		uint64_t key = mp_hash64(r->ip ^ ((uint64_t)s->proc << 48)) | 1;
-		uint64_t *v = mp_hashmap_get(&st->ip_index, key);
-		if (!v) {
-			struct an_ip ip = { .proc = s->proc, .ip = r->ip };
-			if (mp_vec_push(&st->ips, ip) || mp_hashmap_put(&st->ip_index, key, st->ips.n - 1)) {
-				st->oom = 1;
-				return;
-			}
-			v = mp_hashmap_get(&st->ip_index, key);
-		}
-		s->last_fn = (uint32_t)*v + 1;
+		uint32_t fn = fn_of(st, s, r->ip);
+		if (!fn)
+			return;
+		s->other_ip = s->last_ip;
+		s->other_fn = s->last_fn;
+		s->last_fn = fn;
 		s->last_ip = r->ip;
-		slot->ip = r->ip;
-		slot->fn = s->last_fn;
 	}
-have_fn:
-	count(&st->ips.v[s->last_fn - 1].c, r);
-	struct mp_outcome oc;
-	if (st->numa)
-		an_numa_access(st, s, cls, r, 1);
-	if (st->model)
-		an_model_access(st, s, cls, r, 1, &oc);
-	if (st->opts->on_access)
-		hook_access(st, s, cls, r, 1, st->model ? &oc : NULL);
+	if (cls != s->run_cls) {
+		flush_run(st, s);
+		s->run_cls = cls;
+	}
+	count(&s->run, r->write, r->size);
+	count(&st->ips.v[s->last_fn - 1].c, r->write, r->size);
+	if (st->opts->patterns) {
+		if (!s->pat || cls != s->pat_cls) {
+			s->pat = an_patterns_get(st->opts->patterns, cls, s->thread);
+			s->pat_cls = cls;
+		}
+		if (s->pat)
+			an_pat_stream_add(s->pat, r->addr);
+	}
+	access_extras(st, s, cls, r);
+}
+
+/* Decodes the stream's next record into *a if it is an access (then 1),
+ * moving the model's lookahead on as cursor_advance does (model: it may be
+ * on). d: the caller's copy of the stream's decoder. */
+static inline __attribute__((always_inline)) int next_access(struct an_state *st, struct an_stream *s,
+							     struct trace_dec *d, struct trace_acc *a, const int model)
+{
+	if (!trace_dec_acc(d, a))
+		return 0;
+	if (model && s->ahead_on) {
+		s->dec = *d;
+		an_model_look_ahead(st, s, 0);
+	}
+	return 1;
+}
+
+static inline void rec_set_access(struct trace_rec *r, const struct trace_acc *a)
+{
+	r->cls = MP_REC_ACCESS;
+	r->addr = a->addr;
+	r->size = a->size;
+	r->ip = a->ip;
+	r->write = a->write;
+	r->range = a->range;
+}
+
+/* Takes the accesses after the one apply_access just did while they stay
+ * in [lo, hi) of its object and come from its code address or the one
+ * before (a loop's load and store): same class, tallies and pattern
+ * summary, and a function known already. They are counted here, the
+ * class's tallies in locals, with the decoder's state and the pattern
+ * summary's hot slots in registers. Returns 1 if it stopped at an access
+ * that left the stretch (in s->rec, not yet applied), 0 at a record that is
+ * not an access (nothing decoded). extras: a constant, so that the loop
+ * without a model, NUMA or hook is compiled apart. */
+static inline __attribute__((always_inline)) int take_stretch(struct an_state *st, struct an_stream *s, uint64_t lo,
+							      uint64_t hi, const int extras)
+{
+	const uint32_t cls = s->run_cls;
+	const uint64_t width = hi - lo;
+	/* the two code addresses, the current one first, and their tallies */
+	uint64_t ip = s->last_ip, ip2 = s->other_fn ? s->other_ip : ip;
+	uint32_t fn = s->last_fn, fn2 = s->other_fn;
+	struct an_counts *ipc = fn ? &st->ips.v[fn - 1].c : NULL, *ipc2 = fn2 ? &st->ips.v[fn2 - 1].c : ipc;
+	struct an_pat_stream *const ps = st->opts->patterns ? s->pat : NULL;
+	struct an_pat_run pat = { 0 };
+	if (ps)
+		an_pat_run_begin(&pat, ps);
+	struct an_counts run = s->run;
+	struct trace_dec d = s->dec;
+	struct trace_acc a;
+	int more;
+	while ((more = next_access(st, s, &d, &a, extras))) {
+		if (a.addr - lo >= width)
+			break;
+		if (a.ip != ip) {
+			if (a.ip != ip2)
+				break;
+			/* as apply_access: the other one becomes the last */
+			uint64_t ti = ip;
+			uint32_t tf = fn;
+			struct an_counts *tc = ipc;
+			ip = ip2;
+			fn = fn2;
+			ipc = ipc2;
+			ip2 = ti;
+			fn2 = tf;
+			ipc2 = tc;
+			if (extras) {
+				s->last_ip = ip;
+				s->last_fn = fn;
+			}
+		}
+		count(&run, a.write, a.size);
+		count(ipc, a.write, a.size);
+		if (ps)
+			an_pat_run_add(&pat, a.addr);
+		if (extras) {
+			/* they read a whole record; of s->dec, which lags behind d
+			 * here, only the time, which accesses leave as it is */
+			rec_set_access(&s->rec, &a);
+			access_extras(st, s, cls, &s->rec);
+		}
+	}
+	if (ps)
+		an_pat_run_end(&pat);
+	s->run = run;
+	s->dec = d;
+	s->last_ip = ip;
+	s->last_fn = fn;
+	s->other_ip = ip2;
+	s->other_fn = fn2;
+	if (more)
+		rec_set_access(&s->rec, &a);
+	return more;
+}
+
+/* The stream's pending record is an access and the stream is first in the
+ * merge: takes it and every access after it. Accesses keep the stream's key
+ * (its epoch), so the run stays first until an EPOCH or event record, which
+ * ends it and is left pending in s->rec. Nothing but events changes the
+ * object map or --roi, so within the run the caches of apply_access hold
+ * for every access that stays in the object and at code addresses it knows:
+ * take_stretch counts those. */
+static void replay_accesses(struct an_state *st, struct an_stream *s)
+{
+	const struct an_proc *p = &st->procs.v[s->proc];
+	const int counted = !st->opts->roi || p->roi_depth > 0;
+	const int extras = st->numa || st->model || st->opts->on_access;
+	for (;;) {
+		apply_access(st, s, &s->rec);
+		const struct an_obj *o = s->cache;
+		uint64_t lo = 0, hi = 0; /* empty: the next access goes to apply_access */
+		if (counted && o && s->cache_gen == p->map.gen && o->cls == s->run_cls && o->cls == s->last_cls &&
+		    s->last_fn && s->last_ip == s->rec.ip && (!st->opts->patterns || (s->pat && s->pat_cls == o->cls))) {
+			lo = s->cache_lo;
+			hi = s->cache_hi;
+		}
+		if (extras ? take_stretch(st, s, lo, hi, 1) : take_stretch(st, s, lo, hi, 0))
+			continue;
+		cursor_advance(st, s);
+		if (s->done || s->rec.cls != MP_REC_ACCESS)
+			return;
+	}
 }
 
 static void hook_event(struct an_state *st, struct an_stream *s, const struct trace_rec *r)
@@ -710,10 +892,13 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 		/* run the chosen stream while it stays first */
 		for (;;) {
 			const struct trace_rec *r = &best->rec;
+			if (r->cls == MP_REC_ACCESS) {
+				replay_accesses(st, best); /* leaves the next record pending */
+				if (best->done || cursor_key(best) > second)
+					break;
+				continue;
+			}
 			switch (r->cls) {
-			case MP_REC_ACCESS:
-				apply_access(st, best, r);
-				break;
 			case MP_REC_EPOCH:
 				if (r->epoch > best->epoch)
 					best->epoch = r->epoch;
@@ -755,6 +940,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 	fork_children_upto(st, pi, UINT64_MAX);
 	for (size_t i = 0; i < n; i++) {
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];
+		flush_run(st, s);
 		an_model_stream_done(st, s);
 		free(s->data);
 		s->data = NULL;

@@ -14,6 +14,7 @@
 #include "trace/trace_reader.h"
 
 struct sym_ctx;
+struct an_pat_stream; /* an_pattern.h */
 
 struct an_tls_var {
 	char *name;
@@ -73,6 +74,18 @@ struct an_stream {
 	uint32_t last_cls;
 	uint64_t last_ip;
 	uint32_t last_fn; /* an_ip index + 1 */
+	/* the code address before last_ip, and its an_ip + 1 (0: none): a
+	 * loop's load and store alternate two */
+	uint64_t other_ip;
+	uint32_t other_fn;
+	/* counts of the current run of counted accesses to class run_cls, not
+	 * yet added to the class, thread, process and totals (an_attrib.c,
+	 * flush_run) */
+	struct an_counts run;
+	uint32_t run_cls;
+	/* opts->patterns: the summary of (pat_cls, this thread), NULL if none yet */
+	struct an_pat_stream *pat;
+	uint32_t pat_cls;
 	struct an_ip_slot {
 		uint64_t ip;
 		uint32_t fn;

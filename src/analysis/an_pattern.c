@@ -33,7 +33,7 @@ void an_pat_stream_init(struct an_pat_stream *s)
 /* Space-Saving: a delta without a slot takes the least counted one and
  * inherits its count as error, so count - err stays a lower bound and count
  * an upper bound of the delta's true frequency. */
-static void slot_add(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
+void an_pat_slot_add(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
 {
 	if (s->hot < s->nslots && s->slot[s->hot].delta == d) {
 		s->slot[s->hot].count += n;
@@ -50,43 +50,34 @@ static void slot_add(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
 		return;
 	}
 	s->hot2 = s->hot;
-	for (unsigned i = 0; i < s->nslots; i++)
+	/* one pass: d's slot, or else the least counted (the first of equals),
+	 * which a random stream's new deltas replace every time */
+	unsigned m = 0;
+	for (unsigned i = 0; i < s->nslots; i++) {
 		if (s->slot[i].delta == d) {
 			s->slot[i].count += n;
 			s->slot[i].err += e;
 			s->hot = i;
 			return;
 		}
+		if (s->slot[i].count < s->slot[m].count)
+			m = i;
+	}
 	if (s->nslots < AN_PAT_SLOTS) {
 		s->slot[s->nslots] = (struct an_pat_slot){ d, n, e };
 		s->hot = s->nslots++;
 		return;
 	}
-	unsigned m = 0;
-	for (unsigned i = 1; i < s->nslots; i++)
-		if (s->slot[i].count < s->slot[m].count)
-			m = i;
 	uint64_t base = s->slot[m].count;
 	s->slot[m] = (struct an_pat_slot){ d, base + n, base + e };
 	s->hot = m;
 }
 
-void an_pat_stream_add(struct an_pat_stream *s, uint64_t addr)
+void an_pat_run_miss(struct an_pat_run *w, uint64_t addr)
 {
-	if (s->accesses++ == 0) {
-		s->last = addr;
-		return;
-	}
-	int64_t d = (int64_t)(addr - s->last);
-	s->last = addr;
-	s->deltas++;
-	if (d == 0)
-		s->zero++;
-	else if (d > 0)
-		s->fwd++;
-	else
-		s->bwd++;
-	slot_add(s, d, 1, 0);
+	an_pat_run_end(w);
+	an_pat_stream_add(w->s, addr);
+	an_pat_run_begin(w, w->s);
 }
 
 void an_pat_stream_merge(struct an_pat_stream *a, const struct an_pat_stream *b)
@@ -97,7 +88,7 @@ void an_pat_stream_merge(struct an_pat_stream *a, const struct an_pat_stream *b)
 	a->fwd += b->fwd;
 	a->bwd += b->bwd;
 	for (unsigned i = 0; i < b->nslots; i++)
-		slot_add(a, b->slot[i].delta, b->slot[i].count, b->slot[i].err);
+		an_pat_slot_add(a, b->slot[i].delta, b->slot[i].count, b->slot[i].err);
 }
 
 static int by_lower_bound(const void *x, const void *y)
@@ -182,9 +173,10 @@ struct pat_entry {
 
 struct an_patterns {
 	struct mp_hashmap index; /* (cls << 32 | thread) + 1 -> entries index */
-	MP_VEC(struct pat_entry) entries;
+	/* each entry on its own: the replay keeps pointers to the summaries */
+	MP_VEC(struct pat_entry *) entries;
 	uint64_t last_key; /* the stream hit last: loops stay on one object */
-	size_t last;
+	struct an_pat_stream *last;
 	int oom;
 };
 
@@ -204,38 +196,55 @@ void an_patterns_free(struct an_patterns *p)
 	if (!p)
 		return;
 	mp_hashmap_fini(&p->index);
+	for (size_t i = 0; i < p->entries.n; i++)
+		free(p->entries.v[i]);
 	mp_vec_free(&p->entries);
 	free(p);
 }
 
-/* The index slot of a new entry for key; NULL and p->oom on ENOMEM. Out of
- * line: an entry is big, and its frame would cost every access. */
-static __attribute__((noinline)) uint64_t *new_stream(struct an_patterns *p, uint64_t key, const struct an_access *a)
+/* The summary of a new entry for key; NULL and p->oom on ENOMEM. Out of
+ * line: the hot path is a hash lookup or less. */
+static __attribute__((noinline)) struct an_pat_stream *new_stream(struct an_patterns *p, uint64_t key, uint32_t cls,
+								  uint32_t thread)
 {
-	struct pat_entry e = { .cls = a->cls, .thread = a->thread };
-	an_pat_stream_init(&e.s);
-	if (mp_vec_push(&p->entries, e) || mp_hashmap_put(&p->index, key, p->entries.n - 1)) {
+	struct pat_entry *e = malloc(sizeof(*e));
+	if (!e || mp_vec_push(&p->entries, e)) {
+		free(e);
 		p->oom = 1;
 		return NULL;
 	}
-	return mp_hashmap_get(&p->index, key);
+	e->cls = cls;
+	e->thread = thread;
+	an_pat_stream_init(&e->s);
+	if (mp_hashmap_put(&p->index, key, p->entries.n - 1)) {
+		p->oom = 1;
+		return NULL;
+	}
+	return &e->s;
+}
+
+struct an_pat_stream *an_patterns_get(struct an_patterns *p, uint32_t cls, uint32_t thread)
+{
+	if (p->oom)
+		return NULL;
+	/* replay classes stay far below 2^31: the key is never 0 */
+	uint64_t key = ((uint64_t)cls << 32 | thread) + 1;
+	if (key != p->last_key) {
+		uint64_t *v = mp_hashmap_get(&p->index, key);
+		struct an_pat_stream *s = v ? &p->entries.v[*v]->s : new_stream(p, key, cls, thread);
+		if (!s)
+			return NULL;
+		p->last_key = key;
+		p->last = s;
+	}
+	return p->last;
 }
 
 void an_patterns_on_access(void *arg, const struct an_access *a)
 {
-	struct an_patterns *p = arg;
-	if (!a->counted || p->oom)
-		return;
-	/* replay classes stay far below 2^31: the key is never 0 */
-	uint64_t key = ((uint64_t)a->cls << 32 | a->thread) + 1;
-	if (key != p->last_key) {
-		uint64_t *v = mp_hashmap_get(&p->index, key);
-		if (!v && !(v = new_stream(p, key, a)))
-			return;
-		p->last_key = key;
-		p->last = (size_t)*v;
-	}
-	an_pat_stream_add(&p->entries.v[p->last].s, a->addr);
+	struct an_pat_stream *s;
+	if (a->counted && (s = an_patterns_get(arg, a->cls, a->thread)))
+		an_pat_stream_add(s, a->addr);
 }
 
 int an_patterns_error(const struct an_patterns *p)
@@ -260,10 +269,10 @@ int an_patterns_by_class(const struct an_patterns *p, const struct an_result *r,
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < p->entries.n; i++) {
-		uint32_t c = result_class(r, p->entries.v[i].cls);
+		uint32_t c = result_class(r, p->entries.v[i]->cls);
 		if (c >= r->nclasses)
 			continue;
-		an_pat_stream_merge(&merged[c], &p->entries.v[i].s);
+		an_pat_stream_merge(&merged[c], &p->entries.v[i]->s);
 		streams[c]++;
 	}
 	for (size_t c = 0; c < r->nclasses; c++) {
@@ -284,7 +293,7 @@ size_t an_patterns_nstreams(const struct an_patterns *p)
 void an_patterns_stream(const struct an_patterns *p, const struct an_result *r, size_t i, uint32_t *cls,
 			uint32_t *thread, struct an_pattern *out)
 {
-	const struct pat_entry *e = &p->entries.v[i];
+	const struct pat_entry *e = p->entries.v[i];
 	*cls = result_class(r, e->cls);
 	*thread = e->thread;
 	an_pat_classify(&e->s, out);

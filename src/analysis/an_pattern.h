@@ -61,8 +61,126 @@ struct an_pattern {
 };
 
 void an_pat_stream_init(struct an_pat_stream *s);
-/* Adds the next access of the stream (its first byte's address). */
-void an_pat_stream_add(struct an_pat_stream *s, uint64_t addr);
+/* Counts n more occurrences of delta d (error e) in the summary: the
+ * search of an_pat_stream_add when neither hot slot holds d. */
+void an_pat_slot_add(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e);
+
+/* Adds the next access of the stream (its first byte's address). Inline:
+ * the replay calls it for every access, and a loop's deltas are almost
+ * always in one of the two hot slots. */
+static inline void an_pat_stream_add(struct an_pat_stream *s, uint64_t addr)
+{
+	if (s->accesses++ == 0) {
+		s->last = addr;
+		return;
+	}
+	int64_t d = (int64_t)(addr - s->last);
+	s->last = addr;
+	s->deltas++;
+	if (d == 0)
+		s->zero++;
+	else if (d > 0)
+		s->fwd++;
+	else
+		s->bwd++;
+	if (s->hot < s->nslots && s->slot[s->hot].delta == d) {
+		s->slot[s->hot].count++;
+		return;
+	}
+	/* a loop's load and store of one element alternate two deltas */
+	if (s->hot2 < s->nslots && s->slot[s->hot2].delta == d) {
+		s->slot[s->hot2].count++;
+		unsigned h = s->hot;
+		s->hot = s->hot2;
+		s->hot2 = h;
+		return;
+	}
+	an_pat_slot_add(s, d, 1, 0);
+}
+
+/* A run of accesses added to one summary with its two hot slots held by
+ * the caller (in registers, in a loop): a loop's accesses then cost a
+ * compare and an increment each. an_pat_run_begin, an_pat_run_add per
+ * access, an_pat_run_end before anything else reads or adds to the summary;
+ * the summary ends up exactly as an_pat_stream_add per access leaves it.
+ * Deltas are unique among the slots, so whichever of the two a delta hits,
+ * hot is its slot afterwards and hot2 the other: the run only notes which. */
+struct an_pat_run {
+	struct an_pat_stream *s;
+	uint64_t last; /* previous address */
+	int64_t da, db; /* the deltas of slots a and b */
+	uint64_t na, nb; /* their occurrences not yet in the summary */
+	unsigned a, b; /* the two hot slots */
+	int b_hot; /* the last delta was b's: b is hot, a hot2 */
+	int on; /* 0: no two distinct hot slots, adds go to an_pat_stream_add */
+};
+
+static inline void an_pat_run_begin(struct an_pat_run *w, struct an_pat_stream *s)
+{
+	w->s = s;
+	w->na = w->nb = 0;
+	w->on = s->accesses && s->hot < s->nslots && s->hot2 < s->nslots && s->hot != s->hot2;
+	if (!w->on)
+		return;
+	w->last = s->last;
+	w->a = s->hot;
+	w->b = s->hot2;
+	w->b_hot = 0;
+	w->da = s->slot[w->a].delta;
+	w->db = s->slot[w->b].delta;
+}
+
+static inline void an_pat_count_sign(struct an_pat_stream *s, int64_t d, uint64_t n)
+{
+	if (d == 0)
+		s->zero += n;
+	else if (d > 0)
+		s->fwd += n;
+	else
+		s->bwd += n;
+}
+
+static inline void an_pat_run_end(struct an_pat_run *w)
+{
+	if (!w->on)
+		return;
+	struct an_pat_stream *s = w->s;
+	s->accesses += w->na + w->nb;
+	s->deltas += w->na + w->nb;
+	an_pat_count_sign(s, w->da, w->na);
+	an_pat_count_sign(s, w->db, w->nb);
+	s->slot[w->a].count += w->na;
+	s->slot[w->b].count += w->nb;
+	s->hot = w->b_hot ? w->b : w->a;
+	s->hot2 = w->b_hot ? w->a : w->b;
+	s->last = w->last;
+	w->na = w->nb = 0;
+}
+
+/* an_pat_run_add of an address whose delta is in neither hot slot (or of
+ * any address while the run is off): out of line, a random stream's path. */
+void an_pat_run_miss(struct an_pat_run *w, uint64_t addr);
+
+static inline __attribute__((always_inline)) void an_pat_run_add(struct an_pat_run *w, uint64_t addr)
+{
+	if (w->on) {
+		int64_t d = (int64_t)(addr - w->last);
+		if (d == w->da) {
+			w->last = addr;
+			w->na++;
+			w->b_hot = 0;
+			return;
+		}
+		if (d == w->db) {
+			w->last = addr;
+			w->nb++;
+			w->b_hot = 1;
+			return;
+		}
+	}
+	an_pat_run_miss(w, addr);
+}
+
 /* Adds b's deltas to a (two threads' streams of one object make the
  * object's summary). Counts of deltas that fall out of a's slots are lost
  * to the lower bounds. */
@@ -81,6 +199,12 @@ struct an_patterns;
 struct an_patterns *an_patterns_new(void);
 void an_patterns_free(struct an_patterns *p); /* accepts NULL */
 void an_patterns_on_access(void *arg, const struct an_access *a);
+/* The summary of (cls, thread)'s stream, made on first use (in the order
+ * an_patterns_on_access would make it); it stays at its address until
+ * an_patterns_free, so a caller may keep it across accesses. NULL on ENOMEM
+ * (an_patterns_error says so). The replay feeds a collector given as
+ * an_opts.patterns through this, without a hook call per access. */
+struct an_pat_stream *an_patterns_get(struct an_patterns *p, uint32_t cls, uint32_t thread);
 /* 0, or -ENOMEM if an allocation failed while collecting. */
 int an_patterns_error(const struct an_patterns *p);
 /* One pattern per r->classes entry (threads merged), in *out (OUT: caller

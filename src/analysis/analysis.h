@@ -264,6 +264,8 @@ struct an_event {
 	size_t str_len;
 };
 
+struct an_patterns; /* an_pattern.h */
+
 struct an_opts {
 	const char *roi; /* count only accesses while this region is open */
 	/* memory-system model: NULL for none */
@@ -282,6 +284,10 @@ struct an_opts {
 	void (*on_dram)(void *arg, const struct an_dram *d);
 	void (*on_event)(void *arg, const struct an_event *e); /* not STACK_DEF */
 	void *hook_arg;
+	/* access patterns (an_pattern.h) collected into this, as
+	 * an_patterns_on_access would as a hook but without a call per access
+	 * (NULL: none; the caller owns it) */
+	struct an_patterns *patterns;
 	/* called now and then during the replay: chunks done of total (NULL: none) */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;

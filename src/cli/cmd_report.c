@@ -148,8 +148,7 @@ int cmd_report(int argc, char **argv)
 			cli_error("out of memory");
 			return 1;
 		}
-		ao.on_access = an_patterns_on_access;
-		ao.hook_arg = pats;
+		ao.patterns = pats;
 	}
 	struct an_result *res = NULL;
 	struct an_pattern *patv = NULL;

@@ -281,71 +281,11 @@ int trace_dec_next(struct trace_dec *d, struct trace_rec *rec)
 {
 	if (d->p >= d->end)
 		return 0;
+	if (trace_dec_access(d, rec))
+		return 1;
 	uint8_t tag = *d->p++;
-	uint64_t v;
 	rec->cls = (enum mp_rec_class)MP_TAG_CLASS(tag);
 	switch (rec->cls) {
-	case MP_REC_ACCESS_IP2:
-	case MP_REC_ACCESS: {
-		unsigned sc = tag & 7;
-		int ip2 = rec->cls == MP_REC_ACCESS_IP2;
-		rec->cls = MP_REC_ACCESS;
-		if (mp_get_uv(&d->p, d->end, &v))
-			goto bad;
-		d->last_addr += (uint64_t)mp_unzigzag(v);
-		rec->addr = d->last_addr;
-		rec->write = !!(tag & MP_ACC_WRITE);
-		rec->range = sc == MP_SIZE_RANGE;
-		if (rec->range) {
-			if (mp_get_uv(&d->p, d->end, &rec->size))
-				goto bad;
-		} else {
-			rec->size = 1ull << sc;
-		}
-		if (tag & MP_ACC_IP) {
-			if (mp_get_uv(&d->p, d->end, &v))
-				goto bad;
-			if (ip2) {
-				/* v2: slot 1 moves in place and names the ip */
-				d->prev_ip += (uint64_t)mp_unzigzag(v);
-				rec->ip = d->prev_ip;
-				return 1;
-			}
-			d->prev_ip = d->last_ip;
-			d->last_ip += (uint64_t)mp_unzigzag(v);
-		} else if (ip2) {
-			uint64_t ip = d->prev_ip;
-			d->prev_ip = d->last_ip;
-			d->last_ip = ip;
-		}
-		rec->ip = d->last_ip;
-		return 1;
-	}
-	case MP_REC_ACCESS_SLOT:
-	case MP_REC_ACCESS_FAR: {
-		unsigned sc = tag & 7;
-		if (sc == MP_SIZE_RANGE)
-			goto bad;
-		if (rec->cls == MP_REC_ACCESS_SLOT) {
-			if (mp_get_uv(&d->p, d->end, &v))
-				goto bad;
-		} else {
-			if ((size_t)(d->end - d->p) < MP_ACC_FAR_BYTES)
-				goto bad;
-			v = 0;
-			for (unsigned k = 0; k < MP_ACC_FAR_BYTES; k++)
-				v |= (uint64_t)d->p[k] << (8 * k);
-			d->p += MP_ACC_FAR_BYTES;
-		}
-		rec->cls = MP_REC_ACCESS;
-		d->last_addr += (uint64_t)mp_unzigzag(v);
-		rec->addr = d->last_addr;
-		rec->write = !!(tag & MP_ACC_WRITE);
-		rec->range = 0;
-		rec->size = 1ull << sc;
-		rec->ip = tag & MP_ACC_SLOT1 ? d->prev_ip : d->last_ip;
-		return 1;
-	}
 	case MP_REC_EPOCH:
 	case MP_REC_DROPPED:
 		if ((tag & 0x1f) || mp_get_uv(&d->p, d->end, &rec->epoch))
@@ -362,6 +302,7 @@ int trace_dec_next(struct trace_dec *d, struct trace_rec *rec)
 		return 1;
 	case MP_REC_EVENT: {
 		unsigned t = tag & 0x1f;
+		uint64_t v;
 		if (t == 0 || t >= sizeof(ev_layout) / sizeof(ev_layout[0]) || !ev_layout[t].nf)
 			goto bad;
 		rec->event = t;
@@ -399,7 +340,7 @@ int trace_dec_next(struct trace_dec *d, struct trace_rec *rec)
 		return 1;
 	}
 	default:
-		goto bad;
+		goto bad; /* an access trace_dec_access found malformed, or no class */
 	}
 bad:
 	d->p = d->end;

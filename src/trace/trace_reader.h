@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/varint.h"
 #include "trace/trace_format.h"
 
 struct trace_reader;
@@ -71,6 +72,120 @@ struct trace_dec {
 void trace_dec_init(struct trace_dec *d, const uint8_t *data, size_t len);
 /* 1 and *rec filled; 0 at the end; -MP_ERR_CORRUPT on a malformed record. */
 int trace_dec_next(struct trace_dec *d, struct trace_rec *rec);
+
+/* A varint whose first byte ends it (most address deltas of a loop) without
+ * mp_get_uv's loop. */
+static inline int trace_get_uv(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	if (*pp < end && **pp < 0x80) {
+		*out = *(*pp)++;
+		return 0;
+	}
+	return mp_get_uv(pp, end, out);
+}
+
+/* The fields of one decoded access, as in trace_rec: small enough for a
+ * loop to keep in registers. */
+struct trace_acc {
+	uint64_t addr, size, ip;
+	int write, range;
+};
+
+_Static_assert(MP_ACC_FAR_BYTES == 6, "trace_dec_acc reads ACCESS_FAR's delta as 6 bytes");
+
+/* If the next record is a well-formed access (any of the four access
+ * classes), decodes it as trace_dec_next does into *a and returns 1; else
+ * returns 0 and consumes nothing, so trace_dec_next can take the record
+ * (and report it if it is malformed). Inline: the replay decodes runs of
+ * accesses with it, and most of a trace is such runs. */
+static inline __attribute__((always_inline)) int trace_dec_acc(struct trace_dec *d, struct trace_acc *a)
+{
+	const uint8_t *p = d->p, *end = d->end;
+	if (end - p < 2) /* every access has a tag and a delta */
+		return 0;
+	uint8_t tag = p[0];
+	unsigned sc = tag & 7;
+	uint64_t v, size = 1ull << sc, ip = d->last_ip;
+	if (MP_TAG_CLASS(tag) == MP_REC_ACCESS_SLOT && sc != MP_SIZE_RANGE && p[1] < 0x80) {
+		/* v2's inline sites, near the last access: most of a loop's records */
+		v = p[1];
+		p += 2;
+		if (tag & MP_ACC_SLOT1)
+			ip = d->prev_ip;
+		goto done;
+	}
+	p++;
+	switch (MP_TAG_CLASS(tag)) {
+	case MP_REC_ACCESS_SLOT:
+		/* a fixed ip slot: nothing moves */
+		if (sc == MP_SIZE_RANGE || trace_get_uv(&p, end, &v))
+			return 0;
+		if (tag & MP_ACC_SLOT1)
+			ip = d->prev_ip;
+		break;
+	case MP_REC_ACCESS_FAR:
+		if (sc == MP_SIZE_RANGE || (size_t)(end - p) < MP_ACC_FAR_BYTES)
+			return 0;
+		/* spelt out: compilers make it two loads, not a loop */
+		v = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+		    (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40;
+		p += MP_ACC_FAR_BYTES;
+		if (tag & MP_ACC_SLOT1)
+			ip = d->prev_ip;
+		break;
+	case MP_REC_ACCESS:
+	case MP_REC_ACCESS_IP2: {
+		int ip2 = MP_TAG_CLASS(tag) == MP_REC_ACCESS_IP2;
+		uint64_t prev_ip = d->prev_ip;
+		if (trace_get_uv(&p, end, &v) || (sc == MP_SIZE_RANGE && trace_get_uv(&p, end, &size)))
+			return 0;
+		if (tag & MP_ACC_IP) {
+			uint64_t dip;
+			if (trace_get_uv(&p, end, &dip))
+				return 0;
+			if (ip2) {
+				/* v2: slot 1 moves in place and names the ip */
+				ip = d->prev_ip += (uint64_t)mp_unzigzag(dip);
+				break;
+			}
+			prev_ip = ip;
+			ip += (uint64_t)mp_unzigzag(dip);
+		} else if (ip2) {
+			prev_ip = ip;
+			ip = d->prev_ip;
+		}
+		d->last_ip = ip;
+		d->prev_ip = prev_ip;
+		break;
+	}
+	default:
+		return 0;
+	}
+done:
+	d->p = p;
+	d->last_addr += (uint64_t)mp_unzigzag(v);
+	a->addr = d->last_addr;
+	a->size = size;
+	a->ip = ip;
+	a->write = !!(tag & MP_ACC_WRITE);
+	a->range = sc == MP_SIZE_RANGE;
+	return 1;
+}
+
+/* trace_dec_acc into the ACCESS fields of *rec. */
+static inline __attribute__((always_inline)) int trace_dec_access(struct trace_dec *d, struct trace_rec *rec)
+{
+	struct trace_acc a;
+	if (!trace_dec_acc(d, &a))
+		return 0;
+	rec->cls = MP_REC_ACCESS;
+	rec->addr = a.addr;
+	rec->size = a.size;
+	rec->ip = a.ip;
+	rec->write = a.write;
+	rec->range = a.range;
+	return 1;
+}
 
 /* Decodes a STACK_DEF's frames into out (max n); returns the count or -1. */
 int trace_stack_frames(const struct trace_rec *rec, uint64_t *out, int n);

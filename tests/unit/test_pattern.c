@@ -143,6 +143,57 @@ static void test_mixed(void)
 	CHECK(p.share > 0.55 && p.share < 0.65);
 }
 
+static int same_summary(const struct an_pat_stream *a, const struct an_pat_stream *b)
+{
+	if (a->last != b->last || a->accesses != b->accesses || a->deltas != b->deltas || a->zero != b->zero ||
+	    a->fwd != b->fwd || a->bwd != b->bwd || a->nslots != b->nslots || a->hot != b->hot || a->hot2 != b->hot2)
+		return 0;
+	for (unsigned i = 0; i < a->nslots; i++)
+		if (a->slot[i].delta != b->slot[i].delta || a->slot[i].count != b->slot[i].count ||
+		    a->slot[i].err != b->slot[i].err)
+			return 0;
+	return 1;
+}
+
+/* an_pat_run (the replay's loop) leaves a summary exactly as
+ * an_pat_stream_add per access does, whatever the runs' lengths: streams
+ * that alternate two deltas, repeat one, jump at random, and cycle through
+ * more deltas than there are slots (slots replaced, hot == hot2). */
+static void test_run(void)
+{
+	uint64_t x = 11;
+	for (int shape = 0; shape < 4; shape++) {
+		struct an_pat_stream one, batched;
+		an_pat_stream_init(&one);
+		an_pat_stream_init(&batched);
+		uint64_t a = 0x5000, i = 0;
+		while (i < 20000) {
+			struct an_pat_run w;
+			an_pat_run_begin(&w, &batched);
+			for (uint64_t k = lcg(&x) % 300; k-- > 0 && i < 20000; i++) {
+				switch (shape) {
+				case 0: /* load and store of each element */
+					a += i & 1 ? 0 : 4;
+					break;
+				case 1:
+					a += i % 97 ? 8 : (uint64_t)-4096;
+					break;
+				case 2:
+					a = lcg(&x) % (1u << 20);
+					break;
+				default:
+					a += (i * 7919) % 11 * 16;
+					break;
+				}
+				an_pat_stream_add(&one, a);
+				an_pat_run_add(&w, a);
+			}
+			an_pat_run_end(&w);
+			CHECK(same_summary(&one, &batched));
+		}
+	}
+}
+
 /* The collector: two threads each walking its half of one object forward
  * make a forward object; a backward thread on another object stays apart;
  * accesses outside --roi are ignored. */
@@ -192,6 +243,7 @@ int main(void)
 	test_read_modify_write();
 	test_random();
 	test_mixed();
+	test_run();
 	test_collector();
 	return check_done("test_pattern");
 }
