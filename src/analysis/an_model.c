@@ -63,6 +63,11 @@ void an_mem_add(struct an_mem *a, const struct an_mem *b)
 	a->latency_n += b->latency_n;
 	for (int i = 0; i < AN_LAT_BUCKETS; i++)
 		a->latency_hist[i] += b->latency_hist[i];
+	a->miss_modelled += b->miss_modelled;
+	a->miss_unmodelled += b->miss_unmodelled;
+	a->miss_latency_sum += b->miss_latency_sum;
+	for (int i = 0; i < AN_LAT_BUCKETS; i++)
+		a->miss_latency_hist[i] += b->miss_latency_hist[i];
 }
 
 static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
