@@ -518,20 +518,26 @@ static void add_counts(struct an_counts *c, const struct an_counts *run)
 	c->bytes_stored += run->bytes_stored;
 }
 
-/* Adds the stream's run of counted accesses where they belong. Nothing reads
- * those tallies before the replay ends (an_result.c), so a run is added up
- * when its class changes and at the end of the stream. */
+/* Adds the stream's run of counted accesses to its class. Nothing reads
+ * these tallies before the replay ends (an_result.c), so a run is added up
+ * when its class changes, and the stream's thread, process and totals get
+ * theirs at its end (flush_stream). */
 static void flush_run(struct an_state *st, struct an_stream *s)
 {
-	const struct an_counts *run = &s->run;
-	uint64_t n = run->loads + run->stores;
-	if (!n)
+	if (!(s->run.loads | s->run.stores))
 		return;
-	add_counts(&st->classes.v[s->run_cls].c, run);
-	add_counts(&st->threads.v[s->thread].c, run);
-	add_counts(&st->res->total, run);
-	st->procs.v[s->proc].accesses += n;
+	add_counts(&st->classes.v[s->run_cls].c, &s->run);
+	add_counts(&s->sum, &s->run);
 	s->run = (struct an_counts){ 0 };
+}
+
+static void flush_stream(struct an_state *st, struct an_stream *s)
+{
+	flush_run(st, s);
+	add_counts(&st->threads.v[s->thread].c, &s->sum);
+	add_counts(&st->res->total, &s->sum);
+	st->procs.v[s->proc].accesses += s->sum.loads + s->sum.stores;
+	s->sum = (struct an_counts){ 0 };
 }
 
 static void hook_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r,
@@ -559,15 +565,11 @@ static void access_outside_roi(struct an_state *st, struct an_stream *s, uint32_
 		hook_access(st, s, cls, r, 0, &oc);
 }
 
-/* The function (an_ip index + 1) of code address ip, made on first sight;
- * 0 on ENOMEM (st->oom). */
-static __attribute__((noinline)) uint32_t fn_of(struct an_state *st, struct an_stream *s, uint64_t ip)
+/* The function (an_ip index + 1) of code address ip, made on first sight
+ * and kept in slot; 0 on ENOMEM (st->oom). */
+static __attribute__((noinline)) uint32_t fn_lookup(struct an_state *st, struct an_stream *s, uint64_t ip,
+						    struct an_ip_slot *slot)
 {
-	/* loops cycle through a few instructions: a small per-stream cache in
-	 * front of the hash map */
-	struct an_ip_slot *slot = &s->ipc[(ip * 0x9e3779b97f4a7c15ull) >> 60];
-	if (slot->fn && slot->ip == ip)
-		return slot->fn;
 	uint64_t key = mp_hash64(ip ^ ((uint64_t)s->proc << 48)) | 1;
 	uint64_t *v = mp_hashmap_get(&st->ip_index, key);
 	if (!v) {
@@ -581,6 +583,26 @@ static __attribute__((noinline)) uint32_t fn_of(struct an_state *st, struct an_s
 	slot->ip = ip;
 	slot->fn = (uint32_t)*v + 1;
 	return slot->fn;
+}
+
+static inline uint32_t fn_of(struct an_state *st, struct an_stream *s, uint64_t ip)
+{
+	/* loops cycle through a few instructions: a small per-stream cache in
+	 * front of the hash map */
+	struct an_ip_slot *slot = &s->ipc[(ip * 0x9e3779b97f4a7c15ull) >> 60];
+	return slot->fn && slot->ip == ip ? slot->fn : fn_lookup(st, s, ip, slot);
+}
+
+/* The pattern summary of (cls, the stream's thread), through the stream's
+ * recent ones; NULL on ENOMEM. */
+static inline struct an_pat_stream *pat_of(struct an_state *st, struct an_stream *s, uint32_t cls)
+{
+	struct an_pat_recent *e = &s->pat_recent[cls % AN_PAT_RECENT];
+	if (!e->pat || e->cls != cls) {
+		e->pat = an_patterns_get(st->opts->patterns, cls, s->thread);
+		e->cls = cls;
+	}
+	return e->pat;
 }
 
 /* What a counted access asks for besides the tallies: NUMA placement, the
@@ -639,7 +661,7 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	count(&st->ips.v[s->last_fn - 1].c, r->write, r->size);
 	if (st->opts->patterns) {
 		if (!s->pat || cls != s->pat_cls) {
-			s->pat = an_patterns_get(st->opts->patterns, cls, s->thread);
+			s->pat = pat_of(st, s, cls);
 			s->pat_cls = cls;
 		}
 		if (s->pat)
@@ -673,50 +695,57 @@ static inline void rec_set_access(struct trace_rec *r, const struct trace_acc *a
 	r->range = a->range;
 }
 
-/* Takes the accesses after the one apply_access just did while they stay
- * in [lo, hi) of its object and come from its code address or the one
- * before (a loop's load and store): same class, tallies and pattern
- * summary, and a function known already. They are counted here, the
- * class's tallies in locals, with the decoder's state and the pattern
- * summary's hot slots in registers. Returns 1 if it stopped at an access
- * that left the stretch (in s->rec, not yet applied), 0 at a record that is
- * not an access (nothing decoded). extras: a constant, so that the loop
- * without a model, NUMA or hook is compiled apart. */
-static inline __attribute__((always_inline)) int take_stretch(struct an_state *st, struct an_stream *s, uint64_t lo,
-							      uint64_t hi, const int extras)
+/* Where the accesses after the one apply_access just did may go without
+ * it: [lo, lo + width) of its object, from its code address or the one
+ * before (a loop's load and store), with the same class, tallies and
+ * pattern summary. width 0: nowhere. */
+struct stretch {
+	uint64_t lo, width;
+	uint64_t ip, ip2; /* ip2 == ip: only one */
+};
+
+static inline int in_stretch(const struct stretch *k, const struct trace_acc *a)
 {
+	return a->addr - k->lo < k->width && (a->ip == k->ip || a->ip == k->ip2);
+}
+
+/* Counts *pending, an access in the stretch k, and the accesses after it
+ * while they stay in it: the class's tallies in locals, the decoder's state
+ * and the pattern summary's hot slots in registers. Returns 1 if it stopped
+ * at an access out of the stretch (in *pending, not yet applied), 0 at a
+ * record that is not an access (not decoded). extras: a constant, so that
+ * the loop without a model, NUMA or hook is compiled apart. */
+static inline __attribute__((always_inline)) int take_stretch(struct an_state *st, struct an_stream *s,
+							      struct stretch k, struct trace_acc *pending, const int extras)
+{
+	struct trace_acc a = *pending; /* a local the compiler keeps in registers */
 	const uint32_t cls = s->run_cls;
-	const uint64_t width = hi - lo;
-	/* the two code addresses, the current one first, and their tallies */
-	uint64_t ip = s->last_ip, ip2 = s->other_fn ? s->other_ip : ip;
+	/* the two code addresses' functions and tallies, the current one first */
 	uint32_t fn = s->last_fn, fn2 = s->other_fn;
-	struct an_counts *ipc = fn ? &st->ips.v[fn - 1].c : NULL, *ipc2 = fn2 ? &st->ips.v[fn2 - 1].c : ipc;
+	struct an_counts *ipc = &st->ips.v[fn - 1].c, *ipc2 = fn2 ? &st->ips.v[fn2 - 1].c : ipc;
 	struct an_pat_stream *const ps = st->opts->patterns ? s->pat : NULL;
 	struct an_pat_run pat = { 0 };
 	if (ps)
 		an_pat_run_begin(&pat, ps);
 	struct an_counts run = s->run;
 	struct trace_dec d = s->dec;
-	struct trace_acc a;
 	int more;
-	while ((more = next_access(st, s, &d, &a, extras))) {
-		if (a.addr - lo >= width)
+	for (int first = 1;; first = 0) {
+		if (!first && !in_stretch(&k, &a)) /* the caller checked the first */
 			break;
-		if (a.ip != ip) {
-			if (a.ip != ip2)
-				break;
+		if (a.ip != k.ip) {
 			/* as apply_access: the other one becomes the last */
-			uint64_t ti = ip;
+			uint64_t ti = k.ip;
 			uint32_t tf = fn;
 			struct an_counts *tc = ipc;
-			ip = ip2;
+			k.ip = k.ip2;
 			fn = fn2;
 			ipc = ipc2;
-			ip2 = ti;
+			k.ip2 = ti;
 			fn2 = tf;
 			ipc2 = tc;
 			if (extras) {
-				s->last_ip = ip;
+				s->last_ip = k.ip;
 				s->last_fn = fn;
 			}
 		}
@@ -730,17 +759,20 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 			rec_set_access(&s->rec, &a);
 			access_extras(st, s, cls, &s->rec);
 		}
+		if (!(more = next_access(st, s, &d, &a, extras)))
+			break;
 	}
 	if (ps)
 		an_pat_run_end(&pat);
 	s->run = run;
 	s->dec = d;
-	s->last_ip = ip;
+	s->last_ip = k.ip;
 	s->last_fn = fn;
-	s->other_ip = ip2;
-	s->other_fn = fn2;
-	if (more)
-		rec_set_access(&s->rec, &a);
+	if (fn2) {
+		s->other_ip = k.ip2;
+		s->other_fn = fn2;
+	}
+	*pending = a;
 	return more;
 }
 
@@ -759,14 +791,24 @@ static void replay_accesses(struct an_state *st, struct an_stream *s)
 	for (;;) {
 		apply_access(st, s, &s->rec);
 		const struct an_obj *o = s->cache;
-		uint64_t lo = 0, hi = 0; /* empty: the next access goes to apply_access */
+		struct stretch k = { 0 };
 		if (counted && o && s->cache_gen == p->map.gen && o->cls == s->run_cls && o->cls == s->last_cls &&
 		    s->last_fn && s->last_ip == s->rec.ip && (!st->opts->patterns || (s->pat && s->pat_cls == o->cls))) {
-			lo = s->cache_lo;
-			hi = s->cache_hi;
+			k.lo = s->cache_lo;
+			k.width = s->cache_hi - s->cache_lo;
+			k.ip = s->last_ip;
+			k.ip2 = s->other_fn ? s->other_ip : s->last_ip;
 		}
-		if (extras ? take_stretch(st, s, lo, hi, 1) : take_stretch(st, s, lo, hi, 0))
+		/* the next access first: in tables walked at random or among
+		 * allocations it seldom stays, and then costs no stretch set-up */
+		struct trace_acc a;
+		int more = next_access(st, s, &s->dec, &a, st->model != NULL);
+		if (more && in_stretch(&k, &a))
+			more = extras ? take_stretch(st, s, k, &a, 1) : take_stretch(st, s, k, &a, 0);
+		if (more) {
+			rec_set_access(&s->rec, &a);
 			continue;
+		}
 		cursor_advance(st, s);
 		if (s->done || s->rec.cls != MP_REC_ACCESS)
 			return;
@@ -940,7 +982,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 	fork_children_upto(st, pi, UINT64_MAX);
 	for (size_t i = 0; i < n; i++) {
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];
-		flush_run(st, s);
+		flush_stream(st, s);
 		an_model_stream_done(st, s);
 		free(s->data);
 		s->data = NULL;

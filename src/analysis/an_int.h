@@ -44,6 +44,7 @@ struct an_proc {
 };
 
 #define AN_IP_CACHE 16 /* slots: the top 4 bits of a multiplicative hash */
+#define AN_PAT_RECENT 4 /* pattern summaries a stream keeps at hand */
 
 #define AN_AHEAD 16 /* model lookahead, records: covers a host memory miss or two */
 #define AN_AHEAD_KEEP 256 /* records looked ahead for after a reference missed the DTLB */
@@ -79,13 +80,20 @@ struct an_stream {
 	uint64_t other_ip;
 	uint32_t other_fn;
 	/* counts of the current run of counted accesses to class run_cls, not
-	 * yet added to the class, thread, process and totals (an_attrib.c,
-	 * flush_run) */
-	struct an_counts run;
+	 * yet added to the class (an_attrib.c, flush_run); and of the runs
+	 * before, not yet added to the thread, process and totals (end of the
+	 * stream) */
+	struct an_counts run, sum;
 	uint32_t run_cls;
-	/* opts->patterns: the summary of (pat_cls, this thread), NULL if none yet */
+	/* opts->patterns: the summary of (pat_cls, this thread), NULL if none
+	 * yet, and those of recent classes (slot cls % AN_PAT_RECENT): a loop
+	 * body touches a few objects in turn */
 	struct an_pat_stream *pat;
 	uint32_t pat_cls;
+	struct an_pat_recent {
+		struct an_pat_stream *pat;
+		uint32_t cls;
+	} pat_recent[AN_PAT_RECENT];
 	struct an_ip_slot {
 		uint64_t ip;
 		uint32_t fn;
