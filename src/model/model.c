@@ -350,10 +350,11 @@ static int snoop_l1(struct mp_model *m, unsigned k, uint64_t key, int write)
 	return shared;
 }
 
-/* Set sampling: a line outside the sample goes through L1 as any other
- * (so L1 hits stay exact), and a miss is served by levels that are not
- * modelled for it: MP_LVL_UNKNOWN. */
-static unsigned line_ref_l1(struct mp_model *m, unsigned k, uint64_t key, int write, uint32_t owner)
+/* L1's part of a reference by core k: on a hit, the line becomes the most
+ * recent, a store takes it exclusive (other cores' copies go) and dirty,
+ * and MP_LVL_L1 comes back; on a miss, 0. */
+static inline __attribute__((always_inline)) unsigned l1_hit(struct mp_model *m, unsigned k, uint64_t key, int write,
+							   uint32_t owner)
 {
 	struct model_core *c = &m->core[k];
 	int64_t i;
@@ -361,18 +362,32 @@ static unsigned line_ref_l1(struct mp_model *m, unsigned k, uint64_t key, int wr
 		i = (int64_t)c->last_idx;
 	else
 		i = model_cache_find(&c->l1, key);
-	if (i >= 0) {
-		model_cache_touch(&c->l1, (uint64_t)i);
-		c->last_key = key;
-		c->last_idx = (uint64_t)i;
-		if (write) {
-			if (!(*mc_flags(&c->l1, i) & MC_EXCL) && m->nactive > 1)
+	if (i < 0)
+		return 0;
+	model_cache_touch(&c->l1, (uint64_t)i);
+	c->last_key = key;
+	c->last_idx = (uint64_t)i;
+	if (write) {
+		if (!(*mc_flags(&c->l1, i) & MC_EXCL) && m->nactive > 1) {
+			if (key & m->sample_mask)
 				snoop_l1(m, k, key, 1);
-			*mc_flags(&c->l1, i) |= MC_DIRTY | MC_EXCL;
-			*mc_owner(&c->l1, i) = owner;
+			else
+				snoop(m, k, key, 1);
 		}
-		return MP_LVL_L1;
+		*mc_flags(&c->l1, i) |= MC_DIRTY | MC_EXCL;
+		*mc_owner(&c->l1, i) = owner;
 	}
+	return MP_LVL_L1;
+}
+
+/* Set sampling: a line outside the sample goes through L1 as any other
+ * (so L1 hits stay exact), and a miss is served by levels that are not
+ * modelled for it: MP_LVL_UNKNOWN. */
+static unsigned line_ref_l1(struct mp_model *m, unsigned k, uint64_t key, int write, uint32_t owner)
+{
+	if (l1_hit(m, k, key, write, owner))
+		return MP_LVL_L1;
+	struct model_core *c = &m->core[k];
 	int shared = m->nactive > 1 ? snoop_l1(m, k, key, write) : 0;
 	uint8_t fl = write ? MC_DIRTY | MC_EXCL : shared ? 0 : MC_EXCL;
 	struct model_victim v;
@@ -390,24 +405,9 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 {
 	if (key & m->sample_mask)
 		return line_ref_l1(m, k, key, write, owner);
-	struct model_core *c = &m->core[k];
-	int64_t i;
-	if (key == c->last_key && *mc_tag(&c->l1, c->last_idx) == key + 1)
-		i = (int64_t)c->last_idx;
-	else
-		i = model_cache_find(&c->l1, key);
-	if (i >= 0) {
-		model_cache_touch(&c->l1, (uint64_t)i);
-		c->last_key = key;
-		c->last_idx = (uint64_t)i;
-		if (write) {
-			if (!(*mc_flags(&c->l1, i) & MC_EXCL) && m->nactive > 1)
-				snoop(m, k, key, 1);
-			*mc_flags(&c->l1, i) |= MC_DIRTY | MC_EXCL;
-			*mc_owner(&c->l1, i) = owner;
-		}
+	if (l1_hit(m, k, key, write, owner))
 		return MP_LVL_L1;
-	}
+	struct model_core *c = &m->core[k];
 
 	unsigned level;
 	uint8_t fl = 0; /* flags of the new L1 line */
