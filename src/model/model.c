@@ -380,16 +380,11 @@ static inline __attribute__((always_inline)) unsigned l1_hit(struct mp_model *m,
 	return MP_LVL_L1;
 }
 
-/* Set sampling: a line outside the sample goes through L1 as any other
- * (so L1 hits stay exact), and a miss is served by levels that are not
- * modelled for it: MP_LVL_UNKNOWN. */
-static unsigned line_ref_l1(struct mp_model *m, unsigned k, uint64_t key, int write, uint32_t owner)
+/* The line comes into core k's L1 with flags fl, as the most recent. */
+static inline __attribute__((always_inline)) void l1_fill(struct mp_model *m, unsigned k, uint64_t key, uint32_t owner,
+							   uint8_t fl)
 {
-	if (l1_hit(m, k, key, write, owner))
-		return MP_LVL_L1;
 	struct model_core *c = &m->core[k];
-	int shared = m->nactive > 1 ? snoop_l1(m, k, key, write) : 0;
-	uint8_t fl = write ? MC_DIRTY | MC_EXCL : shared ? 0 : MC_EXCL;
 	struct model_victim v;
 	int ev;
 	uint64_t idx = model_cache_insert(&c->l1, key, owner, fl, &v, &ev);
@@ -397,6 +392,17 @@ static unsigned line_ref_l1(struct mp_model *m, unsigned k, uint64_t key, int wr
 		l1_evicted(m, k, &v);
 	c->last_key = key;
 	c->last_idx = idx;
+}
+
+/* Set sampling: a line outside the sample goes through L1 as any other
+ * (so L1 hits stay exact), and a miss is served by levels that are not
+ * modelled for it: MP_LVL_UNKNOWN. */
+static unsigned line_ref_l1(struct mp_model *m, unsigned k, uint64_t key, int write, uint32_t owner)
+{
+	if (l1_hit(m, k, key, write, owner))
+		return MP_LVL_L1;
+	int shared = m->nactive > 1 ? snoop_l1(m, k, key, write) : 0;
+	l1_fill(m, k, key, owner, write ? MC_DIRTY | MC_EXCL : shared ? 0 : MC_EXCL);
 	return MP_LVL_UNKNOWN;
 }
 
@@ -461,13 +467,7 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 	}
 	if (write)
 		fl |= MC_DIRTY | MC_EXCL;
-	struct model_victim v;
-	int ev;
-	uint64_t idx = model_cache_insert(&c->l1, key, owner, fl, &v, &ev);
-	if (ev)
-		l1_evicted(m, k, &v);
-	c->last_key = key;
-	c->last_idx = idx;
+	l1_fill(m, k, key, owner, fl);
 	return level;
 }
 
