@@ -134,6 +134,7 @@ struct an_ip {
 
 struct an_model; /* an_model.c */
 struct an_phys; /* an_phys.c */
+#define AN_PHYS_MAX_PAGES (1ull << 28) /* translations kept at most (an_phys_load) */
 struct an_smp; /* an_samples.c */
 struct an_numa; /* an_numa.c */
 

@@ -220,8 +220,12 @@ int an_phys_load(struct an_state *st)
 	if (!ph)
 		return -ENOMEM;
 	st->phys = ph;
-	int bad = 0;
-	for (size_t i = 0; i < st->pagemap_chunks.n; i++) {
+	/* Translations past the cap are ignored: a run may claim 2^36 pages in
+	 * a few bytes, and more than a TiB of 4 KiB pages is a damaged or
+	 * crafted file, not a program (the fuzzer sets a lower cap). */
+	uint64_t cap = st->opts->max_phys_pages ? st->opts->max_phys_pages : AN_PHYS_MAX_PAGES, added = 0;
+	int bad = 0, capped = 0;
+	for (size_t i = 0; i < st->pagemap_chunks.n && !capped; i++) {
 		struct trace_chunk c;
 		if (!trace_reader_read_at(st->reader, st->pagemap_chunks.v[i], &c))
 			continue;
@@ -232,16 +236,24 @@ int an_phys_load(struct an_state *st)
 			continue;
 		}
 		int k;
-		while ((k = trace_pagemap_next(&pm, &run)) == 1)
-			for (uint64_t j = 0; j < run.npages; j++)
+		while (!capped && (k = trace_pagemap_next(&pm, &run)) == 1)
+			for (uint64_t j = 0; j < run.npages; j++) {
+				if (++added > cap) {
+					capped = 1;
+					break;
+				}
 				if (an_phys_add(ph, (uint32_t)pm.pid, run.vpage + j, run.pfn ? run.pfn + j : 0,
 						(uint32_t)run.flags, pm.time))
 					return -ENOMEM;
-		if (k < 0)
+			}
+		if (!capped && k < 0)
 			bad = 1;
 	}
 	if (bad)
 		an_warn(st, "a page-table record is malformed: some translations are missing");
+	if (capped)
+		an_warn(st, "page-table records of more than %llu pages: the rest are ignored (a damaged file?)",
+			(unsigned long long)cap);
 	st->res->phys_pages = ph->pages;
 	return 0;
 }
