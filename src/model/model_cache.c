@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Set-associative arrays with true LRU (a use clock per entry: the ways of
- * a set are few, so finding the oldest is a short scan) or tree pseudo-LRU
+ * Set-associative arrays with true LRU (up to 16 ways, the ways in recency
+ * order as nibbles of one word; beyond, a use clock per entry and a scan
+ * for the oldest) or tree pseudo-LRU
  * (the binary tree of ways-1 bits Intel and others build: each node points
  * to the half to evict from next; a use points every node on its path
  * away from it). One block of memory per set (layout in model_int.h).
@@ -11,6 +12,17 @@
 #include <string.h>
 
 #include "model/model_int.h"
+
+/* Every LRU set of up to 16 ways starts with way i at rank i. */
+static void init_orders(struct model_cache *c)
+{
+	if (!c->nibble_lru)
+		return;
+	uint64_t order = c->ways == 16 ? 0xfedcba9876543210ull
+				       : 0xfedcba9876543210ull & ((1ull << (4 * c->ways)) - 1);
+	for (uint64_t s = 0; s < c->sets; s++)
+		*mc_order(c, s) = order;
+}
 
 int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, unsigned repl, int with_owner)
 {
@@ -24,12 +36,18 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 	c->pow2 = (c->sets & (c->sets - 1)) == 0;
 	c->set_mask = c->sets - 1;
 	c->repl = repl;
+	c->nibble_lru = repl == MP_REPL_LRU && ways <= 16;
 	while ((1u << c->levels) < ways)
 		c->levels++;
 	c->wshift = c->levels;
 	/* the set's block (model_int.h), 8-byte aligned throughout */
 	uint64_t at = 8ull * ways;
-	if (repl == MP_REPL_LRU) {
+	c->off_fp = (uint32_t)at;
+	at += (ways + 15ull) & ~15ull;
+	if (c->nibble_lru) {
+		c->off_order = (uint32_t)at;
+		at += 8;
+	} else if (repl == MP_REPL_LRU) {
 		c->off_stamp = (uint32_t)at;
 		at += 8ull * ways;
 	}
@@ -53,6 +71,7 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 		model_cache_fini(c);
 		return -ENOMEM;
 	}
+	init_orders(c);
 	return 0;
 }
 
@@ -67,6 +86,7 @@ void model_cache_clear(struct model_cache *c)
 	if (c->mem)
 		memset(c->mem, 0, (size_t)c->sets * c->set_bytes);
 	c->clock = 0;
+	init_orders(c);
 }
 
 /* The leaf the tree points to (node numbering: model_cache_plru_use). */
@@ -85,26 +105,32 @@ uint64_t model_cache_insert(struct model_cache *c, uint64_t key, uint32_t owner,
 	uint64_t set = model_cache_set(c, key);
 	uint8_t *blk = model_cache_block(c, set);
 	uint64_t *tag = (uint64_t *)blk;
+	uint8_t *fp = blk + c->off_fp;
+	/* the lowest empty way first (fingerprint 0; the padding past the
+	 * ways is 0 too, hence the bound) */
 	unsigned way = UINT32_MAX;
-	if (c->repl == MP_REPL_LRU) {
-		/* an empty entry has stamp 0 (cleared on drop): the oldest of all */
-		const uint64_t *st = (const uint64_t *)(blk + c->off_stamp);
-		uint64_t best = st[0];
-		unsigned bw = 0;
-		for (unsigned w = 1; w < c->ways; w++)
-			if (st[w] < best) {
-				best = st[w];
-				bw = w;
-			}
-		way = bw;
-	} else {
-		for (unsigned w = 0; w < c->ways; w++)
-			if (!tag[w]) {
-				way = w;
-				break;
-			}
-		if (way == UINT32_MAX)
+	for (uint32_t base = 0; base < c->ways; base += 16) {
+		unsigned m = mc_match16(fp + base, 0);
+		if (m) {
+			way = base + (unsigned)__builtin_ctz(m);
+			break;
+		}
+	}
+	if (way >= c->ways) {
+		if (c->repl == MP_REPL_PLRU) {
 			way = plru_victim(c, blk);
+		} else if (c->nibble_lru) {
+			way = (unsigned)(*mc_order(c, set) >> (4 * (c->ways - 1))) & 15;
+		} else {
+			const uint64_t *st = (const uint64_t *)(blk + c->off_stamp);
+			uint64_t best = st[0];
+			way = 0;
+			for (unsigned w = 1; w < c->ways; w++)
+				if (st[w] < best) {
+					best = st[w];
+					way = w;
+				}
+		}
 	}
 	uint32_t *own = c->off_owner ? (uint32_t *)(blk + c->off_owner) : NULL;
 	uint8_t *fl = blk + c->off_flags;
@@ -116,12 +142,11 @@ uint64_t model_cache_insert(struct model_cache *c, uint64_t key, uint32_t owner,
 		v->owner = own ? own[way] : MP_MODEL_NO_OWNER;
 	}
 	tag[way] = key + 1;
+	fp[way] = mc_fp(key);
 	fl[way] = flags;
 	if (own)
 		own[way] = owner;
-	if (c->repl == MP_REPL_LRU)
-		((uint64_t *)(blk + c->off_stamp))[way] = ++c->clock;
-	else
-		model_cache_plru_use(c, set, way);
-	return model_cache_idx(c, set, way);
+	uint64_t idx = model_cache_idx(c, set, way);
+	model_cache_touch(c, idx);
+	return idx;
 }

@@ -5,6 +5,9 @@
 #define MP_MODEL_INT_H
 
 #include <stdint.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "model/model.h"
 
@@ -12,12 +15,20 @@ enum { MC_DIRTY = 1, MC_EXCL = 2 /* no other core has the line (MESI E/M) */ };
 
 /* A set-associative array of keys. Everything about one set lies in one
  * block, so a lookup and the replacement that may follow touch a few
- * adjacent host cache lines instead of one line in each of four arrays:
+ * adjacent host cache lines instead of one line in each of several arrays:
  *   uint64_t tag[ways]     key + 1; 0 = empty
- *   uint64_t stamp[ways]   LRU: the clock at the last use
+ *   uint8_t  fp[ways16]    a byte of the key's hash, 0 = empty; ways16 is
+ *                          ways rounded up to 16 (the padding stays 0)
+ *   uint64_t order         LRU up to 16 ways: nibble i = the way of rank i
+ *                          in recency (0 = most recent)
+ *   uint64_t stamp[ways]   LRU over 16 ways: the clock at the last use
  *   uint32_t owner[ways]   only when made with owners
  *   uint8_t  flags[ways]   MC_*
  *   uint32_t plru          PLRU: a tree of ways-1 bits
+ * A lookup compares 16 fingerprints at once and the full tag only where one
+ * matches; a miss, the common case of a streaming model, never reads the
+ * tags. With the recency order in one word, the LRU victim is a shift
+ * instead of a scan of the ways' stamps.
  * Entry index: set << wshift | way (no division to find an entry's set). */
 struct model_cache {
 	uint32_t sets, ways;
@@ -26,7 +37,8 @@ struct model_cache {
 	unsigned repl; /* enum mp_repl */
 	unsigned levels; /* PLRU tree depth: log2(ways) */
 	unsigned wshift; /* ways <= 1 << wshift */
-	uint32_t set_bytes, off_stamp, off_owner, off_flags, off_plru; /* off_*: 0 if absent */
+	int nibble_lru; /* LRU kept in `order` (ways <= 16) */
+	uint32_t set_bytes, off_fp, off_order, off_stamp, off_owner, off_flags, off_plru; /* 0 if absent */
 	uint8_t *mem;
 	uint64_t clock;
 };
@@ -74,15 +86,66 @@ static inline uint32_t *mc_owner(const struct model_cache *c, uint64_t idx)
 	return (uint32_t *)(model_cache_block(c, idx >> c->wshift) + c->off_owner) + (idx & ((1u << c->wshift) - 1));
 }
 
+/* The fingerprint of a key: never 0, which marks an empty way. */
+static inline uint8_t mc_fp(uint64_t key)
+{
+	uint8_t f = (uint8_t)((key * 0x9e3779b97f4a7c15ull) >> 56);
+	return f ? f : 1;
+}
+
+/* Bit i set: byte i of the 16 at p equals b. SSE2 is part of x86-64; the
+ * loop is for other targets. */
+static inline unsigned mc_match16(const uint8_t *p, uint8_t b)
+{
+#ifdef __SSE2__
+	__m128i v = _mm_loadu_si128((const __m128i *)p);
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)b)));
+#else
+	unsigned m = 0;
+	for (unsigned i = 0; i < 16; i++)
+		m |= (unsigned)(p[i] == b) << i;
+	return m;
+#endif
+}
+
 /* Index of key's entry or -1. */
 static inline int64_t model_cache_find(const struct model_cache *c, uint64_t key)
 {
 	uint64_t set = model_cache_set(c, key), t = key + 1;
-	const uint64_t *tag = (const uint64_t *)model_cache_block(c, set);
-	for (uint32_t w = 0; w < c->ways; w++)
-		if (tag[w] == t)
-			return (int64_t)model_cache_idx(c, set, w);
+	const uint8_t *blk = model_cache_block(c, set);
+	const uint64_t *tag = (const uint64_t *)blk;
+	const uint8_t *fp = blk + c->off_fp;
+	uint8_t f = mc_fp(key);
+	for (uint32_t base = 0; base < c->ways; base += 16) {
+		/* padding ways match nothing: their fingerprint is 0 */
+		for (unsigned m = mc_match16(fp + base, f); m; m &= m - 1) {
+			unsigned w = base + (unsigned)__builtin_ctz(m);
+			if (tag[w] == t)
+				return (int64_t)model_cache_idx(c, set, w);
+		}
+	}
 	return -1;
+}
+
+/* The recency word of an LRU set of up to 16 ways. */
+static inline uint64_t *mc_order(const struct model_cache *c, uint64_t set)
+{
+	return (uint64_t *)(model_cache_block(c, set) + c->off_order);
+}
+
+/* Way `way` becomes the most recent in a recency word: its nibble moves to
+ * rank 0 and the ranks before it move down one. Only ranks below `ways`
+ * hold ways; the first nibble equal to `way` there is its rank. */
+static inline uint64_t mc_order_use(uint64_t order, unsigned way)
+{
+	const uint64_t ones = 0x1111111111111111ull;
+	uint64_t x = order ^ (ones * way);
+	/* lowest zero nibble of x: exact for the lowest one */
+	uint64_t z = (x - ones) & ~x & (ones << 3);
+	unsigned r4 = (unsigned)__builtin_ctzll(z) & ~3u; /* rank * 4 */
+	uint64_t below = order & ((1ull << r4) - 1);
+	uint64_t above = r4 + 4 < 64 ? order >> (r4 + 4) << (r4 + 4) : 0;
+	return above | below << 4 | way;
 }
 
 /* Tree-PLRU use of way `way` of set `set`. Tree nodes are numbered
@@ -109,10 +172,12 @@ static inline void model_cache_touch(struct model_cache *c, uint64_t idx)
 {
 	uint64_t set = idx >> c->wshift;
 	unsigned way = (unsigned)(idx & ((1u << c->wshift) - 1));
-	if (c->repl == MP_REPL_LRU)
-		((uint64_t *)(model_cache_block(c, set) + c->off_stamp))[way] = ++c->clock;
-	else
+	if (c->repl != MP_REPL_LRU)
 		model_cache_plru_use(c, set, way);
+	else if (c->nibble_lru)
+		*mc_order(c, set) = mc_order_use(*mc_order(c, set), way);
+	else
+		((uint64_t *)(model_cache_block(c, set) + c->off_stamp))[way] = ++c->clock;
 }
 
 /* Inserts key (absent), as most recently used; an empty way first, else
@@ -124,11 +189,11 @@ uint64_t model_cache_insert(struct model_cache *c, uint64_t key, uint32_t owner,
 /* Removes entry idx. */
 static inline void model_cache_drop(struct model_cache *c, uint64_t idx)
 {
+	/* empty entries are the first victims (model_cache_insert): the
+	 * recency order needs no change */
 	*mc_tag(c, idx) = 0;
 	*mc_flags(c, idx) = 0;
-	if (c->repl == MP_REPL_LRU) /* empty entries are the first victims */
-		((uint64_t *)(model_cache_block(c, idx >> c->wshift) + c->off_stamp))[idx & ((1u << c->wshift) - 1)] =
-			0;
+	model_cache_block(c, idx >> c->wshift)[c->off_fp + (idx & ((1u << c->wshift) - 1))] = 0;
 }
 
 /* Entry indices run below this (with holes when ways is not a power of two). */

@@ -55,6 +55,80 @@ static void test_lru_plru(void)
 	model_cache_fini(&c);
 }
 
+/* True LRU against a list kept in recency order, on random inserts, uses
+ * and drops: 8 and 16 ways keep the order in nibbles of one word, 12 too
+ * (fewer nibbles than the word holds), 20 use stamps. Victims must be the
+ * lowest empty way, else the least recently used key, every time. */
+static void test_lru_reference(void)
+{
+	const unsigned ways[] = { 1, 2, 8, 12, 16, 20 };
+	uint64_t rng = 88172645463325252ull;
+	for (size_t t = 0; t < sizeof(ways) / sizeof(ways[0]); t++) {
+		unsigned n = ways[t];
+		struct model_cache c;
+		CHECK_EQ(model_cache_init(&c, 2 * n, n, MP_REPL_LRU, 1), 0);
+		uint64_t ref[32]; /* set 0's keys, most recent first */
+		unsigned nref = 0, bad = 0;
+		for (unsigned step = 0; step < 20000; step++) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			uint64_t key = (rng >> 8) % (3 * n) * 2; /* even: set 0 of 2 */
+			int64_t i = model_cache_find(&c, key);
+			unsigned at = 0;
+			while (at < nref && ref[at] != key)
+				at++;
+			if ((i >= 0) != (at < nref)) {
+				bad++;
+				break;
+			}
+			if (i >= 0 && (rng & 7) == 0) { /* drop it */
+				model_cache_drop(&c, (uint64_t)i);
+				memmove(ref + at, ref + at + 1, (nref - at - 1) * sizeof(ref[0]));
+				nref--;
+				continue;
+			}
+			if (i >= 0) {
+				model_cache_touch(&c, (uint64_t)i);
+				memmove(ref + 1, ref, at * sizeof(ref[0]));
+				ref[0] = key;
+				continue;
+			}
+			struct model_victim v;
+			int ev;
+			model_cache_insert(&c, key, 0, 0, &v, &ev);
+			if (ev != (nref == n) || (ev && v.key != ref[n - 1])) {
+				bad++;
+				break;
+			}
+			if (nref == n)
+				nref--;
+			memmove(ref + 1, ref, nref * sizeof(ref[0]));
+			ref[0] = key;
+			nref++;
+		}
+		CHECK_EQ(bad, 0);
+		model_cache_fini(&c);
+	}
+	/* an empty way goes before the oldest key, the lowest empty first */
+	struct model_cache c;
+	struct model_victim v;
+	int ev;
+	CHECK_EQ(model_cache_init(&c, 4, 4, MP_REPL_LRU, 0), 0);
+	for (uint64_t k = 0; k < 4; k++)
+		model_cache_insert(&c, k, 0, 0, &v, &ev);
+	model_cache_drop(&c, (uint64_t)model_cache_find(&c, 2));
+	model_cache_drop(&c, (uint64_t)model_cache_find(&c, 1));
+	CHECK_EQ(model_cache_insert(&c, 9, 0, 0, &v, &ev), 1);
+	CHECK_EQ(ev, 0);
+	CHECK_EQ(model_cache_insert(&c, 10, 0, 0, &v, &ev), 2);
+	CHECK_EQ(ev, 0);
+	model_cache_insert(&c, 11, 0, 0, &v, &ev);
+	CHECK_EQ(ev, 1);
+	CHECK_EQ(v.key, 0);
+	model_cache_fini(&c);
+}
+
 /* A machine with one-set caches: L1 2 lines, L2 4, LLC 8. */
 static struct mp_machine tiny(unsigned incl, unsigned cores)
 {
@@ -325,6 +399,7 @@ static void test_machine_files(void)
 int main(void)
 {
 	test_lru_plru();
+	test_lru_reference();
 	test_writeback();
 	test_levels();
 	test_sample_sets();
