@@ -8,6 +8,7 @@
  * away from it). One block of memory per set (layout in model_int.h).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,14 +41,34 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 	while ((1u << c->levels) < ways)
 		c->levels++;
 	c->wshift = c->levels;
-	/* the set's block (model_int.h), 8-byte aligned throughout */
-	uint64_t at = 8ull * ways;
-	c->off_fp = (uint32_t)at;
-	at += (ways + 15ull) & ~15ull;
+	if (repl == MP_REPL_PLRU)
+		for (unsigned w = 0; w < ways; w++) {
+			/* the path from the root to leaf w (model_cache_plru_use) */
+			unsigned node = 1;
+			for (unsigned l = c->levels; l-- > 0;) {
+				unsigned dir = (w >> l) & 1;
+				if (dir)
+					c->plru_clr[w] |= 1u << node; /* used the right half: evict left next */
+				else
+					c->plru_set[w] |= 1u << node;
+				node = node * 2 + dir;
+			}
+		}
+	/* the set's block (model_int.h), 8-byte aligned throughout; what a
+	 * lookup reads first (fingerprints, recency, flags) is in front */
+	uint64_t at = (ways + 15ull) & ~15ull;
 	if (c->nibble_lru) {
 		c->off_order = (uint32_t)at;
 		at += 8;
-	} else if (repl == MP_REPL_LRU) {
+	} else if (repl == MP_REPL_PLRU) {
+		c->off_plru = (uint32_t)at;
+		at += 8;
+	}
+	c->off_flags = (uint32_t)at;
+	at += (ways + 7ull) & ~7ull;
+	c->off_tag = (uint32_t)at;
+	at += 8ull * ways;
+	if (repl == MP_REPL_LRU && !c->nibble_lru) {
 		c->off_stamp = (uint32_t)at;
 		at += 8ull * ways;
 	}
@@ -55,18 +76,14 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 		c->off_owner = (uint32_t)at;
 		at += 4ull * ways;
 	}
-	c->off_flags = (uint32_t)at;
-	at += ways;
-	if (repl == MP_REPL_PLRU) {
-		at = (at + 3) & ~3ull;
-		c->off_plru = (uint32_t)at;
-		at += 4;
-	}
-	at = (at + 7) & ~7ull;
-	if (at > UINT32_MAX)
+	/* whole host cache lines per set, so the front is one line */
+	at = (at + 63) & ~63ull;
+	if (at > UINT32_MAX || c->sets > SIZE_MAX / at)
 		return -EINVAL;
 	c->set_bytes = (uint32_t)at;
-	c->mem = calloc(c->sets, at);
+	c->mem = aligned_alloc(64, (size_t)c->sets * at);
+	if (c->mem)
+		memset(c->mem, 0, (size_t)c->sets * at);
 	if (!c->mem) {
 		model_cache_fini(c);
 		return -ENOMEM;
@@ -104,8 +121,8 @@ uint64_t model_cache_insert(struct model_cache *c, uint64_t key, uint32_t owner,
 {
 	uint64_t set = model_cache_set(c, key);
 	uint8_t *blk = model_cache_block(c, set);
-	uint64_t *tag = (uint64_t *)blk;
-	uint8_t *fp = blk + c->off_fp;
+	uint64_t *tag = (uint64_t *)(blk + c->off_tag);
+	uint8_t *fp = blk;
 	/* the lowest empty way first (fingerprint 0; the padding past the
 	 * ways is 0 too, hence the bound) */
 	unsigned way = UINT32_MAX;

@@ -16,15 +16,17 @@ enum { MC_DIRTY = 1, MC_EXCL = 2 /* no other core has the line (MESI E/M) */ };
 /* A set-associative array of keys. Everything about one set lies in one
  * block, so a lookup and the replacement that may follow touch a few
  * adjacent host cache lines instead of one line in each of several arrays:
- *   uint64_t tag[ways]     key + 1; 0 = empty
  *   uint8_t  fp[ways16]    a byte of the key's hash, 0 = empty; ways16 is
  *                          ways rounded up to 16 (the padding stays 0)
  *   uint64_t order         LRU up to 16 ways: nibble i = the way of rank i
  *                          in recency (0 = most recent)
+ *   uint32_t plru          or, PLRU: a tree of ways-1 bits
+ *   uint8_t  flags[ways]   MC_*
+ *   uint64_t tag[ways]     key + 1; 0 = empty
  *   uint64_t stamp[ways]   LRU over 16 ways: the clock at the last use
  *   uint32_t owner[ways]   only when made with owners
- *   uint8_t  flags[ways]   MC_*
- *   uint32_t plru          PLRU: a tree of ways-1 bits
+ * Up to 16 ways, the first three fill one host cache line, the block's
+ * first (blocks are whole lines).
  * A lookup compares 16 fingerprints at once and the full tag only where one
  * matches; a miss, the common case of a streaming model, never reads the
  * tags. With the recency order in one word, the LRU victim is a shift
@@ -36,9 +38,10 @@ struct model_cache {
 	int pow2;
 	unsigned repl; /* enum mp_repl */
 	unsigned levels; /* PLRU tree depth: log2(ways) */
+	uint32_t plru_set[32], plru_clr[32]; /* PLRU: the tree bits a use of way w sets and clears */
 	unsigned wshift; /* ways <= 1 << wshift */
 	int nibble_lru; /* LRU kept in `order` (ways <= 16) */
-	uint32_t set_bytes, off_fp, off_order, off_stamp, off_owner, off_flags, off_plru; /* 0 if absent */
+	uint32_t set_bytes, off_tag, off_order, off_stamp, off_owner, off_flags, off_plru; /* fingerprints at 0; 0: absent */
 	uint8_t *mem;
 	uint64_t clock;
 };
@@ -72,7 +75,7 @@ static inline uint64_t model_cache_idx(const struct model_cache *c, uint64_t set
 
 static inline uint64_t *mc_tag(const struct model_cache *c, uint64_t idx)
 {
-	return (uint64_t *)model_cache_block(c, idx >> c->wshift) + (idx & ((1u << c->wshift) - 1));
+	return (uint64_t *)(model_cache_block(c, idx >> c->wshift) + c->off_tag) + (idx & ((1u << c->wshift) - 1));
 }
 
 static inline uint8_t *mc_flags(const struct model_cache *c, uint64_t idx)
@@ -113,8 +116,8 @@ static inline int64_t model_cache_find(const struct model_cache *c, uint64_t key
 {
 	uint64_t set = model_cache_set(c, key), t = key + 1;
 	const uint8_t *blk = model_cache_block(c, set);
-	const uint64_t *tag = (const uint64_t *)blk;
-	const uint8_t *fp = blk + c->off_fp;
+	const uint64_t *tag = (const uint64_t *)(blk + c->off_tag);
+	const uint8_t *fp = blk;
 	uint8_t f = mc_fp(key);
 	for (uint32_t base = 0; base < c->ways; base += 16) {
 		/* padding ways match nothing: their fingerprint is 0 */
@@ -154,17 +157,7 @@ static inline uint64_t mc_order_use(uint64_t order, unsigned way)
 static inline void model_cache_plru_use(struct model_cache *c, uint64_t set, unsigned way)
 {
 	uint32_t *word = (uint32_t *)(model_cache_block(c, set) + c->off_plru);
-	uint32_t bits = *word;
-	unsigned node = 1;
-	for (unsigned l = c->levels; l-- > 0;) {
-		unsigned dir = (way >> l) & 1;
-		if (dir)
-			bits &= ~(1u << node); /* used the right half: evict left next */
-		else
-			bits |= 1u << node;
-		node = node * 2 + dir;
-	}
-	*word = bits;
+	*word = (*word & ~c->plru_clr[way]) | c->plru_set[way];
 }
 
 /* Marks entry idx most recently used. */
@@ -193,7 +186,7 @@ static inline void model_cache_drop(struct model_cache *c, uint64_t idx)
 	 * recency order needs no change */
 	*mc_tag(c, idx) = 0;
 	*mc_flags(c, idx) = 0;
-	model_cache_block(c, idx >> c->wshift)[c->off_fp + (idx & ((1u << c->wshift) - 1))] = 0;
+	model_cache_block(c, idx >> c->wshift)[idx & ((1u << c->wshift) - 1)] = 0;
 }
 
 /* Entry indices run below this (with holes when ways is not a power of two). */
