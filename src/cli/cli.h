@@ -47,7 +47,8 @@ int cli_model_option(struct cli_model *m, int c, const char *arg);
 /* Fills ao's model fields; need_model: use the host when none was given.
  * 0 or 2 (message printed). */
 int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model);
-void cli_model_help(FILE *out);
+/* The model options' help; sample_sets: list --sample-sets (memtrace refuses it). */
+void cli_model_help(FILE *out, int sample_sets);
 /* After a run that read the trace: what `host` had to guess (cli_note). */
 void cli_model_note(const struct cli_model *m);
 int cmd_doctor(int argc, char **argv);

@@ -118,7 +118,7 @@ void cli_model_note(const struct cli_model *m)
 		cli_note("note: model host: %s", m->machine.notes);
 }
 
-void cli_model_help(FILE *out)
+void cli_model_help(FILE *out, int sample_sets)
 {
 	fprintf(out, "model options (caches, TLBs, page walks; figures labelled as "
 		     "modelled):\n"
@@ -134,9 +134,10 @@ void cli_model_help(FILE *out)
 		     "object; repeatable)\n"
 		     "      --thread-map MAP     recorded (default: the CPU each "
 		     "thread ran on) or spread\n"
-		     "                           (threads take cores round-robin)\n"
-		     "      --sample-sets N      model L2 and the LLC for 1 in N of their sets (a\n"
-		     "                           power of two): less work where references miss L1;\n"
-		     "                           beyond-L1 and DRAM figures become estimates, L1 and\n"
-		     "                           TLB figures stay exact\n");
+		     "                           (threads take cores round-robin)\n");
+	if (sample_sets)
+		fprintf(out, "      --sample-sets N      model L2 and the LLC for 1 in N of their sets (a\n"
+			     "                           power of two): less work where references miss L1;\n"
+			     "                           beyond-L1 and DRAM figures become estimates, L1 and\n"
+			     "                           TLB figures stay exact\n");
 }

@@ -25,7 +25,7 @@ static void usage(FILE *out)
 		     "  -f, --format FORMAT      csv (default) or bin (docs/model.md)\n"
 		     "  -r, --roi NAME           only requests made while region NAME was open\n"
 		     "  -h, --help               this help\n");
-	cli_model_help(out);
+	cli_model_help(out, 0); /* it refuses --sample-sets */
 }
 
 struct sink {

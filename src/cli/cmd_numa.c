@@ -41,7 +41,7 @@ static void usage(FILE *out)
 		     "  -h, --help               this help\n"
 		     "with --model, DRAM fills from another node's memory are modelled as remote\n"
 		     "DRAM, at the local latency scaled by the node distance.\n");
-	cli_model_help(out);
+	cli_model_help(out, 1);
 }
 
 /* "0,2" or "0-3" -> bit mask; 0 on error. */

@@ -41,7 +41,7 @@ static void usage(FILE *out)
 		"  -q, --quiet              no notes and no progress on stderr (errors still)\n"
 		"  -h, --help               this help\n"
 		"On a terminal the text view fits its width and shows progress while it reads.\n");
-	cli_model_help(out);
+	cli_model_help(out, 1);
 }
 
 int cmd_report(int argc, char **argv)

@@ -31,7 +31,7 @@ static void usage(FILE *out)
 		     "  -n, --limit N            rows per table in text (default 20, 0 for "
 		     "all)\n"
 		     "  -h, --help               this help\n");
-	cli_model_help(out);
+	cli_model_help(out, 1);
 }
 
 int cmd_tlb(int argc, char **argv)

@@ -30,7 +30,7 @@ static void usage(FILE *out)
 		     "  -f, --format FORMAT      text (default) or csv\n"
 		     "  -n, --limit N            rows in text (default 20, 0 for all)\n"
 		     "  -h, --help               this help\n");
-	cli_model_help(out);
+	cli_model_help(out, 1);
 }
 
 static void describe(char *buf, size_t cap, const struct cli_model *m)

@@ -90,3 +90,6 @@ said "--sample-sets 128" "L1D of .* has 64 sets"
 run 2 "--sample-sets without a model" "$MEMPRISM" report --sample-sets 16 arrays.data
 run 2 "memtrace --sample-sets" "$MEMPRISM" memtrace --model nehalem-e5504 --sample-sets 16 -o /dev/null arrays.data
 said "memtrace --sample-sets" "every DRAM request"
+# ... so its help does not offer it; report's does
+"$MEMPRISM" memtrace --help | grep -q -- --sample-sets && fail "memtrace --help offers --sample-sets, which it refuses"
+"$MEMPRISM" report --help | grep -q -- --sample-sets || fail "report --help lost --sample-sets"
