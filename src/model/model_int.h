@@ -167,8 +167,11 @@ static inline void model_cache_touch(struct model_cache *c, uint64_t idx)
 	unsigned way = (unsigned)(idx & ((1u << c->wshift) - 1));
 	if (c->repl != MP_REPL_LRU)
 		model_cache_plru_use(c, set, way);
-	else if (c->nibble_lru)
-		*mc_order(c, set) = mc_order_use(*mc_order(c, set), way);
+	else if (c->nibble_lru) {
+		uint64_t *order = mc_order(c, set);
+		if ((*order & 15) != way) /* (the most recent again: a page's next line) */
+			*order = mc_order_use(*order, way);
+	}
 	else
 		((uint64_t *)(model_cache_block(c, set) + c->off_stamp))[way] = ++c->clock;
 }
