@@ -119,7 +119,7 @@ uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid)
 	uint64_t *v = mp_hashmap_get(&st->thread_index, key);
 	if (v)
 		return (uint32_t)*v;
-	struct an_thread t = { .pid = pid, .tid = tid };
+	struct an_thread t = { .pid = pid, .tid = tid, .sample_factor = 1.0 };
 	if (mp_vec_push(&st->threads, t)) {
 		st->oom = 1;
 		return 0;
@@ -127,6 +127,30 @@ uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid)
 	uint32_t idx = (uint32_t)(st->threads.n - 1);
 	if (mp_hashmap_put(&st->thread_index, key, idx))
 		st->oom = 1;
+	return idx;
+}
+
+/* --- burst sampling: (class, thread) parts ------------------------------ */
+
+uint32_t an_part_get(struct an_state *st, struct an_stream *s, uint32_t cls)
+{
+	if (s->part && s->part_cls == cls)
+		return s->part - 1;
+	uint64_t key = ((uint64_t)s->thread << 32 | cls) + 1;
+	uint64_t *v = mp_hashmap_get(&st->part_index, key);
+	uint32_t idx;
+	if (v) {
+		idx = (uint32_t)*v;
+	} else {
+		struct an_part np = { .cls = cls, .thread = s->thread };
+		if (mp_vec_push(&st->parts, np) || mp_hashmap_put(&st->part_index, key, st->parts.n - 1)) {
+			st->oom = 1;
+			return UINT32_MAX;
+		}
+		idx = (uint32_t)(st->parts.n - 1);
+	}
+	s->part_cls = cls;
+	s->part = idx + 1;
 	return idx;
 }
 
@@ -518,15 +542,16 @@ static void add_counts(struct an_counts *c, const struct an_counts *run)
 	c->bytes_stored += run->bytes_stored;
 }
 
-/* Adds the stream's run of counted accesses to its class. Nothing reads
- * these tallies before the replay ends (an_result.c), so a run is added up
- * when its class changes, and the stream's thread, process and totals get
- * theirs at its end (flush_stream). */
+/* Adds the stream's run of counted accesses to its class (burst sampling:
+ * to its class's part of the thread). Nothing reads these tallies before
+ * the replay ends (an_result.c), so a run is added up when its class
+ * changes, and the stream's thread, process and totals get theirs at its
+ * end (flush_stream). */
 static void flush_run(struct an_state *st, struct an_stream *s)
 {
 	if (!(s->run.loads | s->run.stores))
 		return;
-	add_counts(&st->classes.v[s->run_cls].c, &s->run);
+	add_counts(st->parts_on ? &an_part_of(st, s, s->run_cls)->c : &st->classes.v[s->run_cls].c, &s->run);
 	add_counts(&s->sum, &s->run);
 	s->run = (struct an_counts){ 0 };
 }
@@ -534,8 +559,14 @@ static void flush_run(struct an_state *st, struct an_stream *s)
 static void flush_stream(struct an_state *st, struct an_stream *s)
 {
 	flush_run(st, s);
-	add_counts(&st->threads.v[s->thread].c, &s->sum);
+	struct an_thread *t = &st->threads.v[s->thread];
+	add_counts(&t->c, &s->sum);
+	t->recorded += s->sum.loads + s->sum.stores + s->outside_roi;
+	t->skipped += s->skipped;
 	add_counts(&st->res->total, &s->sum);
+	st->res->accesses_outside_roi += s->outside_roi;
+	st->res->refs_physical += s->refs_physical;
+	st->res->refs_thp += s->refs_thp;
 	st->procs.v[s->proc].accesses += s->sum.loads + s->sum.stores;
 	s->sum = (struct an_counts){ 0 };
 }
@@ -556,7 +587,7 @@ static void hook_access(struct an_state *st, struct an_stream *s, uint32_t cls, 
  * the region), nothing is counted. */
 static void access_outside_roi(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r)
 {
-	st->res->accesses_outside_roi++;
+	s->outside_roi++;
 	if (st->numa)
 		an_numa_access(st, s, cls, r, 0);
 	struct mp_outcome oc;
@@ -566,14 +597,18 @@ static void access_outside_roi(struct an_state *st, struct an_stream *s, uint32_
 }
 
 /* The function (an_ip index + 1) of code address ip, made on first sight
- * and kept in slot; 0 on ENOMEM (st->oom). */
+ * and kept in slot; 0 on ENOMEM (st->oom). Burst sampling: one an_ip per
+ * (ip, thread), scaled by the thread's factor at the end. */
 static __attribute__((noinline)) uint32_t fn_lookup(struct an_state *st, struct an_stream *s, uint64_t ip,
 						    struct an_ip_slot *slot)
 {
-	uint64_t key = mp_hash64(ip ^ ((uint64_t)s->proc << 48)) | 1;
+	uint64_t key = mp_hash64(ip ^ ((uint64_t)s->proc << 48));
+	if (st->parts_on)
+		key = mp_hash64(key ^ s->thread);
+	key |= 1;
 	uint64_t *v = mp_hashmap_get(&st->ip_index, key);
 	if (!v) {
-		struct an_ip nip = { .proc = s->proc, .ip = ip };
+		struct an_ip nip = { .proc = s->proc, .thread = st->parts_on ? s->thread : UINT32_MAX, .ip = ip };
 		if (mp_vec_push(&st->ips, nip) || mp_hashmap_put(&st->ip_index, key, st->ips.n - 1)) {
 			st->oom = 1;
 			return 0;
@@ -626,7 +661,7 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	struct an_proc *p = &st->procs.v[s->proc];
 	int outside = st->opts->roi && p->roi_depth == 0;
 	if (outside && !st->model) {
-		st->res->accesses_outside_roi++;
+		s->outside_roi++;
 		return;
 	}
 	struct an_obj *o = s->cache;
@@ -947,6 +982,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 				break;
 			case MP_REC_DROPPED:
 				st->res->skipped_accesses += r->epoch;
+				best->skipped += r->epoch;
 				break;
 			case MP_REC_TIME:
 				best->cpu = (unsigned)r->f[1];

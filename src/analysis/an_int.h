@@ -85,6 +85,13 @@ struct an_stream {
 	 * stream) */
 	struct an_counts run, sum;
 	uint32_t run_cls;
+	/* tallies added to the thread and totals at the end of the stream:
+	 * accesses outside --roi, accesses skipped (DROPPED records), and the
+	 * model's line refs indexed by physical address and in THP */
+	uint64_t outside_roi, skipped, refs_physical, refs_thp;
+	/* burst sampling (st->parts): the last class looked up in an_part_get
+	 * and its part + 1 (0: none) */
+	uint32_t part_cls, part;
 	/* opts->patterns: the summary of (pat_cls, this thread), NULL if none
 	 * yet, and those of recent classes (slot cls % AN_PAT_RECENT): a loop
 	 * body touches a few objects in turn */
@@ -125,11 +132,23 @@ struct an_stack {
 
 struct an_ip {
 	uint32_t proc;
+	uint32_t thread; /* burst sampling: the thread whose accesses these are; else UINT32_MAX */
 	uint64_t ip;
 	struct an_counts c;
 	struct an_mem mem;
 	uint64_t fast_l1; /* model: L1 hits not yet in mem (an_model_finish) */
 	struct an_faults faults;
+};
+
+/* Burst sampling (record --sample-bursts): one thread's share of a class's
+ * figures. A thread's estimates are its recorded figures x its own factor,
+ * (recorded + skipped) / recorded, known only once its stream has ended: so
+ * class figures are kept per (class, thread) until then (an_result.c,
+ * apply_sampling). Code addresses and threads are kept per thread anyway. */
+struct an_part {
+	uint32_t cls, thread;
+	struct an_counts c;
+	struct an_mem mem;
 };
 
 struct an_model; /* an_model.c */
@@ -149,6 +168,12 @@ struct an_state {
 	MP_VEC(struct an_stack) stacks;
 	MP_VEC(struct an_thread) threads;
 	MP_VEC(struct an_ip) ips;
+	/* burst sampling: class figures per (class, thread), instead of in the
+	 * classes and totals; parts_on: the trace says it was recorded in bursts */
+	MP_VEC(struct an_part) parts;
+	struct mp_hashmap part_index; /* (thread << 32 | class) + 1 -> parts index */
+	struct an_part part_sink; /* an_part_of's answer on ENOMEM (the replay then fails) */
+	int parts_on;
 	MP_VEC(char *) warnings;
 	struct mp_hashmap proc_index, class_index, stack_index, thread_index, ip_index;
 	struct an_smp *smp; /* sampled sources (an_samples.c), NULL when none */
@@ -204,6 +229,17 @@ int an_phys_lookup(const struct an_state *st, uint32_t pid, uint64_t vaddr, uint
  * before it, else the first after): the reverse page table. */
 int an_phys_reverse(const struct an_state *st, uint64_t paddr, uint64_t time, uint32_t *pid, uint64_t *vaddr);
 
+/* Burst sampling: the st->parts index of (cls, s's thread), made on first
+ * use; UINT32_MAX on ENOMEM (st->oom set). Only while st->parts_on. */
+uint32_t an_part_get(struct an_state *st, struct an_stream *s, uint32_t cls);
+
+/* The part itself (valid until the next part is made). */
+static inline struct an_part *an_part_of(struct an_state *st, struct an_stream *s, uint32_t cls)
+{
+	uint32_t i = an_part_get(st, s, cls);
+	return i == UINT32_MAX ? &st->part_sink : &st->parts.v[i];
+}
+
 /* Labels a heap/mmap class from its allocation stack now (idempotent). */
 void an_label_class(struct an_state *st, uint32_t cls);
 
@@ -224,6 +260,10 @@ void an_model_clean(struct an_state *st, struct an_stream *s, int counted);
 void an_model_stream_done(struct an_state *st, struct an_stream *s);
 /* After the replay: adds the code addresses' pending L1 hits. */
 void an_model_finish(struct an_state *st);
+/* Set sampling (--sample-sets): scales each row's modelled misses up to all
+ * its misses. After the burst sampling's factors (an_result.c, apply_sampling):
+ * its ratio holds for a row's weighted sum as a whole. */
+void an_model_scale_sets(struct an_state *st);
 /* Moves the page table to the result; remap: state class -> result class. */
 int an_model_pages(struct an_state *st, const uint32_t *remap);
 

@@ -33,6 +33,7 @@ struct page_row {
 struct an_model {
 	struct mp_model *m;
 	uint64_t sample_sets; /* set sampling: L2/LLC modelled for 1 set in this many (1: all) */
+	int count_apart; /* set or burst sampling: references are counted by mem_count_apart */
 	unsigned ncores, line_shift;
 	uint64_t line;
 	unsigned l1_lat, l1_bucket; /* an L1 hit's latency and its histogram bucket */
@@ -70,16 +71,20 @@ void an_mem_add(struct an_mem *a, const struct an_mem *b)
 		a->miss_latency_hist[i] += b->miss_latency_hist[i];
 }
 
+/* owner: the class whose line it is; under burst sampling the part, (class,
+ * thread that last wrote the line), so the write is scaled by that
+ * thread's factor, not by that of the thread whose access evicted it. */
 static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 {
 	struct an_model *am = arg;
 	struct an_state *st = am->st;
-	if (owner == MP_MODEL_NO_OWNER || owner >= st->classes.n)
-		return;
+	if (owner >= (st->parts_on ? st->parts.n : st->classes.n))
+		return; /* MP_MODEL_NO_OWNER among them */
+	uint32_t cls = st->parts_on ? st->parts.v[owner].cls : owner;
 	if (st->opts->on_dram && am->cur) {
 		struct an_dram d = { .proc = am->cur->proc,
 				     .thread = am->cur->thread,
-				     .cls = owner,
+				     .cls = cls,
 				     .vaddr = line,
 				     .time = am->cur->dec.time,
 				     .write = 1,
@@ -98,7 +103,12 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 	}
 	if (!am->counting)
 		return;
-	st->classes.v[owner].mem.dram_writes++; /* (scaled by an_model_finish when sampling) */
+	/* (scaled by an_model_scale_sets when sampling sets) */
+	if (st->parts_on) {
+		st->parts.v[owner].mem.dram_writes++; /* the total is the parts' sum (apply_sampling) */
+		return;
+	}
+	st->classes.v[cls].mem.dram_writes++;
 	st->res->mem_total.dram_writes++;
 }
 
@@ -142,6 +152,7 @@ int an_model_init(struct an_state *st)
 		free(am);
 		return -ENOMEM;
 	}
+	am->count_apart = am->sample_sets > 1 || st->parts_on;
 	am->st = st;
 	mp_model_set_writeback(am->m, on_writeback, am);
 	st->model = am;
@@ -329,16 +340,34 @@ static void mem_scale_sampled(struct an_mem *m)
 		m->latency_hist[i] += (uint64_t)((double)m->miss_latency_hist[i] * g + 0.5);
 }
 
-/* Per object, thread, total and code address. */
-static void mem_count_all(struct an_state *st, struct an_stream *s, uint32_t cls, const struct mp_model_out *o,
-			  uint64_t w)
+/* mem_count_all under set sampling (mem_count_sampled) or burst sampling
+ * (the object's figures go to its part of the thread, and the total is
+ * the parts' sum at the end): apart, so that a full run's path stays as it is. */
+static __attribute__((noinline)) void mem_count_apart(struct an_state *st, struct an_stream *s, uint32_t cls,
+						      const struct mp_model_out *o)
 {
-	if (w > 1) {
-		mem_count_sampled(&st->classes.v[cls].mem, o, w);
-		mem_count_sampled(&st->threads.v[s->thread].mem, o, w);
-		mem_count_sampled(&st->res->mem_total, o, w);
-		if (s->last_fn)
-			mem_count_sampled(&st->ips.v[s->last_fn - 1].mem, o, w);
+	const uint64_t w = st->model->sample_sets;
+	struct an_mem *rows[4];
+	int n = 0;
+	rows[n++] = st->parts_on ? &an_part_of(st, s, cls)->mem : &st->classes.v[cls].mem;
+	rows[n++] = &st->threads.v[s->thread].mem;
+	if (!st->parts_on)
+		rows[n++] = &st->res->mem_total;
+	if (s->last_fn)
+		rows[n++] = &st->ips.v[s->last_fn - 1].mem;
+	for (int i = 0; i < n; i++) {
+		if (w > 1)
+			mem_count_sampled(rows[i], o, w);
+		else
+			mem_count(rows[i], o);
+	}
+}
+
+/* Per object, thread, total and code address. */
+static void mem_count_all(struct an_state *st, struct an_stream *s, uint32_t cls, const struct mp_model_out *o)
+{
+	if (st->model->count_apart) {
+		mem_count_apart(st, s, cls, o);
 		return;
 	}
 	mem_count(&st->classes.v[cls].mem, o);
@@ -368,8 +397,13 @@ static void flush_fast(struct an_state *st, struct an_stream *s)
 		return;
 	s->fast_n = 0;
 	const struct an_model *am = st->model;
-	mem_add_l1_hits(&st->classes.v[s->fast_cls].mem, n, am->l1_lat, am->l1_bucket);
 	mem_add_l1_hits(&st->threads.v[s->thread].mem, n, am->l1_lat, am->l1_bucket);
+	if (st->parts_on) {
+		/* the total is the parts' sum (apply_sampling) */
+		mem_add_l1_hits(&an_part_of(st, s, s->fast_cls)->mem, n, am->l1_lat, am->l1_bucket);
+		return;
+	}
+	mem_add_l1_hits(&st->classes.v[s->fast_cls].mem, n, am->l1_lat, am->l1_bucket);
 	mem_add_l1_hits(&st->res->mem_total, n, am->l1_lat, am->l1_bucket);
 }
 
@@ -408,7 +442,12 @@ void an_model_finish(struct an_state *st)
 		mem_add_l1_hits(&st->ips.v[i].mem, st->ips.v[i].fast_l1, am->l1_lat, am->l1_bucket);
 		st->ips.v[i].fast_l1 = 0;
 	}
-	if (am->sample_sets == 1)
+}
+
+void an_model_scale_sets(struct an_state *st)
+{
+	const struct an_model *am = st->model;
+	if (!am || am->sample_sets == 1)
 		return;
 	for (size_t i = 0; i < st->ips.n; i++)
 		mem_scale_sampled(&st->ips.v[i].mem);
@@ -465,6 +504,8 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 	s->rep_again = 0;
 	am->counting = counted;
 	am->cur = s;
+	/* the line's owner, whose DRAM writes come back to on_writeback */
+	const uint32_t owner = st->parts_on ? an_part_get(st, s, cls) : cls;
 	outcome_init(sum, shift);
 	for (uint64_t k = 0; k < nlines; k++, a += line) {
 		struct mp_model_out o;
@@ -472,13 +513,13 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		if (st->phys) {
 			paddr = phys_of(st, s, a, cshift, &shift);
 			if (counted) {
-				st->res->refs_physical += paddr != 0;
-				st->res->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED;
+				s->refs_physical += paddr != 0;
+				s->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED;
 			}
 			if (k == 0)
 				sum->page_shift = (uint8_t)shift;
 		}
-		mp_model_access(am->m, core, s->proc, a, paddr, r->write, shift, cls, &o);
+		mp_model_access(am->m, core, s->proc, a, paddr, r->write, shift, owner, &o);
 		if (nlines == 1 && o.again) {
 			s->rep_a = a;
 			s->rep_cls = cls;
@@ -537,7 +578,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		}
 		if (!counted)
 			continue;
-		mem_count_all(st, s, cls, &o, am->sample_sets);
+		mem_count_all(st, s, cls, &o);
 		if (o.tlb != MP_TLB_L1_HIT)
 			page_count(st, am, s->proc, a, shift, cls, &o);
 	}
@@ -560,8 +601,8 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 		sum->tlb = MP_TLB_L1_HIT;
 		sum->latency = am->l1_lat;
 		if (counted) {
-			st->res->refs_physical += s->rep_phys;
-			st->res->refs_thp += s->rep_thp;
+			s->refs_physical += s->rep_phys;
+			s->refs_thp += s->rep_thp;
 			count_fast(st, s, cls);
 		}
 		return;

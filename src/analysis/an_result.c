@@ -290,16 +290,10 @@ static void scale_counts(struct an_counts *c, double f)
 	c->bytes_stored = (uint64_t)((double)c->bytes_stored * f + 0.5);
 }
 
-/* Sampled bursts: turn recorded counts into estimates of the whole run. One
- * factor for all (the runtime skips the same share in every thread). */
-static void apply_sampling(struct an_state *st, struct an_result *r)
+/* A trace with skips but without the sample_bursts meta that turns the
+ * parts on (not written by memprism's recorder): one factor for all. */
+static void scale_uniformly(struct an_state *st, struct an_result *r, double f)
 {
-	r->recorded_accesses = r->total.loads + r->total.stores + r->accesses_outside_roi;
-	r->sample_factor = 1.0;
-	if (!r->skipped_accesses || !r->recorded_accesses)
-		return;
-	double f = (double)(r->recorded_accesses + r->skipped_accesses) / (double)r->recorded_accesses;
-	r->sample_factor = f;
 	for (size_t i = 0; i < st->classes.n; i++) {
 		scale_counts(&st->classes.v[i].c, f);
 		scale_mem(&st->classes.v[i].mem, f);
@@ -307,6 +301,7 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 	for (size_t i = 0; i < st->threads.n; i++) {
 		scale_counts(&st->threads.v[i].c, f);
 		scale_mem(&st->threads.v[i].mem, f);
+		st->threads.v[i].sample_factor = f;
 	}
 	for (size_t i = 0; i < st->ips.n; i++) {
 		scale_counts(&st->ips.v[i].c, f);
@@ -317,10 +312,85 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 	/* shares of mem_total.refs: scaled alike */
 	r->refs_physical = (uint64_t)((double)r->refs_physical * f + 0.5);
 	r->refs_thp = (uint64_t)((double)r->refs_thp * f + 0.5);
-	if (st->model)
+	r->accesses_outside_roi = (uint64_t)((double)r->accesses_outside_roi * f + 0.5);
+}
+
+/*
+ * Burst sampling: recorded figures become estimates of the whole run, each
+ * thread's scaled by its own factor, (recorded + skipped) / recorded. A
+ * thread that skipped nothing (a main thread that only set up and never
+ * reached the end of its first burst) keeps its figures exactly; one factor
+ * over all threads scaled it as if it had skipped too (arrays: DRAM traffic
+ * 4x the full run's). Threads and code addresses are kept per thread during
+ * the replay, classes per (class, thread) part: each is scaled by its
+ * thread's factor here, and the classes and the totals are the sums.
+ */
+static void apply_sampling(struct an_state *st, struct an_result *r)
+{
+	r->recorded_accesses = r->total.loads + r->total.stores + r->accesses_outside_roi;
+	r->sample_factor = 1.0;
+	if (r->skipped_accesses && r->recorded_accesses)
+		r->sample_factor =
+			(double)(r->recorded_accesses + r->skipped_accesses) / (double)r->recorded_accesses;
+	if (!st->parts_on) {
+		if (r->skipped_accesses && r->recorded_accesses) {
+			an_warn(st, "the trace has skipped accesses but does not say it was recorded in bursts: "
+				    "one factor scales every thread");
+			scale_uniformly(st, r, r->sample_factor);
+		}
+		return;
+	}
+	for (size_t i = 0; i < st->threads.n; i++) {
+		struct an_thread *t = &st->threads.v[i];
+		if (t->skipped && t->recorded)
+			t->sample_factor = (double)(t->recorded + t->skipped) / (double)t->recorded;
+		else if (t->skipped)
+			an_warn(st, "thread %u skipped %llu accesses and recorded none: they are not in the estimates",
+				t->tid, (unsigned long long)t->skipped);
+	}
+	for (size_t i = 0; i < st->parts.n; i++) {
+		struct an_part *p = &st->parts.v[i];
+		double f = st->threads.v[p->thread].sample_factor;
+		if (f != 1.0) {
+			scale_counts(&p->c, f);
+			scale_mem(&p->mem, f);
+		}
+		counts_add(&st->classes.v[p->cls].c, &p->c);
+		an_mem_add(&st->classes.v[p->cls].mem, &p->mem);
+		an_mem_add(&r->mem_total, &p->mem);
+	}
+	r->total = (struct an_counts){ 0 };
+	for (size_t i = 0; i < st->threads.n; i++) {
+		struct an_thread *t = &st->threads.v[i];
+		if (t->sample_factor != 1.0) {
+			scale_counts(&t->c, t->sample_factor);
+			scale_mem(&t->mem, t->sample_factor);
+		}
+		counts_add(&r->total, &t->c);
+	}
+	for (size_t i = 0; i < st->ips.n; i++) {
+		struct an_ip *ip = &st->ips.v[i];
+		double f = ip->thread < st->threads.n ? st->threads.v[ip->thread].sample_factor : 1.0;
+		if (f != 1.0) {
+			scale_counts(&ip->c, f);
+			scale_mem(&ip->mem, f);
+		}
+	}
+	/* the streams' own tallies, by their thread's factor, rounded once */
+	double outside = 0, phys = 0, thp = 0;
+	for (size_t i = 0; i < st->streams.n; i++) {
+		const struct an_stream *s = &st->streams.v[i];
+		double f = s->thread < st->threads.n ? st->threads.v[s->thread].sample_factor : 1.0;
+		outside += (double)s->outside_roi * f;
+		phys += (double)s->refs_physical * f;
+		thp += (double)s->refs_thp * f;
+	}
+	r->accesses_outside_roi = (uint64_t)(outside + 0.5);
+	r->refs_physical = (uint64_t)(phys + 0.5);
+	r->refs_thp = (uint64_t)(thp + 0.5);
+	if (st->model && r->skipped_accesses)
 		an_warn(st, "the model saw only the sampled bursts (record --sample-bursts): its figures are "
 			    "scaled estimates, and cache state between bursts is not what the program had");
-	r->accesses_outside_roi = (uint64_t)((double)r->accesses_outside_roi * f + 0.5);
 }
 
 static void state_fini(struct an_state *st)
@@ -356,6 +426,8 @@ static void state_fini(struct an_state *st)
 	mp_vec_free(&st->stacks);
 	mp_vec_free(&st->threads);
 	mp_vec_free(&st->ips);
+	mp_vec_free(&st->parts);
+	mp_hashmap_fini(&st->part_index);
 	an_samples_free(st);
 	for (size_t i = 0; i < st->warnings.n; i++)
 		free(st->warnings.v[i]);
@@ -424,6 +496,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		snprintf(r->source, sizeof(r->source), "inst");
 	if (trace_reader_meta(st.reader, "min_size", buf, sizeof(buf)))
 		r->min_size = strtoull(buf, NULL, 10);
+	/* recorded in bursts: class figures are kept per thread (an_part) */
+	st.parts_on = trace_reader_meta(st.reader, "sample_bursts", buf, sizeof(buf)) != NULL;
 	st.unknown_cls = an_class_by_label(&st, AN_KIND_UNKNOWN, "unknown (no object recorded at the address)");
 	int err = an_model_init(&st);
 	if (!err)
@@ -444,6 +518,7 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	an_model_finish(&st);
 	label_stack_classes(&st);
 	apply_sampling(&st, r);
+	an_model_scale_sets(&st);
 	err = build_functions(&st, r);
 	uint32_t *remap = calloc(st.classes.n + 1, sizeof(*remap));
 	if (!remap && !err)

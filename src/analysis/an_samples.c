@@ -218,7 +218,7 @@ static struct an_ip *ip_get(struct an_state *st, uint32_t proc, uint64_t ip)
 	uint64_t key = mp_hash64(ip ^ ((uint64_t)proc << 48)) | 1;
 	uint64_t *v = mp_hashmap_get(&st->ip_index, key);
 	if (!v) {
-		struct an_ip n = { .proc = proc, .ip = ip };
+		struct an_ip n = { .proc = proc, .thread = UINT32_MAX, .ip = ip };
 		if (mp_vec_push(&st->ips, n) || mp_hashmap_put(&st->ip_index, key, st->ips.n - 1)) {
 			st->oom = 1;
 			return NULL;

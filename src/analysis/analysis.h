@@ -134,6 +134,12 @@ struct an_thread {
 	struct an_mem mem;
 	struct an_faults faults;
 	uint64_t allocations;
+	/* Burst sampling (record --sample-bursts): accesses the thread recorded
+	 * (inside --roi or not) and skipped. Its figures, here and in every row
+	 * it touched, are its recorded ones x sample_factor, (recorded +
+	 * skipped) / recorded: 1.0 when it skipped nothing. */
+	uint64_t recorded, skipped;
+	double sample_factor;
 };
 
 struct an_function {
@@ -191,10 +197,13 @@ struct an_result {
 	uint64_t trace_bytes;
 	uint64_t allocations, frees;
 	int have_roi; /* the --roi region was found */
-	/* Burst sampling (record --sample-bursts): accesses skipped by the runtime.
-	 * When non-zero, every count is an estimate: recorded x sample_factor. */
+	/* Burst sampling (record --sample-bursts): accesses recorded and skipped
+	 * by the runtime. When some were skipped, every count is an estimate: the
+	 * sum over threads of each thread's recorded figure x its own factor
+	 * (an_thread.sample_factor). sample_factor is the overall one,
+	 * (recorded + skipped) / recorded, 1.0 when nothing was skipped. */
 	uint64_t recorded_accesses, skipped_accesses;
-	double sample_factor; /* 1.0 when nothing was skipped */
+	double sample_factor;
 	/* Sampled sources (record --source faults|pmu; an_samples.c). */
 	char source[16]; /* what the recording observed: "inst", "faults" or "pmu" */
 	struct an_faults faults; /* every fault counted (after --roi) */

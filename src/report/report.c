@@ -263,11 +263,27 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 		fprintf(out, "heap:      blocks under %llu bytes not tracked (record --min-size): their "
 			     "accesses count as the heap mapping\n",
 			(unsigned long long)res->min_size);
-	if (res->skipped_accesses)
+	if (res->skipped_accesses) {
+		/* each thread is scaled by its own factor: say how far they range */
+		double lo = 0, hi = 0;
+		for (size_t i = 0; i < res->nthreads; i++) {
+			const struct an_thread *t = &res->threads[i];
+			if (!t->recorded)
+				continue;
+			if (lo == 0 || t->sample_factor < lo)
+				lo = t->sample_factor;
+			if (t->sample_factor > hi)
+				hi = t->sample_factor;
+		}
 		fprintf(out, "sampled:   bursts: %s accesses recorded, %s skipped; the counts below are "
-			     "estimates (recorded x %.2f)\n",
-			rp_grouped(a, sizeof(a), res->recorded_accesses), rp_grouped(b, sizeof(b), res->skipped_accesses),
-			res->sample_factor);
+			     "estimates (",
+			rp_grouped(a, sizeof(a), res->recorded_accesses),
+			rp_grouped(b, sizeof(b), res->skipped_accesses));
+		if (hi - lo < 0.005)
+			fprintf(out, "recorded x %.2f)\n", res->sample_factor);
+		else
+			fprintf(out, "each thread's recorded x its own factor, %.2f to %.2f)\n", lo, hi);
+	}
 	if (res->run_status >= 0x100)
 		fprintf(out, "program:   killed by signal %d\n", res->run_status - 0x100);
 	else if (res->run_status >= 0)
@@ -583,7 +599,10 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 		rp_json_str(out, t->name);
 		fprintf(out, ",");
 		json_counts(out, &t->c);
-		fprintf(out, ",\"allocations\":%llu}", (unsigned long long)t->allocations);
+		fprintf(out, ",\"allocations\":%llu,\"recorded_accesses\":%llu,\"skipped_accesses\":%llu,"
+			     "\"sample_factor\":%.6f}",
+			(unsigned long long)t->allocations, (unsigned long long)t->recorded,
+			(unsigned long long)t->skipped, t->sample_factor);
 	}
 	fprintf(out, "],\"rows\":[");
 	for (size_t i = 0; i < n; i++) {
