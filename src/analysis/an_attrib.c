@@ -764,6 +764,7 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 		an_pat_run_begin(&pat, ps);
 	struct an_counts run = s->run;
 	struct trace_dec d = s->dec;
+	const int model_only = extras && st->model && !st->numa && !st->opts->on_access;
 	int more;
 	for (int first = 1;; first = 0) {
 		if (!first && !in_stretch(&k, &a)) /* the caller checked the first */
@@ -788,9 +789,10 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 		count(ipc, a.write, a.size);
 		if (ps)
 			an_pat_run_add(&pat, a.addr);
-		if (extras) {
-			/* they read a whole record; of s->dec, which lags behind d
-			 * here, only the time, which accesses leave as it is */
+		/* they read a whole record; of s->dec, which lags behind d here,
+		 * only the time, which accesses leave as it is. The model alone:
+		 * a repeated reference needs no record and no call. */
+		if (extras && !(model_only && an_model_repeat(st, s, cls, a.addr, a.size, a.write, 1))) {
 			rec_set_access(&s->rec, &a);
 			access_extras(st, s, cls, &s->rec);
 		}

@@ -11,6 +11,7 @@
 #include "analysis/analysis.h"
 #include "common/hashmap.h"
 #include "common/vec.h"
+#include "model/model.h"
 #include "trace/trace_reader.h"
 
 struct sym_ctx;
@@ -152,6 +153,12 @@ struct an_part {
 };
 
 struct an_model; /* an_model.c */
+/* What the replay's loops need of the model to take a repeated reference
+ * without a call (an_model_repeat): its line mask and mp_model_seq. */
+struct an_model_rep {
+	uint64_t line_mask;
+	const uint64_t *seq;
+};
 struct an_phys; /* an_phys.c */
 #define AN_PHYS_MAX_PAGES (1ull << 28) /* translations kept at most (an_phys_load) */
 struct an_smp; /* an_samples.c */
@@ -179,6 +186,7 @@ struct an_state {
 	struct an_smp *smp; /* sampled sources (an_samples.c), NULL when none */
 	uint32_t unknown_cls;
 	struct an_model *model; /* NULL unless opts->machine */
+	struct an_model_rep model_rep; /* set with model */
 	struct an_numa *numa; /* NULL unless a NUMA topology is simulated or asked for */
 	MP_VEC(uint64_t) pagemap_chunks; /* file offsets of PAGEMAP chunks */
 	struct an_phys *phys; /* translations, NULL if none were recorded */
@@ -249,6 +257,44 @@ void an_model_fini(struct an_state *st);
 /* Models one access of stream s to class cls; counted: inside --roi. */
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r,
 		     int counted, struct mp_outcome *out);
+/* Adds the stream's run of L1 hits (an_model_count_fast) to the tables. */
+void an_model_flush_fast(struct an_state *st, struct an_stream *s);
+
+/* One more L1 hit in the stream's run of them (class cls): the run is
+ * added up at once, when the class changes or the stream ends. */
+static inline void an_model_count_fast(struct an_state *st, struct an_stream *s, uint32_t cls)
+{
+	if (s->fast_n && s->fast_cls != cls)
+		an_model_flush_fast(st, s);
+	s->fast_cls = cls;
+	s->fast_n++;
+	if (s->last_fn)
+		st->ips.v[s->last_fn - 1].fast_l1++;
+}
+
+/* The stream's previous one-line reference again, and the model said it
+ * changes nothing: counted (if counted) as an L1 hit without asking the
+ * model, and 1 comes back; else 0, and an_model_access does the rest.
+ * Inline, so that the replay's runs of accesses take repeats without a
+ * call (an_model_access asks it first too). */
+static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint32_t cls, uint64_t addr,
+				  uint64_t size, int write, int counted)
+{
+	const uint64_t mask = st->model_rep.line_mask, a = addr & mask, now = s->dec.time;
+	const uint64_t last = addr + (size ? size : 1) - 1;
+	if (!(a == s->rep_a && (last & mask) == a && last >= addr && cls == s->rep_cls && s->core_of == s->cpu + 1 &&
+	      s->core == s->rep_core && (s->rep_again & (write ? MP_AGAIN_STORE : MP_AGAIN_LOAD)) &&
+	      s->rep_seq == *st->model_rep.seq &&
+	      (!st->phys || (s->ph_vpage == a >> 12 && now >= s->ph_lo && now < s->ph_hi))))
+		return 0;
+	if (counted) {
+		s->refs_physical += s->rep_phys;
+		s->refs_thp += s->rep_thp;
+		an_model_count_fast(st, s, cls);
+	}
+	return 1;
+}
+
 /* After stream s decoded a record, while s->ahead_on: moves its lookahead
  * on, prefetching the host memory that modelling the accesses ahead will
  * read (changes no state); restart: s->dec started a new chunk. */

@@ -156,6 +156,7 @@ int an_model_init(struct an_state *st)
 	am->st = st;
 	mp_model_set_writeback(am->m, on_writeback, am);
 	st->model = am;
+	st->model_rep = (struct an_model_rep){ ~(am->line - 1), am->seq };
 	st->res->mem_origin = AN_MEM_MODELLED;
 	return 0;
 }
@@ -390,7 +391,7 @@ static void mem_add_l1_hits(struct an_mem *m, uint64_t n, unsigned lat, unsigned
 /* Most references of a loop hit L1 and the DTLB: a stream counts a run of
  * them for one class and adds the run up at once (code addresses count
  * theirs in an_ip.fast_l1, added up by an_model_finish). */
-static void flush_fast(struct an_state *st, struct an_stream *s)
+void an_model_flush_fast(struct an_state *st, struct an_stream *s)
 {
 	uint64_t n = s->fast_n;
 	if (!n)
@@ -417,20 +418,10 @@ static inline void outcome_init(struct mp_outcome *o, unsigned page_shift)
 	o->weight = 1;
 }
 
-static inline void count_fast(struct an_state *st, struct an_stream *s, uint32_t cls)
-{
-	if (s->fast_n && s->fast_cls != cls)
-		flush_fast(st, s);
-	s->fast_cls = cls;
-	s->fast_n++;
-	if (s->last_fn)
-		st->ips.v[s->last_fn - 1].fast_l1++;
-}
-
 void an_model_stream_done(struct an_state *st, struct an_stream *s)
 {
 	if (st->model)
-		flush_fast(st, s);
+		an_model_flush_fast(st, s);
 }
 
 void an_model_finish(struct an_state *st)
@@ -539,7 +530,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				sum->tlb = MP_TLB_L1_HIT;
 			sum->latency += o.latency;
 			if (counted)
-				count_fast(st, s, cls);
+				an_model_count_fast(st, s, cls);
 			continue;
 		}
 		/* a page missed the DTLB: its slots are worth prefetching ahead
@@ -587,24 +578,11 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
 		     struct mp_outcome *sum)
 {
-	const struct an_model *am = st->model;
-	uint64_t a = r->addr & ~(am->line - 1), now = s->dec.time;
-	uint64_t last = r->addr + (r->size ? r->size : 1) - 1;
-	if (a == s->rep_a && (last & ~(am->line - 1)) == a && last >= r->addr && cls == s->rep_cls &&
-	    s->core_of == s->cpu + 1 && s->core == s->rep_core &&
-	    (s->rep_again & (r->write ? MP_AGAIN_STORE : MP_AGAIN_LOAD)) && s->rep_seq == *am->seq &&
-	    (!st->phys || (s->ph_vpage == a >> 12 && now >= s->ph_lo && now < s->ph_hi))) {
-		/* the stream's previous one-line reference again, and the model
-		 * says it changes nothing: an L1 hit without asking it */
+	if (an_model_repeat(st, s, cls, r->addr, r->size, r->write, counted)) {
 		outcome_init(sum, s->rep_shift);
 		sum->level = MP_LVL_L1;
 		sum->tlb = MP_TLB_L1_HIT;
-		sum->latency = am->l1_lat;
-		if (counted) {
-			s->refs_physical += s->rep_phys;
-			s->refs_thp += s->rep_thp;
-			count_fast(st, s, cls);
-		}
+		sum->latency = st->model->l1_lat;
 		return;
 	}
 	model_access(st, s, cls, r, counted, sum);
