@@ -16,39 +16,36 @@
 
 #define CLI_HTML_PLOTS 16 /* objects with a time x address plot */
 
-struct scan_ctx {
-	struct an_patterns *pats;
-	struct an_bins *bins;
-};
-
+/* The first replay's hooks: the grids' extents (the patterns are fed by
+ * the replay itself, an_opts.patterns, as for the tables). */
 static void scan_access(void *arg, const struct an_access *a)
 {
-	struct scan_ctx *c = arg;
-	an_patterns_on_access(c->pats, a);
-	an_bins_scan_access(c->bins, a);
+	an_bins_scan_access(arg, a);
 }
 
 static void scan_event(void *arg, const struct an_event *e)
 {
-	struct scan_ctx *c = arg;
-	an_bins_scan_event(c->bins, e);
+	an_bins_scan_event(arg, e);
 }
 
 int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro)
 {
-	struct scan_ctx ctx = { an_patterns_new(), an_bins_new() };
+	struct an_patterns *pats = an_patterns_new();
+	struct an_bins *bins = an_bins_new();
 	struct an_result *res = NULL, *res2 = NULL;
 	struct an_pattern *patv = NULL;
 	FILE *out = NULL;
 	int rc = 1, err;
-	if (!ctx.pats || !ctx.bins) {
+	if (!pats || !bins) {
 		cli_error("out of memory");
 		goto out;
 	}
 	ao->on_access = scan_access;
 	ao->on_event = scan_event;
-	ao->hook_arg = &ctx;
+	ao->hook_arg = bins;
+	ao->patterns = pats;
 	err = an_run(ro->data_path, ao, &res);
+	ao->patterns = NULL;
 	if (err) {
 		cli_error("cannot read %s: %s", ro->data_path, mp_strerror(err));
 		goto out;
@@ -56,17 +53,17 @@ int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro)
 	if (res->damaged)
 		cli_error("warning: %s is damaged or truncated; the report covers it up to the last good chunk",
 			  ro->data_path);
-	if ((err = an_patterns_error(ctx.pats)) || (err = an_patterns_by_class(ctx.pats, res, &patv)) ||
-	    (err = an_bins_plan(ctx.bins, res, CLI_HTML_PLOTS))) {
+	if ((err = an_patterns_error(pats)) || (err = an_patterns_by_class(pats, res, &patv)) ||
+	    (err = an_bins_plan(bins, res, CLI_HTML_PLOTS))) {
 		cli_error("cannot analyse %s: %s", ro->data_path, mp_strerror(err));
 		goto out;
 	}
 	ao->on_access = an_bins_fill_access;
 	ao->on_event = NULL;
-	ao->hook_arg = ctx.bins;
+	ao->hook_arg = bins;
 	err = an_run(ro->data_path, ao, &res2);
 	if (!err)
-		err = an_bins_error(ctx.bins);
+		err = an_bins_error(bins);
 	if (err) {
 		cli_error("cannot bin the accesses of %s: %s", ro->data_path, mp_strerror(err));
 		goto out;
@@ -77,7 +74,7 @@ int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro)
 		cli_error("cannot write %s: %s", html, strerror(errno));
 		goto out;
 	}
-	err = rp_render_html(out, res, ro, ctx.bins);
+	err = rp_render_html(out, res, ro, bins);
 	if (fclose(out) != 0 && !err)
 		err = -errno;
 	out = NULL;
@@ -89,8 +86,8 @@ int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro)
 out:
 	an_result_free(res);
 	an_result_free(res2);
-	an_patterns_free(ctx.pats);
-	an_bins_free(ctx.bins);
+	an_patterns_free(pats);
+	an_bins_free(bins);
 	free(patv);
 	return rc;
 }
