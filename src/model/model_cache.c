@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Set-associative arrays with true LRU (up to 16 ways, the ways in recency
- * order as nibbles of one word; beyond, a use clock per entry and a scan
- * for the oldest) or tree pseudo-LRU
+ * order as nibbles of one word; beyond, a doubly linked list of them) or
+ * tree pseudo-LRU
  * (the binary tree of ways-1 bits Intel and others build: each node points
  * to the half to evict from next; a use points every node on its path
  * away from it). One block of memory per set (layout in model_int.h).
@@ -14,15 +14,27 @@
 
 #include "model/model_int.h"
 
-/* Every LRU set of up to 16 ways starts with way i at rank i. */
+/* Every LRU set starts with way i at rank i (empty ways go first anyway). */
 static void init_orders(struct model_cache *c)
 {
-	if (!c->nibble_lru)
+	if (c->repl != MP_REPL_LRU)
 		return;
-	uint64_t order = c->ways == 16 ? 0xfedcba9876543210ull
+	uint64_t order = c->ways >= 16 ? 0xfedcba9876543210ull
 				       : 0xfedcba9876543210ull & ((1ull << (4 * c->ways)) - 1);
-	for (uint64_t s = 0; s < c->sets; s++)
-		*mc_order(c, s) = order;
+	for (uint64_t s = 0; s < c->sets; s++) {
+		if (c->nibble_lru) {
+			*mc_order(c, s) = order;
+			continue;
+		}
+		uint32_t *ends = mc_list_ends(c, s);
+		uint32_t *next = (uint32_t *)(model_cache_block(c, s) + c->off_links), *prev = next + c->ways;
+		ends[0] = 0;
+		ends[1] = c->ways - 1;
+		for (uint32_t w = 0; w < c->ways; w++) {
+			next[w] = w + 1; /* (the last one's is never read) */
+			prev[w] = w ? w - 1 : 0;
+		}
+	}
 }
 
 int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, unsigned repl, int with_owner)
@@ -57,7 +69,7 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 	/* the set's block (model_int.h), 8-byte aligned throughout; what a
 	 * lookup reads first (fingerprints, recency, flags) is in front */
 	uint64_t at = (ways + 15ull) & ~15ull;
-	if (c->nibble_lru) {
+	if (repl == MP_REPL_LRU) { /* the recency word, or the list's ends */
 		c->off_order = (uint32_t)at;
 		at += 8;
 	} else if (repl == MP_REPL_PLRU) {
@@ -69,7 +81,7 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 	c->off_tag = (uint32_t)at;
 	at += 8ull * ways;
 	if (repl == MP_REPL_LRU && !c->nibble_lru) {
-		c->off_stamp = (uint32_t)at;
+		c->off_links = (uint32_t)at;
 		at += 8ull * ways;
 	}
 	if (with_owner) {
@@ -102,7 +114,6 @@ void model_cache_clear(struct model_cache *c)
 {
 	if (c->mem)
 		memset(c->mem, 0, (size_t)c->sets * c->set_bytes);
-	c->clock = 0;
 	init_orders(c);
 }
 
@@ -139,14 +150,7 @@ uint64_t model_cache_insert(struct model_cache *c, uint64_t key, uint32_t owner,
 		} else if (c->nibble_lru) {
 			way = (unsigned)(*mc_order(c, set) >> (4 * (c->ways - 1))) & 15;
 		} else {
-			const uint64_t *st = (const uint64_t *)(blk + c->off_stamp);
-			uint64_t best = st[0];
-			way = 0;
-			for (unsigned w = 1; w < c->ways; w++)
-				if (st[w] < best) {
-					best = st[w];
-					way = w;
-				}
+			way = mc_list_ends(c, set)[1];
 		}
 	}
 	uint32_t *own = c->off_owner ? (uint32_t *)(blk + c->off_owner) : NULL;

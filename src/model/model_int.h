@@ -20,17 +20,20 @@ enum { MC_DIRTY = 1, MC_EXCL = 2 /* no other core has the line (MESI E/M) */ };
  *                          ways rounded up to 16 (the padding stays 0)
  *   uint64_t order         LRU up to 16 ways: nibble i = the way of rank i
  *                          in recency (0 = most recent)
+ *   uint32_t mru, lru      or, LRU over 16 ways: the ends of a list of the
+ *                          ways in recency order
  *   uint32_t plru          or, PLRU: a tree of ways-1 bits
  *   uint8_t  flags[ways]   MC_*
  *   uint64_t tag[ways]     key + 1; 0 = empty
- *   uint64_t stamp[ways]   LRU over 16 ways: the clock at the last use
+ *   uint32_t next[ways], prev[ways]
+ *                          LRU over 16 ways: the list's links (next: older)
  *   uint32_t owner[ways]   only when made with owners
  * Up to 16 ways, the first three fill one host cache line, the block's
  * first (blocks are whole lines).
  * A lookup compares 16 fingerprints at once and the full tag only where one
  * matches; a miss, the common case of a streaming model, never reads the
- * tags. With the recency order in one word, the LRU victim is a shift
- * instead of a scan of the ways' stamps.
+ * tags. With the recency order in one word (or list), the LRU victim is a
+ * shift (or the list's end) instead of a scan of the ways' use stamps.
  * Entry index: set << wshift | way (no division to find an entry's set). */
 struct model_cache {
 	uint32_t sets, ways;
@@ -40,10 +43,9 @@ struct model_cache {
 	unsigned levels; /* PLRU tree depth: log2(ways) */
 	uint32_t plru_set[32], plru_clr[32]; /* PLRU: the tree bits a use of way w sets and clears */
 	unsigned wshift; /* ways <= 1 << wshift */
-	int nibble_lru; /* LRU kept in `order` (ways <= 16) */
-	uint32_t set_bytes, off_tag, off_order, off_stamp, off_owner, off_flags, off_plru; /* fingerprints at 0; 0: absent */
+	int nibble_lru; /* LRU kept in `order` (ways <= 16), else in a list */
+	uint32_t set_bytes, off_tag, off_order, off_links, off_owner, off_flags, off_plru; /* fingerprints at 0; 0: absent */
 	uint8_t *mem;
-	uint64_t clock;
 };
 
 struct model_victim {
@@ -151,6 +153,33 @@ static inline uint64_t mc_order_use(uint64_t order, unsigned way)
 	return above | below << 4 | way;
 }
 
+/* An LRU set of over 16 ways: its list's ends (at off_order: most, least
+ * recent) and links (next: the way used before, prev: after). */
+static inline uint32_t *mc_list_ends(const struct model_cache *c, uint64_t set)
+{
+	return (uint32_t *)(model_cache_block(c, set) + c->off_order);
+}
+
+static inline void mc_list_use(struct model_cache *c, uint64_t set, uint32_t way)
+{
+	uint8_t *blk = model_cache_block(c, set);
+	uint32_t *ends = (uint32_t *)(blk + c->off_order);
+	if (ends[0] == way)
+		return;
+	uint32_t *next = (uint32_t *)(blk + c->off_links), *prev = next + c->ways;
+	/* out of the list (not the head, so it has a prev) */
+	uint32_t p = prev[way], n = next[way];
+	next[p] = n;
+	if (ends[1] == way)
+		ends[1] = p;
+	else
+		prev[n] = p;
+	/* in at the head */
+	next[way] = ends[0];
+	prev[ends[0]] = way;
+	ends[0] = way;
+}
+
 /* Tree-PLRU use of way `way` of set `set`. Tree nodes are numbered
  * 1..ways-1 in heap order; bit n of the set's word is node n: 0 evict from
  * the left half next, 1 from the right. */
@@ -171,9 +200,9 @@ static inline void model_cache_touch(struct model_cache *c, uint64_t idx)
 		uint64_t *order = mc_order(c, set);
 		if ((*order & 15) != way) /* (the most recent again: a page's next line) */
 			*order = mc_order_use(*order, way);
+	} else {
+		mc_list_use(c, set, way);
 	}
-	else
-		((uint64_t *)(model_cache_block(c, set) + c->off_stamp))[way] = ++c->clock;
 }
 
 /* Inserts key (absent), as most recently used; an empty way first, else
