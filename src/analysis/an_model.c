@@ -365,6 +365,19 @@ static __attribute__((noinline)) void mem_count_apart(struct an_state *st, struc
 }
 
 /* Per object, thread, total and code address. */
+/* Adds a ranged access's figures, counted apart in *m, to the rows
+ * mem_count_all counts in. */
+static __attribute__((noinline)) void mem_add_all(struct an_state *st, struct an_stream *s, uint32_t cls,
+						  const struct an_mem *m)
+{
+	an_mem_add(st->parts_on ? &an_part_of(st, s, cls)->mem : &st->classes.v[cls].mem, m);
+	an_mem_add(&st->threads.v[s->thread].mem, m);
+	if (!st->parts_on)
+		an_mem_add(&st->res->mem_total, m);
+	if (s->last_fn)
+		an_mem_add(&st->ips.v[s->last_fn - 1].mem, m);
+}
+
 static void mem_count_all(struct an_state *st, struct an_stream *s, uint32_t cls, const struct mp_model_out *o)
 {
 	if (st->model->count_apart) {
@@ -498,6 +511,12 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 	/* the line's owner, whose DRAM writes come back to on_writeback */
 	const uint32_t owner = st->parts_on ? an_part_get(st, s, cls) : cls;
 	outcome_init(sum, shift);
+	/* a range (memset, memcpy: up to millions of lines) counts its lines
+	 * apart and adds them to its rows once */
+	struct an_mem range;
+	const int batch = counted && nlines > 1;
+	if (batch)
+		memset(&range, 0, sizeof(range));
 	for (uint64_t k = 0; k < nlines; k++, a += line) {
 		struct mp_model_out o;
 		uint64_t paddr = 0;
@@ -569,10 +588,17 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		}
 		if (!counted)
 			continue;
-		mem_count_all(st, s, cls, &o);
+		if (!batch)
+			mem_count_all(st, s, cls, &o);
+		else if (am->sample_sets > 1)
+			mem_count_sampled(&range, &o, am->sample_sets);
+		else
+			mem_count(&range, &o);
 		if (o.tlb != MP_TLB_L1_HIT)
 			page_count(st, am, s->proc, a, shift, cls, &o);
 	}
+	if (batch && range.refs)
+		mem_add_all(st, s, cls, &range);
 }
 
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
