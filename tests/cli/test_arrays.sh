@@ -58,6 +58,10 @@ for i in 0 1 2 3 4; do
 	within "a$i DRAM writes" $w "$(csv_field model.csv "$label" dram_writes)" $tol
 	expect_eq "a$i origin" modelled "$(csv_field model.csv "$label" origin)"
 done
+# writebacks belong to objects: a thread's row shows "-", not 0, and says why
+"$MEMPRISM" report --by thread --model nehalem-e5504 arrays.data >bythread.txt
+grep -q "not to a thread" bythread.txt || fail "report --by thread --model does not say where DRAM writes go"
+awk '/^\(DRAM writes/ { exit } / tid / && $4 != "-" { bad = 1 } END { exit bad }' bythread.txt || fail "a thread row shows DRAM writes"
 
 # Set sampling (--sample-sets 16): the caches of 1 set in 16, every figure of
 # a cache or DRAM scaled by 16. On this stream each array's lines fall evenly
