@@ -37,7 +37,6 @@ struct an_model {
 	unsigned ncores, line_shift;
 	uint64_t line;
 	unsigned l1_lat, l1_bucket; /* an L1 hit's latency and its histogram bucket */
-	const uint64_t *seq; /* mp_model_seq */
 	MP_VEC(uint8_t) cls_shift; /* class -> page shift, 0 not decided yet */
 	struct page_row *rows; /* linear probing, at most half full */
 	size_t rows_cap, nrows; /* rows_cap: a power of two, or 0 */
@@ -138,7 +137,6 @@ int an_model_init(struct an_state *st)
 		st->res->mem_sample_sets = st->opts->sample_sets;
 	}
 	am->ncores = mp_model_ncores(am->m);
-	am->seq = mp_model_seq(am->m);
 	am->line = st->opts->machine->line;
 	while ((1ull << am->line_shift) < am->line)
 		am->line_shift++;
@@ -156,7 +154,7 @@ int an_model_init(struct an_state *st)
 	am->st = st;
 	mp_model_set_writeback(am->m, on_writeback, am);
 	st->model = am;
-	st->model_rep = (struct an_model_rep){ ~(am->line - 1), am->seq };
+	st->model_rep = (struct an_model_rep){ ~(am->line - 1), mp_model_seq(am->m) };
 	st->res->mem_origin = AN_MEM_MODELLED;
 	return 0;
 }
@@ -341,14 +339,12 @@ static void mem_scale_sampled(struct an_mem *m)
 		m->latency_hist[i] += (uint64_t)((double)m->miss_latency_hist[i] * g + 0.5);
 }
 
-/* mem_count_all under set sampling (mem_count_sampled) or burst sampling
- * (the object's figures go to its part of the thread, and the total is
- * the parts' sum at the end): apart, so that a full run's path stays as it is. */
-static __attribute__((noinline)) void mem_count_apart(struct an_state *st, struct an_stream *s, uint32_t cls,
-						      const struct mp_model_out *o)
+/* The rows a line reference counts in under set or burst sampling: its
+ * object (burst sampling: the object's part of the thread, the total
+ * being the parts' sum at the end), thread, the total and its code
+ * address. Returns how many. */
+static int mem_rows_apart(struct an_state *st, struct an_stream *s, uint32_t cls, struct an_mem *rows[4])
 {
-	const uint64_t w = st->model->sample_sets;
-	struct an_mem *rows[4];
 	int n = 0;
 	rows[n++] = st->parts_on ? &an_part_of(st, s, cls)->mem : &st->classes.v[cls].mem;
 	rows[n++] = &st->threads.v[s->thread].mem;
@@ -356,6 +352,17 @@ static __attribute__((noinline)) void mem_count_apart(struct an_state *st, struc
 		rows[n++] = &st->res->mem_total;
 	if (s->last_fn)
 		rows[n++] = &st->ips.v[s->last_fn - 1].mem;
+	return n;
+}
+
+/* mem_count_all under set sampling (mem_count_sampled) or burst sampling:
+ * apart, so that a full run's path stays as it is. */
+static __attribute__((noinline)) void mem_count_apart(struct an_state *st, struct an_stream *s, uint32_t cls,
+						      const struct mp_model_out *o)
+{
+	const uint64_t w = st->model->sample_sets;
+	struct an_mem *rows[4];
+	int n = mem_rows_apart(st, s, cls, rows);
 	for (int i = 0; i < n; i++) {
 		if (w > 1)
 			mem_count_sampled(rows[i], o, w);
@@ -364,20 +371,18 @@ static __attribute__((noinline)) void mem_count_apart(struct an_state *st, struc
 	}
 }
 
-/* Per object, thread, total and code address. */
 /* Adds a ranged access's figures, counted apart in *m, to the rows
  * mem_count_all counts in. */
 static __attribute__((noinline)) void mem_add_all(struct an_state *st, struct an_stream *s, uint32_t cls,
 						  const struct an_mem *m)
 {
-	an_mem_add(st->parts_on ? &an_part_of(st, s, cls)->mem : &st->classes.v[cls].mem, m);
-	an_mem_add(&st->threads.v[s->thread].mem, m);
-	if (!st->parts_on)
-		an_mem_add(&st->res->mem_total, m);
-	if (s->last_fn)
-		an_mem_add(&st->ips.v[s->last_fn - 1].mem, m);
+	struct an_mem *rows[4];
+	int n = mem_rows_apart(st, s, cls, rows);
+	for (int i = 0; i < n; i++)
+		an_mem_add(rows[i], m);
 }
 
+/* Per object, thread, total and code address. */
 static void mem_count_all(struct an_state *st, struct an_stream *s, uint32_t cls, const struct mp_model_out *o)
 {
 	if (st->model->count_apart) {
@@ -535,7 +540,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			s->rep_cls = cls;
 			s->rep_core = core;
 			s->rep_again = o.again;
-			s->rep_seq = *am->seq;
+			s->rep_seq = *st->model_rep.seq;
 			s->rep_shift = (uint8_t)shift;
 			s->rep_phys = paddr != 0;
 			s->rep_thp = paddr && shift == 21 && cshift == AS_MAPPED;

@@ -23,7 +23,7 @@ static void init_orders(struct model_cache *c)
 				       : 0xfedcba9876543210ull & ((1ull << (4 * c->ways)) - 1);
 	for (uint64_t s = 0; s < c->sets; s++) {
 		if (c->nibble_lru) {
-			*mc_order(c, s) = order;
+			*mc_order(c, s) = order; /* (unused nibbles stay 0) */
 			continue;
 		}
 		uint32_t *ends = mc_list_ends(c, s);
@@ -94,13 +94,11 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 		return -EINVAL;
 	c->set_bytes = (uint32_t)at;
 	c->mem = aligned_alloc(64, (size_t)c->sets * at);
-	if (c->mem)
-		memset(c->mem, 0, (size_t)c->sets * at);
 	if (!c->mem) {
 		model_cache_fini(c);
 		return -ENOMEM;
 	}
-	init_orders(c);
+	model_cache_clear(c); /* zeroes, and sets the recency orders */
 	return 0;
 }
 
