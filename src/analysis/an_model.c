@@ -522,85 +522,117 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 	const int batch = counted && nlines > 1;
 	if (batch)
 		memset(&range, 0, sizeof(range));
-	for (uint64_t k = 0; k < nlines; k++, a += line) {
+	for (uint64_t k = 0; k < nlines;) {
 		struct mp_model_out o;
 		uint64_t paddr = 0;
 		if (st->phys) {
 			paddr = phys_of(st, s, a, cshift, &shift);
-			if (counted) {
-				s->refs_physical += paddr != 0;
-				s->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED;
-			}
 			if (k == 0)
 				sum->page_shift = (uint8_t)shift;
 		}
-		mp_model_access(am->m, core, s->proc, a, paddr, r->write, shift, owner, &o);
-		if (nlines == 1 && o.again) {
-			s->rep_a = a;
-			s->rep_cls = cls;
-			s->rep_core = core;
-			s->rep_again = o.again;
-			s->rep_seq = *st->model_rep.seq;
-			s->rep_shift = (uint8_t)shift;
-			s->rep_phys = paddr != 0;
-			s->rep_thp = paddr && shift == 21 && cshift == AS_MAPPED;
+		/* the range's lines in this 4 KiB page go to the model at once */
+		uint64_t n = ((a | 4095) - a) / line + 1;
+		n = n < nlines - k ? n : nlines - k;
+		n = n < MP_MODEL_LINES_MAX ? n : MP_MODEL_LINES_MAX;
+		if (st->opts->on_dram)
+			n = 1; /* the DRAM reads and writes in the order the lines make them */
+		uint8_t lv[MP_MODEL_LINES_MAX];
+		if (nlines - k > n + 64 && (am->rows_cap || st->phys)) {
+			/* a long range: the page two ahead's translation slot and TLB
+			 * row, which the replay's lookahead (record by record) cannot
+			 * see coming */
+			uint64_t ahead = a + 8192;
+			if (st->phys)
+				an_phys_prefetch(st->phys, st->procs.v[s->proc].pid, ahead);
+			if (am->rows_cap)
+				__builtin_prefetch(&am->rows[row_home(s->proc, ahead >> 12, 12, am->rows_cap)]);
 		}
-		if (o.level == MP_LVL_L1 && o.tlb == MP_TLB_L1_HIT) {
-			/* the common case: no DRAM, no NUMA, no page row, and a run
-			 * of them is counted at once */
-			if (sum->level < MP_LVL_L1)
-				sum->level = MP_LVL_L1;
-			if (sum->tlb < MP_TLB_L1_HIT)
-				sum->tlb = MP_TLB_L1_HIT;
+		mp_model_access_lines(am->m, core, s->proc, a, paddr, (unsigned)n, r->write, shift, owner, &o, lv);
+		if (st->phys && counted) {
+			s->refs_physical += paddr ? n : 0;
+			s->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED ? n : 0;
+		}
+		for (uint64_t i = 0; i < n; i++, k++, a += line, paddr += paddr ? line : 0) {
+			if (i && lv[i] == MP_LVL_L1) {
+				/* (before o is made: a word read of bytes just stored
+				 * would wait for them) */
+				sum->latency += am->l1_lat;
+				if (counted)
+					an_model_count_fast(st, s, cls);
+				continue;
+			}
+			if (i)
+				o = (struct mp_model_out){ .level = lv[i],
+							   .tlb = MP_TLB_L1_HIT,
+							   .latency = mp_model_latency(am->m, lv[i]) };
+			if (nlines == 1 && o.again) {
+				s->rep_a = a;
+				s->rep_cls = cls;
+				s->rep_core = core;
+				s->rep_again = o.again;
+				s->rep_seq = *st->model_rep.seq;
+				s->rep_shift = (uint8_t)shift;
+				s->rep_phys = paddr != 0;
+				s->rep_thp = paddr && shift == 21 && cshift == AS_MAPPED;
+			}
+			if (o.level == MP_LVL_L1 && o.tlb == MP_TLB_L1_HIT) {
+				/* the common case: no DRAM, no NUMA, no page row, and a run
+				 * of them is counted at once */
+				if (sum->level < MP_LVL_L1)
+					sum->level = MP_LVL_L1;
+				if (sum->tlb < MP_TLB_L1_HIT)
+					sum->tlb = MP_TLB_L1_HIT;
+				sum->latency += o.latency;
+				if (counted)
+					an_model_count_fast(st, s, cls);
+				continue;
+			}
+			/* a page missed the DTLB: its slots are worth prefetching ahead
+			 * when the tables they are in outgrow the host's caches */
+			if (o.tlb != MP_TLB_L1_HIT &&
+			    (st->res->phys_pages >= AN_AHEAD_PAGES || am->nrows >= AN_AHEAD_PAGES))
+				s->ahead_on = AN_AHEAD_KEEP;
+			unsigned from, to;
+			if (o.level == MP_LVL_LOCAL_DRAM && st->numa && an_numa_nodes(st, s, a, &from, &to) &&
+			    from != to) {
+				/* a NUMA topology says where the page is: a fill from another
+				 * node's memory, at the latency its distance gives */
+				o.level = MP_LVL_REMOTE_DRAM;
+				o.latency += an_numa_latency(st, from, to, st->opts->machine->dram_latency) -
+					     st->opts->machine->dram_latency;
+			}
+			if (o.level > sum->level)
+				sum->level = o.level;
+			if (o.tlb > sum->tlb)
+				sum->tlb = o.tlb;
 			sum->latency += o.latency;
-			if (counted)
-				an_model_count_fast(st, s, cls);
-			continue;
+			int dram = o.level == MP_LVL_LOCAL_DRAM || o.level == MP_LVL_REMOTE_DRAM;
+			if (st->opts->on_dram && (dram || o.walk_dram)) {
+				struct an_dram d = { .proc = s->proc,
+						     .thread = s->thread,
+						     .cls = cls,
+						     .vaddr = a,
+						     .paddr = paddr,
+						     .time = s->dec.time,
+						     .counted = counted };
+				d.walk = 1;
+				for (unsigned w = 0; w < o.walk_dram; w++)
+					st->opts->on_dram(st->opts->hook_arg, &d);
+				d.walk = 0;
+				if (dram)
+					st->opts->on_dram(st->opts->hook_arg, &d);
+			}
+			if (!counted)
+				continue;
+			if (!batch)
+				mem_count_all(st, s, cls, &o);
+			else if (am->sample_sets > 1)
+				mem_count_sampled(&range, &o, am->sample_sets);
+			else
+				mem_count(&range, &o);
+			if (o.tlb != MP_TLB_L1_HIT)
+				page_count(st, am, s->proc, a, shift, cls, &o);
 		}
-		/* a page missed the DTLB: its slots are worth prefetching ahead
-		 * when the tables they are in outgrow the host's caches */
-		if (o.tlb != MP_TLB_L1_HIT &&
-		    (st->res->phys_pages >= AN_AHEAD_PAGES || am->nrows >= AN_AHEAD_PAGES))
-			s->ahead_on = AN_AHEAD_KEEP;
-		unsigned from, to;
-		if (o.level == MP_LVL_LOCAL_DRAM && st->numa && an_numa_nodes(st, s, a, &from, &to) && from != to) {
-			/* a NUMA topology says where the page is: a fill from another
-			 * node's memory, at the latency its distance gives */
-			o.level = MP_LVL_REMOTE_DRAM;
-			o.latency += an_numa_latency(st, from, to, st->opts->machine->dram_latency) -
-				     st->opts->machine->dram_latency;
-		}
-		if (o.level > sum->level)
-			sum->level = o.level;
-		if (o.tlb > sum->tlb)
-			sum->tlb = o.tlb;
-		sum->latency += o.latency;
-		int dram = o.level == MP_LVL_LOCAL_DRAM || o.level == MP_LVL_REMOTE_DRAM;
-		if (st->opts->on_dram && (dram || o.walk_dram)) {
-			struct an_dram d = { .proc = s->proc,
-					     .thread = s->thread,
-					     .cls = cls,
-					     .vaddr = a,
-					     .paddr = paddr,
-					     .time = s->dec.time,
-					     .counted = counted };
-			d.walk = 1;
-			for (unsigned w = 0; w < o.walk_dram; w++)
-				st->opts->on_dram(st->opts->hook_arg, &d);
-			d.walk = 0;
-			if (dram)
-				st->opts->on_dram(st->opts->hook_arg, &d);
-		}
-		if (!counted)
-			continue;
-		if (!batch)
-			mem_count_all(st, s, cls, &o);
-		else if (am->sample_sets > 1)
-			mem_count_sampled(&range, &o, am->sample_sets);
-		else
-			mem_count(&range, &o);
-		if (o.tlb != MP_TLB_L1_HIT)
-			page_count(st, am, s->proc, a, shift, cls, &o);
 	}
 	if (batch && range.refs)
 		mem_add_all(st, s, cls, &range);

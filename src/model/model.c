@@ -627,6 +627,33 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	out->again = (uint8_t)repeatable(m, core, space, addr, ps, key, owner);
 }
 
+void mp_model_access_lines(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
+			   unsigned n, int write, unsigned page_shift, uint32_t owner, struct mp_model_out *out,
+			   uint8_t *level)
+{
+	mp_model_access(m, core, space, addr, paddr, write, page_shift, owner, out);
+	level[0] = out->level;
+	if (n <= 1)
+		return;
+	out->again = 0;
+	if (core >= m->ncores)
+		core %= m->ncores;
+	/* Each further line's translation would take the fast path of
+	 * translate (the page is the core's most recent DTLB entry, and no
+	 * line reference touches a TLB): a DTLB hit that changes nothing. A
+	 * repeat short-cut (repeatable) gives what line_ref gives. */
+	m->seq++;
+	uint64_t key = paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
+			     : (uint64_t)(space & 0xffff) << SPACE_SHIFT | (addr & VA_MASK) >> m->line_shift;
+	for (unsigned i = 1; i < n; i++)
+		level[i] = (uint8_t)line_ref(m, core, key + i, write, owner);
+}
+
+unsigned mp_model_latency(const struct mp_model *m, unsigned level)
+{
+	return level_latency(&m->mach, level);
+}
+
 const uint64_t *mp_model_seq(const struct mp_model *m)
 {
 	return &m->seq;

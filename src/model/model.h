@@ -79,6 +79,24 @@ unsigned mp_model_ncores(const struct mp_model *m);
 void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr, int write,
 		     unsigned page_shift, uint32_t owner, struct mp_model_out *out);
 
+/* Lines a call of mp_model_access_lines takes at most. */
+#define MP_MODEL_LINES_MAX 64
+
+/* n (1..MP_MODEL_LINES_MAX) consecutive lines from the one holding addr
+ * (paddr: the first line's physical address, or 0), all in one 4 KiB page:
+ * the same as n calls of mp_model_access, one per line in address order.
+ * out: the first line's outcome; level[i]: the level that served line i
+ * (level[0] == out->level). Lines after the first hit the DTLB entry the
+ * first one left most recent and make no walk: their latency is
+ * mp_model_latency of their level, and out->again is unset for n > 1.
+ * (One call per page of a memset or memcpy instead of one per line.) */
+void mp_model_access_lines(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
+			   unsigned n, int write, unsigned page_shift, uint32_t owner, struct mp_model_out *out,
+			   uint8_t *level);
+
+/* The modelled cycles of a reference served by level (a DTLB hit). */
+unsigned mp_model_latency(const struct mp_model *m, unsigned level);
+
 /* A counter that changes whenever the model's state may have (every
  * reference other than one that changes nothing, mp_model_clean,
  * mp_model_flush): callers may skip references that out.again says change

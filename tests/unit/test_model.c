@@ -259,6 +259,109 @@ static void test_sample_sets(void)
 	mp_model_free(m);
 }
 
+/* A hash of every DRAM write in order (owner, line, physical). */
+struct wb_hash {
+	uint64_t h, n;
+};
+
+static void on_wb_hash(void *arg, uint32_t owner, uint64_t line, int physical)
+{
+	struct wb_hash *w = arg;
+	w->h = (w->h ^ owner ^ line * 31 ^ (uint64_t)physical << 60) * 0x100000001b3ull;
+	w->n++;
+}
+
+/* mp_model_access_lines against one mp_model_access per line: the same
+ * levels, the same first-line outcome (TLB, walks, latency), the same DRAM
+ * writes in the same order, and the same state after (a last pass of
+ * single lines over everything gives the same answers) -- on the tiny
+ * machine's two cores, under set sampling, and on the presets. */
+static void lines_case(const struct mp_machine *mm, unsigned sample, unsigned seed)
+{
+	struct mp_model *a = mp_model_new(mm), *b = mp_model_new(mm);
+	CHECK(a != NULL && b != NULL);
+	if (!a || !b)
+		return;
+	char err[160];
+	if (sample) {
+		CHECK_EQ(mp_model_sample_sets(a, sample, err, sizeof(err)), 0);
+		CHECK_EQ(mp_model_sample_sets(b, sample, err, sizeof(err)), 0);
+	}
+	struct wb_hash wa, wb;
+	memset(&wa, 0, sizeof(wa));
+	memset(&wb, 0, sizeof(wb));
+	mp_model_set_writeback(a, on_wb_hash, &wa);
+	mp_model_set_writeback(b, on_wb_hash, &wb);
+	uint64_t x = 0x9e3779b97f4a7c15ull * (seed + 1);
+	unsigned bad = 0, ncores = mp_model_ncores(a);
+	for (int i = 0; i < 3000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		unsigned core = (unsigned)(x % ncores);
+		int write = (x >> 8) & 1;
+		uint64_t page = (x >> 12) % 48; /* 48 pages: caches and TLBs overflow */
+		unsigned first = (unsigned)(x >> 20) % 64;
+		unsigned n = 1 + (unsigned)(x >> 28) % (64 - first);
+		uint64_t addr = page << 12 | (uint64_t)first << 6 | ((x >> 40) & 63);
+		uint64_t paddr = (x >> 50) & 1 ? (1 + (page * 7 + 3) % 64) << 12 | (addr & 4095) : 0;
+		unsigned shift = (x >> 52) & 1 ? 21 : 12;
+		uint32_t owner = (uint32_t)(x >> 54) & 7;
+		struct mp_model_out oa, ob;
+		uint8_t lv[MP_MODEL_LINES_MAX];
+		mp_model_access_lines(b, core, 1, addr, paddr, n, write, shift, owner, &ob, lv);
+		for (unsigned k = 0; k < n; k++) {
+			uint64_t off = (uint64_t)k << 6;
+			mp_model_access(a, core, 1, (addr & ~63ull) + off, paddr ? (paddr & ~63ull) + off : 0, write, shift,
+					owner, &oa);
+			if (k == 0)
+				bad += oa.level != ob.level || oa.tlb != ob.tlb || oa.walk_refs != ob.walk_refs ||
+				       oa.walk_dram != ob.walk_dram || oa.latency != ob.latency ||
+				       (n == 1 && oa.again != ob.again);
+			else
+				bad += oa.tlb != MP_TLB_L1_HIT || oa.walk_refs || oa.latency != mp_model_latency(b, lv[k]);
+			bad += oa.level != lv[k];
+		}
+		bad += wa.n != wb.n || wa.h != wb.h;
+	}
+	for (uint64_t page = 0; page < 48; page++)
+		for (unsigned k = 0; k < 64; k += 5) {
+			struct mp_model_out oa, ob;
+			mp_model_access(a, 0, 1, page << 12 | k << 6, 0, 0, 12, 0, &oa);
+			mp_model_access(b, 0, 1, page << 12 | k << 6, 0, 0, 12, 0, &ob);
+			bad += oa.level != ob.level || oa.tlb != ob.tlb || oa.latency != ob.latency;
+		}
+	CHECK_EQ(bad, 0);
+	CHECK(wa.n > 0);
+	mp_model_flush(a);
+	mp_model_flush(b);
+	CHECK(wa.n == wb.n && wa.h == wb.h); /* the same dirty lines were left */
+	mp_model_free(a);
+	mp_model_free(b);
+}
+
+static void test_access_lines(void)
+{
+	struct mp_machine mm = tiny(MP_INCL_NINE, 2);
+	lines_case(&mm, 0, 1);
+	mm.l1d.size = 256; /* two sets each, as in test_sample_sets */
+	mm.l2.size = 512;
+	mm.llc.size = 1024;
+	lines_case(&mm, 2, 2);
+	mm = tiny(MP_INCL_INCLUSIVE, 2);
+	lines_case(&mm, 0, 3);
+	mm = tiny(MP_INCL_EXCLUSIVE, 2);
+	lines_case(&mm, 0, 4);
+	const char *const *p = mp_machine_presets();
+	for (unsigned i = 0; p[i]; i++) {
+		CHECK_EQ(mp_machine_preset(p[i], &mm), 0);
+		/* (smaller, so that 48 pages overflow L2 and the LLC) */
+		mm.l2.size /= 16;
+		mm.l2.size -= mm.l2.size % ((uint64_t)mm.l2.ways * mm.line);
+		mm.llc.size /= 128;
+		mm.llc.size -= mm.llc.size % ((uint64_t)mm.llc.ways * mm.line);
+		lines_case(&mm, 0, 10 + i);
+	}
+}
+
 static void test_inclusion(void)
 {
 	/* core 0 holds line 0; core 1 streams lines 1..8 through the 8-line
@@ -403,6 +506,7 @@ int main(void)
 	test_writeback();
 	test_levels();
 	test_sample_sets();
+	test_access_lines();
 	test_inclusion();
 	test_coherence();
 	test_ptat();
