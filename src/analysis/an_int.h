@@ -46,6 +46,7 @@ struct an_proc {
 
 #define AN_IP_CACHE 16 /* slots: the top 4 bits of a multiplicative hash */
 #define AN_PAT_RECENT 4 /* pattern summaries a stream keeps at hand */
+#define AN_OWN_CACHE 16 /* model line owners a stream keeps at hand (a power of two) */
 
 #define AN_AHEAD 16 /* model lookahead, records: covers a host memory miss or two */
 #define AN_AHEAD_KEEP 256 /* records looked ahead for after a reference missed the DTLB */
@@ -119,6 +120,12 @@ struct an_stream {
 	/* model: the last one-line reference, while mp_model_seq stays at
 	 * rep_seq, and which kinds of it change nothing (MP_AGAIN_*) */
 	uint64_t rep_a, rep_seq;
+	/* model: owners of recent references (an_model.c, owner_of): object
+	 * row and code address, and the owner's index + 1 (0: none), in the
+	 * slot of their hash; a loop body's few objects and code addresses */
+	struct an_own_slot {
+		uint32_t row, fn, own;
+	} ownc[AN_OWN_CACHE];
 	uint32_t rep_cls;
 	unsigned rep_core;
 	uint8_t rep_again, rep_shift, rep_phys, rep_thp;

@@ -30,8 +30,19 @@ struct page_row {
 	uint8_t shift;
 };
 
+/* The owner the model keeps with a line: who last wrote it, so that its
+ * DRAM write goes to that object (under burst sampling, its part of the
+ * writing thread), thread and code address. */
+struct owner {
+	uint32_t row; /* class, or part when st->parts_on */
+	uint32_t thread;
+	uint32_t fn; /* an_ip index + 1, 0: none */
+};
+
 struct an_model {
 	struct mp_model *m;
+	MP_VEC(struct owner) owners; /* the model's owner ids index this */
+	struct mp_hashmap owner_index; /* hash of an owner (probed on) -> index */
 	uint64_t sample_sets; /* set sampling: L2/LLC modelled for 1 set in this many (1: all) */
 	int count_apart; /* set or burst sampling: references are counted by mem_count_apart */
 	unsigned ncores, line_shift;
@@ -70,16 +81,53 @@ void an_mem_add(struct an_mem *a, const struct an_mem *b)
 		a->miss_latency_hist[i] += b->miss_latency_hist[i];
 }
 
-/* owner: the class whose line it is; under burst sampling the part, (class,
- * thread that last wrote the line), so the write is scaled by that
- * thread's factor, not by that of the thread whose access evicted it. */
+/* The owner id of a line stream s references for class cls now (struct
+ * owner), made on first use; MP_MODEL_NO_OWNER on ENOMEM (st->oom set). */
+static uint32_t owner_of(struct an_state *st, struct an_model *am, struct an_stream *s, uint32_t cls)
+{
+	const uint32_t row = st->parts_on ? an_part_get(st, s, cls) : cls, fn = s->last_fn;
+	struct an_own_slot *slot = &s->ownc[(row * 0x9e3779b1u ^ fn * 0x85ebca6bu) >> 28 & (AN_OWN_CACHE - 1)];
+	if (slot->own && slot->row == row && slot->fn == fn)
+		return slot->own - 1;
+	if (row == UINT32_MAX)
+		return MP_MODEL_NO_OWNER;
+	const struct owner want = { row, s->thread, fn };
+	uint64_t key = mp_hash64(((uint64_t)s->thread << 32 | row) ^ mp_hash64((uint64_t)fn + 1)) | 1;
+	uint64_t *v;
+	/* probe on past another owner with the same hash */
+	while ((v = mp_hashmap_get(&am->owner_index, key))) {
+		const struct owner *o = &am->owners.v[*v];
+		if (o->row == row && o->thread == want.thread && o->fn == fn)
+			break;
+		key = mp_hash64(key) | 1;
+	}
+	uint32_t idx;
+	if (v) {
+		idx = (uint32_t)*v;
+	} else {
+		if (am->owners.n >= MP_MODEL_NO_OWNER || mp_vec_push(&am->owners, want) ||
+		    mp_hashmap_put(&am->owner_index, key, am->owners.n - 1)) {
+			st->oom = 1;
+			return MP_MODEL_NO_OWNER;
+		}
+		idx = (uint32_t)(am->owners.n - 1);
+	}
+	*slot = (struct an_own_slot){ row, fn, idx + 1 };
+	return idx;
+}
+
+/* A DRAM write of a line whose owner (owner_of) last wrote it: charged to
+ * that object, thread and code address; under burst sampling the object's
+ * row is the writing thread's part, so the write is scaled by that thread's
+ * factor, not by that of the thread whose access evicted the line. */
 static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 {
 	struct an_model *am = arg;
 	struct an_state *st = am->st;
-	if (owner >= (st->parts_on ? st->parts.n : st->classes.n))
-		return; /* MP_MODEL_NO_OWNER among them */
-	uint32_t cls = st->parts_on ? st->parts.v[owner].cls : owner;
+	if (owner >= am->owners.n)
+		return; /* MP_MODEL_NO_OWNER: a paging-structure line */
+	const struct owner *ow = &am->owners.v[owner];
+	uint32_t cls = st->parts_on ? st->parts.v[ow->row].cls : ow->row;
 	if (st->opts->on_dram && am->cur) {
 		struct an_dram d = { .proc = am->cur->proc,
 				     .thread = am->cur->thread,
@@ -103,8 +151,11 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 	if (!am->counting)
 		return;
 	/* (scaled by an_model_scale_sets when sampling sets) */
+	st->threads.v[ow->thread].mem.dram_writes++;
+	if (ow->fn)
+		st->ips.v[ow->fn - 1].mem.dram_writes++;
 	if (st->parts_on) {
-		st->parts.v[owner].mem.dram_writes++; /* the total is the parts' sum (apply_sampling) */
+		st->parts.v[ow->row].mem.dram_writes++; /* the total is the parts' sum (apply_sampling) */
 		return;
 	}
 	st->classes.v[cls].mem.dram_writes++;
@@ -151,6 +202,7 @@ int an_model_init(struct an_state *st)
 		return -ENOMEM;
 	}
 	am->count_apart = am->sample_sets > 1 || st->parts_on;
+	mp_hashmap_init(&am->owner_index);
 	am->st = st;
 	mp_model_set_writeback(am->m, on_writeback, am);
 	st->model = am;
@@ -167,6 +219,8 @@ void an_model_fini(struct an_state *st)
 	mp_model_free(am->m);
 	free(am->rule_hits);
 	mp_vec_free(&am->cls_shift);
+	mp_vec_free(&am->owners);
+	mp_hashmap_fini(&am->owner_index);
 	free(am->rows);
 	free(am);
 	st->model = NULL;
@@ -514,7 +568,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 	am->counting = counted;
 	am->cur = s;
 	/* the line's owner, whose DRAM writes come back to on_writeback */
-	const uint32_t owner = st->parts_on ? an_part_get(st, s, cls) : cls;
+	const uint32_t owner = owner_of(st, am, s, cls);
 	outcome_init(sum, shift);
 	/* a range (memset, memcpy: up to millions of lines) counts its lines
 	 * apart and adds them to its rows once */
@@ -531,12 +585,14 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				sum->page_shift = (uint8_t)shift;
 		}
 		/* the range's lines in this 4 KiB page go to the model at once */
-		uint64_t n = ((a | 4095) - a) / line + 1;
-		n = n < nlines - k ? n : nlines - k;
-		n = n < MP_MODEL_LINES_MAX ? n : MP_MODEL_LINES_MAX;
-		if (st->opts->on_dram)
-			n = 1; /* the DRAM reads and writes in the order the lines make them */
+		uint64_t n = 1;
 		uint8_t lv[MP_MODEL_LINES_MAX];
+		/* (on_dram: the DRAM reads and writes in the order the lines make them) */
+		if (nlines > 1 && !st->opts->on_dram) {
+			n = (((a | 4095) - a) >> am->line_shift) + 1;
+			n = n < nlines - k ? n : nlines - k;
+			n = n < MP_MODEL_LINES_MAX ? n : MP_MODEL_LINES_MAX;
+		}
 		if (nlines - k > n + 64 && (am->rows_cap || st->phys)) {
 			/* a long range: the page two ahead's translation slot and TLB
 			 * row, which the replay's lookahead (record by record) cannot
@@ -547,7 +603,11 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			if (am->rows_cap)
 				__builtin_prefetch(&am->rows[row_home(s->proc, ahead >> 12, 12, am->rows_cap)]);
 		}
-		mp_model_access_lines(am->m, core, s->proc, a, paddr, (unsigned)n, r->write, shift, owner, &o, lv);
+		if (n == 1)
+			mp_model_access(am->m, core, s->proc, a, paddr, r->write, shift, owner, &o);
+		else
+			mp_model_access_lines(am->m, core, s->proc, a, paddr, (unsigned)n, r->write, shift, owner, &o,
+					      lv);
 		if (st->phys && counted) {
 			s->refs_physical += paddr ? n : 0;
 			s->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED ? n : 0;

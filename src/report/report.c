@@ -315,14 +315,6 @@ static int unsampled(const struct an_result *res, const struct an_mem *m)
 	return res->mem_sample_sets > 1 && m->miss_unmodelled && !m->miss_modelled;
 }
 
-/* The model charges a writeback to the object whose dirty line it writes
- * (the line's owner); thread and function rows get none, and show "-"
- * rather than a 0 that reads as "this thread wrote nothing back". */
-static int rows_have_writes(enum rp_by by)
-{
-	return by != RP_BY_THREAD && by != RP_BY_FUNCTION;
-}
-
 /* The modelled view: memory requests and where references were served. */
 static int render_text_model(FILE *out, const struct an_result *res, const struct rp_opts *o, struct row *rows,
 			     size_t n)
@@ -330,7 +322,6 @@ static int render_text_model(FILE *out, const struct an_result *res, const struc
 	uint64_t total = acc(&res->total);
 	const struct an_mem *t = &res->mem_total;
 	uint64_t reqs = t->dram_reads + t->dram_writes;
-	const int writes = rows_have_writes(o->by);
 	fprintf(out, "%14s %6s %12s %12s %6s %5s %5s %5s %5s %11s %6s %7s ", "accesses", "share",
 			 "DRAM reads", "DRAM writes", "mem%", "L1%", "L2%", "L3%", "DRAM%", "page walks", "walk%",
 			 "cyc/ref");
@@ -355,12 +346,9 @@ static int render_text_model(FILE *out, const struct an_result *res, const struc
 			shown++;
 			continue;
 		}
-		char mem[16] = "-";
-		if (writes)
-			snprintf(mem, sizeof(mem), "%5.1f%%", pct(m->dram_reads + m->dram_writes, reqs));
-		int rw = fprintf(out, "%14s %5.1f%% %12s %12s %6s %5.1f %5.1f %5.1f %5.1f %11s %5.1f%% %7.1f ",
+		int rw = fprintf(out, "%14s %5.1f%% %12s %12s %5.1f%% %5.1f %5.1f %5.1f %5.1f %11s %5.1f%% %7.1f ",
 			rp_grouped(a, sizeof(a), x), pct(x, total), rp_grouped(b, sizeof(b), m->dram_reads),
-			writes ? rp_grouped(c, sizeof(c), m->dram_writes) : "-", mem,
+			rp_grouped(c, sizeof(c), m->dram_writes), pct(m->dram_reads + m->dram_writes, reqs),
 			pct(m->level[MP_LVL_L1], m->refs), pct(m->level[MP_LVL_L2], m->refs),
 			pct(m->level[MP_LVL_L3], m->refs),
 			pct(m->level[MP_LVL_LOCAL_DRAM] + m->level[MP_LVL_REMOTE_DRAM] + m->level[MP_LVL_REMOTE_CACHE],
@@ -370,10 +358,6 @@ static int render_text_model(FILE *out, const struct an_result *res, const struc
 		label_fit(out, o, rw > 0 ? (size_t)rw : 0, r->label);
 		shown++;
 	}
-	if (!writes)
-		fprintf(out, "(DRAM writes are charged to the object whose dirty line is written back, not to a %s: "
-			     "--by object shows them)\n",
-			o->by == RP_BY_THREAD ? "thread" : "function");
 	struct rp_lat_row *lr = calloc(n ? n : 1, sizeof(*lr));
 	if (lr) {
 		for (size_t i = 0; i < n; i++)
@@ -409,7 +393,7 @@ static void render_text_narrow(FILE *out, const struct an_result *res, const str
 		if (model)
 			rw = fprintf(out, "%14s %5.1f%% %12s %12s %10s ", rp_grouped(a, sizeof(a), x), pct(x, total),
 				     rp_grouped(b, sizeof(b), r->mem.dram_reads),
-				     rows_have_writes(o->by) ? rp_grouped(c, sizeof(c), r->mem.dram_writes) : "-",
+				     rp_grouped(c, sizeof(c), r->mem.dram_writes),
 				     rp_grouped(d, sizeof(d), r->mem.walks));
 		else
 			rw = fprintf(out, "%14s %5.1f%% %14s %14s ", rp_grouped(a, sizeof(a), x), pct(x, total),
