@@ -25,7 +25,9 @@
 struct page_row {
 	uint64_t addr; /* page start (virtual) */
 	uint64_t dtlb_misses, walks, walk_refs; /* dtlb_misses 0: empty slot */
+	uint64_t last; /* an_model.page_tick when cls was seen */
 	uint32_t proc, cls;
+	uint32_t thread; /* burst sampling: the thread whose misses these are; else 0 */
 	uint32_t order; /* rows are handed over in the order they were made */
 	uint8_t shift;
 };
@@ -51,6 +53,7 @@ struct an_model {
 	MP_VEC(uint8_t) cls_shift; /* class -> page shift, 0 not decided yet */
 	struct page_row *rows; /* linear probing, at most half full */
 	size_t rows_cap, nrows; /* rows_cap: a power of two, or 0 */
+	uint64_t page_tick; /* page_count calls */
 	size_t *rule_hits; /* per what-if rule: classes it matched */
 	int counting; /* the access being modelled is inside --roi */
 	struct an_stream *cur; /* the stream whose access is being modelled */
@@ -258,15 +261,18 @@ static unsigned class_shift(struct an_state *st, struct an_model *am, uint32_t c
 	return s;
 }
 
-static size_t row_home(uint32_t proc, uint64_t page, unsigned shift, size_t cap)
+/* thread: burst sampling keeps a page's rows per thread, which is scaled
+ * by its own factor (an_model_pages); else 0 */
+static size_t row_home(uint32_t proc, uint64_t page, unsigned shift, uint32_t thread, size_t cap)
 {
-	return mp_hash64(page ^ ((uint64_t)proc << 48) ^ ((uint64_t)shift << 58)) & (cap - 1);
+	return mp_hash64(page ^ ((uint64_t)proc << 48) ^ ((uint64_t)shift << 58) ^ ((uint64_t)thread << 32)) &
+	       (cap - 1);
 }
 
 static size_t row_home_of(const void *e, size_t cap)
 {
 	const struct page_row *r = e;
-	return row_home(r->proc, r->addr >> r->shift, r->shift, cap);
+	return row_home(r->proc, r->addr >> r->shift, r->shift, r->thread, cap);
 }
 
 static int row_used(const void *e)
@@ -274,8 +280,8 @@ static int row_used(const void *e)
 	return ((const struct page_row *)e)->dtlb_misses != 0;
 }
 
-static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift,
-		       uint32_t cls, const struct mp_model_out *o)
+static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, uint32_t thread, uint64_t addr,
+		       unsigned shift, uint32_t cls, const struct mp_model_out *o)
 {
 	uint64_t page = addr >> shift;
 	if ((am->nrows + 1) * 2 > am->rows_cap) {
@@ -289,24 +295,26 @@ static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, 
 		am->rows = nr;
 		am->rows_cap = ncap;
 	}
-	size_t i = row_home(proc, page, shift, am->rows_cap);
+	size_t i = row_home(proc, page, shift, thread, am->rows_cap);
 	struct page_row *r;
 	for (;; i = (i + 1) & (am->rows_cap - 1)) {
 		r = &am->rows[i];
 		if (!r->dtlb_misses) {
 			*r = (struct page_row){ .addr = page << shift,
 						.proc = proc,
+						.thread = thread,
 						.order = (uint32_t)am->nrows++,
 						.shift = (uint8_t)shift };
 			break;
 		}
-		if (r->addr == page << shift && r->proc == proc && r->shift == shift)
+		if (r->addr == page << shift && r->proc == proc && r->shift == shift && r->thread == thread)
 			break;
 	}
 	r->dtlb_misses++;
 	r->walks += o->tlb == MP_TLB_WALK;
 	r->walk_refs += o->walk_refs;
 	r->cls = cls; /* the latest object on the page */
+	r->last = ++am->page_tick;
 }
 
 static inline __attribute__((always_inline)) void mem_count(struct an_mem *m, const struct mp_model_out *o)
@@ -601,7 +609,8 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			if (st->phys)
 				an_phys_prefetch(st->phys, st->procs.v[s->proc].pid, ahead);
 			if (am->rows_cap)
-				__builtin_prefetch(&am->rows[row_home(s->proc, ahead >> 12, 12, am->rows_cap)]);
+				__builtin_prefetch(&am->rows[row_home(s->proc, ahead >> 12, 12,
+								      st->parts_on ? s->thread : 0, am->rows_cap)]);
 		}
 		if (n == 1)
 			mp_model_access(am->m, core, s->proc, a, paddr, r->write, shift, owner, &o);
@@ -691,7 +700,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			else
 				mem_count(&range, &o);
 			if (o.tlb != MP_TLB_L1_HIT)
-				page_count(st, am, s->proc, a, shift, cls, &o);
+				page_count(st, am, s->proc, st->parts_on ? s->thread : 0, a, shift, cls, &o);
 		}
 	}
 	if (batch && range.refs)
@@ -736,7 +745,8 @@ void an_model_look_ahead(const struct an_state *st, struct an_stream *s, int res
 		if (st->phys)
 			an_phys_prefetch(st->phys, st->procs.v[s->proc].pid, r.addr);
 		if (am->rows_cap) {
-			const struct page_row *w = &am->rows[row_home(s->proc, r.addr >> 12, 12, am->rows_cap)];
+			const struct page_row *w =
+				&am->rows[row_home(s->proc, r.addr >> 12, 12, st->parts_on ? s->thread : 0, am->rows_cap)];
 			__builtin_prefetch(w);
 			__builtin_prefetch((const char *)(w + 1) - 1); /* it may straddle two lines */
 		}
@@ -753,6 +763,85 @@ void an_model_clean(struct an_state *st, struct an_stream *s, int counted)
 	mp_model_clean(am->m);
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int page_row_cmp(const void *a, const void *b)
+{
+	const struct page_row *x = a, *y = b;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->shift != y->shift)
+		return x->shift < y->shift ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static uint64_t scaled(uint64_t v, double f)
+{
+	return f == 1.0 ? v : (uint64_t)((double)v * f + 0.5);
+}
+
+/* Burst sampling: a page's rows, one per thread, each scaled by its
+ * thread's factor (set by apply_sampling) and merged into one, in the
+ * order the first was made; its object is the one seen last. The table
+ * is rebuilt dense (rows_cap = nrows rows, no longer probed). */
+static int pages_per_thread_merge(struct an_state *st, struct an_model *am)
+{
+	struct page_row *v = malloc(am->nrows * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t j = 0; j < am->rows_cap; j++) {
+		struct page_row w = am->rows[j];
+		if (!w.dtlb_misses)
+			continue;
+		double f = w.thread < st->threads.n ? st->threads.v[w.thread].sample_factor : 1.0;
+		w.dtlb_misses = scaled(w.dtlb_misses, f);
+		w.walks = scaled(w.walks, f);
+		w.walk_refs = scaled(w.walk_refs, f);
+		v[n++] = w;
+	}
+	qsort(v, n, sizeof(*v), page_row_cmp);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct page_row *d = m ? &v[m - 1] : NULL;
+		if (d && d->proc == v[i].proc && d->addr == v[i].addr && d->shift == v[i].shift) {
+			d->dtlb_misses += v[i].dtlb_misses;
+			d->walks += v[i].walks;
+			d->walk_refs += v[i].walk_refs;
+			if (v[i].last > d->last) {
+				d->last = v[i].last;
+				d->cls = v[i].cls;
+			}
+			continue; /* (d keeps the lowest order: v is sorted by it within a page) */
+		}
+		v[m++] = v[i];
+	}
+	/* renumber in the order the rows were made */
+	uint32_t *ord = malloc((m ? m : 1) * sizeof(*ord));
+	if (!ord) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m; i++)
+		ord[i] = v[i].order;
+	qsort(ord, m, sizeof(*ord), u32_cmp);
+	for (size_t i = 0; i < m; i++) {
+		uint32_t *at = bsearch(&v[i].order, ord, m, sizeof(*ord), u32_cmp);
+		v[i].order = (uint32_t)(at - ord);
+	}
+	free(ord);
+	free(am->rows);
+	am->rows = v;
+	am->rows_cap = am->nrows = m;
+	return 0;
+}
+
 /* Hands the per-page rows to the result (classes renumbered by remap). */
 int an_model_pages(struct an_state *st, const uint32_t *remap)
 {
@@ -766,6 +855,8 @@ int an_model_pages(struct an_state *st, const uint32_t *remap)
 				st->opts->page_rules[i].pattern);
 	if (!am->nrows)
 		return 0;
+	if (st->parts_on && pages_per_thread_merge(st, am))
+		return -ENOMEM;
 	r->pages = calloc(am->nrows, sizeof(*r->pages));
 	if (!r->pages)
 		return -ENOMEM;

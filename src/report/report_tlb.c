@@ -101,6 +101,11 @@ int rp_render_tlb(FILE *out, const struct an_result *res, const struct rp_opts *
 		fprintf(out, "command:   %s\n", res->cmdline);
 	if (o->roi)
 		fprintf(out, "region:    '%s' only\n", o->roi);
+	if (res->skipped_accesses)
+		fprintf(out,
+			"sampled:   bursts: %llu accesses recorded, %llu skipped; the figures below are estimates "
+			"(each thread's misses x its own factor)\n",
+			(unsigned long long)res->recorded_accesses, (unsigned long long)res->skipped_accesses);
 	fprintf(out,
 		"pages:     %zu with first-level DTLB misses (%zu x 4K, %zu x 2M, "
 		"%zu x 1G)\n",
