@@ -53,6 +53,11 @@ walks() { "$MEMPRISM" tlb --model nehalem-e5504 --format csv "$1" | awk -F, 'NR 
 within_pct "sampled page walks (tlb view)" "$(walks full.data)" "$(walks sampled.data)" 2
 "$MEMPRISM" tlb --model nehalem-e5504 sampled.data | grep -q "^sampled: .*estimates" ||
 	fail "the TLB view of a sampled trace does not say its figures are estimates"
+# the NUMA view counts the recorded accesses only, and says so
+"$MEMPRISM" numa --numa 2x2 sampled.data | grep -q "^sampled: .*NOT scaled" ||
+	fail "the NUMA view of a sampled trace does not say its counts are unscaled"
+expect_eq "numa JSON sampling" "\"sampling\":{\"recorded\":$(num "$samp" recorded),\"skipped\":$(num "$samp" skipped),\"scaled\":false}" \
+	"$("$MEMPRISM" numa --numa 2x2 --format json sampled.data | grep -o '"sampling":{[^}]*}')"
 main_pid() { grep -o '"processes":\[{"pid":[0-9]*' "$1" | grep -o '[0-9]*$'; }
 main_row() { # the main thread's (tid = pid) entry in "threads", from its counts on
 	local pid
