@@ -50,6 +50,7 @@ struct an_model {
 	unsigned ncores, line_shift;
 	uint64_t line;
 	unsigned l1_lat, l1_bucket; /* an L1 hit's latency and its histogram bucket */
+	unsigned lat[MP_LVL_COUNT]; /* mp_model_latency of each level */
 	MP_VEC(uint8_t) cls_shift; /* class -> page shift, 0 not decided yet */
 	struct page_row *rows; /* linear probing, at most half full */
 	size_t rows_cap, nrows; /* rows_cap: a power of two, or 0 */
@@ -195,6 +196,8 @@ int an_model_init(struct an_state *st)
 	while ((1ull << am->line_shift) < am->line)
 		am->line_shift++;
 	am->l1_lat = st->opts->machine->l1d.latency;
+	for (unsigned i = 0; i < MP_LVL_COUNT; i++)
+		am->lat[i] = mp_model_latency(am->m, i);
 	am->l1_bucket = am->l1_lat ? 31u - (unsigned)__builtin_clz(am->l1_lat) : 0;
 	if (am->l1_bucket >= AN_LAT_BUCKETS)
 		am->l1_bucket = AN_LAT_BUCKETS - 1;
@@ -633,7 +636,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			if (i)
 				o = (struct mp_model_out){ .level = lv[i],
 							   .tlb = MP_TLB_L1_HIT,
-							   .latency = mp_model_latency(am->m, lv[i]) };
+							   .latency = am->lat[lv[i]] };
 			if (nlines == 1 && o.again) {
 				s->rep_a = a;
 				s->rep_cls = cls;

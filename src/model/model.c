@@ -388,8 +388,8 @@ static inline __attribute__((always_inline)) void l1_fill(struct mp_model *m, un
 	struct model_victim v;
 	int ev;
 	uint64_t idx = model_cache_insert(&c->l1, key, owner, fl, &v, &ev);
-	if (ev)
-		l1_evicted(m, k, &v);
+	if (ev && (v.flags & MC_DIRTY) && !(v.key & m->sample_mask))
+		l1_evicted(m, k, &v); /* (what it does for no other victim) */
 	c->last_key = key;
 	c->last_idx = idx;
 }
@@ -397,7 +397,8 @@ static inline __attribute__((always_inline)) void l1_fill(struct mp_model *m, un
 /* Set sampling: a line outside the sample goes through L1 as any other
  * (so L1 hits stay exact), and a miss is served by levels that are not
  * modelled for it: MP_LVL_UNKNOWN. */
-static unsigned line_ref_l1(struct mp_model *m, unsigned k, uint64_t key, int write, uint32_t owner)
+static inline __attribute__((always_inline)) unsigned line_ref_l1(struct mp_model *m, unsigned k, uint64_t key,
+								  int write, uint32_t owner)
 {
 	if (l1_hit(m, k, key, write, owner))
 		return MP_LVL_L1;
@@ -646,7 +647,8 @@ void mp_model_access_lines(struct mp_model *m, unsigned core, uint32_t space, ui
 	uint64_t key = paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
 			     : (uint64_t)(space & 0xffff) << SPACE_SHIFT | (addr & VA_MASK) >> m->line_shift;
 	for (unsigned i = 1; i < n; i++)
-		level[i] = (uint8_t)line_ref(m, core, key + i, write, owner);
+		level[i] = (uint8_t)((key + i) & m->sample_mask ? line_ref_l1(m, core, key + i, write, owner)
+								: line_ref(m, core, key + i, write, owner));
 }
 
 unsigned mp_model_latency(const struct mp_model *m, unsigned level)
