@@ -58,6 +58,9 @@ struct nobj {
 	uint64_t accesses, remote, writes;
 	uint64_t *from, *at, *rat; /* [nodes] by source node, page node, page node of remote ones */
 	MP_VEC(struct an_numa_use) uses;
+	/* burst sampling: uses' own from, at and rat arrays, 3 x nodes per use
+	 * (the object's are their scaled sum, scale_by_thread) */
+	MP_VEC(uint64_t) use_nodes;
 	MP_VEC(struct an_numa_episode) eps;
 	uint64_t runs, handoffs, overlaps;
 	int64_t first_thread;
@@ -73,6 +76,7 @@ struct ntally {
 	uint64_t accesses, remote;
 	unsigned node;
 	int seen;
+	uint64_t *matrix; /* burst sampling: its part of the matrix and elsewhere, [nodes * (nodes + 1)] */
 };
 
 /* The locality tables: one set for the replayed accesses placed by the
@@ -139,6 +143,7 @@ static void obj_free(struct nobj *o)
 {
 	free(o->from);
 	mp_vec_free(&o->uses);
+	mp_vec_free(&o->use_nodes);
 	mp_vec_free(&o->eps);
 }
 
@@ -147,6 +152,8 @@ static void tables_fini(struct ntables *t)
 	for (size_t i = 0; i < t->objs.n; i++)
 		obj_free(&t->objs.v[i]);
 	mp_vec_free(&t->objs);
+	for (size_t i = 0; i < t->threads.n; i++)
+		free(t->threads.v[i].matrix);
 	mp_vec_free(&t->threads);
 	free(t->matrix);
 	free(t->elsewhere);
@@ -585,6 +592,13 @@ static struct an_numa_use *use_of(struct an_state *st, struct nobj *o, uint32_t 
 		st->oom = 1;
 		return NULL;
 	}
+	if (st->parts_on) /* (per_thread_tables) */
+		for (unsigned k = 0; k < 3 * st->numa->topo.nodes; k++)
+			if (mp_vec_push(&o->use_nodes, 0)) {
+				st->oom = 1;
+				o->uses.n--;
+				return NULL;
+			}
 	o->last_use = o->uses.n - 1;
 	return &o->uses.v[o->last_use];
 }
@@ -632,6 +646,18 @@ static void tally(struct an_state *st, struct an_numa *n, struct ntables *tb, co
 	t->remote += rw;
 	t->node = h->from;
 	t->seen = 1;
+	const int apart = st->parts_on && tb == &n->model;
+	if (apart) {
+		unsigned nn = n->topo.nodes;
+		if (!t->matrix && !(t->matrix = calloc((size_t)nn * (nn + 1), sizeof(uint64_t)))) {
+			st->oom = 1;
+			return;
+		}
+		if (h->to >= 0)
+			t->matrix[h->from * nn + (unsigned)h->to] += w;
+		else
+			t->matrix[nn * nn + h->from] += w;
+	}
 	o->accesses += w;
 	o->remote += rw;
 	o->writes += ww;
@@ -647,6 +673,14 @@ static void tally(struct an_state *st, struct an_numa *n, struct ntables *tb, co
 	struct an_numa_use *u = use_of(st, o, h->thread, h->from, h->time);
 	if (!u)
 		return;
+	if (apart && o->use_nodes.n == 3 * n->topo.nodes * o->uses.n) {
+		uint64_t *un = &o->use_nodes.v[3 * n->topo.nodes * (size_t)(u - o->uses.v)];
+		un[h->from] += w;
+		if (h->to >= 0) {
+			un[n->topo.nodes + (unsigned)h->to] += w;
+			un[2 * n->topo.nodes + (unsigned)h->to] += rw;
+		}
+	}
 	u->accesses += w;
 	u->remote += rw;
 	u->writes += ww;
@@ -978,6 +1012,69 @@ static int find_patterns(struct an_numa_result *r)
 	return 0;
 }
 
+static uint64_t scaled(uint64_t v, double f)
+{
+	return f == 1.0 ? v : (uint64_t)((double)v * f + 0.5);
+}
+
+/* Burst sampling: the tables counted the recorded accesses; each thread's
+ * part (its tally and matrix, its uses of objects and its runs on their
+ * timelines, kept apart by tally) is scaled by its own factor, set by
+ * apply_sampling, and the matrix, totals and objects' figures become the
+ * sums of the scaled parts, as report's rows do. */
+static void scale_by_thread(struct an_state *st, struct an_numa *n, struct ntables *tb)
+{
+	const unsigned nn = n->topo.nodes;
+	const size_t cells = (size_t)nn * (nn + 1);
+#define FACTOR(t) ((t) < st->threads.n ? st->threads.v[t].sample_factor : 1.0)
+	memset(tb->matrix, 0, (size_t)nn * nn * sizeof(uint64_t));
+	memset(tb->elsewhere, 0, nn * sizeof(uint64_t));
+	tb->accesses = tb->remote = 0;
+	for (size_t i = 0; i < tb->threads.n; i++) {
+		struct ntally *t = &tb->threads.v[i];
+		const double f = FACTOR(i);
+		t->accesses = scaled(t->accesses, f);
+		t->remote = scaled(t->remote, f);
+		tb->accesses += t->accesses;
+		tb->remote += t->remote;
+		for (size_t k = 0; t->matrix && k < cells; k++) {
+			uint64_t v = scaled(t->matrix[k], f);
+			if (k < (size_t)nn * nn)
+				tb->matrix[k] += v;
+			else
+				tb->elsewhere[k - (size_t)nn * nn] += v;
+		}
+	}
+	for (size_t i = 0; i < tb->objs.n; i++) {
+		struct nobj *o = &tb->objs.v[i];
+		if (!o->used || o->use_nodes.n != 3 * (size_t)nn * o->uses.n)
+			continue;
+		o->accesses = o->remote = o->writes = 0;
+		memset(o->from, 0, 3 * (size_t)nn * sizeof(uint64_t));
+		for (size_t j = 0; j < o->uses.n; j++) {
+			struct an_numa_use *u = &o->uses.v[j];
+			const double f = FACTOR(u->thread);
+			u->accesses = scaled(u->accesses, f);
+			u->remote = scaled(u->remote, f);
+			u->writes = scaled(u->writes, f);
+			o->accesses += u->accesses;
+			o->remote += u->remote;
+			o->writes += u->writes;
+			const uint64_t *un = &o->use_nodes.v[3 * (size_t)nn * j];
+			for (size_t k = 0; k < 3 * (size_t)nn; k++)
+				o->from[k] += scaled(un[k], f);
+		}
+		for (size_t j = 0; j < o->eps.n; j++) {
+			struct an_numa_episode *e = &o->eps.v[j];
+			const double f = FACTOR(e->thread);
+			e->accesses = scaled(e->accesses, f);
+			e->remote = scaled(e->remote, f);
+			e->writes = scaled(e->writes, f);
+		}
+	}
+#undef FACTOR
+}
+
 int an_numa_finish(struct an_state *st, struct an_result *res, const uint32_t *remap)
 {
 	struct an_numa *n = st->numa;
@@ -994,6 +1091,10 @@ int an_numa_finish(struct an_state *st, struct an_result *res, const uint32_t *r
 	 * remote, every locality figure is theirs */
 	struct ntables *tb = n->meas.accesses ? &n->meas : &n->model;
 	r->measured = tb == &n->meas;
+	if (st->parts_on && !r->measured && tb->matrix && tb->elsewhere) {
+		scale_by_thread(st, n, tb);
+		r->scaled = 1;
+	}
 	r->thread_policy = tp[n->o.threads];
 	r->page_policy = pp[n->o.pages];
 	r->accesses = tb->accesses;

@@ -111,6 +111,9 @@ struct an_numa_result {
 	 * their data source says (measured); 0: replayed accesses placed by the
 	 * model (modelled) */
 	int measured;
+	/* 1: a trace recorded in bursts, each thread's counts scaled by its own
+	 * factor (as report's); 0: the counts are the accesses seen */
+	int scaled;
 	uint64_t accesses, remote; /* counted accesses with a placement (measured: estimated) */
 	uint64_t *matrix; /* [from * nodes + to] accesses (measured: to is the node that served them) */
 	uint64_t *elsewhere; /* [from] measured remote accesses whose serving node is unknown */

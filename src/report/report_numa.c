@@ -273,10 +273,10 @@ static void text_header(FILE *out, const struct an_result *r)
 			pct(n->remote, n->accesses));
 	}
 	if (r->skipped_accesses && !n->measured)
-		fprintf(out,
-			"sampled:   bursts: %s accesses recorded, %s skipped: the counts here are the recorded "
-			"accesses, NOT scaled (report's are)\n",
-			rp_grouped(a, sizeof(a), r->recorded_accesses), rp_grouped(b, sizeof(b), r->skipped_accesses));
+		fprintf(out, "sampled:   bursts: %s accesses recorded, %s skipped: %s\n",
+			rp_grouped(a, sizeof(a), r->recorded_accesses), rp_grouped(b, sizeof(b), r->skipped_accesses),
+			n->scaled ? "the counts below are estimates (each thread's recorded x its own factor)"
+				  : "the counts here are the recorded accesses, NOT scaled");
 	if (n->samples_unknown)
 		fprintf(out, "note:      %s PMU samples left out: their data source names no memory level\n",
 			rp_grouped(a, sizeof(a), n->samples_unknown));
@@ -609,9 +609,9 @@ static int render_json(FILE *out, const struct an_result *r, const struct rp_opt
 	fprintf(out, ",\"roi\":");
 	rp_json_str(out, ro->roi);
 	fprintf(out, ",\"origin\":\"%s\",", origin(n));
-	/* burst sampling: the tables count the recorded accesses, unscaled */
-	fprintf(out, "\"sampling\":{\"recorded\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"scaled\":false},",
-		r->recorded_accesses, r->skipped_accesses);
+	/* burst sampling: scaled (each thread's factor) or the recorded counts */
+	fprintf(out, "\"sampling\":{\"recorded\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"scaled\":%s},",
+		r->recorded_accesses, r->skipped_accesses, n->scaled ? "true" : "false");
 	fprintf(out, "\n\"topology\":{\"spec\":");
 	rp_json_str(out, n->topo.spec);
 	fprintf(out, ",\"simulated\":%s,\"nodes\":%u,\"cpus\":%u,\"cpu_node\":[", n->topo.simulated ? "true" : "false",
