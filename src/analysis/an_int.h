@@ -212,6 +212,13 @@ static inline uint64_t an_hash_str(const char *s, uint64_t seed)
 	return mp_hash64(h) | 1;
 }
 
+/* A count estimated from a sample: v x f, rounded (burst sampling's
+ * factors, an_result.c's apply_sampling and the tables scaled after it). */
+static inline uint64_t an_scaled(uint64_t v, double f)
+{
+	return f == 1.0 ? v : (uint64_t)((double)v * f + 0.5);
+}
+
 /* calloc(n, size) for a big table probed at random: asks for transparent
  * huge pages, so a probe costs no host TLB miss. Free with free(). */
 void *an_table_calloc(size_t n, size_t size);

@@ -784,11 +784,6 @@ static int page_row_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static uint64_t scaled(uint64_t v, double f)
-{
-	return f == 1.0 ? v : (uint64_t)((double)v * f + 0.5);
-}
-
 /* Burst sampling: a page's rows, one per thread, each scaled by its
  * thread's factor (set by apply_sampling) and merged into one, in the
  * order the first was made; its object is the one seen last. The table
@@ -804,9 +799,9 @@ static int pages_per_thread_merge(struct an_state *st, struct an_model *am)
 		if (!w.dtlb_misses)
 			continue;
 		double f = w.thread < st->threads.n ? st->threads.v[w.thread].sample_factor : 1.0;
-		w.dtlb_misses = scaled(w.dtlb_misses, f);
-		w.walks = scaled(w.walks, f);
-		w.walk_refs = scaled(w.walk_refs, f);
+		w.dtlb_misses = an_scaled(w.dtlb_misses, f);
+		w.walks = an_scaled(w.walks, f);
+		w.walk_refs = an_scaled(w.walk_refs, f);
 		v[n++] = w;
 	}
 	qsort(v, n, sizeof(*v), page_row_cmp);

@@ -1012,11 +1012,6 @@ static int find_patterns(struct an_numa_result *r)
 	return 0;
 }
 
-static uint64_t scaled(uint64_t v, double f)
-{
-	return f == 1.0 ? v : (uint64_t)((double)v * f + 0.5);
-}
-
 /* Burst sampling: the tables counted the recorded accesses; each thread's
  * part (its tally and matrix, its uses of objects and its runs on their
  * timelines, kept apart by tally) is scaled by its own factor, set by
@@ -1033,12 +1028,12 @@ static void scale_by_thread(struct an_state *st, struct an_numa *n, struct ntabl
 	for (size_t i = 0; i < tb->threads.n; i++) {
 		struct ntally *t = &tb->threads.v[i];
 		const double f = FACTOR(i);
-		t->accesses = scaled(t->accesses, f);
-		t->remote = scaled(t->remote, f);
+		t->accesses = an_scaled(t->accesses, f);
+		t->remote = an_scaled(t->remote, f);
 		tb->accesses += t->accesses;
 		tb->remote += t->remote;
 		for (size_t k = 0; t->matrix && k < cells; k++) {
-			uint64_t v = scaled(t->matrix[k], f);
+			uint64_t v = an_scaled(t->matrix[k], f);
 			if (k < (size_t)nn * nn)
 				tb->matrix[k] += v;
 			else
@@ -1054,22 +1049,22 @@ static void scale_by_thread(struct an_state *st, struct an_numa *n, struct ntabl
 		for (size_t j = 0; j < o->uses.n; j++) {
 			struct an_numa_use *u = &o->uses.v[j];
 			const double f = FACTOR(u->thread);
-			u->accesses = scaled(u->accesses, f);
-			u->remote = scaled(u->remote, f);
-			u->writes = scaled(u->writes, f);
+			u->accesses = an_scaled(u->accesses, f);
+			u->remote = an_scaled(u->remote, f);
+			u->writes = an_scaled(u->writes, f);
 			o->accesses += u->accesses;
 			o->remote += u->remote;
 			o->writes += u->writes;
 			const uint64_t *un = &o->use_nodes.v[3 * (size_t)nn * j];
 			for (size_t k = 0; k < 3 * (size_t)nn; k++)
-				o->from[k] += scaled(un[k], f);
+				o->from[k] += an_scaled(un[k], f);
 		}
 		for (size_t j = 0; j < o->eps.n; j++) {
 			struct an_numa_episode *e = &o->eps.v[j];
 			const double f = FACTOR(e->thread);
-			e->accesses = scaled(e->accesses, f);
-			e->remote = scaled(e->remote, f);
-			e->writes = scaled(e->writes, f);
+			e->accesses = an_scaled(e->accesses, f);
+			e->remote = an_scaled(e->remote, f);
+			e->writes = an_scaled(e->writes, f);
 		}
 	}
 #undef FACTOR
