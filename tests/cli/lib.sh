@@ -45,6 +45,14 @@ build_rt() {
 # csv_field FILE LABEL_REGEX COLUMN: the column (by CSV header name) of the
 # first row whose first field matches the regex. Labels are quoted, and
 # contain no commas in these tests.
+# sum_col FILE COLUMN: the sum of a CSV column over its rows (labels
+# without commas)
+sum_col() {
+	local c
+	c=$(head -1 "$1" | tr , '\n' | grep -nx "$2" | cut -d: -f1)
+	awk -F, -v c="$c" 'NR > 1 { s += $c } END { print s }' "$1"
+}
+
 csv_field() {
 	awk -F, -v re="$2" -v col="$3" '
 		NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }

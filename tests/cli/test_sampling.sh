@@ -80,6 +80,21 @@ main_reads() { # the main thread's row's modelled DRAM reads
 	pid=$(main_pid "$1")
 	grep -o "\"label\":\"pid $pid tid $pid .*" "$1" | grep -o '"dram_reads":[0-9]*' | head -1 | cut -d: -f2
 }
+# A writeback goes to the thread and function whose store dirtied the
+# line: the main thread's writes are main()'s (its memsets), the workers'
+# all run()'s, and the function view adds up to the total.
+main_writes() {
+	local pid
+	pid=$(main_pid "$1")
+	grep -o "\"label\":\"pid $pid tid $pid .*" "$1" | grep -o '"dram_writes":[0-9]*' | head -1 | cut -d: -f2
+}
+"$MEMPRISM" report --by function --model nehalem-e5504 --format csv full.data >full_fn.csv
+fw_total=$(dram full_model.json writes)
+expect_eq "main()'s DRAM writes are the main thread's" "$(main_writes full_model.json)" \
+	"$(csv_field full_fn.csv '^main$' dram_writes)"
+expect_eq "run()'s DRAM writes are the workers'" $((fw_total - $(main_writes full_model.json))) \
+	"$(csv_field full_fn.csv '^run$' dram_writes)"
+expect_eq "function rows' DRAM writes add up to the total" "$fw_total" "$(sum_col full_fn.csv dram_writes)"
 # its memsets' 5,242,880 fills exactly; its few accesses after the join find
 # the caches as the workers left them, which differs from run to run
 full_main=$(main_reads full_model.json)
