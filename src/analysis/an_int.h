@@ -324,6 +324,9 @@ void an_model_finish(struct an_state *st);
  * its misses. After the burst sampling's factors (an_result.c, apply_sampling):
  * its ratio holds for a row's weighted sum as a whole. */
 void an_model_scale_sets(struct an_state *st);
+/* Burst sampling: the distinct lines the model's references touched (an
+ * estimate, UINT64_MAX beyond what it can tell), else 0. */
+uint64_t an_model_footprint(const struct an_state *st);
 /* Moves the page table to the result; remap: state class -> result class. */
 int an_model_pages(struct an_state *st, const uint32_t *remap);
 

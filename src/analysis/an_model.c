@@ -13,6 +13,7 @@
  * DRAM during the run and are not counted.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,8 @@ struct page_row {
 	uint32_t order; /* rows are handed over in the order they were made */
 	uint8_t shift;
 };
+
+#define AN_SEEN_BITS (1u << 24) /* an_model.seen: 2 MiB, ~1% off up to some 8M lines */
 
 /* The owner the model keeps with a line: who last wrote it, so that its
  * DRAM write goes to that object (under burst sampling, its part of the
@@ -55,6 +58,9 @@ struct an_model {
 	struct page_row *rows; /* linear probing, at most half full */
 	size_t rows_cap, nrows; /* rows_cap: a power of two, or 0 */
 	uint64_t page_tick; /* page_count calls */
+	/* burst sampling: a bit per hashed line that missed L1 (every line's
+	 * first reference does), for the footprint the bursts saw */
+	uint64_t *seen;
 	size_t *rule_hits; /* per what-if rule: classes it matched */
 	int counting; /* the access being modelled is inside --roi */
 	struct an_stream *cur; /* the stream whose access is being modelled */
@@ -208,6 +214,12 @@ int an_model_init(struct an_state *st)
 		return -ENOMEM;
 	}
 	am->count_apart = am->sample_sets > 1 || st->parts_on;
+	if (st->parts_on && !(am->seen = calloc(AN_SEEN_BITS / 64, sizeof(uint64_t)))) {
+		mp_model_free(am->m);
+		free(am->rule_hits);
+		free(am);
+		return -ENOMEM;
+	}
 	mp_hashmap_init(&am->owner_index);
 	am->st = st;
 	mp_model_set_writeback(am->m, on_writeback, am);
@@ -227,12 +239,28 @@ void an_model_fini(struct an_state *st)
 	mp_vec_free(&am->cls_shift);
 	mp_vec_free(&am->owners);
 	mp_hashmap_fini(&am->owner_index);
+	free(am->seen);
 	free(am->rows);
 	free(am);
 	st->model = NULL;
 }
 
 #define AS_MAPPED 1 /* class_shift: the page size the page was mapped with */
+
+uint64_t an_model_footprint(const struct an_state *st)
+{
+	const struct an_model *am = st->model;
+	if (!am || !am->seen)
+		return 0;
+	uint64_t set = 0;
+	for (size_t i = 0; i < AN_SEEN_BITS / 64; i++)
+		set += (uint64_t)__builtin_popcountll(am->seen[i]);
+	if (set >= AN_SEEN_BITS)
+		return UINT64_MAX; /* (saturated: more than the bitmap can tell) */
+	/* linear counting: distinct = -m ln(empty / m) */
+	double m = AN_SEEN_BITS;
+	return (uint64_t)(-m * log((m - (double)set) / m) + 0.5);
+}
 
 /* The page size of a class: the first what-if rule whose pattern is in its
  * label, else the --pages default, else AS_MAPPED (4 KiB, or 2 MiB for pages
@@ -672,6 +700,10 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				o.level = MP_LVL_REMOTE_DRAM;
 				o.latency += an_numa_latency(st, from, to, st->opts->machine->dram_latency) -
 					     st->opts->machine->dram_latency;
+			}
+			if (am->seen) {
+				uint64_t h = mp_hash64((a >> am->line_shift) ^ (uint64_t)s->proc << 48) & (AN_SEEN_BITS - 1);
+				am->seen[h >> 6] |= 1ull << (h & 63);
 			}
 			if (o.level > sum->level)
 				sum->level = o.level;

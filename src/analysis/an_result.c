@@ -388,9 +388,22 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 	r->accesses_outside_roi = (uint64_t)(outside + 0.5);
 	r->refs_physical = (uint64_t)(phys + 0.5);
 	r->refs_thp = (uint64_t)(thp + 0.5);
-	if (st->model && r->skipped_accesses)
+	if (st->model && r->skipped_accesses) {
 		an_warn(st, "the model saw only the sampled bursts (record --sample-bursts): its figures are "
 			    "scaled estimates, and cache state between bursts is not what the program had");
+		/* A footprint that fits the LLC: its misses are cold ones, which
+		 * the skipped accesses would have hit, scaled as if they recurred
+		 * (allocheavy: DRAM reads x7 the full run's). */
+		const struct mp_machine *mm = st->opts->machine;
+		uint64_t lines = an_model_footprint(st), llc = mm->llc.size / mm->line;
+		if (lines && lines <= llc)
+			an_warn(st,
+				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its misses "
+				"are mostly first touches, which the skipped accesses would have hit; scaled as if they "
+				"recurred, DRAM and page-walk estimates are likely far too high: model a full trace",
+				(unsigned long long)(lines * mm->line >> 10),
+				(unsigned long long)(mm->llc.size >> 10));
+	}
 }
 
 static void state_fini(struct an_state *st)

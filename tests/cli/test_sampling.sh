@@ -120,6 +120,14 @@ expect_eq "events: unknown accesses" missing "$(csv_field e.csv '^unknown' acces
 "$MEMPRISM" record -q -o events_full.data -- ./events >/dev/null
 phys() { "$MEMPRISM" report --model host "$1" 2>/dev/null | grep '^physical:' | sed 's/(translations.*//'; }
 expect_eq "events: physically indexed share, sampled as full" "$(phys events_full.data)" "$(phys events.data)"
+# its footprint (one 4 KiB block, reused) fits the LLC: the model's misses
+# in later bursts are first touches the skips would have hit, and the
+# report says its DRAM estimates are likely far too high; arrays' 320 MiB
+# does not fit, and gets no such warning
+"$MEMPRISM" report --model nehalem-e5504 events.data 2>&1 | grep -q "fits the modelled LLC (4096 KiB)" ||
+	fail "a sampled small-footprint program is not warned of its cold-miss bias"
+grep -q "fits the modelled LLC" samp_model.json && fail "arrays (320 MiB) warned as if it fitted the LLC"
+echo "ok: the cold-miss warning (events yes, arrays no)"
 # a failed exec (the runtime flushed before it) does not end the sampling
 "$MEMPRISM" cc -O1 -g "$MP_SRC/tests/rt/sampling_exec.c" -o exec_fail
 "$MEMPRISM" record -q -o exec_full.data -- ./exec_fail >/dev/null
