@@ -702,7 +702,8 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 					     st->opts->machine->dram_latency;
 			}
 			if (am->seen) {
-				uint64_t h = mp_hash64((a >> am->line_shift) ^ (uint64_t)s->proc << 48) & (AN_SEEN_BITS - 1);
+				uint64_t h = (((a >> am->line_shift) ^ (uint64_t)s->proc << 48) * 0x9e3779b97f4a7c15ull) >>
+					     (64 - 24); /* (AN_SEEN_BITS) */
 				am->seen[h >> 6] |= 1ull << (h & 63);
 			}
 			if (o.level > sum->level)
