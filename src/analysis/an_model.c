@@ -799,10 +799,10 @@ void an_model_clean(struct an_state *st, struct an_stream *s, int counted)
 	mp_model_clean(am->m);
 }
 
-static int u32_cmp(const void *a, const void *b)
+static int page_row_by_order(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
+	const struct page_row *x = a, *y = b;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 static int page_row_cmp(const void *a, const void *b)
@@ -853,20 +853,10 @@ static int pages_per_thread_merge(struct an_state *st, struct an_model *am)
 		}
 		v[m++] = v[i];
 	}
-	/* renumber in the order the rows were made */
-	uint32_t *ord = malloc((m ? m : 1) * sizeof(*ord));
-	if (!ord) {
-		free(v);
-		return -ENOMEM;
-	}
+	/* renumbered densely, in the order the rows were made */
+	qsort(v, m, sizeof(*v), page_row_by_order);
 	for (size_t i = 0; i < m; i++)
-		ord[i] = v[i].order;
-	qsort(ord, m, sizeof(*ord), u32_cmp);
-	for (size_t i = 0; i < m; i++) {
-		uint32_t *at = bsearch(&v[i].order, ord, m, sizeof(*ord), u32_cmp);
-		v[i].order = (uint32_t)(at - ord);
-	}
-	free(ord);
+		v[i].order = (uint32_t)i;
 	free(am->rows);
 	am->rows = v;
 	am->rows_cap = am->nrows = m;

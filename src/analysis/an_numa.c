@@ -592,7 +592,7 @@ static struct an_numa_use *use_of(struct an_state *st, struct nobj *o, uint32_t 
 		st->oom = 1;
 		return NULL;
 	}
-	if (st->parts_on) /* (per_thread_tables) */
+	if (st->parts_on) /* burst sampling: the use's own node counts (tally) */
 		for (unsigned k = 0; k < 3 * st->numa->topo.nodes; k++)
 			if (mp_vec_push(&o->use_nodes, 0)) {
 				st->oom = 1;
