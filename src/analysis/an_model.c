@@ -584,6 +584,14 @@ static uint64_t phys_of(struct an_state *st, struct an_stream *s, uint64_t a, un
 	return (s->ph_paddr & ~4095ull) | (a & 4095);
 }
 
+/* Bounded mode: line a missed L1 (its bit in the footprint bitmap). */
+static inline void seen_mark(struct an_model *am, const struct an_stream *s, uint64_t a)
+{
+	uint64_t h = (((a >> am->line_shift) ^ (uint64_t)s->proc << 48) * 0x9e3779b97f4a7c15ull) >>
+		     (64 - 24); /* (AN_SEEN_BITS) */
+	am->seen[h >> 6] |= 1ull << (h & 63);
+}
+
 /* Everything but the stream's repeated reference (an_model_access). */
 static __attribute__((noinline)) void model_access(struct an_state *st, struct an_stream *s, uint32_t cls,
 						   const struct trace_rec *r, int counted, struct mp_outcome *sum)
@@ -661,6 +669,21 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 					an_model_count_fast(st, s, cls);
 				continue;
 			}
+			if (i && lv[i] == MP_LVL_UNKNOWN) {
+				/* set sampling: an L1 miss outside the sample, most
+				 * of a long range's lines (what mem_count_sampled and
+				 * the footprint below do with it, without the rest) */
+				if (sum->tlb < MP_TLB_L1_HIT)
+					sum->tlb = MP_TLB_L1_HIT;
+				if (am->seen)
+					seen_mark(am, s, a);
+				if (counted) {
+					range.refs++;
+					range.tlb[MP_TLB_L1_HIT]++;
+					range.miss_unmodelled++;
+				}
+				continue;
+			}
 			if (i)
 				o = (struct mp_model_out){ .level = lv[i],
 							   .tlb = MP_TLB_L1_HIT,
@@ -701,11 +724,8 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				o.latency += an_numa_latency(st, from, to, st->opts->machine->dram_latency) -
 					     st->opts->machine->dram_latency;
 			}
-			if (am->seen) {
-				uint64_t h = (((a >> am->line_shift) ^ (uint64_t)s->proc << 48) * 0x9e3779b97f4a7c15ull) >>
-					     (64 - 24); /* (AN_SEEN_BITS) */
-				am->seen[h >> 6] |= 1ull << (h & 63);
-			}
+			if (am->seen)
+				seen_mark(am, s, a);
 			if (o.level > sum->level)
 				sum->level = o.level;
 			if (o.tlb > sum->tlb)

@@ -202,7 +202,7 @@ static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t ow
 {
 	struct model_victim v;
 	int ev;
-	model_cache_insert(&m->llc[s], key, owner, flags & MC_DIRTY, &v, &ev);
+	mc_insert(&m->llc[s], key, owner, flags & MC_DIRTY, &v, &ev);
 	if (ev)
 		llc_evicted(m, s, v);
 }
@@ -387,7 +387,7 @@ static inline __attribute__((always_inline)) void l1_fill(struct mp_model *m, un
 	struct model_core *c = &m->core[k];
 	struct model_victim v;
 	int ev;
-	uint64_t idx = model_cache_insert(&c->l1, key, owner, fl, &v, &ev);
+	uint64_t idx = mc_insert(&c->l1, key, owner, fl, &v, &ev);
 	if (ev && (v.flags & MC_DIRTY) && !(v.key & m->sample_mask))
 		l1_evicted(m, k, &v); /* (what it does for no other victim) */
 	c->last_key = key;
@@ -461,7 +461,7 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 			l2fl &= (uint8_t)~MC_DIRTY;
 		struct model_victim v;
 		int ev;
-		model_cache_insert(&c->l2, key, own, l2fl, &v, &ev);
+		mc_insert(&c->l2, key, own, l2fl, &v, &ev);
 		if (ev)
 			l2_evicted(m, k, v);
 		fl = l2fl & MC_EXCL;

@@ -190,7 +190,7 @@ static inline void model_cache_plru_use(struct model_cache *c, uint64_t set, uns
 }
 
 /* Marks entry idx most recently used. */
-static inline void model_cache_touch(struct model_cache *c, uint64_t idx)
+static inline __attribute__((always_inline)) void model_cache_touch(struct model_cache *c, uint64_t idx)
 {
 	uint64_t set = idx >> c->wshift;
 	unsigned way = (unsigned)(idx & ((1u << c->wshift) - 1));
@@ -205,9 +205,67 @@ static inline void model_cache_touch(struct model_cache *c, uint64_t idx)
 	}
 }
 
+/* The leaf the tree points to (node numbering: model_cache_plru_use). */
+static inline unsigned mc_plru_victim(const struct model_cache *c, const uint8_t *blk)
+{
+	uint32_t bits = *(const uint32_t *)(blk + c->off_plru);
+	unsigned node = 1;
+	for (unsigned l = 0; l < c->levels; l++)
+		node = node * 2 + ((bits >> node) & 1);
+	return node - c->ways;
+}
+
 /* Inserts key (absent), as most recently used; an empty way first, else
  * the replacement policy's victim. Returns the entry index; *v gets the
- * evicted entry and the return of *evicted says whether there was one. */
+ * evicted entry and the return of *evicted says whether there was one.
+ * Inline for the model's hot paths (a fill per level of a missing line),
+ * where *v and *evicted stay in registers; model_cache_insert elsewhere. */
+static inline __attribute__((always_inline)) uint64_t mc_insert(struct model_cache *c, uint64_t key, uint32_t owner,
+								 uint8_t flags, struct model_victim *v, int *evicted)
+{
+	uint64_t set = model_cache_set(c, key);
+	uint8_t *blk = model_cache_block(c, set);
+	uint64_t *tag = (uint64_t *)(blk + c->off_tag);
+	uint8_t *fp = blk;
+	/* the lowest empty way first (fingerprint 0; the padding past the
+	 * ways is 0 too, hence the bound) */
+	unsigned way = UINT32_MAX;
+	for (uint32_t base = 0; base < c->ways; base += 16) {
+		unsigned m = mc_match16(fp + base, 0);
+		if (m) {
+			way = base + (unsigned)__builtin_ctz(m);
+			break;
+		}
+	}
+	if (way >= c->ways) {
+		if (c->repl == MP_REPL_PLRU) {
+			way = mc_plru_victim(c, blk);
+		} else if (c->nibble_lru) {
+			way = (unsigned)(*mc_order(c, set) >> (4 * (c->ways - 1))) & 15;
+		} else {
+			way = mc_list_ends(c, set)[1];
+		}
+	}
+	uint32_t *own = c->off_owner ? (uint32_t *)(blk + c->off_owner) : NULL;
+	uint8_t *fl = blk + c->off_flags;
+	*evicted = 0;
+	if (tag[way]) {
+		*evicted = 1;
+		v->key = tag[way] - 1;
+		v->flags = fl[way];
+		v->owner = own ? own[way] : MP_MODEL_NO_OWNER;
+	}
+	tag[way] = key + 1;
+	fp[way] = mc_fp(key);
+	fl[way] = flags;
+	if (own)
+		own[way] = owner;
+	uint64_t idx = model_cache_idx(c, set, way);
+	model_cache_touch(c, idx);
+	return idx;
+}
+
+/* mc_insert, out of line. */
 uint64_t model_cache_insert(struct model_cache *c, uint64_t key, uint32_t owner, uint8_t flags, struct model_victim *v,
 			    int *evicted);
 
