@@ -274,16 +274,16 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 /* Adds the stream's run of L1 hits (an_model_count_fast) to the tables. */
 void an_model_flush_fast(struct an_state *st, struct an_stream *s);
 
-/* One more L1 hit in the stream's run of them (class cls): the run is
+/* n more L1 hits in the stream's run of them (class cls): the run is
  * added up at once, when the class changes or the stream ends. */
-static inline void an_model_count_fast(struct an_state *st, struct an_stream *s, uint32_t cls)
+static inline void an_model_count_fast(struct an_state *st, struct an_stream *s, uint32_t cls, uint64_t n)
 {
 	if (s->fast_n && s->fast_cls != cls)
 		an_model_flush_fast(st, s);
 	s->fast_cls = cls;
-	s->fast_n++;
+	s->fast_n += n;
 	if (s->last_fn)
-		st->ips.v[s->last_fn - 1].fast_l1++;
+		st->ips.v[s->last_fn - 1].fast_l1 += n;
 }
 
 /* The stream's previous one-line reference again, and the model said it
@@ -304,7 +304,7 @@ static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint
 	if (counted) {
 		s->refs_physical += s->rep_phys;
 		s->refs_thp += s->rep_thp;
-		an_model_count_fast(st, s, cls);
+		an_model_count_fast(st, s, cls, 1);
 	}
 	return 1;
 }

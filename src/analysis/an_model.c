@@ -49,6 +49,7 @@ struct an_model {
 	MP_VEC(struct owner) owners; /* the model's owner ids index this */
 	struct mp_hashmap owner_index; /* hash of an owner (probed on) -> index */
 	uint64_t sample_sets; /* set sampling: L2/LLC modelled for 1 set in this many (1: all) */
+	uint64_t range_tail; /* set sampling: mp_model_range_tail_lines, 0 no skipping */
 	int count_apart; /* set or burst sampling: references are counted by mem_count_apart */
 	unsigned ncores, line_shift;
 	uint64_t line;
@@ -197,6 +198,7 @@ int an_model_init(struct an_state *st)
 		am->sample_sets = st->opts->sample_sets;
 		st->res->mem_sample_sets = st->opts->sample_sets;
 	}
+	am->range_tail = mp_model_range_tail_lines(am->m);
 	am->ncores = mp_model_ncores(am->m);
 	am->line = st->opts->machine->line;
 	while ((1ull << am->line_shift) < am->line)
@@ -623,6 +625,14 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 	const int batch = counted && nlines > 1;
 	if (batch)
 		memset(&range, 0, sizeof(range));
+	/* set sampling, a long range: its middle pages' lines outside the
+	 * sample are skipped (MP_MODEL_SKIPPED) and estimated from the lines
+	 * modelled in those pages; its last range_tail lines go in full */
+	const int skipping = am->range_tail && nlines >= 4 * am->range_tail && !st->opts->on_dram &&
+			     !mp_model_range_begin(am->m, core);
+	const uint64_t skip_end = skipping ? nlines - am->range_tail : 0;
+	uint64_t skipped = 0, mid_lines = 0, mid_l1 = 0;
+	int tail = 0;
 	for (uint64_t k = 0; k < nlines;) {
 		struct mp_model_out o;
 		uint64_t paddr = 0;
@@ -651,22 +661,37 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				__builtin_prefetch(&am->rows[row_home(s->proc, ahead >> 12, 12,
 								      st->parts_on ? s->thread : 0, am->rows_cap)]);
 		}
+		unsigned skip = 0; /* lines skipped in this page */
+		if (skipping && k + n > skip_end && !tail) {
+			tail = 1;
+			mp_model_range_end(am->m, core);
+		}
 		if (n == 1)
 			mp_model_access(am->m, core, s->proc, a, paddr, r->write, shift, owner, &o);
 		else
-			mp_model_access_lines(am->m, core, s->proc, a, paddr, (unsigned)n, r->write, shift, owner, &o,
-					      lv);
+			skip = mp_model_access_lines(am->m, core, s->proc, a, paddr, (unsigned)n, r->write, shift,
+						     owner, skipping && k > 0 && k + n <= skip_end, &o, lv);
 		if (st->phys && counted) {
 			s->refs_physical += paddr ? n : 0;
 			s->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED ? n : 0;
 		}
 		for (uint64_t i = 0; i < n; i++, k++, a += line, paddr += paddr ? line : 0) {
+			if (skip) {
+				if (lv[i] == MP_MODEL_SKIPPED) {
+					skipped++;
+					if (am->seen)
+						seen_mark(am, s, a);
+					continue;
+				}
+				mid_lines++;
+				mid_l1 += lv[i] == MP_LVL_L1;
+			}
 			if (i && lv[i] == MP_LVL_L1) {
 				/* (before o is made: a word read of bytes just stored
 				 * would wait for them) */
 				sum->latency += am->l1_lat;
 				if (counted)
-					an_model_count_fast(st, s, cls);
+					an_model_count_fast(st, s, cls, 1);
 				continue;
 			}
 			if (i && lv[i] == MP_LVL_UNKNOWN) {
@@ -707,7 +732,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 					sum->tlb = MP_TLB_L1_HIT;
 				sum->latency += o.latency;
 				if (counted)
-					an_model_count_fast(st, s, cls);
+					an_model_count_fast(st, s, cls, 1);
 				continue;
 			}
 			/* a page missed the DTLB: its slots are worth prefetching ahead
@@ -757,6 +782,24 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				mem_count(&range, &o);
 			if (o.tlb != MP_TLB_L1_HIT)
 				page_count(st, am, s->proc, st->parts_on ? s->thread : 0, a, shift, cls, &o);
+		}
+	}
+	if (skipped) {
+		/* the skipped lines hit L1 as often as the modelled lines of
+		 * the pages they were in (mid_lines > 0: every page's first
+		 * line is modelled) */
+		uint64_t hits = (2 * skipped * mid_l1 + mid_lines) / (2 * mid_lines), misses = skipped - hits;
+		if (sum->tlb < MP_TLB_L1_HIT)
+			sum->tlb = MP_TLB_L1_HIT;
+		if (hits && sum->level < MP_LVL_L1)
+			sum->level = MP_LVL_L1;
+		sum->latency += (uint32_t)(hits * am->l1_lat);
+		if (counted) {
+			st->res->mem_l1_estimated += skipped;
+			an_model_count_fast(st, s, cls, hits);
+			range.refs += misses;
+			range.tlb[MP_TLB_L1_HIT] += misses;
+			range.miss_unmodelled += misses;
 		}
 	}
 	if (batch && range.refs)

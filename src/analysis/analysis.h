@@ -178,6 +178,9 @@ struct an_result {
 	/* objects with L1 misses none of which was modelled (beyond L1 their
 	 * figures are unknown, left 0), and their references */
 	uint64_t mem_unsampled_objects, mem_unsampled_refs;
+	/* set sampling: line references in the middle of long ranges whose L1
+	 * hit or miss was estimated, not modelled (MP_MODEL_SKIPPED) */
+	uint64_t mem_l1_estimated;
 	struct an_mem mem_total;
 	uint64_t accesses_outside_roi;
 	char **warnings;

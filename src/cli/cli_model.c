@@ -139,5 +139,6 @@ void cli_model_help(FILE *out, int sample_sets)
 		fprintf(out, "      --sample-sets N      model L2 and the LLC for 1 in N of their sets (a\n"
 			     "                           power of two): less work where references miss L1;\n"
 			     "                           beyond-L1 and DRAM figures become estimates, L1 and\n"
-			     "                           TLB figures stay exact\n");
+			     "                           TLB figures stay exact (L1: but for the middle of\n"
+			     "                           long ranges, estimated from their sampled lines)\n");
 }

@@ -50,6 +50,12 @@ struct mp_model {
 	void *wb_arg;
 	uint64_t seq; /* mp_model_seq */
 	uint64_t sample_mask; /* set sampling: lines with key & mask != 0 stay out of L2 and the LLC */
+	/* mp_model_range_begin: pages (page keys + 1, open addressing) that
+	 * other cores' L1s held lines of; held_cap 0 = nothing noted */
+	uint64_t *held;
+	size_t held_cap, held_n;
+	int held_bad; /* the note failed (no memory): skip nothing */
+	uint64_t skipped_pages; /* pages skipped since mp_model_range_begin */
 };
 
 static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t owner, uint8_t flags);
@@ -138,6 +144,7 @@ void mp_model_free(struct mp_model *m)
 	free(m->llc);
 	free(m->active);
 	free(m->socket_active);
+	free(m->held);
 	free(m);
 }
 
@@ -600,6 +607,87 @@ static inline unsigned repeatable(const struct mp_model *m, unsigned k, unsigned
 	return MP_AGAIN_LOAD;
 }
 
+/* --- long ranges under set sampling (MP_MODEL_SKIPPED) ----------------------
+ */
+
+/* The 4 KiB page of a line key (with its space or physical bit). */
+static inline uint64_t page_of_key(const struct mp_model *m, uint64_t key)
+{
+	return key >> (12 - m->line_shift);
+}
+
+static inline size_t held_slot(uint64_t page, size_t cap)
+{
+	return (size_t)((page * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+static int held_has(const struct mp_model *m, uint64_t page)
+{
+	if (m->held_bad)
+		return 1;
+	if (!m->held_n)
+		return 0;
+	for (size_t i = held_slot(page, m->held_cap);; i = (i + 1) & (m->held_cap - 1)) {
+		if (!m->held[i])
+			return 0;
+		if (m->held[i] == page + 1)
+			return 1;
+	}
+}
+
+uint64_t mp_model_range_tail_lines(const struct mp_model *m)
+{
+	const struct model_cache *l1 = &m->core[0].l1;
+	uint64_t line = 1ull << m->line_shift;
+	if (!m->sample_mask || (uint64_t)l1->sets * line > 4096)
+		return 0;
+	return ((uint64_t)l1->sets * l1->ways * line + 4095) / 4096 * (4096 / line) + 4096 / line;
+}
+
+int mp_model_range_begin(struct mp_model *m, unsigned core)
+{
+	if (core >= m->ncores)
+		core %= m->ncores;
+	m->held_n = 0;
+	m->held_bad = 0;
+	m->skipped_pages = 0;
+	if (m->nactive < 2 && (m->nactive == 0 || m->active[0] == core))
+		return 0;
+	/* at most every entry of every other L1, at most half full */
+	size_t need = (size_t)model_cache_nidx(&m->core[0].l1) * m->ncores * 2, cap = 64;
+	while (cap < need)
+		cap *= 2;
+	if (cap > m->held_cap) {
+		uint64_t *h = realloc(m->held, cap * sizeof(*h));
+		if (!h) {
+			m->held_bad = 1;
+			return -ENOMEM;
+		}
+		m->held = h;
+		m->held_cap = cap;
+	}
+	memset(m->held, 0, m->held_cap * sizeof(*m->held));
+	for (unsigned a = 0; a < m->nactive; a++) {
+		unsigned o = m->active[a];
+		if (o == core)
+			continue;
+		const struct model_cache *l1 = &m->core[o].l1;
+		for (uint64_t j = 0, n = model_cache_nidx(l1); j < n; j++) {
+			if (!model_cache_used(l1, j))
+				continue;
+			uint64_t page = page_of_key(m, model_cache_key(l1, j));
+			size_t i = held_slot(page, m->held_cap);
+			while (m->held[i] && m->held[i] != page + 1)
+				i = (i + 1) & (m->held_cap - 1);
+			if (!m->held[i]) {
+				m->held[i] = page + 1;
+				m->held_n++;
+			}
+		}
+	}
+	return 0;
+}
+
 void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr, int write,
 		     unsigned page_shift, uint32_t owner, struct mp_model_out *out)
 {
@@ -628,14 +716,14 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	out->again = (uint8_t)repeatable(m, core, space, addr, ps, key, owner);
 }
 
-void mp_model_access_lines(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
-			   unsigned n, int write, unsigned page_shift, uint32_t owner, struct mp_model_out *out,
-			   uint8_t *level)
+unsigned mp_model_access_lines(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
+			       unsigned n, int write, unsigned page_shift, uint32_t owner, int skip,
+			       struct mp_model_out *out, uint8_t *level)
 {
 	mp_model_access(m, core, space, addr, paddr, write, page_shift, owner, out);
 	level[0] = out->level;
 	if (n <= 1)
-		return;
+		return 0;
 	out->again = 0;
 	if (core >= m->ncores)
 		core %= m->ncores;
@@ -646,9 +734,37 @@ void mp_model_access_lines(struct mp_model *m, unsigned core, uint32_t space, ui
 	m->seq++;
 	uint64_t key = paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
 			     : (uint64_t)(space & 0xffff) << SPACE_SHIFT | (addr & VA_MASK) >> m->line_shift;
+	if (skip && m->sample_mask && !held_has(m, page_of_key(m, key))) {
+		unsigned skipped = 0;
+		for (unsigned i = 1; i < n; i++) {
+			if ((key + i) & m->sample_mask) {
+				level[i] = MP_MODEL_SKIPPED;
+				skipped++;
+			} else {
+				level[i] = (uint8_t)line_ref(m, core, key + i, write, owner);
+			}
+		}
+		m->skipped_pages++;
+		return skipped;
+	}
 	for (unsigned i = 1; i < n; i++)
 		level[i] = (uint8_t)((key + i) & m->sample_mask ? line_ref_l1(m, core, key + i, write, owner)
 								: line_ref(m, core, key + i, write, owner));
+	return 0;
+}
+
+void mp_model_range_end(struct mp_model *m, unsigned core)
+{
+	if (core >= m->ncores)
+		core %= m->ncores;
+	struct model_cache *l1 = &m->core[core].l1;
+	if (m->skipped_pages < l1->ways)
+		return;
+	m->seq++;
+	for (uint64_t j = 0, n = model_cache_nidx(l1); j < n; j++)
+		if ((j >> l1->wshift) & m->sample_mask && model_cache_used(l1, j))
+			model_cache_drop(l1, j);
+	m->skipped_pages = 0;
 }
 
 unsigned mp_model_latency(const struct mp_model *m, unsigned level)

@@ -89,10 +89,47 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
  * (level[0] == out->level). Lines after the first hit the DTLB entry the
  * first one left most recent and make no walk: their latency is
  * mp_model_latency of their level, and out->again is unset for n > 1.
- * (One call per page of a memset or memcpy instead of one per line.) */
-void mp_model_access_lines(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
-			   unsigned n, int write, unsigned page_shift, uint32_t owner, struct mp_model_out *out,
-			   uint8_t *level);
+ * (One call per page of a memset or memcpy instead of one per line.)
+ * skip: see MP_MODEL_SKIPPED below; 0 models every line. Returns the
+ * number of lines skipped. */
+unsigned mp_model_access_lines(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
+			       unsigned n, int write, unsigned page_shift, uint32_t owner, int skip,
+			       struct mp_model_out *out, uint8_t *level);
+
+/*
+ * Set sampling, long ranges. A memset of 64 MiB sends a million lines
+ * through L1, 15 in 16 of them outside the sample, where all L1 can say is
+ * hit or miss. With skip set, mp_model_access_lines models only the page's
+ * first line and the lines in the sample; each other line's level is
+ * MP_MODEL_SKIPPED, and the caller estimates its L1 hit or miss from the
+ * sampled lines of the skipped pages. The sets the skipped lines would
+ * have filled are emptied (mp_model_range_end) and filled again by the
+ * range's last mp_model_range_tail_lines lines, modelled in full: as many
+ * distinct lines per set as L1 has ways, which leave a set holding them
+ * whatever it held before. A page whose lines another core's L1 may
+ * hold (mp_model_range_begin took note of those pages) is not skipped, so
+ * what a store takes away from other cores stays exact.
+ */
+#define MP_MODEL_SKIPPED 0xff
+
+/* Lines at the end of a range that must go through L1 in full (L1's size
+ * in whole 4 KiB pages, plus one), or 0: no skipping, because the model
+ * has no set sampling or L1's sets span more than a page (a page's lines
+ * would not reach every set). */
+uint64_t mp_model_range_tail_lines(const struct mp_model *m);
+
+/* Before the lines of a range that will be skipped (core as in
+ * mp_model_access): the pages other active cores' L1s hold lines of. 0 or
+ * -ENOMEM (skipping is then refused for the range's pages). */
+int mp_model_range_begin(struct mp_model *m, unsigned core);
+
+/* After a range's skipped pages, before its last range_tail lines: if as
+ * many pages were skipped as L1 has ways, the sets the skipped lines map
+ * to held nothing but them at this point of the real run, so core's L1
+ * drops what those sets hold (lines from before the range, paging-structure
+ * lines no skipped line pushed out), and the tail fills them as the real
+ * run did. Lines outside the sample have no level below L1 to write to. */
+void mp_model_range_end(struct mp_model *m, unsigned core);
 
 /* The modelled cycles of a reference served by level (a DTLB hit). */
 unsigned mp_model_latency(const struct mp_model *m, unsigned level);

@@ -236,10 +236,19 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 			rp_grouped(c, sizeof(c), m->dram_writes), rp_grouped(d, sizeof(d), m->walks),
 			rp_grouped(e, sizeof(e), m->walk_dram));
 		if (res->mem_sample_sets > 1) {
-			fprintf(out, "sets:      L2 and LLC modelled for 1 set in %u (--sample-sets): L2/L3/DRAM "
-				     "shares, DRAM reads and writes and latencies are ESTIMATES (each object's modelled "
-				     "misses scaled to all its L1 misses); L1 and TLB figures are complete\n",
-				res->mem_sample_sets);
+			fprintf(out,
+				"sets:      L2 and LLC modelled for 1 set in %u (--sample-sets): L2/L3/DRAM "
+				"shares, DRAM reads and writes and latencies are ESTIMATES (each object's modelled "
+				"misses scaled to all its L1 misses); %s\n",
+				res->mem_sample_sets,
+				res->mem_l1_estimated ? "TLB figures are complete" : "L1 and TLB figures are complete");
+			if (res->mem_l1_estimated)
+				fprintf(out,
+					"           L1 figures too, but for %s line refs (%.2f%%) in the middle of "
+					"long ranges (memset, memcpy), whose L1 hits were estimated from their "
+					"sampled lines\n",
+					rp_grouped(a, sizeof(a), res->mem_l1_estimated),
+					100.0 * (double)res->mem_l1_estimated / (double)(m->refs ? m->refs : 1));
 			if (res->mem_unsampled_objects)
 				fprintf(out, "           %s object%s (%.2f%% of line refs) had no miss in the sample: "
 					     "beyond L1 their figures are unknown (-)\n",
@@ -581,8 +590,9 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 	fprintf(out, ",\"outside_roi\":%llu},\"mem_origin\":\"%s\",\"machine\":", (unsigned long long)res->accesses_outside_roi,
 		res->mem_origin == AN_MEM_MODELLED ? "modelled" : res->mem_origin == AN_MEM_MEASURED ? "measured" : "none");
 	rp_json_str(out, res->machine[0] ? res->machine : NULL);
-	fprintf(out, ",\"sample_sets\":%u,\"unsampled_objects\":%llu,\"processes\":[",
-		res->mem_sample_sets > 1 ? res->mem_sample_sets : 1, (unsigned long long)res->mem_unsampled_objects);
+	fprintf(out, ",\"sample_sets\":%u,\"unsampled_objects\":%llu,\"l1_estimated_refs\":%llu,\"processes\":[",
+		res->mem_sample_sets > 1 ? res->mem_sample_sets : 1, (unsigned long long)res->mem_unsampled_objects,
+		(unsigned long long)res->mem_l1_estimated);
 	for (size_t i = 0; i < res->nprocs; i++) {
 		const struct an_process *p = &res->procs[i];
 		fprintf(out, "%s{\"pid\":%u,\"ppid\":%u,\"exe\":", i ? "," : "", p->pid, p->ppid);

@@ -307,7 +307,7 @@ static void lines_case(const struct mp_machine *mm, unsigned sample, unsigned se
 		uint32_t owner = (uint32_t)(x >> 54) & 7;
 		struct mp_model_out oa, ob;
 		uint8_t lv[MP_MODEL_LINES_MAX];
-		mp_model_access_lines(b, core, 1, addr, paddr, n, write, shift, owner, &ob, lv);
+		mp_model_access_lines(b, core, 1, addr, paddr, n, write, shift, owner, 0, &ob, lv);
 		for (unsigned k = 0; k < n; k++) {
 			uint64_t off = (uint64_t)k << 6;
 			mp_model_access(a, core, 1, (addr & ~63ull) + off, paddr ? (paddr & ~63ull) + off : 0, write, shift,
@@ -360,6 +360,113 @@ static void test_access_lines(void)
 		mm.llc.size -= mm.llc.size % ((uint64_t)mm.llc.ways * mm.line);
 		lines_case(&mm, 0, 10 + i);
 	}
+}
+
+/* One page of a range by core, on model a in full and on model b with
+ * skip; the levels of b's lines it did not skip must be a's. Returns the
+ * lines b skipped. */
+static unsigned skip_page(struct mp_model *a, struct mp_model *b, unsigned core, uint64_t page, int write, int skip,
+			  unsigned *bad)
+{
+	struct mp_model_out oa, ob;
+	uint8_t la[MP_MODEL_LINES_MAX], lb[MP_MODEL_LINES_MAX];
+	mp_model_access_lines(a, core, 1, page << 12, 0, 64, write, 12, 7, 0, &oa, la);
+	unsigned n = mp_model_access_lines(b, core, 1, page << 12, 0, 64, write, 12, 7, skip, &ob, lb);
+	unsigned seen = 0;
+	for (unsigned i = 0; i < 64; i++) {
+		if (lb[i] == MP_MODEL_SKIPPED) {
+			seen++;
+			*bad += (i & 15) == 0; /* lines in the sample are modelled */
+		} else {
+			*bad += la[i] != lb[i];
+		}
+	}
+	*bad += seen != n;
+	return n;
+}
+
+/* Set sampling's skipped lines in long ranges (MP_MODEL_SKIPPED): which
+ * machines may skip, what is skipped, the pages another core's L1 holds,
+ * and L1 after the range's tail against a model that skipped nothing. */
+static void test_range_skip(void)
+{
+	struct mp_machine mm;
+	char err[160];
+	CHECK_EQ(mp_machine_preset("haswell-e5-2680v3", &mm), 0); /* L1 32 KiB, 8 ways, 64 sets */
+	mm.cores = 2;
+	/* LRU: the last 8 lines of a set are what it holds, whatever it held
+	 * (tree-PLRU keeps that only for misses; the walks' hits on their
+	 * paging-structure lines make a difference) */
+	mm.l1d.repl = MP_REPL_LRU;
+	struct mp_model *a = mp_model_new(&mm), *b = mp_model_new(&mm);
+	CHECK_EQ(mp_model_range_tail_lines(b), 0); /* no set sampling: nothing to skip */
+	CHECK_EQ(mp_model_sample_sets(a, 16, err, sizeof(err)), 0);
+	CHECK_EQ(mp_model_sample_sets(b, 16, err, sizeof(err)), 0);
+	/* 8 pages of L1, plus one */
+	CHECK_EQ(mp_model_range_tail_lines(b), 9 * 64);
+	unsigned bad = 0, skipped = 0;
+	/* before the range: core 0 reads 16 lines of page 1000, which the
+	 * range pushes out of L1; core 1 reads page 12 of the range */
+	for (unsigned i = 0; i < 16; i++) {
+		struct mp_model_out oa, ob;
+		mp_model_access(a, 0, 1, 1000ull << 12 | i << 6, 0, 0, 12, 1, &oa);
+		mp_model_access(b, 0, 1, 1000ull << 12 | i << 6, 0, 0, 12, 1, &ob);
+		mp_model_access(a, 1, 1, 12ull << 12 | (i * 4) << 6, 0, 0, 12, 1, &oa);
+		mp_model_access(b, 1, 1, 12ull << 12 | (i * 4) << 6, 0, 0, 12, 1, &ob);
+	}
+	/* a store range over pages 0..39 by core 0: 0 and the last 9 in full */
+	CHECK_EQ(mp_model_range_begin(b, 0), 0);
+	for (uint64_t p = 0; p < 40; p++) {
+		int skip = p > 0 && p < 40 - 9;
+		if (p == 40 - 9)
+			mp_model_range_end(b, 0);
+		unsigned n = skip_page(a, b, 0, p, 1, skip, &bad);
+		if (p == 12)
+			CHECK_EQ(n, 0); /* core 1 held lines of it */
+		skipped += n;
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(skipped, (30 - 1) * 60);
+	/* L1 is as if nothing was skipped: the tail's lines hit (the last 8
+	 * pages first, before the probes push them out), the old lines outside
+	 * the sample are gone, core 1 lost its copies to the stores */
+	for (uint64_t p = 40; p-- > 0;)
+		for (unsigned i = 0; i < 64; i += 3) {
+			struct mp_model_out oa, ob;
+			mp_model_access(a, 0, 1, p << 12 | i << 6, 0, 0, 12, 7, &oa);
+			mp_model_access(b, 0, 1, p << 12 | i << 6, 0, 0, 12, 7, &ob);
+			bad += oa.level != ob.level;
+			if (p >= 40 - 8)
+				bad += oa.level != MP_LVL_L1;
+		}
+	for (unsigned i = 0; i < 16; i++) {
+		struct mp_model_out oa, ob;
+		mp_model_access(a, 0, 1, 1000ull << 12 | i << 6, 0, 0, 12, 1, &oa);
+		mp_model_access(b, 0, 1, 1000ull << 12 | i << 6, 0, 0, 12, 1, &ob);
+		bad += oa.level != ob.level || oa.level == MP_LVL_L1;
+		mp_model_access(a, 1, 1, 12ull << 12 | (i * 4) << 6, 0, 0, 12, 1, &oa);
+		mp_model_access(b, 1, 1, 12ull << 12 | (i * 4) << 6, 0, 0, 12, 1, &ob);
+		bad += oa.level != ob.level || oa.level == MP_LVL_L1;
+	}
+	CHECK_EQ(bad, 0);
+	/* fewer skipped pages than L1 has ways: L1 keeps what it holds */
+	CHECK_EQ(mp_model_range_begin(b, 0), 0);
+	struct mp_model_out o;
+	mp_model_access(b, 0, 1, 2000ull << 12 | 1 << 6, 0, 0, 12, 1, &o);
+	for (uint64_t p = 3000; p < 3007; p++)
+		skip_page(a, b, 0, p, 0, 1, &bad);
+	mp_model_range_end(b, 0);
+	mp_model_access(b, 0, 1, 2000ull << 12 | 1 << 6, 0, 0, 12, 1, &o);
+	CHECK_EQ(o.level, MP_LVL_L1);
+	mp_model_free(a);
+	mp_model_free(b);
+	/* L1 sets spanning more than a page (Opteron: 64 KiB, 2 ways, 512
+	 * sets): a page's lines miss most sets, nothing is skipped */
+	CHECK_EQ(mp_machine_preset("opteron-6174", &mm), 0);
+	b = mp_model_new(&mm);
+	CHECK_EQ(mp_model_sample_sets(b, 16, err, sizeof(err)), 0);
+	CHECK_EQ(mp_model_range_tail_lines(b), 0);
+	mp_model_free(b);
 }
 
 static void test_inclusion(void)
@@ -507,6 +614,7 @@ int main(void)
 	test_levels();
 	test_sample_sets();
 	test_access_lines();
+	test_range_skip();
 	test_inclusion();
 	test_coherence();
 	test_ptat();
