@@ -972,6 +972,8 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 		for (;;) {
 			const struct trace_rec *r = &best->rec;
 			if (r->cls == MP_REC_ACCESS) {
+				if (!st->procs.v[pi].sym_loading)
+					an_sym_load_ahead(st, pi);
 				replay_accesses(st, best); /* leaves the next record pending */
 				if (best->done || cursor_key(best) > second)
 					break;

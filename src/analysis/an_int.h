@@ -41,6 +41,7 @@ struct an_proc {
 	struct an_objmap map;
 	struct mp_hashmap groups; /* group id -> class */
 	struct sym_ctx *sym;
+	int sym_loading; /* its modules' debug info is loading ahead (an_sym_load_ahead) */
 	int roi_depth;
 };
 
@@ -176,6 +177,7 @@ struct an_state {
 	struct an_result *res;
 	struct trace_reader *reader;
 	MP_VEC(struct an_proc) procs;
+	unsigned sym_loads; /* processes whose debug info loads ahead */
 	MP_VEC(struct an_stream) streams;
 	MP_VEC(struct an_class) classes;
 	MP_VEC(uint32_t) class_stack; /* class -> an_stack index, UINT32_MAX if labelled */
@@ -367,6 +369,10 @@ void an_class_add_instance(struct an_state *st, uint32_t cls, uint64_t size, uin
 uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *label);
 int an_replay_all(struct an_state *st);
 uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid);
+/* Process pi's first access: its first modules are known; their debug info
+ * loads on another core while the replay goes on (the first two processes
+ * only: forked children would each load the same libraries again). */
+void an_sym_load_ahead(struct an_state *st, uint32_t pi);
 void an_module_loaded(struct an_state *st, struct an_proc *p, const char *path, uint64_t bias, uint64_t lo,
 		      uint64_t hi);
 void an_proc_inherit_modules(struct an_state *st, struct an_proc *child, const struct an_proc *parent);

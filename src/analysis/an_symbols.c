@@ -98,6 +98,16 @@ void an_module_loaded(struct an_state *st, struct an_proc *p, const char *path, 
 	sym_elf_data_objects(path, bias, on_static, &sc);
 }
 
+void an_sym_load_ahead(struct an_state *st, uint32_t pi)
+{
+	struct an_proc *p = &st->procs.v[pi];
+	p->sym_loading = 1;
+	if (p->sym && st->sym_loads < 2) {
+		st->sym_loads++;
+		sym_ctx_load_async(p->sym);
+	}
+}
+
 void an_proc_inherit_modules(struct an_state *st, struct an_proc *child, const struct an_proc *parent)
 {
 	for (size_t i = 0; i < parent->modules.n; i++) {

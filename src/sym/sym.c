@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -249,6 +250,9 @@ struct sym_entry {
 
 struct sym_ctx {
 	Dwfl *dwfl;
+	pthread_t loader; /* sym_ctx_load_async's thread, while loading */
+	bool loading;
+	size_t nload; /* modules it loads: mods[0..nload) */
 	struct sym_module *mods; /* sorted by lo, non-overlapping */
 	size_t nmods, capmods;
 	unsigned gen;
@@ -284,10 +288,75 @@ struct sym_ctx *sym_ctx_new(void)
 	return ctx;
 }
 
+/* ---- loading ahead ------------------------------------------------------- */
+
+/* Whether mod's DWARF is at hand: in its own file, or under the default
+ * build-id path. Loading ahead leaves the others alone: their first search
+ * loads libdebuginfod and its dozens of libraries (~25 ms), for modules no
+ * lookup may ever land in. */
+static bool debuginfo_local(Dwfl_Module *mod)
+{
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t shstrndx;
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0)
+		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+			GElf_Shdr sh;
+			const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+			if (name && strcmp(name, ".debug_info") == 0)
+				return true;
+		}
+	const unsigned char *id;
+	GElf_Addr at;
+	int n = dwfl_module_build_id(mod, &id, &at);
+	if (n < 2 || n > 64)
+		return false;
+	char path[64 + 2 * 64], *p = path + sprintf(path, "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (int i = 1; i < n; i++)
+		p += sprintf(p, "%02x", id[i]);
+	strcpy(p, ".debug");
+	return access(path, R_OK) == 0;
+}
+
+static void *load_modules(void *arg)
+{
+	struct sym_ctx *ctx = arg;
+
+	for (size_t i = 0; i < ctx->nload; i++) {
+		Dwfl_Module *mod = ctx->mods[i].mod;
+		Dwarf_Addr bias;
+
+		if (!mod || !debuginfo_local(mod))
+			continue;
+		dwfl_module_getdwarf(mod, &bias);
+		dwfl_module_getsymtab(mod);
+	}
+	return NULL;
+}
+
+/* Called first by everything that touches the Dwfl or the module table. */
+static void load_wait(struct sym_ctx *ctx)
+{
+	if (ctx->loading) {
+		pthread_join(ctx->loader, NULL);
+		ctx->loading = false;
+	}
+}
+
+void sym_ctx_load_async(struct sym_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	load_wait(ctx);
+	ctx->nload = ctx->nmods;
+	ctx->loading = ctx->nload && pthread_create(&ctx->loader, NULL, load_modules, ctx) == 0;
+}
+
 void sym_ctx_free(struct sym_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	load_wait(ctx);
 	if (ctx->dwfl)
 		dwfl_end(ctx->dwfl); /* closes the fds the modules own */
 	for (size_t i = 0; i < ctx->nmods; i++)
@@ -373,6 +442,7 @@ int sym_ctx_add_module(struct sym_ctx *ctx, const char *path, uint64_t bias,
 
 	if (!ctx || !path)
 		return -EINVAL;
+	load_wait(ctx);
 
 	/*
 	 * Re-registering is answered from our table, never passed to libdwfl:
@@ -734,6 +804,7 @@ int sym_ctx_lookup(struct sym_ctx *ctx, uint64_t addr, struct sym_frame *out, in
 
 	if (!ctx || (max > 0 && !out))
 		return -EINVAL;
+	load_wait(ctx);
 
 	e = u64map_get(&ctx->cache, addr);
 	if (!e || (e->n == 0 && e->gen != ctx->gen)) {

@@ -9,6 +9,8 @@
  * analysis process only, never inside the profiled program.
  *
  * A sym_ctx is not thread-safe: use one per thread, or lock around it.
+ * (sym_ctx_load_async works on a thread of its own, which every other call
+ * on the ctx waits for.)
  */
 #ifndef MEMPRISM_SYM_H
 #define MEMPRISM_SYM_H
@@ -43,6 +45,17 @@ void sym_ctx_free(struct sym_ctx *ctx);
  */
 int sym_ctx_add_module(struct sym_ctx *ctx, const char *path, uint64_t bias,
 		       uint64_t lo, uint64_t hi);
+
+/*
+ * Load the debug information (DWARF, after decompressing it, and the symbol
+ * table) of the modules registered so far on a thread of its own, while the
+ * caller does other work: a first lookup in libc with its compressed
+ * separate debug info costs ~50 ms otherwise. Every other function of ctx
+ * (sym_ctx_add_module, sym_ctx_lookup, sym_ctx_free) waits for that thread
+ * first, so the caller never shares ctx with it. Does nothing if the thread
+ * cannot be started (lookups then load what they need, as without it).
+ */
+void sym_ctx_load_async(struct sym_ctx *ctx);
 
 struct sym_frame {
 	const char *function; /* demangled if C++ and possible; NULL if unknown */

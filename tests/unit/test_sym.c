@@ -364,6 +364,32 @@ static int test_data_objects(struct reg *r)
 	return 0;
 }
 
+/* Loading ahead on a thread gives the same answers, and the ctx stays
+ * usable while it runs (every call waits for it). */
+static int test_load_async(struct reg *r)
+{
+	struct reg a = { 0 };
+	struct sym_frame f[8], g[8];
+
+	sym_ctx_load_async(NULL);
+	if (setup(&a))
+		return 1;
+	sym_ctx_load_async(a.ctx);
+	sym_ctx_load_async(a.ctx); /* again: waits for the first */
+	/* registering while it loads */
+	CHECK(sym_ctx_add_module(a.ctx, "/nonexistent/libnope.so", 0x1000, 0x1000, 0x2000) == -ENOENT);
+	const uint64_t addrs[] = { (uint64_t)(uintptr_t)&known_function + 4, (uint64_t)(uintptr_t)&getpid + 1 };
+	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+		const int n = sym_ctx_lookup(a.ctx, addrs[i], f, 8);
+		CHECK(n >= 1 && n == sym_ctx_lookup(r->ctx, addrs[i], g, 8));
+		CHECK(streq(f[0].function, g[0].function) && streq(f[0].module, g[0].module));
+		CHECK(f[0].line == g[0].line);
+	}
+	sym_ctx_load_async(a.ctx);
+	sym_ctx_free(a.ctx); /* while loading: waits */
+	return 0;
+}
+
 int main(void)
 {
 	struct reg r = { 0 };
@@ -380,6 +406,7 @@ int main(void)
 	failed |= test_unknown_and_errors(&r);
 	failed |= test_range_from_file(&r);
 	failed |= test_data_objects(&r);
+	failed |= test_load_async(&r);
 	sym_ctx_free(r.ctx);
 	if (failed)
 		fprintf(stderr, "test_sym: FAILED\n");
