@@ -780,7 +780,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				mem_count_sampled(&range, &o, am->sample_sets);
 			else
 				mem_count(&range, &o);
-			if (o.tlb != MP_TLB_L1_HIT)
+			if (o.tlb != MP_TLB_L1_HIT && st->opts->page_rows)
 				page_count(st, am, s->proc, st->parts_on ? s->thread : 0, a, shift, cls, &o);
 		}
 	}

@@ -286,6 +286,9 @@ struct an_opts {
 	const struct an_page_rule *page_rules;
 	size_t npage_rules;
 	enum an_thread_map thread_map;
+	/* model: keep TLB misses and walks per page (an_result.pages: the tlb
+	 * view, the HTML report); other views never read them */
+	int page_rows;
 	/* model: data caches for 1 in sample_sets of their sets (mp_model_sample_sets);
 	 * 0 or 1: all */
 	unsigned sample_sets;

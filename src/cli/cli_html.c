@@ -40,6 +40,7 @@ int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro)
 		cli_error("out of memory");
 		goto out;
 	}
+	ao->page_rows = 1; /* the TLB section's pages */
 	ao->on_access = scan_access;
 	ao->on_event = scan_event;
 	ao->hook_arg = bins;

@@ -47,7 +47,7 @@ int cmd_tlb(int argc, char **argv)
 	static struct cli_model model;
 	memset(&model, 0, sizeof(model));
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 20 };
-	struct an_opts ao = { 0 };
+	struct an_opts ao = { .page_rows = 1 };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "r:f:n:hm:", opts, NULL)) != -1) {
