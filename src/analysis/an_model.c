@@ -33,7 +33,8 @@ struct page_row {
 	uint8_t shift;
 };
 
-#define AN_SEEN_BITS (1u << 24) /* an_model.seen: 2 MiB, ~1% off up to some 8M lines */
+#define AN_SEEN_BITS (1u << 24) /* an_model.seen: 2 MiB, ~1% off up to some 8M marks */
+#define AN_SEEN_SAMPLE 4 /* log2: 1 line in 16 (by hash) is marked */
 
 /* The owner the model keeps with a line: who last wrote it, so that its
  * DRAM write goes to that object (under burst sampling, its part of the
@@ -60,8 +61,12 @@ struct an_model {
 	size_t rows_cap, nrows; /* rows_cap: a power of two, or 0 */
 	uint64_t page_tick; /* page_count calls */
 	/* burst sampling: a bit per hashed line that missed L1 (every line's
-	 * first reference does), for the footprint the bursts saw */
+	 * first reference does), for the footprint the bursts saw; only 1
+	 * line in 2^AN_SEEN_SAMPLE (by hash) is marked, since a mark is a
+	 * host cache miss in a 2 MiB bitmap (13% of a bounded arrays
+	 * report's wall time when every line was) */
 	uint64_t *seen;
+	int seen_any; /* a line missed L1, marked or not */
 	size_t *rule_hits; /* per what-if rule: classes it matched */
 	int counting; /* the access being modelled is inside --roi */
 	struct an_stream *cur; /* the stream whose access is being modelled */
@@ -259,9 +264,12 @@ uint64_t an_model_footprint(const struct an_state *st)
 		set += (uint64_t)__builtin_popcountll(am->seen[i]);
 	if (set >= AN_SEEN_BITS)
 		return UINT64_MAX; /* (saturated: more than the bitmap can tell) */
-	/* linear counting: distinct = -m ln(empty / m) */
+	if (!set)
+		return am->seen_any; /* a few lines, none of them marked */
+	/* linear counting: distinct marked = -m ln(empty / m), and the marked
+	 * lines are 1 in 2^AN_SEEN_SAMPLE of them */
 	double m = AN_SEEN_BITS;
-	return (uint64_t)(-m * log((m - (double)set) / m) + 0.5);
+	return (uint64_t)(-m * log((m - (double)set) / m) * (1u << AN_SEEN_SAMPLE) + 0.5);
 }
 
 /* The page size of a class: the first what-if rule whose pattern is in its
@@ -589,8 +597,11 @@ static uint64_t phys_of(struct an_state *st, struct an_stream *s, uint64_t a, un
 /* Bounded mode: line a missed L1 (its bit in the footprint bitmap). */
 static inline void seen_mark(struct an_model *am, const struct an_stream *s, uint64_t a)
 {
-	uint64_t h = (((a >> am->line_shift) ^ (uint64_t)s->proc << 48) * 0x9e3779b97f4a7c15ull) >>
-		     (64 - 24); /* (AN_SEEN_BITS) */
+	uint64_t h = ((a >> am->line_shift) ^ (uint64_t)s->proc << 48) * 0x9e3779b97f4a7c15ull;
+	am->seen_any = 1;
+	if (h >> (64 - AN_SEEN_SAMPLE))
+		return;
+	h = h >> (64 - AN_SEEN_SAMPLE - 24) & (AN_SEEN_BITS - 1);
 	am->seen[h >> 6] |= 1ull << (h & 63);
 }
 
