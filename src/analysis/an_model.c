@@ -594,15 +594,38 @@ static uint64_t phys_of(struct an_state *st, struct an_stream *s, uint64_t a, un
 	return (s->ph_paddr & ~4095ull) | (a & 4095);
 }
 
-/* Bounded mode: line a missed L1 (its bit in the footprint bitmap). */
-static inline void seen_mark(struct an_model *am, const struct an_stream *s, uint64_t a)
+#define AN_SEEN_MUL 0x9e3779b97f4a7c15ull
+
+/* The footprint hash of line address a: (line + proc << 48) * AN_SEEN_MUL,
+ * (lines are below 2^42), so the next line's is this plus AN_SEEN_MUL. */
+static inline uint64_t seen_hash(const struct an_model *am, const struct an_stream *s, uint64_t a)
 {
-	uint64_t h = ((a >> am->line_shift) ^ (uint64_t)s->proc << 48) * 0x9e3779b97f4a7c15ull;
-	am->seen_any = 1;
+	return ((a >> am->line_shift) ^ (uint64_t)s->proc << 48) * AN_SEEN_MUL;
+}
+
+static inline void seen_set(struct an_model *am, uint64_t h)
+{
 	if (h >> (64 - AN_SEEN_SAMPLE))
 		return;
 	h = h >> (64 - AN_SEEN_SAMPLE - 24) & (AN_SEEN_BITS - 1);
 	am->seen[h >> 6] |= 1ull << (h & 63);
+}
+
+/* Bounded mode: line a missed L1 (its bit in the footprint bitmap). */
+static inline void seen_mark(struct an_model *am, const struct an_stream *s, uint64_t a)
+{
+	am->seen_any = 1;
+	seen_set(am, seen_hash(am, s, a));
+}
+
+/* The same for the skipped lines of a page (a: its first line's address). */
+static void seen_mark_skipped(struct an_model *am, const struct an_stream *s, uint64_t a, uint64_t n, const uint8_t *lv)
+{
+	am->seen_any = 1;
+	uint64_t h = seen_hash(am, s, a);
+	for (uint64_t i = 0; i < n; i++, h += AN_SEEN_MUL)
+		if (lv[i] == MP_MODEL_SKIPPED)
+			seen_set(am, h);
 }
 
 /* Everything but the stream's repeated reference (an_model_access). */
@@ -686,14 +709,15 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			s->refs_physical += paddr ? n : 0;
 			s->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED ? n : 0;
 		}
+		if (skip) {
+			skipped += skip;
+			if (am->seen)
+				seen_mark_skipped(am, s, a, n, lv);
+		}
 		for (uint64_t i = 0; i < n; i++, k++, a += line, paddr += paddr ? line : 0) {
 			if (skip) {
-				if (lv[i] == MP_MODEL_SKIPPED) {
-					skipped++;
-					if (am->seen)
-						seen_mark(am, s, a);
+				if (lv[i] == MP_MODEL_SKIPPED)
 					continue;
-				}
 				mid_lines++;
 				mid_l1 += lv[i] == MP_LVL_L1;
 			}
