@@ -576,9 +576,9 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 			}
 		}
 		if (in_stlb)
-			model_cache_insert(&c->stlb, key, 0, 0, &v, &ev);
+			mc_insert(&c->stlb, key, 0, 0, &v, &ev);
 	}
-	uint64_t idx = model_cache_insert(d, key, 0, 0, &v, &ev);
+	uint64_t idx = mc_insert(d, key, 0, 0, &v, &ev);
 	c->last_page = key;
 	c->last_tlb_idx = idx;
 }
