@@ -788,6 +788,8 @@ static void clean_into(struct mp_model *m, struct model_cache *c, uint64_t i, st
 		return;
 	uint64_t key = *mc_tag(c, i) - 1;
 	*mc_flags(c, i) &= (uint8_t)~MC_DIRTY;
+	if (key & m->sample_mask)
+		return; /* set sampling: no level below L1 is modelled for it (as in l1_evicted) */
 	int64_t j = below ? model_cache_find(below, key) : -1;
 	if (j >= 0) {
 		*mc_flags(below, j) |= MC_DIRTY;

@@ -36,6 +36,12 @@ expect_eq "sampled: L1 hits of the block" 256 "$(csv_field s16.csv "$label" l1)"
 for col in refs walks; do
 	expect_eq "sampled: $col of the block (not sampled)" "$(csv_field full.csv "$label" $col)" "$(csv_field s16.csv "$label" $col)"
 done
+# The region's stores dirtied every line of the block once: 1 MiB / 64 DRAM
+# writes at its end. Sampled: 1 in 16 of them, times 16 (the lines L1 holds
+# dirty outside the sample have no modelled level below to go to: they
+# once went to DRAM too, +47%).
+expect_eq "full: DRAM writes of the block" 16384 "$(csv_field full.csv "$label" dram_writes)"
+expect_eq "sampled: DRAM writes of the block" 16384 "$(csv_field s16.csv "$label" dram_writes)"
 # The memset's stores took the reader's copies in skipped pages away too.
 expect_eq "sampled: the reader's L1 hits" "$(csv_field full.fn.csv reader_pass l1)" "$(csv_field s16.fn.csv reader_pass l1)"
 expect_eq "full: the reader's L1 hits" 1 "$(csv_field full.fn.csv reader_pass l1)"

@@ -256,6 +256,12 @@ static void test_sample_sets(void)
 	CHECK_EQ(log.owners[1], 2);
 	/* a line the L2 held is an L2 hit again for even lines only */
 	CHECK_EQ(ref(m, 0, 14, 0), MP_LVL_L2);
+	/* a clean (--roi boundaries) writes the even dirty lines back, not
+	 * the odd ones L1 holds dirty (15 and 13: nowhere below to go) */
+	mp_model_clean(m);
+	CHECK_EQ(log.n, 2 + 8);
+	for (unsigned i = 2; i < log.n && i < 64; i++)
+		CHECK_EQ(log.owners[i] & 1, 0);
 	mp_model_free(m);
 }
 
