@@ -653,8 +653,8 @@ int mp_model_range_begin(struct mp_model *m, unsigned core)
 	m->skipped_pages = 0;
 	if (m->nactive < 2 && (m->nactive == 0 || m->active[0] == core))
 		return 0;
-	/* at most every entry of every other L1, at most half full */
-	size_t need = (size_t)model_cache_nidx(&m->core[0].l1) * m->ncores * 2, cap = 64;
+	/* at most every entry of every other active L1, at most half full */
+	size_t need = (size_t)model_cache_nidx(&m->core[0].l1) * m->nactive * 2, cap = 64;
 	while (cap < need)
 		cap *= 2;
 	if (cap > m->held_cap) {
