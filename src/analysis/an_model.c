@@ -33,7 +33,7 @@ struct page_row {
 	uint8_t shift;
 };
 
-#define AN_SEEN_BITS (1u << 24) /* an_model.seen: 2 MiB, ~1% off up to some 8M marks */
+#define AN_SEEN_MAX_LOG2 27 /* an_model.seen: at most 16 MiB (an LLC of 2 GiB) */
 #define AN_SEEN_SAMPLE 4 /* log2: 1 line in 16 (by hash) is marked */
 
 /* The owner the model keeps with a line: who last wrote it, so that its
@@ -62,11 +62,16 @@ struct an_model {
 	uint64_t page_tick; /* page_count calls */
 	/* burst sampling: a bit per hashed line that missed L1 (every line's
 	 * first reference does), for the footprint the bursts saw; only 1
-	 * line in 2^AN_SEEN_SAMPLE (by hash) is marked, since a mark is a
-	 * host cache miss in a 2 MiB bitmap (13% of a bounded arrays
-	 * report's wall time when every line was) */
+	 * line in 2^AN_SEEN_SAMPLE (by hash) is marked. The footprint only
+	 * matters while it may fit the LLC, so marking stops (and the bitmap
+	 * goes) once the marks say twice the LLC: a bitmap sized for that
+	 * stays in the host's caches (a 2 MiB one, a host cache miss a mark,
+	 * cost 6% of a bounded arrays report). */
 	uint64_t *seen;
+	unsigned seen_log2; /* bits in seen: 1 << seen_log2 */
+	uint64_t seen_marks, seen_limit; /* bits set; where marking stops */
 	int seen_any; /* a line missed L1, marked or not */
+	int seen_over; /* marking stopped: the footprint is over twice the LLC */
 	size_t *rule_hits; /* per what-if rule: classes it matched */
 	int counting; /* the access being modelled is inside --roi */
 	struct an_stream *cur; /* the stream whose access is being modelled */
@@ -221,7 +226,18 @@ int an_model_init(struct an_state *st)
 		return -ENOMEM;
 	}
 	am->count_apart = am->sample_sets > 1 || st->parts_on;
-	if (st->parts_on && !(am->seen = calloc(AN_SEEN_BITS / 64, sizeof(uint64_t)))) {
+	if (st->parts_on) {
+		/* twice the LLC's lines, of which 1 in 2^AN_SEEN_SAMPLE marked,
+		 * in a bitmap 16 times that (linear counting stays within ~1%) */
+		const struct mp_machine *mm = st->opts->machine;
+		uint64_t limit = (2 * (mm->llc.size / mm->line) >> AN_SEEN_SAMPLE) + 1;
+		am->seen_log2 = 12;
+		while (am->seen_log2 < AN_SEEN_MAX_LOG2 && (1ull << am->seen_log2) < 16 * limit)
+			am->seen_log2++;
+		am->seen_limit = limit < (1ull << am->seen_log2) / 16 ? limit : (1ull << am->seen_log2) / 16;
+		am->seen = calloc((size_t)1 << (am->seen_log2 - 6), sizeof(uint64_t));
+	}
+	if (st->parts_on && !am->seen) {
 		mp_model_free(am->m);
 		free(am->rule_hits);
 		free(am);
@@ -257,18 +273,18 @@ void an_model_fini(struct an_state *st)
 uint64_t an_model_footprint(const struct an_state *st)
 {
 	const struct an_model *am = st->model;
-	if (!am || !am->seen)
+	if (!am)
 		return 0;
-	uint64_t set = 0;
-	for (size_t i = 0; i < AN_SEEN_BITS / 64; i++)
-		set += (uint64_t)__builtin_popcountll(am->seen[i]);
-	if (set >= AN_SEEN_BITS)
-		return UINT64_MAX; /* (saturated: more than the bitmap can tell) */
+	if (am->seen_over)
+		return UINT64_MAX; /* (over twice the LLC: no more is told) */
+	if (!am->seen)
+		return 0;
+	uint64_t set = am->seen_marks;
 	if (!set)
 		return am->seen_any; /* a few lines, none of them marked */
 	/* linear counting: distinct marked = -m ln(empty / m), and the marked
 	 * lines are 1 in 2^AN_SEEN_SAMPLE of them */
-	double m = AN_SEEN_BITS;
+	double m = (double)(1ull << am->seen_log2);
 	return (uint64_t)(-m * log((m - (double)set) / m) * (1u << AN_SEEN_SAMPLE) + 0.5);
 }
 
@@ -605,10 +621,18 @@ static inline uint64_t seen_hash(const struct an_model *am, const struct an_stre
 
 static inline void seen_set(struct an_model *am, uint64_t h)
 {
-	if (h >> (64 - AN_SEEN_SAMPLE))
+	if (h >> (64 - AN_SEEN_SAMPLE) || !am->seen)
 		return;
-	h = h >> (64 - AN_SEEN_SAMPLE - 24) & (AN_SEEN_BITS - 1);
-	am->seen[h >> 6] |= 1ull << (h & 63);
+	h = h >> (64 - AN_SEEN_SAMPLE - am->seen_log2) & ((1ull << am->seen_log2) - 1);
+	uint64_t *w = &am->seen[h >> 6], bit = 1ull << (h & 63);
+	if (*w & bit)
+		return;
+	*w |= bit;
+	if (++am->seen_marks >= am->seen_limit) {
+		free(am->seen);
+		am->seen = NULL;
+		am->seen_over = 1;
+	}
 }
 
 /* Bounded mode: line a missed L1 (its bit in the footprint bitmap). */
