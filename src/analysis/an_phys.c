@@ -6,7 +6,8 @@
  * first; a lookup at time t takes the newest one made at or before t, or the
  * oldest when the page was first seen after t (first touch happened between
  * two looks: the frame it got then is the one seen next). A reverse table
- * maps frames back to (pid, page): the reverse page table of seed 000.
+ * maps frames back to (pid, page): the reverse page table of seed 000,
+ * made at its first use (only the DRAM trace export asks).
  * Each page keeps its last answer, with the span of time it holds for, in
  * its slot of the page table: the model's per-reference lookups mostly end
  * there.
@@ -45,7 +46,8 @@ struct an_phys {
 	MP_VEC(struct phys_ent) ents;
 	struct phys_page *page; /* open addressing, linear probing, at most half full */
 	size_t cap; /* power of two, or 0 */
-	struct mp_hashmap bypfn; /* pfn -> newest entry that maps it */
+	struct mp_hashmap bypfn; /* pfn -> newest entry that maps it, once has_reverse */
+	int has_reverse; /* bypfn and the entries' frame_prev are made */
 	uint64_t pages;
 };
 
@@ -81,21 +83,31 @@ static int page_used(const void *e)
 	return ((const struct phys_page *)e)->head != 0;
 }
 
+/* Room for `pages` pages at most half full. 0 or -ENOMEM. */
+static int reserve(struct an_phys *ph, uint64_t pages)
+{
+	if (pages * 2 <= ph->cap)
+		return 0;
+	size_t ncap = ph->cap ? ph->cap : 1024;
+	while (pages * 2 > ncap)
+		ncap *= 2;
+	struct phys_page *np = an_table_regrow(ph->page, ph->cap, ncap, sizeof(*np), page_home_of, page_used);
+	if (!np)
+		return -ENOMEM;
+	free(ph->page);
+	ph->page = np;
+	ph->cap = ncap;
+	return 0;
+}
+
 /* The slot of (pid, vpage), made empty-headed (head 0) if new; NULL on ENOMEM. */
 static struct phys_page *page_get(struct an_phys *ph, uint32_t pid, uint64_t vpage)
 {
 	struct phys_page *p = page_find(ph, pid, vpage);
 	if (p)
 		return p;
-	if ((ph->pages + 1) * 2 > ph->cap) {
-		size_t ncap = ph->cap ? ph->cap * 2 : 1024;
-		struct phys_page *np = an_table_regrow(ph->page, ph->cap, ncap, sizeof(*np), page_home_of, page_used);
-		if (!np)
-			return NULL;
-		free(ph->page);
-		ph->page = np;
-		ph->cap = ncap;
-	}
+	if ((ph->pages + 1) * 2 > ph->cap && reserve(ph, ph->cap ? ph->cap : 512))
+		return NULL;
 	size_t i = page_home(pid, vpage, ph->cap);
 	while (ph->page[i].head)
 		i = (i + 1) & (ph->cap - 1);
@@ -118,7 +130,7 @@ static int insert(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn
 		return -ENOMEM;
 	p->hi = 0;
 	struct phys_ent e = { vpage, pfn, time, pid, flags, 0, 0 };
-	uint64_t *fv = pfn ? mp_hashmap_get(&ph->bypfn, pkey(pfn)) : NULL;
+	uint64_t *fv = pfn && ph->has_reverse ? mp_hashmap_get(&ph->bypfn, pkey(pfn)) : NULL;
 	if (fv)
 		e.frame_prev = (uint32_t)*fv + 1;
 	if (p->head) {
@@ -136,7 +148,7 @@ static int insert(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn
 			if (mp_vec_push(&ph->ents, e))
 				return -ENOMEM;
 			ph->ents.v[at].older = (uint32_t)ph->ents.n;
-			if (pfn && mp_hashmap_put(&ph->bypfn, pkey(pfn), ph->ents.n - 1))
+			if (pfn && ph->has_reverse && mp_hashmap_put(&ph->bypfn, pkey(pfn), ph->ents.n - 1))
 				return -ENOMEM;
 			return 0;
 		}
@@ -147,7 +159,7 @@ static int insert(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn
 		ph->pages++;
 	p->head = (uint32_t)ph->ents.n;
 	uint64_t idx = ph->ents.n - 1;
-	if (pfn && mp_hashmap_put(&ph->bypfn, pkey(pfn), idx))
+	if (pfn && ph->has_reverse && mp_hashmap_put(&ph->bypfn, pkey(pfn), idx))
 		return -ENOMEM;
 	return 0;
 }
@@ -207,6 +219,25 @@ void an_phys_del(struct an_phys *ph)
 	free(ph);
 }
 
+/* The reverse table from the entries so far, in the order they were
+ * added (what insert does to it, done later). 0 or -ENOMEM. */
+static int make_reverse(struct an_phys *ph)
+{
+	if (ph->has_reverse)
+		return 0;
+	for (size_t i = 0; i < ph->ents.n; i++) {
+		struct phys_ent *e = &ph->ents.v[i];
+		if (!e->pfn)
+			continue;
+		uint64_t *fv = mp_hashmap_get(&ph->bypfn, pkey(e->pfn));
+		e->frame_prev = fv ? (uint32_t)*fv + 1 : 0;
+		if (mp_hashmap_put(&ph->bypfn, pkey(e->pfn), i))
+			return -ENOMEM;
+	}
+	ph->has_reverse = 1;
+	return 0;
+}
+
 int an_phys_add(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn, uint32_t flags, uint64_t time)
 {
 	return insert(ph, pid, vpage, pfn, flags, time);
@@ -225,6 +256,24 @@ int an_phys_load(struct an_state *st)
 	 * crafted file, not a program (the fuzzer sets a lower cap). */
 	uint64_t cap = st->opts->max_phys_pages ? st->opts->max_phys_pages : AN_PHYS_MAX_PAGES, added = 0;
 	int bad = 0, capped = 0;
+	/* The table sized at once for the largest look, which sees most of
+	 * the pages there will be: grown by doubling, its zeroing was ~8% of
+	 * a bounded arrays report. */
+	uint64_t most = 0;
+	for (size_t i = 0; i < st->pagemap_chunks.n; i++) {
+		struct trace_chunk c;
+		struct trace_pagemap pm;
+		struct trace_pagemap_run run;
+		uint64_t pages = 0;
+		if (!trace_reader_read_at(st->reader, st->pagemap_chunks.v[i], &c) || trace_pagemap_open(&c, &pm))
+			continue;
+		while (pages < cap && trace_pagemap_next(&pm, &run) == 1)
+			pages += run.npages < cap ? run.npages : cap; /* (no wrap) */
+		if (pages > most)
+			most = pages < cap ? pages : cap;
+	}
+	if (reserve(ph, most) || (st->opts->on_dram && make_reverse(ph)))
+		return -ENOMEM;
 	for (size_t i = 0; i < st->pagemap_chunks.n && !capped; i++) {
 		struct trace_chunk c;
 		if (!trace_reader_read_at(st->reader, st->pagemap_chunks.v[i], &c))
@@ -336,9 +385,9 @@ int an_phys_translate(struct an_phys *ph, uint32_t pid, uint64_t vaddr, uint64_t
 
 int an_phys_reverse(const struct an_state *st, uint64_t paddr, uint64_t time, uint32_t *pid, uint64_t *vaddr)
 {
-	const struct an_phys *ph = st->phys;
-	if (!ph)
-		return 0;
+	struct an_phys *ph = st->phys;
+	if (!ph || make_reverse(ph))
+		return 0; /* (an_phys_load made it when a reverse lookup may come) */
 	uint64_t *v = mp_hashmap_get(&ph->bypfn, pkey(paddr >> 12));
 	if (!v)
 		return 0;
