@@ -652,6 +652,21 @@ static void seen_mark_skipped(struct an_model *am, const struct an_stream *s, ui
 			seen_set(am, h);
 }
 
+/* The first line from i on that a skipping mp_model_access_lines
+ * modelled, or n. */
+static inline uint64_t next_modelled(const uint8_t *lv, uint64_t i, uint64_t n)
+{
+	_Static_assert(MP_MODEL_SKIPPED == 0xff, "eight skipped lines are one all-ones word");
+	for (uint64_t w; i + 8 <= n; i += 8) {
+		memcpy(&w, lv + i, 8);
+		if (w != UINT64_MAX)
+			break;
+	}
+	while (i < n && lv[i] == MP_MODEL_SKIPPED)
+		i++;
+	return i;
+}
+
 /* Everything but the stream's repeated reference (an_model_access). */
 static __attribute__((noinline)) void model_access(struct an_state *st, struct an_stream *s, uint32_t cls,
 						   const struct trace_rec *r, int counted, struct mp_outcome *sum)
@@ -740,8 +755,16 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		}
 		for (uint64_t i = 0; i < n; i++, k++, a += line, paddr += paddr ? line : 0) {
 			if (skip) {
-				if (lv[i] == MP_MODEL_SKIPPED)
-					continue;
+				if (lv[i] == MP_MODEL_SKIPPED) {
+					/* on to the next modelled line (15 in 16 are skipped) */
+					uint64_t d = next_modelled(lv, i, n) - i;
+					i += d;
+					k += d;
+					a += d * line;
+					paddr += paddr ? d * line : 0;
+					if (i == n)
+						break;
+				}
 				mid_lines++;
 				mid_l1 += lv[i] == MP_LVL_L1;
 			}

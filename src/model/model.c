@@ -735,14 +735,14 @@ unsigned mp_model_access_lines(struct mp_model *m, unsigned core, uint32_t space
 	uint64_t key = paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
 			     : (uint64_t)(space & 0xffff) << SPACE_SHIFT | (addr & VA_MASK) >> m->line_shift;
 	if (skip && m->sample_mask && !held_has(m, page_of_key(m, key))) {
-		unsigned skipped = 0;
-		for (unsigned i = 1; i < n; i++) {
-			if ((key + i) & m->sample_mask) {
-				level[i] = MP_MODEL_SKIPPED;
-				skipped++;
-			} else {
-				level[i] = (uint8_t)line_ref(m, core, key + i, write, owner);
-			}
+		/* the sample's lines are every (sample_mask + 1)-th from the
+		 * first i with (key + i) & sample_mask == 0 */
+		unsigned skipped = n - 1;
+		memset(level + 1, MP_MODEL_SKIPPED, n - 1);
+		for (uint64_t i = (-key & m->sample_mask) ? (-key & m->sample_mask) : m->sample_mask + 1; i < n;
+		     i += m->sample_mask + 1) {
+			level[i] = (uint8_t)line_ref(m, core, key + i, write, owner);
+			skipped--;
 		}
 		m->skipped_pages++;
 		return skipped;
