@@ -118,6 +118,7 @@ struct an_stream {
 	uint32_t ph_flags;
 	int ph_ok;
 	uint64_t fast_n;
+	uint64_t fast_unk; /* set sampling: the run's L1 misses outside the sample (DTLB hits) */
 	/* model: the last one-line reference, while mp_model_seq stays at
 	 * rep_seq, and which kinds of it change nothing (MP_AGAIN_*) */
 	uint64_t rep_a, rep_seq;
@@ -146,6 +147,7 @@ struct an_ip {
 	struct an_counts c;
 	struct an_mem mem;
 	uint64_t fast_l1; /* model: L1 hits not yet in mem (an_model_finish) */
+	uint64_t fast_unk; /* model: L1 misses outside the set sample not yet in mem */
 	struct an_faults faults;
 };
 
@@ -280,7 +282,7 @@ void an_model_flush_fast(struct an_state *st, struct an_stream *s);
  * added up at once, when the class changes or the stream ends. */
 static inline void an_model_count_fast(struct an_state *st, struct an_stream *s, uint32_t cls, uint64_t n)
 {
-	if (s->fast_n && s->fast_cls != cls)
+	if ((s->fast_n || s->fast_unk) && s->fast_cls != cls)
 		an_model_flush_fast(st, s);
 	s->fast_cls = cls;
 	s->fast_n += n;

@@ -525,24 +525,53 @@ static void mem_add_l1_hits(struct an_mem *m, uint64_t n, unsigned lat, unsigned
 	m->latency_hist[bucket] += n;
 }
 
-/* Most references of a loop hit L1 and the DTLB: a stream counts a run of
- * them for one class and adds the run up at once (code addresses count
- * theirs in an_ip.fast_l1, added up by an_model_finish). */
+/* Set sampling: n L1 misses outside the sample, DTLB hits (what
+ * mem_count_sampled counts of one). */
+static void mem_add_unmodelled(struct an_mem *m, uint64_t n)
+{
+	m->refs += n;
+	m->tlb[MP_TLB_L1_HIT] += n;
+	m->miss_unmodelled += n;
+}
+
+static void mem_add_fast(struct an_mem *m, const struct an_model *am, uint64_t n, uint64_t unk)
+{
+	if (n)
+		mem_add_l1_hits(m, n, am->l1_lat, am->l1_bucket);
+	if (unk)
+		mem_add_unmodelled(m, unk);
+}
+
+/* Most references of a loop hit L1 and the DTLB (under set sampling,
+ * most others miss L1 outside the sample): a stream counts a run of them
+ * for one class and adds the run up at once (code addresses count theirs
+ * in an_ip.fast_l1 and fast_unk, added up by an_model_finish). */
 void an_model_flush_fast(struct an_state *st, struct an_stream *s)
 {
-	uint64_t n = s->fast_n;
-	if (!n)
+	uint64_t n = s->fast_n, unk = s->fast_unk;
+	if (!n && !unk)
 		return;
-	s->fast_n = 0;
+	s->fast_n = s->fast_unk = 0;
 	const struct an_model *am = st->model;
-	mem_add_l1_hits(&st->threads.v[s->thread].mem, n, am->l1_lat, am->l1_bucket);
+	mem_add_fast(&st->threads.v[s->thread].mem, am, n, unk);
 	if (st->parts_on) {
 		/* the total is the parts' sum (apply_sampling) */
-		mem_add_l1_hits(&an_part_of(st, s, s->fast_cls)->mem, n, am->l1_lat, am->l1_bucket);
+		mem_add_fast(&an_part_of(st, s, s->fast_cls)->mem, am, n, unk);
 		return;
 	}
-	mem_add_l1_hits(&st->classes.v[s->fast_cls].mem, n, am->l1_lat, am->l1_bucket);
-	mem_add_l1_hits(&st->res->mem_total, n, am->l1_lat, am->l1_bucket);
+	mem_add_fast(&st->classes.v[s->fast_cls].mem, am, n, unk);
+	mem_add_fast(&st->res->mem_total, am, n, unk);
+}
+
+/* an_model_count_fast for one L1 miss outside the set sample. */
+static inline void count_unmodelled(struct an_state *st, struct an_stream *s, uint32_t cls)
+{
+	if ((s->fast_n || s->fast_unk) && s->fast_cls != cls)
+		an_model_flush_fast(st, s);
+	s->fast_cls = cls;
+	s->fast_unk++;
+	if (s->last_fn)
+		st->ips.v[s->last_fn - 1].fast_unk++;
 }
 
 /* Field by field: a compound literal here became a `rep stos`, which cost
@@ -567,8 +596,8 @@ void an_model_finish(struct an_state *st)
 	if (!am)
 		return;
 	for (size_t i = 0; i < st->ips.n; i++) {
-		mem_add_l1_hits(&st->ips.v[i].mem, st->ips.v[i].fast_l1, am->l1_lat, am->l1_bucket);
-		st->ips.v[i].fast_l1 = 0;
+		mem_add_fast(&st->ips.v[i].mem, am, st->ips.v[i].fast_l1, st->ips.v[i].fast_unk);
+		st->ips.v[i].fast_l1 = st->ips.v[i].fast_unk = 0;
 	}
 }
 
@@ -856,7 +885,9 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			}
 			if (!counted)
 				continue;
-			if (!batch)
+			if (!batch && o.level == MP_LVL_UNKNOWN && o.tlb == MP_TLB_L1_HIT)
+				count_unmodelled(st, s, cls); /* (all mem_count_sampled counts of it) */
+			else if (!batch)
 				mem_count_all(st, s, cls, &o);
 			else if (am->sample_sets > 1)
 				mem_count_sampled(&range, &o, am->sample_sets);
