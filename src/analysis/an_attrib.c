@@ -132,10 +132,8 @@ uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid)
 
 /* --- burst sampling: (class, thread) parts ------------------------------ */
 
-uint32_t an_part_get(struct an_state *st, struct an_stream *s, uint32_t cls)
+uint32_t an_part_find(struct an_state *st, struct an_stream *s, uint32_t cls)
 {
-	if (s->part && s->part_cls == cls)
-		return s->part - 1;
 	uint64_t key = ((uint64_t)s->thread << 32 | cls) + 1;
 	uint64_t *v = mp_hashmap_get(&st->part_index, key);
 	uint32_t idx;

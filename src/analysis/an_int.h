@@ -255,9 +255,19 @@ int an_phys_lookup(const struct an_state *st, uint32_t pid, uint64_t vaddr, uint
  * before it, else the first after): the reverse page table. */
 int an_phys_reverse(const struct an_state *st, uint64_t paddr, uint64_t time, uint32_t *pid, uint64_t *vaddr);
 
+/* an_part_get past the stream's last answer. */
+uint32_t an_part_find(struct an_state *st, struct an_stream *s, uint32_t cls);
+
 /* Burst sampling: the st->parts index of (cls, s's thread), made on first
- * use; UINT32_MAX on ENOMEM (st->oom set). Only while st->parts_on. */
-uint32_t an_part_get(struct an_state *st, struct an_stream *s, uint32_t cls);
+ * use; UINT32_MAX on ENOMEM (st->oom set). Only while st->parts_on.
+ * Inline: the model asks it for every access, mostly for the class
+ * asked before. */
+static inline uint32_t an_part_get(struct an_state *st, struct an_stream *s, uint32_t cls)
+{
+	if (s->part && s->part_cls == cls)
+		return s->part - 1;
+	return an_part_find(st, s, cls);
+}
 
 /* The part itself (valid until the next part is made). */
 static inline struct an_part *an_part_of(struct an_state *st, struct an_stream *s, uint32_t cls)
