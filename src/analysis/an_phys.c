@@ -272,7 +272,11 @@ int an_phys_load(struct an_state *st)
 		if (pages > most)
 			most = pages < cap ? pages : cap;
 	}
-	if (reserve(ph, most) || (st->opts->on_dram && make_reverse(ph)))
+	/* (at most 16 GiB of 4 KiB pages at once, a 384 MiB table; past that
+	 * it grows as pages come, so that a damaged look's claim of a TiB in
+	 * a few bytes is not all zeroed up front) */
+	const uint64_t most_at_once = 1ull << 22;
+	if (reserve(ph, most < most_at_once ? most : most_at_once) || (st->opts->on_dram && make_reverse(ph)))
 		return -ENOMEM;
 	for (size_t i = 0; i < st->pagemap_chunks.n && !capped; i++) {
 		struct trace_chunk c;
