@@ -376,8 +376,7 @@ static int test_load_async(struct reg *r)
 		return 1;
 	sym_ctx_load_async(a.ctx);
 	sym_ctx_load_async(a.ctx); /* again: waits for the first */
-	/* registering while it loads */
-	CHECK(sym_ctx_add_module(a.ctx, "/nonexistent/libnope.so", 0x1000, 0x1000, 0x2000) == -ENOENT);
+	/* looking up while it loads */
 	const uint64_t addrs[] = { (uint64_t)(uintptr_t)&known_function + 4, (uint64_t)(uintptr_t)&getpid + 1 };
 	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
 		const int n = sym_ctx_lookup(a.ctx, addrs[i], f, 8);
@@ -385,6 +384,11 @@ static int test_load_async(struct reg *r)
 		CHECK(streq(f[0].function, g[0].function) && streq(f[0].module, g[0].module));
 		CHECK(f[0].line == g[0].line);
 	}
+	/* registering while it loads (the ThreadSanitizer build of this test,
+	 * scripts/test.sh, reports the race on the module table if it does
+	 * not wait; libdw's own state is out of its sight, uninstrumented) */
+	sym_ctx_load_async(a.ctx);
+	CHECK(sym_ctx_add_module(a.ctx, "/nonexistent/libnope.so", 0x1000, 0x1000, 0x2000) == -ENOENT);
 	sym_ctx_load_async(a.ctx);
 	sym_ctx_free(a.ctx); /* while loading: waits */
 	return 0;
