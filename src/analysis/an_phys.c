@@ -280,8 +280,12 @@ int an_phys_load(struct an_state *st)
 		return -ENOMEM;
 	for (size_t i = 0; i < st->pagemap_chunks.n && !capped; i++) {
 		struct trace_chunk c;
-		if (!trace_reader_read_at(st->reader, st->pagemap_chunks.v[i], &c))
+		if (!trace_reader_read_at(st->reader, st->pagemap_chunks.v[i], &c)) {
+			if (trace_reader_read_error(st->reader) == -ENOMEM)
+				return -ENOMEM;
+			bad = 1; /* (its checksum was right, its payload does not decode) */
 			continue;
+		}
 		struct trace_pagemap pm;
 		struct trace_pagemap_run run;
 		if (trace_pagemap_open(&c, &pm)) {

@@ -52,7 +52,8 @@ int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro)
 		goto out;
 	}
 	if (res->damaged)
-		cli_error("warning: %s is damaged or truncated; the report covers it up to the last good chunk",
+		cli_error("warning: %s is damaged or truncated; the report covers what could be read (the warnings say "
+			  "what was not)",
 			  ro->data_path);
 	if ((err = an_patterns_error(pats)) || (err = an_patterns_by_class(pats, res, &patv)) ||
 	    (err = an_bins_plan(bins, res, CLI_HTML_PLOTS))) {

@@ -209,7 +209,8 @@ int cmd_numa(int argc, char **argv)
 	}
 	cli_model_note(&model);
 	if (res->damaged)
-		cli_error("warning: %s is damaged or truncated; the report covers it up to the last good chunk",
+		cli_error("warning: %s is damaged or truncated; the report covers what could be read (the warnings say "
+			  "what was not)",
 			  ro.data_path);
 	for (size_t i = 0; i < res->nwarnings; i++)
 		cli_error("warning: %s", res->warnings[i]);

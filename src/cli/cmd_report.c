@@ -181,7 +181,8 @@ int cmd_report(int argc, char **argv)
 		cli_note("note: the recorded program was not built with `memprism cc`: allocations were "
 			  "recorded, accesses were not. Rebuild with `memprism cc` to see accesses per object.");
 	if (res->damaged)
-		cli_error("warning: %s is damaged or truncated; the report covers it up to the last good chunk",
+		cli_error("warning: %s is damaged or truncated; the report covers what could be read (the warnings say "
+			  "what was not)",
 			  ro.data_path);
 	err = rp_render(stdout, res, &ro);
 	an_result_free(res);

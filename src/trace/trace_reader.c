@@ -28,6 +28,7 @@ struct trace_reader {
 	uint64_t pos; /* offset of the next chunk */
 	int status;
 	uint64_t status_off;
+	int read_err; /* why the last trace_reader_read_at failed, or 0 */
 	int skip_crc; /* fuzzing: mutated inputs should reach the decoders */
 	uint8_t *buf; /* decompression buffer */
 	size_t buf_cap;
@@ -164,9 +165,15 @@ int trace_reader_read_at(struct trace_reader *r, uint64_t offset, struct trace_c
 	r->pos = offset;
 	r->status = 0;
 	int got = offset < r->size ? trace_reader_next(r, c) : 0;
+	r->read_err = got ? 0 : r->status ? r->status : -MP_ERR_TRUNCATED;
 	r->pos = pos;
 	r->status = status;
 	return got;
+}
+
+int trace_reader_read_error(const struct trace_reader *r)
+{
+	return r->read_err;
 }
 
 int trace_reader_status(const struct trace_reader *r, uint64_t *offset)
@@ -184,6 +191,11 @@ static int stop(struct trace_reader *r, int err)
 }
 
 int trace_reader_next(struct trace_reader *r, struct trace_chunk *c)
+{
+	return trace_reader_next_lazy(r, c, 0);
+}
+
+int trace_reader_next_lazy(struct trace_reader *r, struct trace_chunk *c, uint32_t later)
 {
 	if (r->status)
 		return 0;
@@ -203,6 +215,14 @@ int trace_reader_next(struct trace_reader *r, struct trace_chunk *c)
 	const uint8_t *payload = r->base + r->pos + sizeof(h);
 	if (!r->skip_crc && h.payload_crc != trace_crc32(payload, h.stored_len))
 		return stop(r, -MP_ERR_CORRUPT);
+	if (h.type < 32 && (later >> h.type & 1)) {
+		/* decoded by trace_reader_read_at */
+		if ((h.codec == MP_CODEC_RAW && h.stored_len != h.raw_len) ||
+		    (h.codec != MP_CODEC_RAW && h.codec != MP_CODEC_ZSTD))
+			return stop(r, -MP_ERR_CORRUPT);
+		c->data = NULL;
+		goto done;
+	}
 	switch (h.codec) {
 	case MP_CODEC_RAW:
 		if (h.stored_len != h.raw_len)
@@ -227,6 +247,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_chunk *c)
 	default:
 		return stop(r, -MP_ERR_CORRUPT);
 	}
+done:
 	c->hdr = h;
 	c->len = h.raw_len;
 	c->offset = r->pos;

@@ -38,8 +38,17 @@ struct trace_chunk {
 
 /* Next chunk: 1 and *c filled, 0 at the end (clean or at damage: see status). */
 int trace_reader_next(struct trace_reader *r, struct trace_chunk *c);
+/* trace_reader_next leaving the payloads of the chunk types in `later` (a
+ * bit per enum mp_chunk_type) undecoded: their checksums are checked, but
+ * c->data is NULL (c->len the decoded length) and trace_reader_read_at
+ * decodes them when needed, failing then on a payload that does not
+ * decode. (An index of the file need not decompress every thread's
+ * records a second time.) */
+int trace_reader_next_lazy(struct trace_reader *r, struct trace_chunk *c, uint32_t later);
 /* Reads the chunk at a file offset seen before (from trace_chunk.offset). */
 int trace_reader_read_at(struct trace_reader *r, uint64_t offset, struct trace_chunk *c);
+/* Why the last trace_reader_read_at gave 0 (-MP_ERR_*, -ENOMEM); 0 if it did not. */
+int trace_reader_read_error(const struct trace_reader *r);
 
 /* 0 if every chunk so far was good, else the first damage found (-MP_ERR_*);
  * *offset gets the file offset where reading stopped. */

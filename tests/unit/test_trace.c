@@ -253,6 +253,79 @@ static void test_damage(void)
 	CHECK(strstr(mp_strerror(-MP_ERR_VERSION), "version") != NULL);
 }
 
+/* Accesses in the STREAM chunk at off, read with trace_reader_read_at; -1
+ * if it does not decode. */
+static long stream_accesses_at(struct trace_reader *r, uint64_t off)
+{
+	struct trace_chunk c;
+	if (!trace_reader_read_at(r, off, &c))
+		return -1;
+	CHECK_EQ(trace_reader_read_error(r), 0);
+	struct trace_dec d;
+	struct trace_rec rec;
+	long acc = 0;
+	trace_dec_init(&d, c.data, c.len);
+	while (trace_dec_next(&d, &rec) == 1)
+		acc += rec.cls == MP_REC_ACCESS;
+	return acc;
+}
+
+/* trace_reader_next_lazy: STREAM payloads left for trace_reader_read_at,
+ * which alone finds one that passes its checksum but does not decode. */
+static void test_lazy(void)
+{
+	static uint8_t buf[1 << 16];
+	size_t n = build_trace(buf, sizeof(buf), 1);
+	struct trace_reader *r = trace_reader_open_mem(buf, n);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	struct trace_chunk c;
+	uint64_t streams[2];
+	int ns = 0, chunks = 0;
+	while (trace_reader_next_lazy(r, &c, 1u << MP_CHUNK_STREAM)) {
+		chunks++;
+		if (c.hdr.type == MP_CHUNK_STREAM) {
+			CHECK(c.data == NULL && c.len == c.hdr.raw_len && c.hdr.codec == MP_CODEC_ZSTD);
+			if (ns < 2)
+				streams[ns++] = c.offset;
+		} else {
+			CHECK(c.data != NULL || c.len == 0);
+		}
+	}
+	CHECK_EQ(chunks, 4);
+	CHECK_EQ(ns, 2);
+	CHECK_EQ(trace_reader_status(r, NULL), 0);
+	CHECK_EQ(stream_accesses_at(r, streams[0]), 200);
+	CHECK_EQ(stream_accesses_at(r, streams[1]), 200);
+	trace_reader_close(r);
+
+	/* the first STREAM chunk's zstd frame made unreadable (its magic), its
+	 * checksums made right again */
+	struct mp_chunk_header h;
+	memcpy(&h, buf + streams[0], sizeof(h));
+	uint8_t *payload = buf + streams[0] + sizeof(h);
+	payload[0] ^= 0xff;
+	h.payload_crc = trace_crc32(payload, h.stored_len);
+	h.header_crc = trace_crc32(&h, offsetof(struct mp_chunk_header, header_crc));
+	memcpy(buf + streams[0], &h, sizeof(h));
+	int st;
+	CHECK_EQ(read_all(buf, n, &st), 0); /* read at once: stops there */
+	CHECK_EQ(st, -MP_ERR_CORRUPT);
+	r = trace_reader_open_mem(buf, n);
+	chunks = 0;
+	while (trace_reader_next_lazy(r, &c, 1u << MP_CHUNK_STREAM))
+		chunks++;
+	CHECK_EQ(chunks, 4); /* read lazily: every chunk indexed */
+	CHECK_EQ(trace_reader_status(r, NULL), 0);
+	CHECK_EQ(stream_accesses_at(r, streams[0]), -1);
+	CHECK_EQ(trace_reader_read_error(r), -MP_ERR_CORRUPT);
+	CHECK_EQ(stream_accesses_at(r, streams[1]), 200); /* the next one still reads */
+	CHECK_EQ(trace_reader_read_error(r), 0);
+	CHECK_EQ(trace_reader_status(r, NULL), 0);
+	trace_reader_close(r);
+}
+
 /* ACCESS_IP2: an access whose ip is the one before the previous (loops
  * alternating two instructions) carries no ip bytes; with an ip delta (v2)
  * it moves slot 1 alone. */
@@ -369,5 +442,6 @@ int main(void)
 	test_roundtrip(0);
 	test_roundtrip(1);
 	test_damage();
+	test_lazy();
 	return check_done("test_trace");
 }
