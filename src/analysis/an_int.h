@@ -285,16 +285,24 @@ void an_model_fini(struct an_state *st);
 /* Models one access of stream s to class cls; counted: inside --roi. */
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r,
 		     int counted, struct mp_outcome *out);
-/* Adds the stream's run of L1 hits (an_model_count_fast) to the tables. */
+/* Adds the stream's run of L1 hits (an_model_count_fast) and of L1 misses
+ * outside the set sample to the tables. */
 void an_model_flush_fast(struct an_state *st, struct an_stream *s);
+
+/* The stream's run goes on with class cls (a run of another class is
+ * added up first). */
+static inline void an_model_fast_class(struct an_state *st, struct an_stream *s, uint32_t cls)
+{
+	if ((s->fast_n || s->fast_unk) && s->fast_cls != cls)
+		an_model_flush_fast(st, s);
+	s->fast_cls = cls;
+}
 
 /* n more L1 hits in the stream's run of them (class cls): the run is
  * added up at once, when the class changes or the stream ends. */
 static inline void an_model_count_fast(struct an_state *st, struct an_stream *s, uint32_t cls, uint64_t n)
 {
-	if ((s->fast_n || s->fast_unk) && s->fast_cls != cls)
-		an_model_flush_fast(st, s);
-	s->fast_cls = cls;
+	an_model_fast_class(st, s, cls);
 	s->fast_n += n;
 	if (s->last_fn)
 		st->ips.v[s->last_fn - 1].fast_l1 += n;

@@ -566,9 +566,7 @@ void an_model_flush_fast(struct an_state *st, struct an_stream *s)
 /* an_model_count_fast for one L1 miss outside the set sample. */
 static inline void count_unmodelled(struct an_state *st, struct an_stream *s, uint32_t cls)
 {
-	if ((s->fast_n || s->fast_unk) && s->fast_cls != cls)
-		an_model_flush_fast(st, s);
-	s->fast_cls = cls;
+	an_model_fast_class(st, s, cls);
 	s->fast_unk++;
 	if (s->last_fn)
 		st->ips.v[s->last_fn - 1].fast_unk++;
