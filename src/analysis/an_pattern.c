@@ -30,9 +30,48 @@ void an_pat_stream_init(struct an_pat_stream *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Space-Saving: a delta without a slot takes the least counted one and
- * inherits its count as error, so count - err stays a lower bound and count
- * an upper bound of the delta's true frequency. */
+/* Space-Saving, past the two hot slots (the caller found d in neither): d's
+ * slot, or else a free one, or else the least counted (the first of equals),
+ * which d takes over with its count as error, so that count - err stays a
+ * lower bound and count an upper bound of d's true frequency. A random
+ * stream's every new delta comes here: both searches are unrolled and
+ * branch-free (a compare and a conditional move per slot), which a loop
+ * with an early exit and a running minimum was not. */
+static void slot_search(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
+{
+	_Static_assert(AN_PAT_SLOTS <= 32, "one bit per slot");
+	s->hot2 = s->hot;
+	const unsigned ns = s->nslots;
+	unsigned hit = 0;
+#pragma GCC unroll 8
+	for (unsigned i = 0; i < AN_PAT_SLOTS; i++)
+		hit |= (unsigned)(s->slot[i].delta == d) << i;
+	hit &= (1u << ns) - 1; /* (unused slots hold delta 0) */
+	if (hit) {
+		/* deltas are unique among the slots: one bit at most */
+		unsigned i = (unsigned)__builtin_ctz(hit);
+		s->slot[i].count += n;
+		s->slot[i].err += e;
+		s->hot = i;
+		return;
+	}
+	if (ns < AN_PAT_SLOTS) {
+		s->slot[ns] = (struct an_pat_slot){ d, n, e };
+		s->hot = s->nslots++;
+		return;
+	}
+	unsigned m = 0;
+	uint64_t base = s->slot[0].count;
+#pragma GCC unroll 8
+	for (unsigned i = 1; i < AN_PAT_SLOTS; i++) {
+		uint64_t c = s->slot[i].count;
+		m = c < base ? i : m;
+		base = c < base ? c : base;
+	}
+	s->slot[m] = (struct an_pat_slot){ d, base + n, base + e };
+	s->hot = m;
+}
+
 void an_pat_slot_add(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
 {
 	if (s->hot < s->nslots && s->slot[s->hot].delta == d) {
@@ -49,35 +88,27 @@ void an_pat_slot_add(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
 		s->hot2 = h;
 		return;
 	}
-	s->hot2 = s->hot;
-	/* one pass: d's slot, or else the least counted (the first of equals),
-	 * which a random stream's new deltas replace every time */
-	unsigned m = 0;
-	for (unsigned i = 0; i < s->nslots; i++) {
-		if (s->slot[i].delta == d) {
-			s->slot[i].count += n;
-			s->slot[i].err += e;
-			s->hot = i;
-			return;
-		}
-		if (s->slot[i].count < s->slot[m].count)
-			m = i;
-	}
-	if (s->nslots < AN_PAT_SLOTS) {
-		s->slot[s->nslots] = (struct an_pat_slot){ d, n, e };
-		s->hot = s->nslots++;
-		return;
-	}
-	uint64_t base = s->slot[m].count;
-	s->slot[m] = (struct an_pat_slot){ d, base + n, base + e };
-	s->hot = m;
+	slot_search(s, d, n, e);
 }
 
 void an_pat_run_miss(struct an_pat_run *w, uint64_t addr)
 {
+	struct an_pat_stream *s = w->s;
+	if (!w->on) {
+		an_pat_stream_add(s, addr);
+		an_pat_run_begin(w, s);
+		return;
+	}
+	/* what an_pat_stream_add does after an_pat_run_end, knowing that the
+	 * delta is in neither hot slot (the run's two) */
 	an_pat_run_end(w);
-	an_pat_stream_add(w->s, addr);
-	an_pat_run_begin(w, w->s);
+	int64_t d = (int64_t)(addr - s->last);
+	s->last = addr;
+	s->accesses++;
+	s->deltas++;
+	an_pat_count_sign(s, d, 1);
+	slot_search(s, d, 1, 0);
+	an_pat_run_begin(w, s);
 }
 
 void an_pat_stream_merge(struct an_pat_stream *a, const struct an_pat_stream *b)

@@ -142,7 +142,8 @@ static inline void an_pat_count_sign(struct an_pat_stream *s, int64_t d, uint64_
 
 static inline void an_pat_run_end(struct an_pat_run *w)
 {
-	if (!w->on)
+	/* (nothing added since an_pat_run_begin: the summary is as it was) */
+	if (!w->on || !(w->na | w->nb))
 		return;
 	struct an_pat_stream *s = w->s;
 	s->accesses += w->na + w->nb;

@@ -194,6 +194,114 @@ static void test_run(void)
 	}
 }
 
+/* Space-Saving as its definition states it, one slot at a time: the
+ * reference for the summary's unrolled search (an_pattern.c). */
+static void ref_add(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
+{
+	unsigned found = AN_PAT_SLOTS;
+	for (unsigned i = 0; i < s->nslots; i++)
+		if (s->slot[i].delta == d)
+			found = i;
+	if (found < AN_PAT_SLOTS && (found == s->hot || found == s->hot2)) {
+		if (found == s->hot2) {
+			s->hot2 = s->hot;
+			s->hot = found;
+		}
+	} else {
+		s->hot2 = s->hot;
+		if (found == AN_PAT_SLOTS && s->nslots < AN_PAT_SLOTS) {
+			found = s->nslots++;
+			s->slot[found] = (struct an_pat_slot){ d, 0, 0 };
+		} else if (found == AN_PAT_SLOTS) {
+			/* the least counted; the first of equals */
+			found = 0;
+			for (unsigned i = 1; i < AN_PAT_SLOTS; i++)
+				if (s->slot[i].count < s->slot[found].count)
+					found = i;
+			s->slot[found] = (struct an_pat_slot){ d, s->slot[found].count, s->slot[found].count };
+		}
+		s->hot = found;
+	}
+	s->slot[found].count += n;
+	s->slot[found].err += e;
+}
+
+static void ref_stream_add(struct an_pat_stream *s, uint64_t addr)
+{
+	if (s->accesses++ == 0) {
+		s->last = addr;
+		return;
+	}
+	int64_t d = (int64_t)(addr - s->last);
+	s->last = addr;
+	s->deltas++;
+	s->zero += d == 0;
+	s->fwd += d > 0;
+	s->bwd += d < 0;
+	ref_add(s, d, 1, 0);
+}
+
+/* The summary agrees with the reference after every access, in runs and
+ * one by one, on streams that find their delta in a slot, take a free slot,
+ * replace the least counted among equals (few distinct deltas at random),
+ * alternate a random delta with 0 (a load and a store of a random
+ * element), and bring delta 0 while slots are free (a free slot's delta is
+ * 0 too). Merging two summaries agrees as well. */
+static void test_space_saving(void)
+{
+	uint64_t x = 5;
+	for (int shape = 0; shape < 4; shape++) {
+		struct an_pat_stream ref, one, batched;
+		an_pat_stream_init(&ref);
+		an_pat_stream_init(&one);
+		an_pat_stream_init(&batched);
+		uint64_t a = 0x7000, i = 0;
+		int ok = 1;
+		while (i < 30000) {
+			struct an_pat_run w;
+			an_pat_run_begin(&w, &batched);
+			for (uint64_t k = lcg(&x) % 50; k-- > 0 && i < 30000; i++) {
+				switch (shape) {
+				case 0:
+					a += (lcg(&x) % 12) * 8;
+					break;
+				case 1:
+					a = lcg(&x) % (1u << 26);
+					break;
+				case 2:
+					a = i & 1 ? a : lcg(&x) % (1u << 26) * 8;
+					break;
+				default:
+					a += i < 4 ? 16 * (i + 1) : i % 3 ? 0 : (lcg(&x) % 20) * 16;
+					break;
+				}
+				ref_stream_add(&ref, a);
+				an_pat_stream_add(&one, a);
+				an_pat_run_add(&w, a);
+			}
+			an_pat_run_end(&w);
+			ok &= same_summary(&ref, &one) && same_summary(&ref, &batched);
+		}
+		CHECK(ok);
+		CHECK_EQ(ref.nslots, AN_PAT_SLOTS);
+		/* merged into a summary of another stream */
+		struct an_pat_stream mref, mine;
+		an_pat_stream_init(&mref);
+		for (uint64_t k = 0; k < 500; k++)
+			ref_stream_add(&mref, lcg(&x) % 4096 * 4);
+		mine = mref;
+		mref.accesses += ref.accesses;
+		mref.deltas += ref.deltas;
+		mref.zero += ref.zero;
+		mref.fwd += ref.fwd;
+		mref.bwd += ref.bwd;
+		for (unsigned k = 0; k < ref.nslots; k++)
+			ref_add(&mref, ref.slot[k].delta, ref.slot[k].count, ref.slot[k].err);
+		an_pat_stream_merge(&mine, &ref);
+		CHECK(same_summary(&mref, &mine));
+	}
+}
+
 /* The collector: two threads each walking its half of one object forward
  * make a forward object; a backward thread on another object stays apart;
  * accesses outside --roi are ignored. */
@@ -244,6 +352,7 @@ int main(void)
 	test_random();
 	test_mixed();
 	test_run();
+	test_space_saving();
 	test_collector();
 	return check_done("test_pattern");
 }
