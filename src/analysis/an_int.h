@@ -128,7 +128,7 @@ struct an_stream {
 	struct an_own_slot {
 		uint32_t row, fn, own;
 	} ownc[AN_OWN_CACHE];
-	uint32_t rep_cls;
+	uint32_t rep_cls, rep_fn; /* rep_fn: the code's function (a store's owner has it) */
 	unsigned rep_core;
 	uint8_t rep_again, rep_shift, rep_phys, rep_thp;
 	unsigned cpu; /* CPU of the latest TIME record or event */
@@ -308,8 +308,13 @@ static inline void an_model_count_fast(struct an_state *st, struct an_stream *s,
 		st->ips.v[s->last_fn - 1].fast_l1 += n;
 }
 
+/* an_model_repeat's store to a line the stream's repeatable reference
+ * loaded: 1 if the model took it in place (mp_model_store_again). */
+int an_model_store_again(struct an_state *st, struct an_stream *s, uint32_t cls);
+
 /* The stream's previous one-line reference again, and the model said it
- * changes nothing: counted (if counted) as an L1 hit without asking the
+ * changes nothing (or a store after a load, which the model takes in
+ * place): counted (if counted) as an L1 hit without asking the
  * model, and 1 comes back; else 0, and an_model_access does the rest.
  * Inline, so that the replay's runs of accesses take repeats without a
  * call (an_model_access asks it first too). */
@@ -319,9 +324,14 @@ static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint
 	const uint64_t mask = st->model_rep.line_mask, a = addr & mask, now = s->dec.time;
 	const uint64_t last = addr + (size ? size : 1) - 1;
 	if (!(a == s->rep_a && (last & mask) == a && last >= addr && cls == s->rep_cls && s->core_of == s->cpu + 1 &&
-	      s->core == s->rep_core && (s->rep_again & (write ? MP_AGAIN_STORE : MP_AGAIN_LOAD)) &&
-	      s->rep_seq == *st->model_rep.seq &&
+	      s->core == s->rep_core && s->rep_again && s->rep_seq == *st->model_rep.seq &&
 	      (!st->phys || (s->ph_vpage == a >> 12 && now >= s->ph_lo && now < s->ph_hi))))
+		return 0;
+	/* A store repeats only in the function of the last one (it owns the
+	 * line, and its writeback); a store after a load of the line (a
+	 * read-modify-write), or from another function, is made in place. */
+	if (!(s->rep_again & (write ? MP_AGAIN_STORE : MP_AGAIN_LOAD) && (!write || s->last_fn == s->rep_fn)) &&
+	    !(write && an_model_store_again(st, s, cls)))
 		return 0;
 	if (counted) {
 		s->refs_physical += s->rep_phys;

@@ -825,6 +825,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			if (nlines == 1 && o.again) {
 				s->rep_a = a;
 				s->rep_cls = cls;
+				s->rep_fn = s->last_fn;
 				s->rep_core = core;
 				s->rep_again = o.again;
 				s->rep_seq = *st->model_rep.seq;
@@ -915,6 +916,19 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 	}
 	if (batch && range.refs)
 		mem_add_all(st, s, cls, &range);
+}
+
+int an_model_store_again(struct an_state *st, struct an_stream *s, uint32_t cls)
+{
+	struct an_model *am = st->model;
+	/* (the owner model_access would give it: made here if new, as there) */
+	const uint32_t owner = owner_of(st, am, s, cls);
+	if (!mp_model_store_again(am->m, s->rep_core, owner))
+		return 0;
+	s->rep_again = MP_AGAIN_LOAD | MP_AGAIN_STORE;
+	s->rep_seq = *st->model_rep.seq;
+	s->rep_fn = s->last_fn;
+	return 1;
 }
 
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,

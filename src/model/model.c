@@ -716,6 +716,22 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	out->again = (uint8_t)repeatable(m, core, space, addr, ps, key, owner);
 }
 
+int mp_model_store_again(struct mp_model *m, unsigned core, uint32_t owner)
+{
+	if (core >= m->ncores)
+		core %= m->ncores;
+	struct model_core *c = &m->core[core];
+	/* what l1_hit does with a store; the touches of the line and of its
+	 * DTLB entry, both the most recent already, change nothing */
+	uint8_t *fl = mc_flags(&c->l1, c->last_idx);
+	if (!(*fl & MC_EXCL) && m->nactive > 1)
+		return 0; /* other cores' copies go: snoop, on the full path */
+	*fl |= MC_DIRTY | MC_EXCL;
+	*mc_owner(&c->l1, c->last_idx) = owner;
+	m->seq++;
+	return 1;
+}
+
 unsigned mp_model_access_lines(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
 			       unsigned n, int write, unsigned page_shift, uint32_t owner, int skip,
 			       struct mp_model_out *out, uint8_t *level)

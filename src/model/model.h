@@ -140,6 +140,15 @@ unsigned mp_model_latency(const struct mp_model *m, unsigned level);
  * nothing while it stands still. Valid until mp_model_free. */
 const uint64_t *mp_model_seq(const struct mp_model *m);
 
+/* A store by `core` to the line and page of its previous reference, which
+ * was a load whose out.again said MP_AGAIN_LOAD (and *mp_model_seq() is as
+ * it was after it): when no other core holds the line, done in place (the
+ * line becomes dirty under owner, an L1 and DTLB hit; afterwards a load or
+ * a store by this owner is again a repeat) and 1 comes back; else 0, and
+ * the caller makes it through mp_model_access. A read-modify-write's store
+ * then costs a few instructions instead of a reference's. */
+int mp_model_store_again(struct mp_model *m, unsigned core, uint32_t owner);
+
 /* Writes back every dirty line once (each DRAM write reported as usual)
  * and leaves it cached, clean: what a write-back-without-invalidate would do.
  * Used at region boundaries so a region is charged the writebacks of the

@@ -526,6 +526,49 @@ static void test_coherence(void)
 	mp_model_free(m);
 }
 
+/* A store after a load of the line, in place (mp_model_store_again): the
+ * line is dirty under the store's owner, and a second model making the
+ * store through mp_model_access writes back the same lines with the same
+ * owners; a store again repeats, a load too. Where another core holds a
+ * copy the store is refused (its copy must go: the full path's snoop). */
+static void test_store_again(void)
+{
+	struct mp_machine mm = tiny(MP_INCL_NINE, 2);
+	struct mp_model *a = mp_model_new(&mm), *b = mp_model_new(&mm);
+	struct wb_log la = { 0 }, lb = { 0 };
+	mp_model_set_writeback(a, on_wb, &la);
+	mp_model_set_writeback(b, on_wb, &lb);
+	struct mp_model_out o;
+	int ok = 1;
+	for (uint64_t l = 0; l < 24; l++) {
+		mp_model_access(a, 0, 0, l * 64, 0, 0, 12, 7, &o);
+		ok &= o.again == MP_AGAIN_LOAD; /* a clean line: a store would change it */
+		uint64_t seq = *mp_model_seq(a);
+		ok &= mp_model_store_again(a, 0, 100 + (uint32_t)l) == 1;
+		ok &= *mp_model_seq(a) == seq + 1;
+		mp_model_access(b, 0, 0, l * 64, 0, 0, 12, 7, &o);
+		mp_model_access(b, 0, 0, l * 64, 0, 1, 12, 100 + (uint32_t)l, &o);
+		ok &= o.level == MP_LVL_L1 && o.tlb == MP_TLB_L1_HIT && o.again == (MP_AGAIN_LOAD | MP_AGAIN_STORE);
+	}
+	CHECK(ok);
+	mp_model_flush(a);
+	mp_model_flush(b);
+	CHECK_EQ(la.n, 24);
+	CHECK_EQ(lb.n, 24);
+	for (unsigned i = 0; i < 24; i++)
+		CHECK_EQ(la.owners[i], lb.owners[i]);
+	CHECK_EQ(la.owners[0], 100);
+	/* core 1 shares line 3: core 0's store may not be made in place */
+	ref(a, 0, 3, 0);
+	ref(a, 1, 3, 0);
+	ref(a, 0, 3, 0);
+	CHECK_EQ(mp_model_store_again(a, 0, 5), 0);
+	CHECK_EQ(ref(a, 0, 3, 1), MP_LVL_L1); /* the full path takes core 1's copy */
+	CHECK_EQ(ref(a, 1, 3, 0), MP_LVL_L3);
+	mp_model_free(a);
+	mp_model_free(b);
+}
+
 /* PTAT's verification (seed 001, section 5): the first byte of each 4 KiB
  * page of N pages, N >> STLB entries, gives N STLB misses and N walks; in
  * 2 MiB pages N/512. */
@@ -623,6 +666,7 @@ int main(void)
 	test_range_skip();
 	test_inclusion();
 	test_coherence();
+	test_store_again();
 	test_ptat();
 	test_machine_files();
 	return check_done("test_model");
