@@ -226,6 +226,7 @@ static void ref_add(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
 	s->slot[found].err += e;
 }
 
+/* an_pat_stream_add over ref_add, written out apart: it is the reference */
 static void ref_stream_add(struct an_pat_stream *s, uint64_t addr)
 {
 	if (s->accesses++ == 0) {
