@@ -39,7 +39,7 @@ void an_pat_stream_init(struct an_pat_stream *s)
  * with an early exit and a running minimum was not. */
 static void slot_search(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
 {
-	_Static_assert(AN_PAT_SLOTS <= 32, "one bit per slot");
+	_Static_assert(AN_PAT_SLOTS < 32, "one bit per slot, and 1u << nslots defined");
 	s->hot2 = s->hot;
 	const unsigned ns = s->nslots;
 	unsigned hit = 0;
