@@ -330,8 +330,9 @@ static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint
 	/* A store repeats only in the function of the last one (it owns the
 	 * line, and its writeback); a store after a load of the line (a
 	 * read-modify-write), or from another function, is made in place. */
-	if (!(s->rep_again & (write ? MP_AGAIN_STORE : MP_AGAIN_LOAD) && (!write || s->last_fn == s->rep_fn)) &&
-	    !(write && an_model_store_again(st, s, cls)))
+	const int again =
+		write ? (s->rep_again & MP_AGAIN_STORE) && s->last_fn == s->rep_fn : (s->rep_again & MP_AGAIN_LOAD);
+	if (!again && !(write && an_model_store_again(st, s, cls)))
 		return 0;
 	if (counted) {
 		s->refs_physical += s->rep_phys;
