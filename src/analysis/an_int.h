@@ -50,7 +50,17 @@ struct an_proc {
 #define AN_OWN_CACHE 16 /* model line owners a stream keeps at hand (a power of two) */
 
 #define AN_AHEAD 16 /* model lookahead, records: covers a host memory miss or two */
+/* After its translation slot, a line's model sets are hinted this many
+ * records later, and the set its L2 victim will go to later still: each
+ * hint reads what the one before it fetched. */
+#define AN_AHEAD_SETS 8
+#define AN_AHEAD_VICTIM 12
+/* ... which pays from this size of the model's sets (mp_model_set_bytes):
+ * below, they stay in the host's caches and the hints cost more than they
+ * save (Nehalem's 1.1 MiB: +3% on randacc) */
+#define AN_AHEAD_SET_BYTES (4u << 20)
 #define AN_AHEAD_KEEP 256 /* records looked ahead for after a reference missed the DTLB */
+#define AN_AHEAD_CREDIT 16 /* and added after a line missed L2, up to AN_AHEAD_KEEP */
 #define AN_AHEAD_PAGES 16384 /* pages from which the lookahead pays (tables of 1.5 MiB and more) */
 
 struct an_stream {
@@ -132,6 +142,15 @@ struct an_stream {
 	unsigned rep_core;
 	uint8_t rep_again, rep_shift, rep_phys, rep_thp;
 	unsigned cpu; /* CPU of the latest TIME record or event */
+	/* model lookahead, when it hints the model's sets (last: out of the
+	 * way of the fields above, which every record reads): the last
+	 * AN_AHEAD records looked at, each new line's address + 1 (0: none)
+	 * and, once translated, its frame (AN_AHEAD_SETS) */
+	struct {
+		uint64_t a1, paddr;
+	} ahead_lines[AN_AHEAD];
+	uint64_t ahead_line; /* the last line put there */
+	unsigned ahead_seq;
 };
 
 struct an_stack {

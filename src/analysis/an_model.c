@@ -73,6 +73,7 @@ struct an_model {
 	int seen_any; /* a line missed L1, marked or not */
 	int seen_over; /* marking stopped: the footprint is over twice the LLC */
 	size_t *rule_hits; /* per what-if rule: classes it matched */
+	int hint_sets; /* the model's sets outgrow the host's caches: the lookahead hints them */
 	int counting; /* the access being modelled is inside --roi */
 	struct an_stream *cur; /* the stream whose access is being modelled */
 	struct an_state *st;
@@ -209,6 +210,7 @@ int an_model_init(struct an_state *st)
 		st->res->mem_sample_sets = st->opts->sample_sets;
 	}
 	am->range_tail = mp_model_range_tail_lines(am->m);
+	am->hint_sets = mp_model_set_bytes(am->m) >= AN_AHEAD_SET_BYTES;
 	am->ncores = mp_model_ncores(am->m);
 	am->line = st->opts->machine->line;
 	while ((1ull << am->line_shift) < am->line)
@@ -845,11 +847,18 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 					an_model_count_fast(st, s, cls, 1);
 				continue;
 			}
-			/* a page missed the DTLB: its slots are worth prefetching ahead
-			 * when the tables they are in outgrow the host's caches */
+			/* a page missed the DTLB: its slots are worth prefetching
+			 * ahead when the tables they are in outgrow the host's caches;
+			 * so are the model's sets for lines that miss L2, when they do
+			 * (for as long as such misses keep coming: a few now and then
+			 * are not worth a second decoder) */
 			if (o.tlb != MP_TLB_L1_HIT &&
 			    (st->res->phys_pages >= AN_AHEAD_PAGES || am->nrows >= AN_AHEAD_PAGES))
 				s->ahead_on = AN_AHEAD_KEEP;
+			else if (o.level >= MP_LVL_L3 && am->hint_sets)
+				s->ahead_on = s->ahead_on + AN_AHEAD_CREDIT < AN_AHEAD_KEEP
+						      ? s->ahead_on + AN_AHEAD_CREDIT
+						      : AN_AHEAD_KEEP;
 			unsigned from, to;
 			if (o.level == MP_LVL_LOCAL_DRAM && st->numa && an_numa_nodes(st, s, a, &from, &to) &&
 			    from != to) {
@@ -946,14 +955,18 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 
 /* Far enough ahead for the hint to arrive, the translation slot and TLB
  * row of each new page: over many pages these are the replay's host cache
- * misses. (Prefetching the model's sets as well cost more than it saved:
- * they mostly sit in the host's L2.) */
+ * misses. Then, for each new line, in stages that each read what the one
+ * before fetched: its frame, the model's L2 and LLC sets for it and its
+ * walk's last level, and the LLC set its L2 victim will go to. Over an
+ * LLC of 32 MiB (8 MiB of sets) a random reference otherwise waits on
+ * three or four host misses in turn: the hints halve randacc's model time. */
 void an_model_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
 {
 	const struct an_model *am = st->model;
 	if (restart || !--s->ahead_on) {
 		s->ahead_n = 0;
-		s->ahead_page = UINT64_MAX;
+		s->ahead_page = s->ahead_line = UINT64_MAX;
+		memset(s->ahead_lines, 0, sizeof(s->ahead_lines));
 		return;
 	}
 	if (s->ahead_n)
@@ -961,13 +974,47 @@ void an_model_look_ahead(const struct an_state *st, struct an_stream *s, int res
 	else
 		s->ahead = s->dec; /* caught up (a new chunk, or the end of one) */
 	struct trace_rec r;
+	const uint32_t pid = st->procs.v[s->proc].pid;
 	while (s->ahead_n < AN_AHEAD && trace_dec_next(&s->ahead, &r) == 1) {
 		s->ahead_n++;
-		if (r.cls != MP_REC_ACCESS || r.addr >> 12 == s->ahead_page)
+		/* the lines of earlier records, as the hints before had time to
+		 * arrive: the frame, then the model's sets, then the victim's */
+		_Static_assert((AN_AHEAD & (AN_AHEAD - 1)) == 0 && AN_AHEAD_SETS < AN_AHEAD_VICTIM &&
+				       AN_AHEAD_VICTIM < AN_AHEAD,
+			       "stages of the lookahead ring (indices wrap with the counter)");
+		__typeof__(s->ahead_lines[0]) *e = NULL;
+		if (am->hint_sets) {
+			unsigned q = s->ahead_seq++;
+			e = &s->ahead_lines[(q - AN_AHEAD_SETS) % AN_AHEAD];
+			if (e->a1) {
+				uint64_t lo, hi;
+				uint32_t fl;
+				if (!st->phys || !an_phys_translate(st->phys, pid, e->a1 - 1, s->ahead.time, &e->paddr,
+								    &fl, &lo, &hi))
+					e->paddr = 0;
+				mp_model_prefetch(am->m, s->core, s->proc, e->a1 - 1, e->paddr);
+			}
+			e = &s->ahead_lines[(q - AN_AHEAD_VICTIM) % AN_AHEAD];
+			if (e->a1)
+				mp_model_prefetch_victim(am->m, s->core, s->proc, e->a1 - 1, e->paddr);
+			e = &s->ahead_lines[q % AN_AHEAD];
+			e->a1 = 0;
+		}
+		if (r.cls != MP_REC_ACCESS)
+			continue;
+		if (e) {
+			/* (not a line next to the last one or two away, a stream's:
+			 * the host's own prefetcher brings their sets) */
+			uint64_t ln = r.addr >> am->line_shift;
+			if (ln - s->ahead_line + 2 > 4)
+				e->a1 = r.addr + 1;
+			s->ahead_line = ln;
+		}
+		if (r.addr >> 12 == s->ahead_page)
 			continue;
 		s->ahead_page = r.addr >> 12;
 		if (st->phys)
-			an_phys_prefetch(st->phys, st->procs.v[s->proc].pid, r.addr);
+			an_phys_prefetch(st->phys, pid, r.addr);
 		if (am->rows_cap) {
 			const struct page_row *w =
 				&am->rows[row_home(s->proc, r.addr >> 12, 12, st->parts_on ? s->thread : 0, am->rows_cap)];

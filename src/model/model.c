@@ -497,6 +497,14 @@ static unsigned level_latency(const struct mp_machine *mm, unsigned level)
 	}
 }
 
+/* A line's key: physical when paddr is known, else (space, address);
+ * space and addr as mp_model_access masks them. */
+static inline uint64_t line_key(const struct mp_model *m, uint32_t space, uint64_t addr, uint64_t paddr)
+{
+	return paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
+		     : (uint64_t)space << SPACE_SHIFT | addr >> m->line_shift;
+}
+
 /* --- translation ------------------------------------------------------------
  */
 
@@ -697,8 +705,7 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	space &= 0xffff;
 	addr &= VA_MASK;
 	int ps = page_shift >= 30 ? MP_PAGE_1G : page_shift >= 21 ? MP_PAGE_2M : MP_PAGE_4K;
-	uint64_t key = paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
-			     : (uint64_t)space << SPACE_SHIFT | addr >> m->line_shift;
+	uint64_t key = line_key(m, space, addr, paddr);
 	unsigned again = repeatable(m, core, space, addr, ps, key, owner);
 	if (again & (write ? MP_AGAIN_STORE : MP_AGAIN_LOAD)) {
 		*out = (struct mp_model_out){ .level = MP_LVL_L1,
@@ -714,6 +721,44 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	out->level = (uint8_t)line_ref(m, core, key, write, owner);
 	out->latency += level_latency(&m->mach, out->level);
 	out->again = (uint8_t)repeatable(m, core, space, addr, ps, key, owner);
+}
+
+uint64_t mp_model_set_bytes(const struct mp_model *m)
+{
+	const struct model_cache *l2 = &m->core[0].l2, *llc = &m->llc[0];
+	return (uint64_t)l2->sets * l2->set_bytes + (uint64_t)llc->sets * llc->set_bytes;
+}
+
+void mp_model_prefetch(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr)
+{
+	space &= 0xffff;
+	addr &= VA_MASK;
+	const struct model_core *c = &m->core[core % m->ncores];
+	const struct model_cache *llc = &m->llc[c->socket];
+	uint64_t key = line_key(m, space, addr, paddr);
+	uint64_t pte = pt_key(space, 1, addr, m->line_shift);
+	/* (set sampling: a line outside the sample never reaches L2) */
+	if (!(key & m->sample_mask)) {
+		model_cache_prefetch(&c->l2, key);
+		model_cache_prefetch(llc, key);
+	}
+	if (!(pte & m->sample_mask)) {
+		model_cache_prefetch(&c->l2, pte);
+		model_cache_prefetch(llc, pte);
+	}
+}
+
+void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr)
+{
+	const struct model_core *c = &m->core[core % m->ncores];
+	uint64_t key = line_key(m, space & 0xffff, addr & VA_MASK, paddr);
+	const struct model_cache *l2 = &c->l2;
+	if ((key & m->sample_mask) || model_cache_find(l2, key) >= 0)
+		return; /* (no fill into L2, so no victim) */
+	uint64_t set = model_cache_set(l2, key), idx = model_cache_idx(l2, set, mc_victim_way(l2, set));
+	/* (what l2_evicted sends down) */
+	if (*mc_tag(l2, idx) && ((*mc_flags(l2, idx) & MC_DIRTY) || m->mach.llc.inclusion == MP_INCL_EXCLUSIVE))
+		model_cache_prefetch(&m->llc[c->socket], model_cache_key(l2, idx));
 }
 
 int mp_model_store_again(struct mp_model *m, unsigned core, uint32_t owner)
@@ -748,8 +793,7 @@ unsigned mp_model_access_lines(struct mp_model *m, unsigned core, uint32_t space
 	 * line reference touches a TLB): a DTLB hit that changes nothing. A
 	 * repeat short-cut (repeatable) gives what line_ref gives. */
 	m->seq++;
-	uint64_t key = paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
-			     : (uint64_t)(space & 0xffff) << SPACE_SHIFT | (addr & VA_MASK) >> m->line_shift;
+	uint64_t key = line_key(m, space & 0xffff, addr & VA_MASK, paddr);
 	if (skip && m->sample_mask && !held_has(m, page_of_key(m, key))) {
 		/* the sample's lines are every (sample_mask + 1)-th from the
 		 * first i with (key + i) & sample_mask == 0 */

@@ -79,6 +79,21 @@ unsigned mp_model_ncores(const struct mp_model *m);
 void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr, int write,
 		     unsigned page_shift, uint32_t owner, struct mp_model_out *out);
 
+/* Host memory a core's references beyond its L1 may read: its L2's sets
+ * and its socket's LLC's, in bytes. */
+uint64_t mp_model_set_bytes(const struct mp_model *m);
+
+/* A hint, nothing modelled: the host memory a reference to addr (as
+ * mp_model_access takes it) by core will read in L2, the LLC and for the
+ * page walk's last level, fetched into the host's caches. A replay calls
+ * it some records ahead: over a large LLC these reads miss the host's
+ * caches, and one at a time they stall it. */
+void mp_model_prefetch(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr);
+
+/* The second hint, once the first has had time to arrive: if the line
+ * would miss L2, the LLC set where the L2 line it displaces would go. */
+void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr);
+
 /* Lines a call of mp_model_access_lines takes at most. */
 #define MP_MODEL_LINES_MAX 64
 

@@ -132,6 +132,15 @@ static inline int64_t model_cache_find(const struct model_cache *c, uint64_t key
 	return -1;
 }
 
+/* The host lines of key's set (a hint: nothing changes). With write
+ * intent: a miss goes on to an insert there. */
+static inline void model_cache_prefetch(const struct model_cache *c, uint64_t key)
+{
+	const uint8_t *blk = model_cache_block(c, model_cache_set(c, key));
+	for (uint32_t o = 0; o < c->set_bytes; o += 64)
+		__builtin_prefetch(blk + o, 1);
+}
+
 /* The recency word of an LRU set of up to 16 ways. */
 static inline uint64_t *mc_order(const struct model_cache *c, uint64_t set)
 {
@@ -215,6 +224,28 @@ static inline unsigned mc_plru_victim(const struct model_cache *c, const uint8_t
 	return node - c->ways;
 }
 
+/* The way an insert into set `set` takes: the lowest empty way first
+ * (fingerprint 0; the padding past the ways is 0 too, hence the bound),
+ * else the replacement policy's victim. */
+static inline __attribute__((always_inline)) unsigned mc_victim_way(const struct model_cache *c, uint64_t set)
+{
+	const uint8_t *blk = model_cache_block(c, set);
+	for (uint32_t base = 0; base < c->ways; base += 16) {
+		unsigned m = mc_match16(blk + base, 0);
+		if (m) {
+			unsigned way = base + (unsigned)__builtin_ctz(m);
+			if (way < c->ways)
+				return way;
+			break;
+		}
+	}
+	if (c->repl == MP_REPL_PLRU)
+		return mc_plru_victim(c, blk);
+	if (c->nibble_lru)
+		return (unsigned)(*mc_order(c, set) >> (4 * (c->ways - 1))) & 15;
+	return mc_list_ends(c, set)[1];
+}
+
 /* Inserts key (absent), as most recently used; an empty way first, else
  * the replacement policy's victim. Returns the entry index; *v gets the
  * evicted entry and the return of *evicted says whether there was one.
@@ -227,25 +258,7 @@ static inline __attribute__((always_inline)) uint64_t mc_insert(struct model_cac
 	uint8_t *blk = model_cache_block(c, set);
 	uint64_t *tag = (uint64_t *)(blk + c->off_tag);
 	uint8_t *fp = blk;
-	/* the lowest empty way first (fingerprint 0; the padding past the
-	 * ways is 0 too, hence the bound) */
-	unsigned way = UINT32_MAX;
-	for (uint32_t base = 0; base < c->ways; base += 16) {
-		unsigned m = mc_match16(fp + base, 0);
-		if (m) {
-			way = base + (unsigned)__builtin_ctz(m);
-			break;
-		}
-	}
-	if (way >= c->ways) {
-		if (c->repl == MP_REPL_PLRU) {
-			way = mc_plru_victim(c, blk);
-		} else if (c->nibble_lru) {
-			way = (unsigned)(*mc_order(c, set) >> (4 * (c->ways - 1))) & 15;
-		} else {
-			way = mc_list_ends(c, set)[1];
-		}
-	}
+	unsigned way = mc_victim_way(c, set);
 	uint32_t *own = c->off_owner ? (uint32_t *)(blk + c->off_owner) : NULL;
 	uint8_t *fl = blk + c->off_flags;
 	*evicted = 0;

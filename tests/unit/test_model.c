@@ -41,6 +41,8 @@ static void test_lru_plru(void)
 		for (uint64_t k = 20; k < 24; k++)
 			model_cache_insert(&c, k, 0, 0, &v, &ev);
 		model_cache_touch(&c, (uint64_t)model_cache_find(&c, 20));
+		/* (the prediction the replay's hints use) */
+		CHECK_EQ(model_cache_key(&c, model_cache_idx(&c, 0, mc_victim_way(&c, 0))), expect[r]);
 		model_cache_insert(&c, 24, 0, 0, &v, &ev);
 		CHECK_EQ(ev, 1);
 		CHECK_EQ(v.key, expect[r]);
@@ -96,7 +98,12 @@ static void test_lru_reference(void)
 			}
 			struct model_victim v;
 			int ev;
-			model_cache_insert(&c, key, 0, 0, &v, &ev);
+			/* the way mc_victim_way predicts is the way taken */
+			uint64_t want = model_cache_idx(&c, 0, mc_victim_way(&c, 0));
+			if (model_cache_insert(&c, key, 0, 0, &v, &ev) != want) {
+				bad++;
+				break;
+			}
 			if (ev != (nref == n) || (ev && v.key != ref[n - 1])) {
 				bad++;
 				break;
@@ -569,6 +576,55 @@ static void test_store_again(void)
 	mp_model_free(b);
 }
 
+/* The replay's hints (mp_model_prefetch, mp_model_prefetch_victim) change
+ * nothing: a model given them before every reference makes the same
+ * references, levels and writebacks as one without, over two cores, set
+ * sampling and misses at every level. */
+static void test_hints(void)
+{
+	for (unsigned sets = 1; sets <= 2; sets++) {
+		struct mp_machine mm = tiny(MP_INCL_EXCLUSIVE, 2);
+		mm.l1d = (struct mp_cache_geom){ 256, 2, MP_REPL_LRU, MP_INCL_NINE, 4 };
+		mm.l2 = (struct mp_cache_geom){ 512, 4, MP_REPL_PLRU, MP_INCL_NINE, 10 };
+		mm.llc = (struct mp_cache_geom){ 2048, 8, MP_REPL_LRU, MP_INCL_EXCLUSIVE, 40 };
+		struct mp_model *a = mp_model_new(&mm), *b = mp_model_new(&mm);
+		char err[128];
+		CHECK_EQ(mp_model_sample_sets(a, sets, err, sizeof(err)), 0);
+		CHECK_EQ(mp_model_sample_sets(b, sets, err, sizeof(err)), 0);
+		struct wb_log la = { 0 }, lb = { 0 };
+		mp_model_set_writeback(a, on_wb, &la);
+		mp_model_set_writeback(b, on_wb, &lb);
+		uint64_t rng = 2463534242ull;
+		unsigned same = 0, beyond_l2 = 0;
+		for (unsigned i = 0; i < 20000; i++) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			unsigned core = (unsigned)(rng >> 60) & 1;
+			uint64_t addr = (rng >> 20) % 96 * 64 + ((rng >> 40) & 1) * 0x200000, paddr = addr + 0x10000000;
+			int write = (rng >> 50) & 1;
+			mp_model_prefetch(b, core, 1, addr, paddr);
+			mp_model_prefetch_victim(b, core, 1, addr, paddr);
+			struct mp_model_out oa, ob;
+			mp_model_access(a, core, 1, addr, paddr, write, 12, (uint32_t)i, &oa);
+			mp_model_access(b, core, 1, addr, paddr, write, 12, (uint32_t)i, &ob);
+			same += oa.level == ob.level && oa.tlb == ob.tlb && oa.latency == ob.latency &&
+				oa.walk_refs == ob.walk_refs && oa.walk_dram == ob.walk_dram;
+			beyond_l2 += oa.level != MP_LVL_L1 && oa.level != MP_LVL_L2;
+		}
+		CHECK_EQ(same, 20000);
+		CHECK(beyond_l2 > 1000);
+		CHECK_EQ(*mp_model_seq(a), *mp_model_seq(b));
+		mp_model_flush(a);
+		mp_model_flush(b);
+		CHECK(la.n > 100);
+		CHECK_EQ(la.n, lb.n);
+		CHECK_EQ(memcmp(la.owners, lb.owners, sizeof(la.owners)), 0);
+		mp_model_free(a);
+		mp_model_free(b);
+	}
+}
+
 /* PTAT's verification (seed 001, section 5): the first byte of each 4 KiB
  * page of N pages, N >> STLB entries, gives N STLB misses and N walks; in
  * 2 MiB pages N/512. */
@@ -667,6 +723,7 @@ int main(void)
 	test_inclusion();
 	test_coherence();
 	test_store_again();
+	test_hints();
 	test_ptat();
 	test_machine_files();
 	return check_done("test_model");
