@@ -569,6 +569,56 @@ static int in_vm(void)
 	return 0;
 }
 
+/* AMD's associativity codes of leaf 0x80000006 (APM vol. 3, "L2/L3 cache
+ * and TLB associativity field encoding"): ways, 0 for fully associative
+ * (or a reserved code). Leaf 0x80000005 gives way counts, 0xff fully. */
+static unsigned amd_l2_ways(unsigned code)
+{
+	static const unsigned ways[16] = { 0, 1, 2, 3, 4, 6, 8, 0, 16, 0, 32, 48, 64, 96, 128, 0 };
+	return ways[code & 15];
+}
+
+/* An STLB is the bigger second level: every x86-64 one holds 8 or more
+ * times its L1 DTLB's 4 KiB entries. One not twice as big is a made-up
+ * figure (a hypervisor's, such as 128 entries beside a 96-entry DTLB):
+ * the default stands in for it. */
+static void stlb_plausible(struct mp_machine *m)
+{
+	unsigned l1 = m->dtlb[MP_PAGE_4K].entries;
+	if (m->stlb.entries && m->stlb.entries < 2 * l1) {
+		note(m, "STLB reported as %u entries %u-way beside a %u-entry L1 DTLB, implausible: default %u %u-way",
+		     m->stlb.entries, m->stlb.ways, l1, generic.stlb.entries, generic.stlb.ways);
+		m->stlb = generic.stlb;
+		m->stlb_sizes = generic.stlb_sizes;
+	}
+}
+
+int mp_machine_amd_tlbs(struct mp_machine *m, const uint32_t l5[4], const uint32_t l6[4])
+{
+	/* 0x80000005 ebx: 4K L1 DTLB, [31:24] ways, [23:16] entries; eax: 2M/4M */
+	unsigned e4 = (l5[1] >> 16) & 0xff, e2 = (l5[0] >> 16) & 0xff;
+	if (!e4)
+		return 0;
+	m->dtlb[MP_PAGE_4K] = (struct mp_tlb_geom){ e4, (l5[1] >> 24) == 0xff ? e4 : (l5[1] >> 24) };
+	m->dtlb[MP_PAGE_2M] = (struct mp_tlb_geom){ e2, (l5[0] >> 24) == 0xff ? e2 : (l5[0] >> 24) };
+	/* 0x80000006 ebx: 4K L2 DTLB, [31:28] ways code, [27:16] entries;
+	 * eax: its 2M/4M entries, when it holds those too */
+	unsigned l2e = (l6[1] >> 16) & 0xfff, w = amd_l2_ways(l6[1] >> 28);
+	if (l2e) {
+		m->stlb = (struct mp_tlb_geom){ l2e, w && w <= l2e ? w : l2e };
+		m->stlb_sizes = 1u << MP_PAGE_4K;
+		if ((l6[0] >> 16) & 0xfff)
+			m->stlb_sizes |= 1u << MP_PAGE_2M;
+	}
+	for (int p = 0; p < 3; p++) /* a way count that does not divide: fully associative */
+		if (m->dtlb[p].entries && m->dtlb[p].entries % m->dtlb[p].ways)
+			m->dtlb[p].ways = m->dtlb[p].entries;
+	if (m->stlb.entries % m->stlb.ways)
+		m->stlb.ways = m->stlb.entries;
+	stlb_plausible(m);
+	return 1;
+}
+
 /* TLBs from cpuid leaf 0x18 (Intel) or 0x80000005/6 (AMD). 1 if found. */
 static int cpuid_tlbs(struct mp_machine *m)
 {
@@ -600,25 +650,15 @@ static int cpuid_tlbs(struct mp_machine *m)
 			}
 			found = 1;
 		}
+		if (found)
+			stlb_plausible(m);
 	}
 	__get_cpuid(0x80000000, &max, &b, &c, &d);
-	if (!found && max >= 0x80000006 && __get_cpuid(0x80000005, &a, &b, &c, &d)) {
-		/* ebx: 4K data TLB [31:24] assoc, [23:16] entries; eax: 2M/4M */
-		unsigned e4 = (b >> 16) & 0xff, e2 = (a >> 16) & 0xff;
-		if (e4) {
-			m->dtlb[MP_PAGE_4K] = (struct mp_tlb_geom){ e4, (b >> 24) == 0xff ? e4 : (b >> 24) };
-			m->dtlb[MP_PAGE_2M] = (struct mp_tlb_geom){ e2, (a >> 24) == 0xff ? e2 : (a >> 24) };
-			found = 1;
-		}
-		__get_cpuid(0x80000006, &a, &b, &c, &d);
-		unsigned l2e = (b >> 16) & 0xfff;
-		if (l2e) {
-			m->stlb = (struct mp_tlb_geom){ l2e, l2e };
-			m->stlb_sizes = 1u << MP_PAGE_4K;
-		}
-		for (int p = 0; p < 3; p++) /* AMD's associativity codes are not way counts */
-			if (m->dtlb[p].entries && m->dtlb[p].entries % m->dtlb[p].ways)
-				m->dtlb[p].ways = m->dtlb[p].entries;
+	if (!found && max >= 0x80000006) {
+		uint32_t l5[4], l6[4];
+		__get_cpuid(0x80000005, &l5[0], &l5[1], &l5[2], &l5[3]);
+		__get_cpuid(0x80000006, &l6[0], &l6[1], &l6[2], &l6[3]);
+		found = mp_machine_amd_tlbs(m, l5, l6);
 	}
 	return found;
 #else

@@ -66,6 +66,12 @@ int mp_machine_preset(const char *name, struct mp_machine *m);
  * which. Always succeeds. */
 void mp_machine_host(struct mp_machine *m);
 
+/* The TLBs AMD's cpuid leaves 0x80000005 and 0x80000006 (eax..edx)
+ * describe, into m (mp_machine_host's AMD part, apart for tests with
+ * recorded leaves); 1 if they describe a data TLB. An STLB not plausibly
+ * bigger than the L1 DTLB is the generic default's, with a note. */
+int mp_machine_amd_tlbs(struct mp_machine *m, const uint32_t l5[4], const uint32_t l6[4]);
+
 /* Parses a machine file ("key = value" lines, '#' comments; see
  * docs/model.md). On error returns -MP_ERR_USAGE and writes a message
  * naming the line into err. Starts from a generic default, so a file may

@@ -711,6 +711,46 @@ static void test_machine_files(void)
 	CHECK_EQ(mp_machine_check(&m, err, sizeof(err)), 0);
 }
 
+/* AMD's TLB leaves, decoded: a VM's (recorded on this project's EPYC
+ * guests: an STLB of 128 entries beside a 96-entry DTLB, which no CPU
+ * has) and constructed ones of the shape of a Zen's. */
+static void test_amd_tlbs(void)
+{
+	struct mp_machine m;
+	mp_machine_preset("haswell-e5-2680v3", &m); /* (fields the leaves do not set stay) */
+	m.notes[0] = 0;
+	const uint32_t vm5[4] = { 0xff60ff40, 0xff60ff40, 0x300c0140, 0x20080140 };
+	const uint32_t vm6[4] = { 0x40802040, 0x60804040, 0x04008140, 0x0c009140 };
+	CHECK_EQ(mp_machine_amd_tlbs(&m, vm5, vm6), 1);
+	CHECK_EQ(m.dtlb[MP_PAGE_4K].entries, 96);
+	CHECK_EQ(m.dtlb[MP_PAGE_4K].ways, 96); /* 0xff: fully associative */
+	CHECK_EQ(m.dtlb[MP_PAGE_2M].entries, 96);
+	CHECK_EQ(m.stlb.entries, 1536); /* the default, not the 128 reported */
+	CHECK_EQ(m.stlb.ways, 12);
+	CHECK(strstr(m.notes, "STLB reported as 128 entries 8-way beside a 96-entry L1 DTLB, implausible") != NULL);
+	/* 72-entry DTLB; a 2048-entry STLB, code 8 = 16 ways, holding 2M too */
+	m.notes[0] = 0;
+	const uint32_t z5[4] = { 0xff48ff40, 0xff48ff40, 0, 0 };
+	const uint32_t z6[4] = { 0x88002200, 0x88004200, 0, 0 };
+	CHECK_EQ(mp_machine_amd_tlbs(&m, z5, z6), 1);
+	CHECK_EQ(m.dtlb[MP_PAGE_4K].entries, 72);
+	CHECK_EQ(m.stlb.entries, 2048);
+	CHECK_EQ(m.stlb.ways, 16);
+	CHECK_EQ(m.stlb_sizes, 1u << MP_PAGE_4K | 1u << MP_PAGE_2M);
+	CHECK_EQ(m.notes[0], 0);
+	char err[128];
+	CHECK_EQ(mp_machine_check(&m, err, sizeof(err)), 0);
+	/* code 0xf: fully associative; 4K only */
+	const uint32_t f6[4] = { 0, 0xf2000000, 0, 0 };
+	CHECK_EQ(mp_machine_amd_tlbs(&m, z5, f6), 1);
+	CHECK_EQ(m.stlb.entries, 512);
+	CHECK_EQ(m.stlb.ways, 512);
+	CHECK_EQ(m.stlb_sizes, 1u << MP_PAGE_4K);
+	/* no L1 DTLB reported: nothing */
+	const uint32_t none[4] = { 0, 0, 0, 0 };
+	CHECK_EQ(mp_machine_amd_tlbs(&m, none, z6), 0);
+}
+
 int main(void)
 {
 	test_lru_plru();
@@ -726,5 +766,6 @@ int main(void)
 	test_hints();
 	test_ptat();
 	test_machine_files();
+	test_amd_tlbs();
 	return check_done("test_model");
 }
