@@ -21,15 +21,17 @@ int cmd_export(int argc, char **argv);
 int cmd_fold(int argc, char **argv);
 int cmd_numa(int argc, char **argv);
 
-/* Model options of report and tlb (cli_model.c). Add CLI_MODEL_LONGOPTS to
- * the getopt_long table and pass unknown option codes to cli_model_option. */
+/* Model options of report and tlb (cli_model.c), and -q / --quiet, which
+ * every command that runs the model has (its notes go to stderr). Add
+ * CLI_MODEL_LONGOPTS to the getopt_long table, "q" to the short options,
+ * and pass unknown option codes to cli_model_option. */
 enum { CLI_OPT_MODEL = 'm', CLI_OPT_PAGES = 0x1001, CLI_OPT_THREAD_MAP = 0x1002, CLI_OPT_SAMPLE_SETS = 0x1003 };
-#define CLI_MODEL_LONGOPTS                                                                          \
-	{ "model", required_argument, NULL, CLI_OPT_MODEL },                                        \
-		{ "pages", required_argument, NULL, CLI_OPT_PAGES },                                \
-		{ "thread-map", required_argument, NULL, CLI_OPT_THREAD_MAP },                      \
-	{                                                                                           \
-		"sample-sets", required_argument, NULL, CLI_OPT_SAMPLE_SETS                         \
+#define CLI_MODEL_LONGOPTS                                                                                             \
+	{ "quiet", no_argument, NULL, 'q' }, { "model", required_argument, NULL, CLI_OPT_MODEL },                      \
+		{ "pages", required_argument, NULL, CLI_OPT_PAGES },                                                   \
+		{ "thread-map", required_argument, NULL, CLI_OPT_THREAD_MAP },                                         \
+	{                                                                                                              \
+		"sample-sets", required_argument, NULL, CLI_OPT_SAMPLE_SETS                                            \
 	}
 #define CLI_MAX_PAGE_RULES 32
 struct cli_model {

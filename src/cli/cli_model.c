@@ -26,6 +26,9 @@ int cli_model_option(struct cli_model *m, int c, const char *arg)
 {
 	char err[512];
 	switch (c) {
+	case 'q':
+		cli_quiet = 1;
+		return 0;
 	case CLI_OPT_MODEL:
 		if (mp_machine_resolve(arg, &m->machine, err, sizeof(err))) {
 			cli_error("--model: %s", err);

@@ -24,6 +24,7 @@ static void usage(FILE *out)
 		     "  -o, --output FILE        where to write (default: standard output)\n"
 		     "  -f, --format FORMAT      csv (default) or bin (docs/model.md)\n"
 		     "  -r, --roi NAME           only requests made while region NAME was open\n"
+		     "  -q, --quiet              no notes on stderr (errors still)\n"
 		     "  -h, --help               this help\n");
 	cli_model_help(out, 0); /* it refuses --sample-sets */
 }
@@ -86,7 +87,7 @@ int cmd_memtrace(int argc, char **argv)
 	const char *outpath = NULL;
 	int bin = 0, c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:f:r:hm:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:f:r:hm:q", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			outpath = optarg;
@@ -201,11 +202,11 @@ int cmd_memtrace(int argc, char **argv)
 			rc = 1;
 		}
 	}
-	cli_error("memtrace: %llu DRAM requests (%llu reads, %llu writes, %llu page-walk loads), modelled on %s; "
-		  "%llu with a physical address%s",
-		  (unsigned long long)sk.n, (unsigned long long)sk.reads, (unsigned long long)sk.writes,
-		  (unsigned long long)sk.walks, res->machine, (unsigned long long)sk.physical,
-		  res->phys_pages ? "" : " (no translations recorded: record as root)");
+	cli_note("memtrace: %llu DRAM requests (%llu reads, %llu writes, %llu page-walk loads), modelled on %s; "
+		 "%llu with a physical address%s",
+		 (unsigned long long)sk.n, (unsigned long long)sk.reads, (unsigned long long)sk.writes,
+		 (unsigned long long)sk.walks, res->machine, (unsigned long long)sk.physical,
+		 res->phys_pages ? "" : " (no translations recorded: record as root)");
 	an_result_free(res);
 	if (!rc && !outpath)
 		rc = cli_finish_stdout();

@@ -38,6 +38,7 @@ static void usage(FILE *out)
 		     "  -f, --format FORMAT      text (default), csv (one table: --by) or json (every\n"
 		     "                           table, docs/report-formats.md)\n"
 		     "  -n, --limit N            rows per table in text (default 20, 0 for all)\n"
+		     "  -q, --quiet              no notes on stderr (errors still)\n"
 		     "  -h, --help               this help\n"
 		     "with --model, DRAM fills from another node's memory are modelled as remote\n"
 		     "DRAM, at the local latency scaled by the node distance.\n");
@@ -87,6 +88,7 @@ int cmd_numa(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "model", required_argument, NULL, CLI_OPT_MODEL },
 		{ "thread-map", required_argument, NULL, CLI_OPT_THREAD_MAP },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const tables[] = { "objects", "sites", "threads", "matrix", "timeline", "findings" };
@@ -100,7 +102,7 @@ int cmd_numa(int argc, char **argv)
 	char err[256];
 	int c, have_topo = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:r:f:n:hm:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:r:f:n:hm:q", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_NUMA:
 			if (have_topo)

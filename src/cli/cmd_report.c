@@ -47,14 +47,16 @@ static void usage(FILE *out)
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "by", required_argument, NULL, 'b' },	   { "roi", required_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'f' }, { "limit", required_argument, NULL, 'n' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "roi", required_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "limit", required_argument, NULL, 'n' },
 		{ "alloc-wrapper", required_argument, NULL, 'w' },
 		{ "no-wrapper-heuristic", no_argument, NULL, 'H' },
 		{ "html", required_argument, NULL, 'T' },
 		{ "numa", required_argument, NULL, 'U' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },	   CLI_MODEL_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		CLI_MODEL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct cli_model model; /* large: not on the stack */
@@ -115,9 +117,6 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'T':
 			html = optarg;
-			break;
-		case 'q':
-			cli_quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);

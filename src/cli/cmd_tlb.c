@@ -30,6 +30,7 @@ static void usage(FILE *out)
 		     "  -f, --format FORMAT      text (default) or csv (one row per page)\n"
 		     "  -n, --limit N            rows per table in text (default 20, 0 for "
 		     "all)\n"
+		     "  -q, --quiet              no notes on stderr (errors still)\n"
 		     "  -h, --help               this help\n");
 	cli_model_help(out, 1);
 }
@@ -50,7 +51,7 @@ int cmd_tlb(int argc, char **argv)
 	struct an_opts ao = { .page_rows = 1 };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:f:n:hm:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:f:n:hm:q", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			ro.roi = ao.roi = optarg;

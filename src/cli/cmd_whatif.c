@@ -29,6 +29,7 @@ static void usage(FILE *out)
 		     "  -r, --roi NAME           count only accesses made while region NAME was open\n"
 		     "  -f, --format FORMAT      text (default) or csv\n"
 		     "  -n, --limit N            rows in text (default 20, 0 for all)\n"
+		     "  -q, --quiet              no notes on stderr (errors still)\n"
 		     "  -h, --help               this help\n");
 	cli_model_help(out, 1);
 }
@@ -66,7 +67,7 @@ int cmd_whatif(int argc, char **argv)
 	const char *roi = NULL;
 	int c, changed = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:f:n:hm:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:f:n:hm:q", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_VS_MODEL:
 			if (cli_model_option(&vs, CLI_OPT_MODEL, optarg))

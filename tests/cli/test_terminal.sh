@@ -1,7 +1,7 @@
 # The terminal experience: on a terminal (a pty from script(1)) the text
 # report is bold where it matters, fits the width and shows progress on
 # stderr; piped, it is plain text with whole lines and no progress; NO_COLOR
-# and --quiet are honoured.
+# and --quiet (report, tlb, numa, whatif, memtrace) are honoured.
 source "$(dirname "$0")/lib.sh"
 command -v script > /dev/null || {
 	echo "SKIP: no script(1) to make a terminal"
@@ -28,6 +28,15 @@ if grep -q $'\033\\[1m' nocolor.txt; then fail "colours despite NO_COLOR"; fi
 grep -q "note: model host" noisy.err || fail "expected the host note without --quiet"
 "$MEMPRISM" report -q --model host a.data > /dev/null 2> quiet.err
 expect_eq "stderr with --quiet" 0 "$(wc -c < quiet.err)"
+# and in every command that runs the model (memtrace's summary is a note too)
+for cmd in tlb numa "whatif --vs-pages 2M" "memtrace -o mt.csv"; do
+	# shellcheck disable=SC2086 # cmd holds the command and its options
+	"$MEMPRISM" $cmd --model host a.data > /dev/null 2> noisy.err
+	grep -q "note: model host" noisy.err || fail "expected the host note from $cmd without --quiet"
+	# shellcheck disable=SC2086
+	"$MEMPRISM" $cmd -q --model host a.data > /dev/null 2> quiet.err
+	expect_eq "stderr of $cmd with -q" 0 "$(wc -c < quiet.err)"
+done
 # 80 columns: the narrow table (accesses, share, loads, stores, object) fits
 COLUMNS=80 TERM=xterm script -qec "stty cols 80 2>/dev/null; $MEMPRISM report a.data" /dev/null > tty80.txt
 rows=$(sed -e 's/\r//g' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' tty80.txt | grep -E '^ +[0-9,]+ +[0-9.]+%' | wc -l)
