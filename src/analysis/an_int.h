@@ -57,7 +57,7 @@ struct an_proc {
 #define AN_AHEAD_VICTIM 12
 /* ... which pays from this size of the model's sets (mp_model_set_bytes):
  * below, they stay in the host's caches and the hints cost more than they
- * save (Nehalem's 1.1 MiB: +3% on randacc) */
+ * save (Nehalem's 1.1 MiB: randacc +17%) */
 #define AN_AHEAD_SET_BYTES (4u << 20)
 #define AN_AHEAD_KEEP 256 /* records looked ahead for after a reference missed the DTLB */
 #define AN_AHEAD_CREDIT 16 /* and added after a line missed L2, up to AN_AHEAD_KEEP */
