@@ -75,6 +75,7 @@ struct an_model {
 	size_t *rule_hits; /* per what-if rule: classes it matched */
 	int hint_sets; /* the model's sets outgrow the host's caches: the lookahead hints them */
 	int counting; /* the access being modelled is inside --roi */
+	int left; /* writebacks are of lines left at the end (an_model_finish) */
 	struct an_stream *cur; /* the stream whose access is being modelled */
 	struct an_state *st;
 };
@@ -172,6 +173,13 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 	}
 	if (!am->counting)
 		return;
+	if (am->left) { /* (only under burst sampling: parts are on) */
+		st->threads.v[ow->thread].mem.dram_writes_left++;
+		if (ow->fn)
+			st->ips.v[ow->fn - 1].mem.dram_writes_left++;
+		st->parts.v[ow->row].mem.dram_writes_left++;
+		return;
+	}
 	/* (scaled by an_model_scale_sets when sampling sets) */
 	st->threads.v[ow->thread].mem.dram_writes++;
 	if (ow->fn)
@@ -592,9 +600,23 @@ void an_model_stream_done(struct an_state *st, struct an_stream *s)
 
 void an_model_finish(struct an_state *st)
 {
-	const struct an_model *am = st->model;
+	struct an_model *am = st->model;
 	if (!am)
 		return;
+	if (st->parts_on && st->res->skipped_accesses && !st->opts->roi) {
+		/* Burst sampling: the dirty lines still cached at the end are
+		 * never written back, in a full run as here, but here each
+		 * stands for the factor's worth of lines, of which all but one
+		 * the skipped accesses would have had written back meanwhile,
+		 * where lines come and go (their LLC set has evicted): randacc
+		 * with a 32 MiB LLC, ~0.5M lines, the estimate's writes -25%
+		 * without them. Where the footprint stays cached, nothing. */
+		am->counting = 1;
+		am->cur = NULL; /* (no DRAM trace: nothing happened then) */
+		am->left = 1;
+		mp_model_flush_turned(am->m);
+		am->left = 0;
+	}
 	for (size_t i = 0; i < st->ips.n; i++) {
 		mem_add_fast(&st->ips.v[i].mem, am, st->ips.v[i].fast_l1, st->ips.v[i].fast_unk);
 		st->ips.v[i].fast_l1 = st->ips.v[i].fast_unk = 0;

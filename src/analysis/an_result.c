@@ -277,9 +277,12 @@ static int build_functions(struct an_state *st, struct an_result *r)
 
 static void scale_mem(struct an_mem *m, double f)
 {
+	uint64_t left = m->dram_writes_left;
+	m->dram_writes_left = 0;
 	uint64_t *v = (uint64_t *)m; /* an_mem is all uint64_t */
 	for (size_t i = 0; i < sizeof(*m) / sizeof(uint64_t); i++)
 		v[i] = (uint64_t)((double)v[i] * f + 0.5);
+	m->dram_writes += (uint64_t)((double)left * (f - 1) + 0.5);
 }
 
 static void scale_counts(struct an_counts *c, double f)

@@ -61,6 +61,11 @@ struct an_mem {
 	 * L1; their latencies apart) and of the other lines (not modelled) */
 	uint64_t miss_modelled, miss_unmodelled;
 	uint64_t miss_latency_sum, miss_latency_hist[AN_LAT_BUCKETS];
+	/* burst sampling, until the figures are scaled: dirty lines left
+	 * cached at the end that stand for writebacks the skipped accesses
+	 * would have caused (an_model_finish); scaling by a factor f adds
+	 * f - 1 DRAM writes for each (an_result.c) */
+	uint64_t dram_writes_left;
 };
 
 /* Adds b's figures to a. */

@@ -56,6 +56,10 @@ struct mp_model {
 	size_t held_cap, held_n;
 	int held_bad; /* the note failed (no memory): skip nothing */
 	uint64_t skipped_pages; /* pages skipped since mp_model_range_begin */
+	/* a bit per LLC set (any socket) that has evicted a line, and while
+	 * mp_model_flush_turned runs, writebacks only from those sets */
+	uint64_t *turned;
+	int flush_turned;
 };
 
 static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t owner, uint8_t flags);
@@ -97,6 +101,9 @@ struct mp_model *mp_model_new(const struct mp_machine *mach)
 	for (unsigned s = 0; s < mach->sockets; s++)
 		if (cache_from(&m->llc[s], &mach->llc, mach->line))
 			goto nomem;
+	m->turned = calloc((m->llc[0].sets + 63) / 64, sizeof(*m->turned));
+	if (!m->turned)
+		goto nomem;
 	for (unsigned k = 0; k < m->ncores; k++) {
 		struct model_core *c = &m->core[k];
 		c->socket = k / mach->cores;
@@ -145,6 +152,7 @@ void mp_model_free(struct mp_model *m)
 	free(m->active);
 	free(m->socket_active);
 	free(m->held);
+	free(m->turned);
 	free(m);
 }
 
@@ -169,9 +177,15 @@ unsigned mp_model_ncores(const struct mp_model *m)
 
 /* --- data caches ---------------------------------------------------------- */
 
+static inline int llc_set_turned(const struct mp_model *m, uint64_t key)
+{
+	uint64_t set = model_cache_set(&m->llc[0], key);
+	return (m->turned[set >> 6] >> (set & 63)) & 1;
+}
+
 static void dram_write(struct mp_model *m, uint64_t key, uint32_t owner)
 {
-	if (!m->wb)
+	if (!m->wb || (m->flush_turned && !llc_set_turned(m, key)))
 		return;
 	if (key & PHYS_BIT)
 		m->wb(m->wb_arg, owner, (key & ~PHYS_BIT) << m->line_shift, 1);
@@ -183,6 +197,10 @@ static void dram_write(struct mp_model *m, uint64_t key, uint32_t owner)
  * of the socket first; whoever held it dirty makes the writeback dirty. */
 static void llc_evicted(struct mp_model *m, unsigned s, struct model_victim v)
 {
+	if (!m->flush_turned) {
+		uint64_t set = model_cache_set(&m->llc[s], v.key);
+		m->turned[set >> 6] |= 1ull << (set & 63);
+	}
 	if (m->mach.llc.inclusion == MP_INCL_INCLUSIVE)
 		for (unsigned i = 0; i < m->nactive; i++) {
 			struct model_core *c = &m->core[m->active[i]];
@@ -895,6 +913,13 @@ static void drain(struct model_cache *c, void (*fn)(struct mp_model *, unsigned,
 static void l1_evicted_v(struct mp_model *m, unsigned k, struct model_victim v)
 {
 	l1_evicted(m, k, &v);
+}
+
+void mp_model_flush_turned(struct mp_model *m)
+{
+	m->flush_turned = 1;
+	mp_model_flush(m);
+	m->flush_turned = 0;
 }
 
 void mp_model_flush(struct mp_model *m)

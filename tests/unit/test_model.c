@@ -625,6 +625,38 @@ static void test_hints(void)
 	}
 }
 
+/* mp_model_flush_turned: at the end of a sampled run, the dirty lines left
+ * are written back only where their LLC set has evicted a line. Set 0 of a
+ * 2-set LLC (8 ways) gets 12 stored lines, set 1 gets 3: every line of
+ * set 0 is written back once in all (4 during the run at least, the rest
+ * by the flush), set 1's none, where a plain flush writes them too. */
+static void test_flush_turned(void)
+{
+	struct mp_machine mm = tiny(MP_INCL_NINE, 1);
+	mm.llc = (struct mp_cache_geom){ 1024, 8, MP_REPL_LRU, MP_INCL_NINE, 40 };
+	for (int turned = 0; turned < 2; turned++) {
+		struct mp_model *m = mp_model_new(&mm);
+		struct wb_log log = { 0 };
+		mp_model_set_writeback(m, on_wb, &log);
+		for (uint64_t i = 0; i < 12; i++)
+			ref(m, 0, 2 * i, 1); /* (ref: the owner is the line) */
+		for (uint64_t i = 0; i < 3; i++)
+			ref(m, 0, 2 * i + 1, 1);
+		unsigned during = log.n;
+		CHECK(during >= 4);
+		if (turned)
+			mp_model_flush_turned(m);
+		else
+			mp_model_flush(m);
+		unsigned even = 0, odd = 0;
+		for (unsigned i = 0; i < log.n; i++)
+			even += log.owners[i] % 2 == 0, odd += log.owners[i] % 2;
+		CHECK_EQ(even, 12);
+		CHECK_EQ(odd, turned ? 0 : 3);
+		mp_model_free(m);
+	}
+}
+
 /* PTAT's verification (seed 001, section 5): the first byte of each 4 KiB
  * page of N pages, N >> STLB entries, gives N STLB misses and N walks; in
  * 2 MiB pages N/512. */
@@ -764,6 +796,7 @@ int main(void)
 	test_coherence();
 	test_store_again();
 	test_hints();
+	test_flush_turned();
 	test_ptat();
 	test_machine_files();
 	test_amd_tlbs();
