@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The live-object map: layer priority, overlap replacement, punching holes,
- * and a randomized comparison against a brute-force model. */
+ * and a randomized comparison against a brute-force model (inserts,
+ * punches and frees). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,7 +64,16 @@ static void test_random(void)
 		uint64_t lo = (uint64_t)(rand() % N), len = 1 + (uint64_t)(rand() % 64);
 		uint64_t hi = lo + len > N ? N : lo + len;
 		int paint = -1;
-		if (op < 6) {
+		if (op == 9) {
+			/* a free: the object starting exactly at lo, if one does
+			 * (pieces of one object are never adjacent) */
+			int id = model[layer][lo];
+			int starts = id != -1 && (lo == 0 || model[layer][lo - 1] != id);
+			CHECK_EQ(an_objmap_remove_at(&m, layer, lo), starts ? id : -1);
+			hi = lo;
+			while (starts && hi < N && model[layer][hi] == id)
+				hi++;
+		} else if (op < 6) {
 			an_objmap_insert(&m, layer, lo, hi, (uint32_t)step);
 			paint = step;
 		} else {
