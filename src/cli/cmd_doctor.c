@@ -8,16 +8,23 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "model/machine.h"
 #include "record/probe.h"
 #include "record/record.h"
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: memprism doctor\n\n"
+	fprintf(out, "usage: memprism doctor [--machine]\n\n"
 		     "Probes this machine and says which sources work: inst (programs built with\n"
 		     "`memprism cc`), pmu (hardware sampling: Intel PEBS, AMD IBS, Arm SPE) and\n"
-		     "faults (page-fault sampling), with the reason and the next step for each.\n"
-		     "Exit status 0 when the probe ran, whatever it found.\n");
+		     "faults (page-fault sampling), with the reason and the next step for each,\n"
+		     "and which caches and TLBs `--model host` models.\n"
+		     "Exit status 0 when the probe ran, whatever it found.\n\n"
+		     "options:\n"
+		     "  -M, --machine   print only the host model, as a machine file (the notes on\n"
+		     "                  what it had to guess as # comments): edit it and give it to\n"
+		     "                  --model FILE\n"
+		     "  -h, --help      this help\n");
 }
 
 static const char *yesno(int v)
@@ -27,10 +34,16 @@ static const char *yesno(int v)
 
 int cmd_doctor(int argc, char **argv)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
-	int c;
+	static const struct option opts[] = { { "machine", no_argument, NULL, 'M' },
+					      { "help", no_argument, NULL, 'h' },
+					      { NULL, 0, NULL, 0 } };
+	int c, machine_only = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Mh", opts, NULL)) != -1) {
+		if (c == 'M') {
+			machine_only = 1;
+			continue;
+		}
 		if (c == 'h') {
 			usage(stdout);
 			return cli_finish_stdout();
@@ -41,6 +54,20 @@ int cmd_doctor(int argc, char **argv)
 	if (optind < argc) {
 		cli_error("doctor takes no arguments (got '%s')", argv[optind]);
 		return 2;
+	}
+	struct mp_machine host;
+	mp_machine_host(&host);
+	if (machine_only) {
+		char text[4096];
+		if (mp_machine_format(&host, text, sizeof(text))) {
+			cli_error("the host machine does not fit its buffer");
+			return 1;
+		}
+		printf("# memprism doctor --machine: what --model host models on this machine\n");
+		if (host.notes[0])
+			printf("# notes: %s\n", host.notes);
+		fputs(text, stdout);
+		return cli_finish_stdout();
 	}
 	struct mp_probe p;
 	mp_probe_run(&p);
@@ -111,6 +138,18 @@ int cmd_doctor(int argc, char **argv)
 		       getenv("MEMPRISM_INSTRUMENT") ? "MEMPRISM_INSTRUMENT=sancov"
 		       : getenv("MEMPRISM_CC")	     ? "MEMPRISM_CC names another compiler"
 						     : "no pass plugin: memprism was built without llvm-16-dev");
+	printf("model\n");
+	printf("  --model host:      L1D %lluK %u-way, L2 %lluK %u-way, LLC %lluK %u-way (%s); DTLB %u, STLB %u "
+	       "%u-way\n",
+	       (unsigned long long)(host.l1d.size >> 10), host.l1d.ways, (unsigned long long)(host.l2.size >> 10),
+	       host.l2.ways, (unsigned long long)(host.llc.size >> 10), host.llc.ways,
+	       host.llc.inclusion == MP_INCL_INCLUSIVE	 ? "inclusive"
+	       : host.llc.inclusion == MP_INCL_EXCLUSIVE ? "exclusive"
+							 : "non-inclusive",
+	       host.dtlb[MP_PAGE_4K].entries, host.stlb.entries, host.stlb.ways);
+	printf("  host notes:        %s\n", host.notes[0] ? host.notes : "none: every value as reported");
+	printf("  as a machine file: memprism doctor --machine > my.machine (every value, to edit for --model "
+	       "FILE)\n");
 	printf("sources\n");
 	for (int s = 0; s < MP_SOURCE_COUNT; s++) {
 		char why[512], next[512];

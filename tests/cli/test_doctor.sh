@@ -66,3 +66,17 @@ fi
 MEMPRISM_INSTRUMENT=sancov "$MEMPRISM" doctor | grep -q '^  instrumentation:  sanitizer-coverage callbacks (MEMPRISM_INSTRUMENT=sancov)' ||
 	fail "doctor does not report the callbacks under MEMPRISM_INSTRUMENT=sancov"
 echo "ok: doctor reports callbacks under MEMPRISM_INSTRUMENT=sancov"
+
+# the host model: a summary line, and the whole of it as a machine file
+# that --model FILE reads back into the same model (the same report)
+grep -Eq '^  --model host: +L1D [0-9]+K [0-9]+-way, L2 [0-9]+K' doc.txt || fail "no host model line"
+grep -q '^  host notes: ' doc.txt || fail "no host notes line"
+"$MEMPRISM" doctor --machine >host.machine || fail "doctor --machine exited $?"
+grep -q '^name = host$' host.machine || fail "the machine file is not the host's"
+grep -q '^stlb.entries = [0-9]' host.machine || fail "the machine file has no STLB"
+"$MEMPRISM" cc -O2 "$MP_SRC/examples/arrays.c" -o arrays
+"$MEMPRISM" record -q --no-pagemap -o a.data -- ./arrays 2 >/dev/null
+"$MEMPRISM" report -q --model host --format json a.data >host.json
+"$MEMPRISM" report -q --model ./host.machine --format json a.data >file.json
+cmp -s host.json file.json || fail "--model host.machine gives another report than --model host"
+echo "ok: doctor --machine is the host model"
