@@ -559,6 +559,54 @@ static int cpuid_caches(struct host_cache *hc)
 	return n;
 }
 
+void mp_machine_inclusion(struct mp_machine *m, int zen, int l2_inclusive, int l3_inclusive)
+{
+	if (l2_inclusive >= 0)
+		m->l2.inclusion = l2_inclusive ? MP_INCL_INCLUSIVE : MP_INCL_NINE;
+	if (zen)
+		m->llc.inclusion = MP_INCL_EXCLUSIVE;
+	else if (l3_inclusive >= 0)
+		m->llc.inclusion = l3_inclusive ? MP_INCL_INCLUSIVE : MP_INCL_NINE;
+}
+
+/* L2's and L3's inclusion bits from cpuid's deterministic cache leaf (4 on
+ * Intel, 0x8000001d on AMD; edx bit 1: the cache holds what the levels
+ * nearer the core hold), for mp_machine_inclusion. */
+static void cpuid_inclusion(struct mp_machine *m)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a = 0, b = 0, c = 0, d = 0, max = 0;
+	if (!__get_cpuid(0, &max, &b, &c, &d))
+		return;
+	int amd = b == 0x68747541u; /* "Auth"enticAMD */
+	unsigned leaf = 4, top = max;
+	if (amd) {
+		__get_cpuid(0x80000000, &top, &b, &c, &d);
+		leaf = 0x8000001d;
+	}
+	if (top < leaf)
+		return;
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return;
+	unsigned family = (a >> 8) & 15;
+	if (family == 15)
+		family += (a >> 20) & 255;
+	int incl[4] = { -1, -1, -1, -1 };
+	for (unsigned i = 0; i < 8; i++) {
+		__cpuid_count(leaf, i, a, b, c, d);
+		unsigned type = a & 31, level = (a >> 5) & 7;
+		if (!type)
+			break;
+		if (type != 2 && level < 4) /* data or unified */
+			incl[level] = (d >> 1) & 1;
+	}
+	/* Zen (family 0x17 on): L3 is filled by L2's evictions, a victim cache */
+	mp_machine_inclusion(m, amd && family >= 0x17 && incl[3] >= 0, incl[2], incl[3]);
+#else
+	(void)m;
+#endif
+}
+
 static int in_vm(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -717,6 +765,7 @@ void mp_machine_host(struct mp_machine *m)
 	host_cache_use(m, "L2", &m->l2, l2, 64 * KiB, 32 * MiB);
 	/* No L3: the L2 is the last level; model an LLC the size of all L2s. */
 	host_cache_use(m, "LLC", &m->llc, l3, 256 * KiB, 128 * MiB);
+	cpuid_inclusion(m);
 	if (!cpuid_tlbs(m))
 		note(m, "TLB geometry not reported (cpuid 0x18/0x80000005): default DTLB "
 			"64+32+4, STLB 1536 12-way");

@@ -72,6 +72,13 @@ void mp_machine_host(struct mp_machine *m);
  * bigger than the L1 DTLB is the generic default's, with a note. */
 int mp_machine_amd_tlbs(struct mp_machine *m, const uint32_t l5[4], const uint32_t l6[4]);
 
+/* Inclusion as cpuid says (mp_machine_host's part, apart for tests): each
+ * of l2_inclusive / l3_inclusive is the cache's "inclusive of lower
+ * levels" bit, or -1 when not reported; zen: an AMD Zen with an L3, whose
+ * L3 is a victim cache (filled by L2's evictions): exclusive, whatever its
+ * bit says (0). Inclusive means inclusive; 0, neither (nine). */
+void mp_machine_inclusion(struct mp_machine *m, int zen, int l2_inclusive, int l3_inclusive);
+
 /* Parses a machine file ("key = value" lines, '#' comments; see
  * docs/model.md). On error returns -MP_ERR_USAGE and writes a message
  * naming the line into err. Starts from a generic default, so a file may

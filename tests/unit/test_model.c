@@ -783,6 +783,33 @@ static void test_amd_tlbs(void)
 	CHECK_EQ(mp_machine_amd_tlbs(&m, none, z6), 0);
 }
 
+/* Inclusion from cpuid's bits: this project's EPYC guests report L2
+ * inclusive (0x8000001d level 2: edx 2) and L3 not (level 3: edx 1), and a
+ * Zen's L3 is a victim cache: exclusive. An Intel part says which it has;
+ * an unreported level keeps its value. The model takes each. */
+static void test_cpuid_inclusion(void)
+{
+	struct mp_machine m;
+	mp_machine_preset("haswell-e5-2680v3", &m);
+	mp_machine_inclusion(&m, 1, (2 >> 1) & 1, (1 >> 1) & 1);
+	CHECK_EQ(m.l2.inclusion, MP_INCL_INCLUSIVE);
+	CHECK_EQ(m.llc.inclusion, MP_INCL_EXCLUSIVE);
+	mp_machine_inclusion(&m, 0, 0, 1);
+	CHECK_EQ(m.l2.inclusion, MP_INCL_NINE);
+	CHECK_EQ(m.llc.inclusion, MP_INCL_INCLUSIVE);
+	mp_machine_inclusion(&m, 0, -1, 0);
+	CHECK_EQ(m.l2.inclusion, MP_INCL_NINE);
+	CHECK_EQ(m.llc.inclusion, MP_INCL_NINE);
+	mp_machine_inclusion(&m, 0, 1, -1);
+	CHECK_EQ(m.l2.inclusion, MP_INCL_INCLUSIVE);
+	CHECK_EQ(m.llc.inclusion, MP_INCL_NINE);
+	char err[128];
+	CHECK_EQ(mp_machine_check(&m, err, sizeof(err)), 0);
+	struct mp_model *mo = mp_model_new(&m);
+	CHECK(mo != NULL);
+	mp_model_free(mo);
+}
+
 int main(void)
 {
 	test_lru_plru();
@@ -800,5 +827,6 @@ int main(void)
 	test_ptat();
 	test_machine_files();
 	test_amd_tlbs();
+	test_cpuid_inclusion();
 	return check_done("test_model");
 }
