@@ -24,15 +24,19 @@ grep -q '\.\.\.' tty.txt || fail "long labels were not shortened to fit"
 NO_COLOR=1 TERM=xterm script -qec "$MEMPRISM report a.data" /dev/null > nocolor.txt
 if grep -q $'\033\\[1m' nocolor.txt; then fail "colours despite NO_COLOR"; fi
 # --quiet: the host model's note and the progress line are gone
+# (the host model notes what it had to guess, as on every VM; a machine
+# that reports everything plausibly has no note to drop)
+noted=1
+"$MEMPRISM" doctor | grep -q '^  host notes: *none' && noted=0
 "$MEMPRISM" report --model host a.data > /dev/null 2> noisy.err
-grep -q "note: model host" noisy.err || fail "expected the host note without --quiet"
+[ $noted = 0 ] || grep -q "note: model host" noisy.err || fail "expected the host note without --quiet"
 "$MEMPRISM" report -q --model host a.data > /dev/null 2> quiet.err
 expect_eq "stderr with --quiet" 0 "$(wc -c < quiet.err)"
 # and in every command that runs the model (memtrace's summary is a note too)
 for cmd in tlb numa "whatif --vs-pages 2M" "memtrace -o mt.csv"; do
 	# shellcheck disable=SC2086 # cmd holds the command and its options
 	"$MEMPRISM" $cmd --model host a.data > /dev/null 2> noisy.err
-	grep -q "note: model host" noisy.err || fail "expected the host note from $cmd without --quiet"
+	[ $noted = 0 ] || grep -q "note: model host" noisy.err || fail "expected the host note from $cmd without --quiet"
 	# shellcheck disable=SC2086
 	"$MEMPRISM" $cmd -q --model host a.data > /dev/null 2> quiet.err
 	expect_eq "stderr of $cmd with -q" 0 "$(wc -c < quiet.err)"
