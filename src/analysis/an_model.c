@@ -610,7 +610,9 @@ void an_model_finish(struct an_state *st)
 		 * the skipped accesses would have had written back meanwhile,
 		 * where lines come and go (their LLC set has evicted): randacc
 		 * with a 32 MiB LLC, ~0.5M lines, the estimate's writes -25%
-		 * without them. Where the footprint stays cached, nothing. */
+		 * without them. Where the footprint stays cached, nothing. (Not
+		 * under --roi: whose writebacks they would have been is not
+		 * known, inside the region or after it.) */
 		am->counting = 1;
 		am->cur = NULL; /* (no DRAM trace: nothing happened then) */
 		am->left = 1;
