@@ -45,6 +45,7 @@ struct an_proc {
 	int roi_depth;
 };
 
+#define AN_LOOKUPS 4 /* object lookups a stream keeps: a loop's stack, globals and blocks */
 #define AN_IP_CACHE 16 /* slots: the top 4 bits of a multiplicative hash */
 #define AN_PAT_RECENT 4 /* pattern summaries a stream keeps at hand */
 #define AN_OWN_CACHE 16 /* model line owners a stream keeps at hand (a power of two) */
@@ -83,8 +84,13 @@ struct an_stream {
 	uint64_t epoch;
 	uint64_t stack_lo;
 	struct mp_hashmap stack_ids; /* stream-local stack id -> an_stack index */
-	struct an_obj *cache; /* last object hit, valid for [cache_lo, cache_hi) */
-	uint64_t cache_gen, cache_lo, cache_hi;
+	/* the last objects looked up, the latest first: each valid for [lo,
+	 * hi) while the map has not changed there since change number gen
+	 * (stream_lookup) */
+	struct an_lookup {
+		struct an_obj *obj;
+		uint64_t gen, lo, hi;
+	} look[AN_LOOKUPS];
 	uint32_t last_cls;
 	uint64_t last_ip;
 	uint32_t last_fn; /* an_ip index + 1 */

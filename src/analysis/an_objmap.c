@@ -54,6 +54,15 @@ static void obj_release(struct an_objmap *m, struct an_obj *o)
 	m->live--;
 }
 
+/* A change to [lo, hi): the next change number, and its range logged
+ * (an_objmap_unchanged). */
+static void changed(struct an_objmap *m, uint64_t lo, uint64_t hi)
+{
+	m->gen++;
+	m->log_lo[m->gen % AN_OBJMAP_LOG] = lo;
+	m->log_hi[m->gen % AN_OBJMAP_LOG] = hi;
+}
+
 /* split t into keys < key (l) and >= key (r) */
 static void split(struct an_obj *t, uint64_t key, struct an_obj **l, struct an_obj **r)
 {
@@ -148,11 +157,14 @@ void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi)
 {
 	if (hi <= lo)
 		return;
-	m->gen++;
+	/* the range the change touches: [lo, hi) and whole objects cut */
+	uint64_t alo = lo, ahi = hi;
 	/* an object starting before lo that reaches past it: trim or split */
 	struct an_obj *f = floor_node(m->root[layer], lo ? lo - 1 : 0);
 	if (f && f->lo < lo && f->hi > lo) {
 		uint64_t old_hi = f->hi;
+		alo = f->lo;
+		ahi = old_hi > ahi ? old_hi : ahi;
 		f->hi = lo;
 		if (old_hi > hi) {
 			struct an_obj *tail = obj_new(m);
@@ -167,13 +179,16 @@ void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi)
 			}
 		}
 	}
-	if (ceil_start(m->root[layer], lo) >= hi)
+	if (ceil_start(m->root[layer], lo) >= hi) {
+		changed(m, alo, ahi);
 		return; /* nothing starts inside: the common case of a new block */
+	}
 	struct an_obj *gone = cut(&m->root[layer], lo, hi);
 	/* the last one removed may reach past hi: keep its tail */
 	struct an_obj *last = gone;
 	while (last && last->right)
 		last = last->right;
+	changed(m, alo, last && last->hi > ahi ? last->hi : ahi);
 	if (last && last->hi > hi) {
 		struct an_obj *tail = obj_new(m);
 		if (tail) {
@@ -199,7 +214,7 @@ struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uin
 	m->rng = m->rng * 1103515245u + 12345u;
 	*o = (struct an_obj){ .lo = lo, .hi = hi, .cls = cls, .layer = (uint8_t)layer, .alive = 1, .prio = m->rng };
 	insert_node(m, layer, o);
-	m->gen++;
+	changed(m, lo, hi);
 	return o;
 }
 
@@ -213,9 +228,9 @@ int64_t an_objmap_remove_at(struct an_objmap *m, int layer, uint64_t lo)
 	if (!f)
 		return -1;
 	uint32_t cls = f->cls;
+	changed(m, f->lo, f->hi);
 	*t = merge(f->left, f->right);
 	obj_release(m, f);
-	m->gen++;
 	return cls;
 }
 

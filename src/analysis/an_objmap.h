@@ -23,9 +23,14 @@ struct an_obj {
 	struct an_obj *left, *right;
 };
 
+#define AN_OBJMAP_LOG 4 /* changes remembered by range (a power of two) */
+
 struct an_objmap {
 	struct an_obj *root[AN_LAYERS];
 	uint64_t gen; /* bumps on every change: caches of lookups compare it */
+	/* the address ranges the last AN_OBJMAP_LOG changes touched: change
+	 * number g's at g % AN_OBJMAP_LOG */
+	uint64_t log_lo[AN_OBJMAP_LOG], log_hi[AN_OBJMAP_LOG];
 	struct an_obj *free_list;
 	struct an_obj **slabs;
 	size_t nslabs, slab_used;
@@ -49,6 +54,23 @@ void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi);
  * lookup cache may answer for any address in [*safe_lo, *safe_hi). */
 struct an_obj *an_objmap_find_safe(const struct an_objmap *m, uint64_t addr, uint64_t *safe_lo,
 				   uint64_t *safe_hi);
+/* A lookup made at change number gen whose answer held for [lo, hi) holds
+ * still: no change since touched that range (and the object it found is
+ * the same node, live). A malloc or free elsewhere keeps a cached stack
+ * lookup, which the change number alone would drop. */
+static inline int an_objmap_unchanged(const struct an_objmap *m, uint64_t gen, uint64_t lo, uint64_t hi)
+{
+	uint64_t n = m->gen - gen;
+	if (n > AN_OBJMAP_LOG)
+		return 0;
+	for (uint64_t g = gen + 1; g <= m->gen; g++) {
+		unsigned i = (unsigned)(g % AN_OBJMAP_LOG);
+		if (m->log_lo[i] < hi && lo < m->log_hi[i])
+			return 0;
+	}
+	return 1;
+}
+
 /* Object of layer starting at lo, or NULL. */
 struct an_obj *an_objmap_at(const struct an_objmap *m, int layer, uint64_t lo);
 /* Calls fn for every live object (fork: the child inherits them). */

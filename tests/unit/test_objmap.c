@@ -58,6 +58,12 @@ static void test_random(void)
 	memset(model, -1, sizeof(model));
 	struct an_objmap m;
 	an_objmap_init(&m);
+	struct kept {
+		struct an_obj *o;
+		uint32_t cls;
+		uint64_t gen, lo, hi;
+	} kept[4] = { { 0 } };
+	unsigned held = 0;
 	srand(12345);
 	for (int step = 0; step < 20000; step++) {
 		int layer = rand() % AN_LAYERS, op = rand() % 10;
@@ -81,10 +87,22 @@ static void test_random(void)
 		}
 		for (uint64_t a = lo; a < hi; a++)
 			model[layer][a] = paint;
+		/* lookups kept across changes (the replay's stream_lookup): one
+		 * an_objmap_unchanged says still holds resolves as it did */
+		for (int k = 0; k < 4; k++) {
+			if (!kept[k].o || !an_objmap_unchanged(&m, kept[k].gen, kept[k].lo, kept[k].hi))
+				continue;
+			uint64_t a = kept[k].lo + (uint64_t)rand() % (kept[k].hi - kept[k].lo), l2, h2;
+			CHECK(an_objmap_find_safe(&m, a, &l2, &h2) == kept[k].o);
+			CHECK_EQ(kept[k].o->cls, kept[k].cls);
+			held++;
+		}
 		/* the lookup cache's safe range: every address in it resolves to
 		 * the same object */
 		uint64_t probe = (uint64_t)(rand() % N), slo = 0, shi = 0;
 		struct an_obj *o = an_objmap_find_safe(&m, probe, &slo, &shi);
+		if (o)
+			kept[step % 4] = (struct kept){ o, o->cls, m.gen, slo, shi };
 		if (o) {
 			CHECK(slo <= probe && probe < shi);
 			for (uint64_t a = slo; a < shi && a < N; a++)
@@ -102,12 +120,50 @@ static void test_random(void)
 			}
 		}
 	}
+	CHECK(held > 1000); /* (lookups did outlive changes elsewhere) */
+	an_objmap_fini(&m);
+}
+
+/* Which changes a kept lookup outlives: those away from its range, up to
+ * AN_OBJMAP_LOG of them. */
+static void test_unchanged(void)
+{
+	struct an_objmap m;
+	an_objmap_init(&m);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 100, 200, 1);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 300, 400, 2);
+	uint64_t lo, hi;
+	CHECK(an_objmap_find_safe(&m, 150, &lo, &hi) != NULL);
+	uint64_t gen = m.gen;
+	CHECK(an_objmap_unchanged(&m, gen, lo, hi));
+	an_objmap_remove_at(&m, AN_LAYER_OBJECT, 300); /* a free elsewhere */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 500, 600, 3); /* a malloc elsewhere */
+	CHECK(an_objmap_unchanged(&m, gen, lo, hi));
+	an_objmap_remove_at(&m, AN_LAYER_OBJECT, 100); /* its own free */
+	CHECK(!an_objmap_unchanged(&m, gen, lo, hi));
+	/* a named region over part of it, a punch that trims it */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 100, 200, 1);
+	CHECK(an_objmap_find_safe(&m, 150, &lo, &hi) != NULL);
+	gen = m.gen;
+	an_objmap_insert(&m, AN_LAYER_NAMED, 190, 195, 4);
+	CHECK(!an_objmap_unchanged(&m, gen, lo, hi));
+	CHECK(an_objmap_find_safe(&m, 150, &lo, &hi) != NULL);
+	gen = m.gen;
+	an_objmap_punch(&m, AN_LAYER_OBJECT, 180, 250);
+	CHECK(!an_objmap_unchanged(&m, gen, lo, hi));
+	/* more changes than the log keeps, however far away */
+	CHECK(an_objmap_find_safe(&m, 150, &lo, &hi) != NULL);
+	gen = m.gen;
+	for (uint64_t i = 0; i <= AN_OBJMAP_LOG; i++)
+		an_objmap_insert(&m, AN_LAYER_OBJECT, 1000 + 10 * i, 1005 + 10 * i, 5);
+	CHECK(!an_objmap_unchanged(&m, gen, lo, hi));
 	an_objmap_fini(&m);
 }
 
 int main(void)
 {
 	test_basic();
+	test_unchanged();
 	test_random();
 	return check_done("test_objmap");
 }
