@@ -672,16 +672,19 @@ static inline void access_extras(struct an_state *st, struct an_stream *s, uint3
 static struct an_obj *stream_lookup(struct an_stream *s, const struct an_objmap *m, uint64_t addr)
 {
 	struct an_lookup hit = { 0 };
-	int k = 0;
+	int k = 0, stale = AN_LOOKUPS - 1; /* (else the oldest goes) */
 	for (; k < AN_LOOKUPS; k++) {
 		const struct an_lookup *l = &s->look[k];
-		if (l->obj && addr >= l->lo && addr < l->hi && an_objmap_unchanged(m, l->gen, l->lo, l->hi))
+		if (!l->obj || addr < l->lo || addr >= l->hi)
+			continue;
+		if (an_objmap_unchanged(m, l->gen, l->lo, l->hi))
 			break;
+		stale = k; /* the map changed there: it can never hold again */
 	}
 	if (k < AN_LOOKUPS) {
 		hit = s->look[k];
 	} else {
-		k = AN_LOOKUPS - 1; /* (the oldest goes) */
+		k = stale;
 		hit.obj = an_objmap_find_safe(m, addr, &hit.lo, &hit.hi);
 	}
 	hit.gen = m->gen;
