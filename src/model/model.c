@@ -60,6 +60,14 @@ struct mp_model {
 	 * mp_model_flush_turned runs, writebacks only from those sets */
 	uint64_t *turned;
 	int flush_turned;
+	/* mp_model_track_first: the call, a bitmap of the hashes of the data
+	 * lines filled so far (1 << first_log2 bits), the burst's tag as
+	 * MC_BURST holds it */
+	mp_model_first_fn first_fn;
+	void *first_arg;
+	uint64_t *first_seen;
+	unsigned first_log2;
+	uint8_t burst_tag;
 };
 
 static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t owner, uint8_t flags);
@@ -153,6 +161,7 @@ void mp_model_free(struct mp_model *m)
 	free(m->socket_active);
 	free(m->held);
 	free(m->turned);
+	free(m->first_seen);
 	free(m);
 }
 
@@ -160,6 +169,72 @@ void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg)
 {
 	m->wb = fn;
 	m->wb_arg = arg;
+}
+
+int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, void *arg)
+{
+	/* 16 bits per line the LLCs hold: while a footprint fits them (when
+	 * first touches matter), a new line's hash hits one seen before, and
+	 * its fill goes unmarked (scaled in full, as without tracking), at
+	 * most 1 time in 16 */
+	uint64_t bits = (uint64_t)m->llc[0].sets * m->llc[0].ways * m->mach.sockets * 16;
+	unsigned lg = 16;
+	while ((1ull << lg) < bits)
+		lg++;
+	uint64_t *b = calloc((1ull << lg) / 64, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	free(m->first_seen);
+	m->first_seen = b;
+	m->first_log2 = lg;
+	m->first_fn = fn;
+	m->first_arg = arg;
+	return 0;
+}
+
+void mp_model_set_burst(struct mp_model *m, unsigned burst)
+{
+	m->burst_tag = (uint8_t)((burst & 15) << 4);
+}
+
+/* The marks of a data line's fill from DRAM: MC_FIRST and the burst's tag
+ * if it is the line's first (mp_model_track_first), else none. */
+static inline uint8_t first_marks(struct mp_model *m, uint64_t key, uint32_t owner)
+{
+	if (!m->first_seen || owner == MP_MODEL_NO_OWNER)
+		return 0;
+	uint64_t h = (key * 0x9e3779b97f4a7c15ull) >> (64 - m->first_log2);
+	uint64_t *w = &m->first_seen[h >> 6], bit = 1ull << (h & 63);
+	if (*w & bit)
+		return 0;
+	*w |= bit;
+	return (uint8_t)(MC_FIRST | m->burst_tag);
+}
+
+/* A reference found marked entry idx of c, at `level`; again: the core's
+ * previous reference was to it too. In the line's burst, a reference
+ * other than such a repeat marks it in use; in a later burst, the marks
+ * go, and a line in use is reported (mp_model_track_first). */
+static __attribute__((noinline)) void first_touch(struct mp_model *m, struct model_cache *c, uint64_t idx,
+						  unsigned level, int again)
+{
+	uint8_t *fl = mc_flags(c, idx), marks = *fl & MC_MARKS;
+	if ((marks & MC_BURST) == m->burst_tag) {
+		if ((marks & MC_FIRST) && !again)
+			*fl = (uint8_t)((*fl & ~MC_MARKS) | MC_REUSED | m->burst_tag);
+		return;
+	}
+	*fl &= (uint8_t)~MC_MARKS;
+	if (marks & MC_REUSED)
+		m->first_fn(m->first_arg, *mc_owner(c, idx), level,
+			    ((m->burst_tag - (marks & MC_BURST)) & MC_BURST) >> 4);
+}
+
+/* A line's marks go down with it to a level that holds it already: the
+ * nearer copy's are the newer. */
+static inline void marks_down(uint8_t *fl, uint8_t from)
+{
+	*fl = (uint8_t)((*fl & ~MC_MARKS) | (from & MC_MARKS));
 }
 
 int mp_model_sample_sets(struct mp_model *m, unsigned n, char *err, size_t errlen)
@@ -227,7 +302,7 @@ static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t ow
 {
 	struct model_victim v;
 	int ev;
-	mc_insert(&m->llc[s], key, owner, flags & MC_DIRTY, &v, &ev);
+	mc_insert(&m->llc[s], key, owner, flags & (MC_DIRTY | MC_MARKS), &v, &ev);
 	if (ev)
 		llc_evicted(m, s, v);
 }
@@ -241,9 +316,19 @@ static void llc_writeback(struct mp_model *m, unsigned s, const struct model_vic
 			*mc_flags(&m->llc[s], j) |= MC_DIRTY;
 			*mc_owner(&m->llc[s], j) = v->owner;
 		}
+		marks_down(mc_flags(&m->llc[s], j), v->flags);
 		return;
 	}
 	llc_insert(m, s, v->key, v->owner, v->flags);
+}
+
+/* A clean marked line leaves L2 over an LLC that keeps it: the LLC's copy
+ * takes its marks. */
+static __attribute__((noinline)) void llc_marks(struct mp_model *m, unsigned s, const struct model_victim *v)
+{
+	int64_t j = model_cache_find(&m->llc[s], v->key);
+	if (j >= 0)
+		marks_down(mc_flags(&m->llc[s], j), v->flags);
 }
 
 /* A line leaves core k's L2. */
@@ -253,29 +338,39 @@ static void l2_evicted(struct mp_model *m, unsigned k, struct model_victim v)
 	if (m->mach.l2.inclusion == MP_INCL_INCLUSIVE) {
 		int64_t j = model_cache_find(&c->l1, v.key);
 		if (j >= 0) {
-			if (*mc_flags(&c->l1, j) & MC_DIRTY) {
+			uint8_t f1 = *mc_flags(&c->l1, j);
+			if (f1 & MC_DIRTY) {
 				v.flags |= MC_DIRTY;
 				v.owner = *mc_owner(&c->l1, j);
 			}
+			marks_down(&v.flags, f1);
 			model_cache_drop(&c->l1, (uint64_t)j);
 		}
 	}
 	if ((v.flags & MC_DIRTY) || m->mach.llc.inclusion == MP_INCL_EXCLUSIVE)
 		llc_writeback(m, c->socket, &v);
+	else if (v.flags & MC_MARKS)
+		llc_marks(m, c->socket, &v);
 }
 
-/* A line leaves core k's L1: dirty data goes to L2. */
+/* A line leaves core k's L1: dirty data goes to L2, and so do the marks
+ * of a clean line (mp_model_track_first) where L2 keeps it. */
 static void l1_evicted(struct mp_model *m, unsigned k, const struct model_victim *v)
 {
 	struct model_core *c = &m->core[k];
-	if (!(v->flags & MC_DIRTY) || (v->key & m->sample_mask))
+	if (!(v->flags & (MC_DIRTY | MC_MARKS)) || (v->key & m->sample_mask))
 		return; /* (set sampling: no L2 to take a line outside the sample) */
 	int64_t j = model_cache_find(&c->l2, v->key);
 	if (j >= 0) {
-		*mc_flags(&c->l2, j) |= MC_DIRTY;
-		*mc_owner(&c->l2, j) = v->owner;
+		if (v->flags & MC_DIRTY) {
+			*mc_flags(&c->l2, j) |= MC_DIRTY;
+			*mc_owner(&c->l2, j) = v->owner;
+		}
+		marks_down(mc_flags(&c->l2, j), v->flags);
 		return;
 	}
+	if (!(v->flags & MC_DIRTY))
+		return;
 	struct model_victim v2;
 	int ev;
 	model_cache_insert(&c->l2, v->key, v->owner, v->flags, &v2, &ev);
@@ -389,6 +484,8 @@ static inline __attribute__((always_inline)) unsigned l1_hit(struct mp_model *m,
 		i = model_cache_find(&c->l1, key);
 	if (i < 0)
 		return 0;
+	if (*mc_flags(&c->l1, i) & MC_MARKS)
+		first_touch(m, &c->l1, (uint64_t)i, MP_LVL_L1, key == c->last_key);
 	model_cache_touch(&c->l1, (uint64_t)i);
 	c->last_key = key;
 	c->last_idx = (uint64_t)i;
@@ -413,7 +510,7 @@ static inline __attribute__((always_inline)) void l1_fill(struct mp_model *m, un
 	struct model_victim v;
 	int ev;
 	uint64_t idx = mc_insert(&c->l1, key, owner, fl, &v, &ev);
-	if (ev && (v.flags & MC_DIRTY) && !(v.key & m->sample_mask))
+	if (ev && (v.flags & (MC_DIRTY | MC_MARKS)) && !(v.key & m->sample_mask))
 		l1_evicted(m, k, &v); /* (what it does for no other victim) */
 	c->last_key = key;
 	c->last_idx = idx;
@@ -446,10 +543,13 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 	uint32_t own = owner; /* owner of dirt arriving with the line */
 	int64_t j = model_cache_find(&c->l2, key);
 	if (j >= 0) {
+		uint8_t *f2 = mc_flags(&c->l2, j);
+		if (*f2 & MC_MARKS)
+			first_touch(m, &c->l2, (uint64_t)j, MP_LVL_L2, 0);
 		model_cache_touch(&c->l2, (uint64_t)j);
 		level = MP_LVL_L2;
-		fl = *mc_flags(&c->l2, j) & MC_EXCL;
-		if (write && !fl && m->nactive > 1)
+		fl = *f2 & (MC_EXCL | MC_MARKS); /* (L1's copy takes the marks) */
+		if (write && !(fl & MC_EXCL) && m->nactive > 1)
 			snoop(m, k, key, 1);
 		if (write)
 			*mc_flags(&c->l2, j) |= MC_EXCL;
@@ -460,9 +560,13 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 		int64_t h = model_cache_find(llc, key);
 		if (h >= 0) {
 			level = MP_LVL_L3;
+			uint8_t *f3 = mc_flags(llc, h);
+			if (*f3 & MC_MARKS)
+				first_touch(m, llc, (uint64_t)h, MP_LVL_L3, 0);
+			l2fl |= *f3 & MC_MARKS; /* (the marks go up with it) */
 			if (m->mach.llc.inclusion == MP_INCL_EXCLUSIVE) {
 				/* the line moves up, dirty state and all */
-				l2fl |= *mc_flags(llc, h) & MC_DIRTY;
+				l2fl |= *f3 & MC_DIRTY;
 				own = *mc_owner(llc, h);
 				model_cache_drop(llc, (uint64_t)h);
 			} else {
@@ -477,8 +581,10 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 				l2fl |= rfl;
 				own = rown;
 			}
+			if (level == MP_LVL_LOCAL_DRAM && m->first_seen)
+				l2fl |= first_marks(m, key, own);
 			if (m->mach.llc.inclusion != MP_INCL_EXCLUSIVE)
-				llc_insert(m, c->socket, key, own, 0);
+				llc_insert(m, c->socket, key, own, l2fl & MC_MARKS);
 		}
 		/* Dirt that came up with the line (exclusive LLC, another
 		 * socket) stays in L2 under its owner; a store supersedes it. */
@@ -489,7 +595,7 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 		mc_insert(&c->l2, key, own, l2fl, &v, &ev);
 		if (ev)
 			l2_evicted(m, k, v);
-		fl = l2fl & MC_EXCL;
+		fl = l2fl & (MC_EXCL | MC_MARKS);
 	}
 	if (write)
 		fl |= MC_DIRTY | MC_EXCL;

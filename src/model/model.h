@@ -54,6 +54,32 @@ void mp_model_free(struct mp_model *m);
 void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg);
 
 /*
+ * Burst sampling (record --sample-bursts): which first fills were first
+ * fills only in the sample. A line's first fill from DRAM is a miss in
+ * any run, but scaled by the sample's factor it stands for that many
+ * misses, and where a line stays cached and keeps being referenced (a
+ * small footprint in a long loop) the skipped accesses between bursts
+ * would have hit it instead: evloop's 65 fills became 650. Once tracking
+ * is on, a data line's first fill (its hash not yet in a bitmap of those
+ * seen) is marked in the copies it makes; a reference to it again in the
+ * same burst, other than the core's next one (randacc's store after its
+ * load), marks it in use; and the first reference in a later burst that
+ * finds it cached calls fn with the line's owner (its filler, or its last
+ * writer), the level (L1, L2 or L3) and the skips since its burst (1 to
+ * 15; the count wraps at 16). The model saw only the bursts: the caller
+ * judges whether the skipped accesses' traffic would have left the line
+ * cached too, and how much of the scaled fill to take back. Nothing the
+ * model does changes: only the calls. 0 or -ENOMEM. Call before the
+ * first access.
+ */
+typedef void (*mp_model_first_fn)(void *arg, uint32_t owner, unsigned level, unsigned skips);
+int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, void *arg);
+
+/* The burst the coming references are in (any number; its low 4 bits
+ * tell one burst from the next). */
+void mp_model_set_burst(struct mp_model *m, unsigned burst);
+
+/*
  * Set sampling: model L2 and the LLC for 1 in n of their sets only (n a
  * power of two dividing every cache's set count), chosen by the low bits of
  * the line address, so each modelled set sees every reference to its lines

@@ -580,6 +580,17 @@ static void test_store_again(void)
  * nothing: a model given them before every reference makes the same
  * references, levels and writebacks as one without, over two cores, set
  * sampling and misses at every level. */
+/* Two models of mm sampling the same sets, to compare on one stream. */
+static void model_pair(const struct mp_machine *mm, unsigned sets, struct mp_model **a, struct mp_model **b)
+{
+	char err[128];
+	*a = mp_model_new(mm);
+	*b = mp_model_new(mm);
+	CHECK(*a && *b);
+	CHECK_EQ(mp_model_sample_sets(*a, sets, err, sizeof(err)), 0);
+	CHECK_EQ(mp_model_sample_sets(*b, sets, err, sizeof(err)), 0);
+}
+
 static void test_hints(void)
 {
 	for (unsigned sets = 1; sets <= 2; sets++) {
@@ -587,10 +598,8 @@ static void test_hints(void)
 		mm.l1d = (struct mp_cache_geom){ 256, 2, MP_REPL_LRU, MP_INCL_NINE, 4 };
 		mm.l2 = (struct mp_cache_geom){ 512, 4, MP_REPL_PLRU, MP_INCL_NINE, 10 };
 		mm.llc = (struct mp_cache_geom){ 2048, 8, MP_REPL_LRU, MP_INCL_EXCLUSIVE, 40 };
-		struct mp_model *a = mp_model_new(&mm), *b = mp_model_new(&mm);
-		char err[128];
-		CHECK_EQ(mp_model_sample_sets(a, sets, err, sizeof(err)), 0);
-		CHECK_EQ(mp_model_sample_sets(b, sets, err, sizeof(err)), 0);
+		struct mp_model *a, *b;
+		model_pair(&mm, sets, &a, &b);
 		struct wb_log la = { 0 }, lb = { 0 };
 		mp_model_set_writeback(a, on_wb, &la);
 		mp_model_set_writeback(b, on_wb, &lb);
@@ -654,6 +663,156 @@ static void test_flush_turned(void)
 		CHECK_EQ(even, 12);
 		CHECK_EQ(odd, turned ? 0 : 3);
 		mp_model_free(m);
+	}
+}
+
+struct first_log {
+	unsigned n;
+	uint32_t owners[16];
+	unsigned levels[16], skips[16];
+};
+
+static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips)
+{
+	struct first_log *l = arg;
+	if (l->n < 16) {
+		l->owners[l->n] = owner;
+		l->levels[l->n] = level;
+		l->skips[l->n] = skips;
+	}
+	l->n++;
+}
+
+/* mp_model_track_first (burst sampling): a line's first fill is reported
+ * when the line, referenced again in its burst (not just by the next
+ * reference), is found cached by the first reference of the next burst;
+ * not when it was not referenced again, not when found only bursts later,
+ * not twice, and not for a line filled again after it left every cache.
+ * On the tiny machine (L1 2 lines, L2 4, LLC 8; ref's owner is the line). */
+static void test_first_touch(void)
+{
+	struct mp_machine mm = tiny(MP_INCL_NINE, 1);
+	struct mp_model *m = mp_model_new(&mm);
+	struct first_log log = { 0 };
+	CHECK_EQ(mp_model_track_first(m, on_first, &log), 0);
+	mp_model_set_burst(m, 0);
+	CHECK_EQ(ref(m, 0, 1, 0), MP_LVL_LOCAL_DRAM);
+	ref(m, 0, 2, 0);
+	CHECK_EQ(ref(m, 0, 1, 0), MP_LVL_L1); /* 1 is in use */
+	ref(m, 0, 3, 0);
+	ref(m, 0, 3, 1); /* (the next reference, randacc's store after its load: 3 is not) */
+	mp_model_set_burst(m, 1);
+	CHECK_EQ(ref(m, 0, 1, 0), MP_LVL_L1);
+	CHECK_EQ(log.n, 1); /* 1 outlived the skip in L1 */
+	CHECK_EQ(ref(m, 0, 3, 0), MP_LVL_L1);
+	CHECK_EQ(ref(m, 0, 2, 0), MP_LVL_L2);
+	CHECK_EQ(log.n, 1);
+	/* 5 in use, then pushed out of L1 (its marks go to L2's copy) */
+	ref(m, 0, 5, 0);
+	ref(m, 0, 2, 0);
+	CHECK_EQ(ref(m, 0, 5, 0), MP_LVL_L1);
+	ref(m, 0, 6, 0);
+	ref(m, 0, 7, 0);
+	mp_model_set_burst(m, 2);
+	CHECK_EQ(ref(m, 0, 5, 0), MP_LVL_L2);
+	CHECK_EQ(log.n, 2);
+	ref(m, 0, 1, 0); /* (reported once only) */
+	/* 8 in use, then pushed out of L1 and L2 into the LLC, where the
+	 * next burst finds it */
+	ref(m, 0, 8, 0);
+	ref(m, 0, 7, 0);
+	CHECK_EQ(ref(m, 0, 8, 0), MP_LVL_L1);
+	for (uint64_t l = 9; l < 14; l++)
+		ref(m, 0, l, 0);
+	mp_model_set_burst(m, 3);
+	CHECK_EQ(ref(m, 0, 8, 0), MP_LVL_L3);
+	CHECK_EQ(log.n, 3);
+	/* 50 in use, found two bursts later */
+	ref(m, 0, 50, 0);
+	ref(m, 0, 8, 0);
+	CHECK_EQ(ref(m, 0, 50, 0), MP_LVL_L1);
+	mp_model_set_burst(m, 5);
+	CHECK_EQ(ref(m, 0, 8, 0), MP_LVL_L1);
+	CHECK_EQ(ref(m, 0, 50, 0), MP_LVL_L1);
+	CHECK_EQ(log.n, 4);
+	/* 20 in use, gone from every cache, filled again and in use: not a
+	 * first fill */
+	ref(m, 0, 20, 0);
+	ref(m, 0, 8, 0);
+	ref(m, 0, 20, 0);
+	for (uint64_t l = 30; l < 40; l++)
+		ref(m, 0, l, 0);
+	CHECK_EQ(ref(m, 0, 20, 0), MP_LVL_LOCAL_DRAM);
+	ref(m, 0, 30, 0);
+	CHECK_EQ(ref(m, 0, 20, 0), MP_LVL_L1);
+	mp_model_set_burst(m, 6);
+	CHECK_EQ(ref(m, 0, 20, 0), MP_LVL_L1);
+	CHECK_EQ(log.n, 4);
+	/* the skips count on past the tag's 16 bursts */
+	mp_model_set_burst(m, 15);
+	ref(m, 0, 60, 0);
+	ref(m, 0, 8, 0);
+	ref(m, 0, 60, 0);
+	mp_model_set_burst(m, 17);
+	ref(m, 0, 8, 0);
+	CHECK_EQ(ref(m, 0, 60, 0), MP_LVL_L1);
+	CHECK_EQ(log.n, 5);
+	/* who, where, and how many skips after its burst */
+	static const unsigned want[5][3] = { { 1, MP_LVL_L1, 1 },
+					     { 5, MP_LVL_L2, 1 },
+					     { 8, MP_LVL_L3, 1 },
+					     { 50, MP_LVL_L1, 2 },
+					     { 60, MP_LVL_L1, 2 } };
+	for (unsigned i = 0; i < 5; i++) {
+		CHECK_EQ(log.owners[i], want[i][0]);
+		CHECK_EQ(log.levels[i], want[i][1]);
+		CHECK_EQ(log.skips[i], want[i][2]);
+	}
+	mp_model_free(m);
+
+	/* Tracking changes nothing the model does: two cores, an exclusive
+	 * LLC (marks move up and down with the lines), PLRU L2, set sampling
+	 * or not, bursts of 500 references; the same outcomes and writebacks
+	 * with tracking as without, and some lines reported. */
+	for (unsigned sets = 1; sets <= 2; sets++) {
+		mm = tiny(MP_INCL_EXCLUSIVE, 2);
+		mm.l1d = (struct mp_cache_geom){ 1024, 2, MP_REPL_LRU, MP_INCL_NINE, 4 };
+		mm.l2 = (struct mp_cache_geom){ 4096, 4, MP_REPL_PLRU, MP_INCL_INCLUSIVE, 10 };
+		mm.llc = (struct mp_cache_geom){ 8192, 8, MP_REPL_LRU, MP_INCL_EXCLUSIVE, 40 };
+		struct mp_model *a, *b;
+		model_pair(&mm, sets, &a, &b);
+		struct first_log fl = { 0 };
+		CHECK_EQ(mp_model_track_first(b, on_first, &fl), 0);
+		struct wb_log la = { 0 }, lb = { 0 };
+		mp_model_set_writeback(a, on_wb, &la);
+		mp_model_set_writeback(b, on_wb, &lb);
+		uint64_t rng = 88172645463325252ull;
+		unsigned same = 0;
+		for (unsigned i = 0; i < 20000; i++) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			if (i % 500 == 0)
+				mp_model_set_burst(b, i / 500);
+			unsigned core = (rng >> 60) == 0; /* core 1 now and then */
+			/* 8 hot lines and 400 others */
+			uint64_t line = (rng >> 30) & 1 ? (rng >> 20) % 8 : 8 + (rng >> 20) % 400;
+			uint64_t addr = line * 64 + ((rng >> 40) & 1) * 0x200000;
+			int write = (rng >> 50) & 1;
+			struct mp_model_out oa, ob;
+			mp_model_access(a, core, 1, addr, 0, write, 12, (uint32_t)i, &oa);
+			mp_model_access(b, core, 1, addr, 0, write, 12, (uint32_t)i, &ob);
+			same += oa.level == ob.level && oa.tlb == ob.tlb && oa.latency == ob.latency &&
+				oa.walk_refs == ob.walk_refs && oa.walk_dram == ob.walk_dram;
+		}
+		CHECK_EQ(same, 20000);
+		CHECK(fl.n > 0);
+		mp_model_flush(a);
+		mp_model_flush(b);
+		CHECK_EQ(la.n, lb.n);
+		CHECK_EQ(memcmp(la.owners, lb.owners, sizeof(la.owners)), 0);
+		mp_model_free(a);
+		mp_model_free(b);
 	}
 }
 
@@ -824,6 +983,7 @@ int main(void)
 	test_store_again();
 	test_hints();
 	test_flush_turned();
+	test_first_touch();
 	test_ptat();
 	test_machine_files();
 	test_amd_tlbs();
