@@ -1026,6 +1026,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 			case MP_REC_DROPPED:
 				st->res->skipped_accesses += r->epoch;
 				best->skipped += r->epoch;
+				best->bursts++;
 				break;
 			case MP_REC_TIME:
 				best->cpu = (unsigned)r->f[1];

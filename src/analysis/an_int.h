@@ -108,6 +108,7 @@ struct an_stream {
 	 * accesses outside --roi, accesses skipped (DROPPED records), and the
 	 * model's line refs indexed by physical address and in THP */
 	uint64_t outside_roi, skipped, refs_physical, refs_thp;
+	unsigned bursts; /* skips (DROPPED records) so far: which burst the stream is in */
 	/* burst sampling (st->parts): the last class looked up in an_part_get
 	 * and its part + 1 (0: none) */
 	uint32_t part_cls, part;
@@ -378,13 +379,18 @@ void an_model_clean(struct an_state *st, struct an_stream *s, int counted);
 void an_model_stream_done(struct an_state *st, struct an_stream *s);
 /* After the replay: adds the code addresses' pending L1 hits. */
 void an_model_finish(struct an_state *st);
-/* Set sampling (--sample-sets): scales each row's modelled misses up to all
- * its misses. After the burst sampling's factors (an_result.c, apply_sampling):
- * its ratio holds for a row's weighted sum as a whole. */
+/* The model's estimates, after the burst sampling's factors (an_result.c,
+ * apply_sampling): burst sampling's first fills of lines in use across
+ * skips become hits (an_mem.once); set sampling (--sample-sets) scales
+ * each row's modelled misses up to all its misses, a ratio that holds
+ * for a row's weighted sum as a whole. */
 void an_model_scale_sets(struct an_state *st);
 /* Burst sampling: the distinct lines the model's references touched (an
  * estimate, UINT64_MAX beyond what it can tell), else 0. */
 uint64_t an_model_footprint(const struct an_state *st);
+/* Burst sampling: first fills of lines in use across skips count once
+ * (an_model.c, burst_window). */
+int an_model_first_once(const struct an_state *st);
 /* Moves the page table to the result; remap: state class -> result class. */
 int an_model_pages(struct an_state *st, const uint32_t *remap);
 

@@ -33,6 +33,10 @@ struct page_row {
 	uint8_t shift;
 };
 
+/* burst sampling: accesses a window of bursts takes at least before the
+ * first fills found again in it are judged by its rate of fills
+ * (burst_window) */
+#define AN_WINDOW_ACCESSES 1000
 #define AN_SEEN_MAX_LOG2 27 /* an_model.seen: at most 16 MiB (an LLC of 2 GiB) */
 #define AN_SEEN_SAMPLE 4 /* log2: 1 line in 16 (by hash) is marked */
 
@@ -43,6 +47,12 @@ struct owner {
 	uint32_t row; /* class, or part when st->parts_on */
 	uint32_t thread;
 	uint32_t fn; /* an_ip index + 1, 0: none */
+};
+
+/* Burst sampling: a tracked first fill's line found again (on_first). */
+struct first_found {
+	uint32_t owner;
+	uint8_t level, skips;
 };
 
 struct an_model {
@@ -76,6 +86,16 @@ struct an_model {
 	int hint_sets; /* the model's sets outgrow the host's caches: the lookahead hints them */
 	int counting; /* the access being modelled is inside --roi */
 	int left; /* writebacks are of lines left at the end (an_model_finish) */
+	/* burst sampling: first fills are tracked (on_first); the burst the
+	 * model was last told of; OFF, the accesses of a skip; the model's
+	 * fills so far (sampled sets: each counts for all the sets), and
+	 * where the current window of bursts began, in fills and accesses;
+	 * the lines found again in it, to be judged at its end */
+	int first_on;
+	unsigned burst;
+	double burst_off;
+	uint64_t fills, win_fills, win_accesses;
+	MP_VEC(struct first_found) found;
 	struct an_stream *cur; /* the stream whose access is being modelled */
 	struct an_state *st;
 };
@@ -102,6 +122,9 @@ void an_mem_add(struct an_mem *a, const struct an_mem *b)
 	a->miss_latency_sum += b->miss_latency_sum;
 	for (int i = 0; i < AN_LAT_BUCKETS; i++)
 		a->miss_latency_hist[i] += b->miss_latency_hist[i];
+	for (int i = 0; i < 3; i++)
+		a->once[i] += b->once[i];
+	a->once_lat += b->once_lat;
 }
 
 /* The owner id of a line stream s references for class cls now (struct
@@ -192,6 +215,71 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 	st->res->mem_total.dram_writes++;
 }
 
+/* Burst sampling: a line whose first fill the model tracked was found
+ * again in a later burst (mp_model_track_first); judged when the window
+ * of bursts it was found in ends (burst_window). */
+static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips)
+{
+	struct an_model *am = arg;
+	if (!am->counting || owner >= am->owners.n)
+		return;
+	struct first_found f = { owner, (uint8_t)level, (uint8_t)skips };
+	if (mp_vec_push(&am->found, f))
+		am->st->oom = 1;
+}
+
+/*
+ * Burst sampling: a line's first fill from DRAM, scaled by its thread's
+ * factor f, stands for f fills. Where lines come and go that is the
+ * estimate; but a line that stays cached and in use (a small footprint
+ * in a long loop: evloop's 65 lines, allocheavy's reused heap) is filled
+ * once in a full run, and the skipped accesses between bursts would have
+ * hit it: evloop's 65 fills came out as 650, allocheavy's 19K as 145K.
+ * The model reports a first fill whose line was referenced again in its
+ * burst and found cached in a later one (on_first). The model saw none
+ * of the skips' traffic, which the full run had: at the rate of fills of
+ * the bursts it was found in (per access, times a skip's accesses, over
+ * the LLC's sets), the line stayed if the skips since its burst brought
+ * its set under half its ways in new lines. Then its owner's rows take
+ * f - 1 of the fill back, as hits at the level it was found in
+ * (an_mem.once, applied by an_model_scale_sets). Lines seen in one burst
+ * only, or found where fills keep coming (randacc: 12 a set a skip over
+ * 32 MiB; arrays' next pass, 8 skips on), stay scaled: they stand for
+ * the like lines of the skips. The rate is that of the bursts after the
+ * skips, not before: a program's first burst fills its whole footprint.
+ */
+static void burst_window(struct an_state *st, struct an_model *am, int last)
+{
+	/* (the streams' counts go to the totals when they end) */
+	uint64_t accesses = st->res->total.loads + st->res->total.stores;
+	for (size_t i = 0; i < st->streams.n; i++) {
+		const struct an_stream *s = &st->streams.v[i];
+		accesses += s->sum.loads + s->sum.stores + s->run.loads + s->run.stores;
+	}
+	uint64_t n = accesses - am->win_accesses;
+	if (!last && n < AN_WINDOW_ACCESSES)
+		return; /* (threads take turns: a window of a few accesses says little) */
+	const struct mp_machine *mm = st->opts->machine;
+	double sets = (double)mm->llc.size / mm->line / mm->llc.ways * mm->sockets;
+	double skip_fills = n ? (double)(am->fills - am->win_fills) / (double)n * am->burst_off / sets : 0;
+	for (size_t i = 0; i < am->found.n; i++) {
+		const struct first_found *f = &am->found.v[i];
+		if (skip_fills * f->skips >= mm->llc.ways / 2.0)
+			continue;
+		const struct owner *ow = &am->owners.v[f->owner];
+		struct an_mem *rows[3] = { &st->parts.v[ow->row].mem, &st->threads.v[ow->thread].mem,
+					   ow->fn ? &st->ips.v[ow->fn - 1].mem : NULL };
+		const unsigned at = f->level == MP_LVL_L1 ? 0 : f->level == MP_LVL_L2 ? 1 : 2;
+		for (int r = 0; r < 3 && rows[r]; r++) {
+			rows[r]->once[at]++;
+			rows[r]->once_lat += am->lat[MP_LVL_LOCAL_DRAM] - am->lat[f->level];
+		}
+	}
+	am->found.n = 0;
+	am->win_accesses = accesses;
+	am->win_fills = am->fills;
+}
+
 int an_model_init(struct an_state *st)
 {
 	if (!st->opts->machine)
@@ -247,7 +335,17 @@ int an_model_init(struct an_state *st)
 		am->seen_limit = limit < (1ull << am->seen_log2) / 16 ? limit : (1ull << am->seen_log2) / 16;
 		am->seen = calloc((size_t)1 << (am->seen_log2 - 6), sizeof(uint64_t));
 	}
-	if (st->parts_on && !am->seen) {
+	/* (not under --roi, where the fill may have been counted and the hit
+	 * not, nor with a NUMA placement, which makes fills remote after the
+	 * model has called them local) */
+	char bursts[64];
+	unsigned long long on = 0, off = 0;
+	if (st->parts_on && trace_reader_meta(st->reader, "sample_bursts", bursts, sizeof(bursts)) &&
+	    sscanf(bursts, "%llu,%llu", &on, &off) == 2)
+		am->burst_off = (double)off;
+	am->first_on = on && off && !st->opts->roi && !st->opts->numa;
+	if ((st->parts_on && !am->seen) || (am->first_on && mp_model_track_first(am->m, on_first, am))) {
+		free(am->seen);
 		mp_model_free(am->m);
 		free(am->rule_hits);
 		free(am);
@@ -271,6 +369,7 @@ void an_model_fini(struct an_state *st)
 	free(am->rule_hits);
 	mp_vec_free(&am->cls_shift);
 	mp_vec_free(&am->owners);
+	mp_vec_free(&am->found);
 	mp_hashmap_fini(&am->owner_index);
 	free(am->seen);
 	free(am->rows);
@@ -279,6 +378,11 @@ void an_model_fini(struct an_state *st)
 }
 
 #define AS_MAPPED 1 /* class_shift: the page size the page was mapped with */
+
+int an_model_first_once(const struct an_state *st)
+{
+	return st->model && st->model->first_on;
+}
 
 uint64_t an_model_footprint(const struct an_state *st)
 {
@@ -603,6 +707,8 @@ void an_model_finish(struct an_state *st)
 	struct an_model *am = st->model;
 	if (!am)
 		return;
+	if (am->first_on)
+		burst_window(st, am, 1);
 	if (st->parts_on && st->res->skipped_accesses && !st->opts->roi) {
 		/* Burst sampling: the dirty lines still cached at the end are
 		 * never written back, in a full run as here, but here each
@@ -625,24 +731,98 @@ void an_model_finish(struct an_state *st)
 	}
 }
 
+/* n counts of histogram h move to bucket `to`, taken from the highest
+ * buckets above it: the fills a row takes back (mem_apply_once) are its
+ * slowest references, but their exact buckets (DRAM plus whatever the
+ * translation cost) were not kept. */
+static void hist_move(uint64_t *h, uint64_t n, unsigned to)
+{
+	for (unsigned b = AN_LAT_BUCKETS; n && b-- > to + 1;) {
+		uint64_t k = h[b] < n ? h[b] : n;
+		h[b] -= k;
+		h[to] += k;
+		n -= k;
+	}
+}
+
+static unsigned lat_bucket(unsigned lat)
+{
+	unsigned b = lat ? 31u - (unsigned)__builtin_clz(lat) : 0;
+	return b < AN_LAT_BUCKETS ? b : AN_LAT_BUCKETS - 1;
+}
+
+/* Burst sampling: the row's scaled first fills of lines that stayed in
+ * use (on_first) become hits at the level they stayed in. Under set
+ * sampling they were modelled misses, which stand for f times as many
+ * misses (f as mem_scale_sampled takes it, from the misses before this),
+ * so the L1 hits they become are f times as many; those in L2 and the
+ * LLC are scaled with the other levels. */
+static void mem_apply_once(struct an_mem *m, const struct an_model *am)
+{
+	static const unsigned lvl[3] = { MP_LVL_L1, MP_LVL_L2, MP_LVL_L3 };
+	uint64_t n[3] = { m->once[0], m->once[1], m->once[2] }, lat = m->once_lat;
+	uint64_t dram = m->level[MP_LVL_LOCAL_DRAM], all = n[0] + n[1] + n[2];
+	memset(m->once, 0, sizeof(m->once));
+	m->once_lat = 0;
+	if (!all)
+		return;
+	if (all > dram) {
+		/* a code address row can have taken back a fill another counted
+		 * (the owner is the line's last writer, not always its filler) */
+		double k = (double)dram / (double)all;
+		for (int i = 0; i < 3; i++)
+			n[i] = (uint64_t)((double)n[i] * k);
+		n[2] += dram - (n[0] + n[1] + n[2]);
+		lat = (uint64_t)((double)lat * k);
+		all = dram;
+	}
+	double f = 1.0;
+	if (m->miss_modelled && m->miss_unmodelled)
+		f = (double)(m->miss_modelled + m->miss_unmodelled) / (double)m->miss_modelled;
+	m->level[MP_LVL_LOCAL_DRAM] -= all;
+	m->dram_reads -= all < m->dram_reads ? all : m->dram_reads;
+	m->level[MP_LVL_L1] += am->sample_sets > 1 ? (uint64_t)((double)n[0] * f + 0.5) : n[0];
+	m->level[MP_LVL_L2] += n[1];
+	m->level[MP_LVL_L3] += n[2];
+	m->latency_sum -= lat < m->latency_sum ? lat : m->latency_sum;
+	for (int i = 0; i < 3; i++)
+		hist_move(m->latency_hist, n[i], lat_bucket(am->lat[lvl[i]]));
+	if (am->sample_sets > 1) {
+		/* (the misses' part, which mem_scale_sampled multiplies) */
+		m->miss_latency_sum -= lat < m->miss_latency_sum ? lat : m->miss_latency_sum;
+		for (int i = 0; i < 3; i++)
+			hist_move(m->miss_latency_hist, n[i], lat_bucket(am->lat[lvl[i]]));
+	}
+}
+
+/* The model's estimates: first fills taken back (mem_apply_once), then
+ * set sampling's scaling. */
+static void mem_estimate(struct an_mem *m, const struct an_model *am)
+{
+	if (am->first_on)
+		mem_apply_once(m, am);
+	if (am->sample_sets > 1)
+		mem_scale_sampled(m);
+}
+
 void an_model_scale_sets(struct an_state *st)
 {
 	const struct an_model *am = st->model;
-	if (!am || am->sample_sets == 1)
+	if (!am || (am->sample_sets == 1 && !am->first_on))
 		return;
 	for (size_t i = 0; i < st->ips.n; i++)
-		mem_scale_sampled(&st->ips.v[i].mem);
+		mem_estimate(&st->ips.v[i].mem, am);
 	for (size_t i = 0; i < st->classes.n; i++) {
 		struct an_mem *m = &st->classes.v[i].mem;
-		if (m->miss_unmodelled && !m->miss_modelled) {
+		if (am->sample_sets > 1 && m->miss_unmodelled && !m->miss_modelled) {
 			st->res->mem_unsampled_objects++;
 			st->res->mem_unsampled_refs += m->refs;
 		}
-		mem_scale_sampled(m);
+		mem_estimate(m, am);
 	}
 	for (size_t i = 0; i < st->threads.n; i++)
-		mem_scale_sampled(&st->threads.v[i].mem);
-	mem_scale_sampled(&st->res->mem_total);
+		mem_estimate(&st->threads.v[i].mem, am);
+	mem_estimate(&st->res->mem_total, am);
 }
 
 /* The frame of line address a (its page's translation as of the stream's
@@ -731,6 +911,11 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		s->core = (st->opts->thread_map == AN_MAP_SPREAD ? s->thread : s->cpu) % am->ncores;
 	}
 	unsigned core = s->core;
+	if (am->first_on && s->bursts != am->burst) {
+		am->burst = s->bursts;
+		mp_model_set_burst(am->m, s->bursts);
+		burst_window(st, am, 0);
+	}
 	unsigned cshift =
 		cls < am->cls_shift.n && am->cls_shift.v[cls] ? am->cls_shift.v[cls] : class_shift(st, am, cls);
 	unsigned shift = cshift == AS_MAPPED ? 12 : cshift;
@@ -900,6 +1085,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				sum->tlb = o.tlb;
 			sum->latency += o.latency;
 			int dram = o.level == MP_LVL_LOCAL_DRAM || o.level == MP_LVL_REMOTE_DRAM;
+			am->fills += dram ? am->sample_sets : 0;
 			if (st->opts->on_dram && (dram || o.walk_dram)) {
 				struct an_dram d = { .proc = s->proc,
 						     .thread = s->thread,

@@ -275,14 +275,18 @@ static int build_functions(struct an_state *st, struct an_result *r)
 	return 0;
 }
 
+/* (f 1 changes no figure: it only settles dram_writes_left and once_*) */
 static void scale_mem(struct an_mem *m, double f)
 {
-	uint64_t left = m->dram_writes_left;
-	m->dram_writes_left = 0;
+	uint64_t left = m->dram_writes_left, once[4] = { m->once[0], m->once[1], m->once[2], m->once_lat };
+	m->dram_writes_left = m->once[0] = m->once[1] = m->once[2] = m->once_lat = 0;
 	uint64_t *v = (uint64_t *)m; /* an_mem is all uint64_t */
 	for (size_t i = 0; i < sizeof(*m) / sizeof(uint64_t); i++)
 		v[i] = (uint64_t)((double)v[i] * f + 0.5);
 	m->dram_writes += (uint64_t)((double)left * (f - 1) + 0.5);
+	for (int i = 0; i < 3; i++)
+		m->once[i] = (uint64_t)((double)once[i] * (f - 1) + 0.5);
+	m->once_lat = (uint64_t)((double)once[3] * (f - 1) + 0.5);
 }
 
 static void scale_counts(struct an_counts *c, double f)
@@ -354,10 +358,9 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 	for (size_t i = 0; i < st->parts.n; i++) {
 		struct an_part *p = &st->parts.v[i];
 		double f = st->threads.v[p->thread].sample_factor;
-		if (f != 1.0) {
+		if (f != 1.0)
 			scale_counts(&p->c, f);
-			scale_mem(&p->mem, f);
-		}
+		scale_mem(&p->mem, f);
 		counts_add(&st->classes.v[p->cls].c, &p->c);
 		an_mem_add(&st->classes.v[p->cls].mem, &p->mem);
 		an_mem_add(&r->mem_total, &p->mem);
@@ -365,19 +368,17 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 	r->total = (struct an_counts){ 0 };
 	for (size_t i = 0; i < st->threads.n; i++) {
 		struct an_thread *t = &st->threads.v[i];
-		if (t->sample_factor != 1.0) {
+		if (t->sample_factor != 1.0)
 			scale_counts(&t->c, t->sample_factor);
-			scale_mem(&t->mem, t->sample_factor);
-		}
+		scale_mem(&t->mem, t->sample_factor);
 		counts_add(&r->total, &t->c);
 	}
 	for (size_t i = 0; i < st->ips.n; i++) {
 		struct an_ip *ip = &st->ips.v[i];
 		double f = ip->thread < st->threads.n ? st->threads.v[ip->thread].sample_factor : 1.0;
-		if (f != 1.0) {
+		if (f != 1.0)
 			scale_counts(&ip->c, f);
-			scale_mem(&ip->mem, f);
-		}
+		scale_mem(&ip->mem, f);
 	}
 	/* the streams' own tallies, by their thread's factor, rounded once */
 	double outside = 0, phys = 0, thp = 0;
@@ -395,11 +396,25 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 		an_warn(st, "the model saw only the sampled bursts (record --sample-bursts): its figures are "
 			    "scaled estimates, and cache state between bursts is not what the program had");
 		/* A footprint that fits the LLC: its misses are cold ones, which
-		 * the skipped accesses would have hit, scaled as if they recurred
-		 * (allocheavy: DRAM reads x7 the full run's). */
+		 * the skipped accesses would have hit. The fills of lines in use
+		 * across skips count once (an_model.c, burst_window); the others
+		 * and the walks are scaled as if they recurred (allocheavy: DRAM
+		 * reads 2.6x the full run's, x7 when all were; walks x9). */
 		const struct mp_machine *mm = st->opts->machine;
 		uint64_t lines = an_model_footprint(st), llc = mm->llc.size / mm->line;
-		if (lines && lines <= llc)
+		if (lines && lines <= llc && an_model_first_once(st))
+			an_warn(st,
+				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its "
+				"misses "
+				"are mostly first touches, which the skipped accesses would have hit; fills of lines "
+				"in "
+				"use across skips count once, but those of lines seen in one burst only, and page "
+				"walks, "
+				"are scaled as if they recurred: DRAM estimates are likely too high, page-walk ones "
+				"far "
+				"too high: model a full trace",
+				(unsigned long long)(lines * mm->line >> 10), (unsigned long long)(mm->llc.size >> 10));
+		else if (lines && lines <= llc)
 			an_warn(st,
 				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its misses "
 				"are mostly first touches, which the skipped accesses would have hit; scaled as if they "

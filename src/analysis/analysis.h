@@ -66,6 +66,13 @@ struct an_mem {
 	 * would have caused (an_model_finish); scaling by a factor f adds
 	 * f - 1 DRAM writes for each (an_result.c) */
 	uint64_t dram_writes_left;
+	/* burst sampling, until applied (an_model_scale_sets): first fills
+	 * of lines that stayed in use across a skip, by where the next burst
+	 * found them (once[0..2]: L1, L2, LLC), and the cycles of their DRAM
+	 * latency over that level's; scaling by a factor f leaves f - 1 of
+	 * each, the fills the skipped accesses would have hit instead
+	 * (an_model.c, on_first) */
+	uint64_t once[3], once_lat;
 };
 
 /* Adds b's figures to a. */
