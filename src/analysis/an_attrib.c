@@ -332,6 +332,7 @@ static void cursor_advance(struct an_state *st, struct an_stream *s)
 		}
 		if (r < 0 && !s->warned) {
 			s->warned = 1;
+			st->res->damaged = 1;
 			an_warn(st, "thread %u: malformed record; rest of its chunk skipped", s->tid);
 		}
 		int l = cursor_load(st, s);

@@ -37,6 +37,8 @@ struct page_row {
  * first fills found again in it are judged by its rate of fills
  * (burst_window) */
 #define AN_WINDOW_ACCESSES 1000
+/* the longest access the model takes, in bytes (model_access) */
+#define AN_MODEL_RANGE_MAX (1ull << 40)
 #define AN_SEEN_MAX_LOG2 27 /* an_model.seen: at most 16 MiB (an LLC of 2 GiB) */
 #define AN_SEEN_SAMPLE 4 /* log2: 1 line in 16 (by hash) is marked */
 
@@ -86,6 +88,7 @@ struct an_model {
 	int hint_sets; /* the model's sets outgrow the host's caches: the lookahead hints them */
 	int counting; /* the access being modelled is inside --roi */
 	int left; /* writebacks are of lines left at the end (an_model_finish) */
+	int range_warned; /* an access over AN_MODEL_RANGE_MAX was left out */
 	/* burst sampling: first fills are tracked (on_first); the burst the
 	 * model was last told of; OFF, the accesses of a skip; the model's
 	 * fills so far (sampled sets: each counts for all the sets), and
@@ -905,6 +908,20 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 						   const struct trace_rec *r, int counted, struct mp_outcome *sum)
 {
 	struct an_model *am = st->model;
+	if (r->size > AN_MODEL_RANGE_MAX) {
+		/* a line at a time, 2^34 lines take hours: no program touches
+		 * a TiB in one call (its pages would have to be there) */
+		outcome_init(sum, 12);
+		if (!am->range_warned) {
+			am->range_warned = 1;
+			st->res->damaged = 1;
+			an_warn(st,
+				"thread %u: an access of %llu bytes at %#llx, over the 1 TiB the model takes in one "
+				"(a damaged file?): counted but not modelled",
+				s->tid, (unsigned long long)r->size, (unsigned long long)r->addr);
+		}
+		return;
+	}
 	if (s->core_of != s->cpu + 1) {
 		/* the core changes only when the thread moves: no division per access */
 		s->core_of = s->cpu + 1;

@@ -130,6 +130,10 @@ enum mp_rec_class {
 #define MP_ACC_SLOT1 0x10u /* ACCESS_SLOT, ACCESS_FAR: the ip is slot 1's */
 #define MP_ACC_FAR_BYTES 6u /* ACCESS_FAR's raw delta: zigzag deltas < 2^48 */
 #define MP_SIZE_RANGE 7u /* size codes 0..4 mean 1,2,4,8,16 bytes; 5 = 32, 6 = 64 */
+/* User addresses lie below this (x86-64 with 5-level paging, arm64's 52
+ * bits): a range that does not end by it is malformed (a damaged length
+ * had the model walk 2^58 lines). */
+#define MP_ADDR_END (1ull << 57)
 
 /* PAGEMAP chunk payload (written by the launcher from /proc/PID/pagemap):
  * uv pid, uv time (CLOCK_MONOTONIC ns), uv runs, then per run:

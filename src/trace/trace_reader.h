@@ -170,10 +170,13 @@ static inline __attribute__((always_inline)) int trace_dec_acc(struct trace_dec 
 	default:
 		return 0;
 	}
-done:
+done:;
+	const uint64_t addr = d->last_addr + (uint64_t)mp_unzigzag(v);
+	if (sc == MP_SIZE_RANGE && (addr > MP_ADDR_END || size > MP_ADDR_END - addr))
+		return 0; /* (malformed: trace_dec_next says so) */
 	d->p = p;
-	d->last_addr += (uint64_t)mp_unzigzag(v);
-	a->addr = d->last_addr;
+	d->last_addr = addr;
+	a->addr = addr;
 	a->size = size;
 	a->ip = ip;
 	a->write = !!(tag & MP_ACC_WRITE);

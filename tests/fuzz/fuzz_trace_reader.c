@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
+#include "model/machine.h"
 #include "trace/trace_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -48,11 +49,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0)
 		return 0;
 	if (write(fd, data, size) == (ssize_t)size) {
-		for (int skip = 0; skip < 2; skip++) {
+		static struct mp_machine mm;
+		static int have_mm;
+		if (!have_mm)
+			have_mm = mp_machine_preset("nehalem-e5504", &mm) == 0 ? 1 : -1;
+		for (int run = 0; run < 3; run++) {
 			struct an_result *res = NULL;
 			/* a mutated pagemap run may claim 2^36 pages: keep the
 			 * translations within the fuzzer's memory limit */
-			struct an_opts o = { .roi = "kernel", .skip_checksums = skip, .max_phys_pages = 1u << 16 };
+			struct an_opts o = { .roi = "kernel", .skip_checksums = run > 0, .max_phys_pages = 1u << 16 };
+			if (run == 2) {
+				/* the model too (bursts, ranges, walks), over the
+				 * whole trace */
+				if (have_mm < 0)
+					break;
+				o.roi = NULL;
+				o.machine = &mm;
+			}
 			if (an_run(path, &o, &res) == 0)
 				an_result_free(res);
 		}

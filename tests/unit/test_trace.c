@@ -365,6 +365,31 @@ static void test_ip_history(void)
 	CHECK(trace_dec_next(&d, &r) < 0);
 }
 
+/* A range must end by MP_ADDR_END, the top of user memory: one that
+ * reaches it decodes, one a byte longer is malformed (a damaged length
+ * had the model walk 2^58 lines), as is one whose end wraps. */
+static void test_range_end(void)
+{
+	const uint64_t addr = 0x10000, sizes[3] = { MP_ADDR_END - 0x10000, MP_ADDR_END - 0x10000 + 1, UINT64_MAX };
+	for (int i = 0; i < 3; i++) {
+		uint8_t buf[32], *p = buf;
+		*p++ = MP_TAG(MP_REC_ACCESS, MP_SIZE_RANGE | MP_ACC_WRITE);
+		p = mp_put_uv(p, mp_zigzag((int64_t)addr));
+		p = mp_put_uv(p, sizes[i]);
+		struct trace_dec d;
+		struct trace_rec r;
+		trace_dec_init(&d, buf, (size_t)(p - buf));
+		int got = trace_dec_next(&d, &r);
+		if (i == 0) {
+			CHECK_EQ(got, 1);
+			CHECK_EQ(r.size, sizes[0]);
+			CHECK_EQ(r.addr, addr);
+		} else {
+			CHECK(got < 0);
+		}
+	}
+}
+
 /* ACCESS_SLOT and ACCESS_FAR (v2): the ip is slot 0's or slot 1's (bit 4)
  * and the slots stay put, where ACCESS_IP2 swaps them. ACCESS_FAR's delta is
  * 6 raw little-endian bytes, written as the inline path writes it: one
@@ -438,6 +463,7 @@ int main(void)
 {
 	test_ip_history();
 	test_access_slots();
+	test_range_end();
 	test_varint();
 	test_roundtrip(0);
 	test_roundtrip(1);
