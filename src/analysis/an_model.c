@@ -909,8 +909,8 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 {
 	struct an_model *am = st->model;
 	if (r->size > AN_MODEL_RANGE_MAX) {
-		/* a line at a time, 2^34 lines take hours: no program touches
-		 * a TiB in one call (its pages would have to be there) */
+		/* a line at a time, 2^34 lines take hours; a call that long is
+		 * far likelier a damaged length than a program's */
 		outcome_init(sum, 12);
 		if (!am->range_warned) {
 			am->range_warned = 1;
