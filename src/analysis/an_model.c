@@ -26,6 +26,7 @@
 struct page_row {
 	uint64_t addr; /* page start (virtual) */
 	uint64_t dtlb_misses, walks, walk_refs; /* dtlb_misses 0: empty slot */
+	uint64_t once_dtlb, once_stlb; /* burst sampling: first walks found in the DTLB, STLB after skips */
 	uint64_t last; /* an_model.page_tick when cls was seen */
 	uint32_t proc, cls;
 	uint32_t thread; /* burst sampling: the thread whose misses these are; else 0 */
@@ -54,7 +55,10 @@ struct owner {
 /* Burst sampling: a tracked first fill's line found again (on_first). */
 struct first_found {
 	uint32_t owner;
-	uint8_t level, skips;
+	uint8_t level, skips; /* level: MP_LVL_* for a line, MP_TLB_* for a page */
+	uint8_t walk, shift; /* a page's first walk, and its page (proc, page, shift) */
+	uint32_t proc;
+	uint64_t page;
 };
 
 struct an_model {
@@ -97,7 +101,7 @@ struct an_model {
 	int first_on;
 	unsigned burst;
 	double burst_off;
-	uint64_t fills, win_fills, win_accesses;
+	uint64_t fills, win_fills, win_accesses, walks, win_walks;
 	MP_VEC(struct first_found) found;
 	struct an_stream *cur; /* the stream whose access is being modelled */
 	struct an_state *st;
@@ -128,6 +132,8 @@ void an_mem_add(struct an_mem *a, const struct an_mem *b)
 	for (int i = 0; i < 3; i++)
 		a->once[i] += b->once[i];
 	a->once_lat += b->once_lat;
+	a->once_walk[0] += b->once_walk[0];
+	a->once_walk[1] += b->once_walk[1];
 }
 
 /* The owner id of a line stream s references for class cls now (struct
@@ -226,7 +232,21 @@ static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips)
 	struct an_model *am = arg;
 	if (!am->counting || owner >= am->owners.n)
 		return;
-	struct first_found f = { owner, (uint8_t)level, (uint8_t)skips };
+	struct first_found f = { owner, (uint8_t)level, (uint8_t)skips, 0, 0, 0, 0 };
+	if (mp_vec_push(&am->found, f))
+		am->st->oom = 1;
+}
+
+/* The same for a page's first walk (the owner: the reference that found
+ * it again), judged with the walks' rate over the STLB's sets and ways;
+ * its rows take back f - 1 of the walk as a DTLB or STLB hit, and so does
+ * its row of the TLB view (pages_per_thread_merge). */
+static void on_first_walk(void *arg, uint32_t owner, unsigned tlb, unsigned skips, uint64_t page, unsigned shift)
+{
+	struct an_model *am = arg;
+	if (!am->counting || owner >= am->owners.n || !am->cur)
+		return;
+	struct first_found f = { owner, (uint8_t)tlb, (uint8_t)skips, 1, (uint8_t)shift, am->cur->proc, page };
 	if (mp_vec_push(&am->found, f))
 		am->st->oom = 1;
 }
@@ -251,6 +271,10 @@ static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips)
  * the like lines of the skips. The rate is that of the bursts after the
  * skips, not before: a program's first burst fills its whole footprint.
  */
+/* The page's row (page_count), NULL if it has none. */
+static struct page_row *page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift,
+				      uint32_t thread);
+
 static void burst_window(struct an_state *st, struct an_model *am, int last)
 {
 	/* (the streams' counts go to the totals when they end) */
@@ -265,13 +289,31 @@ static void burst_window(struct an_state *st, struct an_model *am, int last)
 	const struct mp_machine *mm = st->opts->machine;
 	double sets = (double)mm->llc.size / mm->line / mm->llc.ways * mm->sockets;
 	double skip_fills = n ? (double)(am->fills - am->win_fills) / (double)n * am->burst_off / sets : 0;
+	/* pages: the same with walks, into the STLB (or, without one, the
+	 * 4 KiB DTLB) */
+	const struct mp_tlb_geom *tg = mm->stlb.entries ? &mm->stlb : &mm->dtlb[MP_PAGE_4K];
+	unsigned tways = tg->ways ? tg->ways : tg->entries;
+	double tsets = tg->entries ? (double)tg->entries / tways : 1;
+	double skip_walks = n ? (double)(am->walks - am->win_walks) / (double)n * am->burst_off / tsets : 0;
 	for (size_t i = 0; i < am->found.n; i++) {
 		const struct first_found *f = &am->found.v[i];
-		if (skip_fills * f->skips >= mm->llc.ways / 2.0)
+		if (f->walk ? skip_walks * f->skips >= tways / 2.0 : skip_fills * f->skips >= mm->llc.ways / 2.0)
 			continue;
 		const struct owner *ow = &am->owners.v[f->owner];
 		struct an_mem *rows[3] = { &st->parts.v[ow->row].mem, &st->threads.v[ow->thread].mem,
 					   ow->fn ? &st->ips.v[ow->fn - 1].mem : NULL };
+		if (f->walk) {
+			const int stlb = f->level == MP_TLB_L2_HIT;
+			for (int r = 0; r < 3 && rows[r]; r++)
+				rows[r]->once_walk[stlb]++;
+			struct page_row *pr =
+				am->rows_cap ? page_row_find(am, f->proc, f->page, f->shift, ow->thread) : NULL;
+			if (pr) {
+				pr->once_dtlb += !stlb;
+				pr->once_stlb += stlb;
+			}
+			continue;
+		}
 		const unsigned at = f->level == MP_LVL_L1 ? 0 : f->level == MP_LVL_L2 ? 1 : 2;
 		for (int r = 0; r < 3 && rows[r]; r++) {
 			rows[r]->once[at]++;
@@ -281,6 +323,7 @@ static void burst_window(struct an_state *st, struct an_model *am, int last)
 	am->found.n = 0;
 	am->win_accesses = accesses;
 	am->win_fills = am->fills;
+	am->win_walks = am->walks;
 }
 
 int an_model_init(struct an_state *st)
@@ -347,7 +390,7 @@ int an_model_init(struct an_state *st)
 	    sscanf(bursts, "%llu,%llu", &on, &off) == 2)
 		am->burst_off = (double)off;
 	am->first_on = on && off && !st->opts->roi && !st->opts->numa;
-	if ((st->parts_on && !am->seen) || (am->first_on && mp_model_track_first(am->m, on_first, am))) {
+	if ((st->parts_on && !am->seen) || (am->first_on && mp_model_track_first(am->m, on_first, on_first_walk, am))) {
 		free(am->seen);
 		mp_model_free(am->m);
 		free(am->rule_hits);
@@ -489,6 +532,19 @@ static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, 
 	r->walk_refs += o->walk_refs;
 	r->cls = cls; /* the latest object on the page */
 	r->last = ++am->page_tick;
+}
+
+static struct page_row *page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift,
+				      uint32_t thread)
+{
+	uint64_t page = addr >> shift;
+	for (size_t i = row_home(proc, page, shift, thread, am->rows_cap);; i = (i + 1) & (am->rows_cap - 1)) {
+		struct page_row *r = &am->rows[i];
+		if (!r->dtlb_misses)
+			return NULL;
+		if (r->addr == page << shift && r->proc == proc && r->shift == shift && r->thread == thread)
+			return r;
+	}
 }
 
 static inline __attribute__((always_inline)) void mem_count(struct an_mem *m, const struct mp_model_out *o)
@@ -798,12 +854,40 @@ static void mem_apply_once(struct an_mem *m, const struct an_model *am)
 	}
 }
 
-/* The model's estimates: first fills taken back (mem_apply_once), then
- * set sampling's scaling. */
+/* Burst sampling: the row's scaled first walks of pages in use across
+ * skips (burst_window) become hits in the DTLB or STLB they were found
+ * in; their paging-structure references go as the row's walks average. */
+static void mem_apply_once_walks(struct an_mem *m)
+{
+	uint64_t n[2] = { m->once_walk[0], m->once_walk[1] }, all = n[0] + n[1];
+	m->once_walk[0] = m->once_walk[1] = 0;
+	if (!all || !m->walks)
+		return;
+	if (all > m->tlb[MP_TLB_WALK]) {
+		/* (the owner is the reference that found the page again: one
+		 * whose row did not make the walk, on a page objects share) */
+		n[1] = n[1] * m->tlb[MP_TLB_WALK] / all;
+		n[0] = m->tlb[MP_TLB_WALK] - n[1];
+		all = n[0] + n[1];
+	}
+	uint64_t refs = (uint64_t)((double)m->walk_refs * (double)all / (double)m->walks + 0.5);
+	uint64_t dram = (uint64_t)((double)m->walk_dram * (double)all / (double)m->walks + 0.5);
+	m->tlb[MP_TLB_WALK] -= all;
+	m->tlb[MP_TLB_L1_HIT] += n[0];
+	m->tlb[MP_TLB_L2_HIT] += n[1];
+	m->walks -= all < m->walks ? all : m->walks;
+	m->walk_refs -= refs < m->walk_refs ? refs : m->walk_refs;
+	m->walk_dram -= dram < m->walk_dram ? dram : m->walk_dram;
+}
+
+/* The model's estimates: first fills and walks taken back
+ * (mem_apply_once, mem_apply_once_walks), then set sampling's scaling. */
 static void mem_estimate(struct an_mem *m, const struct an_model *am)
 {
-	if (am->first_on)
+	if (am->first_on) {
 		mem_apply_once(m, am);
+		mem_apply_once_walks(m);
+	}
 	if (am->sample_sets > 1)
 		mem_scale_sampled(m);
 }
@@ -1103,6 +1187,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			sum->latency += o.latency;
 			int dram = o.level == MP_LVL_LOCAL_DRAM || o.level == MP_LVL_REMOTE_DRAM;
 			am->fills += dram ? am->sample_sets : 0;
+			am->walks += o.tlb == MP_TLB_WALK;
 			if (st->opts->on_dram && (dram || o.walk_dram)) {
 				struct an_dram d = { .proc = s->proc,
 						     .thread = s->thread,
@@ -1294,9 +1379,14 @@ static int pages_per_thread_merge(struct an_state *st, struct an_model *am)
 		if (!w.dtlb_misses)
 			continue;
 		double f = w.thread < st->threads.n ? st->threads.v[w.thread].sample_factor : 1.0;
-		w.dtlb_misses = an_scaled(w.dtlb_misses, f);
-		w.walks = an_scaled(w.walks, f);
-		w.walk_refs = an_scaled(w.walk_refs, f);
+		/* first walks of pages in use across skips: f - 1 of each taken
+		 * back (burst_window), found in the DTLB no miss there either */
+		uint64_t once = w.once_dtlb + w.once_stlb < w.walks ? w.once_dtlb + w.once_stlb : w.walks;
+		uint64_t refs = once && w.walks ? w.walk_refs * once / w.walks : 0;
+		uint64_t dmiss = w.once_dtlb < w.dtlb_misses ? w.once_dtlb : w.dtlb_misses;
+		w.dtlb_misses = an_scaled(w.dtlb_misses, f) - an_scaled(dmiss, f - 1);
+		w.walks = an_scaled(w.walks, f) - an_scaled(once, f - 1);
+		w.walk_refs = an_scaled(w.walk_refs, f) - an_scaled(refs, f - 1);
 		v[n++] = w;
 	}
 	qsort(v, n, sizeof(*v), page_row_cmp);

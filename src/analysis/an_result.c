@@ -279,7 +279,9 @@ static int build_functions(struct an_state *st, struct an_result *r)
 static void scale_mem(struct an_mem *m, double f)
 {
 	uint64_t left = m->dram_writes_left, once[4] = { m->once[0], m->once[1], m->once[2], m->once_lat };
+	uint64_t walks[2] = { m->once_walk[0], m->once_walk[1] };
 	m->dram_writes_left = m->once[0] = m->once[1] = m->once[2] = m->once_lat = 0;
+	m->once_walk[0] = m->once_walk[1] = 0;
 	uint64_t *v = (uint64_t *)m; /* an_mem is all uint64_t */
 	for (size_t i = 0; i < sizeof(*m) / sizeof(uint64_t); i++)
 		v[i] = (uint64_t)((double)v[i] * f + 0.5);
@@ -287,6 +289,8 @@ static void scale_mem(struct an_mem *m, double f)
 	for (int i = 0; i < 3; i++)
 		m->once[i] = (uint64_t)((double)once[i] * (f - 1) + 0.5);
 	m->once_lat = (uint64_t)((double)once[3] * (f - 1) + 0.5);
+	for (int i = 0; i < 2; i++)
+		m->once_walk[i] = (uint64_t)((double)walks[i] * (f - 1) + 0.5);
 }
 
 static void scale_counts(struct an_counts *c, double f)
@@ -396,22 +400,20 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 		an_warn(st, "the model saw only the sampled bursts (record --sample-bursts): its figures are "
 			    "scaled estimates, and cache state between bursts is not what the program had");
 		/* A footprint that fits the LLC: its misses are cold ones, which
-		 * the skipped accesses would have hit. The fills of lines in use
-		 * across skips count once (an_model.c, burst_window); the others
-		 * and the walks are scaled as if they recurred (allocheavy: DRAM
-		 * reads 2.6x the full run's, x7 when all were; walks x9). */
+		 * the skipped accesses would have hit. The fills of lines and the
+		 * walks of pages in use across skips count once (an_model.c,
+		 * burst_window); the others are scaled as if they recurred
+		 * (allocheavy: DRAM reads 2.6x the full run's, x7 when all were;
+		 * walks x7.5, x9). */
 		const struct mp_machine *mm = st->opts->machine;
 		uint64_t lines = an_model_footprint(st), llc = mm->llc.size / mm->line;
 		if (lines && lines <= llc && an_model_first_once(st))
 			an_warn(st,
 				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its "
-				"misses "
-				"are mostly first touches, which the skipped accesses would have hit; fills of lines "
-				"in "
-				"use across skips count once, but those of lines seen in one burst only, and page "
-				"walks, "
-				"are scaled as if they recurred: DRAM estimates are likely too high, page-walk ones "
-				"far "
+				"misses are mostly first touches, which the skipped accesses would have hit; those of "
+				"lines and pages in use across skips count once, but those of lines and pages seen in "
+				"one burst only are scaled as if they recurred: DRAM and page-walk estimates are "
+				"likely "
 				"too high: model a full trace",
 				(unsigned long long)(lines * mm->line >> 10), (unsigned long long)(mm->llc.size >> 10));
 		else if (lines && lines <= llc)

@@ -73,6 +73,11 @@ struct an_mem {
 	 * each, the fills the skipped accesses would have hit instead
 	 * (an_model.c, on_first) */
 	uint64_t once[3], once_lat;
+	/* the same for first walks of pages found in the DTLB (once_walk[0])
+	 * or the STLB ([1]) after skips: f - 1 of each scaled walk is taken
+	 * back (its references as the row's walks average; its cycles are not
+	 * kept apart from the access's and stay) */
+	uint64_t once_walk[2];
 };
 
 /* Adds b's figures to a. */

@@ -64,6 +64,7 @@ struct mp_model {
 	 * lines filled so far (1 << first_log2 bits), the burst's tag as
 	 * MC_BURST holds it */
 	mp_model_first_fn first_fn;
+	mp_model_first_walk_fn first_walk_fn;
 	void *first_arg;
 	uint64_t *first_seen;
 	unsigned first_log2;
@@ -171,7 +172,7 @@ void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg)
 	m->wb_arg = arg;
 }
 
-int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, void *arg)
+int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_first_walk_fn walk_fn, void *arg)
 {
 	/* 16 bits per line the LLCs hold: while a footprint fits them (when
 	 * first touches matter), a new line's hash hits one seen before, and
@@ -188,6 +189,7 @@ int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, void *arg)
 	m->first_seen = b;
 	m->first_log2 = lg;
 	m->first_fn = fn;
+	m->first_walk_fn = walk_fn;
 	m->first_arg = arg;
 	return 0;
 }
@@ -203,6 +205,7 @@ static inline uint8_t first_marks(struct mp_model *m, uint64_t key, uint32_t own
 {
 	if (!m->first_seen || owner == MP_MODEL_NO_OWNER)
 		return 0;
+	/* (a page's key, MP_MODEL_NO_OWNER aside, is hashed apart: page_marks) */
 	uint64_t h = (key * 0x9e3779b97f4a7c15ull) >> (64 - m->first_log2);
 	uint64_t *w = &m->first_seen[h >> 6], bit = 1ull << (h & 63);
 	if (*w & bit)
@@ -228,6 +231,36 @@ static __attribute__((noinline)) void first_touch(struct mp_model *m, struct mod
 	if (marks & MC_REUSED)
 		m->first_fn(m->first_arg, *mc_owner(c, idx), level,
 			    ((m->burst_tag - (marks & MC_BURST)) & MC_BURST) >> 4);
+}
+
+/* The marks of a page's first walk (its TLB key; as first_marks, in the
+ * same bitmap, hashed another way). */
+static inline uint8_t page_marks(struct mp_model *m, uint64_t key)
+{
+	uint64_t h = ((key ^ 0x5851f42d4c957f2dull) * 0xbf58476d1ce4e5b9ull) >> (64 - m->first_log2);
+	uint64_t *w = &m->first_seen[h >> 6], bit = 1ull << (h & 63);
+	if (*w & bit)
+		return 0;
+	*w |= bit;
+	return (uint8_t)(MC_FIRST | m->burst_tag);
+}
+
+/* A reference found marked TLB entry idx of c (tlb: MP_TLB_L1_HIT or
+ * L2_HIT) for its page, not the core's previous one (that takes the
+ * DTLB's fast path): as first_touch. */
+static __attribute__((noinline)) void page_touch(struct mp_model *m, struct model_cache *c, uint64_t idx, unsigned tlb,
+						 uint32_t owner, uint64_t va, unsigned shift)
+{
+	uint8_t *fl = mc_flags(c, idx), marks = *fl & MC_MARKS;
+	if ((marks & MC_BURST) == m->burst_tag) {
+		if (marks & MC_FIRST)
+			*fl = (uint8_t)((*fl & ~MC_MARKS) | MC_REUSED | m->burst_tag);
+		return;
+	}
+	*fl &= (uint8_t)~MC_MARKS;
+	if (marks & MC_REUSED)
+		m->first_walk_fn(m->first_arg, owner, tlb, ((m->burst_tag - (marks & MC_BURST)) & MC_BURST) >> 4,
+				 va >> shift << shift, shift);
 }
 
 /* A line's marks go down with it to a level that holds it already: the
@@ -640,7 +673,7 @@ static uint64_t pt_key(unsigned space, unsigned level, uint64_t va, unsigned lin
 }
 
 static inline __attribute__((always_inline)) void translate(struct mp_model *m, unsigned k, unsigned space, uint64_t va,
-							  int ps, struct mp_model_out *out)
+							    int ps, uint32_t owner, struct mp_model_out *out)
 {
 	struct model_core *c = &m->core[k];
 	static const unsigned shift[MP_PAGE_SIZES] = { 12, 21, 30 };
@@ -655,6 +688,8 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 	}
 	int64_t i = model_cache_find(d, key);
 	if (i >= 0) {
+		if (*mc_flags(d, i) & MC_MARKS)
+			page_touch(m, d, (uint64_t)i, MP_TLB_L1_HIT, owner, va, shift[ps]);
 		model_cache_touch(d, (uint64_t)i);
 		c->last_page = key;
 		c->last_tlb_idx = (uint64_t)i;
@@ -666,7 +701,12 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 	out->latency += mm->stlb_latency;
 	struct model_victim v;
 	int ev;
+	uint8_t marks = 0; /* mp_model_track_first's, for the DTLB's new entry */
 	if (in_stlb && (i = model_cache_find(&c->stlb, key)) >= 0) {
+		uint8_t *fs = mc_flags(&c->stlb, i);
+		if (*fs & MC_MARKS)
+			page_touch(m, &c->stlb, (uint64_t)i, MP_TLB_L2_HIT, owner, va, shift[ps]);
+		marks = *fs & MC_MARKS;
 		model_cache_touch(&c->stlb, (uint64_t)i);
 		out->tlb = MP_TLB_L2_HIT;
 	} else {
@@ -707,10 +747,18 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 					model_cache_insert(p, pk[4 - lvl], 0, 0, &v, &ev);
 			}
 		}
+		if (m->first_seen && owner != MP_MODEL_NO_OWNER)
+			marks = page_marks(m, key);
 		if (in_stlb)
-			mc_insert(&c->stlb, key, 0, 0, &v, &ev);
+			mc_insert(&c->stlb, key, 0, marks, &v, &ev);
 	}
-	uint64_t idx = mc_insert(d, key, 0, 0, &v, &ev);
+	uint64_t idx = mc_insert(d, key, 0, marks, &v, &ev);
+	if (ev && (v.flags & MC_MARKS) && in_stlb) {
+		/* (the STLB's copy, if any, takes the DTLB's newer marks) */
+		int64_t j = model_cache_find(&c->stlb, v.key);
+		if (j >= 0)
+			marks_down(mc_flags(&c->stlb, j), v.flags);
+	}
 	c->last_page = key;
 	c->last_tlb_idx = idx;
 }
@@ -841,7 +889,7 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	m->seq++;
 	out->walk_refs = out->walk_dram = 0;
 	out->latency = 0;
-	translate(m, core, space, addr, ps, out);
+	translate(m, core, space, addr, ps, owner, out);
 	out->level = (uint8_t)line_ref(m, core, key, write, owner);
 	out->latency += level_latency(&m->mach, out->level);
 	out->again = (uint8_t)repeatable(m, core, space, addr, ps, key, owner);

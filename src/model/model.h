@@ -73,7 +73,13 @@ void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg);
  * first access.
  */
 typedef void (*mp_model_first_fn)(void *arg, uint32_t owner, unsigned level, unsigned skips);
-int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, void *arg);
+/* The same for a page's first walk, marked in the DTLB and STLB entries it
+ * makes: walk_fn gets the owner of the reference that found the page again
+ * (TLB entries keep none), where (MP_TLB_L1_HIT: the DTLB, MP_TLB_L2_HIT:
+ * the STLB), the skips, and the page (its address and shift). */
+typedef void (*mp_model_first_walk_fn)(void *arg, uint32_t owner, unsigned tlb, unsigned skips, uint64_t page,
+				       unsigned shift);
+int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_first_walk_fn walk_fn, void *arg);
 
 /* The burst the coming references are in (any number; its low 4 bits
  * tell one burst from the next). */

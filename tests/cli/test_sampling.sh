@@ -72,6 +72,9 @@ within_pct "randacc's sampled DRAM writes" "$(dram rfull.json writes)" "$(dram r
 "$MEMPRISM" report -q --model nehalem-e5504 --format csv esamp.data >esamp.csv
 expect_eq "evloop's array: fills counted once" "$(csv_field efull.csv 'static a ' local_dram)" \
 	"$(csv_field esamp.csv 'static a ' local_dram)"
+# and so are its pages' first walks (20 for 2 when scaled)
+expect_eq "evloop's array: walks counted once" "$(csv_field efull.csv 'static a ' walks)" \
+	"$(csv_field esamp.csv 'static a ' walks)"
 # allocheavy touches the ends of blocks malloc keeps placing in the same
 # ~1 MiB: most lines are found again later (counted once), but some are
 # seen in one burst only and stand for 10 like lines each. Its estimate

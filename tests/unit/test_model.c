@@ -670,6 +670,9 @@ struct first_log {
 	unsigned n;
 	uint32_t owners[16];
 	unsigned levels[16], skips[16];
+	unsigned pn; /* pages: page numbers, TLB levels, skips */
+	uint64_t pages[16];
+	unsigned ptlb[16], pskips[16];
 };
 
 static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips)
@@ -683,6 +686,25 @@ static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips)
 	l->n++;
 }
 
+static void on_first_walk(void *arg, uint32_t owner, unsigned tlb, unsigned skips, uint64_t page, unsigned shift)
+{
+	struct first_log *l = arg;
+	(void)owner;
+	if (l->pn < 16) {
+		l->pages[l->pn] = page >> shift;
+		l->ptlb[l->pn] = tlb;
+		l->pskips[l->pn] = skips;
+	}
+	l->pn++;
+}
+
+/* A load of the first line of page p (owner p). */
+static void page_ref(struct mp_model *m, uint64_t p)
+{
+	struct mp_model_out o;
+	mp_model_access(m, 0, 0, p * 4096, 0, 0, 12, (uint32_t)p, &o);
+}
+
 /* mp_model_track_first (burst sampling): a line's first fill is reported
  * when the line, referenced again in its burst (not just by the next
  * reference), is found cached by the first reference of the next burst;
@@ -694,7 +716,7 @@ static void test_first_touch(void)
 	struct mp_machine mm = tiny(MP_INCL_NINE, 1);
 	struct mp_model *m = mp_model_new(&mm);
 	struct first_log log = { 0 };
-	CHECK_EQ(mp_model_track_first(m, on_first, &log), 0);
+	CHECK_EQ(mp_model_track_first(m, on_first, on_first_walk, &log), 0);
 	mp_model_set_burst(m, 0);
 	CHECK_EQ(ref(m, 0, 1, 0), MP_LVL_LOCAL_DRAM);
 	ref(m, 0, 2, 0);
@@ -770,19 +792,64 @@ static void test_first_touch(void)
 	}
 	mp_model_free(m);
 
+	/* Pages (mp_model_track_first's walks) on the tiny machine with a
+	 * 4-entry DTLB and a 16-entry STLB: page 1 walked, used again in its
+	 * burst and found in the DTLB in the next; page 2 walked but not used
+	 * again; page 10 used, pushed out of the DTLB and found in the STLB;
+	 * none reported twice. */
+	mm = tiny(MP_INCL_NINE, 1);
+	mm.stlb = (struct mp_tlb_geom){ 16, 4 };
+	mm.stlb_sizes = 1u << MP_PAGE_4K;
+	m = mp_model_new(&mm);
+	struct first_log pl = { 0 };
+	CHECK_EQ(mp_model_track_first(m, on_first, on_first_walk, &pl), 0);
+	mp_model_set_burst(m, 0);
+	page_ref(m, 1);
+	page_ref(m, 2);
+	page_ref(m, 1);
+	page_ref(m, 3);
+	mp_model_set_burst(m, 1);
+	page_ref(m, 2);
+	page_ref(m, 1);
+	page_ref(m, 3);
+	mp_model_set_burst(m, 2);
+	page_ref(m, 1);
+	CHECK_EQ(pl.pn, 1);
+	page_ref(m, 10);
+	page_ref(m, 11);
+	page_ref(m, 10);
+	for (uint64_t p = 12; p < 16; p++)
+		page_ref(m, p);
+	mp_model_set_burst(m, 3);
+	page_ref(m, 10);
+	page_ref(m, 11);
+	mp_model_set_burst(m, 4);
+	page_ref(m, 10);
+	CHECK_EQ(pl.pn, 2);
+	CHECK_EQ(pl.pages[0], 1);
+	CHECK_EQ(pl.ptlb[0], MP_TLB_L1_HIT);
+	CHECK_EQ(pl.pskips[0], 1);
+	CHECK_EQ(pl.pages[1], 10);
+	CHECK_EQ(pl.ptlb[1], MP_TLB_L2_HIT);
+	CHECK_EQ(pl.pskips[1], 1);
+	mp_model_free(m);
+
 	/* Tracking changes nothing the model does: two cores, an exclusive
-	 * LLC (marks move up and down with the lines), PLRU L2, set sampling
-	 * or not, bursts of 500 references; the same outcomes and writebacks
-	 * with tracking as without, and some lines reported. */
+	 * LLC (marks move up and down with the lines), PLRU L2, an STLB, set
+	 * sampling or not, bursts of 500 references; the same outcomes and
+	 * writebacks with tracking as without, and some lines and pages
+	 * reported. */
 	for (unsigned sets = 1; sets <= 2; sets++) {
 		mm = tiny(MP_INCL_EXCLUSIVE, 2);
 		mm.l1d = (struct mp_cache_geom){ 1024, 2, MP_REPL_LRU, MP_INCL_NINE, 4 };
 		mm.l2 = (struct mp_cache_geom){ 4096, 4, MP_REPL_PLRU, MP_INCL_INCLUSIVE, 10 };
 		mm.llc = (struct mp_cache_geom){ 8192, 8, MP_REPL_LRU, MP_INCL_EXCLUSIVE, 40 };
+		mm.stlb = (struct mp_tlb_geom){ 64, 4 }; /* (the 14 pages fit) */
+		mm.stlb_sizes = 1u << MP_PAGE_4K;
 		struct mp_model *a, *b;
 		model_pair(&mm, sets, &a, &b);
 		struct first_log fl = { 0 };
-		CHECK_EQ(mp_model_track_first(b, on_first, &fl), 0);
+		CHECK_EQ(mp_model_track_first(b, on_first, on_first_walk, &fl), 0);
 		struct wb_log la = { 0 }, lb = { 0 };
 		mp_model_set_writeback(a, on_wb, &la);
 		mp_model_set_writeback(b, on_wb, &lb);
@@ -807,6 +874,7 @@ static void test_first_touch(void)
 		}
 		CHECK_EQ(same, 20000);
 		CHECK(fl.n > 0);
+		CHECK(fl.pn > 0);
 		mp_model_flush(a);
 		mp_model_flush(b);
 		CHECK_EQ(la.n, lb.n);
