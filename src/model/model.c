@@ -747,7 +747,7 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 					model_cache_insert(p, pk[4 - lvl], 0, 0, &v, &ev);
 			}
 		}
-		if (m->first_seen && owner != MP_MODEL_NO_OWNER)
+		if (m->first_walk_fn && owner != MP_MODEL_NO_OWNER)
 			marks = page_marks(m, key);
 		if (in_stlb)
 			mc_insert(&c->stlb, key, 0, marks, &v, &ev);

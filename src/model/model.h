@@ -79,6 +79,7 @@ typedef void (*mp_model_first_fn)(void *arg, uint32_t owner, unsigned level, uns
  * the STLB), the skips, and the page (its address and shift). */
 typedef void (*mp_model_first_walk_fn)(void *arg, uint32_t owner, unsigned tlb, unsigned skips, uint64_t page,
 				       unsigned shift);
+/* fn is required; walk_fn NULL: pages are not tracked. */
 int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_first_walk_fn walk_fn, void *arg);
 
 /* The burst the coming references are in (any number; its low 4 bits
