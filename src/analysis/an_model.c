@@ -38,7 +38,8 @@ struct page_row {
  * first fills found again in it are judged by its rate of fills
  * (burst_window) */
 #define AN_WINDOW_ACCESSES 1000
-/* the longest access the model takes, in bytes (model_access) */
+/* the longest access the model takes, in bytes (model_access), unless
+ * an_opts.max_model_range says otherwise */
 #define AN_MODEL_RANGE_MAX (1ull << 40)
 #define AN_SEEN_MAX_LOG2 27 /* an_model.seen: at most 16 MiB (an LLC of 2 GiB) */
 #define AN_SEEN_SAMPLE 4 /* log2: 1 line in 16 (by hash) is marked */
@@ -92,7 +93,8 @@ struct an_model {
 	int hint_sets; /* the model's sets outgrow the host's caches: the lookahead hints them */
 	int counting; /* the access being modelled is inside --roi */
 	int left; /* writebacks are of lines left at the end (an_model_finish) */
-	int range_warned; /* an access over AN_MODEL_RANGE_MAX was left out */
+	uint64_t range_max; /* the longest access it takes (AN_MODEL_RANGE_MAX) */
+	int range_warned; /* a longer one was left out */
 	/* burst sampling: first fills are tracked (on_first); the burst the
 	 * model was last told of; OFF, the accesses of a skip; the model's
 	 * fills so far (sampled sets: each counts for all the sets), and
@@ -352,6 +354,7 @@ int an_model_init(struct an_state *st)
 		st->res->mem_sample_sets = st->opts->sample_sets;
 	}
 	am->range_tail = mp_model_range_tail_lines(am->m);
+	am->range_max = st->opts->max_model_range ? st->opts->max_model_range : AN_MODEL_RANGE_MAX;
 	am->hint_sets = mp_model_set_bytes(am->m) >= AN_AHEAD_SET_BYTES;
 	am->ncores = mp_model_ncores(am->m);
 	am->line = st->opts->machine->line;
@@ -992,7 +995,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 						   const struct trace_rec *r, int counted, struct mp_outcome *sum)
 {
 	struct an_model *am = st->model;
-	if (r->size > AN_MODEL_RANGE_MAX) {
+	if (r->size > am->range_max) {
 		/* a line at a time, 2^34 lines take hours; a call that long is
 		 * far likelier a damaged length than a program's */
 		outcome_init(sum, 12);
@@ -1000,9 +1003,10 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			am->range_warned = 1;
 			st->res->damaged = 1;
 			an_warn(st,
-				"thread %u: an access of %llu bytes at %#llx, over the 1 TiB the model takes in one "
-				"(a damaged file?): counted but not modelled",
-				s->tid, (unsigned long long)r->size, (unsigned long long)r->addr);
+				"thread %u: an access of %llu bytes at %#llx, over the %llu bytes the model takes in "
+				"one (a damaged file?): counted but not modelled",
+				s->tid, (unsigned long long)r->size, (unsigned long long)r->addr,
+				(unsigned long long)am->range_max);
 		}
 		return;
 	}

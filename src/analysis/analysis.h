@@ -328,6 +328,7 @@ struct an_opts {
 	int no_wrapper_heuristic; /* don't skip *alloc*-like frames by name */
 	int skip_checksums; /* fuzzing only: see trace_reader_skip_checksums */
 	uint64_t max_phys_pages; /* page translations kept at most (0: AN_PHYS_MAX_PAGES) */
+	uint64_t max_model_range; /* bytes of one access the model takes at most (0: 1 TiB) */
 };
 
 /* Analyses the data file at path. 0 and *out (free with an_result_free), or
