@@ -234,10 +234,7 @@ static int index_chunks(struct an_state *st)
 				    mp_vec_push(&p->streams, (uint32_t)(st->streams.n - 1)))
 					return -ENOMEM;
 				s = &st->streams.v[st->streams.n - 1];
-			} else if (c.hdr.seq != s->last_seq + 1) {
-				s->gaps++;
 			}
-			s->last_seq = c.hdr.seq;
 			if (mp_vec_push(&s->chunks, c.offset))
 				return -ENOMEM;
 			st->nchunks++;

@@ -67,8 +67,6 @@ struct an_proc {
 struct an_stream {
 	uint32_t proc, tid, thread;
 	MP_VEC(uint64_t) chunks; /* file offsets */
-	uint32_t last_seq;
-	unsigned gaps;
 	size_t next_chunk;
 	uint8_t *data;
 	size_t cap;

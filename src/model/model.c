@@ -199,50 +199,58 @@ void mp_model_set_burst(struct mp_model *m, unsigned burst)
 	m->burst_tag = (uint8_t)((burst & 15) << 4);
 }
 
+/* Bit h of the bitmap of lines and pages seen, set: MC_FIRST and the
+ * burst's tag if it was clear, else 0. */
+static inline uint8_t seen_mark(struct mp_model *m, uint64_t h)
+{
+	uint64_t *w = &m->first_seen[h >> 6], bit = 1ull << (h & 63);
+	if (*w & bit)
+		return 0;
+	*w |= bit;
+	return (uint8_t)(MC_FIRST | m->burst_tag);
+}
+
 /* The marks of a data line's fill from DRAM: MC_FIRST and the burst's tag
  * if it is the line's first (mp_model_track_first), else none. */
 static inline uint8_t first_marks(struct mp_model *m, uint64_t key, uint32_t owner)
 {
 	if (!m->first_seen || owner == MP_MODEL_NO_OWNER)
 		return 0;
-	/* (a page's key, MP_MODEL_NO_OWNER aside, is hashed apart: page_marks) */
-	uint64_t h = (key * 0x9e3779b97f4a7c15ull) >> (64 - m->first_log2);
-	uint64_t *w = &m->first_seen[h >> 6], bit = 1ull << (h & 63);
-	if (*w & bit)
-		return 0;
-	*w |= bit;
-	return (uint8_t)(MC_FIRST | m->burst_tag);
+	/* (a page's key is hashed apart: page_marks) */
+	return seen_mark(m, (key * 0x9e3779b97f4a7c15ull) >> (64 - m->first_log2));
 }
 
-/* A reference found marked entry idx of c, at `level`; again: the core's
- * previous reference was to it too. In the line's burst, a reference
- * other than such a repeat marks it in use; in a later burst, the marks
- * go, and a line in use is reported (mp_model_track_first). */
-static __attribute__((noinline)) void first_touch(struct mp_model *m, struct model_cache *c, uint64_t idx,
-						  unsigned level, int again)
+/* A reference found a marked line or page (its entry's flags *fl); again:
+ * the core's previous reference was to it too. In its burst, a reference
+ * other than such a repeat marks it in use (0 comes back); in a later
+ * burst the marks go, and if it was in use the skips since its burst
+ * come back, for the caller to report (mp_model_track_first). */
+static unsigned marks_touch(const struct mp_model *m, uint8_t *fl, int again)
 {
-	uint8_t *fl = mc_flags(c, idx), marks = *fl & MC_MARKS;
+	uint8_t marks = *fl & MC_MARKS;
 	if ((marks & MC_BURST) == m->burst_tag) {
 		if ((marks & MC_FIRST) && !again)
 			*fl = (uint8_t)((*fl & ~MC_MARKS) | MC_REUSED | m->burst_tag);
-		return;
+		return 0;
 	}
 	*fl &= (uint8_t)~MC_MARKS;
-	if (marks & MC_REUSED)
-		m->first_fn(m->first_arg, *mc_owner(c, idx), level,
-			    ((m->burst_tag - (marks & MC_BURST)) & MC_BURST) >> 4);
+	return marks & MC_REUSED ? ((m->burst_tag - (marks & MC_BURST)) & MC_BURST) >> 4 : 0;
+}
+
+/* A reference found marked entry idx of c, a line's copy at `level`. */
+static __attribute__((noinline)) void first_touch(struct mp_model *m, struct model_cache *c, uint64_t idx,
+						  unsigned level, int again)
+{
+	unsigned skips = marks_touch(m, mc_flags(c, idx), again);
+	if (skips)
+		m->first_fn(m->first_arg, *mc_owner(c, idx), level, skips);
 }
 
 /* The marks of a page's first walk (its TLB key; as first_marks, in the
  * same bitmap, hashed another way). */
 static inline uint8_t page_marks(struct mp_model *m, uint64_t key)
 {
-	uint64_t h = ((key ^ 0x5851f42d4c957f2dull) * 0xbf58476d1ce4e5b9ull) >> (64 - m->first_log2);
-	uint64_t *w = &m->first_seen[h >> 6], bit = 1ull << (h & 63);
-	if (*w & bit)
-		return 0;
-	*w |= bit;
-	return (uint8_t)(MC_FIRST | m->burst_tag);
+	return seen_mark(m, ((key ^ 0x5851f42d4c957f2dull) * 0xbf58476d1ce4e5b9ull) >> (64 - m->first_log2));
 }
 
 /* A reference found marked TLB entry idx of c (tlb: MP_TLB_L1_HIT or
@@ -251,16 +259,9 @@ static inline uint8_t page_marks(struct mp_model *m, uint64_t key)
 static __attribute__((noinline)) void page_touch(struct mp_model *m, struct model_cache *c, uint64_t idx, unsigned tlb,
 						 uint32_t owner, uint64_t va, unsigned shift)
 {
-	uint8_t *fl = mc_flags(c, idx), marks = *fl & MC_MARKS;
-	if ((marks & MC_BURST) == m->burst_tag) {
-		if (marks & MC_FIRST)
-			*fl = (uint8_t)((*fl & ~MC_MARKS) | MC_REUSED | m->burst_tag);
-		return;
-	}
-	*fl &= (uint8_t)~MC_MARKS;
-	if (marks & MC_REUSED)
-		m->first_walk_fn(m->first_arg, owner, tlb, ((m->burst_tag - (marks & MC_BURST)) & MC_BURST) >> 4,
-				 va >> shift << shift, shift);
+	unsigned skips = marks_touch(m, mc_flags(c, idx), 0);
+	if (skips)
+		m->first_walk_fn(m->first_arg, owner, tlb, skips, va >> shift << shift, shift);
 }
 
 /* A line's marks go down with it to a level that holds it already: the
