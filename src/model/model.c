@@ -69,6 +69,7 @@ struct mp_model {
 	uint64_t *first_seen;
 	unsigned first_log2;
 	uint8_t burst_tag;
+	uint64_t first_lines, first_pages; /* first fills and walks marked so far */
 };
 
 static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t owner, uint8_t flags);
@@ -194,9 +195,20 @@ int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_firs
 	return 0;
 }
 
+void mp_model_first_counts(const struct mp_model *m, uint64_t *lines, uint64_t *pages)
+{
+	*lines = m->first_lines;
+	*pages = m->first_pages;
+}
+
 void mp_model_set_burst(struct mp_model *m, unsigned burst)
 {
-	m->burst_tag = (uint8_t)((burst & 15) << 4);
+	m->burst_tag = (uint8_t)((burst << MC_BURST_SHIFT) & MC_BURST);
+	/* a core's first reference in the burst must look at the marks, also
+	 * where it repeats the last one before the skip: no fast path then
+	 * (the full path finds what it would have and changes nothing else) */
+	for (unsigned k = 0; k < m->ncores; k++)
+		m->core[k].last_key = m->core[k].last_page = UINT64_MAX;
 }
 
 /* Bit h of the bitmap of lines and pages seen, set: MC_FIRST and the
@@ -217,58 +229,86 @@ static inline uint8_t first_marks(struct mp_model *m, uint64_t key, uint32_t own
 	if (!m->first_seen || owner == MP_MODEL_NO_OWNER)
 		return 0;
 	/* (a page's key is hashed apart: page_marks) */
-	return seen_mark(m, (key * 0x9e3779b97f4a7c15ull) >> (64 - m->first_log2));
+	uint8_t marks = seen_mark(m, (key * 0x9e3779b97f4a7c15ull) >> (64 - m->first_log2));
+	m->first_lines += marks != 0;
+	return marks;
 }
 
-/* A reference found a marked line or page (its entry's flags *fl); again:
- * the core's previous reference was to it too. In its burst, a reference
- * other than such a repeat marks it in use (0 comes back); in a later
- * burst the marks go, and if it was in use the skips since its burst
- * come back, for the caller to report (mp_model_track_first). */
-static unsigned marks_touch(const struct mp_model *m, uint8_t *fl, int again)
+/* A reference found a marked line or page (its entry's flags *fl). In its
+ * burst nothing changes; in a later one the marks go, and the skips since
+ * its burst come back, for the caller to report (mp_model_track_first). */
+static unsigned marks_touch(const struct mp_model *m, uint8_t *fl)
 {
 	uint8_t marks = *fl & MC_MARKS;
-	if ((marks & MC_BURST) == m->burst_tag) {
-		if ((marks & MC_FIRST) && !again)
-			*fl = (uint8_t)((*fl & ~MC_MARKS) | MC_REUSED | m->burst_tag);
+	if ((marks & MC_BURST) == m->burst_tag)
 		return 0;
-	}
 	*fl &= (uint8_t)~MC_MARKS;
-	return marks & MC_REUSED ? ((m->burst_tag - (marks & MC_BURST)) & MC_BURST) >> 4 : 0;
+	return ((m->burst_tag - (marks & MC_BURST)) & MC_BURST) >> MC_BURST_SHIFT;
+}
+
+/* A line's marks are the same on all its copies: a copy made later takes
+ * them from the level it comes from or, from DRAM, first_marks; so an
+ * eviction carries no news. When a later burst finds the line, the marks
+ * go from every copy at once: a copy left marked would report the line a
+ * second time. That happens once a line: searching every cache then costs
+ * nothing that matters. */
+static __attribute__((noinline)) void marks_clear_all(struct mp_model *m, uint64_t key)
+{
+	for (unsigned i = 0; i < m->nactive; i++) {
+		struct model_core *c = &m->core[m->active[i]];
+		struct model_cache *pc[2] = { &c->l1, &c->l2 };
+		for (int l = 0; l < 2; l++) {
+			int64_t j = model_cache_find(pc[l], key);
+			if (j >= 0)
+				*mc_flags(pc[l], (uint64_t)j) &= (uint8_t)~MC_MARKS;
+		}
+	}
+	for (unsigned s = 0; s < m->mach.sockets; s++) {
+		int64_t j = model_cache_find(&m->llc[s], key);
+		if (j >= 0)
+			*mc_flags(&m->llc[s], (uint64_t)j) &= (uint8_t)~MC_MARKS;
+	}
 }
 
 /* A reference found marked entry idx of c, a line's copy at `level`. */
 static __attribute__((noinline)) void first_touch(struct mp_model *m, struct model_cache *c, uint64_t idx,
-						  unsigned level, int again)
+						  unsigned level)
 {
-	unsigned skips = marks_touch(m, mc_flags(c, idx), again);
-	if (skips)
+	unsigned skips = marks_touch(m, mc_flags(c, idx));
+	if (skips) {
+		marks_clear_all(m, model_cache_key(c, idx));
 		m->first_fn(m->first_arg, *mc_owner(c, idx), level, skips);
+	}
 }
 
-/* The marks of a page's first walk (its TLB key; as first_marks, in the
- * same bitmap, hashed another way). */
-static inline uint8_t page_marks(struct mp_model *m, uint64_t key)
+/* The marks of a page's first walk by core k (its TLB key; as
+ * first_marks, in the same bitmap, hashed another way). A page is new to
+ * each core's TLBs: a thread that moves to another core walks its pages
+ * again, once, which a bounded trace would scale as it scales a rate. */
+static inline uint8_t page_marks(struct mp_model *m, uint64_t key, unsigned k)
 {
-	return seen_mark(m, ((key ^ 0x5851f42d4c957f2dull) * 0xbf58476d1ce4e5b9ull) >> (64 - m->first_log2));
+	uint64_t h = (key ^ 0x5851f42d4c957f2dull ^ (uint64_t)k << 50) * 0xbf58476d1ce4e5b9ull;
+	uint8_t marks = seen_mark(m, h >> (64 - m->first_log2));
+	m->first_pages += marks != 0;
+	return marks;
 }
 
 /* A reference found marked TLB entry idx of c (tlb: MP_TLB_L1_HIT or
  * L2_HIT) for its page, not the core's previous one (that takes the
- * DTLB's fast path): as first_touch. */
-static __attribute__((noinline)) void page_touch(struct mp_model *m, struct model_cache *c, uint64_t idx, unsigned tlb,
-						 uint32_t owner, uint64_t va, unsigned shift)
+ * DTLB's fast path): as first_touch. The page's copy in `below` (the STLB
+ * under a DTLB hit; else NULL) loses its marks too, as marks_clear_all's
+ * copies of a line. */
+static __attribute__((noinline)) void page_touch(struct mp_model *m, struct model_cache *c, uint64_t idx,
+						 struct model_cache *below, unsigned tlb, uint32_t owner, uint64_t va,
+						 unsigned shift)
 {
-	unsigned skips = marks_touch(m, mc_flags(c, idx), 0);
-	if (skips)
-		m->first_walk_fn(m->first_arg, owner, tlb, skips, va >> shift << shift, shift);
-}
-
-/* A line's marks go down with it to a level that holds it already: the
- * nearer copy's are the newer. */
-static inline void marks_down(uint8_t *fl, uint8_t from)
-{
-	*fl = (uint8_t)((*fl & ~MC_MARKS) | (from & MC_MARKS));
+	unsigned skips = marks_touch(m, mc_flags(c, idx));
+	if (!skips)
+		return;
+	int64_t j;
+	if (below && (j = model_cache_find(below, model_cache_key(c, idx))) >= 0)
+		*mc_flags(below, (uint64_t)j) &= (uint8_t)~MC_MARKS;
+	m->first_walk_fn(m->first_arg, owner, tlb, skips, va >> shift << shift, shift);
 }
 
 int mp_model_sample_sets(struct mp_model *m, unsigned n, char *err, size_t errlen)
@@ -350,19 +390,9 @@ static void llc_writeback(struct mp_model *m, unsigned s, const struct model_vic
 			*mc_flags(&m->llc[s], j) |= MC_DIRTY;
 			*mc_owner(&m->llc[s], j) = v->owner;
 		}
-		marks_down(mc_flags(&m->llc[s], j), v->flags);
 		return;
 	}
 	llc_insert(m, s, v->key, v->owner, v->flags);
-}
-
-/* A clean marked line leaves L2 over an LLC that keeps it: the LLC's copy
- * takes its marks. */
-static __attribute__((noinline)) void llc_marks(struct mp_model *m, unsigned s, const struct model_victim *v)
-{
-	int64_t j = model_cache_find(&m->llc[s], v->key);
-	if (j >= 0)
-		marks_down(mc_flags(&m->llc[s], j), v->flags);
 }
 
 /* A line leaves core k's L2. */
@@ -377,22 +407,18 @@ static void l2_evicted(struct mp_model *m, unsigned k, struct model_victim v)
 				v.flags |= MC_DIRTY;
 				v.owner = *mc_owner(&c->l1, j);
 			}
-			marks_down(&v.flags, f1);
 			model_cache_drop(&c->l1, (uint64_t)j);
 		}
 	}
 	if ((v.flags & MC_DIRTY) || m->mach.llc.inclusion == MP_INCL_EXCLUSIVE)
 		llc_writeback(m, c->socket, &v);
-	else if (v.flags & MC_MARKS)
-		llc_marks(m, c->socket, &v);
 }
 
-/* A line leaves core k's L1: dirty data goes to L2, and so do the marks
- * of a clean line (mp_model_track_first) where L2 keeps it. */
+/* A dirty line leaves core k's L1: its data goes to L2. */
 static void l1_evicted(struct mp_model *m, unsigned k, const struct model_victim *v)
 {
 	struct model_core *c = &m->core[k];
-	if (!(v->flags & (MC_DIRTY | MC_MARKS)) || (v->key & m->sample_mask))
+	if (!(v->flags & MC_DIRTY) || (v->key & m->sample_mask))
 		return; /* (set sampling: no L2 to take a line outside the sample) */
 	int64_t j = model_cache_find(&c->l2, v->key);
 	if (j >= 0) {
@@ -400,11 +426,8 @@ static void l1_evicted(struct mp_model *m, unsigned k, const struct model_victim
 			*mc_flags(&c->l2, j) |= MC_DIRTY;
 			*mc_owner(&c->l2, j) = v->owner;
 		}
-		marks_down(mc_flags(&c->l2, j), v->flags);
 		return;
 	}
-	if (!(v->flags & MC_DIRTY))
-		return;
 	struct model_victim v2;
 	int ev;
 	model_cache_insert(&c->l2, v->key, v->owner, v->flags, &v2, &ev);
@@ -519,7 +542,7 @@ static inline __attribute__((always_inline)) unsigned l1_hit(struct mp_model *m,
 	if (i < 0)
 		return 0;
 	if (*mc_flags(&c->l1, i) & MC_MARKS)
-		first_touch(m, &c->l1, (uint64_t)i, MP_LVL_L1, key == c->last_key);
+		first_touch(m, &c->l1, (uint64_t)i, MP_LVL_L1);
 	model_cache_touch(&c->l1, (uint64_t)i);
 	c->last_key = key;
 	c->last_idx = (uint64_t)i;
@@ -544,7 +567,7 @@ static inline __attribute__((always_inline)) void l1_fill(struct mp_model *m, un
 	struct model_victim v;
 	int ev;
 	uint64_t idx = mc_insert(&c->l1, key, owner, fl, &v, &ev);
-	if (ev && (v.flags & (MC_DIRTY | MC_MARKS)) && !(v.key & m->sample_mask))
+	if (ev && (v.flags & MC_DIRTY) && !(v.key & m->sample_mask))
 		l1_evicted(m, k, &v); /* (what it does for no other victim) */
 	c->last_key = key;
 	c->last_idx = idx;
@@ -579,7 +602,7 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 	if (j >= 0) {
 		uint8_t *f2 = mc_flags(&c->l2, j);
 		if (*f2 & MC_MARKS)
-			first_touch(m, &c->l2, (uint64_t)j, MP_LVL_L2, 0);
+			first_touch(m, &c->l2, (uint64_t)j, MP_LVL_L2);
 		model_cache_touch(&c->l2, (uint64_t)j);
 		level = MP_LVL_L2;
 		fl = *f2 & (MC_EXCL | MC_MARKS); /* (L1's copy takes the marks) */
@@ -596,7 +619,7 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 			level = MP_LVL_L3;
 			uint8_t *f3 = mc_flags(llc, h);
 			if (*f3 & MC_MARKS)
-				first_touch(m, llc, (uint64_t)h, MP_LVL_L3, 0);
+				first_touch(m, llc, (uint64_t)h, MP_LVL_L3);
 			l2fl |= *f3 & MC_MARKS; /* (the marks go up with it) */
 			if (m->mach.llc.inclusion == MP_INCL_EXCLUSIVE) {
 				/* the line moves up, dirty state and all */
@@ -690,7 +713,9 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 	int64_t i = model_cache_find(d, key);
 	if (i >= 0) {
 		if (*mc_flags(d, i) & MC_MARKS)
-			page_touch(m, d, (uint64_t)i, MP_TLB_L1_HIT, owner, va, shift[ps]);
+			page_touch(m, d, (uint64_t)i,
+				   c->stlb.sets && (m->mach.stlb_sizes & (1u << ps)) ? &c->stlb : NULL, MP_TLB_L1_HIT,
+				   owner, va, shift[ps]);
 		model_cache_touch(d, (uint64_t)i);
 		c->last_page = key;
 		c->last_tlb_idx = (uint64_t)i;
@@ -706,7 +731,7 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 	if (in_stlb && (i = model_cache_find(&c->stlb, key)) >= 0) {
 		uint8_t *fs = mc_flags(&c->stlb, i);
 		if (*fs & MC_MARKS)
-			page_touch(m, &c->stlb, (uint64_t)i, MP_TLB_L2_HIT, owner, va, shift[ps]);
+			page_touch(m, &c->stlb, (uint64_t)i, NULL, MP_TLB_L2_HIT, owner, va, shift[ps]);
 		marks = *fs & MC_MARKS;
 		model_cache_touch(&c->stlb, (uint64_t)i);
 		out->tlb = MP_TLB_L2_HIT;
@@ -749,17 +774,11 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 			}
 		}
 		if (m->first_walk_fn && owner != MP_MODEL_NO_OWNER)
-			marks = page_marks(m, key);
+			marks = page_marks(m, key, k);
 		if (in_stlb)
 			mc_insert(&c->stlb, key, 0, marks, &v, &ev);
 	}
 	uint64_t idx = mc_insert(d, key, 0, marks, &v, &ev);
-	if (ev && (v.flags & MC_MARKS) && in_stlb) {
-		/* (the STLB's copy, if any, takes the DTLB's newer marks) */
-		int64_t j = model_cache_find(&c->stlb, v.key);
-		if (j >= 0)
-			marks_down(mc_flags(&c->stlb, j), v.flags);
-	}
 	c->last_page = key;
 	c->last_tlb_idx = idx;
 }
