@@ -1011,6 +1011,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 			if (r->cls == MP_REC_ACCESS) {
 				if (!st->procs.v[pi].sym_loading)
 					an_sym_load_ahead(st, pi);
+				best->in_skip = 0;
 				replay_accesses(st, best); /* leaves the next record pending */
 				if (best->done || cursor_key(best) > second)
 					break;
@@ -1024,7 +1025,11 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 			case MP_REC_DROPPED:
 				st->res->skipped_accesses += r->epoch;
 				best->skipped += r->epoch;
-				best->bursts++;
+				best->bursts += !best->in_skip;
+				best->in_skip = 1;
+				/* (the next access goes to the model, repeat or not:
+				 * mp_model_set_burst) */
+				best->rep_again = 0;
 				break;
 			case MP_REC_TIME:
 				best->cpu = (unsigned)r->f[1];

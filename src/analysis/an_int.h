@@ -106,7 +106,12 @@ struct an_stream {
 	 * accesses outside --roi, accesses skipped (DROPPED records), and the
 	 * model's line refs indexed by physical address and in THP */
 	uint64_t outside_roi, skipped, refs_physical, refs_thp;
-	unsigned bursts; /* skips (DROPPED records) so far: which burst the stream is in */
+	/* skips so far: which burst the stream is in. A skip the runtime
+	 * broke off for events (an allocation-heavy program's mallocs) leaves
+	 * a DROPPED record for each part: only the first after recorded
+	 * accesses (in_skip clear) begins a skip */
+	unsigned bursts;
+	int in_skip;
 	/* burst sampling (st->parts): the last class looked up in an_part_get
 	 * and its part + 1 (0: none) */
 	uint32_t part_cls, part;
