@@ -5,7 +5,9 @@
  * new ELF images brought in by dlopen (their statics become objects).
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -200,6 +202,82 @@ RT_EXPORT int execvp(const char *file, char *const argv[])
 		real = (int (*)(const char *, char *const[]))dlsym(RTLD_NEXT, "execvp");
 	before_exec();
 	return real(file, argv);
+}
+
+RT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	static int (*real)(const char *, char *const[], char *const[]);
+	if (!real)
+		real = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execvpe");
+	before_exec();
+	return real(file, argv, envp);
+}
+
+RT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	static int (*real)(int, char *const[], char *const[]);
+	if (!real)
+		real = (int (*)(int, char *const[], char *const[]))dlsym(RTLD_NEXT, "fexecve");
+	before_exec();
+	return real(fd, argv, envp);
+}
+
+/* The list forms. glibc's execl* call its execve inside libc, past the
+ * interposed one, and the image's records were lost; they gather their
+ * arguments and go through the vector forms above instead. */
+#define RT_EXEC_ARGS_MAX 4096
+
+static int exec_list(const char *path, const char *arg, va_list ap, int search, int with_env)
+{
+	/* n: the arguments up to the NULL that ends them, arg included */
+	va_list count;
+	va_copy(count, ap);
+	size_t n = 0;
+	for (const char *a = arg; a; a = va_arg(count, const char *))
+		if (++n >= RT_EXEC_ARGS_MAX) {
+			va_end(count);
+			errno = E2BIG;
+			return -1;
+		}
+	va_end(count);
+	char *argv[n + 1];
+	for (size_t i = 0; i < n; i++)
+		argv[i] = i ? va_arg(ap, char *) : (char *)arg;
+	argv[n] = NULL;
+	if (with_env) {
+		if (n)
+			(void)va_arg(ap, char *); /* (the NULL, when it was not arg) */
+		char *const *envp = va_arg(ap, char *const *);
+		return execve(path, argv, envp);
+	}
+	return search ? execvp(path, argv) : execv(path, argv);
+}
+
+RT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int r = exec_list(path, arg, ap, 0, 0);
+	va_end(ap);
+	return r;
+}
+
+RT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int r = exec_list(file, arg, ap, 1, 0);
+	va_end(ap);
+	return r;
+}
+
+RT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int r = exec_list(path, arg, ap, 0, 1);
+	va_end(ap);
+	return r;
 }
 
 RT_EXPORT void *dlopen(const char *file, int mode)

@@ -36,3 +36,15 @@ echo "ok: processes $procs"
 # the first image ended by exec: flagged as such, and no "did not shut down" warning
 expect_eq "images replaced by exec" 1 "$(grep -o '"exec":true' <<<"$procs" | wc -l)"
 expect_eq "warnings" '"warnings":[]' "$(grep -o '"warnings":\[[^]]*\]' obj.json)"
+# The other exec functions: glibc's list forms (execl, execlp, execle) call
+# its execve inside libc, past the runtime's, and the first image's records
+# were lost (a 1M-access program showed none, with a "did not shut down
+# cleanly" warning); the runtime now has its own of each.
+for via in execl execlp execle execvp execvpe fexecve; do
+	"$MEMPRISM" record -q -o "exec_$via.data" -- ./exec "$via" >/dev/null || fail "$via: record exited $?"
+	"$MEMPRISM" report --roi work --format csv "exec_$via.data" >"obj_$via.csv"
+	expect_eq "$via: P stores" $N "$(csv_field "obj_$via.csv" "$P" stores)"
+	expect_eq "$via: C stores" $M "$(csv_field "obj_$via.csv" "$C" stores)"
+	"$MEMPRISM" report --roi work --format json "exec_$via.data" >"obj_$via.json"
+	expect_eq "$via: warnings" '"warnings":[]' "$(grep -o '"warnings":\[[^]]*\]' "obj_$via.json")"
+done
