@@ -1023,6 +1023,19 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 					best->epoch = r->epoch;
 				break;
 			case MP_REC_DROPPED:
+				if (r->epoch > st->skip_max) {
+					/* (scaled, a count near 2^63 overflowed every figure) */
+					if (!best->warned) {
+						best->warned = 1;
+						st->res->damaged = 1;
+						an_warn(st,
+							"thread %u: a skip of %llu accesses, over the trace's %llu: "
+							"damaged, left out",
+							best->tid, (unsigned long long)r->epoch,
+							(unsigned long long)st->skip_max);
+					}
+					break;
+				}
 				st->res->skipped_accesses += r->epoch;
 				best->skipped += r->epoch;
 				best->bursts += !best->in_skip;

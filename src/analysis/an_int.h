@@ -46,6 +46,9 @@ struct an_proc {
 };
 
 #define AN_LOOKUPS 4 /* object lookups a stream keeps: a loop's stack, globals and blocks */
+/* the longest skip a DROPPED record may tell of in a trace that does not
+ * give its bursts: a day of a thread's accesses at 10 G a second */
+#define AN_SKIP_MAX (1ull << 50)
 #define AN_IP_CACHE 16 /* slots: the top 4 bits of a multiplicative hash */
 #define AN_PAT_RECENT 4 /* pattern summaries a stream keeps at hand */
 #define AN_OWN_CACHE 16 /* model line owners a stream keeps at hand (a power of two) */
@@ -221,6 +224,9 @@ struct an_state {
 	struct mp_hashmap part_index; /* (thread << 32 | class) + 1 -> parts index */
 	struct an_part part_sink; /* an_part_of's answer on ENOMEM (the replay then fails) */
 	int parts_on;
+	/* the longest skip a DROPPED record may tell of: the sample_bursts
+	 * meta's OFF, else AN_SKIP_MAX; a longer one is damage */
+	uint64_t skip_max;
 	MP_VEC(char *) warnings;
 	struct mp_hashmap proc_index, class_index, stack_index, thread_index, ip_index;
 	struct an_smp *smp; /* sampled sources (an_samples.c), NULL when none */
@@ -249,7 +255,12 @@ static inline uint64_t an_hash_str(const char *s, uint64_t seed)
  * factors, an_result.c's apply_sampling and the tables scaled after it). */
 static inline uint64_t an_scaled(uint64_t v, double f)
 {
-	return f == 1.0 ? v : (uint64_t)((double)v * f + 0.5);
+	if (f == 1.0)
+		return v;
+	/* (past what a uint64_t holds, a damaged trace's factor: its largest
+	 * value, not undefined behaviour) */
+	double x = (double)v * f + 0.5;
+	return x < 18446744073709551616.0 ? (uint64_t)x : UINT64_MAX;
 }
 
 /* calloc(n, size) for a big table probed at random: asks for transparent

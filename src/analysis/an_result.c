@@ -284,21 +284,21 @@ static void scale_mem(struct an_mem *m, double f)
 	m->once_walk[0] = m->once_walk[1] = 0;
 	uint64_t *v = (uint64_t *)m; /* an_mem is all uint64_t */
 	for (size_t i = 0; i < sizeof(*m) / sizeof(uint64_t); i++)
-		v[i] = (uint64_t)((double)v[i] * f + 0.5);
-	m->dram_writes += (uint64_t)((double)left * (f - 1) + 0.5);
+		v[i] = an_scaled(v[i], f);
+	m->dram_writes += an_scaled(left, f - 1);
 	for (int i = 0; i < 3; i++)
-		m->once[i] = (uint64_t)((double)once[i] * (f - 1) + 0.5);
-	m->once_lat = (uint64_t)((double)once[3] * (f - 1) + 0.5);
+		m->once[i] = an_scaled(once[i], f - 1);
+	m->once_lat = an_scaled(once[3], f - 1);
 	for (int i = 0; i < 2; i++)
-		m->once_walk[i] = (uint64_t)((double)walks[i] * (f - 1) + 0.5);
+		m->once_walk[i] = an_scaled(walks[i], f - 1);
 }
 
 static void scale_counts(struct an_counts *c, double f)
 {
-	c->loads = (uint64_t)((double)c->loads * f + 0.5);
-	c->stores = (uint64_t)((double)c->stores * f + 0.5);
-	c->bytes_loaded = (uint64_t)((double)c->bytes_loaded * f + 0.5);
-	c->bytes_stored = (uint64_t)((double)c->bytes_stored * f + 0.5);
+	c->loads = an_scaled(c->loads, f);
+	c->stores = an_scaled(c->stores, f);
+	c->bytes_loaded = an_scaled(c->bytes_loaded, f);
+	c->bytes_stored = an_scaled(c->bytes_stored, f);
 }
 
 /* A trace with skips but without the sample_bursts meta that turns the
@@ -321,9 +321,9 @@ static void scale_uniformly(struct an_state *st, struct an_result *r, double f)
 	scale_counts(&r->total, f);
 	scale_mem(&r->mem_total, f);
 	/* shares of mem_total.refs: scaled alike */
-	r->refs_physical = (uint64_t)((double)r->refs_physical * f + 0.5);
-	r->refs_thp = (uint64_t)((double)r->refs_thp * f + 0.5);
-	r->accesses_outside_roi = (uint64_t)((double)r->accesses_outside_roi * f + 0.5);
+	r->refs_physical = an_scaled(r->refs_physical, f);
+	r->refs_thp = an_scaled(r->refs_thp, f);
+	r->accesses_outside_roi = an_scaled(r->accesses_outside_roi, f);
 }
 
 /*
@@ -530,6 +530,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		r->min_size = strtoull(buf, NULL, 10);
 	/* recorded in bursts: class figures are kept per thread (an_part) */
 	st.parts_on = trace_reader_meta(st.reader, "sample_bursts", buf, sizeof(buf)) != NULL;
+	unsigned long long on, off;
+	st.skip_max = st.parts_on && sscanf(buf, "%llu,%llu", &on, &off) == 2 && off ? off : AN_SKIP_MAX;
 	st.unknown_cls = an_class_by_label(&st, AN_KIND_UNKNOWN, "unknown (no object recorded at the address)");
 	int err = an_model_init(&st);
 	if (!err)

@@ -2,7 +2,9 @@
 /* The model's side of bad input, on hand-built traces: an access longer
  * than any call can be (a damaged length: 4 TiB is 2^36 lines, hours a
  * line at a time) is counted but not modelled, and the result says the
- * file is damaged and why; the accesses around it are modelled as usual. */
+ * file is damaged and why; the accesses around it are modelled as usual.
+ * Likewise a skip longer than the trace's bursts skip: its count, scaled,
+ * had every figure overflow. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +26,58 @@ static uint8_t *access_at(uint8_t *p, uint64_t *last, uint64_t addr, uint64_t si
 	return p;
 }
 
+static uint8_t *dropped(uint8_t *p, uint64_t n)
+{
+	*p++ = MP_TAG(MP_REC_DROPPED, 0);
+	return mp_put_uv(p, n);
+}
+
+/* A trace recorded in bursts of 10 accesses with skips of 90: three
+ * bursts; the second skip is a damaged count (2^63), the third one skip
+ * the runtime broke off in two (an event came): 90 + 45 + 45 skipped. */
+static void test_skip_count(void)
+{
+	tb_begin("source=inst\ncmdline=constructed\nsample_bursts=10,90\n");
+	uint8_t buf[4096], *p = tb_process(buf, 100, 500, "/app", MP_PROC_INSTRUMENTED);
+	tb_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
+	uint64_t last = 0;
+	p = tb_stream_start(buf, 1000, 0);
+	for (int b = 0; b < 4; b++) {
+		for (int i = 0; i < 10; i++)
+			p = access_at(p, &last, 0x10000 + 64 * (uint64_t)i, 8);
+		if (b == 0)
+			p = dropped(p, 90);
+		if (b == 1)
+			p = dropped(p, 1ull << 63);
+		if (b == 2)
+			p = dropped(dropped(p, 45), 45);
+	}
+	tb_chunk(MP_CHUNK_STREAM, 100, 100, 0xabc, buf, (size_t)(p - buf));
+	tb_run_end(2000);
+	char path[] = "/tmp/mp-model-input-XXXXXX";
+	CHECK_EQ(tb_write(path), 0);
+	struct mp_machine mm;
+	CHECK_EQ(mp_machine_preset("nehalem-e5504", &mm), 0);
+	struct an_opts o = { .machine = &mm };
+	struct an_result *r = NULL;
+	CHECK_EQ(an_run(path, &o, &r), 0);
+	unlink(path);
+	if (!r)
+		return;
+	CHECK_EQ(r->skipped_accesses, 180);
+	CHECK_EQ(r->total.stores, 40 + 180); /* (the estimate: 40 x 220 / 40) */
+	CHECK_EQ(r->mem_total.refs, 220);
+	CHECK(r->damaged);
+	int said = 0;
+	for (size_t i = 0; i < r->nwarnings; i++)
+		said |= strstr(r->warnings[i], "a skip of 9223372036854775808 accesses, over the trace's 90") != NULL;
+	CHECK(said);
+	an_result_free(r);
+}
+
 int main(void)
 {
+	test_skip_count();
 	tb_begin("source=inst\ncmdline=constructed\n");
 	uint8_t buf[4096], *p = tb_process(buf, 100, 500, "/app", MP_PROC_INSTRUMENTED);
 	tb_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
