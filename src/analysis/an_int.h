@@ -402,7 +402,7 @@ void an_model_scale_sets(struct an_state *st);
 /* Burst sampling: the distinct lines the model's references touched (an
  * estimate, UINT64_MAX beyond what it can tell), else 0. */
 uint64_t an_model_footprint(const struct an_state *st);
-/* Burst sampling: first fills of lines a later burst found count once
+/* Burst sampling: first fills of lines in use across skips count once
  * (an_model.c, burst_window). */
 int an_model_first_once(const struct an_state *st);
 /* Moves the page table to the result; remap: state class -> result class. */

@@ -265,8 +265,8 @@ static void on_first_walk(void *arg, uint32_t owner, unsigned tlb, unsigned skip
  * in a long loop: evloop's 65 lines, allocheavy's reused heap) is filled
  * once in a full run, and the skipped accesses between bursts would have
  * hit it: evloop's 65 fills came out as 650, allocheavy's 19K as 145K.
- * The model reports a first fill whose line a later burst found cached
- * (on_first). The model saw none
+ * The model reports a first fill whose line was referenced again in its
+ * burst and found cached in a later one (on_first). The model saw none
  * of the skips' traffic, which the full run had: at the rate of fills of
  * the bursts it was found in (per access, times a skip's accesses, over
  * the LLC's sets), the line stayed if the skips since its burst brought
@@ -1404,7 +1404,7 @@ static int pages_per_thread_merge(struct an_state *st, struct an_model *am)
 		if (!w.dtlb_misses)
 			continue;
 		double f = w.thread < st->threads.n ? st->threads.v[w.thread].sample_factor : 1.0;
-		/* first walks of pages a later burst found: f - 1 of each taken
+		/* first walks of pages in use across skips: f - 1 of each taken
 		 * back (burst_window), found in the DTLB no miss there either */
 		uint64_t once = w.once_dtlb + w.once_stlb < w.walks ? w.once_dtlb + w.once_stlb : w.walks;
 		uint64_t refs = once && w.walks ? w.walk_refs * once / w.walks : 0;

@@ -401,7 +401,7 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 			    "scaled estimates, and cache state between bursts is not what the program had");
 		/* A footprint that fits the LLC: its misses are cold ones, which
 		 * the skipped accesses would have hit. The fills of lines and the
-		 * walks of pages a later burst found count once (an_model.c,
+		 * walks of pages in use across skips count once (an_model.c,
 		 * burst_window); the others are scaled as if they recurred
 		 * (allocheavy: DRAM reads 2.5x the full run's, x7 when all were;
 		 * walks x1.3, x9). */
@@ -411,7 +411,7 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 			an_warn(st,
 				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its "
 				"misses are mostly first touches, which the skipped accesses would have hit; those of "
-				"lines and pages a later burst found count once, but those of lines and pages seen in "
+				"lines and pages in use across skips count once, but those of lines and pages seen in "
 				"one burst only are scaled as if they recurred: DRAM and page-walk estimates are "
 				"likely too high: model a full trace",
 				(unsigned long long)(lines * mm->line >> 10), (unsigned long long)(mm->llc.size >> 10));

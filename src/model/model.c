@@ -234,25 +234,42 @@ static inline uint8_t first_marks(struct mp_model *m, uint64_t key, uint32_t own
 	return marks;
 }
 
-/* A reference found a marked line or page (its entry's flags *fl). In its
- * burst nothing changes; in a later one the marks go, and the skips since
- * its burst come back, for the caller to report (mp_model_track_first). */
-static unsigned marks_touch(const struct mp_model *m, uint8_t *fl)
+/* The marks of another copy of the line or page go to entry flags *fl. */
+static inline void marks_set(uint8_t *fl, uint8_t marks)
 {
-	uint8_t marks = *fl & MC_MARKS;
-	if ((marks & MC_BURST) == m->burst_tag)
-		return 0;
-	*fl &= (uint8_t)~MC_MARKS;
-	return ((m->burst_tag - (marks & MC_BURST)) & MC_BURST) >> MC_BURST_SHIFT;
+	*fl = (uint8_t)((*fl & ~MC_MARKS) | (marks & MC_MARKS));
 }
 
-/* A line's marks are the same on all its copies: a copy made later takes
- * them from the level it comes from or, from DRAM, first_marks; so an
- * eviction carries no news. When a later burst finds the line, the marks
- * go from every copy at once: a copy left marked would report the line a
- * second time. That happens once a line: searching every cache then costs
- * nothing that matters. */
-static __attribute__((noinline)) void marks_clear_all(struct mp_model *m, uint64_t key)
+/* A reference found a marked line or page (its entry's flags *fl); again:
+ * the core's previous reference was to it too. In its burst, a reference
+ * other than such a repeat marks it in use (0 comes back); in a later
+ * burst the marks go, and if it was in use the skips since its burst
+ * come back, for the caller to report (mp_model_track_first). In use,
+ * not just seen twice: a line referenced again soon after its first
+ * reference most likely had been just before it too, in the skip, and
+ * was cached then in the full run; a line found again only bursts later
+ * may have been referenced at any time before (randacc's, whose full run
+ * had half of them cached over an LLC of half its table: counted once,
+ * its DRAM reads came out -20%). */
+static unsigned marks_touch(const struct mp_model *m, uint8_t *fl, int again)
+{
+	uint8_t marks = *fl & MC_MARKS;
+	if ((marks & MC_BURST) == m->burst_tag) {
+		if ((marks & MC_FIRST) && !again)
+			*fl = (uint8_t)((*fl & ~MC_MARKS) | MC_REUSED | m->burst_tag);
+		return 0;
+	}
+	*fl &= (uint8_t)~MC_MARKS;
+	return marks & MC_REUSED ? ((m->burst_tag - (marks & MC_BURST)) & MC_BURST) >> MC_BURST_SHIFT : 0;
+}
+
+/* A line's marks are one state, the same on all its copies: a copy made
+ * later takes them from the level it comes from or, from DRAM,
+ * first_marks; so an eviction carries no news. A change (marks_touch)
+ * goes to every copy at once: a copy left with the old marks could report
+ * the line a second time, or not in use. Changes come at most twice a
+ * line: searching every cache then costs nothing that matters. */
+static __attribute__((noinline)) void marks_set_all(struct mp_model *m, uint64_t key, uint8_t marks)
 {
 	for (unsigned i = 0; i < m->nactive; i++) {
 		struct model_core *c = &m->core[m->active[i]];
@@ -260,25 +277,26 @@ static __attribute__((noinline)) void marks_clear_all(struct mp_model *m, uint64
 		for (int l = 0; l < 2; l++) {
 			int64_t j = model_cache_find(pc[l], key);
 			if (j >= 0)
-				*mc_flags(pc[l], (uint64_t)j) &= (uint8_t)~MC_MARKS;
+				marks_set(mc_flags(pc[l], (uint64_t)j), marks);
 		}
 	}
 	for (unsigned s = 0; s < m->mach.sockets; s++) {
 		int64_t j = model_cache_find(&m->llc[s], key);
 		if (j >= 0)
-			*mc_flags(&m->llc[s], (uint64_t)j) &= (uint8_t)~MC_MARKS;
+			marks_set(mc_flags(&m->llc[s], (uint64_t)j), marks);
 	}
 }
 
 /* A reference found marked entry idx of c, a line's copy at `level`. */
 static __attribute__((noinline)) void first_touch(struct mp_model *m, struct model_cache *c, uint64_t idx,
-						  unsigned level)
+						  unsigned level, int again)
 {
-	unsigned skips = marks_touch(m, mc_flags(c, idx));
-	if (skips) {
-		marks_clear_all(m, model_cache_key(c, idx));
+	uint8_t *fl = mc_flags(c, idx), before = *fl;
+	unsigned skips = marks_touch(m, fl, again);
+	if (*fl != before)
+		marks_set_all(m, model_cache_key(c, idx), *fl & MC_MARKS);
+	if (skips)
 		m->first_fn(m->first_arg, *mc_owner(c, idx), level, skips);
-	}
 }
 
 /* The marks of a page's first walk by core k (its TLB key; as
@@ -295,20 +313,20 @@ static inline uint8_t page_marks(struct mp_model *m, uint64_t key, unsigned k)
 
 /* A reference found marked TLB entry idx of c (tlb: MP_TLB_L1_HIT or
  * L2_HIT) for its page, not the core's previous one (that takes the
- * DTLB's fast path): as first_touch. The page's copy in `below` (the STLB
- * under a DTLB hit; else NULL) loses its marks too, as marks_clear_all's
- * copies of a line. */
+ * DTLB's fast path): as first_touch. A change goes to the page's copy in
+ * `below` too (the STLB under a DTLB hit; else NULL), as marks_set_all's
+ * to a line's copies. */
 static __attribute__((noinline)) void page_touch(struct mp_model *m, struct model_cache *c, uint64_t idx,
 						 struct model_cache *below, unsigned tlb, uint32_t owner, uint64_t va,
 						 unsigned shift)
 {
-	unsigned skips = marks_touch(m, mc_flags(c, idx));
-	if (!skips)
-		return;
+	uint8_t *fl = mc_flags(c, idx), before = *fl;
+	unsigned skips = marks_touch(m, fl, 0);
 	int64_t j;
-	if (below && (j = model_cache_find(below, model_cache_key(c, idx))) >= 0)
-		*mc_flags(below, (uint64_t)j) &= (uint8_t)~MC_MARKS;
-	m->first_walk_fn(m->first_arg, owner, tlb, skips, va >> shift << shift, shift);
+	if (*fl != before && below && (j = model_cache_find(below, model_cache_key(c, idx))) >= 0)
+		marks_set(mc_flags(below, (uint64_t)j), *fl & MC_MARKS);
+	if (skips)
+		m->first_walk_fn(m->first_arg, owner, tlb, skips, va >> shift << shift, shift);
 }
 
 int mp_model_sample_sets(struct mp_model *m, unsigned n, char *err, size_t errlen)
@@ -542,7 +560,7 @@ static inline __attribute__((always_inline)) unsigned l1_hit(struct mp_model *m,
 	if (i < 0)
 		return 0;
 	if (*mc_flags(&c->l1, i) & MC_MARKS)
-		first_touch(m, &c->l1, (uint64_t)i, MP_LVL_L1);
+		first_touch(m, &c->l1, (uint64_t)i, MP_LVL_L1, key == c->last_key);
 	model_cache_touch(&c->l1, (uint64_t)i);
 	c->last_key = key;
 	c->last_idx = (uint64_t)i;
@@ -602,7 +620,7 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 	if (j >= 0) {
 		uint8_t *f2 = mc_flags(&c->l2, j);
 		if (*f2 & MC_MARKS)
-			first_touch(m, &c->l2, (uint64_t)j, MP_LVL_L2);
+			first_touch(m, &c->l2, (uint64_t)j, MP_LVL_L2, 0);
 		model_cache_touch(&c->l2, (uint64_t)j);
 		level = MP_LVL_L2;
 		fl = *f2 & (MC_EXCL | MC_MARKS); /* (L1's copy takes the marks) */
@@ -619,7 +637,7 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 			level = MP_LVL_L3;
 			uint8_t *f3 = mc_flags(llc, h);
 			if (*f3 & MC_MARKS)
-				first_touch(m, llc, (uint64_t)h, MP_LVL_L3);
+				first_touch(m, llc, (uint64_t)h, MP_LVL_L3, 0);
 			l2fl |= *f3 & MC_MARKS; /* (the marks go up with it) */
 			if (m->mach.llc.inclusion == MP_INCL_EXCLUSIVE) {
 				/* the line moves up, dirty state and all */

@@ -61,15 +61,15 @@ void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg);
  * small footprint in a long loop) the skipped accesses between bursts
  * would have hit it instead: evloop's 65 fills became 650. Once tracking
  * is on, a data line's first fill (its hash not yet in a bitmap of those
- * seen) is marked in the copies it makes, and the first reference in a
- * later burst that finds it cached calls fn, once, with the line's owner
- * (its filler, or its last writer), the level (L1, L2 or L3) and the
- * skips since its burst (1 to 31; the count wraps at 32). A line seen in
- * two bursts was referenced more than once, and a line referenced t times
- * is seen at all with a chance of 1 - (1 - p)^t (p: the share of accesses
- * recorded), so 1/p is its due weight only for t = 1: counting such lines
- * once and the others 1/p times still errs high, in expectation, for
- * every t but 1 and large t. The model saw only the bursts: the caller
+ * seen) is marked in all the copies it makes; a reference to it again in
+ * the same burst, other than the core's next one (randacc's store after
+ * its load), marks it in use; and the first reference in a later burst
+ * that finds it cached calls fn, once, with the line's owner (its filler,
+ * or its last writer), the level (L1, L2 or L3) and the skips since its
+ * burst (1 to 15; the count wraps at 16). In use, not just seen in two
+ * bursts: a line found again only bursts later may have been referenced
+ * at any time before its burst, cached then in the full run or not
+ * (model.c, marks_touch). The model saw only the bursts: the caller
  * judges whether the skipped accesses' traffic would have left the line
  * cached too, and how much of the scaled fill to take back. Nothing the
  * model does changes: only the calls. 0 or -ENOMEM. Call before the
@@ -90,7 +90,7 @@ int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_firs
  * reported at most once). */
 void mp_model_first_counts(const struct mp_model *m, uint64_t *lines, uint64_t *pages);
 
-/* The burst the coming references are in (any number; its low 5 bits
+/* The burst the coming references are in (any number; its low 4 bits
  * tell one burst from the next). */
 void mp_model_set_burst(struct mp_model *m, unsigned burst);
 

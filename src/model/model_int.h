@@ -15,12 +15,14 @@ enum {
 	MC_DIRTY = 1,
 	MC_EXCL = 2, /* no other core has the line (MESI E/M) */
 	/* burst sampling's first touches (mp_model_track_first): a line
-	 * filled from DRAM for the first time (FIRST), and the burst's tag
-	 * (mp_model_set_burst) in the five bits above */
+	 * filled from DRAM for the first time, not yet referenced again
+	 * (FIRST), or referenced again in its burst (REUSED); the burst's
+	 * tag (mp_model_set_burst) in the high nibble */
 	MC_FIRST = 4,
-	MC_BURST = 0xf8,
-	MC_BURST_SHIFT = 3,
-	MC_MARKS = MC_FIRST | MC_BURST,
+	MC_REUSED = 8,
+	MC_BURST = 0xf0,
+	MC_BURST_SHIFT = 4,
+	MC_MARKS = MC_FIRST | MC_REUSED | MC_BURST,
 };
 
 /* A set-associative array of keys. Everything about one set lies in one

@@ -713,10 +713,11 @@ static void page_ref_on(struct mp_model *m, unsigned k, uint64_t p)
 }
 
 /* mp_model_track_first (burst sampling): a line's first fill is reported
- * when a later burst finds the line cached, once, whichever copy it finds;
- * not within its burst, and not for a line filled again after it left
- * every cache. On the tiny machine (one set: L1 2 lines, L2 4, LLC 8, all
- * LRU; ref's owner is the line). */
+ * when the line, referenced again in its burst (not just by the next
+ * reference), is found cached by the first reference of the next burst;
+ * not when it was not referenced again, not when found only bursts later,
+ * not twice, and not for a line filled again after it left every cache.
+ * On the tiny machine (L1 2 lines, L2 4, LLC 8; ref's owner is the line). */
 static void test_first_touch(void)
 {
 	struct mp_machine mm = tiny(MP_INCL_NINE, 1);
@@ -725,46 +726,72 @@ static void test_first_touch(void)
 	CHECK_EQ(mp_model_track_first(m, on_first, on_first_walk, &log), 0);
 	mp_model_set_burst(m, 0);
 	CHECK_EQ(ref(m, 0, 1, 0), MP_LVL_LOCAL_DRAM);
-	CHECK_EQ(ref(m, 0, 2, 0), MP_LVL_LOCAL_DRAM);
-	CHECK_EQ(ref(m, 0, 3, 0), MP_LVL_LOCAL_DRAM);
-	CHECK_EQ(ref(m, 0, 2, 0), MP_LVL_L1);
-	CHECK_EQ(log.n, 0); /* (in its burst) */
-	/* L1 [2 3], L2 [3 2 1], LLC [3 2 1] (most recent first) */
+	ref(m, 0, 2, 0);
+	CHECK_EQ(ref(m, 0, 1, 0), MP_LVL_L1); /* 1 is in use */
+	ref(m, 0, 3, 0);
+	ref(m, 0, 3, 1); /* (the next reference, randacc's store after its load: 3 is not) */
 	mp_model_set_burst(m, 1);
-	CHECK_EQ(ref(m, 0, 2, 0), MP_LVL_L1);
+	CHECK_EQ(ref(m, 0, 1, 0), MP_LVL_L1);
+	CHECK_EQ(log.n, 1); /* 1 outlived the skip in L1 */
+	CHECK_EQ(ref(m, 0, 3, 0), MP_LVL_L1);
+	CHECK_EQ(ref(m, 0, 2, 0), MP_LVL_L2);
 	CHECK_EQ(log.n, 1);
-	CHECK_EQ(ref(m, 0, 1, 0), MP_LVL_L2);
-	CHECK_EQ(log.n, 2);
-	CHECK_EQ(ref(m, 0, 2, 0), MP_LVL_L1);
-	CHECK_EQ(log.n, 2); /* (once) */
-	for (uint64_t l = 4; l <= 6; l++)
-		CHECK_EQ(ref(m, 0, l, 0), MP_LVL_LOCAL_DRAM);
-	/* L1 [6 5], L2 [6 5 4 1], LLC [6 5 4 3 2 1] */
+	/* 5 in use, then pushed out of L1 (its marks go to L2's copy) */
+	ref(m, 0, 5, 0);
+	ref(m, 0, 2, 0);
+	CHECK_EQ(ref(m, 0, 5, 0), MP_LVL_L1);
+	ref(m, 0, 6, 0);
+	ref(m, 0, 7, 0);
 	mp_model_set_burst(m, 2);
-	CHECK_EQ(ref(m, 0, 2, 0), MP_LVL_L3);
-	CHECK_EQ(log.n, 2); /* (its LLC copy lost its marks when L1's reported it) */
-	CHECK_EQ(ref(m, 0, 3, 0), MP_LVL_L3);
+	CHECK_EQ(ref(m, 0, 5, 0), MP_LVL_L2);
+	CHECK_EQ(log.n, 2);
+	ref(m, 0, 1, 0); /* (reported once only) */
+	/* 8 in use, then pushed out of L1 and L2 into the LLC, where the
+	 * next burst finds it */
+	ref(m, 0, 8, 0);
+	ref(m, 0, 7, 0);
+	CHECK_EQ(ref(m, 0, 8, 0), MP_LVL_L1);
+	for (uint64_t l = 9; l < 14; l++)
+		ref(m, 0, l, 0);
+	mp_model_set_burst(m, 3);
+	CHECK_EQ(ref(m, 0, 8, 0), MP_LVL_L3);
 	CHECK_EQ(log.n, 3);
-	CHECK_EQ(ref(m, 0, 4, 0), MP_LVL_L3);
+	/* 50 in use, found two bursts later */
+	ref(m, 0, 50, 0);
+	ref(m, 0, 8, 0);
+	CHECK_EQ(ref(m, 0, 50, 0), MP_LVL_L1);
+	mp_model_set_burst(m, 5);
+	CHECK_EQ(ref(m, 0, 8, 0), MP_LVL_L1);
+	CHECK_EQ(ref(m, 0, 50, 0), MP_LVL_L1);
 	CHECK_EQ(log.n, 4);
-	/* 20 filled, gone from every cache, filled again: not a first fill */
-	CHECK_EQ(ref(m, 0, 20, 0), MP_LVL_LOCAL_DRAM);
+	/* 20 in use, gone from every cache, filled again and in use: not a
+	 * first fill */
+	ref(m, 0, 20, 0);
+	ref(m, 0, 8, 0);
+	ref(m, 0, 20, 0);
 	for (uint64_t l = 30; l < 40; l++)
 		ref(m, 0, l, 0);
 	CHECK_EQ(ref(m, 0, 20, 0), MP_LVL_LOCAL_DRAM);
-	mp_model_set_burst(m, 3);
+	ref(m, 0, 30, 0);
+	CHECK_EQ(ref(m, 0, 20, 0), MP_LVL_L1);
+	mp_model_set_burst(m, 6);
 	CHECK_EQ(ref(m, 0, 20, 0), MP_LVL_L1);
 	CHECK_EQ(log.n, 4);
-	/* the skips count on past the tag's 32 bursts */
-	mp_model_set_burst(m, 30);
+	/* the skips count on past the tag's 16 bursts */
+	mp_model_set_burst(m, 15);
 	ref(m, 0, 60, 0);
-	mp_model_set_burst(m, 33);
+	ref(m, 0, 8, 0);
+	ref(m, 0, 60, 0);
+	mp_model_set_burst(m, 17);
+	ref(m, 0, 8, 0);
 	CHECK_EQ(ref(m, 0, 60, 0), MP_LVL_L1);
 	CHECK_EQ(log.n, 5);
 	/* who, where, and how many skips after its burst */
-	static const unsigned want[5][3] = {
-		{ 2, MP_LVL_L1, 1 }, { 1, MP_LVL_L2, 1 }, { 3, MP_LVL_L3, 2 }, { 4, MP_LVL_L3, 1 }, { 60, MP_LVL_L1, 3 }
-	};
+	static const unsigned want[5][3] = { { 1, MP_LVL_L1, 1 },
+					     { 5, MP_LVL_L2, 1 },
+					     { 8, MP_LVL_L3, 1 },
+					     { 50, MP_LVL_L1, 2 },
+					     { 60, MP_LVL_L1, 2 } };
 	for (unsigned i = 0; i < 5; i++) {
 		CHECK_EQ(log.owners[i], want[i][0]);
 		CHECK_EQ(log.levels[i], want[i][1]);
@@ -772,11 +799,44 @@ static void test_first_touch(void)
 	}
 	mp_model_free(m);
 
+	/* A report takes the marks from every copy: 1, in use, goes back to
+	 * L2 and up to L1 again in its burst, is reported from L1 in the next
+	 * and then found in L2 after one more skip: not reported again (its L2
+	 * copy kept the marks once). And a burst's first reference, a repeat
+	 * of the last one before the skip, is looked at too. */
+	m = mp_model_new(&mm);
+	log = (struct first_log){ 0 };
+	CHECK_EQ(mp_model_track_first(m, on_first, on_first_walk, &log), 0);
+	mp_model_set_burst(m, 0);
+	ref(m, 0, 1, 0);
+	ref(m, 0, 2, 0);
+	CHECK_EQ(ref(m, 0, 1, 0), MP_LVL_L1); /* in use */
+	ref(m, 0, 3, 0);
+	ref(m, 0, 4, 0);
+	CHECK_EQ(ref(m, 0, 1, 0), MP_LVL_L2);
+	mp_model_set_burst(m, 1);
+	CHECK_EQ(ref(m, 0, 1, 0), MP_LVL_L1);
+	CHECK_EQ(log.n, 1);
+	ref(m, 0, 5, 0);
+	ref(m, 0, 6, 0);
+	mp_model_set_burst(m, 2);
+	CHECK_EQ(ref(m, 0, 1, 0), MP_LVL_L2);
+	CHECK_EQ(log.n, 1);
+	ref(m, 0, 20, 0);
+	ref(m, 0, 21, 0);
+	ref(m, 0, 20, 0);
+	mp_model_set_burst(m, 3);
+	CHECK_EQ(ref(m, 0, 20, 0), MP_LVL_L1);
+	CHECK_EQ(log.n, 2);
+	CHECK_EQ(log.owners[1], 20);
+	CHECK_EQ(log.skips[1], 1);
+	mp_model_free(m);
+
 	/* Pages (mp_model_track_first's walks) on the tiny machine with a
-	 * 4-entry DTLB and a 16-entry 4-way STLB (page p in set p % 4):
-	 * pages found in the DTLB and in the STLB a burst later, each once;
-	 * a page reported from the DTLB is not reported again from the STLB
-	 * after the DTLB evicted it. */
+	 * 4-entry DTLB and a 16-entry STLB: page 1 walked, used again in its
+	 * burst and found in the DTLB in the next; page 2 walked but not used
+	 * again; page 10 used, pushed out of the DTLB and found in the STLB;
+	 * none reported twice. */
 	mm = tiny(MP_INCL_NINE, 2);
 	mm.stlb = (struct mp_tlb_geom){ 16, 4 };
 	mm.stlb_sizes = 1u << MP_PAGE_4K;
@@ -788,37 +848,42 @@ static void test_first_touch(void)
 	page_ref(m, 2);
 	page_ref(m, 1);
 	page_ref(m, 3);
-	CHECK_EQ(pl.pn, 0);
 	mp_model_set_burst(m, 1);
 	page_ref(m, 2);
-	page_ref(m, 2);
-	CHECK_EQ(pl.pn, 1);
+	page_ref(m, 1);
+	page_ref(m, 3);
 	mp_model_set_burst(m, 2);
-	for (uint64_t p = 10; p < 16; p++)
-		page_ref(m, p); /* DTLB [15 14 13 12] */
-	mp_model_set_burst(m, 3);
-	page_ref(m, 2); /* (reported from the DTLB in burst 1) */
+	page_ref(m, 1);
 	CHECK_EQ(pl.pn, 1);
 	page_ref(m, 10);
-	CHECK_EQ(pl.pn, 2);
-	page_ref(m, 1);
-	CHECK_EQ(pl.pn, 3);
+	page_ref(m, 11);
+	page_ref(m, 10);
+	for (uint64_t p = 12; p < 16; p++)
+		page_ref(m, p);
+	mp_model_set_burst(m, 3);
+	page_ref(m, 10);
+	page_ref(m, 11);
 	mp_model_set_burst(m, 4);
-	page_ref(m, 10); /* (in the DTLB now, its marks gone with the STLB's) */
-	CHECK_EQ(pl.pn, 3);
-	/* a page new to another core's TLBs: its first walk there counts too */
+	page_ref(m, 10);
+	CHECK_EQ(pl.pn, 2);
+	CHECK_EQ(pl.pages[0], 1);
+	CHECK_EQ(pl.ptlb[0], MP_TLB_L1_HIT);
+	CHECK_EQ(pl.pskips[0], 1);
+	CHECK_EQ(pl.pages[1], 10);
+	CHECK_EQ(pl.ptlb[1], MP_TLB_L2_HIT);
+	CHECK_EQ(pl.pskips[1], 1);
+	/* page 13, walked by core 0, is new to core 1's TLBs: its first walk
+	 * there is one too (a thread that moved walks its pages again, once) */
+	page_ref_on(m, 1, 13);
+	page_ref_on(m, 1, 20);
 	page_ref_on(m, 1, 13);
 	mp_model_set_burst(m, 5);
+	page_ref_on(m, 1, 20);
 	page_ref_on(m, 1, 13);
-	CHECK_EQ(pl.pn, 4);
-	static const unsigned pwant[4][3] = {
-		{ 2, MP_TLB_L1_HIT, 1 }, { 10, MP_TLB_L2_HIT, 1 }, { 1, MP_TLB_L2_HIT, 3 }, { 13, MP_TLB_L1_HIT, 1 }
-	};
-	for (unsigned i = 0; i < 4; i++) {
-		CHECK_EQ(pl.pages[i], pwant[i][0]);
-		CHECK_EQ(pl.ptlb[i], pwant[i][1]);
-		CHECK_EQ(pl.pskips[i], pwant[i][2]);
-	}
+	CHECK_EQ(pl.pn, 3); /* (20, not used again in its burst: not in use) */
+	CHECK_EQ(pl.pages[2], 13);
+	CHECK_EQ(pl.ptlb[2], MP_TLB_L1_HIT);
+	CHECK_EQ(pl.pskips[2], 1);
 	mp_model_free(m);
 
 	/* Tracking changes nothing the model does: two cores, an exclusive
