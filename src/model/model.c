@@ -81,11 +81,13 @@ static int cache_from(struct model_cache *c, const struct mp_cache_geom *g, unsi
 	return model_cache_init(c, g->size / line, g->ways, g->repl, 1);
 }
 
-static int tlb_from(struct model_cache *c, const struct mp_tlb_geom *g)
+/* with_owner: the entries keep the owner of the reference whose walk made
+ * them (mp_model_track_first reports it; the DTLB and STLB) */
+static int tlb_from(struct model_cache *c, const struct mp_tlb_geom *g, int with_owner)
 {
 	if (!g->entries)
 		return 0;
-	return model_cache_init(c, g->entries, g->ways ? g->ways : g->entries, MP_REPL_LRU, 0);
+	return model_cache_init(c, g->entries, g->ways ? g->ways : g->entries, MP_REPL_LRU, with_owner);
 }
 
 struct mp_model *mp_model_new(const struct mp_machine *mach)
@@ -121,14 +123,14 @@ struct mp_model *mp_model_new(const struct mp_machine *mach)
 		if (cache_from(&c->l1, &mach->l1d, mach->line) || cache_from(&c->l2, &mach->l2, mach->line))
 			goto nomem;
 		for (int p = 0; p < MP_PAGE_SIZES; p++)
-			if (tlb_from(&c->dtlb[p], &mach->dtlb[p]))
+			if (tlb_from(&c->dtlb[p], &mach->dtlb[p], 1))
 				goto nomem;
-		if (tlb_from(&c->stlb, &mach->stlb))
+		if (tlb_from(&c->stlb, &mach->stlb, 1))
 			goto nomem;
 		const unsigned psc[3] = { mach->psc_pml4, mach->psc_pdpt, mach->psc_pde };
 		for (int l = 0; l < 3; l++) {
 			struct mp_tlb_geom g = { psc[l], psc[l] };
-			if (tlb_from(&c->psc[l], &g))
+			if (tlb_from(&c->psc[l], &g, 0))
 				goto nomem;
 		}
 	}
@@ -313,13 +315,14 @@ static inline uint8_t page_marks(struct mp_model *m, uint64_t key, unsigned k)
 
 /* A reference found marked TLB entry idx of c (tlb: MP_TLB_L1_HIT or
  * L2_HIT) for its page, not the core's previous one (that takes the
- * DTLB's fast path): as first_touch. A change goes to the page's copy in
- * `below` too (the STLB under a DTLB hit; else NULL), as marks_set_all's
- * to a line's copies. */
+ * DTLB's fast path): as first_touch, with the owner of the reference that
+ * made the walk (whose rows counted it). A change goes to the page's copy
+ * in `below` too (the STLB under a DTLB hit; else NULL), as
+ * marks_set_all's to a line's copies. */
 static __attribute__((noinline)) void page_touch(struct mp_model *m, struct model_cache *c, uint64_t idx,
-						 struct model_cache *below, unsigned tlb, uint32_t owner, uint64_t va,
-						 unsigned shift)
+						 struct model_cache *below, unsigned tlb, uint64_t va, unsigned shift)
 {
+	const uint32_t owner = *mc_owner(c, idx);
 	uint8_t *fl = mc_flags(c, idx), before = *fl;
 	unsigned skips = marks_touch(m, fl, 0);
 	int64_t j;
@@ -733,7 +736,7 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 		if (*mc_flags(d, i) & MC_MARKS)
 			page_touch(m, d, (uint64_t)i,
 				   c->stlb.sets && (m->mach.stlb_sizes & (1u << ps)) ? &c->stlb : NULL, MP_TLB_L1_HIT,
-				   owner, va, shift[ps]);
+				   va, shift[ps]);
 		model_cache_touch(d, (uint64_t)i);
 		c->last_page = key;
 		c->last_tlb_idx = (uint64_t)i;
@@ -746,11 +749,13 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 	struct model_victim v;
 	int ev;
 	uint8_t marks = 0; /* mp_model_track_first's, for the DTLB's new entry */
+	uint32_t walker = owner; /* and the owner of the walk that made it */
 	if (in_stlb && (i = model_cache_find(&c->stlb, key)) >= 0) {
 		uint8_t *fs = mc_flags(&c->stlb, i);
 		if (*fs & MC_MARKS)
-			page_touch(m, &c->stlb, (uint64_t)i, NULL, MP_TLB_L2_HIT, owner, va, shift[ps]);
+			page_touch(m, &c->stlb, (uint64_t)i, NULL, MP_TLB_L2_HIT, va, shift[ps]);
 		marks = *fs & MC_MARKS;
+		walker = *mc_owner(&c->stlb, i);
 		model_cache_touch(&c->stlb, (uint64_t)i);
 		out->tlb = MP_TLB_L2_HIT;
 	} else {
@@ -794,9 +799,9 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 		if (m->first_walk_fn && owner != MP_MODEL_NO_OWNER)
 			marks = page_marks(m, key, k);
 		if (in_stlb)
-			mc_insert(&c->stlb, key, 0, marks, &v, &ev);
+			mc_insert(&c->stlb, key, owner, marks, &v, &ev);
 	}
-	uint64_t idx = mc_insert(d, key, 0, marks, &v, &ev);
+	uint64_t idx = mc_insert(d, key, walker, marks, &v, &ev);
 	c->last_page = key;
 	c->last_tlb_idx = idx;
 }

@@ -106,6 +106,12 @@ wsamp=$(walks_of asamp.json)
 [ $((wsamp * 10)) -ge $((wfull * 9)) ] && [ "$wsamp" -le $((wfull * 2)) ] ||
 	fail "allocheavy's sampled page walks: $wsamp, not within 0.9x-2x of the full run's $wfull"
 echo "ok: allocheavy's sampled page walks $wsamp (full run $wfull)"
+# Each walk is taken back in the rows of the reference that made it (the
+# TLB entries keep its owner): the function view's rows add up to the
+# total, where they were 898 for 500 (the finding reference's rows took
+# it back, and could not where they had not walked).
+"$MEMPRISM" report -q --model haswell-e5-2680v3 --thread-map spread --by function --format csv asamp.data >afn.csv
+expect_eq "allocheavy's sampled walks by function" "$wsamp" "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "walks") c = i } NR > 1 { w += $c } END { print w }' afn.csv)"
 # The TLB view's pages: each thread's misses scaled by its own factor (its
 # rows were kept apart), so a page's walks add up to the full run's: the
 # workers' pages each miss once per pass in either run. (Unscaled, the

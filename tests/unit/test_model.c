@@ -670,9 +670,10 @@ struct first_log {
 	unsigned n;
 	uint32_t owners[16];
 	unsigned levels[16], skips[16];
-	unsigned pn; /* pages: page numbers, TLB levels, skips */
+	unsigned pn; /* pages: page numbers, TLB levels, skips, owners */
 	uint64_t pages[16];
 	unsigned ptlb[16], pskips[16];
+	uint32_t powners[16];
 };
 
 static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips)
@@ -689,8 +690,8 @@ static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips)
 static void on_first_walk(void *arg, uint32_t owner, unsigned tlb, unsigned skips, uint64_t page, unsigned shift)
 {
 	struct first_log *l = arg;
-	(void)owner;
 	if (l->pn < 16) {
+		l->powners[l->pn] = owner;
 		l->pages[l->pn] = page >> shift;
 		l->ptlb[l->pn] = tlb;
 		l->pskips[l->pn] = skips;
@@ -879,11 +880,15 @@ static void test_first_touch(void)
 	page_ref_on(m, 1, 13);
 	mp_model_set_burst(m, 5);
 	page_ref_on(m, 1, 20);
-	page_ref_on(m, 1, 13);
+	/* found by another owner's reference: the walk's owner is reported,
+	 * whose rows counted the walk */
+	struct mp_model_out o;
+	mp_model_access(m, 1, 0, 13 * 4096 + 64, 0, 0, 12, 99, &o);
 	CHECK_EQ(pl.pn, 3); /* (20, not used again in its burst: not in use) */
 	CHECK_EQ(pl.pages[2], 13);
 	CHECK_EQ(pl.ptlb[2], MP_TLB_L1_HIT);
 	CHECK_EQ(pl.pskips[2], 1);
+	CHECK_EQ(pl.powners[2], 13);
 	mp_model_free(m);
 
 	/* Tracking changes nothing the model does: two cores, an exclusive
