@@ -68,8 +68,10 @@ within_pct "randacc's sampled DRAM writes" "$(dram rfull.json writes)" "$(dram r
 "$MEMPRISM" cc -O2 "$MP_SRC/bench/workloads/evloop.c" -o evloop
 "$MEMPRISM" record -q --no-pagemap -o efull.data -- ./evloop 10000000 >/dev/null
 "$MEMPRISM" record -q --no-pagemap --sample-bursts 10000,90000 -o esamp.data -- ./evloop 10000000 >/dev/null
-"$MEMPRISM" report -q --model nehalem-e5504 --format csv efull.data >efull.csv
-"$MEMPRISM" report -q --model nehalem-e5504 --format csv esamp.data >esamp.csv
+# (--thread-map spread: one modelled core, whatever CPUs the runs moved
+# between, each move walking the array's pages again on the new core)
+"$MEMPRISM" report -q --model nehalem-e5504 --thread-map spread --format csv efull.data >efull.csv
+"$MEMPRISM" report -q --model nehalem-e5504 --thread-map spread --format csv esamp.data >esamp.csv
 expect_eq "evloop's array: fills counted once" "$(csv_field efull.csv 'static a ' local_dram)" \
 	"$(csv_field esamp.csv 'static a ' local_dram)"
 # and so are its pages' first walks (20 for 2 when scaled)
