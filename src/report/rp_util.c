@@ -44,6 +44,37 @@ void rp_csv_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong forms, surrogates or code points past U+10FFFF), 0 if there is
+ * none. By hand: the strings are a trace's (paths, names, command lines),
+ * bytes to Linux, and this is all JSON needs of them. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		lo = c == 0xe0 ? 0xa0 : 0x80;
+		hi = c == 0xed ? 0x9f : 0xbf;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		lo = c == 0xf0 ? 0x90 : 0x80;
+		hi = c == 0xf4 ? 0x8f : 0xbf;
+	} else
+		return 0;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
 void rp_json_str(FILE *out, const char *s)
 {
 	if (!s) {
@@ -51,14 +82,24 @@ void rp_json_str(FILE *out, const char *s)
 		return;
 	}
 	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		unsigned char ch = *p;
+		size_t n = utf8_len(p);
+		if (!n) {
+			fputs("\\ufffd", out); /* a byte that is no UTF-8: JSON must be */
+			p++;
+		} else if (n > 1) {
+			fwrite(p, 1, n, out);
+			p += n;
+		} else {
+			if (ch == '"' || ch == '\\')
+				fprintf(out, "\\%c", ch);
+			else if (ch < 0x20)
+				fprintf(out, "\\u%04x", ch);
+			else
+				fputc(ch, out);
+			p++;
+		}
 	}
 	fputc('"', out);
 }
