@@ -34,6 +34,10 @@ struct page_row {
 	uint8_t shift;
 };
 
+/* burst sampling: a range of this many lines or more is a long one (an
+ * initialisation's memset, say), counted apart per thread (apply_sampling
+ * warns when such lines are much of a scaled thread's) */
+#define AN_LONG_RANGE_LINES 64
 /* burst sampling: accesses a window of bursts takes at least before the
  * first fills found again in it are judged by its rate of fills
  * (burst_window) */
@@ -1050,6 +1054,8 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 	uint64_t a = r->addr & ~(line - 1);
 	uint64_t last = r->addr + size - 1 < r->addr ? UINT64_MAX : r->addr + size - 1;
 	uint64_t nlines = ((last - a) >> am->line_shift) + 1;
+	if (st->parts_on && counted && nlines >= AN_LONG_RANGE_LINES)
+		st->threads.v[s->thread].range_lines += nlines;
 	s->rep_again = 0;
 	am->counting = counted;
 	am->cur = s;

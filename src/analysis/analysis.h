@@ -157,6 +157,9 @@ struct an_thread {
 	 * skipped) / recorded: 1.0 when it skipped nothing. */
 	uint64_t recorded, skipped;
 	double sample_factor;
+	/* and the model's line references of its recorded long ranges
+	 * (memset, memcpy of a page or more), which are scaled alike */
+	uint64_t range_lines;
 };
 
 struct an_function {

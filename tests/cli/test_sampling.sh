@@ -197,6 +197,34 @@ expect_eq "events: physically indexed share, sampled as full" "$(phys events_ful
 	fail "a sampled small-footprint program is not warned of its cold-miss bias"
 grep -q "fits the modelled LLC" samp_model.json && fail "arrays (320 MiB) warned as if it fitted the LLC"
 echo "ok: the cold-miss warning (events yes, arrays no)"
+# A long range is one access, recorded or skipped as any other, and scaled
+# with its thread: a 16 MiB memset at the start, recorded in the first
+# burst, comes out 10 times. The report says so where such lines are much
+# of a scaled thread's (not for arrays, whose memsets are the main
+# thread's, which skips nothing).
+cat >initset.c <<'SRC'
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+int main(void)
+{
+	size_t n = 2u << 20;
+	volatile uint64_t *p = malloc(n * 8);
+	memset((void *)p, 1, n * 8);
+	uint64_t s = 0;
+	for (int r = 0; r < 2; r++)
+		for (size_t i = 0; i < n; i += 8)
+			s += p[i] += (uint64_t)r;
+	return (int)(s & 1);
+}
+SRC
+"$MEMPRISM" cc -O2 initset.c -o initset
+"$MEMPRISM" record -q --no-pagemap --sample-bursts 1000,9000 -o initset.data -- ./initset || true
+"$MEMPRISM" report --model nehalem-e5504 initset.data 2>&1 | grep -q "long ranges (memset, memcpy) recorded in its bursts" ||
+	fail "a scaled thread's recorded memset is not warned of"
+"$MEMPRISM" report --model nehalem-e5504 sampled.data 2>&1 | grep -q "long ranges" &&
+	fail "arrays' main-thread memsets (factor 1) warned of"
+echo "ok: the long-range warning (initset yes, arrays no)"
 # a failed exec (the runtime flushed before it) does not end the sampling
 "$MEMPRISM" cc -O1 -g "$MP_SRC/tests/rt/sampling_exec.c" -o exec_fail
 "$MEMPRISM" record -q -o exec_full.data -- ./exec_fail >/dev/null
