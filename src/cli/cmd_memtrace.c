@@ -207,6 +207,11 @@ int cmd_memtrace(int argc, char **argv)
 		 (unsigned long long)sk.n, (unsigned long long)sk.reads, (unsigned long long)sk.writes,
 		 (unsigned long long)sk.walks, res->machine, (unsigned long long)sk.physical,
 		 res->phys_pages ? "" : " (no translations recorded: record as root)");
+	if (res->skipped_accesses)
+		/* (a request is one request: nothing here can be scaled) */
+		cli_note("memtrace: the trace was recorded in bursts (%llu accesses recorded, %llu skipped): these "
+			 "are the bursts' requests only, unscaled; `report --model` gives the estimates",
+			 (unsigned long long)res->recorded_accesses, (unsigned long long)res->skipped_accesses);
 	an_result_free(res);
 	if (!rc && !outpath)
 		rc = cli_finish_stdout();

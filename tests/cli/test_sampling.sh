@@ -126,6 +126,8 @@ within_pct "sampled page walks (tlb view)" "$(walks full.data)" "$(walks sampled
 # factor, as report does: on 2 simulated nodes the sampled matrix and
 # totals come out as the full run's (unscaled, 742,946 accesses for
 # 5,242,946), and it says they are estimates.
+"$MEMPRISM" memtrace --model nehalem-e5504 -o mt.csv sampled.data 2>&1 | grep -q "the bursts' requests only, unscaled" ||
+	fail "memtrace of a sampled trace does not say its requests are the bursts' only"
 "$MEMPRISM" numa --numa 2x2 sampled.data | grep -q "^sampled: .*estimates" ||
 	fail "the NUMA view of a sampled trace does not say its counts are estimates"
 "$MEMPRISM" numa --numa 2x2 --format json full.data >numa_full.json
