@@ -48,6 +48,28 @@ static void describe(char *buf, size_t cap, const struct cli_model *m)
 								 : "4K");
 }
 
+/* Whose warnings are which: a warning of both runs once, as (A, B). */
+static int has_warning(const struct an_result *r, const char *w)
+{
+	for (size_t i = 0; i < r->nwarnings; i++)
+		if (!strcmp(r->warnings[i], w))
+			return 1;
+	return 0;
+}
+
+static void print_warnings(const struct an_result *ra, const struct an_result *rb)
+{
+	int first = 1;
+	for (size_t i = 0; i < ra->nwarnings; i++, first = 0)
+		printf("%swarning (%s): %s\n", first ? "\n" : "", has_warning(rb, ra->warnings[i]) ? "A, B" : "A",
+		       ra->warnings[i]);
+	for (size_t i = 0; i < rb->nwarnings; i++)
+		if (!has_warning(ra, rb->warnings[i])) {
+			printf("%swarning (B): %s\n", first ? "\n" : "", rb->warnings[i]);
+			first = 0;
+		}
+}
+
 int cmd_whatif(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -147,9 +169,8 @@ int cmd_whatif(int argc, char **argv)
 	if (vs.have)
 		cli_model_note(&mb);
 	err = rp_render_compare(stdout, ra, rb, &ro, da, db);
-	for (size_t i = 0; i < rb->nwarnings; i++)
-		if (ro.format == RP_TEXT)
-			printf("%swarning (B): %s\n", i ? "" : "\n", rb->warnings[i]);
+	if (ro.format == RP_TEXT)
+		print_warnings(ra, rb);
 	an_result_free(ra);
 	an_result_free(rb);
 	if (err) {

@@ -126,6 +126,10 @@ within_pct "sampled page walks (tlb view)" "$(walks full.data)" "$(walks sampled
 # factor, as report does: on 2 simulated nodes the sampled matrix and
 # totals come out as the full run's (unscaled, 742,946 accesses for
 # 5,242,946), and it says they are estimates.
+# whatif: each run's warnings, a warning of both once (it printed B's only)
+"$MEMPRISM" whatif --model nehalem-e5504 --vs-pages 2M sampled.data >whatif.txt
+grep -q "^warning (A, B): the model saw only the sampled bursts" whatif.txt ||
+	fail "whatif does not say both runs' model saw the bursts only"
 "$MEMPRISM" memtrace --model nehalem-e5504 -o mt.csv sampled.data 2>&1 | grep -q "the bursts' requests only, unscaled" ||
 	fail "memtrace of a sampled trace does not say its requests are the bursts' only"
 "$MEMPRISM" numa --numa 2x2 sampled.data | grep -q "^sampled: .*estimates" ||
