@@ -295,7 +295,7 @@ int mp_spe_find(const char *sysfs_root, struct mp_spe_pmu *out)
 	if (!out->name[0])
 		return -ENOENT;
 	char path[600];
-	uint64_t v;
+	uint64_t v = 0; /* (gcc -O3 cannot see that read_u64 sets it when it returns 0) */
 	snprintf(path, sizeof(path), "%s/%s/type", sysfs_root, out->name);
 	if (read_u64(path, &v) || v > 0x7fffffff)
 		return -EIO;
