@@ -310,26 +310,33 @@ run_variant() {
 		if [[ $v == mpmodel ]]; then
 			# the same trace with set sampling, timed apart (not in the
 			# mp+model column): its offline rate, and its estimates
-			local s0 s1
-			s0=$(now)
-			if "$MEMPRISM" report --model host --sample-sets "$SETS" --format json "$d.data" >"$d.sets.json" 2>>"$err"; then
-				s1=$(now)
-				awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.4f\n", b - a }' >>"$SCRATCH/times/$w.modelsets"
-			fi
+			time_apart "$w.modelsets" "$d.sets.json" --model host --sample-sets "$SETS"
+			# with bursts dropped at replay too (as record --sample-bursts
+			# would have): the fastest re-simulation of a full trace
+			time_apart "$w.modelreplay" "$d.replay.json" --model host --sample-bursts "$SAMPLE" --sample-sets "$SETS"
 			# and the report without the model: the replay and attribution
 			# that every report --model also pays for (its rate bounds the
 			# model's offline rate)
-			s0=$(now)
-			if "$MEMPRISM" report --format json "$d.data" >"$d.plain.json" 2>>"$err"; then
-				s1=$(now)
-				awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.4f\n", b - a }' >>"$SCRATCH/times/$w.reportplain"
-			fi
+			time_apart "$w.reportplain" "$d.plain.json"
 		fi
 	fi
 	local t
 	t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
 	echo "$t" >>"$SCRATCH/times/$w.$v"
 	printf '  [%d] %-10s %-14s %8.3f s\n' "$i" "$w" "${TITLE[$v]}" "$t"
+}
+
+# time_apart TIMES OUT ARGS...: memprism report ARGS --format json on the
+# round's full trace (d, err from the caller), its wall time appended to
+# times/TIMES, its output in OUT
+time_apart() {
+	local times=$1 out=$2 s0 s1
+	shift 2
+	s0=$(now)
+	if "$MEMPRISM" report "$@" --format json "$d.data" >"$out" 2>>"$err"; then
+		s1=$(now)
+		awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.4f\n", b - a }' >>"$SCRATCH/times/$times"
+	fi
 }
 
 # One untimed native run per workload first, so round 1 does not pay for cold
@@ -454,21 +461,21 @@ for w in "${WORKLOADS[@]}"; do
 				"model offline" "$mmed" "$total" "$(awk -v t="$total" -v s="$mmed" 'BEGIN { print t / s / 1e6 }')"
 			CELL[$w.modelrate]=$(awk -v t="$total" -v s="$mmed" 'BEGIN { printf "%.1fM/s", t / s / 1e6 }')
 		fi
-		if [[ -n ${total:-} && -s $SCRATCH/times/$w.reportplain ]] &&
-			read -r pmed _ _ < <(stats <"$SCRATCH/times/$w.reportplain"); then
-			printf '  %-15s %.2f s median = %.1f M accesses/s (report without a model: replay and attribution)\n' \
-				"report offline" "$pmed" "$(awk -v t="$total" -v s="$pmed" 'BEGIN { print t / s / 1e6 }')"
-			CELL[$w.reportrate]=$(awk -v t="$total" -v s="$pmed" 'BEGIN { printf "%.1fM/s", t / s / 1e6 }')
-		fi
-		if [[ -n ${total:-} && -s $SCRATCH/times/$w.modelsets ]] &&
-			read -r smed _ _ < <(stats <"$SCRATCH/times/$w.modelsets"); then
-			printf '  %-15s %.2f s median = %.1f M accesses/s (report --model host --sample-sets %s)\n' \
-				"model 1/$SETS sets" "$smed" "$(awk -v t="$total" -v s="$smed" 'BEGIN { print t / s / 1e6 }')" "$SETS"
-			CELL[$w.setsrate]=$(awk -v t="$total" -v s="$smed" 'BEGIN { printf "%.1fM/s", t / s / 1e6 }')
-		fi
+		# the other offline runs of the full trace: times, column, label, what
+		for r in "reportplain|reportrate|report offline|report without a model: replay and attribution" \
+			"modelsets|setsrate|model 1/$SETS sets|report --model host --sample-sets $SETS" \
+			"modelreplay|replayrate|model replayed|report --model host --sample-bursts $SAMPLE --sample-sets $SETS"; do
+			IFS='|' read -r tf col label what <<<"$r"
+			if [[ -n ${total:-} && -s $SCRATCH/times/$w.$tf ]] &&
+				read -r rmed _ _ < <(stats <"$SCRATCH/times/$w.$tf"); then
+				printf '  %-15s %.2f s median = %.1f M accesses/s (%s)\n' \
+					"$label" "$rmed" "$(awk -v t="$total" -v s="$rmed" 'BEGIN { print t / s / 1e6 }')" "$what"
+				CELL[$w.$col]=$(awk -v t="$total" -v s="$rmed" 'BEGIN { printf "%.1fM/s", t / s / 1e6 }')
+			fi
+		done
 	fi
 	# how far the sampled models' estimates are from the full model's (last round)
-	for sm in "sets:mpm.sets" "model(s):mpms"; do
+	for sm in "sets:mpm.sets" "replayed:mpm.replay" "model(s):mpms"; do
 		if have jq && [[ -s $SCRATCH/out/$w.mpm.json && -s $SCRATCH/out/$w.${sm#*:}.json ]]; then
 			for k in dram_reads dram_writes tlb.walks; do
 				f=$(jq -r ".total.mem.$k" "$SCRATCH/out/$w.mpm.json")
@@ -482,10 +489,11 @@ done
 echo
 
 # ------------------------------------------------------------ final table --
-COLS=(native mp mpsancov mpmodel mpmodels reportrate modelrate setsrate norec mpalloc mpfaults dhat cachegrind lackey heaptrack)
+COLS=(native mp mpsancov mpmodel mpmodels reportrate modelrate setsrate replayrate norec mpalloc mpfaults dhat cachegrind lackey heaptrack)
 TITLE[reportrate]="report acc/s"
 TITLE[modelrate]="model acc/s"
 TITLE[setsrate]="model(1/$SETS) acc/s"
+TITLE[replayrate]="model(b) acc/s"
 {
 	printf 'workload'
 	for v in "${COLS[@]}"; do
@@ -515,6 +523,8 @@ echo "mp+model = memprism record, then memprism report --model host on the trace
 echo "page-walk model); cachegrind --cache-sim=yes models caches only (no TLB, no objects)."
 echo "model acc/s = recorded accesses / time of report --model alone; model(1/$SETS) acc/s the"
 echo "same with --sample-sets $SETS (caches modelled for 1 set in $SETS, \"sets error\" above);"
+echo "model(b) acc/s = the same with --sample-bursts $SAMPLE --sample-sets $SETS at replay: the full"
+echo "trace's accesses dropped as record --sample-bursts would have (\"replayed error\" above)."
 echo "report acc/s = the same trace's report without a model (the replay every model run includes)."
 echo "mp+model(s) = the same in bounded mode: record --sample-bursts $SAMPLE, then the model on the"
 echo "sampled bursts only and with --sample-sets $SETS, figures scaled (\"model(s) error\" above:"

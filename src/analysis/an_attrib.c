@@ -766,6 +766,66 @@ static inline void rec_set_access(struct trace_rec *r, const struct trace_acc *a
 	r->range = a->range;
 }
 
+/* --sample-bursts at replay: an access of the stream's burst was applied.
+ * Returns 1 if that ended the burst (a skip begins). */
+static inline int replay_burst_ends(const struct an_state *st, struct an_stream *s)
+{
+	if (--s->replay_left)
+		return 0;
+	s->replay_skipping = 1;
+	s->replay_left = st->burst_off;
+	return 1;
+}
+
+/* The skip's accesses so far, told as the recorder's DROPPED record tells
+ * them (replay_proc): a skip that events broke into parts is one skip. */
+static void replay_skip_told(struct an_state *st, struct an_stream *s)
+{
+	if (!s->replay_skipped)
+		return;
+	st->res->skipped_accesses += s->replay_skipped;
+	s->skipped += s->replay_skipped;
+	s->bursts += !s->in_skip;
+	s->in_skip = 1;
+	s->rep_again = 0; /* (the next access goes to the model: mp_model_set_burst) */
+	s->replay_skipped = 0;
+}
+
+/* The stream's pending access falls in a skip: it and the accesses after
+ * it in the skip are dropped, as the recorder would not have written them.
+ * Returns 1 when the skip ended with an access pending in s->rec (the
+ * next burst's first), 0 at a record that is not an access (an event
+ * breaks the skip, as the recorder's do) or the stream's end. */
+static int replay_skip(struct an_state *st, struct an_stream *s)
+{
+	for (;;) {
+		s->replay_skipped++;
+		struct trace_acc a;
+		if (!--s->replay_left) {
+			replay_skip_told(st, s);
+			s->replay_skipping = 0;
+			s->replay_left = st->burst_on;
+			s->in_skip = 0;
+			if (st->model)
+				an_model_look_ahead(st, s, 1); /* (it was left behind) */
+			if (trace_dec_acc(&s->dec, &a)) {
+				rec_set_access(&s->rec, &a);
+				return 1;
+			}
+			cursor_advance(st, s);
+			return !s->done && s->rec.cls == MP_REC_ACCESS;
+		}
+		if (trace_dec_acc(&s->dec, &a)) {
+			rec_set_access(&s->rec, &a);
+			continue;
+		}
+		replay_skip_told(st, s);
+		cursor_advance(st, s);
+		if (s->done || s->rec.cls != MP_REC_ACCESS)
+			return 0;
+	}
+}
+
 /* Where the accesses after the one apply_access just did may go without
  * it: [lo, lo + width) of its object, from its code address or the one
  * before (a loop's load and store), with the same class, tallies and
@@ -832,7 +892,9 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 			rec_set_access(&s->rec, &a);
 			access_extras(st, s, cls, &s->rec);
 		}
-		if (!(more = next_access(st, s, &d, &a, extras)))
+		/* (a burst replayed at its end: the next access begins a skip) */
+		const int burst_end = st->replay_on && replay_burst_ends(st, s);
+		if (!(more = next_access(st, s, &d, &a, extras)) || burst_end)
 			break;
 	}
 	if (ps)
@@ -862,11 +924,14 @@ static void replay_accesses(struct an_state *st, struct an_stream *s)
 	const int counted = !st->opts->roi || p->roi_depth > 0;
 	const int extras = st->numa || st->model || st->opts->on_access;
 	for (;;) {
+		if (s->replay_skipping && !replay_skip(st, s))
+			return;
 		apply_access(st, s, &s->rec);
 		const struct an_obj *o = s->look[0].obj;
 		struct stretch k = { 0 };
-		if (counted && o && s->look[0].gen == p->map.gen && o->cls == s->run_cls && o->cls == s->last_cls &&
-		    s->last_fn && s->last_ip == s->rec.ip &&
+		/* (the burst replayed ended: no stretch, the next access is the skip's) */
+		if (!(st->replay_on && replay_burst_ends(st, s)) && counted && o && s->look[0].gen == p->map.gen &&
+		    o->cls == s->run_cls && o->cls == s->last_cls && s->last_fn && s->last_ip == s->rec.ip &&
 		    (!st->opts->patterns || (s->pat && s->pat_cls == o->cls))) {
 			k.lo = s->look[0].lo;
 			k.width = s->look[0].hi - s->look[0].lo;
@@ -981,6 +1046,8 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 	for (size_t i = 0; i < n; i++) {
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];
 		s->thread = an_thread_get(st, p->pid, s->tid);
+		s->replay_left =
+			st->replay_on ? st->burst_on : 0; /* (a thread begins with a burst, as the recorder's) */
 		mp_hashmap_init(&s->stack_ids);
 		if (cursor_load(st, s) <= 0)
 			s->done = 1;
@@ -1011,7 +1078,8 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 			if (r->cls == MP_REC_ACCESS) {
 				if (!st->procs.v[pi].sym_loading)
 					an_sym_load_ahead(st, pi);
-				best->in_skip = 0;
+				if (!best->replay_skipping)
+					best->in_skip = 0;
 				replay_accesses(st, best); /* leaves the next record pending */
 				if (best->done || cursor_key(best) > second)
 					break;

@@ -115,6 +115,11 @@ struct an_stream {
 	 * accesses (in_skip clear) begins a skip */
 	unsigned bursts;
 	int in_skip;
+	/* --sample-bursts at replay (st->replay_on): accesses left in the
+	 * current burst or skip, which of the two, and the skip's accesses not
+	 * yet told (as a DROPPED record would) */
+	uint64_t replay_left, replay_skipped;
+	int replay_skipping;
 	/* burst sampling (st->parts): the last class looked up in an_part_get
 	 * and its part + 1 (0: none) */
 	uint32_t part_cls, part;
@@ -227,6 +232,12 @@ struct an_state {
 	/* the longest skip a DROPPED record may tell of: the sample_bursts
 	 * meta's OFF, else AN_SKIP_MAX; a longer one is damage */
 	uint64_t skip_max;
+	/* the bursts' lengths (ON, OFF): the sample_bursts meta's, or the
+	 * replay's (an_opts.burst_on, replay_on set: the replay drops the
+	 * skips' accesses of a full trace as the recorder would have); 0 0
+	 * when not sampled */
+	uint64_t burst_on, burst_off;
+	int replay_on;
 	MP_VEC(char *) warnings;
 	struct mp_hashmap proc_index, class_index, stack_index, thread_index, ip_index;
 	struct an_smp *smp; /* sampled sources (an_samples.c), NULL when none */

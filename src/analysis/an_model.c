@@ -412,12 +412,8 @@ int an_model_init(struct an_state *st)
 	/* (not under --roi, where the fill may have been counted and the hit
 	 * not, nor with a NUMA placement, which makes fills remote after the
 	 * model has called them local) */
-	char bursts[64];
-	unsigned long long on = 0, off = 0;
-	if (st->parts_on && trace_reader_meta(st->reader, "sample_bursts", bursts, sizeof(bursts)) &&
-	    sscanf(bursts, "%llu,%llu", &on, &off) == 2)
-		am->burst_off = (double)off;
-	am->first_on = on && off && !st->opts->roi && !st->opts->numa;
+	am->burst_off = (double)st->burst_off;
+	am->first_on = st->burst_on && st->burst_off && !st->opts->roi && !st->opts->numa;
 	if ((st->parts_on && !am->seen) || (am->first_on && mp_model_track_first(am->m, on_first, on_first_walk, am))) {
 		free(am->seen);
 		mp_model_free(am->m);

@@ -338,6 +338,8 @@ static void scale_uniformly(struct an_state *st, struct an_result *r, double f)
  */
 static void apply_sampling(struct an_state *st, struct an_result *r)
 {
+	/* (the advice of the warnings below) */
+	const char *full = st->replay_on ? "model without --sample-bursts" : "model a full trace";
 	r->recorded_accesses = r->total.loads + r->total.stores + r->accesses_outside_roi;
 	r->sample_factor = 1.0;
 	if (r->skipped_accesses && r->recorded_accesses)
@@ -362,9 +364,9 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 				an_warn(st,
 					"thread %u: %llu of its %llu modelled line references are long ranges "
 					"(memset, memcpy) recorded in its bursts, scaled x%.2f as if they recurred: "
-					"if they ran once, its estimates are too high; model a full trace",
+					"if they ran once, its estimates are too high; %s",
 					t->tid, (unsigned long long)t->range_lines, (unsigned long long)t->mem.refs,
-					t->sample_factor);
+					t->sample_factor, full);
 		} else if (t->skipped)
 			an_warn(st, "thread %u skipped %llu accesses and recorded none: they are not in the estimates",
 				t->tid, (unsigned long long)t->skipped);
@@ -407,8 +409,10 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 	r->refs_physical = (uint64_t)(phys + 0.5);
 	r->refs_thp = (uint64_t)(thp + 0.5);
 	if (st->model && r->skipped_accesses) {
-		an_warn(st, "the model saw only the sampled bursts (record --sample-bursts): its figures are "
-			    "scaled estimates, and cache state between bursts is not what the program had");
+		an_warn(st,
+			"the model saw only the sampled bursts (%s --sample-bursts): its figures are "
+			"scaled estimates, and cache state between bursts is not what the program had",
+			st->replay_on ? "replayed with" : "record");
 		/* A footprint that fits the LLC: its misses are cold ones, which
 		 * the skipped accesses would have hit. The fills of lines and the
 		 * walks of pages in use across skips count once (an_model.c,
@@ -423,15 +427,18 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 				"misses are mostly first touches, which the skipped accesses would have hit; those of "
 				"lines and pages in use across skips count once, but those of lines and pages seen in "
 				"one burst only are scaled as if they recurred: DRAM and page-walk estimates are "
-				"likely too high: model a full trace",
-				(unsigned long long)(lines * mm->line >> 10), (unsigned long long)(mm->llc.size >> 10));
+				"likely too high: %s",
+				(unsigned long long)(lines * mm->line >> 10), (unsigned long long)(mm->llc.size >> 10),
+				full);
 		else if (lines && lines <= llc)
 			an_warn(st,
-				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its misses "
-				"are mostly first touches, which the skipped accesses would have hit; scaled as if they "
-				"recurred, DRAM and page-walk estimates are likely far too high: model a full trace",
-				(unsigned long long)(lines * mm->line >> 10),
-				(unsigned long long)(mm->llc.size >> 10));
+				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its "
+				"misses "
+				"are mostly first touches, which the skipped accesses would have hit; scaled as if "
+				"they "
+				"recurred, DRAM and page-walk estimates are likely far too high: %s",
+				(unsigned long long)(lines * mm->line >> 10), (unsigned long long)(mm->llc.size >> 10),
+				full);
 	}
 }
 
@@ -541,7 +548,23 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	/* recorded in bursts: class figures are kept per thread (an_part) */
 	st.parts_on = trace_reader_meta(st.reader, "sample_bursts", buf, sizeof(buf)) != NULL;
 	unsigned long long on, off;
-	st.skip_max = st.parts_on && sscanf(buf, "%llu,%llu", &on, &off) == 2 && off ? off : AN_SKIP_MAX;
+	if (st.parts_on && sscanf(buf, "%llu,%llu", &on, &off) == 2 && on && off) {
+		st.burst_on = on;
+		st.burst_off = off;
+	}
+	st.skip_max = st.burst_off ? st.burst_off : AN_SKIP_MAX;
+	if (st.opts->burst_on && st.opts->burst_off) {
+		if (st.parts_on) {
+			trace_reader_close(st.reader);
+			free(r);
+			return -MP_ERR_SAMPLED;
+		}
+		/* (a DROPPED record in a full trace, a thread without a buffer,
+		 * may tell of any number: skip_max stays) */
+		st.parts_on = st.replay_on = r->bursts_replayed = 1;
+		st.burst_on = st.opts->burst_on;
+		st.burst_off = st.opts->burst_off;
+	}
 	st.unknown_cls = an_class_by_label(&st, AN_KIND_UNKNOWN, "unknown (no object recorded at the address)");
 	int err = an_model_init(&st);
 	if (!err)

@@ -227,6 +227,8 @@ struct an_result {
 	 * (recorded + skipped) / recorded, 1.0 when nothing was skipped. */
 	uint64_t recorded_accesses, skipped_accesses;
 	double sample_factor;
+	/* the skips were made at replay (an_opts.burst_on), not by the recorder */
+	int bursts_replayed;
 	/* Sampled sources (record --source faults|pmu; an_samples.c). */
 	char source[16]; /* what the recording observed: "inst", "faults" or "pmu" */
 	struct an_faults faults; /* every fault counted (after --roi) */
@@ -332,6 +334,11 @@ struct an_opts {
 	int skip_checksums; /* fuzzing only: see trace_reader_skip_checksums */
 	uint64_t max_phys_pages; /* page translations kept at most (0: AN_PHYS_MAX_PAGES) */
 	uint64_t max_model_range; /* bytes of one access the model takes at most (0: 1 TiB) */
+	/* burst sampling at replay (--sample-bursts ON,OFF; both or neither):
+	 * of each thread's accesses, ON replayed, then OFF dropped, and so on,
+	 * as `record --sample-bursts` would have recorded them; a trace
+	 * recorded in bursts is refused (-MP_ERR_SAMPLED) */
+	uint64_t burst_on, burst_off;
 };
 
 /* Analyses the data file at path. 0 and *out (free with an_result_free), or

@@ -25,13 +25,20 @@ int cmd_numa(int argc, char **argv);
  * every command that runs the model has (its notes go to stderr). Add
  * CLI_MODEL_LONGOPTS to the getopt_long table, "q" to the short options,
  * and pass unknown option codes to cli_model_option. */
-enum { CLI_OPT_MODEL = 'm', CLI_OPT_PAGES = 0x1001, CLI_OPT_THREAD_MAP = 0x1002, CLI_OPT_SAMPLE_SETS = 0x1003 };
+enum {
+	CLI_OPT_MODEL = 'm',
+	CLI_OPT_PAGES = 0x1001,
+	CLI_OPT_THREAD_MAP = 0x1002,
+	CLI_OPT_SAMPLE_SETS = 0x1003,
+	CLI_OPT_SAMPLE_BURSTS = 0x1004,
+};
 #define CLI_MODEL_LONGOPTS                                                                                             \
 	{ "quiet", no_argument, NULL, 'q' }, { "model", required_argument, NULL, CLI_OPT_MODEL },                      \
 		{ "pages", required_argument, NULL, CLI_OPT_PAGES },                                                   \
 		{ "thread-map", required_argument, NULL, CLI_OPT_THREAD_MAP },                                         \
+		{ "sample-sets", required_argument, NULL, CLI_OPT_SAMPLE_SETS },                                       \
 	{                                                                                                              \
-		"sample-sets", required_argument, NULL, CLI_OPT_SAMPLE_SETS                                            \
+		"sample-bursts", required_argument, NULL, CLI_OPT_SAMPLE_BURSTS                                        \
 	}
 #define CLI_MAX_PAGE_RULES 32
 struct cli_model {
@@ -40,6 +47,7 @@ struct cli_model {
 	unsigned page_shift;
 	int thread_map;
 	unsigned sample_sets; /* 0: every set */
+	uint64_t burst_on, burst_off; /* --sample-bursts at replay; 0: every access */
 	struct an_page_rule rules[CLI_MAX_PAGE_RULES];
 	char patterns[CLI_MAX_PAGE_RULES][256];
 	size_t nrules;
@@ -49,8 +57,12 @@ int cli_model_option(struct cli_model *m, int c, const char *arg);
 /* Fills ao's model fields; need_model: use the host when none was given.
  * 0 or 2 (message printed). */
 int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model);
-/* The model options' help; sample_sets: list --sample-sets (memtrace refuses it). */
-void cli_model_help(FILE *out, int sample_sets);
+/* The model options' help; sampling: list --sample-sets and --sample-bursts
+ * (memtrace refuses them). */
+void cli_model_help(FILE *out, int sampling);
+/* --sample-bursts ON,OFF (record's and the model's): 0, or 2 with the
+ * message printed. */
+int cli_parse_bursts(const char *arg, uint64_t *on, uint64_t *off);
 /* After a run that read the trace: what `host` had to guess (cli_note). */
 void cli_model_note(const struct cli_model *m);
 int cmd_doctor(int argc, char **argv);

@@ -22,6 +22,22 @@ static int parse_page(const char *s, unsigned *shift)
 	return 0;
 }
 
+int cli_parse_bursts(const char *arg, uint64_t *on, uint64_t *off)
+{
+	char *end;
+	*on = *off = 0;
+	if (arg[0] >= '0' && arg[0] <= '9') {
+		*on = strtoull(arg, &end, 10);
+		if (*end == ',' && end[1] >= '0' && end[1] <= '9')
+			*off = strtoull(end + 1, &end, 10);
+	}
+	if (!*on || !*off || *end || *on == UINT64_MAX || *off == UINT64_MAX) {
+		cli_error("--sample-bursts wants ON,OFF: two access counts > 0, e.g. 1000000,9000000 (not '%s')", arg);
+		return 2;
+	}
+	return 0;
+}
+
 int cli_model_option(struct cli_model *m, int c, const char *arg)
 {
 	char err[512];
@@ -74,6 +90,8 @@ int cli_model_option(struct cli_model *m, int c, const char *arg)
 		m->sample_sets = (unsigned)n;
 		return 0;
 	}
+	case CLI_OPT_SAMPLE_BURSTS:
+		return cli_parse_bursts(arg, &m->burst_on, &m->burst_off);
 	case CLI_OPT_THREAD_MAP:
 		if (!strcmp(arg, "recorded"))
 			m->thread_map = AN_MAP_RECORDED;
@@ -91,10 +109,10 @@ int cli_model_option(struct cli_model *m, int c, const char *arg)
 int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 {
 	char err[256];
-	if (!m->have && (need_model || m->nrules || m->page_shift || m->sample_sets)) {
+	if (!m->have && (need_model || m->nrules || m->page_shift || m->sample_sets || m->burst_on)) {
 		if (!need_model) {
-			cli_error("--pages, --thread-map and --sample-sets need a model: add --model host, a "
-				  "preset or a machine file");
+			cli_error("--pages, --thread-map, --sample-sets and --sample-bursts need a model: add "
+				  "--model host, a preset or a machine file");
 			return 2;
 		}
 		mp_machine_host(&m->machine);
@@ -112,6 +130,8 @@ int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 		return 2;
 	}
 	ao->sample_sets = m->sample_sets;
+	ao->burst_on = m->burst_on;
+	ao->burst_off = m->burst_off;
 	return 0;
 }
 
@@ -121,7 +141,7 @@ void cli_model_note(const struct cli_model *m)
 		cli_note("note: model host: %s", m->machine.notes);
 }
 
-void cli_model_help(FILE *out, int sample_sets)
+void cli_model_help(FILE *out, int sampling)
 {
 	fprintf(out, "model options (caches, TLBs, page walks; figures labelled as "
 		     "modelled):\n"
@@ -138,10 +158,16 @@ void cli_model_help(FILE *out, int sample_sets)
 		     "      --thread-map MAP     recorded (default: the CPU each "
 		     "thread ran on) or spread\n"
 		     "                           (threads take cores round-robin)\n");
-	if (sample_sets)
+	if (sampling)
 		fprintf(out, "      --sample-sets N      model L2 and the LLC for 1 in N of their sets (a\n"
 			     "                           power of two): less work where references miss L1;\n"
 			     "                           beyond-L1 and DRAM figures become estimates, L1 and\n"
 			     "                           TLB figures stay exact (L1: but for the middle of\n"
-			     "                           long ranges, estimated from their sampled lines)\n");
+			     "                           long ranges, estimated from their sampled lines)\n"
+			     "      --sample-bursts ON,OFF\n"
+			     "                           of a full trace, replay each thread's accesses in\n"
+			     "                           bursts of ON with OFF dropped between them, as\n"
+			     "                           `record --sample-bursts ON,OFF` would have recorded\n"
+			     "                           them: every figure becomes an estimate, the model\n"
+			     "                           runs on ON/(ON+OFF) of the accesses\n");
 }

@@ -26,7 +26,7 @@ static void usage(FILE *out)
 		     "  -r, --roi NAME           only requests made while region NAME was open\n"
 		     "  -q, --quiet              no notes on stderr (errors still)\n"
 		     "  -h, --help               this help\n");
-	cli_model_help(out, 0); /* it refuses --sample-sets */
+	cli_model_help(out, 0); /* it refuses --sample-sets and --sample-bursts */
 }
 
 struct sink {
@@ -124,9 +124,10 @@ int cmd_memtrace(int argc, char **argv)
 	}
 	if (cli_model_apply(&model, &ao, 1))
 		return 2;
-	if (ao.sample_sets > 1) {
-		cli_error("--sample-sets: memtrace writes every DRAM request, and a model of some sets "
-			  "makes only some; use it with report, tlb or whatif");
+	if (ao.sample_sets > 1 || ao.burst_on) {
+		cli_error("%s: memtrace writes every DRAM request, and a sampled model makes only some; use it "
+			  "with report, tlb or whatif",
+			  ao.burst_on ? "--sample-bursts" : "--sample-sets");
 		return 2;
 	}
 	/* Records are written during the replay, before the object labels and

@@ -121,16 +121,11 @@ int cmd_record(int argc, char **argv)
 			break;
 		}
 		case 'B': {
-			char *end;
-			ro.burst_on = strtoull(optarg, &end, 10);
-			if (*end == ',')
-				ro.burst_off = strtoull(end + 1, &end, 10);
-			if (*end || !ro.burst_on || !ro.burst_off || optarg[0] == '-' || !strchr(optarg, ',')) {
-				cli_error("--sample-bursts wants ON,OFF: two access counts > 0, e.g. 1000000,9000000 "
-					  "(not '%s')",
-					  optarg);
+			uint64_t on, off;
+			if (cli_parse_bursts(optarg, &on, &off))
 				return 2;
-			}
+			ro.burst_on = on;
+			ro.burst_off = off;
 			break;
 		}
 		case 'M': {

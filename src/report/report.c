@@ -274,6 +274,7 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 			(unsigned long long)res->min_size);
 	if (res->skipped_accesses) {
 		/* each thread is scaled by its own factor: say how far they range */
+		const char *kept = res->bursts_replayed ? "replayed" : "recorded";
 		double lo = 0, hi = 0;
 		for (size_t i = 0; i < res->nthreads; i++) {
 			const struct an_thread *t = &res->threads[i];
@@ -284,14 +285,14 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 			if (t->sample_factor > hi)
 				hi = t->sample_factor;
 		}
-		fprintf(out, "sampled:   bursts: %s accesses recorded, %s skipped; the counts below are "
-			     "estimates (",
-			rp_grouped(a, sizeof(a), res->recorded_accesses),
+		fprintf(out, "sampled:   bursts%s: %s accesses %s, %s skipped; the counts below are estimates (",
+			res->bursts_replayed ? " at replay (--sample-bursts)" : "",
+			rp_grouped(a, sizeof(a), res->recorded_accesses), kept,
 			rp_grouped(b, sizeof(b), res->skipped_accesses));
 		if (hi - lo < 0.005)
-			fprintf(out, "recorded x %.2f)\n", res->sample_factor);
+			fprintf(out, "%s x %.2f)\n", kept, res->sample_factor);
 		else
-			fprintf(out, "each thread's recorded x its own factor, %.2f to %.2f)\n", lo, hi);
+			fprintf(out, "each thread's %s x its own factor, %.2f to %.2f)\n", kept, lo, hi);
 	}
 	if (res->run_status >= 0x100)
 		fprintf(out, "program:   killed by signal %d\n", res->run_status - 0x100);
@@ -573,10 +574,11 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 	rp_json_str(out, o->data_path);
 	fprintf(out, ",\"command\":");
 	rp_json_str(out, res->cmdline);
-	fprintf(out, ",\"source\":\"inst\",\"measured\":true,\"by\":\"%s\",\"sampling\":{\"recorded\":%llu,"
-		     "\"skipped\":%llu,\"factor\":%.6f},\"min_size\":%llu,\"roi\":",
-		by_name(o->by), (unsigned long long)res->recorded_accesses,
-		(unsigned long long)res->skipped_accesses, res->sample_factor, (unsigned long long)res->min_size);
+	fprintf(out,
+		",\"source\":\"inst\",\"measured\":true,\"by\":\"%s\",\"sampling\":{\"recorded\":%llu,"
+		"\"skipped\":%llu,\"factor\":%.6f,\"at_replay\":%s},\"min_size\":%llu,\"roi\":",
+		by_name(o->by), (unsigned long long)res->recorded_accesses, (unsigned long long)res->skipped_accesses,
+		res->sample_factor, res->bursts_replayed ? "true" : "false", (unsigned long long)res->min_size);
 	rp_json_str(out, o->roi);
 	fprintf(out, ",\"exit_status\":%d,\"damaged\":%s,\"allocations\":%llu,\"frees\":%llu,\"total\":{",
 		res->run_status, res->damaged ? "true" : "false", (unsigned long long)res->allocations,

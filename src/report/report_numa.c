@@ -273,8 +273,10 @@ static void text_header(FILE *out, const struct an_result *r)
 			pct(n->remote, n->accesses));
 	}
 	if (r->skipped_accesses && !n->measured)
-		fprintf(out, "sampled:   bursts: %s accesses recorded, %s skipped: %s\n",
-			rp_grouped(a, sizeof(a), r->recorded_accesses), rp_grouped(b, sizeof(b), r->skipped_accesses),
+		fprintf(out, "sampled:   bursts%s: %s accesses %s, %s skipped: %s\n",
+			r->bursts_replayed ? " at replay (--sample-bursts)" : "",
+			rp_grouped(a, sizeof(a), r->recorded_accesses), r->bursts_replayed ? "replayed" : "recorded",
+			rp_grouped(b, sizeof(b), r->skipped_accesses),
 			n->scaled ? "the counts below are estimates (each thread's recorded x its own factor)"
 				  : "the counts here are the recorded accesses, NOT scaled");
 	if (n->samples_unknown)

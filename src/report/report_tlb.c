@@ -103,9 +103,11 @@ int rp_render_tlb(FILE *out, const struct an_result *res, const struct rp_opts *
 		fprintf(out, "region:    '%s' only\n", o->roi);
 	if (res->skipped_accesses)
 		fprintf(out,
-			"sampled:   bursts: %llu accesses recorded, %llu skipped; the figures below are estimates "
+			"sampled:   bursts%s: %llu accesses %s, %llu skipped; the figures below are estimates "
 			"(each thread's misses x its own factor)\n",
-			(unsigned long long)res->recorded_accesses, (unsigned long long)res->skipped_accesses);
+			res->bursts_replayed ? " at replay (--sample-bursts)" : "",
+			(unsigned long long)res->recorded_accesses, res->bursts_replayed ? "replayed" : "recorded",
+			(unsigned long long)res->skipped_accesses);
 	fprintf(out,
 		"pages:     %zu with first-level DTLB misses (%zu x 4K, %zu x 2M, "
 		"%zu x 1G)\n",

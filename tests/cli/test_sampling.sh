@@ -242,6 +242,57 @@ expect_eq "failed exec: recorded + skipped = all" "$(num "$full" recorded)" \
 [ $(($(num "$samp" recorded) * 3)) -lt "$(num "$full" recorded)" ] ||
 	fail "failed exec: $(num "$samp" recorded) of $(num "$full" recorded) recorded: sampling stopped"
 echo "ok: failed exec: $(num "$samp" recorded) of $(num "$full" recorded) recorded"
+# --sample-bursts at replay: a full trace's accesses dropped as the
+# recorder drops them. The bursts fall where the recording's did: the
+# same accesses counted and skipped, the loads and stores of each, also
+# where events (the mallocs of events.c) break skips into parts.
+sampling_of() { # (at_replay apart)
+	"$MEMPRISM" report --model nehalem-e5504 ${2:-} --format json "$1" | grep -o '"sampling":{[^}]*}' |
+		sed 's/,"at_replay":[a-z]*//'
+}
+counts_of() { "$MEMPRISM" report -q --model nehalem-e5504 ${2:-} "$1" | grep '^accesses:'; }
+expect_eq "replayed bursts: events' recorded and skipped" "$(sampling_of events.data)" \
+	"$(sampling_of events_full.data '--sample-bursts 1000,3000')"
+expect_eq "replayed bursts: randacc's recorded and skipped" "$(sampling_of rsamp.data)" \
+	"$(sampling_of rfull.data '--sample-bursts 10000,90000')"
+expect_eq "replayed bursts: randacc's estimated loads and stores" "$(counts_of rsamp.data)" \
+	"$(counts_of rfull.data '--sample-bursts 10000,90000')"
+# and the estimator is the recording's: evloop's array is filled and
+# walked once, as in full
+"$MEMPRISM" report -q --model nehalem-e5504 --thread-map spread --sample-bursts 10000,90000 --format csv \
+	efull.data >ereplay.csv
+expect_eq "replayed bursts: evloop's array's fills" "$(csv_field efull.csv 'static a ' local_dram)" \
+	"$(csv_field ereplay.csv 'static a ' local_dram)"
+expect_eq "replayed bursts: evloop's array's walks" "$(csv_field efull.csv 'static a ' walks)" \
+	"$(csv_field ereplay.csv 'static a ' walks)"
+"$MEMPRISM" report --model nehalem-e5504 --sample-bursts 10000,90000 rfull.data >rreplay.txt 2>&1
+grep -q "^sampled:   bursts at replay (--sample-bursts): 400,004 accesses replayed, 3,600,000 skipped; the counts below are estimates (replayed x 10.00)" rreplay.txt ||
+	fail "the report does not say the bursts were made at replay"
+grep -q '"at_replay":true' <("$MEMPRISM" report --model nehalem-e5504 --sample-bursts 10000,90000 --format json rfull.data) ||
+	fail "the JSON report does not say the bursts were made at replay"
+grep -q "the model saw only the sampled bursts (replayed with --sample-bursts)" rreplay.txt ||
+	fail "the report does not warn that the model saw the replayed bursts only"
+"$MEMPRISM" tlb --model nehalem-e5504 --sample-bursts 10000,90000 rfull.data | grep -q "^sampled:   bursts at replay" ||
+	fail "the TLB view does not say the bursts were made at replay"
+# a trace recorded in bursts is not sampled again; a bad value, no model,
+# memtrace: refused with a message
+if "$MEMPRISM" report --model nehalem-e5504 --sample-bursts 10,90 rsamp.data 2>err.txt; then
+	fail "a recorded-in-bursts trace sampled again"
+fi
+grep -q "recorded in bursts (record --sample-bursts) already" err.txt || fail "no clear message: $(cat err.txt)"
+for bad in 5 0,5 5,0 -1,5 a,b 5, ,5 5,,5 " 5,5"; do
+	if "$MEMPRISM" report --model nehalem-e5504 --sample-bursts "$bad" rfull.data 2>err.txt >/dev/null; then
+		fail "report --sample-bursts '$bad' accepted"
+	fi
+	grep -q "sample-bursts wants ON,OFF" err.txt || fail "no clear message for report --sample-bursts '$bad'"
+done
+if "$MEMPRISM" report --sample-bursts 10,90 rfull.data 2>err.txt >/dev/null; then fail "--sample-bursts without a model accepted"; fi
+grep -q "need a model" err.txt || fail "no clear message for --sample-bursts without a model"
+if "$MEMPRISM" memtrace --model nehalem-e5504 --sample-bursts 10,90 -o mt2.csv rfull.data 2>err.txt; then
+	fail "memtrace --sample-bursts accepted"
+fi
+grep -q "sampled model makes only some" err.txt || fail "no clear message for memtrace --sample-bursts"
+echo "ok: --sample-bursts at replay"
 # bad values are refused
 for bad in 5 0,5 5,0 -1,5 a,b 5,; do
 	if "$MEMPRISM" record --sample-bursts "$bad" -- true 2>err.txt; then fail "--sample-bursts $bad accepted"; fi
