@@ -58,10 +58,12 @@ struct owner {
 };
 
 /* Burst sampling: a tracked first fill's line found again (on_first). */
+enum { FOUND_LINE, FOUND_PAGE, FOUND_PT_LINE }; /* what first_found.walk found again */
+
 struct first_found {
 	uint32_t owner;
 	uint8_t level, skips; /* level: MP_LVL_* for a line, MP_TLB_* for a page */
-	uint8_t walk, shift; /* a page's first walk, and its page (proc, page, shift) */
+	uint8_t walk, shift; /* FOUND_*, and a page's (proc, page, shift) */
 	uint32_t proc;
 	uint64_t page;
 };
@@ -106,7 +108,7 @@ struct an_model {
 	 * the lines found again in it, to be judged at its end */
 	int first_on;
 	unsigned burst;
-	double burst_off;
+	double burst_on, burst_off;
 	uint64_t fills, win_fills, win_accesses, walks, win_walks;
 	MP_VEC(struct first_found) found;
 	/* first fills and walks the model marked (mp_model_first_counts) up
@@ -143,6 +145,7 @@ void an_mem_add(struct an_mem *a, const struct an_mem *b)
 	a->once_lat += b->once_lat;
 	a->once_walk[0] += b->once_walk[0];
 	a->once_walk[1] += b->once_walk[1];
+	a->once_walk_dram += b->once_walk_dram;
 }
 
 /* The owner id of a line stream s references for class cls now (struct
@@ -236,13 +239,13 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 /* Burst sampling: a line whose first fill the model tracked was found
  * again in a later burst (mp_model_track_first); judged when the window
  * of bursts it was found in ends (burst_window). */
-static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips)
+static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips, int walk)
 {
 	struct an_model *am = arg;
-	am->found_lines++;
+	am->found_lines += !walk; /* (the window's rate counts data lines' fills) */
 	if (!am->counting || owner >= am->owners.n)
 		return;
-	struct first_found f = { owner, (uint8_t)level, (uint8_t)skips, 0, 0, 0, 0 };
+	struct first_found f = { owner, (uint8_t)level, (uint8_t)skips, walk ? FOUND_PT_LINE : FOUND_LINE, 0, 0, 0 };
 	if (mp_vec_push(&am->found, f))
 		am->st->oom = 1;
 }
@@ -257,7 +260,7 @@ static void on_first_walk(void *arg, uint32_t owner, unsigned tlb, unsigned skip
 	am->found_pages++;
 	if (!am->counting || owner >= am->owners.n || !am->cur)
 		return;
-	struct first_found f = { owner, (uint8_t)tlb, (uint8_t)skips, 1, (uint8_t)shift, am->cur->proc, page };
+	struct first_found f = { owner, (uint8_t)tlb, (uint8_t)skips, FOUND_PAGE, (uint8_t)shift, am->cur->proc, page };
 	if (mp_vec_push(&am->found, f))
 		am->st->oom = 1;
 }
@@ -322,12 +325,27 @@ static void burst_window(struct an_state *st, struct an_model *am, int last)
 	double skip_walks = n ? fmax(walks, 0) / (double)n * am->burst_off / tsets : 0;
 	for (size_t i = 0; i < am->found.n; i++) {
 		const struct first_found *f = &am->found.v[i];
-		if (f->walk ? skip_walks * f->skips >= tways / 2.0 : skip_fills * f->skips >= mm->llc.ways / 2.0)
+		/* A paging-structure line serves the walks of all its pages
+		 * (randacc's: 8 pages of 8,192 lines' worth, one a walk): one in
+		 * use in its burst stays in use through the skips, and stays
+		 * cached if no more than half its set's ways fill between two
+		 * uses, at most a burst apart (randacc, skips of 900K: 173K walk
+		 * references from DRAM for 17K in full). */
+		if (f->walk == FOUND_PAGE      ? skip_walks * f->skips >= tways / 2.0
+		    : f->walk == FOUND_PT_LINE ? skip_fills * am->burst_on / am->burst_off >= mm->llc.ways / 2.0
+					       : skip_fills * f->skips >= mm->llc.ways / 2.0)
 			continue;
 		const struct owner *ow = &am->owners.v[f->owner];
 		struct an_mem *rows[3] = { &st->parts.v[ow->row].mem, &st->threads.v[ow->thread].mem,
 					   ow->fn ? &st->ips.v[ow->fn - 1].mem : NULL };
-		if (f->walk) {
+		if (f->walk == FOUND_PT_LINE) {
+			/* (under set sampling a sampled walk load's DRAM read
+			 * counted sample_sets times: mem_count_sampled) */
+			for (int r = 0; r < 3 && rows[r]; r++)
+				rows[r]->once_walk_dram += am->sample_sets;
+			continue;
+		}
+		if (f->walk == FOUND_PAGE) {
 			const int stlb = f->level == MP_TLB_L2_HIT;
 			for (int r = 0; r < 3 && rows[r]; r++)
 				rows[r]->once_walk[stlb]++;
@@ -412,6 +430,7 @@ int an_model_init(struct an_state *st)
 	/* (not under --roi, where the fill may have been counted and the hit
 	 * not, nor with a NUMA placement, which makes fills remote after the
 	 * model has called them local) */
+	am->burst_on = (double)st->burst_on;
 	am->burst_off = (double)st->burst_off;
 	am->first_on = st->burst_on && st->burst_off && !st->opts->roi && !st->opts->numa;
 	if ((st->parts_on && !am->seen) || (am->first_on && mp_model_track_first(am->m, on_first, on_first_walk, am))) {
@@ -883,6 +902,8 @@ static void mem_apply_once(struct an_mem *m, const struct an_model *am)
  * in; their paging-structure references go as the row's walks average. */
 static void mem_apply_once_walks(struct an_mem *m)
 {
+	m->walk_dram -= m->once_walk_dram < m->walk_dram ? m->once_walk_dram : m->walk_dram;
+	m->once_walk_dram = 0;
 	uint64_t n[2] = { m->once_walk[0], m->once_walk[1] }, all = n[0] + n[1];
 	m->once_walk[0] = m->once_walk[1] = 0;
 	if (!all || !m->walks)

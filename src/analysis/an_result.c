@@ -279,9 +279,9 @@ static int build_functions(struct an_state *st, struct an_result *r)
 static void scale_mem(struct an_mem *m, double f)
 {
 	uint64_t left = m->dram_writes_left, once[4] = { m->once[0], m->once[1], m->once[2], m->once_lat };
-	uint64_t walks[2] = { m->once_walk[0], m->once_walk[1] };
+	uint64_t walks[2] = { m->once_walk[0], m->once_walk[1] }, walk_dram = m->once_walk_dram;
 	m->dram_writes_left = m->once[0] = m->once[1] = m->once[2] = m->once_lat = 0;
-	m->once_walk[0] = m->once_walk[1] = 0;
+	m->once_walk[0] = m->once_walk[1] = m->once_walk_dram = 0;
 	uint64_t *v = (uint64_t *)m; /* an_mem is all uint64_t */
 	for (size_t i = 0; i < sizeof(*m) / sizeof(uint64_t); i++)
 		v[i] = an_scaled(v[i], f);
@@ -291,6 +291,7 @@ static void scale_mem(struct an_mem *m, double f)
 	m->once_lat = an_scaled(once[3], f - 1);
 	for (int i = 0; i < 2; i++)
 		m->once_walk[i] = an_scaled(walks[i], f - 1);
+	m->once_walk_dram = an_scaled(walk_dram, f - 1);
 }
 
 static void scale_counts(struct an_counts *c, double f)

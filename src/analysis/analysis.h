@@ -78,6 +78,10 @@ struct an_mem {
 	 * back (its references as the row's walks average; its cycles are not
 	 * kept apart from the access's and stay) */
 	uint64_t once_walk[2];
+	/* and first fills of paging-structure lines that stayed in use, by
+	 * their walker's row: f - 1 of each walk reference from DRAM is
+	 * taken back (its cycles stay, as a first walk's do) */
+	uint64_t once_walk_dram;
 };
 
 /* Adds b's figures to a. */

@@ -69,7 +69,7 @@ struct mp_model {
 	uint64_t *first_seen;
 	unsigned first_log2;
 	uint8_t burst_tag;
-	uint64_t first_lines, first_pages; /* first fills and walks marked so far */
+	uint64_t first_lines, first_pages; /* first fills (data lines) and walks marked so far */
 };
 
 static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t owner, uint8_t flags);
@@ -232,7 +232,7 @@ static inline uint8_t first_marks(struct mp_model *m, uint64_t key, uint32_t own
 		return 0;
 	/* (a page's key is hashed apart: page_marks) */
 	uint8_t marks = seen_mark(m, (key * 0x9e3779b97f4a7c15ull) >> (64 - m->first_log2));
-	m->first_lines += marks != 0;
+	m->first_lines += marks != 0 && !(key & PT_BIT);
 	return marks;
 }
 
@@ -298,7 +298,7 @@ static __attribute__((noinline)) void first_touch(struct mp_model *m, struct mod
 	if (*fl != before)
 		marks_set_all(m, model_cache_key(c, idx), *fl & MC_MARKS);
 	if (skips)
-		m->first_fn(m->first_arg, *mc_owner(c, idx), level, skips);
+		m->first_fn(m->first_arg, *mc_owner(c, idx), level, skips, (model_cache_key(c, idx) & PT_BIT) != 0);
 }
 
 /* The marks of a page's first walk by core k (its TLB key; as
@@ -780,9 +780,10 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 		}
 		for (unsigned lvl = top; lvl >= leaf; lvl--) {
 			/* (set sampling: a load outside the sample that misses L1
-			 * adds no cycles and no DRAM read) */
-			unsigned lv =
-				line_ref(m, k, pt_key(space, lvl, va & VA_MASK, m->line_shift), 0, MP_MODEL_NO_OWNER);
+			 * adds no cycles and no DRAM read. The walker owns the
+			 * line: a clean line's owner is only whom
+			 * mp_model_track_first reports its first fill to) */
+			unsigned lv = line_ref(m, k, pt_key(space, lvl, va & VA_MASK, m->line_shift), 0, owner);
 			out->walk_refs++;
 			if (lv == MP_LVL_LOCAL_DRAM)
 				out->walk_dram++;

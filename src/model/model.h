@@ -72,10 +72,12 @@ void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg);
  * (model.c, marks_touch). The model saw only the bursts: the caller
  * judges whether the skipped accesses' traffic would have left the line
  * cached too, and how much of the scaled fill to take back. Nothing the
- * model does changes: only the calls. 0 or -ENOMEM. Call before the
+ * model does changes: only the calls. walk: the line is a paging-structure
+ * line (its owner: the reference whose walk filled it), whose first fill
+ * counted as a walk reference from DRAM. 0 or -ENOMEM. Call before the
  * first access.
  */
-typedef void (*mp_model_first_fn)(void *arg, uint32_t owner, unsigned level, unsigned skips);
+typedef void (*mp_model_first_fn)(void *arg, uint32_t owner, unsigned level, unsigned skips, int walk);
 /* The same for a page's first walk on a core (a thread that moves walks
  * its pages again, once), marked in the DTLB and STLB entries it makes:
  * walk_fn gets the owner of the reference that found the page again

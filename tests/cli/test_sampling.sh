@@ -59,6 +59,16 @@ within_pct "sampled total DRAM writes" "$(dram full_model.json writes)" "$(dram 
 "$MEMPRISM" report -q --model nehalem-e5504 --format json rsamp.data >rsamp.json
 within_pct "randacc's sampled DRAM reads" "$(dram rfull.json reads)" "$(dram rsamp.json reads)" 3
 within_pct "randacc's sampled DRAM writes" "$(dram rfull.json writes)" "$(dram rsamp.json writes)" 3
+# Its walks' references from DRAM: the paging-structure lines' first
+# fills, which the full run makes once (2,135 for 2,048 PTE lines). Each
+# scaled x10 they came out 20,720; those in use in their burst and found
+# in a later one now count once (6,824: a third of the lines are used
+# only once in a burst of 10,000 and stay scaled), so the bound is 4.5x.
+wd_full=$(grep -o '"walk_dram":[0-9]*' rfull.json | head -1 | cut -d: -f2)
+wd_samp=$(grep -o '"walk_dram":[0-9]*' rsamp.json | head -1 | cut -d: -f2)
+[ "$wd_samp" -ge "$wd_full" ] && [ $((wd_samp * 2)) -le $((wd_full * 9)) ] ||
+	fail "randacc's sampled walk references from DRAM: $wd_samp, not within 1x-4.5x of the full run's $wd_full"
+echo "ok: randacc's sampled walk references from DRAM $wd_samp (full run $wd_full)"
 # First fills where the footprint stays cached. evloop's loop uses the 64
 # lines of its array from its first burst to the end: each is filled once
 # in either run, and the skipped accesses would have hit it. Scaled as if

@@ -674,11 +674,19 @@ struct first_log {
 	uint64_t pages[16];
 	unsigned ptlb[16], pskips[16];
 	uint32_t powners[16];
+	unsigned pt, pt_skips; /* paging-structure lines reported, the last one's skips and owner */
+	uint32_t pt_owner;
 };
 
-static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips)
+static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips, int walk)
 {
 	struct first_log *l = arg;
+	if (walk) {
+		l->pt++;
+		l->pt_owner = owner;
+		l->pt_skips = skips;
+		return;
+	}
 	if (l->n < 16) {
 		l->owners[l->n] = owner;
 		l->levels[l->n] = level;
@@ -889,6 +897,30 @@ static void test_first_touch(void)
 	CHECK_EQ(pl.ptlb[2], MP_TLB_L1_HIT);
 	CHECK_EQ(pl.pskips[2], 1);
 	CHECK_EQ(pl.powners[2], 13);
+	mp_model_free(m);
+
+	/* A walk's paging-structure lines (the tiny machine has no
+	 * paging-structure caches: each walk reads the PML4E, PDPTE, PDE and
+	 * PTE lines, shared by pages 0-7): page 1's walk fills them first,
+	 * page 2's uses them again in the burst, and page 3's, in the next,
+	 * finds them cached: four reports, each a walk's line, to page 1's
+	 * walker; the data lines (each page's first, used once) none. */
+	mm = tiny(MP_INCL_NINE, 1);
+	m = mp_model_new(&mm);
+	struct first_log wl = { 0 };
+	CHECK_EQ(mp_model_track_first(m, on_first, on_first_walk, &wl), 0);
+	mp_model_set_burst(m, 0);
+	page_ref(m, 1);
+	page_ref(m, 2);
+	mp_model_set_burst(m, 1);
+	page_ref(m, 3);
+	CHECK_EQ(wl.pt, 4);
+	CHECK_EQ(wl.pt_owner, 1);
+	CHECK_EQ(wl.pt_skips, 1);
+	CHECK_EQ(wl.n, 0);
+	uint64_t lines, pages;
+	mp_model_first_counts(m, &lines, &pages);
+	CHECK_EQ(lines, 3); /* (data lines only: the window's rate of fills counts those) */
 	mp_model_free(m);
 
 	/* Tracking changes nothing the model does: two cores, an exclusive
