@@ -12,8 +12,9 @@ static const char *const mp_messages[MP_ERR_END - MP_ERR_BASE] = {
 	[MP_ERR_NOT_INSTRUMENTED - MP_ERR_BASE] = "program was not built with `memprism cc`",
 	[MP_ERR_NO_RUNTIME - MP_ERR_BASE] = "memprism runtime (libmemprism-rt.so) not found",
 	[MP_ERR_USAGE - MP_ERR_BASE] = "invalid value",
-	[MP_ERR_SAMPLED - MP_ERR_BASE] = "it was recorded in bursts (record --sample-bursts) already: "
-					 "--sample-bursts samples a full trace",
+	/* (one literal: clang warns of concatenation in an array's initializer) */
+	[MP_ERR_SAMPLED - MP_ERR_BASE] =
+		"recorded in bursts already (record --sample-bursts); --sample-bursts needs a full trace",
 };
 
 const char *mp_strerror(int err)

@@ -289,7 +289,7 @@ grep -q "the model saw only the sampled bursts (replayed with --sample-bursts)" 
 if "$MEMPRISM" report --model nehalem-e5504 --sample-bursts 10,90 rsamp.data 2>err.txt; then
 	fail "a recorded-in-bursts trace sampled again"
 fi
-grep -q "recorded in bursts (record --sample-bursts) already" err.txt || fail "no clear message: $(cat err.txt)"
+grep -q "recorded in bursts already (record --sample-bursts); --sample-bursts needs a full trace" err.txt || fail "no clear message: $(cat err.txt)"
 for bad in 5 0,5 5,0 -1,5 a,b 5, ,5 5,,5 " 5,5"; do
 	if "$MEMPRISM" report --model nehalem-e5504 --sample-bursts "$bad" rfull.data 2>err.txt >/dev/null; then
 		fail "report --sample-bursts '$bad' accepted"
