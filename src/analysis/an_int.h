@@ -413,9 +413,10 @@ void an_model_scale_sets(struct an_state *st);
 /* Burst sampling: the distinct lines the model's references touched (an
  * estimate, UINT64_MAX beyond what it can tell), else 0. */
 uint64_t an_model_footprint(const struct an_state *st);
-/* Burst sampling: first fills of lines in use across skips count once
- * (an_model.c, burst_window). */
-int an_model_first_once(const struct an_state *st);
+/* Burst sampling, first fills tracked: the data lines seen in exactly one
+ * and two bursts (among those the model kept: all of them where the
+ * footprint fits its caches). 1 if known (an_mem.first_single counted). */
+int an_model_bursts_seen(const struct an_state *st, uint64_t *once, uint64_t *twice);
 /* Moves the page table to the result; remap: state class -> result class. */
 int an_model_pages(struct an_state *st, const uint32_t *remap);
 

@@ -114,6 +114,8 @@ struct an_model {
 	/* first fills and walks the model marked (mp_model_first_counts) up
 	 * to the current window, and how many of them it reported found */
 	uint64_t win_first_lines, win_first_pages, found_lines, found_pages;
+	uint64_t seen_once, seen_twice; /* data lines seen in one, two bursts (an_model_finish) */
+	int left_failed; /* mp_model_first_left had no memory */
 	struct an_stream *cur; /* the stream whose access is being modelled */
 	struct an_state *st;
 };
@@ -146,6 +148,8 @@ void an_mem_add(struct an_mem *a, const struct an_mem *b)
 	a->once_walk[0] += b->once_walk[0];
 	a->once_walk[1] += b->once_walk[1];
 	a->once_walk_dram += b->once_walk_dram;
+	a->first_unused += b->first_unused;
+	a->first_single += b->first_single;
 }
 
 /* The owner id of a line stream s references for class cls now (struct
@@ -236,12 +240,34 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 	st->res->mem_total.dram_writes++;
 }
 
+/* The rows of owner's reference: its object's part of its thread, its
+ * thread, its code address (NULL: none). */
+static void owner_rows(struct an_state *st, const struct an_model *am, uint32_t owner, struct an_mem *rows[3])
+{
+	const struct owner *ow = &am->owners.v[owner];
+	rows[0] = &st->parts.v[ow->row].mem;
+	rows[1] = &st->threads.v[ow->thread].mem;
+	rows[2] = ow->fn ? &st->ips.v[ow->fn - 1].mem : NULL;
+}
+
 /* Burst sampling: a line whose first fill the model tracked was found
- * again in a later burst (mp_model_track_first); judged when the window
- * of bursts it was found in ends (burst_window). */
+ * again in a later burst (mp_model_track_first): if it was in use in its
+ * burst, judged when the window of bursts it was found in ends
+ * (burst_window); if not (skips 0), counted as seen in two bursts, which
+ * apply_sampling takes as one fill where the footprint fits the LLC. */
 static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips, int walk)
 {
 	struct an_model *am = arg;
+	if (!skips) {
+		/* a line seen in a second burst, not in use in its first */
+		struct an_mem *rows[3];
+		if (am->counting && owner < am->owners.n) {
+			owner_rows(am->st, am, owner, rows);
+			for (int r = 0; r < 3 && rows[r]; r++)
+				rows[r]->first_unused++; /* (in modelled misses, as once[]) */
+		}
+		return;
+	}
 	am->found_lines += !walk; /* (the window's rate counts data lines' fills) */
 	if (!am->counting || owner >= am->owners.n)
 		return;
@@ -333,11 +359,18 @@ static void burst_window(struct an_state *st, struct an_model *am, int last)
 		 * references from DRAM for 17K in full). */
 		if (f->walk == FOUND_PAGE      ? skip_walks * f->skips >= tways / 2.0
 		    : f->walk == FOUND_PT_LINE ? skip_fills * am->burst_on / am->burst_off >= mm->llc.ways / 2.0
-					       : skip_fills * f->skips >= mm->llc.ways / 2.0)
+					       : skip_fills * f->skips >= mm->llc.ways / 2.0) {
+			/* (seen in two bursts all the same: one fill where the
+			 * footprint fits the LLC, apply_sampling) */
+			struct an_mem *rows[3];
+			owner_rows(st, am, f->owner, rows);
+			for (int r = 0; r < 3 && rows[r] && f->walk == FOUND_LINE; r++)
+				rows[r]->first_unused++;
 			continue;
+		}
 		const struct owner *ow = &am->owners.v[f->owner];
-		struct an_mem *rows[3] = { &st->parts.v[ow->row].mem, &st->threads.v[ow->thread].mem,
-					   ow->fn ? &st->ips.v[ow->fn - 1].mem : NULL };
+		struct an_mem *rows[3];
+		owner_rows(st, am, f->owner, rows);
 		if (f->walk == FOUND_PT_LINE) {
 			/* (under set sampling a sampled walk load's DRAM read
 			 * counted sample_sets times: mem_count_sampled) */
@@ -467,11 +500,6 @@ void an_model_fini(struct an_state *st)
 }
 
 #define AS_MAPPED 1 /* class_shift: the page size the page was mapped with */
-
-int an_model_first_once(const struct an_state *st)
-{
-	return st->model && st->model->first_on;
-}
 
 uint64_t an_model_footprint(const struct an_state *st)
 {
@@ -804,13 +832,42 @@ void an_model_stream_done(struct an_state *st, struct an_stream *s)
 		an_model_flush_fast(st, s);
 }
 
+/* A data line the bursts saw in one or two bursts (mp_model_first_left). */
+static void on_left(void *arg, uint32_t owner, unsigned bursts)
+{
+	struct an_model *am = arg;
+	if (bursts == 2) {
+		am->seen_twice++;
+		return;
+	}
+	am->seen_once++;
+	struct an_mem *rows[3];
+	if (owner >= am->owners.n)
+		return;
+	owner_rows(am->st, am, owner, rows);
+	for (int r = 0; r < 3 && rows[r]; r++)
+		rows[r]->first_single++;
+}
+
+int an_model_bursts_seen(const struct an_state *st, uint64_t *once, uint64_t *twice)
+{
+	const struct an_model *am = st->model;
+	*once = am ? am->seen_once : 0;
+	*twice = am ? am->seen_twice : 0;
+	return am && am->first_on && !am->left_failed;
+}
+
 void an_model_finish(struct an_state *st)
 {
 	struct an_model *am = st->model;
 	if (!am)
 		return;
-	if (am->first_on)
+	if (am->first_on) {
 		burst_window(st, am, 1);
+		/* (before the flush below takes the lines and their marks) */
+		if (mp_model_first_left(am->m, on_left, am))
+			am->left_failed = 1; /* (no memory: the lines seen once stay scaled) */
+	}
 	if (st->parts_on && st->res->skipped_accesses && !st->opts->roi) {
 		/* Burst sampling: the dirty lines still cached at the end are
 		 * never written back, in a full run as here, but here each

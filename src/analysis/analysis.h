@@ -82,6 +82,13 @@ struct an_mem {
 	 * their walker's row: f - 1 of each walk reference from DRAM is
 	 * taken back (its cycles stay, as a first walk's do) */
 	uint64_t once_walk_dram;
+	/* and, until scaled, first fills of lines seen in two bursts or more
+	 * but not in use in the first (first_unused), and of lines seen in
+	 * one burst only (first_single): where the footprint fits the LLC,
+	 * each of the first stands for one fill, each of the second for
+	 * itself and its share of the lines no burst saw (an_result.c,
+	 * apply_sampling) */
+	uint64_t first_unused, first_single;
 };
 
 /* Adds b's figures to a. */

@@ -253,15 +253,26 @@ static inline void marks_set(uint8_t *fl, uint8_t marks)
  * may have been referenced at any time before (randacc's, whose full run
  * had half of them cached over an LLC of half its table: counted once,
  * its DRAM reads came out -20%). */
-static unsigned marks_touch(const struct mp_model *m, uint8_t *fl, int again)
+/* A data line then counts the bursts it is seen in, up to three: its
+ * first later burst marks it MC_SECOND (*second set, for the caller to
+ * report whether in use or not), a third takes its marks away. A page
+ * (lines 0) and a paging-structure line lose theirs at once. */
+static unsigned marks_touch(const struct mp_model *m, uint8_t *fl, int again, int lines, int *second)
 {
 	uint8_t marks = *fl & MC_MARKS;
+	const int was_second = (marks & MC_SECOND) == MC_SECOND;
 	if ((marks & MC_BURST) == m->burst_tag) {
-		if ((marks & MC_FIRST) && !again)
+		if ((marks & MC_FIRST) && !was_second && !again)
 			*fl = (uint8_t)((*fl & ~MC_MARKS) | MC_REUSED | m->burst_tag);
 		return 0;
 	}
 	*fl &= (uint8_t)~MC_MARKS;
+	if (was_second)
+		return 0;
+	if (lines) {
+		*fl |= (uint8_t)(MC_SECOND | m->burst_tag);
+		*second = 1;
+	}
 	return marks & MC_REUSED ? ((m->burst_tag - (marks & MC_BURST)) & MC_BURST) >> MC_BURST_SHIFT : 0;
 }
 
@@ -294,11 +305,13 @@ static __attribute__((noinline)) void first_touch(struct mp_model *m, struct mod
 						  unsigned level, int again)
 {
 	uint8_t *fl = mc_flags(c, idx), before = *fl;
-	unsigned skips = marks_touch(m, fl, again);
+	const uint64_t key = model_cache_key(c, idx);
+	int second = 0;
+	unsigned skips = marks_touch(m, fl, again, !(key & PT_BIT), &second);
 	if (*fl != before)
-		marks_set_all(m, model_cache_key(c, idx), *fl & MC_MARKS);
-	if (skips)
-		m->first_fn(m->first_arg, *mc_owner(c, idx), level, skips, (model_cache_key(c, idx) & PT_BIT) != 0);
+		marks_set_all(m, key, *fl & MC_MARKS);
+	if (skips || second)
+		m->first_fn(m->first_arg, *mc_owner(c, idx), level, skips, (key & PT_BIT) != 0);
 }
 
 /* The marks of a page's first walk by core k (its TLB key; as
@@ -324,12 +337,64 @@ static __attribute__((noinline)) void page_touch(struct mp_model *m, struct mode
 {
 	const uint32_t owner = *mc_owner(c, idx);
 	uint8_t *fl = mc_flags(c, idx), before = *fl;
-	unsigned skips = marks_touch(m, fl, 0);
+	int second = 0;
+	unsigned skips = marks_touch(m, fl, 0, 0, &second);
 	int64_t j;
 	if (*fl != before && below && (j = model_cache_find(below, model_cache_key(c, idx))) >= 0)
 		marks_set(mc_flags(below, (uint64_t)j), *fl & MC_MARKS);
 	if (skips)
 		m->first_walk_fn(m->first_arg, owner, tlb, skips, va >> shift << shift, shift);
+}
+
+struct left_line {
+	uint64_t key;
+	uint32_t owner;
+	uint8_t bursts;
+};
+
+static int left_by_key(const void *a, const void *b)
+{
+	const struct left_line *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The caches of the active cores and of every socket, in turn (i from 0:
+ * NULL past the last). */
+static const struct model_cache *cache_nth(const struct mp_model *m, unsigned i)
+{
+	if (i < 2 * m->nactive)
+		return i & 1 ? &m->core[m->active[i / 2]].l2 : &m->core[m->active[i / 2]].l1;
+	i -= 2 * m->nactive;
+	return i < m->mach.sockets ? &m->llc[i] : NULL;
+}
+
+int mp_model_first_left(const struct mp_model *m, mp_model_left_fn fn, void *arg)
+{
+	const struct model_cache *c;
+	uint64_t cap = 1;
+	for (unsigned i = 0; (c = cache_nth(m, i)); i++)
+		cap += model_cache_nidx(c);
+	struct left_line *v = malloc(cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	size_t n = 0;
+	for (unsigned i = 0; (c = cache_nth(m, i)); i++)
+		for (uint64_t j = 0, e = model_cache_nidx(c); j < e; j++) {
+			if (!model_cache_used(c, j))
+				continue;
+			uint8_t fl = *mc_flags(c, j);
+			uint64_t key = model_cache_key(c, j);
+			if (!(fl & (MC_FIRST | MC_REUSED)) || (key & PT_BIT))
+				continue;
+			v[n++] = (struct left_line){ key, *mc_owner(c, j), (fl & MC_SECOND) == MC_SECOND ? 2 : 1 };
+		}
+	/* (a line's copies have the same marks: each line once) */
+	qsort(v, n, sizeof(*v), left_by_key);
+	for (size_t i = 0; i < n; i++)
+		if (!i || v[i].key != v[i - 1].key)
+			fn(arg, v[i].owner, v[i].bursts);
+	free(v);
+	return 0;
 }
 
 int mp_model_sample_sets(struct mp_model *m, unsigned n, char *err, size_t errlen)

@@ -72,7 +72,9 @@ void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg);
  * (model.c, marks_touch). The model saw only the bursts: the caller
  * judges whether the skipped accesses' traffic would have left the line
  * cached too, and how much of the scaled fill to take back. Nothing the
- * model does changes: only the calls. walk: the line is a paging-structure
+ * model does changes: only the calls. A data line's first later burst
+ * that finds it not in use calls fn too, with skips 0 (the line was seen
+ * in two bursts). walk: the line is a paging-structure
  * line (its owner: the reference whose walk filled it), whose first fill
  * counted as a walk reference from DRAM. 0 or -ENOMEM. Call before the
  * first access.
@@ -87,6 +89,14 @@ typedef void (*mp_model_first_walk_fn)(void *arg, uint32_t owner, unsigned tlb, 
 				       unsigned shift);
 /* fn is required; walk_fn NULL: pages are not tracked. */
 int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_first_walk_fn walk_fn, void *arg);
+
+/* At the end (before mp_model_flush), the data lines still marked, which
+ * no third burst saw: fn gets each one's owner and the bursts it was seen
+ * in (1 or 2). With a footprint the caches hold, every line the bursts
+ * saw in fewer than three (a line seen in a later burst is reported then,
+ * in use or not: mp_model_first_fn with skips 0 when not). 0 or -ENOMEM. */
+typedef void (*mp_model_left_fn)(void *arg, uint32_t owner, unsigned bursts);
+int mp_model_first_left(const struct mp_model *m, mp_model_left_fn fn, void *arg);
 
 /* How many first fills and first walks have been marked so far (each is
  * reported at most once). */

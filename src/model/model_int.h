@@ -20,6 +20,8 @@ enum {
 	 * tag (mp_model_set_burst) in the high nibble */
 	MC_FIRST = 4,
 	MC_REUSED = 8,
+	/* a data line seen in a second burst (the tag's), not since */
+	MC_SECOND = MC_FIRST | MC_REUSED,
 	MC_BURST = 0xf0,
 	MC_BURST_SHIFT = 4,
 	MC_MARKS = MC_FIRST | MC_REUSED | MC_BURST,

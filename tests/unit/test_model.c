@@ -675,6 +675,7 @@ struct first_log {
 	unsigned ptlb[16], pskips[16];
 	uint32_t powners[16];
 	unsigned pt, pt_skips; /* paging-structure lines reported, the last one's skips and owner */
+	unsigned second; /* lines seen in a second burst, not in use */
 	uint32_t pt_owner;
 };
 
@@ -685,6 +686,10 @@ static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips, 
 		l->pt++;
 		l->pt_owner = owner;
 		l->pt_skips = skips;
+		return;
+	}
+	if (!skips) {
+		l->second++; /* seen in a second burst, not in use */
 		return;
 	}
 	if (l->n < 16) {
@@ -719,6 +724,22 @@ static void page_ref_on(struct mp_model *m, unsigned k, uint64_t p)
 {
 	struct mp_model_out o;
 	mp_model_access(m, k, 0, p * 4096, 0, 0, 12, (uint32_t)p, &o);
+}
+
+struct left_log {
+	unsigned n;
+	uint32_t owners[8];
+	unsigned bursts[8];
+};
+
+static void on_left(void *arg, uint32_t owner, unsigned bursts)
+{
+	struct left_log *l = arg;
+	if (l->n < 8) {
+		l->owners[l->n] = owner;
+		l->bursts[l->n] = bursts;
+	}
+	l->n++;
 }
 
 /* mp_model_track_first (burst sampling): a line's first fill is reported
@@ -897,6 +918,44 @@ static void test_first_touch(void)
 	CHECK_EQ(pl.ptlb[2], MP_TLB_L1_HIT);
 	CHECK_EQ(pl.pskips[2], 1);
 	CHECK_EQ(pl.powners[2], 13);
+	mp_model_free(m);
+
+	/* The bursts a data line is seen in, up to three: 2 is seen again in
+	 * the next burst, not in use (reported, skips 0), 1 in use (skips 1),
+	 * and 1 once more in a third burst; at the end 3 (seen in one burst)
+	 * and 2 (two) are left marked, each once whatever its copies, and 1
+	 * is not. */
+	mm = tiny(MP_INCL_NINE, 1);
+	m = mp_model_new(&mm);
+	struct first_log bl = { 0 };
+	CHECK_EQ(mp_model_track_first(m, on_first, on_first_walk, &bl), 0);
+	mp_model_set_burst(m, 0);
+	ref(m, 0, 1, 0);
+	ref(m, 0, 2, 0);
+	ref(m, 0, 1, 0);
+	ref(m, 0, 3, 0);
+	mp_model_set_burst(m, 1);
+	ref(m, 0, 2, 0);
+	CHECK_EQ(bl.second, 1);
+	CHECK_EQ(bl.n, 0);
+	ref(m, 0, 1, 0);
+	CHECK_EQ(bl.n, 1);
+	CHECK_EQ(bl.skips[0], 1);
+	ref(m, 0, 2, 0); /* (its second burst still) */
+	mp_model_set_burst(m, 2);
+	ref(m, 0, 1, 0);
+	CHECK_EQ(bl.n, 1);
+	CHECK_EQ(bl.second, 1);
+	struct left_log ll = { 0 };
+	CHECK_EQ(mp_model_first_left(m, on_left, &ll), 0);
+	CHECK_EQ(ll.n, 2);
+	unsigned got[4] = { 0 };
+	for (unsigned i = 0; i < ll.n && i < 8; i++)
+		if (ll.owners[i] < 4)
+			got[ll.owners[i]] = ll.bursts[i];
+	CHECK_EQ(got[1], 0);
+	CHECK_EQ(got[2], 2);
+	CHECK_EQ(got[3], 1);
 	mp_model_free(m);
 
 	/* A walk's paging-structure lines (the tiny machine has no
