@@ -243,6 +243,20 @@ int an_phys_add(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn, 
 	return insert(ph, pid, vpage, pfn, flags, time);
 }
 
+/* A look's run of virtual pages, [lo, hi) of process pid. */
+struct vrange {
+	uint64_t lo, hi;
+	uint32_t pid;
+};
+
+static int vrange_cmp(const void *a, const void *b)
+{
+	const struct vrange *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
 int an_phys_load(struct an_state *st)
 {
 	if (!st->pagemap_chunks.n)
@@ -256,10 +270,14 @@ int an_phys_load(struct an_state *st)
 	 * crafted file, not a program (the fuzzer sets a lower cap). */
 	uint64_t cap = st->opts->max_phys_pages ? st->opts->max_phys_pages : AN_PHYS_MAX_PAGES, added = 0;
 	int bad = 0, capped = 0;
-	/* The table sized at once for the largest look, which sees most of
-	 * the pages there will be: grown by doubling, its zeroing was ~8% of
-	 * a bounded arrays report. */
+	/* The table sized at once for the pages of all looks together: grown
+	 * by doubling, its zeroing was ~8% of a bounded arrays report, and
+	 * sized for the largest look alone (27K of arrays' 100K pages: the
+	 * looks come at growing intervals while the program touches its
+	 * pages) it still grew twice, 21% of the report. The looks' runs,
+	 * merged where they adjoin, are few: their union counts the pages. */
 	uint64_t most = 0;
+	MP_VEC(struct vrange) ranges = { 0 };
 	for (size_t i = 0; i < st->pagemap_chunks.n; i++) {
 		struct trace_chunk c;
 		struct trace_pagemap pm;
@@ -267,11 +285,28 @@ int an_phys_load(struct an_state *st)
 		uint64_t pages = 0;
 		if (!trace_reader_read_at(st->reader, st->pagemap_chunks.v[i], &c) || trace_pagemap_open(&c, &pm))
 			continue;
-		while (pages < cap && trace_pagemap_next(&pm, &run) == 1)
-			pages += run.npages < cap ? run.npages : cap; /* (no wrap) */
-		if (pages > most)
-			most = pages < cap ? pages : cap;
+		size_t first = ranges.n;
+		while (pages < cap && trace_pagemap_next(&pm, &run) == 1) {
+			uint64_t n = run.npages < cap ? run.npages : cap; /* (no wrap) */
+			pages += n;
+			struct vrange *last = ranges.n > first ? &ranges.v[ranges.n - 1] : NULL;
+			if (last && last->hi == run.vpage)
+				last->hi += n;
+			else if (mp_vec_push(&ranges, ((struct vrange){ run.vpage, run.vpage + n, (uint32_t)pm.pid }))) {
+				free(ranges.v);
+				return -ENOMEM;
+			}
+		}
 	}
+	qsort(ranges.v, ranges.n, sizeof(*ranges.v), vrange_cmp);
+	for (size_t i = 0, j; i < ranges.n && most < cap; i = j) {
+		uint64_t lo = ranges.v[i].lo, hi = ranges.v[i].hi;
+		for (j = i + 1; j < ranges.n && ranges.v[j].pid == ranges.v[i].pid && ranges.v[j].lo <= hi; j++)
+			hi = ranges.v[j].hi > hi ? ranges.v[j].hi : hi;
+		most += hi - lo;
+	}
+	free(ranges.v);
+	most = most < cap ? most : cap;
 	/* (at most 16 GiB of 4 KiB pages at once, a 384 MiB table; past that
 	 * it grows as pages come, so that a damaged look's claim of a TiB in
 	 * a few bytes is not all zeroed up front) */
