@@ -415,8 +415,10 @@ void an_model_scale_sets(struct an_state *st);
 uint64_t an_model_footprint(const struct an_state *st);
 /* Burst sampling, first fills tracked: the data lines seen in exactly one
  * and two bursts (among those the model kept: all of them where the
- * footprint fits its caches). 1 if known (an_mem.first_single counted). */
-int an_model_bursts_seen(const struct an_state *st, uint64_t *once, uint64_t *twice);
+ * footprint fits its caches), and the lines no burst saw as Chao1
+ * estimates them from those. 1 if known (an_mem.first_single counted),
+ * after an_model_finish. */
+int an_model_bursts_seen(const struct an_state *st, uint64_t *once, uint64_t *twice, double *unseen);
 /* Moves the page table to the result; remap: state class -> result class. */
 int an_model_pages(struct an_state *st, const uint32_t *remap);
 
