@@ -67,9 +67,16 @@ struct an_proc {
 #define AN_AHEAD_CREDIT 16 /* and added after a line missed L2, up to AN_AHEAD_KEEP */
 #define AN_AHEAD_PAGES 16384 /* pages from which the lookahead pays (tables of 1.5 MiB and more) */
 
+struct an_chunk_ref {
+	uint64_t off;
+	uint32_t accesses;
+};
+
 struct an_stream {
 	uint32_t proc, tid, thread;
-	MP_VEC(uint64_t) chunks; /* file offsets */
+	/* its chunks: file offset and header's access count (trace_format.h:
+	 * MP_CHUNK_PLAIN | accesses, or 0) */
+	MP_VEC(struct an_chunk_ref) chunks;
 	size_t next_chunk;
 	uint8_t *data;
 	size_t cap;

@@ -86,9 +86,11 @@ int cmd_dump(int argc, char **argv)
 		struct trace_dec d;
 		struct trace_rec rec;
 		unsigned long long nacc = 0;
+		int plain = 1; /* accesses, EPOCH and TIME records only */
 		trace_dec_init(&d, ch.data, ch.len);
 		int k;
 		while ((k = trace_dec_next(&d, &rec)) == 1) {
+			plain &= rec.cls == MP_REC_ACCESS || rec.cls == MP_REC_EPOCH || rec.cls == MP_REC_TIME;
 			switch (rec.cls) {
 			case MP_REC_ACCESS:
 				nacc++;
@@ -125,7 +127,14 @@ int cmd_dump(int argc, char **argv)
 				printf("  record class %u\n", rec.cls);
 			}
 		}
-		printf("  %llu accesses%s\n", nacc, k < 0 ? " (then a malformed record)" : "");
+		printf("  %llu accesses%s", nacc, k < 0 ? " (then a malformed record)" : "");
+		if (ch.hdr.accesses & MP_CHUNK_PLAIN) {
+			/* the header's count, which a replay dropping accesses trusts */
+			unsigned n = ch.hdr.accesses & ~MP_CHUNK_PLAIN;
+			printf(", header: plain, %u%s", n,
+			       !plain || n != nacc || k < 0 ? " (WRONG: the records say otherwise)" : "");
+		}
+		printf("\n");
 	}
 	uint64_t off;
 	int st = trace_reader_status(r, &off);

@@ -50,7 +50,7 @@ static struct rt_thread *rt_registry;
 struct rt_job {
 	uint8_t *buf;
 	size_t len;
-	uint32_t tid, seq;
+	uint32_t tid, seq, accesses;
 	int *busy; /* cleared once written */
 };
 
@@ -150,8 +150,8 @@ static struct rt_zslot *slot_acquire(uint32_t hint, int may_block)
 	return z;
 }
 
-static void write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *payload, size_t len,
-			int may_block)
+static void write_chunk(uint16_t type, uint32_t tid, uint32_t seq, uint32_t accesses, const void *payload,
+			size_t len, int may_block)
 {
 	if (rt_proc.fd < 0 || len > RT_BUF_SIZE + RT_BUF_SLACK)
 		return;
@@ -165,6 +165,7 @@ static void write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *p
 	h.tid = tid;
 	h.proc_id = rt_proc.id;
 	h.seq = seq;
+	h.accesses = accesses;
 	size_t n = trace_chunk_build(&h, payload, len, z->out, z->cctx, rt_zlevel);
 	int err = write_all(rt_proc.fd, z->out, n);
 	pthread_mutex_unlock(&z->lock);
@@ -177,7 +178,7 @@ static void write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *p
 void rt_write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *payload, size_t len)
 {
 	rt_self.guard++;
-	write_chunk(type, tid, seq, payload, len, 1);
+	write_chunk(type, tid, seq, 0, payload, len, 1);
 	rt_self.guard--;
 }
 
@@ -194,6 +195,17 @@ static void chunk_start(struct rt_thread *t)
 	p = mp_put_uv(p, t->last_cpu);
 	t->p = p;
 	t->last_addr = t->last_ip = t->prev_ip = t->last_ev_addr = 0;
+	t->chunk_base = t->naccess;
+	t->chunk_plain = 1;
+}
+
+/* The chunk's header field `accesses` (trace_format.h): its access count
+ * where it holds nothing else. (naccess is the thread's own: the loops'
+ * copies of it are written back before anything flushes.) */
+static uint32_t chunk_accesses(const struct rt_thread *t)
+{
+	uint64_t n = t->naccess - t->chunk_base;
+	return t->chunk_plain && n <= MP_CHUNK_COUNT_MAX ? MP_CHUNK_PLAIN | (uint32_t)n : 0;
 }
 
 #define RT_SCRATCH_SIZE (64u << 10) /* sampling: where skipped accesses are written, never read */
@@ -230,10 +242,11 @@ int rt_thread_setup(struct rt_thread *t)
 	return 0;
 }
 
-static void flush_locked(struct rt_thread *t, uint8_t *end, int may_block)
+/* accesses: the header's count (chunk_accesses), 0 when not known */
+static void flush_locked(struct rt_thread *t, uint8_t *end, uint32_t accesses, int may_block)
 {
 	size_t len = (size_t)(end - t->buf);
-	write_chunk(MP_CHUNK_STREAM, (uint32_t)t->tid, t->seq++, t->buf, len, may_block);
+	write_chunk(MP_CHUNK_STREAM, (uint32_t)t->tid, t->seq++, accesses, t->buf, len, may_block);
 }
 
 /* --- the writer thread ------------------------------------------------- */
@@ -248,7 +261,7 @@ static void *writer_main(void *arg)
 			pthread_cond_wait(&rt_q_work, &rt_q_lock);
 		struct rt_job j = rt_q[rt_q_head % RT_QUEUE];
 		pthread_mutex_unlock(&rt_q_lock);
-		write_chunk(MP_CHUNK_STREAM, j.tid, j.seq, j.buf, j.len, 1);
+		write_chunk(MP_CHUNK_STREAM, j.tid, j.seq, j.accesses, j.buf, j.len, 1);
 		pthread_mutex_lock(&rt_q_lock);
 		__atomic_store_n(j.busy, 0, __ATOMIC_RELEASE);
 		rt_q_head++;
@@ -312,7 +325,7 @@ static int queue_current(struct rt_thread *t, size_t len)
 		pthread_cond_wait(&rt_q_done, &rt_q_lock);
 	t->busy[t->cur] = 1;
 	rt_q[rt_q_tail % RT_QUEUE] =
-		(struct rt_job){ t->buf, len, (uint32_t)t->tid, t->seq++, &t->busy[t->cur] };
+		(struct rt_job){ t->buf, len, (uint32_t)t->tid, t->seq++, chunk_accesses(t), &t->busy[t->cur] };
 	rt_q_tail++;
 	pthread_cond_signal(&rt_q_work);
 	pthread_mutex_unlock(&rt_q_lock);
@@ -333,7 +346,7 @@ void rt_flush(struct rt_thread *t)
 	__atomic_add_fetch(&rt_proc.accesses, t->naccess - t->naccess_flushed, __ATOMIC_RELAXED);
 	t->naccess_flushed = t->naccess;
 	if (queue_current(t, (size_t)(t->p - t->buf)) != 0)
-		flush_locked(t, t->p, 1);
+		flush_locked(t, t->p, chunk_accesses(t), 1);
 	chunk_start(t);
 	t->guard--;
 	if (skipping)
@@ -383,6 +396,7 @@ static void note_skipped(struct rt_thread *t, uint64_t n)
 	uint8_t *p = t->p;
 	*p++ = MP_TAG(MP_REC_DROPPED, 0);
 	p = mp_put_uv(p, n);
+	t->chunk_plain = 0;
 	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE);
 }
 
@@ -463,7 +477,7 @@ void rt_flush_all(int in_signal)
 		}
 		__atomic_add_fetch(&rt_proc.accesses, n - t->naccess_flushed, __ATOMIC_RELAXED);
 		if (end > t->buf)
-			flush_locked(t, end, t == &rt_self);
+			flush_locked(t, end, 0, t == &rt_self); /* (others may still run: no count) */
 	}
 	if (locked)
 		pthread_mutex_unlock(&rt_registry_lock);
@@ -531,6 +545,7 @@ uint8_t *rt_event_begin(struct rt_thread *t, unsigned type, uint64_t *epoch_out)
 	rt_skip_suspend(t);
 	if (rt_buf_full(t))
 		rt_flush(t);
+	t->chunk_plain = 0; /* (and rt_event_end, for the records written without this) */
 	/* A clock read costs ~30 ns in a VM, as much as the rest of an
 	 * allocation event: ALLOC and FREE read it every RT_CLOCK_EVERY-th
 	 * time and reuse the last reading (and CPU) otherwise, so their times
@@ -563,6 +578,7 @@ uint8_t *rt_put_ev_addr(struct rt_thread *t, uint8_t *p, uint64_t addr)
 
 void rt_event_end(struct rt_thread *t, uint8_t *p)
 {
+	t->chunk_plain = 0;
 	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE);
 	rt_skip_resume(t);
 }

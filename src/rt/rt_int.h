@@ -43,6 +43,11 @@ struct rt_thread {
 	int cur; /* index of buf in bufs */
 	int busy[2]; /* bufs[i] is queued for the writer thread (atomic) */
 	uint32_t seq; /* chunks written */
+	/* the chunk being filled: naccess at its start, and whether it holds
+	 * accesses only (no event, no DROPPED record): its header says how
+	 * many (mp_chunk_header.accesses) */
+	uint64_t chunk_base;
+	int chunk_plain;
 	uint64_t last_time, last_ev_addr; /* event delta bases (reset per chunk) */
 	unsigned clock_skip, last_cpu; /* allocation events between clock reads; CPU then */
 	uint64_t naccess_flushed; /* part of naccess already added to the process total */

@@ -68,9 +68,16 @@ struct mp_chunk_header {
 	uint32_t raw_len; /* payload length after decoding */
 	uint32_t stored_len; /* payload bytes following this header */
 	uint32_t payload_crc; /* crc32 of the stored payload */
-	uint32_t reserved; /* 0 */
+	/* STREAM chunks: MP_CHUNK_PLAIN | the number of access records when
+	 * the chunk holds nothing else but its EPOCH and TIME records (a
+	 * replay that drops accesses can pass it over undecoded); else 0, as
+	 * every chunk of writers before it has */
+	uint32_t accesses;
 	uint32_t header_crc; /* crc32 of the bytes above this field */
 };
+
+#define MP_CHUNK_PLAIN (1u << 31)
+#define MP_CHUNK_COUNT_MAX ((1u << 30) - 1) /* (a chunk holds at most 64 MiB) */
 
 #define MP_CHUNK_MAX_RAW (64u << 20) /* readers refuse larger chunks */
 

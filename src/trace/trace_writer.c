@@ -37,7 +37,6 @@ size_t trace_chunk_build(struct mp_chunk_header *hdr, const void *src, size_t le
 	hdr->magic = MP_CHUNK_MAGIC;
 	hdr->raw_len = (uint32_t)len;
 	hdr->stored_len = (uint32_t)stored;
-	hdr->reserved = 0;
 	hdr->payload_crc = trace_crc32(payload, stored);
 	hdr->header_crc = trace_crc32(hdr, offsetof(struct mp_chunk_header, header_crc));
 	memcpy(out, hdr, sizeof(*hdr));

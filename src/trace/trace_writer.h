@@ -19,7 +19,7 @@ size_t trace_chunk_bound(size_t len);
 
 /*
  * Frames payload [src, src+len) as one chunk into out (room: trace_chunk_bound).
- * hdr supplies type/pid/tid/proc_id/seq; codec, sizes and CRCs are filled in.
+ * hdr supplies type/pid/tid/proc_id/seq/accesses; codec, sizes and CRCs are filled in.
  * Compresses with cctx when given and worthwhile, else stores raw.
  * Returns the chunk's total size in bytes.
  */

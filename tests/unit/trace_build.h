@@ -30,6 +30,17 @@ static inline void tb_begin(const char *meta)
 	tb_len = sizeof(fh) + strlen(meta);
 }
 
+/* accesses: the header's count (MP_CHUNK_PLAIN | n, or 0) */
+static inline void tb_chunk_counted(unsigned type, uint32_t pid, uint32_t tid, uint64_t proc, uint32_t seq,
+				    uint32_t accesses, const uint8_t *p, size_t n)
+{
+	struct mp_chunk_header h = {
+		.type = (uint16_t)type, .pid = pid, .tid = tid, .proc_id = proc, .seq = seq, .accesses = accesses
+	};
+	tb_len += trace_chunk_build(&h, p, n, tb_file + tb_len, NULL, 0);
+	tb_last_time = 0;
+}
+
 static inline void tb_chunk(unsigned type, uint32_t pid, uint32_t tid, uint64_t proc, const uint8_t *p, size_t n)
 {
 	struct mp_chunk_header h = { .type = (uint16_t)type, .pid = pid, .tid = tid, .proc_id = proc };
