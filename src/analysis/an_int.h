@@ -426,6 +426,9 @@ uint64_t an_model_footprint(const struct an_state *st);
  * estimates them from those. 1 if known (an_mem.first_single counted),
  * after an_model_finish. */
 int an_model_bursts_seen(const struct an_state *st, uint64_t *once, uint64_t *twice, double *unseen);
+/* The share of the modelled LLC's sets that had evicted a line when the
+ * replay ended (an_model_finish): 0 to 1. */
+double an_model_llc_filled(const struct an_state *st);
 /* Moves the page table to the result; remap: state class -> result class. */
 int an_model_pages(struct an_state *st, const uint32_t *remap);
 

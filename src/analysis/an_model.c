@@ -116,6 +116,7 @@ struct an_model {
 	uint64_t win_first_lines, win_first_pages, found_lines, found_pages;
 	uint64_t seen_once, seen_twice; /* data lines seen in one, two bursts (an_model_finish) */
 	int left_failed; /* mp_model_first_left had no memory */
+	double llc_filled; /* the LLC's sets that evicted, before the end's flush */
 	struct an_stream *cur; /* the stream whose access is being modelled */
 	struct an_state *st;
 };
@@ -859,11 +860,17 @@ int an_model_bursts_seen(const struct an_state *st, uint64_t *once, uint64_t *tw
 	return am && am->first_on && !am->left_failed;
 }
 
+double an_model_llc_filled(const struct an_state *st)
+{
+	return st->model ? st->model->llc_filled : 0;
+}
+
 void an_model_finish(struct an_state *st)
 {
 	struct an_model *am = st->model;
 	if (!am)
 		return;
+	am->llc_filled = mp_model_turned_share(am->m);
 	if (am->first_on) {
 		burst_window(st, am, 1);
 		/* (before the flush below takes the lines and their marks) */

@@ -1178,6 +1178,17 @@ static void l1_evicted_v(struct mp_model *m, unsigned k, struct model_victim v)
 	l1_evicted(m, k, &v);
 }
 
+double mp_model_turned_share(const struct mp_model *m)
+{
+	uint64_t sets = m->llc[0].sets, n = 0;
+	for (uint64_t i = 0; i < (sets + 63) / 64; i++)
+		n += (uint64_t)__builtin_popcountll(m->turned[i]);
+	/* (under set sampling only the sample's sets, 1 in sample_mask + 1,
+	 * see references) */
+	uint64_t seen = sets / (m->sample_mask + 1);
+	return seen ? (double)n / (double)seen : 0;
+}
+
 void mp_model_flush_turned(struct mp_model *m)
 {
 	m->flush_turned = 1;

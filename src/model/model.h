@@ -235,4 +235,8 @@ void mp_model_flush(struct mp_model *m);
  * written back meanwhile). */
 void mp_model_flush_turned(struct mp_model *m);
 
+/* The share of the LLC's sets (of those set sampling models) that have
+ * evicted a line so far: where the references filled the LLC. */
+double mp_model_turned_share(const struct mp_model *m);
+
 #endif
