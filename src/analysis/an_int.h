@@ -426,6 +426,12 @@ uint64_t an_model_footprint(const struct an_state *st);
  * estimates them from those. 1 if known (an_mem.first_single counted),
  * after an_model_finish. */
 int an_model_bursts_seen(const struct an_state *st, uint64_t *once, uint64_t *twice, double *unseen);
+/* Burst sampling, first walks tracked: the pages (per core) seen in one
+ * and two bursts, the pages the bursts walked, and what a first walk of
+ * a page seen in one burst stands for (Chao1, *w). 1 if the pages and the
+ * unseen ones fit the STLB: then a page's first walk counts once when two
+ * bursts saw it, *w times when one did (an_mem.walk_unused, walk_single). */
+int an_model_walk_weight(const struct an_state *st, double *w, uint64_t *once, uint64_t *twice, uint64_t *pages);
 /* The share of the modelled LLC's sets that had evicted a line when the
  * replay ended (an_model_finish): 0 to 1. */
 double an_model_llc_filled(const struct an_state *st);

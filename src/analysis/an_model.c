@@ -27,6 +27,9 @@ struct page_row {
 	uint64_t addr; /* page start (virtual) */
 	uint64_t dtlb_misses, walks, walk_refs; /* dtlb_misses 0: empty slot */
 	uint64_t once_dtlb, once_stlb; /* burst sampling: first walks found in the DTLB, STLB after skips */
+	/* and first walks of the page seen in two bursts, and in one only
+	 * (an_mem.walk_unused, walk_single) */
+	uint64_t once_unused, once_single;
 	uint64_t last; /* an_model.page_tick when cls was seen */
 	uint32_t proc, cls;
 	uint32_t thread; /* burst sampling: the thread whose misses these are; else 0 */
@@ -115,6 +118,7 @@ struct an_model {
 	 * to the current window, and how many of them it reported found */
 	uint64_t win_first_lines, win_first_pages, found_lines, found_pages;
 	uint64_t seen_once, seen_twice; /* data lines seen in one, two bursts (an_model_finish) */
+	uint64_t pages_once, pages_twice; /* pages (per core) seen in one, two bursts */
 	int left_failed; /* mp_model_first_left had no memory */
 	double llc_filled; /* the LLC's sets that evicted, before the end's flush */
 	struct an_stream *cur; /* the stream whose access is being modelled */
@@ -151,6 +155,8 @@ void an_mem_add(struct an_mem *a, const struct an_mem *b)
 	a->once_walk_dram += b->once_walk_dram;
 	a->first_unused += b->first_unused;
 	a->first_single += b->first_single;
+	a->walk_unused += b->walk_unused;
+	a->walk_single += b->walk_single;
 }
 
 /* The owner id of a line stream s references for class cls now (struct
@@ -281,9 +287,18 @@ static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips, 
  * it again), judged with the walks' rate over the STLB's sets and ways;
  * its rows take back f - 1 of the walk as a DTLB or STLB hit, and so does
  * its row of the TLB view (pages_per_thread_merge). */
+static void walk_seen(struct an_model *am, uint32_t owner, uint32_t proc, uint64_t page, unsigned shift,
+		      int single);
+
 static void on_first_walk(void *arg, uint32_t owner, unsigned tlb, unsigned skips, uint64_t page, unsigned shift)
 {
 	struct an_model *am = arg;
+	if (!skips) {
+		/* a page seen in a second burst, not in use in its first */
+		if (am->counting && owner < am->owners.n && am->cur)
+			walk_seen(am, owner, am->cur->proc, page, shift, 0);
+		return;
+	}
 	am->found_pages++;
 	if (!am->counting || owner >= am->owners.n || !am->cur)
 		return;
@@ -367,6 +382,8 @@ static void burst_window(struct an_state *st, struct an_model *am, int last)
 			owner_rows(st, am, f->owner, rows);
 			for (int r = 0; r < 3 && rows[r] && f->walk == FOUND_LINE; r++)
 				rows[r]->first_unused++;
+			if (f->walk == FOUND_PAGE)
+				walk_seen(am, f->owner, f->proc, f->page, f->shift, 0);
 			continue;
 		}
 		const struct owner *ow = &am->owners.v[f->owner];
@@ -834,9 +851,31 @@ void an_model_stream_done(struct an_state *st, struct an_stream *s)
 }
 
 /* A data line the bursts saw in one or two bursts (mp_model_first_left). */
-static void on_left(void *arg, uint32_t owner, unsigned bursts)
+/* Burst sampling: a page's first walk whose page the bursts saw in two
+ * bursts (single 0) or one: taken back where the pages fit the STLB
+ * (an_model_walk_weight), from the walker's rows and its page row. */
+static void walk_seen(struct an_model *am, uint32_t owner, uint32_t proc, uint64_t page, unsigned shift, int single)
+{
+	struct an_mem *rows[3];
+	owner_rows(am->st, am, owner, rows);
+	for (int r = 0; r < 3 && rows[r]; r++)
+		*(single ? &rows[r]->walk_single : &rows[r]->walk_unused) += 1;
+	struct page_row *pr =
+		am->rows_cap ? page_row_find(am, proc, page, shift, am->owners.v[owner].thread) : NULL;
+	if (pr)
+		*(single ? &pr->once_single : &pr->once_unused) += 1;
+}
+
+static void on_left(void *arg, uint32_t owner, unsigned bursts, const struct mp_model_left_page *page)
 {
 	struct an_model *am = arg;
+	if (page) {
+		am->pages_once += bursts == 1;
+		am->pages_twice += bursts == 2;
+		if (bursts == 1 && owner < am->owners.n)
+			walk_seen(am, owner, page->space, page->va, page->shift, 1);
+		return;
+	}
 	if (bursts == 2) {
 		am->seen_twice++;
 		return;
@@ -850,14 +889,39 @@ static void on_left(void *arg, uint32_t owner, unsigned bursts)
 		rows[r]->first_single++;
 }
 
+/* The species a sample did not see, by the bias-corrected Chao1 (Chao
+ * 1987): f1 (f1 - 1) / (2 (f2 + 1)), from those seen once and twice. */
+static double chao1_unseen(uint64_t f1, uint64_t f2)
+{
+	return f1 ? (double)f1 * (double)(f1 - 1) / (2.0 * (double)(f2 + 1)) : 0;
+}
+
 int an_model_bursts_seen(const struct an_state *st, uint64_t *once, uint64_t *twice, double *unseen)
 {
 	const struct an_model *am = st->model;
 	*once = am ? am->seen_once : 0;
 	*twice = am ? am->seen_twice : 0;
-	/* (bias-corrected Chao1: f1 (f1 - 1) / (2 (f2 + 1)) species unseen) */
-	*unseen = *once ? (double)*once * (double)(*once - 1) / (2.0 * (double)(*twice + 1)) : 0;
+	*unseen = chao1_unseen(*once, *twice);
 	return am && am->first_on && !am->left_failed;
+}
+
+int an_model_walk_weight(const struct an_state *st, double *w, uint64_t *once, uint64_t *twice, uint64_t *pages)
+{
+	const struct an_model *am = st->model;
+	*w = 1;
+	*once = am ? am->pages_once : 0;
+	*twice = am ? am->pages_twice : 0;
+	*pages = 0;
+	if (!am || !am->first_on || am->left_failed)
+		return 0;
+	uint64_t lines;
+	mp_model_first_counts(am->m, &lines, pages);
+	double unseen = chao1_unseen(*once, *twice);
+	const struct mp_machine *mm = st->opts->machine;
+	uint64_t entries = mm->stlb.entries ? mm->stlb.entries : mm->dtlb[MP_PAGE_4K].entries;
+	if (*once)
+		*w = 1.0 + unseen / (double)*once;
+	return *pages && (double)*pages + unseen <= (double)entries;
 }
 
 double an_model_llc_filled(const struct an_state *st)
@@ -1498,6 +1562,9 @@ static int pages_per_thread_merge(struct an_state *st, struct an_model *am)
 	struct page_row *v = malloc(am->nrows * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
+	double wp;
+	uint64_t p1, p2, pages;
+	const int weigh = an_model_walk_weight(st, &wp, &p1, &p2, &pages);
 	size_t n = 0;
 	for (size_t j = 0; j < am->rows_cap; j++) {
 		struct page_row w = am->rows[j];
@@ -1505,13 +1572,25 @@ static int pages_per_thread_merge(struct an_state *st, struct an_model *am)
 			continue;
 		double f = w.thread < st->threads.n ? st->threads.v[w.thread].sample_factor : 1.0;
 		/* first walks of pages in use across skips: f - 1 of each taken
-		 * back (burst_window), found in the DTLB no miss there either */
+		 * back (burst_window), found in the DTLB no miss there either;
+		 * where the pages fit the STLB, those of pages seen in two
+		 * bursts too, and f - wp of those seen in one (as the rows'
+		 * an_mem.walk_unused and walk_single: apply_sampling) */
 		uint64_t once = w.once_dtlb + w.once_stlb < w.walks ? w.once_dtlb + w.once_stlb : w.walks;
 		uint64_t refs = once && w.walks ? w.walk_refs * once / w.walks : 0;
 		uint64_t dmiss = w.once_dtlb < w.dtlb_misses ? w.once_dtlb : w.dtlb_misses;
+		uint64_t walks = an_scaled(w.walks, f), wrefs = an_scaled(w.walk_refs, f);
+		uint64_t taken = an_scaled(once, f - 1), rtaken = an_scaled(refs, f - 1);
+		if (weigh) {
+			uint64_t more =
+				an_scaled(w.once_unused, f - 1) + (f > wp ? an_scaled(w.once_single, f - wp) : 0);
+			/* (their references as the row's walks average) */
+			rtaken += walks ? (uint64_t)((double)wrefs * (double)more / (double)walks) : 0;
+			taken += more;
+		}
 		w.dtlb_misses = an_scaled(w.dtlb_misses, f) - an_scaled(dmiss, f - 1);
-		w.walks = an_scaled(w.walks, f) - an_scaled(once, f - 1);
-		w.walk_refs = an_scaled(w.walk_refs, f) - an_scaled(refs, f - 1);
+		w.walks = walks - (taken < walks ? taken : walks);
+		w.walk_refs = wrefs - (rtaken < wrefs ? rtaken : wrefs);
 		v[n++] = w;
 	}
 	qsort(v, n, sizeof(*v), page_row_cmp);

@@ -275,22 +275,26 @@ static int build_functions(struct an_state *st, struct an_result *r)
 	return 0;
 }
 
-/* Burst sampling where the footprint fits the LLC (apply_sampling): what
- * a line seen in one burst only stands for, and the cycles a fill taken
- * back as an LLC hit saves. */
+/* Burst sampling (apply_sampling): where the footprint fits the LLC
+ * (lines), what a line seen in one burst only stands for, and the cycles
+ * a fill taken back as an LLC hit saves; where the pages fit the STLB
+ * (pages), what a page seen in one burst stands for. */
 struct seen_weight {
-	double w;
+	int lines, pages;
+	double w, wp;
 	uint64_t lat;
 };
 
 /* (f 1 changes no figure: it only settles dram_writes_left and once_*.)
  * sw: the first fills of lines seen in one burst count sw->w times, of
- * lines seen in more once, the rest taken back as LLC hits (NULL: they
- * stay scaled). */
+ * lines seen in more once, the rest taken back as LLC hits; the first
+ * walks of pages likewise by sw->wp, taken back as STLB hits (NULL, or
+ * lines / pages 0: they stay scaled). */
 static void scale_mem(struct an_mem *m, double f, const struct seen_weight *sw)
 {
 	uint64_t single = m->first_single, unused = m->first_unused;
-	m->first_single = m->first_unused = 0;
+	uint64_t wsingle = m->walk_single, wunused = m->walk_unused;
+	m->first_single = m->first_unused = m->walk_single = m->walk_unused = 0;
 	uint64_t left = m->dram_writes_left, once[4] = { m->once[0], m->once[1], m->once[2], m->once_lat };
 	uint64_t walks[2] = { m->once_walk[0], m->once_walk[1] }, walk_dram = m->once_walk_dram;
 	m->dram_writes_left = m->once[0] = m->once[1] = m->once[2] = m->once_lat = 0;
@@ -305,11 +309,13 @@ static void scale_mem(struct an_mem *m, double f, const struct seen_weight *sw)
 	for (int i = 0; i < 2; i++)
 		m->once_walk[i] = an_scaled(walks[i], f - 1);
 	m->once_walk_dram = an_scaled(walk_dram, f - 1);
-	if (sw) {
+	if (sw && sw->lines) {
 		uint64_t n = an_scaled(unused, f - 1) + (f > sw->w ? an_scaled(single, f - sw->w) : 0);
 		m->once[2] += n;
 		m->once_lat += n * sw->lat;
 	}
+	if (sw && sw->pages)
+		m->once_walk[1] += an_scaled(wunused, f - 1) + (f > sw->wp ? an_scaled(wsingle, f - sw->wp) : 0);
 }
 
 static void scale_counts(struct an_counts *c, double f)
@@ -404,20 +410,22 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 	 * in 1M: 25 MiB); weighed, its reads came out -73%. */
 	const struct mp_machine *mm = st->opts->machine;
 	uint64_t lines = st->model ? an_model_footprint(st) : 0, llc = mm ? mm->llc.size / mm->line : 0;
-	uint64_t f1 = 0, f2 = 0;
+	uint64_t f1 = 0, f2 = 0, p1 = 0, p2 = 0, pages = 0;
 	double unseen = 0;
-	struct seen_weight sw = { 1.0, mm ? mm->dram_latency - mm->llc.latency : 0 };
+	struct seen_weight sw = { 0, 0, 1.0, 1.0, mm ? mm->dram_latency - mm->llc.latency : 0 };
 	const int fits = lines && lines <= llc && r->skipped_accesses;
 	const int tracked = fits && an_model_bursts_seen(st, &f1, &f2, &unseen);
 	const int weigh = tracked && (double)lines + unseen <= (double)llc;
 	if (weigh && f1)
 		sw.w = 1.0 + unseen / (double)f1;
+	sw.lines = weigh;
+	sw.pages = r->skipped_accesses && an_model_walk_weight(st, &sw.wp, &p1, &p2, &pages);
 	for (size_t i = 0; i < st->parts.n; i++) {
 		struct an_part *p = &st->parts.v[i];
 		double f = st->threads.v[p->thread].sample_factor;
 		if (f != 1.0)
 			scale_counts(&p->c, f);
-		scale_mem(&p->mem, f, weigh ? &sw : NULL);
+		scale_mem(&p->mem, f, &sw);
 		counts_add(&st->classes.v[p->cls].c, &p->c);
 		an_mem_add(&st->classes.v[p->cls].mem, &p->mem);
 		an_mem_add(&r->mem_total, &p->mem);
@@ -427,7 +435,7 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 		struct an_thread *t = &st->threads.v[i];
 		if (t->sample_factor != 1.0)
 			scale_counts(&t->c, t->sample_factor);
-		scale_mem(&t->mem, t->sample_factor, weigh ? &sw : NULL);
+		scale_mem(&t->mem, t->sample_factor, &sw);
 		counts_add(&r->total, &t->c);
 	}
 	for (size_t i = 0; i < st->ips.n; i++) {
@@ -435,7 +443,7 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 		double f = ip->thread < st->threads.n ? st->threads.v[ip->thread].sample_factor : 1.0;
 		if (f != 1.0)
 			scale_counts(&ip->c, f);
-		scale_mem(&ip->mem, f, weigh ? &sw : NULL);
+		scale_mem(&ip->mem, f, &sw);
 	}
 	/* the streams' own tallies, by their thread's factor, rounded once */
 	double outside = 0, phys = 0, thp = 0;
@@ -454,7 +462,16 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 			"the model saw only the sampled bursts (%s --sample-bursts): its figures are "
 			"scaled estimates, and cache state between bursts is not what the program had",
 			st->replay_on ? "replayed with" : "record");
-		/* (a footprint that fits the LLC: above) */
+		/* (a footprint that fits the LLC, pages that fit the STLB: above) */
+		char walks[200];
+		if (sw.pages)
+			snprintf(walks, sizeof(walks),
+				 "a page's first walk likewise, %.2f times when one burst saw it (%llu pages seen in "
+				 "one burst, %llu in two)",
+				 sw.wp, (unsigned long long)p1, (unsigned long long)p2);
+		else
+			snprintf(walks, sizeof(walks), "page walks of pages seen in one burst only are scaled as if they "
+						       "recurred");
 		if (weigh)
 			an_warn(st,
 				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its "
@@ -462,10 +479,9 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 				"first fill counts once when a later burst saw the line, and %.2f times (at most its "
 				"thread's factor) when none did "
 				"(itself and the lines no burst saw, from %llu lines seen in one burst and %llu in "
-				"two); page walks of pages seen in one burst only are scaled as if they recurred: "
-				"DRAM and page-walk estimates are rough: %s",
+				"two); %s: DRAM and page-walk estimates are rough: %s",
 				(unsigned long long)(lines * mm->line >> 10), (unsigned long long)(mm->llc.size >> 10),
-				sw.w, (unsigned long long)f1, (unsigned long long)f2, full);
+				sw.w, (unsigned long long)f1, (unsigned long long)f2, walks, full);
 		else if (tracked) {
 			/* The bursts alone may not fill the LLC that the program's
 			 * footprint keeps full: then they find fewer lines cached

@@ -89,6 +89,9 @@ struct an_mem {
 	 * itself and its share of the lines no burst saw (an_result.c,
 	 * apply_sampling) */
 	uint64_t first_unused, first_single;
+	/* and the same for pages' first walks, where the page footprint fits
+	 * the STLB */
+	uint64_t walk_unused, walk_single;
 };
 
 /* Adds b's figures to a. */

@@ -253,11 +253,11 @@ static inline void marks_set(uint8_t *fl, uint8_t marks)
  * may have been referenced at any time before (randacc's, whose full run
  * had half of them cached over an LLC of half its table: counted once,
  * its DRAM reads came out -20%). */
-/* A data line then counts the bursts it is seen in, up to three: its
- * first later burst marks it MC_SECOND (*second set, for the caller to
- * report whether in use or not), a third takes its marks away. A page
- * (lines 0) and a paging-structure line lose theirs at once. */
-static unsigned marks_touch(const struct mp_model *m, uint8_t *fl, int again, int lines, int *second)
+/* A data line or a page then counts the bursts it is seen in, up to
+ * three: its first later burst marks it MC_SECOND (*second set, for the
+ * caller to report whether in use or not), a third takes its marks away.
+ * A paging-structure line (counted 0) loses its marks at once. */
+static unsigned marks_touch(const struct mp_model *m, uint8_t *fl, int again, int counted, int *second)
 {
 	uint8_t marks = *fl & MC_MARKS;
 	const int was_second = (marks & MC_SECOND) == MC_SECOND;
@@ -269,7 +269,7 @@ static unsigned marks_touch(const struct mp_model *m, uint8_t *fl, int again, in
 	*fl &= (uint8_t)~MC_MARKS;
 	if (was_second)
 		return 0;
-	if (lines) {
+	if (counted) {
 		*fl |= (uint8_t)(MC_SECOND | m->burst_tag);
 		*second = 1;
 	}
@@ -338,24 +338,49 @@ static __attribute__((noinline)) void page_touch(struct mp_model *m, struct mode
 	const uint32_t owner = *mc_owner(c, idx);
 	uint8_t *fl = mc_flags(c, idx), before = *fl;
 	int second = 0;
-	unsigned skips = marks_touch(m, fl, 0, 0, &second);
+	unsigned skips = marks_touch(m, fl, 0, 1, &second);
 	int64_t j;
 	if (*fl != before && below && (j = model_cache_find(below, model_cache_key(c, idx))) >= 0)
 		marks_set(mc_flags(below, (uint64_t)j), *fl & MC_MARKS);
-	if (skips)
+	if (skips || second)
 		m->first_walk_fn(m->first_arg, owner, tlb, skips, va >> shift << shift, shift);
 }
 
 struct left_line {
 	uint64_t key;
 	uint32_t owner;
-	uint8_t bursts;
+	uint16_t core; /* pages: the core whose TLBs hold it; lines: 0 */
+	uint8_t bursts, page;
 };
 
 static int left_by_key(const void *a, const void *b)
 {
 	const struct left_line *x = a, *y = b;
+	if (x->page != y->page || x->core != y->core)
+		return x->page != y->page ? (x->page < y->page ? -1 : 1) : (x->core < y->core ? -1 : 1);
 	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The TLB arrays of the active cores (DTLBs per page size, STLB), in turn
+ * (i from 0: NULL past the last); *core gets the array's core. */
+static const struct model_cache *tlb_nth(const struct mp_model *m, unsigned i, unsigned *core)
+{
+	for (unsigned a = 0; a < m->nactive; a++) {
+		const struct model_core *c = &m->core[m->active[a]];
+		*core = m->active[a];
+		for (int p = 0; p <= MP_PAGE_SIZES; p++) {
+			const struct model_cache *t = p < MP_PAGE_SIZES ? &c->dtlb[p] : &c->stlb;
+			if (t->sets && !i--)
+				return t;
+		}
+	}
+	return NULL;
+}
+
+/* A line's or page's left marks: seen in 1 or 2 bursts, else 0. */
+static unsigned left_bursts(uint8_t fl)
+{
+	return !(fl & (MC_FIRST | MC_REUSED)) ? 0 : (fl & MC_SECOND) == MC_SECOND ? 2 : 1;
 }
 
 /* The caches of the active cores and of every socket, in turn (i from 0:
@@ -370,9 +395,13 @@ static const struct model_cache *cache_nth(const struct mp_model *m, unsigned i)
 
 int mp_model_first_left(const struct mp_model *m, mp_model_left_fn fn, void *arg)
 {
+	static const unsigned shift[MP_PAGE_SIZES] = { 12, 21, 30 };
 	const struct model_cache *c;
+	unsigned core;
 	uint64_t cap = 1;
 	for (unsigned i = 0; (c = cache_nth(m, i)); i++)
+		cap += model_cache_nidx(c);
+	for (unsigned i = 0; (c = tlb_nth(m, i, &core)); i++)
 		cap += model_cache_nidx(c);
 	struct left_line *v = malloc(cap * sizeof(*v));
 	if (!v)
@@ -382,17 +411,36 @@ int mp_model_first_left(const struct mp_model *m, mp_model_left_fn fn, void *arg
 		for (uint64_t j = 0, e = model_cache_nidx(c); j < e; j++) {
 			if (!model_cache_used(c, j))
 				continue;
-			uint8_t fl = *mc_flags(c, j);
+			unsigned b = left_bursts(*mc_flags(c, j));
 			uint64_t key = model_cache_key(c, j);
-			if (!(fl & (MC_FIRST | MC_REUSED)) || (key & PT_BIT))
-				continue;
-			v[n++] = (struct left_line){ key, *mc_owner(c, j), (fl & MC_SECOND) == MC_SECOND ? 2 : 1 };
+			if (b && !(key & PT_BIT))
+				v[n++] = (struct left_line){ key, *mc_owner(c, j), 0, (uint8_t)b, 0 };
 		}
-	/* (a line's copies have the same marks: each line once) */
+	for (unsigned i = 0; (c = tlb_nth(m, i, &core)); i++)
+		for (uint64_t j = 0, e = model_cache_nidx(c); j < e; j++) {
+			unsigned b = model_cache_used(c, j) ? left_bursts(*mc_flags(c, j)) : 0;
+			if (b)
+				v[n++] = (struct left_line){ model_cache_key(c, j), *mc_owner(c, j), (uint16_t)core,
+							     (uint8_t)b, 1 };
+		}
+	/* (a line's copies have the same marks, a page's in a core's DTLB
+	 * and STLB too: each once) */
 	qsort(v, n, sizeof(*v), left_by_key);
-	for (size_t i = 0; i < n; i++)
-		if (!i || v[i].key != v[i - 1].key)
-			fn(arg, v[i].owner, v[i].bursts);
+	for (size_t i = 0; i < n; i++) {
+		const struct left_line *l = &v[i];
+		if (i && l->key == v[i - 1].key && l->page == v[i - 1].page && l->core == v[i - 1].core)
+			continue;
+		if (!l->page) {
+			fn(arg, l->owner, l->bursts, NULL);
+			continue;
+		}
+		/* a TLB key: page number | space << 40 | page size << 58 (translate) */
+		unsigned ps = (unsigned)(l->key >> 58);
+		struct mp_model_left_page pg = { (l->key & ((1ull << 40) - 1)) << shift[ps < MP_PAGE_SIZES ? ps : 0],
+						 (uint32_t)(l->key >> 40 & 0xffff),
+						 shift[ps < MP_PAGE_SIZES ? ps : 0] };
+		fn(arg, l->owner, l->bursts, &pg);
+	}
 	free(v);
 	return 0;
 }

@@ -84,18 +84,27 @@ typedef void (*mp_model_first_fn)(void *arg, uint32_t owner, unsigned level, uns
  * its pages again, once), marked in the DTLB and STLB entries it makes:
  * walk_fn gets the owner of the reference that found the page again
  * (TLB entries keep none), where (MP_TLB_L1_HIT: the DTLB, MP_TLB_L2_HIT:
- * the STLB), the skips, and the page (its address and shift). */
+ * the STLB), the skips, and the page (its address and shift). As for
+ * lines, a page's first later burst that finds it not in use calls it with
+ * skips 0 (seen in two bursts). */
 typedef void (*mp_model_first_walk_fn)(void *arg, uint32_t owner, unsigned tlb, unsigned skips, uint64_t page,
 				       unsigned shift);
 /* fn is required; walk_fn NULL: pages are not tracked. */
 int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_first_walk_fn walk_fn, void *arg);
 
-/* At the end (before mp_model_flush), the data lines still marked, which
- * no third burst saw: fn gets each one's owner and the bursts it was seen
- * in (1 or 2). With a footprint the caches hold, every line the bursts
- * saw in fewer than three (a line seen in a later burst is reported then,
- * in use or not: mp_model_first_fn with skips 0 when not). 0 or -ENOMEM. */
-typedef void (*mp_model_left_fn)(void *arg, uint32_t owner, unsigned bursts);
+/* At the end (before mp_model_flush), the data lines and pages still
+ * marked, which no third burst saw: fn gets each one's owner and the
+ * bursts it was seen in (1 or 2), and for a page (else NULL) where it is,
+ * once per core whose TLBs hold it (the walker's owner). With a footprint
+ * the caches (the TLBs) hold, every line (page) the bursts saw in fewer
+ * than three (one seen in a later burst is reported then, in use or not:
+ * mp_model_first_fn or _walk_fn with skips 0 when not). 0 or -ENOMEM. */
+struct mp_model_left_page {
+	uint64_t va; /* the page's start */
+	uint32_t space; /* as mp_model_access had it */
+	unsigned shift;
+};
+typedef void (*mp_model_left_fn)(void *arg, uint32_t owner, unsigned bursts, const struct mp_model_left_page *page);
 int mp_model_first_left(const struct mp_model *m, mp_model_left_fn fn, void *arg);
 
 /* How many first fills and first walks have been marked so far (each is

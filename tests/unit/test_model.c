@@ -676,6 +676,7 @@ struct first_log {
 	uint32_t powners[16];
 	unsigned pt, pt_skips; /* paging-structure lines reported, the last one's skips and owner */
 	unsigned second; /* lines seen in a second burst, not in use */
+	unsigned psecond; /* pages the same */
 	uint32_t pt_owner;
 };
 
@@ -703,6 +704,10 @@ static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips, 
 static void on_first_walk(void *arg, uint32_t owner, unsigned tlb, unsigned skips, uint64_t page, unsigned shift)
 {
 	struct first_log *l = arg;
+	if (!skips) {
+		l->psecond++; /* seen in a second burst, not in use */
+		return;
+	}
 	if (l->pn < 16) {
 		l->powners[l->pn] = owner;
 		l->pages[l->pn] = page >> shift;
@@ -730,11 +735,24 @@ struct left_log {
 	unsigned n;
 	uint32_t owners[8];
 	unsigned bursts[8];
+	unsigned pages; /* pages left marked */
+	uint32_t page_owners[8];
+	unsigned page_bursts[8];
+	uint64_t page_va[8];
 };
 
-static void on_left(void *arg, uint32_t owner, unsigned bursts)
+static void on_left(void *arg, uint32_t owner, unsigned bursts, const struct mp_model_left_page *page)
 {
 	struct left_log *l = arg;
+	if (page) {
+		if (l->pages < 8) {
+			l->page_owners[l->pages] = owner;
+			l->page_bursts[l->pages] = bursts;
+			l->page_va[l->pages] = page->va;
+		}
+		l->pages++;
+		return;
+	}
 	if (l->n < 8) {
 		l->owners[l->n] = owner;
 		l->bursts[l->n] = bursts;
@@ -956,6 +974,43 @@ static void test_first_touch(void)
 	CHECK_EQ(got[1], 0);
 	CHECK_EQ(got[2], 2);
 	CHECK_EQ(got[3], 1);
+	mp_model_free(m);
+
+	/* The same for pages (their first walks; the TLB entries keep the
+	 * walker, page p's reference has owner p): 2 seen again in the next
+	 * burst, not in use, 1 in use and in a third burst; left: 3 in one
+	 * burst and 2 in two, at their addresses, and not 1. */
+	mm = tiny(MP_INCL_NINE, 1);
+	m = mp_model_new(&mm);
+	struct first_log pb = { 0 };
+	CHECK_EQ(mp_model_track_first(m, on_first, on_first_walk, &pb), 0);
+	mp_model_set_burst(m, 0);
+	page_ref(m, 1);
+	page_ref(m, 2);
+	page_ref(m, 1);
+	page_ref(m, 3);
+	mp_model_set_burst(m, 1);
+	page_ref(m, 2);
+	CHECK_EQ(pb.psecond, 1);
+	CHECK_EQ(pb.pn, 0);
+	page_ref(m, 1);
+	CHECK_EQ(pb.pn, 1);
+	CHECK_EQ(pb.pskips[0], 1);
+	page_ref(m, 2);
+	mp_model_set_burst(m, 2);
+	page_ref(m, 1);
+	CHECK_EQ(pb.pn, 1);
+	CHECK_EQ(pb.psecond, 1);
+	struct left_log pll = { 0 };
+	CHECK_EQ(mp_model_first_left(m, on_left, &pll), 0);
+	CHECK_EQ(pll.pages, 2);
+	unsigned pgot[4] = { 0 };
+	for (unsigned i = 0; i < pll.pages && i < 8; i++)
+		if (pll.page_owners[i] < 4 && pll.page_va[i] == pll.page_owners[i] * 4096ull)
+			pgot[pll.page_owners[i]] = pll.page_bursts[i];
+	CHECK_EQ(pgot[1], 0);
+	CHECK_EQ(pgot[2], 2);
+	CHECK_EQ(pgot[3], 1);
 	mp_model_free(m);
 
 	/* A walk's paging-structure lines (the tiny machine has no
