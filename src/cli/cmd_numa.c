@@ -88,6 +88,8 @@ int cmd_numa(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "model", required_argument, NULL, CLI_OPT_MODEL },
 		{ "thread-map", required_argument, NULL, CLI_OPT_THREAD_MAP },
+		{ "sample-sets", required_argument, NULL, CLI_OPT_SAMPLE_SETS },
+		{ "sample-bursts", required_argument, NULL, CLI_OPT_SAMPLE_BURSTS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
