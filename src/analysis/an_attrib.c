@@ -730,8 +730,11 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	}
 	const struct an_lookup *l = &s->look[0];
 	struct an_obj *o = l->obj;
-	if (!(o && l->gen == p->map.gen && r->addr >= l->lo && r->addr < l->hi))
+	if (!(o && l->gen == p->map.gen && r->addr >= l->lo && r->addr < l->hi)) {
 		o = stream_lookup(s, &p->map, r->addr);
+		if (o && !o->spanned && st->parts_on && st->model)
+			an_model_span(st, s, o);
+	}
 	uint32_t cls = o ? o->cls : st->unknown_cls;
 	if (outside) {
 		access_outside_roi(st, s, cls, r);

@@ -420,18 +420,38 @@ void an_model_scale_sets(struct an_state *st);
 /* Burst sampling: the distinct lines the model's references touched (an
  * estimate, UINT64_MAX beyond what it can tell), else 0. */
 uint64_t an_model_footprint(const struct an_state *st);
-/* Burst sampling, first fills tracked: the data lines seen in exactly one
- * and two bursts (among those the model kept: all of them where the
- * footprint fits its caches), and the lines no burst saw as Chao1
- * estimates them from those. 1 if known (an_mem.first_single counted),
- * after an_model_finish. */
-int an_model_bursts_seen(const struct an_state *st, uint64_t *once, uint64_t *twice, double *unseen);
+/* Burst sampling: the program's footprint as the bursts tell it
+ * (an_model_fit, after an_model_finish has listed the lines left). */
+struct an_fit {
+	uint64_t llc; /* the modelled LLC's lines */
+	uint64_t lines; /* the lines the bursts touched (an_model_footprint) */
+	/* the lines of the data objects the bursts touched, whole, and of the
+	 * other objects' pages they touched (an_model_span_lines): a bound
+	 * sampling cannot fool; UINT64_MAX past twice the LLC */
+	uint64_t bound;
+	int tracked; /* first fills were tracked: the next three are known */
+	uint64_t f1, f2; /* data lines seen in one burst, in two (those the model kept) */
+	double unseen; /* the lines no burst saw: Chao1, at most f1 x OFF / ON */
+	double footprint; /* lines + unseen */
+	int fits; /* footprint and bound fit the LLC: first fills count once */
+	double evict_p; /* 1 - llc / footprint, or 0: the share the LLC cannot hold */
+};
+/* Fills *f; returns f->fits. */
+int an_model_fit(const struct an_state *st, struct an_fit *f);
 /* Burst sampling, first walks tracked: the pages (per core) seen in one
  * and two bursts, the pages the bursts walked, and what a first walk of
  * a page seen in one burst stands for (Chao1, *w). 1 if the pages and the
  * unseen ones fit the STLB: then a page's first walk counts once when two
  * bursts saw it, *w times when one did (an_mem.walk_unused, walk_single). */
 int an_model_walk_weight(const struct an_state *st, double *w, uint64_t *once, uint64_t *twice, uint64_t *pages);
+/* Burst sampling: object o was touched in a burst (o->spanned set): a data
+ * object's pages go into the bound of the footprint (an_model_span_lines).
+ * Once per object. */
+void an_model_span(struct an_state *st, const struct an_stream *s, struct an_obj *o);
+/* The lines of the data objects the bursts touched, whole, and of the
+ * pages of other objects they touched (UINT64_MAX past twice the LLC): a
+ * bound of the program's footprint that sampling cannot fool. */
+uint64_t an_model_span_lines(const struct an_state *st);
 /* The share of the modelled LLC's sets that had evicted a line when the
  * replay ended (an_model_finish): 0 to 1. */
 double an_model_llc_filled(const struct an_state *st);

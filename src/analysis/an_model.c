@@ -94,6 +94,13 @@ struct an_model {
 	 * stays in the host's caches (a 2 MiB one, a host cache miss a mark,
 	 * cost 6% of a bounded arrays report). */
 	uint64_t *seen;
+	/* burst sampling: the pages of the data objects (heap, static, ...)
+	 * the bursts touched, whole, by linear counting as seen; span_over:
+	 * past twice the LLC, or an object that big (an_model_span) */
+	uint64_t *span;
+	unsigned span_log2;
+	uint64_t span_marks, span_limit;
+	int span_over;
 	unsigned seen_log2; /* bits in seen: 1 << seen_log2 */
 	uint64_t seen_marks, seen_limit; /* bits set; where marking stops */
 	int seen_any; /* a line missed L1, marked or not */
@@ -118,6 +125,12 @@ struct an_model {
 	 * to the current window, and how many of them it reported found */
 	uint64_t win_first_lines, win_first_pages, found_lines, found_pages;
 	uint64_t seen_once, seen_twice; /* data lines seen in one, two bursts (an_model_finish) */
+	/* the same per object class (st->classes index): Chao1 per class,
+	 * summed, sees a big array streamed once beside a small one in use */
+	struct cls_seen {
+		uint64_t once, twice;
+	} *cls_seen;
+	size_t ncls_seen;
 	uint64_t pages_once, pages_twice; /* pages (per core) seen in one, two bursts */
 	int left_failed; /* mp_model_first_left had no memory */
 	double llc_filled; /* the LLC's sets that evicted, before the end's flush */
@@ -194,6 +207,16 @@ static uint32_t owner_of(struct an_state *st, struct an_model *am, struct an_str
 	return idx;
 }
 
+/* The rows of owner's reference: its object's part of its thread, its
+ * thread, its code address (NULL: none). */
+static void owner_rows(struct an_state *st, const struct an_model *am, uint32_t owner, struct an_mem *rows[3])
+{
+	const struct owner *ow = &am->owners.v[owner];
+	rows[0] = &st->parts.v[ow->row].mem;
+	rows[1] = &st->threads.v[ow->thread].mem;
+	rows[2] = ow->fn ? &st->ips.v[ow->fn - 1].mem : NULL;
+}
+
 /* A DRAM write of a line whose owner (owner_of) last wrote it: charged to
  * that object, thread and code address; under burst sampling the object's
  * row is the writing thread's part, so the write is scaled by that thread's
@@ -229,10 +252,11 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 	if (!am->counting)
 		return;
 	if (am->left) { /* (only under burst sampling: parts are on) */
-		st->threads.v[ow->thread].mem.dram_writes_left++;
-		if (ow->fn)
-			st->ips.v[ow->fn - 1].mem.dram_writes_left++;
-		st->parts.v[ow->row].mem.dram_writes_left++;
+		const int turned = mp_model_wb_turned(am->m);
+		struct an_mem *rows[3];
+		owner_rows(st, am, owner, rows);
+		for (int r = 0; r < 3 && rows[r]; r++)
+			*(turned ? &rows[r]->dram_writes_left : &rows[r]->dram_writes_left_p) += 1;
 		return;
 	}
 	/* (scaled by an_model_scale_sets when sampling sets) */
@@ -247,21 +271,19 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 	st->res->mem_total.dram_writes++;
 }
 
-/* The rows of owner's reference: its object's part of its thread, its
- * thread, its code address (NULL: none). */
-static void owner_rows(struct an_state *st, const struct an_model *am, uint32_t owner, struct an_mem *rows[3])
-{
-	const struct owner *ow = &am->owners.v[owner];
-	rows[0] = &st->parts.v[ow->row].mem;
-	rows[1] = &st->threads.v[ow->thread].mem;
-	rows[2] = ow->fn ? &st->ips.v[ow->fn - 1].mem : NULL;
-}
-
 /* Burst sampling: a line whose first fill the model tracked was found
  * again in a later burst (mp_model_track_first): if it was in use in its
  * burst, judged when the window of bursts it was found in ends
  * (burst_window); if not (skips 0), counted as seen in two bursts, which
  * apply_sampling takes as one fill where the footprint fits the LLC. */
+/* Two owners of one part (object and thread): a fill one of them counted
+ * the other may take back (mp_model_track_same). */
+static int same_part(void *arg, uint32_t a, uint32_t b)
+{
+	const struct an_model *am = arg;
+	return a < am->owners.n && b < am->owners.n && am->owners.v[a].row == am->owners.v[b].row;
+}
+
 static void on_first(void *arg, uint32_t owner, unsigned level, unsigned skips, int walk)
 {
 	struct an_model *am = arg;
@@ -477,6 +499,14 @@ int an_model_init(struct an_state *st)
 			am->seen_log2++;
 		am->seen_limit = limit < (1ull << am->seen_log2) / 16 ? limit : (1ull << am->seen_log2) / 16;
 		am->seen = calloc((size_t)1 << (am->seen_log2 - 6), sizeof(uint64_t));
+		/* the same for the objects' pages, all marked */
+		am->span_limit = 2 * (mm->llc.size >> 12) + 1;
+		am->span_log2 = 12;
+		while (am->span_log2 < AN_SEEN_MAX_LOG2 && (1ull << am->span_log2) < 16 * am->span_limit)
+			am->span_log2++;
+		am->span = calloc((size_t)1 << (am->span_log2 - 6), sizeof(uint64_t));
+		if (!am->span)
+			am->span_over = 1; /* (no bound: nothing is weighed) */
 	}
 	/* (not under --roi, where the fill may have been counted and the hit
 	 * not, nor with a NUMA placement, which makes fills remote after the
@@ -484,8 +514,11 @@ int an_model_init(struct an_state *st)
 	am->burst_on = (double)st->burst_on;
 	am->burst_off = (double)st->burst_off;
 	am->first_on = st->burst_on && st->burst_off && !st->opts->roi && !st->opts->numa;
+	if (am->first_on)
+		mp_model_track_same(am->m, same_part);
 	if ((st->parts_on && !am->seen) || (am->first_on && mp_model_track_first(am->m, on_first, on_first_walk, am))) {
 		free(am->seen);
+		free(am->span);
 		mp_model_free(am->m);
 		free(am->rule_hits);
 		free(am);
@@ -512,6 +545,8 @@ void an_model_fini(struct an_state *st)
 	mp_vec_free(&am->found);
 	mp_hashmap_fini(&am->owner_index);
 	free(am->seen);
+	free(am->span);
+	free(am->cls_seen);
 	free(am->rows);
 	free(am);
 	st->model = NULL;
@@ -876,33 +911,86 @@ static void on_left(void *arg, uint32_t owner, unsigned bursts, const struct mp_
 			walk_seen(am, owner, page->space, page->va, page->shift, 1);
 		return;
 	}
-	if (bursts == 2) {
-		am->seen_twice++;
-		return;
-	}
-	am->seen_once++;
-	struct an_mem *rows[3];
+	am->seen_once += bursts == 1;
+	am->seen_twice += bursts == 2;
 	if (owner >= am->owners.n)
 		return;
+	const struct an_state *st = am->st;
+	uint32_t row = am->owners.v[owner].row, cls = st->parts_on ? st->parts.v[row].cls : row;
+	if (cls >= am->ncls_seen) {
+		size_t n = cls + 1 > 2 * am->ncls_seen ? cls + 1 : 2 * am->ncls_seen;
+		struct cls_seen *v = realloc(am->cls_seen, n * sizeof(*v));
+		if (!v) {
+			am->left_failed = 1;
+			return;
+		}
+		memset(v + am->ncls_seen, 0, (n - am->ncls_seen) * sizeof(*v));
+		am->cls_seen = v;
+		am->ncls_seen = n;
+	}
+	am->cls_seen[cls].once += bursts == 1;
+	am->cls_seen[cls].twice += bursts == 2;
+	if (bursts == 2)
+		return;
+	struct an_mem *rows[3];
 	owner_rows(am->st, am, owner, rows);
 	for (int r = 0; r < 3 && rows[r]; r++)
 		rows[r]->first_single++;
 }
 
 /* The species a sample did not see, by the bias-corrected Chao1 (Chao
- * 1987): f1 (f1 - 1) / (2 (f2 + 1)), from those seen once and twice. */
-static double chao1_unseen(uint64_t f1, uint64_t f2)
+ * 1987): f1 (f1 - 1) / (2 (f2 + 1)), from those seen once and twice; no
+ * more than each seen once standing for the bursts' OFF / ON others (with
+ * none seen twice it knows no bound: 35 GiB for a QA run's 16 MiB). */
+static double chao1_unseen(const struct an_model *am, uint64_t f1, uint64_t f2)
 {
-	return f1 ? (double)f1 * (double)(f1 - 1) / (2.0 * (double)(f2 + 1)) : 0;
+	double u = f1 ? (double)f1 * (double)(f1 - 1) / (2.0 * (double)(f2 + 1)) : 0;
+	double most = am->burst_on ? (double)f1 * am->burst_off / am->burst_on : u;
+	return u < most ? u : most;
 }
 
-int an_model_bursts_seen(const struct an_state *st, uint64_t *once, uint64_t *twice, double *unseen)
+int an_model_fit(const struct an_state *st, struct an_fit *f)
 {
 	const struct an_model *am = st->model;
-	*once = am ? am->seen_once : 0;
-	*twice = am ? am->seen_twice : 0;
-	*unseen = chao1_unseen(*once, *twice);
-	return am && am->first_on && !am->left_failed;
+	const struct mp_machine *mm = st->opts->machine;
+	memset(f, 0, sizeof(*f));
+	if (!am)
+		return 0;
+	f->llc = mm->llc.size / mm->line;
+	f->lines = an_model_footprint(st);
+	f->bound = an_model_span_lines(st);
+	f->tracked = am->first_on && !am->left_failed;
+	if (f->tracked) {
+		f->f1 = am->seen_once;
+		f->f2 = am->seen_twice;
+		/* summed over classes: lines of one object are seen alike more
+		 * than the program's are (a QA run's 64 MiB array streamed, each
+		 * line seen once, beside a 1 MiB one seen in many bursts: 4 MiB
+		 * by one Chao1 over all) */
+		f->unseen = 0;
+		for (size_t c = 0; c < am->ncls_seen; c++)
+			f->unseen += chao1_unseen(am, am->cls_seen[c].once, am->cls_seen[c].twice);
+		/* (no more than the bound leaves: with no line seen twice,
+		 * Chao1 has nothing to go on) */
+		double room = f->bound == UINT64_MAX ? f->unseen
+				: f->bound > f->lines	   ? (double)(f->bound - f->lines)
+							   : 0;
+		f->unseen = f->unseen < room ? f->unseen : room;
+	}
+	f->footprint = (double)f->lines + f->unseen;
+	/* (not from the bound where Chao1 puts the footprint in the LLC: the
+	 * bound is loose where blocks come and go, and a heap the LLC held
+	 * came out with writebacks where the program had none) */
+	f->evict_p = f->footprint > (double)f->llc ? 1.0 - (double)f->llc / f->footprint : 0;
+	/* It fits where its bound does: the data objects the bursts touched,
+	 * whole. Chao1's estimate alone can be fooled where lines are seen
+	 * unevenly: a big array streamed once beside a small one in use (its
+	 * lines seen once, the small one's many times), or bursts in step
+	 * with a scan (the same lines each pass): QA runs of such came out
+	 * -86% to -97%. Within the bound, it says what a line seen once
+	 * stands for. */
+	f->fits = f->tracked && f->lines && f->bound <= f->llc;
+	return f->fits;
 }
 
 int an_model_walk_weight(const struct an_state *st, double *w, uint64_t *once, uint64_t *twice, uint64_t *pages)
@@ -916,12 +1004,16 @@ int an_model_walk_weight(const struct an_state *st, double *w, uint64_t *once, u
 		return 0;
 	uint64_t lines;
 	mp_model_first_counts(am->m, &lines, pages);
-	double unseen = chao1_unseen(*once, *twice);
+	double unseen = chao1_unseen(am, *once, *twice);
 	const struct mp_machine *mm = st->opts->machine;
 	uint64_t entries = mm->stlb.entries ? mm->stlb.entries : mm->dtlb[MP_PAGE_4K].entries;
 	if (*once)
 		*w = 1.0 + unseen / (double)*once;
-	return *pages && (double)*pages + unseen <= (double)entries;
+	/* (bounded as the lines are: the data objects' pages and the others'
+	 * pages touched) */
+	uint64_t bound = an_model_span_lines(st);
+	bound = bound == UINT64_MAX ? bound : bound / (4096 / am->line);
+	return *pages && (double)*pages + unseen <= (double)entries && bound <= entries;
 }
 
 double an_model_llc_filled(const struct an_state *st)
@@ -954,16 +1046,19 @@ void an_model_finish(struct an_state *st)
 		am->counting = 1;
 		am->cur = NULL; /* (no DRAM trace: nothing happened then) */
 		am->left = 1;
-		/* Which lines come and go: those of sets that have evicted, or
-		 * all where the bursts put the program's footprint beyond the
-		 * LLC. Sparse bursts touch less than the LLC holds (randacc's
-		 * 256 MiB in bursts of 20K in 1M: 25 MiB), few sets evict, and
-		 * the writes came out -88%. */
-		uint64_t f1, f2, llc = st->opts->machine->llc.size / st->opts->machine->line;
-		double unseen;
-		if (an_model_bursts_seen(st, &f1, &f2, &unseen) &&
-		    (double)an_model_footprint(st) + unseen > (double)llc)
-			mp_model_flush(am->m);
+		/* Which lines come and go: those of sets that have evicted. But
+		 * bursts too sparse to fill the LLC (they touched less than it
+		 * holds, and fewer than half its sets evicted) make few sets
+		 * evict where the program's footprint is beyond the LLC: there
+		 * the other sets' lines count too, by the share of the footprint
+		 * the LLC cannot hold (dram_writes_left_p, an_fit.evict_p).
+		 * randacc's 256 MiB in bursts of 20K in 1M touch 25 MiB, and
+		 * the writes came out -88%; all lines counted in full, a 4 MiB
+		 * array on a 4 MiB LLC, which the program held, +39,000%. */
+		struct an_fit fit;
+		an_model_fit(st, &fit);
+		if (fit.tracked && !fit.fits && fit.evict_p > 0 && fit.lines <= fit.llc && am->llc_filled < 0.5)
+			mp_model_flush_told(am->m);
 		else
 			mp_model_flush_turned(am->m);
 		am->left = 0;
@@ -1141,6 +1236,67 @@ static inline void seen_set(struct an_model *am, uint64_t h)
 	}
 }
 
+/* A data object (heap, static, ...) is in the bound whole; the others
+ * are reservations more than data (a stack's 8 MiB, a library's mapping):
+ * of them the pages the bursts' lines missed L1 in (span_touch). */
+static int span_whole(const struct an_state *st, uint32_t cls)
+{
+	switch (cls < st->classes.n ? st->classes.v[cls].kind : AN_KIND_UNKNOWN) {
+	case AN_KIND_HEAP:
+	case AN_KIND_STATIC:
+	case AN_KIND_TLS:
+	case AN_KIND_MMAP_ANON:
+	case AN_KIND_NAMED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Page pg of process proc into the bound's bitmap. */
+static void span_set(struct an_model *am, uint32_t proc, uint64_t pg)
+{
+	uint64_t h = (pg ^ (uint64_t)proc << 48) * AN_SEEN_MUL >> (64 - am->span_log2);
+	uint64_t *w = &am->span[h >> 6], bit = 1ull << (h & 63);
+	if (*w & bit)
+		return;
+	*w |= bit;
+	if (++am->span_marks >= am->span_limit)
+		am->span_over = 1;
+}
+
+void an_model_span(struct an_state *st, const struct an_stream *s, struct an_obj *o)
+{
+	struct an_model *am = st->model;
+	o->spanned = 1;
+	if (!am || !am->span || am->span_over || !span_whole(st, o->cls))
+		return;
+	uint64_t lo = o->lo >> 12, hi = (o->hi + 4095) >> 12;
+	if (hi - lo > am->span_limit)
+		am->span_over = 1;
+	for (uint64_t pg = lo; pg < hi && !am->span_over; pg++)
+		span_set(am, s->proc, pg);
+}
+
+/* Line a of class cls missed L1 in a burst: its page into the bound,
+ * unless its object is in whole. */
+static inline void span_touch(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
+			      uint64_t a)
+{
+	if (am->span && !am->span_over && !span_whole(st, cls))
+		span_set(am, s->proc, a >> 12);
+}
+
+uint64_t an_model_span_lines(const struct an_state *st)
+{
+	const struct an_model *am = st->model;
+	if (!am || am->span_over || !am->span)
+		return UINT64_MAX;
+	/* linear counting, as an_model_footprint */
+	double m = (double)(1ull << am->span_log2);
+	return (uint64_t)(-m * log((m - (double)am->span_marks) / m) + 0.5) * (4096 / am->line);
+}
+
 /* Bounded mode: line a missed L1 (its bit in the footprint bitmap). */
 static inline void seen_mark(struct an_model *am, const struct an_stream *s, uint64_t a)
 {
@@ -1310,8 +1466,10 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				 * the footprint below do with it, without the rest) */
 				if (sum->tlb < MP_TLB_L1_HIT)
 					sum->tlb = MP_TLB_L1_HIT;
-				if (am->seen)
+				if (am->seen) {
 					seen_mark(am, s, a);
+					span_touch(st, am, s, cls, a);
+				}
 				if (counted) {
 					range.refs++;
 					range.tlb[MP_TLB_L1_HIT]++;
@@ -1367,8 +1525,10 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				o.latency += an_numa_latency(st, from, to, st->opts->machine->dram_latency) -
 					     st->opts->machine->dram_latency;
 			}
-			if (am->seen)
+			if (am->seen) {
 				seen_mark(am, s, a);
+				span_touch(st, am, s, cls, a);
+			}
 			if (o.level > sum->level)
 				sum->level = o.level;
 			if (o.tlb > sum->tlb)

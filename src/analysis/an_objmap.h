@@ -19,6 +19,7 @@ struct an_obj {
 	uint32_t cls; /* an_class index */
 	uint8_t layer;
 	uint8_t alive;
+	uint8_t spanned; /* burst sampling: its pages are in the footprint's bound (an_model_span) */
 	uint32_t prio; /* treap priority */
 	struct an_obj *left, *right;
 };

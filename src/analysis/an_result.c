@@ -283,6 +283,7 @@ struct seen_weight {
 	int lines, pages;
 	double w, wp;
 	uint64_t lat;
+	double left_p; /* the share of dram_writes_left_p that counts (an_fit.evict_p) */
 };
 
 /* (f 1 changes no figure: it only settles dram_writes_left and once_*.)
@@ -295,14 +296,15 @@ static void scale_mem(struct an_mem *m, double f, const struct seen_weight *sw)
 	uint64_t single = m->first_single, unused = m->first_unused;
 	uint64_t wsingle = m->walk_single, wunused = m->walk_unused;
 	m->first_single = m->first_unused = m->walk_single = m->walk_unused = 0;
-	uint64_t left = m->dram_writes_left, once[4] = { m->once[0], m->once[1], m->once[2], m->once_lat };
+	uint64_t left = m->dram_writes_left, left_p = m->dram_writes_left_p;
+	uint64_t once[4] = { m->once[0], m->once[1], m->once[2], m->once_lat };
 	uint64_t walks[2] = { m->once_walk[0], m->once_walk[1] }, walk_dram = m->once_walk_dram;
-	m->dram_writes_left = m->once[0] = m->once[1] = m->once[2] = m->once_lat = 0;
+	m->dram_writes_left = m->dram_writes_left_p = m->once[0] = m->once[1] = m->once[2] = m->once_lat = 0;
 	m->once_walk[0] = m->once_walk[1] = m->once_walk_dram = 0;
 	uint64_t *v = (uint64_t *)m; /* an_mem is all uint64_t */
 	for (size_t i = 0; i < sizeof(*m) / sizeof(uint64_t); i++)
 		v[i] = an_scaled(v[i], f);
-	m->dram_writes += an_scaled(left, f - 1);
+	m->dram_writes += an_scaled(left, f - 1) + (sw ? an_scaled(left_p, (f - 1) * sw->left_p) : 0);
 	for (int i = 0; i < 3; i++)
 		m->once[i] = an_scaled(once[i], f - 1);
 	m->once_lat = an_scaled(once[3], f - 1);
@@ -401,25 +403,30 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 	 * too (still cached: in use or not) counts once. One seen in a single
 	 * burst stands for itself and its share of the lines no burst saw,
 	 * in the number Chao's estimator gives from the lines seen in one
-	 * and in two bursts (bias-corrected Chao1: S + f1 (f1 - 1) / (2 (f2 +
-	 * 1))); scaled as if it recurred, it stood for f (allocheavy, bursts
-	 * of 100K in 1M: DRAM reads 48,391 for 18,946 in full). Whether it
-	 * fits is Chao1's too: the lines the bursts touched and the unseen
-	 * ones. Sparse bursts over a big table touch a footprint the LLC
-	 * holds, nearly every line once (randacc's 256 MiB in bursts of 20K
-	 * in 1M: 25 MiB); weighed, its reads came out -73%. */
+	 * and in two bursts; scaled as if it recurred, it stood for f
+	 * (allocheavy, bursts of 100K in 1M: DRAM reads 48,391 for 18,946 in
+	 * full). Whether it fits is Chao1's too, and the bound of the data
+	 * objects the bursts touched (an_model_fit). Pages alike, in the STLB.
+	 * Where the footprint does not fit, the dirty lines left at the end
+	 * in sets that had not evicted stand for writebacks by the share of
+	 * the footprint the LLC cannot hold (an_model_finish). */
 	const struct mp_machine *mm = st->opts->machine;
-	uint64_t lines = st->model ? an_model_footprint(st) : 0, llc = mm ? mm->llc.size / mm->line : 0;
-	uint64_t f1 = 0, f2 = 0, p1 = 0, p2 = 0, pages = 0;
-	double unseen = 0;
-	struct seen_weight sw = { 0, 0, 1.0, 1.0, mm ? mm->dram_latency - mm->llc.latency : 0 };
-	const int fits = lines && lines <= llc && r->skipped_accesses;
-	const int tracked = fits && an_model_bursts_seen(st, &f1, &f2, &unseen);
-	const int weigh = tracked && (double)lines + unseen <= (double)llc;
-	if (weigh && f1)
-		sw.w = 1.0 + unseen / (double)f1;
-	sw.lines = weigh;
+	struct an_fit fit;
+	uint64_t p1 = 0, p2 = 0, pages = 0;
+	an_model_fit(st, &fit);
+	struct seen_weight sw = { 0, 0, 1.0, 1.0, mm ? mm->dram_latency - mm->llc.latency : 0, fit.evict_p };
+	sw.lines = fit.fits && r->skipped_accesses;
+	if (sw.lines && fit.f1)
+		sw.w = 1.0 + fit.unseen / (double)fit.f1;
 	sw.pages = r->skipped_accesses && an_model_walk_weight(st, &sw.wp, &p1, &p2, &pages);
+	/* (the writes the dirty lines left stand for: told when most of the
+	 * estimate) */
+	double left_writes = 0;
+	for (size_t i = 0; i < st->threads.n; i++) {
+		const struct an_thread *t = &st->threads.v[i];
+		left_writes += (t->sample_factor - 1) *
+			       ((double)t->mem.dram_writes_left + (double)t->mem.dram_writes_left_p * sw.left_p);
+	}
 	for (size_t i = 0; i < st->parts.n; i++) {
 		struct an_part *p = &st->parts.v[i];
 		double f = st->threads.v[p->thread].sample_factor;
@@ -472,7 +479,9 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 		else
 			snprintf(walks, sizeof(walks), "page walks of pages seen in one burst only are scaled as if they "
 						       "recurred");
-		if (weigh)
+		const unsigned long long touched = fit.lines * mm->line >> 10, llc_kib = mm->llc.size >> 10;
+		const int touched_fits = fit.lines && fit.lines <= fit.llc;
+		if (sw.lines)
 			an_warn(st,
 				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its "
 				"misses are mostly first touches, which the skipped accesses would have hit; a line's "
@@ -480,16 +489,16 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 				"thread's factor) when none did "
 				"(itself and the lines no burst saw, from %llu lines seen in one burst and %llu in "
 				"two); %s: DRAM and page-walk estimates are rough: %s",
-				(unsigned long long)(lines * mm->line >> 10), (unsigned long long)(mm->llc.size >> 10),
-				sw.w, (unsigned long long)f1, (unsigned long long)f2, walks, full);
-		else if (tracked) {
+				touched, llc_kib, sw.w, (unsigned long long)fit.f1, (unsigned long long)fit.f2, walks,
+				full);
+		else if (touched_fits && fit.tracked && fit.footprint > (double)fit.llc) {
 			/* The bursts alone may not fill the LLC that the program's
 			 * footprint keeps full: then they find fewer lines cached
 			 * than the program did (randacc 64 MiB on Haswell's 30 MiB in
 			 * bursts of 10,000 in 100,000: DRAM reads +50%). At random,
 			 * the program hit the LLC for its share of the footprint,
 			 * C / S: the bursts' misses are up to C / (S - C) too many. */
-			double s = (double)lines + unseen, c = (double)llc, up = c / (s - c);
+			double c = (double)fit.llc, up = c / (fit.footprint - c);
 			char why[256] = "";
 			if (an_model_llc_filled(st) < 0.5 && up >= 0.05)
 				snprintf(why, sizeof(why),
@@ -501,17 +510,35 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB), but "
 				"with the lines no burst saw (from %llu lines seen in one burst and %llu in two) the "
 				"program's is ~%llu KiB, which does not: its misses are scaled as if they recurred%s",
-				(unsigned long long)(lines * mm->line >> 10), (unsigned long long)(mm->llc.size >> 10),
-				(unsigned long long)f1, (unsigned long long)f2, (unsigned long long)(s * mm->line / 1024),
-				why);
-		}
-		else if (fits)
+				touched, llc_kib, (unsigned long long)fit.f1, (unsigned long long)fit.f2,
+				(unsigned long long)(fit.footprint * mm->line / 1024), why);
+		} else if (touched_fits && fit.tracked)
+			an_warn(st,
+				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB), and "
+				"with the lines no burst saw (Chao1: ~%llu KiB) it would still, but the data objects "
+				"the bursts touched span %s the LLC: where lines are seen unevenly (a big array "
+				"streamed beside a small one in use, bursts in step with a scan) that estimate is "
+				"too low, so misses are scaled as if they recurred: DRAM and page-walk estimates may "
+				"be too high: %s",
+				touched, llc_kib, (unsigned long long)(fit.footprint * mm->line / 1024),
+				fit.bound == UINT64_MAX ? "more than twice" : "more than", full);
+		else if (touched_fits)
 			an_warn(st,
 				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its "
 				"misses are mostly first touches, which the skipped accesses would have hit; scaled as "
 				"if they recurred, DRAM and page-walk estimates are likely far too high: %s",
-				(unsigned long long)(lines * mm->line >> 10), (unsigned long long)(mm->llc.size >> 10),
-				full);
+				touched, llc_kib, full);
+		if (left_writes > 0.5 * (double)r->mem_total.dram_writes && left_writes >= 1000)
+			an_warn(st,
+				"%.0f%% of the DRAM write estimate are writebacks the dirty lines still cached at the "
+				"end stand for (each, those its thread's skipped accesses would have caused): rough",
+				100 * left_writes / (double)r->mem_total.dram_writes);
+		if (r->recorded_accesses < 10000)
+			an_warn(st,
+				"the bursts recorded %llu accesses of %llu: too few for the model's estimates to mean "
+				"much: %s",
+				(unsigned long long)r->recorded_accesses,
+				(unsigned long long)(r->recorded_accesses + r->skipped_accesses), full);
 	}
 }
 

@@ -66,6 +66,10 @@ struct an_mem {
 	 * would have caused (an_model_finish); scaling by a factor f adds
 	 * f - 1 DRAM writes for each (an_result.c) */
 	uint64_t dram_writes_left;
+	/* and those of LLC sets that had not evicted: they stand for as many
+	 * writebacks only where the program's footprint made lines come and
+	 * go, by the share of it the LLC could not hold (apply_sampling) */
+	uint64_t dram_writes_left_p;
 	/* burst sampling, until applied (an_model_scale_sets): first fills
 	 * of lines that stayed in use across a skip, by where the next burst
 	 * found them (once[0..2]: L1, L2, LLC), and the cycles of their DRAM

@@ -57,13 +57,16 @@ struct mp_model {
 	int held_bad; /* the note failed (no memory): skip nothing */
 	uint64_t skipped_pages; /* pages skipped since mp_model_range_begin */
 	/* a bit per LLC set (any socket) that has evicted a line, and while
-	 * mp_model_flush_turned runs, writebacks only from those sets */
+	 * mp_model_flush_turned runs (1), writebacks only from those sets;
+	 * while mp_model_flush_told runs (2), all, none turning */
 	uint64_t *turned;
 	int flush_turned;
+	int wb_turned; /* during a writeback callback: llc_set_turned of its line */
 	/* mp_model_track_first: the call, a bitmap of the hashes of the data
 	 * lines filled so far (1 << first_log2 bits), the burst's tag as
 	 * MC_BURST holds it */
 	mp_model_first_fn first_fn;
+	mp_model_same_fn same_fn;
 	mp_model_first_walk_fn first_walk_fn;
 	void *first_arg;
 	uint64_t *first_seen;
@@ -173,6 +176,11 @@ void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg)
 {
 	m->wb = fn;
 	m->wb_arg = arg;
+}
+
+void mp_model_track_same(struct mp_model *m, mp_model_same_fn fn)
+{
+	m->same_fn = fn;
 }
 
 int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_first_walk_fn walk_fn, void *arg)
@@ -300,7 +308,37 @@ static __attribute__((noinline)) void marks_set_all(struct mp_model *m, uint64_t
 	}
 }
 
-/* A reference found marked entry idx of c, a line's copy at `level`. */
+/* The owner a new copy of a line takes from a reference of `owner` to the
+ * copy *fl, owned by `from`. A marked data line's copies keep its filler,
+ * whose rows counted the fill, for the report that takes it back: a load
+ * by another owner copies it as it is. A store makes the storer the owner
+ * (its writeback is the storer's), and if the storer takes fills back
+ * from other rows than the filler (the caller's mp_model_track_same), the
+ * line loses its marks: no report could take the fill back from the rows
+ * that counted it (a thread scanning lines another had filled took back
+ * the other's fills: a QA run's total DRAM reads came out 0). */
+static __attribute__((noinline)) uint32_t marked_owner(struct mp_model *m, uint64_t key, uint8_t *fl, uint32_t from,
+							uint32_t owner, int write)
+{
+	if (from == owner || (key & PT_BIT))
+		return owner;
+	if (!write)
+		return from;
+	if (m->same_fn && !m->same_fn(m->first_arg, from, owner)) {
+		marks_set_all(m, key, 0);
+		*fl &= (uint8_t)~MC_MARKS;
+	}
+	return owner;
+}
+
+static inline int marked(uint8_t fl)
+{
+	return (fl & (MC_FIRST | MC_REUSED)) != 0;
+}
+
+/* A reference found marked entry idx of c, a line's copy at `level`. A
+ * marked copy keeps the owner of the reference that filled the line,
+ * whose rows counted the fill and take it back (marked_owner). */
 static __attribute__((noinline)) void first_touch(struct mp_model *m, struct model_cache *c, uint64_t idx,
 						  unsigned level, int again)
 {
@@ -468,7 +506,10 @@ static inline int llc_set_turned(const struct mp_model *m, uint64_t key)
 
 static void dram_write(struct mp_model *m, uint64_t key, uint32_t owner)
 {
-	if (!m->wb || (m->flush_turned && !llc_set_turned(m, key)))
+	if (!m->wb)
+		return;
+	m->wb_turned = llc_set_turned(m, key);
+	if (m->flush_turned == 1 && !m->wb_turned)
 		return;
 	if (key & PHYS_BIT)
 		m->wb(m->wb_arg, owner, (key & ~PHYS_BIT) << m->line_shift, 1);
@@ -687,7 +728,10 @@ static inline __attribute__((always_inline)) unsigned l1_hit(struct mp_model *m,
 			else
 				snoop(m, k, key, 1);
 		}
-		*mc_flags(&c->l1, i) |= MC_DIRTY | MC_EXCL;
+		uint8_t *fl = mc_flags(&c->l1, i);
+		if (marked(*fl))
+			marked_owner(m, key, fl, *mc_owner(&c->l1, i), owner, 1);
+		*fl |= MC_DIRTY | MC_EXCL;
 		*mc_owner(&c->l1, i) = owner;
 	}
 	return MP_LVL_L1;
@@ -732,6 +776,7 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 	unsigned level;
 	uint8_t fl = 0; /* flags of the new L1 line */
 	uint32_t own = owner; /* owner of dirt arriving with the line */
+	uint32_t l1_owner = owner; /* the new L1 line's (marked_owner) */
 	int64_t j = model_cache_find(&c->l2, key);
 	if (j >= 0) {
 		uint8_t *f2 = mc_flags(&c->l2, j);
@@ -740,6 +785,8 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 		model_cache_touch(&c->l2, (uint64_t)j);
 		level = MP_LVL_L2;
 		fl = *f2 & (MC_EXCL | MC_MARKS); /* (L1's copy takes the marks) */
+		if (marked(fl))
+			l1_owner = marked_owner(m, key, &fl, *mc_owner(&c->l2, j), owner, write);
 		if (write && !(fl & MC_EXCL) && m->nactive > 1)
 			snoop(m, k, key, 1);
 		if (write)
@@ -755,6 +802,8 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 			if (*f3 & MC_MARKS)
 				first_touch(m, llc, (uint64_t)h, MP_LVL_L3, 0);
 			l2fl |= *f3 & MC_MARKS; /* (the marks go up with it) */
+			if (marked(l2fl))
+				own = l1_owner = marked_owner(m, key, &l2fl, *mc_owner(llc, h), owner, write);
 			if (m->mach.llc.inclusion == MP_INCL_EXCLUSIVE) {
 				/* the line moves up, dirty state and all */
 				l2fl |= *f3 & MC_DIRTY;
@@ -790,7 +839,7 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 	}
 	if (write)
 		fl |= MC_DIRTY | MC_EXCL;
-	l1_fill(m, k, key, owner, fl);
+	l1_fill(m, k, key, l1_owner, fl);
 	return level;
 }
 
@@ -1100,6 +1149,8 @@ int mp_model_store_again(struct mp_model *m, unsigned core, uint32_t owner)
 	uint8_t *fl = mc_flags(&c->l1, c->last_idx);
 	if (!(*fl & MC_EXCL) && m->nactive > 1)
 		return 0; /* other cores' copies go: snoop, on the full path */
+	if (marked(*fl))
+		marked_owner(m, c->last_key, fl, *mc_owner(&c->l1, c->last_idx), owner, 1);
 	*fl |= MC_DIRTY | MC_EXCL;
 	*mc_owner(&c->l1, c->last_idx) = owner;
 	m->seq++;
@@ -1226,6 +1277,11 @@ static void l1_evicted_v(struct mp_model *m, unsigned k, struct model_victim v)
 	l1_evicted(m, k, &v);
 }
 
+int mp_model_wb_turned(const struct mp_model *m)
+{
+	return m->wb_turned;
+}
+
 double mp_model_turned_share(const struct mp_model *m)
 {
 	uint64_t sets = m->llc[0].sets, n = 0;
@@ -1240,6 +1296,15 @@ double mp_model_turned_share(const struct mp_model *m)
 void mp_model_flush_turned(struct mp_model *m)
 {
 	m->flush_turned = 1;
+	mp_model_flush(m);
+	m->flush_turned = 0;
+}
+
+void mp_model_flush_told(struct mp_model *m)
+{
+	/* (2: every line, and no set turns now: the flush's own evictions
+	 * would have turned the rest of a set as its first line went) */
+	m->flush_turned = 2;
 	mp_model_flush(m);
 	m->flush_turned = 0;
 }

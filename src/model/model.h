@@ -91,6 +91,12 @@ typedef void (*mp_model_first_walk_fn)(void *arg, uint32_t owner, unsigned tlb, 
 				       unsigned shift);
 /* fn is required; walk_fn NULL: pages are not tracked. */
 int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_first_walk_fn walk_fn, void *arg);
+/* Whether owners a and b take fills back from the same rows (arg: the
+ * track_first one's). Set, a data line a reference of another group finds
+ * loses its marks (model.c, first_touch); unset (NULL), owners do not
+ * matter. */
+typedef int (*mp_model_same_fn)(void *arg, uint32_t a, uint32_t b);
+void mp_model_track_same(struct mp_model *m, mp_model_same_fn fn);
 
 /* At the end (before mp_model_flush), the data lines and pages still
  * marked, which no third burst saw: fn gets each one's owner and the
@@ -243,6 +249,14 @@ void mp_model_flush(struct mp_model *m);
  * such a line stands for the lines the skipped accesses would have had
  * written back meanwhile). */
 void mp_model_flush_turned(struct mp_model *m);
+
+/* mp_model_flush, each writeback told by mp_model_wb_turned whether its
+ * LLC set had evicted a line before the flush. */
+void mp_model_flush_told(struct mp_model *m);
+
+/* Inside the writeback callback: whether the line's LLC set has evicted a
+ * line before (mp_model_flush_turned's test). */
+int mp_model_wb_turned(const struct mp_model *m);
 
 /* The share of the LLC's sets (of those set sampling models) that have
  * evicted a line so far: where the references filled the LLC. */

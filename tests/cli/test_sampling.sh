@@ -192,6 +192,11 @@ expect_eq "numa JSON sampling" "\"sampling\":{\"recorded\":$(num "$samp" recorde
 top() { grep -o "^\"accesses\":[0-9]*,\"remote\":[0-9]*" "$1" | grep -o "\"$2\":[0-9]*" | cut -d: -f2; }
 within_pct "sampled NUMA accesses" "$(top numa_full.json accesses)" "$(top numa_samp.json accesses)" 1
 within_pct "sampled NUMA remote accesses" "$(top numa_full.json remote)" "$(top numa_samp.json remote)" 1
+# and the full trace replayed in the same bursts (numa took no
+# --sample-bursts, though its help listed it)
+"$MEMPRISM" numa --numa 2x2 --model nehalem-e5504 --sample-bursts 100000,900000 --format json full.data 2>/dev/null >numa_replay.json
+within_pct "replayed NUMA accesses" "$(top numa_full.json accesses)" "$(top numa_replay.json accesses)" 1
+within_pct "replayed NUMA remote accesses" "$(top numa_full.json remote)" "$(top numa_replay.json remote)" 1
 main_pid() { grep -o '"processes":\[{"pid":[0-9]*' "$1" | grep -o '[0-9]*$'; }
 main_row() { # the main thread's (tid = pid) entry in "threads", from its counts on
 	local pid

@@ -717,6 +717,20 @@ static void on_first_walk(void *arg, uint32_t owner, unsigned tlb, unsigned skip
 	l->pn++;
 }
 
+/* A reference to line `line` by core 0 for owner `owner`. */
+static void oref(struct mp_model *m, uint64_t line, int write, uint32_t owner)
+{
+	struct mp_model_out o;
+	mp_model_access(m, 0, 0, line * 64 + 8, 0, write, 12, owner, &o);
+}
+
+/* Owners 10-19 take fills back from the same rows, 20-29 too. */
+static int same_tens(void *arg, uint32_t a, uint32_t b)
+{
+	(void)arg;
+	return a / 10 == b / 10;
+}
+
 /* A load of the first line of page p (owner p). */
 static void page_ref(struct mp_model *m, uint64_t p)
 {
@@ -974,6 +988,31 @@ static void test_first_touch(void)
 	CHECK_EQ(got[1], 0);
 	CHECK_EQ(got[2], 2);
 	CHECK_EQ(got[3], 1);
+	mp_model_free(m);
+
+	/* A marked line keeps its filler's owner, whose rows counted the
+	 * fill: line 1, filled by owner 10 and loaded by 20, is reported as
+	 * 10's; line 2, stored to by 20 (rows other than 10's), loses its
+	 * marks; line 3, stored to by 11 (10's rows), keeps them, now 11's. */
+	mm = tiny(MP_INCL_NINE, 1);
+	m = mp_model_new(&mm);
+	struct first_log ol = { 0 };
+	CHECK_EQ(mp_model_track_first(m, on_first, on_first_walk, &ol), 0);
+	mp_model_track_same(m, same_tens);
+	mp_model_set_burst(m, 0);
+	for (int pass = 0; pass < 2; pass++)
+		for (uint64_t l = 1; l <= 3; l++)
+			oref(m, l, 0, 10);
+	oref(m, 2, 1, 20);
+	oref(m, 3, 1, 11);
+	oref(m, 1, 0, 20); /* (from L2: L1's new copy is still 10's) */
+	mp_model_set_burst(m, 1);
+	oref(m, 1, 0, 20);
+	oref(m, 2, 0, 10);
+	oref(m, 3, 0, 20);
+	CHECK_EQ(ol.n, 2);
+	CHECK_EQ(ol.owners[0], 10);
+	CHECK_EQ(ol.owners[1], 11);
 	mp_model_free(m);
 
 	/* The same for pages (their first walks; the TLB entries keep the

@@ -1,0 +1,55 @@
+# Bounded estimates where the bursts see lines unevenly (a QA run's cases,
+# docs/design.md, burst sampling): each full trace replayed in bursts,
+# against its full model.
+source "$(dirname "$0")/lib.sh"
+"$MEMPRISM" cc -O2 "$MP_SRC/tests/rt/sampling_mix.c" -o mix -lpthread
+dram() { grep -o "\"dram_$2\":[0-9]*" "$1" | head -1 | cut -d: -f2; }
+model() { # out machine data [bursts]
+	"$MEMPRISM" report -q --model "$2" ${4:+--sample-bursts "$4"} --format json "$3" >"$1"
+}
+ratio_in() { # what full sampled lo hi (percent)
+	[ $(($3 * 100)) -ge $(($2 * $4)) ] && [ $(($3 * 100)) -le $(($2 * $5)) ] ||
+		fail "$1: $3, not within $4%-$5% of the full run's $2"
+	echo "ok: $1: $3 for $2"
+}
+# A 64 MiB array streamed twice, then a 1 MiB one in use 200 times, on
+# Haswell's 30 MiB LLC, in bursts of 1,000 in 100,000. The big array's
+# lines are seen once each, the small one's in many bursts: one Chao1 over
+# all put the footprint at ~4 MiB, each line seen once standing for 2.7,
+# and DRAM reads came out 65,336 for 2,097,158 (-97%), writes 0. The 64 MiB
+# the bursts touched bound the footprint beyond the LLC, and Chao1 per
+# object puts it there too (the big array's lines seen once stand for up
+# to OFF / ON others: ~130 MiB): misses scaled as ever (+78%), and the
+# dirty lines left count by the share of that the LLC cannot hold (+76%).
+"$MEMPRISM" record -q --no-pagemap -o phases.data -- ./mix phases 65536 1024 2 200 >/dev/null
+model pfull.json haswell-e5-2680v3 phases.data
+model psamp.json haswell-e5-2680v3 phases.data 1000,99000
+ratio_in "phases: DRAM reads" "$(dram pfull.json reads)" "$(dram psamp.json reads)" 70 250
+ratio_in "phases: DRAM writes" "$(dram pfull.json writes)" "$(dram psamp.json writes)" 50 200
+grep -q "which does not: its misses are scaled as if they recurred" psamp.json ||
+	fail "phases: the report does not say the footprint is beyond the LLC"
+echo "ok: phases: the footprint beyond the LLC is said"
+# The main thread writes a 2 MiB array, then four threads each read and
+# write their 512 KiB of it 100 times, on the E5504's 4 MiB LLC: the
+# main thread's fills are the only DRAM reads. A worker that found a line
+# the main thread had filled took the fill back from its own rows, the
+# total's reads came out 0; a line keeps the filler's rows now, and loses
+# its marks when another thread stores to it.
+"$MEMPRISM" record -q --no-pagemap -o mtscan.data -- ./mix mtscan 4 2048 100 >/dev/null
+model mfull.json nehalem-e5504 mtscan.data
+model msamp.json nehalem-e5504 mtscan.data 100000,900000
+ratio_in "mtscan: DRAM reads" "$(dram mfull.json reads)" "$(dram msamp.json reads)" 95 105
+"$MEMPRISM" report -q --by thread --model nehalem-e5504 --sample-bursts 100000,900000 --format csv mtscan.data >mthreads.csv
+expect_eq "mtscan: the threads' DRAM reads add up to the total" "$(dram msamp.json reads)" "$(sum_col mthreads.csv dram_reads)"
+# A producer writes 64-byte items into a 256 KiB ring, a consumer reads
+# them: the ring is filled once. The consumer finds the lines the
+# producer filled: taken back from the producer's rows now (it was
+# +1,533% when such lines lost their marks instead).
+"$MEMPRISM" record -q --no-pagemap -o prodcons.data -- ./mix prodcons 256 400000 >/dev/null
+model cfull.json nehalem-e5504 prodcons.data
+model csamp.json nehalem-e5504 prodcons.data 10000,90000
+ratio_in "prodcons: DRAM reads" "$(dram cfull.json reads)" "$(dram csamp.json reads)" 80 125
+# Too few accesses recorded to estimate anything: said.
+"$MEMPRISM" report --model nehalem-e5504 --sample-bursts 1,999999 prodcons.data | grep -q "too few for the model's estimates" ||
+	fail "a replay that kept a few accesses does not say they are too few"
+echo "ok: too few accesses: said"
