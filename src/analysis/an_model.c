@@ -95,8 +95,9 @@ struct an_model {
 	 * cost 6% of a bounded arrays report). */
 	uint64_t *seen;
 	/* burst sampling: the pages of the data objects (heap, static, ...)
-	 * the bursts touched, whole, by linear counting as seen; span_over:
-	 * past twice the LLC, or an object that big (an_model_span) */
+	 * the bursts touched, whole, and of the others the pages they
+	 * touched, by linear counting as seen; span_over: past twice the
+	 * LLC, or an object that big (an_model_span, span_touch) */
 	uint64_t *span;
 	unsigned span_log2;
 	uint64_t span_marks, span_limit;
@@ -885,7 +886,6 @@ void an_model_stream_done(struct an_state *st, struct an_stream *s)
 		an_model_flush_fast(st, s);
 }
 
-/* A data line the bursts saw in one or two bursts (mp_model_first_left). */
 /* Burst sampling: a page's first walk whose page the bursts saw in two
  * bursts (single 0) or one: taken back where the pages fit the STLB
  * (an_model_walk_weight), from the walker's rows and its page row. */
@@ -901,6 +901,8 @@ static void walk_seen(struct an_model *am, uint32_t owner, uint32_t proc, uint64
 		*(single ? &pr->once_single : &pr->once_unused) += 1;
 }
 
+/* A data line or a page the bursts saw in one or two bursts, still
+ * marked at the end (mp_model_first_left). */
 static void on_left(void *arg, uint32_t owner, unsigned bursts, const struct mp_model_left_page *page)
 {
 	struct an_model *am = arg;
