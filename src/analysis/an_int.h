@@ -88,6 +88,8 @@ struct an_stream {
 	unsigned ahead_n;
 	unsigned ahead_on; /* records to look ahead for: only while pages miss the DTLB */
 	uint64_t ahead_page; /* the last page hinted */
+	uint64_t miss_page; /* the last page that missed the DTLB (an_model.c) */
+	uint64_t miss_line; /* the last line that missed L2 while sets are hinted */
 	int done, warned;
 	uint64_t epoch;
 	uint64_t stack_lo;

@@ -1510,14 +1510,26 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			 * ahead when the tables they are in outgrow the host's caches;
 			 * so are the model's sets for lines that miss L2, when they do
 			 * (for as long as such misses keep coming: a few now and then
-			 * are not worth a second decoder) */
+			 * are not worth a second decoder). Not for a stream's page or
+			 * line, next to the last one that missed (a few lines apart
+			 * under set sampling): the second decoder skips hinting
+			 * those, the host's prefetcher brings their sets, and it cost
+			 * every access all the same (arrays' bounded report: 10% of
+			 * its instructions, nothing hinted) */
 			if (o.tlb != MP_TLB_L1_HIT &&
-			    (st->res->phys_pages >= AN_AHEAD_PAGES || am->nrows >= AN_AHEAD_PAGES))
-				s->ahead_on = AN_AHEAD_KEEP;
-			else if (o.level >= MP_LVL_L3 && am->hint_sets)
-				s->ahead_on = s->ahead_on + AN_AHEAD_CREDIT < AN_AHEAD_KEEP
-						      ? s->ahead_on + AN_AHEAD_CREDIT
-						      : AN_AHEAD_KEEP;
+			    (st->res->phys_pages >= AN_AHEAD_PAGES || am->nrows >= AN_AHEAD_PAGES)) {
+				const uint64_t pg = a >> shift;
+				if (pg - s->miss_page + 1 > 2)
+					s->ahead_on = AN_AHEAD_KEEP;
+				s->miss_page = pg;
+			} else if (o.level >= MP_LVL_L3 && am->hint_sets) {
+				const uint64_t ln = a >> am->line_shift, near = 2 * am->sample_sets;
+				if (ln - s->miss_line + near > 2 * near)
+					s->ahead_on = s->ahead_on + AN_AHEAD_CREDIT < AN_AHEAD_KEEP
+							      ? s->ahead_on + AN_AHEAD_CREDIT
+							      : AN_AHEAD_KEEP;
+				s->miss_line = ln;
+			}
 			unsigned from, to;
 			if (o.level == MP_LVL_LOCAL_DRAM && st->numa && an_numa_nodes(st, s, a, &from, &to) &&
 			    from != to) {
