@@ -846,6 +846,8 @@ static int replay_skip(struct an_state *st, struct an_stream *s)
 		}
 		if (trace_dec_acc(&s->dec, &a)) {
 			rec_set_access(&s->rec, &a);
+			if (a.range && a.size >= 4096 && st->model)
+				an_model_span_range(st, s, a.addr, a.size);
 			continue;
 		}
 		replay_skip_told(st, s);

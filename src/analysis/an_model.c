@@ -1238,21 +1238,16 @@ static inline void seen_set(struct an_model *am, uint64_t h)
 	}
 }
 
-/* A data object (heap, static, ...) is in the bound whole; the others
- * are reservations more than data (a stack's 8 MiB, a library's mapping):
- * of them the pages the bursts' lines missed L1 in (span_touch). */
+/* An object is in the bound whole, but for a stack, whose reservation
+ * (8 MiB, or a thread's 512) is mostly never used: from the deepest
+ * address the bursts touched to its top (span_touch); and for accesses to
+ * no object, their pages. Only the pages touched of a file mapping or a
+ * stack, as before a QA run, put a 40 MiB file and 100 MiB of recursion
+ * in 18 MiB that fitted the LLC: -90% and -97% reads. */
 static int span_whole(const struct an_state *st, uint32_t cls)
 {
-	switch (cls < st->classes.n ? st->classes.v[cls].kind : AN_KIND_UNKNOWN) {
-	case AN_KIND_HEAP:
-	case AN_KIND_STATIC:
-	case AN_KIND_TLS:
-	case AN_KIND_MMAP_ANON:
-	case AN_KIND_NAMED:
-		return 1;
-	default:
-		return 0;
-	}
+	enum an_kind k = cls < st->classes.n ? st->classes.v[cls].kind : AN_KIND_UNKNOWN;
+	return k != AN_KIND_STACK && k != AN_KIND_UNKNOWN;
 }
 
 /* Page pg of process proc into the bound's bitmap. */
@@ -1280,13 +1275,36 @@ void an_model_span(struct an_state *st, const struct an_stream *s, struct an_obj
 		span_set(am, s->proc, pg);
 }
 
-/* Line a of class cls missed L1 in a burst: its page into the bound,
- * unless its object is in whole. */
-static inline void span_touch(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
+/* Line a of class cls missed L1 in a burst: where its object is not in
+ * the bound whole, its page, and of a stack the pages from it up to the
+ * deepest the bound has (s->span_stack, the page below the lowest). */
+static inline void span_touch(struct an_state *st, struct an_model *am, struct an_stream *s, uint32_t cls,
 			      uint64_t a)
 {
-	if (am->span && !am->span_over && !span_whole(st, cls))
-		span_set(am, s->proc, a >> 12);
+	if (!am->span || am->span_over || span_whole(st, cls))
+		return;
+	uint64_t pg = a >> 12;
+	if (st->classes.v[cls].kind != AN_KIND_STACK || !s->stack_lo) {
+		span_set(am, s->proc, pg);
+		return;
+	}
+	uint64_t top = s->span_stack ? s->span_stack : pg + 1;
+	for (uint64_t p = pg; p < top && !am->span_over; p++)
+		span_set(am, s->proc, p);
+	if (pg < top)
+		s->span_stack = pg;
+}
+
+void an_model_span_range(struct an_state *st, const struct an_stream *s, uint64_t addr, uint64_t size)
+{
+	struct an_model *am = st->model;
+	if (!am || !am->span || am->span_over)
+		return;
+	uint64_t lo = addr >> 12, hi = (addr + size + 4095) >> 12;
+	if (hi - lo > am->span_limit)
+		am->span_over = 1;
+	for (uint64_t pg = lo; pg < hi && !am->span_over; pg++)
+		span_set(am, s->proc, pg);
 }
 
 uint64_t an_model_span_lines(const struct an_state *st)

@@ -16,7 +16,7 @@ void an_warn(struct an_state *st, const char *fmt, ...)
 {
 	if (st->warnings.n >= 100)
 		return; /* enough to tell the story */
-	char buf[512];
+	char buf[2048]; /* (bounded sampling's run to ~700: 512 cut their advice off) */
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);

@@ -86,11 +86,12 @@ int cmd_dump(int argc, char **argv)
 		struct trace_dec d;
 		struct trace_rec rec;
 		unsigned long long nacc = 0;
-		int plain = 1; /* accesses, EPOCH and TIME records only */
+		int plain = 1; /* accesses (no range of 4 KiB or more), EPOCH and TIME records only */
 		trace_dec_init(&d, ch.data, ch.len);
 		int k;
 		while ((k = trace_dec_next(&d, &rec)) == 1) {
-			plain &= rec.cls == MP_REC_ACCESS || rec.cls == MP_REC_EPOCH || rec.cls == MP_REC_TIME;
+			plain &= (rec.cls == MP_REC_ACCESS && !(rec.range && rec.size >= 4096)) ||
+				 rec.cls == MP_REC_EPOCH || rec.cls == MP_REC_TIME;
 			switch (rec.cls) {
 			case MP_REC_ACCESS:
 				nacc++;

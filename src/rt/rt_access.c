@@ -84,10 +84,22 @@ static int env_wants_recording(void)
  * number with any change to what rt_inline.c relies on. */
 RT_EXPORT const int __memprism_inline_abi_2 = 2;
 
+/* A long range (4 KiB or more) makes its chunk not plain (mp_chunk_header
+ * .accesses): a replay passing over the chunk in a skip would not see it,
+ * and the bound of the footprint wants it (an_model_span_range). After
+ * the record: its chunk is the one being filled then. */
+static inline void range_done(uint64_t len)
+{
+	if (len >= 4096)
+		rt_self.chunk_plain = 0;
+}
+
 /* Where the inline fast path (rt_hot_record) hands over. */
 void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip)
 {
 	rt_access(addr, code & ~RT_CODE_SLOT1, len, ip);
+	if ((code & 7) == MP_SIZE_RANGE)
+		range_done(len);
 }
 
 /* Inline instrumentation's sites outside loops in big functions: a call
@@ -95,6 +107,8 @@ void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip)
 RT_EXPORT void __memprism_access_cold(void *addr, unsigned code, uint64_t len)
 {
 	rt_access(addr, code, len, RA());
+	if ((code & 7) == MP_SIZE_RANGE)
+		range_done(len);
 }
 
 typedef void (*rt_callback)(void *);
@@ -123,14 +137,18 @@ SANCOV(16, 4)
  * is not instrumented. */
 static inline void range_load(const void *p, size_t n, void *ip)
 {
-	if (n && !rt_self.guard)
+	if (n && !rt_self.guard) {
 		rt_access((void *)p, MP_SIZE_RANGE, n, ip);
+		range_done(n);
+	}
 }
 
 static inline void range_store(const void *p, size_t n, void *ip)
 {
-	if (n && !rt_self.guard)
+	if (n && !rt_self.guard) {
 		rt_access((void *)p, MP_SIZE_RANGE | MP_ACC_WRITE, n, ip);
+		range_done(n);
+	}
 }
 
 /* Before rt_resolve has run (very early start-up) there is no real function

@@ -69,9 +69,9 @@ struct mp_chunk_header {
 	uint32_t stored_len; /* payload bytes following this header */
 	uint32_t payload_crc; /* crc32 of the stored payload */
 	/* STREAM chunks: MP_CHUNK_PLAIN | the number of access records when
-	 * the chunk holds nothing else but its EPOCH and TIME records (a
-	 * replay that drops accesses can pass it over undecoded); else 0, as
-	 * every chunk of writers before it has */
+	 * the chunk holds nothing else but its EPOCH and TIME records, and no
+	 * range of 4 KiB or more (a replay that drops accesses can pass it
+	 * over undecoded); else 0, as every chunk of writers before it has */
 	uint32_t accesses;
 	uint32_t header_crc; /* crc32 of the bytes above this field */
 };

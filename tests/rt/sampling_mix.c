@@ -4,13 +4,27 @@
  *   mtscan T KIB PASSES     the main thread writes a KIB KiB array, then T
  *                           threads each read and write their share of it
  *   prodcons KIB ITEMS      a producer writes 64-byte items into a ring of
- *                           KIB KiB, a consumer reads them */
+ *                           KIB KiB, a consumer reads them
+ *   filemap KIB PASSES      a KIB KiB file, mapped shared, read a line at a
+ *                           time PASSES times
+ *   libc                    qsort, memcpy and strlen over buffers of 8 to
+ *                           32 MiB: the traffic is in libc's ranges, each
+ *                           one access */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static long sink;
+
+static int by_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
 
 static void scan(size_t kib, int passes)
 {
@@ -114,8 +128,50 @@ int main(int argc, char **argv)
 		pthread_create(&b, NULL, consume, &r);
 		pthread_join(a, NULL);
 		pthread_join(b, NULL);
+	} else if (argc == 4 && !strcmp(argv[1], "filemap")) {
+		size_t n = (size_t)atol(argv[2]) << 10;
+		char path[] = "/tmp/sampling_mix-XXXXXX";
+		int fd = mkstemp(path);
+		if (fd < 0 || ftruncate(fd, (off_t)n))
+			return 1;
+		unlink(path);
+		volatile char *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED)
+			return 1;
+		long s = 0;
+		for (int p = 0; p < atoi(argv[3]); p++)
+			for (size_t i = 0; i < n; i += 64)
+				s += m[i];
+		sink += s;
+	} else if (argc == 2 && !strcmp(argv[1], "libc")) {
+		/* (a QA run's: qsort over 16 MiB of ints, memcpy of 32 MiB four
+		 * times, strlen of 8 MiB four times) */
+		size_t n = 4u << 20, big = 32u << 20;
+		int *v = malloc(n * sizeof(int));
+		char *src = malloc(big), *dst = malloc(big), *str = malloc(8u << 20);
+		if (!v || !src || !dst || !str)
+			return 1;
+		unsigned long x = 99;
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			v[i] = (int)x;
+		}
+		qsort(v, n, sizeof(int), by_int);
+		memset(src, 1, big);
+		for (int k = 0; k < 4; k++) {
+			memcpy(dst, src, big);
+			src[k] = 2;
+		}
+		memset(str, 'a', (8u << 20) - 1);
+		str[(8u << 20) - 1] = 0;
+		for (int k = 0; k < 4; k++)
+			sink += (long)strlen(str + k);
+		sink += v[n / 2] + dst[100];
 	} else {
-		fprintf(stderr, "usage: sampling_mix phases BIG SMALL PB PS | mtscan T KIB PASSES | prodcons KIB ITEMS\n");
+		fprintf(stderr, "usage: sampling_mix phases BIG SMALL PB PS | mtscan T KIB PASSES | prodcons KIB ITEMS |\n"
+				"       filemap KIB PASSES | libc\n");
 		return 2;
 	}
 	printf("%ld\n", sink);
