@@ -61,7 +61,7 @@ struct mp_model {
 	 * while mp_model_flush_told runs (2), all, none turning */
 	uint64_t *turned;
 	int flush_turned;
-	int wb_turned; /* during a writeback callback: llc_set_turned of its line */
+	int wb_turned; /* in a writeback callback of the end's flushes: llc_set_turned of its line */
 	/* mp_model_track_first: the call, a bitmap of the hashes of the data
 	 * lines filled so far (1 << first_log2 bits), the burst's tag as
 	 * MC_BURST holds it */
@@ -508,9 +508,12 @@ static void dram_write(struct mp_model *m, uint64_t key, uint32_t owner)
 {
 	if (!m->wb)
 		return;
-	m->wb_turned = llc_set_turned(m, key);
-	if (m->flush_turned == 1 && !m->wb_turned)
-		return;
+	if (m->flush_turned) {
+		/* (only the end's flushes ask: not every dirty eviction) */
+		m->wb_turned = llc_set_turned(m, key);
+		if (m->flush_turned == 1 && !m->wb_turned)
+			return;
+	}
 	if (key & PHYS_BIT)
 		m->wb(m->wb_arg, owner, (key & ~PHYS_BIT) << m->line_shift, 1);
 	else

@@ -254,8 +254,8 @@ void mp_model_flush_turned(struct mp_model *m);
  * LLC set had evicted a line before the flush. */
 void mp_model_flush_told(struct mp_model *m);
 
-/* Inside the writeback callback: whether the line's LLC set has evicted a
- * line before (mp_model_flush_turned's test). */
+/* Inside the writeback callback of mp_model_flush_told: whether the line's
+ * LLC set had evicted a line before (mp_model_flush_turned's test). */
 int mp_model_wb_turned(const struct mp_model *m);
 
 /* The share of the LLC's sets (of those set sampling models) that have

@@ -545,7 +545,6 @@ uint8_t *rt_event_begin(struct rt_thread *t, unsigned type, uint64_t *epoch_out)
 	rt_skip_suspend(t);
 	if (rt_buf_full(t))
 		rt_flush(t);
-	t->chunk_plain = 0; /* (and rt_event_end, for the records written without this) */
 	/* A clock read costs ~30 ns in a VM, as much as the rest of an
 	 * allocation event: ALLOC and FREE read it every RT_CLOCK_EVERY-th
 	 * time and reuse the last reading (and CPU) otherwise, so their times
@@ -578,7 +577,7 @@ uint8_t *rt_put_ev_addr(struct rt_thread *t, uint8_t *p, uint64_t addr)
 
 void rt_event_end(struct rt_thread *t, uint8_t *p)
 {
-	t->chunk_plain = 0;
+	t->chunk_plain = 0; /* (every event ends here, STACK_DEF too) */
 	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE);
 	rt_skip_resume(t);
 }
