@@ -1,18 +1,79 @@
 // SPDX-License-Identifier: MIT
-/* Layered interval map of live objects (see an_objmap.h). Treaps: simple,
- * O(log n) expected, and no rebalancing code to get wrong. */
+/* Layered interval map of live objects (see an_objmap.h). Each layer is a
+ * B+tree keyed by start. It was a treap: allocheavy's plain report spent a
+ * third of its time in it, most of it mispredicted branches down pointer
+ * paths whose keys are random. Here a lookup is a few nodes of 32 sorted
+ * keys, each searched without a branch.
+ *
+ * Written here rather than taken from a library: the replay needs floor and
+ * ceiling by address on a map it changes at every malloc and free, with
+ * stable pointers to the objects (lookup caches hold them); Debian's
+ * ordered maps (Judy, GLib's sequences and balanced trees) are either
+ * pointer-chasing trees again or would copy the objects.
+ *
+ * Deletion does not rebalance: a node that empties leaves its parent, and
+ * a root with one child hands over to it, but a node with few keys stays.
+ * Every invariant a search needs still holds, and the height is bounded by
+ * the inserts (a level is added only when a full root splits). */
 #include "analysis/an_objmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define SLAB 4096
+#define BT_CAP 32 /* keys per node: a power of two, for bn_upper */
+#define BT_MAXH 24 /* levels: each needs 16x the inserts of the one below */
+
+/* Keys sorted, unused slots UINT64_MAX. A leaf's are its objects' starts.
+ * An inner node's key[0] is 0 and key[i] is the least start child i may
+ * hold: keys in child i lie in [key[i], key[i + 1]). No node but a root
+ * leaf is ever empty. */
+struct an_bnode {
+	uint64_t key[BT_CAP];
+	void *ptr[BT_CAP]; /* leaf: struct an_obj *; inner: struct an_bnode * */
+	struct an_bnode *prev, *next; /* leaves in key order; the spare list */
+	uint32_t n;
+	uint8_t leaf;
+};
+
+/* How many keys are <= a: a binary search of the whole node, padding
+ * included, in conditional moves (the caller caps it at n). */
+static inline unsigned bn_upper(const struct an_bnode *b, uint64_t a)
+{
+	unsigned i = 0;
+	for (unsigned half = BT_CAP / 2; half; half /= 2)
+		i += b->key[i + half - 1] <= a ? half : 0;
+	i += b->key[i] <= a;
+	return i < b->n ? i : b->n;
+}
+
+/* The child of inner node b whose keys' range holds a. */
+static inline unsigned bn_child(const struct an_bnode *b, uint64_t a)
+{
+	return bn_upper(b, a) - 1; /* (key[0] is 0: at least 1) */
+}
+
+static struct an_bnode *bn_leaf_for(struct an_bnode *b, uint64_t a)
+{
+	while (!b->leaf)
+		b = b->ptr[bn_child(b, a)];
+	return b;
+}
 
 void an_objmap_init(struct an_objmap *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->rng = 0x2545f491u;
 	m->slab_used = SLAB;
+}
+
+static void bn_free_tree(struct an_bnode *b)
+{
+	if (!b)
+		return;
+	if (!b->leaf)
+		for (uint32_t i = 0; i < b->n; i++)
+			bn_free_tree(b->ptr[i]);
+	free(b);
 }
 
 void an_objmap_fini(struct an_objmap *m)
@@ -22,14 +83,232 @@ void an_objmap_fini(struct an_objmap *m)
 	for (size_t i = 0; i < m->nslabs; i++)
 		free(m->slabs[i]);
 	free(m->slabs);
+	for (int l = 0; l < AN_LAYERS; l++)
+		bn_free_tree(m->root[l]);
+	while (m->spare) {
+		struct an_bnode *b = m->spare;
+		m->spare = b->next;
+		free(b);
+	}
 	memset(m, 0, sizeof(*m));
+}
+
+/* At least n spare nodes: 0, or -1 on ENOMEM. */
+static int bn_reserve(struct an_objmap *m, size_t n)
+{
+	while (m->nspare < n) {
+		struct an_bnode *b = malloc(sizeof(*b));
+		if (!b)
+			return -1;
+		b->next = m->spare;
+		m->spare = b;
+		m->nspare++;
+	}
+	return 0;
+}
+
+/* An empty node from the spares (bn_reserve made sure of one). */
+static struct an_bnode *bn_take(struct an_objmap *m, int leaf)
+{
+	struct an_bnode *b = m->spare;
+	m->spare = b->next;
+	m->nspare--;
+	memset(b->key, 0xff, sizeof(b->key));
+	b->prev = b->next = NULL;
+	b->n = 0;
+	b->leaf = (uint8_t)leaf;
+	return b;
+}
+
+static void bn_give(struct an_objmap *m, struct an_bnode *b)
+{
+	b->next = m->spare;
+	m->spare = b;
+	m->nspare++;
+}
+
+/* Puts (key, ptr) at position i of b, which has room. */
+static void bn_put(struct an_bnode *b, unsigned i, uint64_t key, void *ptr)
+{
+	memmove(&b->key[i + 1], &b->key[i], (b->n - i) * sizeof(b->key[0]));
+	memmove(&b->ptr[i + 1], &b->ptr[i], (b->n - i) * sizeof(b->ptr[0]));
+	b->key[i] = key;
+	b->ptr[i] = ptr;
+	b->n++;
+}
+
+/* Takes out the entry at position i of b. */
+static void bn_cut(struct an_bnode *b, unsigned i)
+{
+	memmove(&b->key[i], &b->key[i + 1], (b->n - i - 1) * sizeof(b->key[0]));
+	memmove(&b->ptr[i], &b->ptr[i + 1], (b->n - i - 1) * sizeof(b->ptr[0]));
+	b->n--;
+	b->key[b->n] = UINT64_MAX;
+}
+
+/* Moves b's upper half to a new right sibling r, which it returns; *sep
+ * gets the least key r's range holds. */
+static struct an_bnode *bn_split(struct an_objmap *m, struct an_bnode *b, uint64_t *sep)
+{
+	struct an_bnode *r = bn_take(m, b->leaf);
+	const unsigned h = BT_CAP / 2;
+	memcpy(r->key, &b->key[h], h * sizeof(b->key[0]));
+	memcpy(r->ptr, &b->ptr[h], h * sizeof(b->ptr[0]));
+	memset(&b->key[h], 0xff, h * sizeof(b->key[0]));
+	r->n = h;
+	b->n = h;
+	*sep = r->key[0];
+	if (b->leaf) {
+		r->prev = b;
+		r->next = b->next;
+		if (b->next)
+			b->next->prev = r;
+		b->next = r;
+	} else {
+		r->key[0] = 0;
+	}
+	return r;
+}
+
+/* Adds object o, whose start no object of the layer has. -1 on ENOMEM,
+ * with nothing changed. */
+static int bt_insert(struct an_objmap *m, int layer, struct an_obj *o)
+{
+	struct an_bnode *path[BT_MAXH];
+	unsigned at[BT_MAXH];
+	int h = 0;
+	if (!m->root[layer]) {
+		if (bn_reserve(m, 1))
+			return -1;
+		m->root[layer] = bn_take(m, 1);
+	}
+	struct an_bnode *b = m->root[layer];
+	while (!b->leaf) {
+		path[h] = b;
+		at[h] = bn_child(b, o->lo);
+		b = b->ptr[at[h++]];
+	}
+	if (bn_reserve(m, (size_t)h + 2)) /* a split on every level and a new root */
+		return -1;
+	uint64_t key = o->lo;
+	void *ptr = o;
+	unsigned i = bn_upper(b, key);
+	for (;;) {
+		if (b->n < BT_CAP) {
+			bn_put(b, i, key, ptr);
+			return 0;
+		}
+		uint64_t sep;
+		struct an_bnode *r = bn_split(m, b, &sep);
+		/* (at the middle it ends b: r's range begins at sep) */
+		if (i > BT_CAP / 2)
+			bn_put(r, i - BT_CAP / 2, key, ptr);
+		else
+			bn_put(b, i, key, ptr);
+		/* the new node goes to the parent, after b */
+		key = sep;
+		ptr = r;
+		if (!h) {
+			struct an_bnode *root = bn_take(m, 0);
+			root->key[0] = 0;
+			root->ptr[0] = b;
+			root->key[1] = sep;
+			root->ptr[1] = r;
+			root->n = 2;
+			m->root[layer] = root;
+			return 0;
+		}
+		b = path[--h];
+		i = at[h] + 1;
+	}
+}
+
+/* Takes out the object starting exactly at lo; returns it or NULL. */
+static struct an_obj *bt_remove(struct an_objmap *m, int layer, uint64_t lo)
+{
+	struct an_bnode *path[BT_MAXH];
+	unsigned at[BT_MAXH];
+	int h = 0;
+	struct an_bnode *b = m->root[layer];
+	if (!b)
+		return NULL;
+	while (!b->leaf) {
+		path[h] = b;
+		at[h] = bn_child(b, lo);
+		b = b->ptr[at[h++]];
+	}
+	unsigned i = bn_upper(b, lo);
+	if (!i || b->key[i - 1] != lo)
+		return NULL;
+	struct an_obj *o = b->ptr[i - 1];
+	bn_cut(b, i - 1);
+	/* an emptied node leaves its parent, which may empty in turn */
+	while (!b->n && h) {
+		if (b->leaf) {
+			if (b->prev)
+				b->prev->next = b->next;
+			if (b->next)
+				b->next->prev = b->prev;
+		}
+		bn_give(m, b);
+		b = path[--h];
+		unsigned c = at[h];
+		if (c == 0 && b->n > 1) {
+			/* child 1 takes child 0's range: key[0] stays 0 */
+			b->key[1] = 0;
+			bn_cut(b, 0);
+		} else {
+			bn_cut(b, c);
+		}
+	}
+	/* a root with one child hands over to it */
+	struct an_bnode *r = m->root[layer];
+	while (!r->leaf && r->n == 1) {
+		m->root[layer] = r->ptr[0];
+		bn_give(m, r);
+		r = m->root[layer];
+	}
+	return o;
+}
+
+/* The object of the layer with the greatest start <= addr, or NULL. */
+static struct an_obj *floor_node(const struct an_objmap *m, int layer, uint64_t addr)
+{
+	if (!m->root[layer])
+		return NULL;
+	const struct an_bnode *b = bn_leaf_for(m->root[layer], addr);
+	unsigned i = bn_upper(b, addr);
+	if (i)
+		return b->ptr[i - 1];
+	b = b->prev; /* (keys before this leaf's range are all <= addr) */
+	return b ? b->ptr[b->n - 1] : NULL;
+}
+
+/* The object of the layer with the least start >= addr, or NULL. */
+static struct an_obj *ceil_node(const struct an_objmap *m, int layer, uint64_t addr)
+{
+	if (!m->root[layer])
+		return NULL;
+	const struct an_bnode *b = bn_leaf_for(m->root[layer], addr);
+	unsigned i = addr ? bn_upper(b, addr - 1) : 0; /* keys < addr */
+	if (i < b->n)
+		return b->ptr[i];
+	b = b->next;
+	return b ? b->ptr[0] : NULL;
+}
+
+/* Smallest start >= addr in a layer, or UINT64_MAX. */
+static uint64_t ceil_start(const struct an_objmap *m, int layer, uint64_t addr)
+{
+	const struct an_obj *o = ceil_node(m, layer, addr);
+	return o ? o->lo : UINT64_MAX;
 }
 
 static struct an_obj *obj_new(struct an_objmap *m)
 {
 	struct an_obj *o = m->free_list;
 	if (o) {
-		m->free_list = o->left;
+		m->free_list = o->next_free;
 		return o;
 	}
 	if (m->slab_used == SLAB) {
@@ -49,9 +328,23 @@ static struct an_obj *obj_new(struct an_objmap *m)
 static void obj_release(struct an_objmap *m, struct an_obj *o)
 {
 	o->alive = 0;
-	o->left = m->free_list;
+	o->next_free = m->free_list;
 	m->free_list = o;
-	m->live--;
+}
+
+/* A new object of the layer: a copy of *like over [lo, hi). */
+static void add_piece(struct an_objmap *m, int layer, const struct an_obj *like, uint64_t lo, uint64_t hi)
+{
+	struct an_obj *o = obj_new(m);
+	if (!o)
+		return;
+	*o = *like;
+	o->lo = lo;
+	o->hi = hi;
+	if (bt_insert(m, layer, o))
+		obj_release(m, o);
+	else
+		m->live++;
 }
 
 /* A change to [lo, hi): the next change number, and its range logged
@@ -63,96 +356,6 @@ static void changed(struct an_objmap *m, uint64_t lo, uint64_t hi)
 	m->log_hi[m->gen % AN_OBJMAP_LOG] = hi;
 }
 
-/* split t into keys < key (l) and >= key (r) */
-static void split(struct an_obj *t, uint64_t key, struct an_obj **l, struct an_obj **r)
-{
-	if (!t) {
-		*l = *r = NULL;
-	} else if (t->lo < key) {
-		split(t->right, key, &t->right, r);
-		*l = t;
-	} else {
-		split(t->left, key, l, &t->left);
-		*r = t;
-	}
-}
-
-static struct an_obj *merge(struct an_obj *a, struct an_obj *b)
-{
-	if (!a)
-		return b;
-	if (!b)
-		return a;
-	if (a->prio > b->prio) {
-		a->right = merge(a->right, b);
-		return a;
-	}
-	b->left = merge(a, b->left);
-	return b;
-}
-
-static struct an_obj *floor_node(struct an_obj *t, uint64_t addr)
-{
-	struct an_obj *best = NULL;
-	while (t) {
-		if (t->lo <= addr) {
-			best = t;
-			t = t->right;
-		} else {
-			t = t->left;
-		}
-	}
-	return best;
-}
-
-/* Detach every node with lo in [a, b) from the layer; returns them as a treap. */
-static struct an_obj *cut(struct an_obj **root, uint64_t a, uint64_t b)
-{
-	struct an_obj *l, *mid, *r;
-	split(*root, a, &l, &mid);
-	split(mid, b, &mid, &r);
-	*root = merge(l, r);
-	return mid;
-}
-
-static void release_all(struct an_objmap *m, struct an_obj *t)
-{
-	if (!t)
-		return;
-	release_all(m, t->left);
-	release_all(m, t->right);
-	obj_release(m, t);
-}
-
-/* Smallest start >= addr in a layer, or UINT64_MAX. */
-static uint64_t ceil_start(const struct an_obj *t, uint64_t addr)
-{
-	uint64_t best = UINT64_MAX;
-	while (t) {
-		if (t->lo >= addr) {
-			best = t->lo;
-			t = t->left;
-		} else {
-			t = t->right;
-		}
-	}
-	return best;
-}
-
-/* o (its start not in the layer) goes where its priority puts it, and the
- * subtree it lands on is split around it: one walk down and a split of a
- * small subtree, where a split of the whole layer and two merges walked
- * three paths (allocheavy's plain report: split and merge 21% of it) */
-static void insert_node(struct an_objmap *m, int layer, struct an_obj *o)
-{
-	struct an_obj **t = &m->root[layer];
-	while (*t && (*t)->prio > o->prio)
-		t = o->lo < (*t)->lo ? &(*t)->left : &(*t)->right;
-	split(*t, o->lo, &o->left, &o->right);
-	*t = o;
-	m->live++;
-}
-
 void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi)
 {
 	if (hi <= lo)
@@ -160,47 +363,28 @@ void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi)
 	/* the range the change touches: [lo, hi) and whole objects cut */
 	uint64_t alo = lo, ahi = hi;
 	/* an object starting before lo that reaches past it: trim or split */
-	struct an_obj *f = floor_node(m->root[layer], lo ? lo - 1 : 0);
-	if (f && f->lo < lo && f->hi > lo) {
+	struct an_obj *f = lo ? floor_node(m, layer, lo - 1) : NULL;
+	if (f && f->hi > lo) {
 		uint64_t old_hi = f->hi;
 		alo = f->lo;
 		ahi = old_hi > ahi ? old_hi : ahi;
 		f->hi = lo;
-		if (old_hi > hi) {
-			struct an_obj *tail = obj_new(m);
-			if (tail) {
-				*tail = *f;
-				tail->lo = hi;
-				tail->hi = old_hi;
-				tail->left = tail->right = NULL;
-				m->rng = m->rng * 1103515245u + 12345u;
-				tail->prio = m->rng;
-				insert_node(m, layer, tail);
-			}
+		if (old_hi > hi)
+			add_piece(m, layer, f, hi, old_hi);
+	}
+	/* the objects starting inside go; the last may reach past hi: its
+	 * tail stays */
+	struct an_obj *o;
+	while ((o = ceil_node(m, layer, lo)) && o->lo < hi) {
+		bt_remove(m, layer, o->lo);
+		m->live--;
+		if (o->hi > hi) {
+			ahi = o->hi > ahi ? o->hi : ahi;
+			add_piece(m, layer, o, hi, o->hi);
 		}
+		obj_release(m, o);
 	}
-	if (ceil_start(m->root[layer], lo) >= hi) {
-		changed(m, alo, ahi);
-		return; /* nothing starts inside: the common case of a new block */
-	}
-	struct an_obj *gone = cut(&m->root[layer], lo, hi);
-	/* the last one removed may reach past hi: keep its tail */
-	struct an_obj *last = gone;
-	while (last && last->right)
-		last = last->right;
-	changed(m, alo, last && last->hi > ahi ? last->hi : ahi);
-	if (last && last->hi > hi) {
-		struct an_obj *tail = obj_new(m);
-		if (tail) {
-			*tail = *last;
-			tail->lo = hi;
-			tail->left = tail->right = NULL;
-			m->rng = m->rng * 1103515245u + 12345u;
-			tail->prio = m->rng;
-			insert_node(m, layer, tail);
-		}
-	}
-	release_all(m, gone);
+	changed(m, alo, ahi);
 }
 
 struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi, uint32_t cls)
@@ -211,64 +395,48 @@ struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uin
 	struct an_obj *o = obj_new(m);
 	if (!o)
 		return NULL;
-	m->rng = m->rng * 1103515245u + 12345u;
-	*o = (struct an_obj){ .lo = lo, .hi = hi, .cls = cls, .layer = (uint8_t)layer, .alive = 1, .prio = m->rng };
-	insert_node(m, layer, o);
+	*o = (struct an_obj){ .lo = lo, .hi = hi, .cls = cls, .layer = (uint8_t)layer, .alive = 1 };
+	if (bt_insert(m, layer, o)) {
+		obj_release(m, o);
+		return NULL;
+	}
+	m->live++;
 	changed(m, lo, hi);
 	return o;
 }
 
 int64_t an_objmap_remove_at(struct an_objmap *m, int layer, uint64_t lo)
 {
-	/* down to the node, which its two subtrees merged replace */
-	struct an_obj **t = &m->root[layer];
-	while (*t && (*t)->lo != lo)
-		t = lo < (*t)->lo ? &(*t)->left : &(*t)->right;
-	struct an_obj *f = *t;
-	if (!f)
+	struct an_obj *o = bt_remove(m, layer, lo);
+	if (!o)
 		return -1;
-	uint32_t cls = f->cls;
-	changed(m, f->lo, f->hi);
-	*t = merge(f->left, f->right);
-	obj_release(m, f);
+	uint32_t cls = o->cls;
+	m->live--;
+	changed(m, o->lo, o->hi);
+	obj_release(m, o);
 	return cls;
 }
 
 struct an_obj *an_objmap_at(const struct an_objmap *m, int layer, uint64_t lo)
 {
-	struct an_obj *f = floor_node(m->root[layer], lo);
+	struct an_obj *f = floor_node(m, layer, lo);
 	return f && f->lo == lo ? f : NULL;
-}
-
-/* Smallest start > addr in a layer, or UINT64_MAX. */
-static uint64_t next_start(struct an_obj *t, uint64_t addr)
-{
-	uint64_t best = UINT64_MAX;
-	while (t) {
-		if (t->lo > addr) {
-			best = t->lo;
-			t = t->left;
-		} else {
-			t = t->right;
-		}
-	}
-	return best;
 }
 
 struct an_obj *an_objmap_find_safe(const struct an_objmap *m, uint64_t addr, uint64_t *safe_lo,
 				   uint64_t *safe_hi)
 {
 	for (int l = 0; l < AN_LAYERS; l++) {
-		struct an_obj *f = floor_node(m->root[l], addr);
+		struct an_obj *f = floor_node(m, l, addr);
 		if (!f || addr >= f->hi)
 			continue;
 		uint64_t lo = f->lo, hi = f->hi;
 		for (int h = 0; h < l; h++) {
 			/* addr is in no object of layer h: clip to the gap around it */
-			struct an_obj *below = floor_node(m->root[h], addr);
+			struct an_obj *below = floor_node(m, h, addr);
 			if (below && below->hi > lo)
 				lo = below->hi;
-			uint64_t next = next_start(m->root[h], addr);
+			uint64_t next = addr < UINT64_MAX ? ceil_start(m, h, addr + 1) : UINT64_MAX;
 			if (next < hi)
 				hi = next;
 		}
@@ -279,17 +447,16 @@ struct an_obj *an_objmap_find_safe(const struct an_objmap *m, uint64_t addr, uin
 	return NULL;
 }
 
-static void each(struct an_obj *t, void (*fn)(void *, const struct an_obj *), void *arg)
-{
-	if (!t)
-		return;
-	each(t->left, fn, arg);
-	fn(arg, t);
-	each(t->right, fn, arg);
-}
-
 void an_objmap_each(const struct an_objmap *m, void (*fn)(void *arg, const struct an_obj *o), void *arg)
 {
-	for (int l = 0; l < AN_LAYERS; l++)
-		each(m->root[l], fn, arg);
+	for (int l = 0; l < AN_LAYERS; l++) {
+		if (!m->root[l])
+			continue;
+		const struct an_bnode *b = m->root[l];
+		while (!b->leaf)
+			b = b->ptr[0];
+		for (; b; b = b->next)
+			for (uint32_t i = 0; i < b->n; i++)
+				fn(arg, b->ptr[i]);
+	}
 }

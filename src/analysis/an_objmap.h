@@ -4,7 +4,7 @@
  * in priority layers (user-named > heap/static/stack > mmaps/sections >
  * start-up mappings). Within a layer ranges never overlap: inserting a range
  * ends whatever it overlaps (a block the program freed without us seeing it,
- * a MAP_FIXED over an old mapping). Each layer is a treap keyed by start.
+ * a MAP_FIXED over an old mapping). Each layer is a B+tree keyed by start.
  */
 #ifndef MP_AN_OBJMAP_H
 #define MP_AN_OBJMAP_H
@@ -20,14 +20,15 @@ struct an_obj {
 	uint8_t layer;
 	uint8_t alive;
 	uint8_t spanned; /* burst sampling: its pages are in the footprint's bound (an_model_span) */
-	uint32_t prio; /* treap priority */
-	struct an_obj *left, *right;
+	struct an_obj *next_free; /* on the map's free list */
 };
+
+struct an_bnode; /* a node of a layer's tree (an_objmap.c) */
 
 #define AN_OBJMAP_LOG 4 /* changes remembered by range (a power of two) */
 
 struct an_objmap {
-	struct an_obj *root[AN_LAYERS];
+	struct an_bnode *root[AN_LAYERS];
 	uint64_t gen; /* bumps on every change: caches of lookups compare it */
 	/* the address ranges the last AN_OBJMAP_LOG changes touched: change
 	 * number g's at g % AN_OBJMAP_LOG */
@@ -35,7 +36,8 @@ struct an_objmap {
 	struct an_obj *free_list;
 	struct an_obj **slabs;
 	size_t nslabs, slab_used;
-	uint32_t rng;
+	struct an_bnode *spare; /* free nodes, kept so an insert cannot fail half-way */
+	size_t nspare;
 	size_t live;
 };
 

@@ -160,9 +160,106 @@ static void test_unchanged(void)
 	an_objmap_fini(&m);
 }
 
+/* Each's visit: objects in start order, none overlapping in a layer. */
+struct walk {
+	size_t n;
+	int layer;
+	uint64_t last_hi;
+	int ok;
+};
+
+static void walk_one(void *arg, const struct an_obj *o)
+{
+	struct walk *w = arg;
+	if (o->layer != w->layer) {
+		w->layer = o->layer;
+		w->last_hi = 0;
+	}
+	if (o->lo < w->last_hi || o->hi <= o->lo || !o->alive)
+		w->ok = 0;
+	w->last_hi = o->hi;
+	w->n++;
+}
+
+/* A layer of a hundred thousand small objects (trees several levels deep),
+ * then most of them freed in random order (nodes emptying on every level)
+ * and new ones added among the rest, against a cell model. */
+static void test_deep(void)
+{
+	enum { N = 1 << 19 };
+	static int model[N];
+	for (size_t i = 0; i < N; i++)
+		model[i] = -1;
+	struct an_objmap m;
+	an_objmap_init(&m);
+	srand(777);
+	size_t objects = 0;
+	for (int phase = 0; phase < 3; phase++) {
+		for (int step = 0; step < 300000; step++) {
+			uint64_t lo = (uint64_t)rand() % N, len = 1 + (uint64_t)(rand() % 3);
+			uint64_t hi = lo + len > N ? N : lo + len;
+			int id = phase * 1000000 + step, op = rand() % 10;
+			/* phase 1 mostly frees; 0 and 2 mostly add */
+			int free_it = phase == 1 ? op < 9 : op == 0;
+			if (free_it) {
+				int was = model[lo];
+				int starts = was != -1 && (lo == 0 || model[lo - 1] != was);
+				CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, lo), starts ? was : -1);
+				hi = lo;
+				while (starts && hi < N && model[hi] == was)
+					hi++;
+				id = -1;
+			} else {
+				an_objmap_insert(&m, AN_LAYER_OBJECT, lo, hi, (uint32_t)id);
+			}
+			for (uint64_t a = lo; a < hi; a++)
+				model[a] = id;
+			uint64_t probe = (uint64_t)rand() % N;
+			if (cls_at(&m, probe) != model[probe]) {
+				CHECK_EQ(cls_at(&m, probe), model[probe]);
+				break;
+			}
+		}
+		objects = 0;
+		for (uint64_t a = 0; a < N; a++) {
+			if (model[a] != -1 && (a == 0 || model[a - 1] != model[a]))
+				objects++;
+			if (cls_at(&m, a) != model[a]) {
+				CHECK_EQ(cls_at(&m, a), model[a]);
+				break;
+			}
+		}
+		struct walk w = { .layer = -1, .ok = 1 };
+		an_objmap_each(&m, walk_one, &w);
+		CHECK(w.ok);
+		CHECK_EQ(w.n, objects);
+		CHECK_EQ(m.live, objects);
+		if (phase)
+			continue;
+		/* Whole runs of leaves empty, so inner nodes lose their first
+		 * children; the next phases insert and search below what their
+		 * first remaining separator was. */
+		static const uint64_t sweep[][2] = { { 0, N / 3 }, { N / 2, N / 2 + N / 6 } };
+		for (int s = 0; s < 2; s++) {
+			for (uint64_t a = sweep[s][0]; a < sweep[s][1]; a++) {
+				int was = model[a];
+				if (was == -1 || (a && model[a - 1] == was))
+					continue;
+				CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, a), was);
+				for (uint64_t b = a; b < N && model[b] == was; b++)
+					model[b] = -1;
+			}
+			CHECK_EQ(cls_at(&m, sweep[s][0] + 3), -1);
+		}
+	}
+	CHECK(objects > 100000); /* (the last phase left a deep tree) */
+	an_objmap_fini(&m);
+}
+
 int main(void)
 {
 	test_basic();
+	test_deep();
 	test_unchanged();
 	test_random();
 	return check_done("test_objmap");
