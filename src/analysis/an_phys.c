@@ -38,14 +38,27 @@ struct phys_ent {
 struct phys_page {
 	uint64_t vpage;
 	uint64_t lo, hi; /* the answer holds for lo <= time < hi; hi == 0: none kept */
-	uint64_t paddr; /* frame address, 0 when there was none */
-	uint32_t pid, flags;
+	uint64_t frame; /* frame address | MP_PAGEMAP_* flags; 0 when there was none */
+	uint32_t pid;
 	uint32_t head; /* index + 1 of the newest translation; 0: empty slot */
 };
 
+/* The flags ride in the frame address's low bits: 40 bytes a slot, not 48
+ * (arrays' 84K pages are a 10 MiB table, and the kernel's zeroing of it was
+ * a tenth of a bounded report). */
+_Static_assert((MP_PAGEMAP_THP | MP_PAGEMAP_HUGETLB) < 4096, "pagemap flags fit below a frame address");
+
+/* A table of cap slots holds at most 3/4 cap pages: linear probing stays
+ * short (~2 slots a hit, often in one host line), and the table is a
+ * third smaller than at half. */
+static int phys_over(uint64_t pages, size_t cap)
+{
+	return pages * 4 > (uint64_t)cap * 3;
+}
+
 struct an_phys {
 	MP_VEC(struct phys_ent) ents;
-	struct phys_page *page; /* open addressing, linear probing, at most half full */
+	struct phys_page *page; /* open addressing, linear probing, at most 3/4 full */
 	size_t cap; /* power of two, or 0 */
 	struct mp_hashmap bypfn; /* pfn -> newest entry that maps it, once has_reverse */
 	int has_reverse; /* bypfn and the entries' frame_prev are made */
@@ -84,13 +97,13 @@ static int page_used(const void *e)
 	return ((const struct phys_page *)e)->head != 0;
 }
 
-/* Room for `pages` pages at most half full. 0 or -ENOMEM. */
+/* Room for `pages` pages (phys_over). 0 or -ENOMEM. */
 static int reserve(struct an_phys *ph, uint64_t pages)
 {
-	if (pages * 2 <= ph->cap)
+	if (!phys_over(pages, ph->cap))
 		return 0;
 	size_t ncap = ph->cap ? ph->cap : 1024;
-	while (pages * 2 > ncap)
+	while (phys_over(pages, ncap))
 		ncap *= 2;
 	struct phys_page *np = an_table_regrow(ph->page, ph->cap, ncap, sizeof(*np), page_home_of, page_used);
 	if (!np)
@@ -107,7 +120,7 @@ static struct phys_page *page_get(struct an_phys *ph, uint32_t pid, uint64_t vpa
 	struct phys_page *p = page_find(ph, pid, vpage);
 	if (p)
 		return p;
-	if ((ph->pages + 1) * 2 > ph->cap && reserve(ph, ph->cap ? ph->cap : 512))
+	if (phys_over(ph->pages + 1, ph->cap) && reserve(ph, ph->cap ? ph->cap : 512))
 		return NULL;
 	size_t i = page_home(pid, vpage, ph->cap);
 	while (ph->page[i].head)
@@ -404,15 +417,14 @@ int an_phys_translate(struct an_phys *ph, uint32_t pid, uint64_t vaddr, uint64_t
 		uint64_t pfn = 0;
 		uint32_t fl = 0;
 		int ok = lookup_span(ph, p, time, &pfn, &fl, &p->lo, &p->hi);
-		p->paddr = ok ? pfn << 12 : 0;
-		p->flags = fl;
+		p->frame = ok ? pfn << 12 | (fl & 4095) : 0;
 	}
 	*lo = p->lo;
 	*hi = p->hi;
-	if (!p->paddr)
+	if (!p->frame)
 		return 0;
-	*paddr = p->paddr | (vaddr & 4095);
-	*flags = p->flags;
+	*paddr = (p->frame & ~4095ull) | (vaddr & 4095);
+	*flags = (uint32_t)(p->frame & 4095);
 	return 1;
 }
 
