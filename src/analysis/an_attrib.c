@@ -412,6 +412,17 @@ static uint32_t stack_of(struct an_state *st, struct an_stream *s, uint64_t loca
 	return v ? (uint32_t)*v : UINT32_MAX;
 }
 
+/* A block the stream's thread just allocated goes first in its lookups:
+ * it is most likely what the thread touches next, and a lookup in the map
+ * was a tenth of allocheavy's report (a new block's first touch each). */
+static void stream_prime(struct an_stream *s, const struct an_objmap *m, struct an_obj *o)
+{
+	if (!an_objmap_on_top(m, o))
+		return; /* (a named range may cover part of it: let a lookup clip) */
+	memmove(&s->look[1], &s->look[0], (AN_LOOKUPS - 1) * sizeof(s->look[0]));
+	s->look[0] = (struct an_lookup){ .obj = o, .gen = m->gen, .lo = o->lo, .hi = o->hi };
+}
+
 static void apply_event(struct an_state *st, struct an_stream *s, const struct trace_rec *r)
 {
 	struct an_proc *p = &st->procs.v[s->proc];
@@ -441,7 +452,9 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 						: class_by_stack(st, AN_KIND_HEAP, stk);
 		}
 		an_class_add_instance(st, cls, size, s->thread);
-		an_objmap_insert(m, AN_LAYER_OBJECT, addr, addr + (size ? size : 1), cls);
+		struct an_obj *o = an_objmap_insert(m, AN_LAYER_OBJECT, addr, addr + (size ? size : 1), cls);
+		if (o)
+			stream_prime(s, m, o);
 		st->res->allocations++;
 		st->threads.v[s->thread].allocations++;
 		break;
@@ -730,11 +743,11 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	}
 	const struct an_lookup *l = &s->look[0];
 	struct an_obj *o = l->obj;
-	if (!(o && l->gen == p->map.gen && r->addr >= l->lo && r->addr < l->hi)) {
+	if (!(o && l->gen == p->map.gen && r->addr >= l->lo && r->addr < l->hi))
 		o = stream_lookup(s, &p->map, r->addr);
-		if (o && !o->spanned && st->parts_on && st->model)
-			an_model_span(st, s, o);
-	}
+	/* (a block primed at its malloc is first found here) */
+	if (o && !o->spanned && st->parts_on && st->model)
+		an_model_span(st, s, o);
 	uint32_t cls = o ? o->cls : st->unknown_cls;
 	if (outside) {
 		access_outside_roi(st, s, cls, r);

@@ -423,6 +423,14 @@ struct an_obj *an_objmap_at(const struct an_objmap *m, int layer, uint64_t lo)
 	return f && f->lo == lo ? f : NULL;
 }
 
+int an_objmap_on_top(const struct an_objmap *m, const struct an_obj *o)
+{
+	for (int h = 0; h < o->layer; h++)
+		if (m->root[h] && m->root[h]->n)
+			return 0;
+	return 1;
+}
+
 struct an_obj *an_objmap_find_safe(const struct an_objmap *m, uint64_t addr, uint64_t *safe_lo,
 				   uint64_t *safe_hi)
 {

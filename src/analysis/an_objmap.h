@@ -74,6 +74,11 @@ static inline int an_objmap_unchanged(const struct an_objmap *m, uint64_t gen, u
 	return 1;
 }
 
+/* 1 if no object of a higher-priority layer than o's exists, so that a
+ * lookup anywhere in o answers o (what an_objmap_find_safe would say, with
+ * all of o safe), without a search. */
+int an_objmap_on_top(const struct an_objmap *m, const struct an_obj *o);
+
 /* Object of layer starting at lo, or NULL. */
 struct an_obj *an_objmap_at(const struct an_objmap *m, int layer, uint64_t lo);
 /* Calls fn for every live object (fork: the child inherits them). */

@@ -29,4 +29,9 @@ check "named middle stores" 256 "$(csv_field named.csv '^named middle$' stores)"
 check "heap block stores outside the named range" 768 "$(csv_field named.csv "$blk" stores)"
 check "static lut loads" 64 "$(csv_field section.csv '^static lut \(layer_shadow \.rodata\)$' loads)"
 check "section .rodata loads (the string literal)" 1 "$(csv_field section.csv '^section layer_shadow \.rodata$' loads)"
+# a named range a block is allocated under (the malloc primes lookups)
+"$MEMPRISM" report --roi prenamed --format csv shadow.data > prenamed.csv
+blk2="^heap main \\(layer_shadow\\.c:$(grep -n '/\* @BLK2 \*/' "$src" | cut -d: -f1)\\)\$"
+check "named stores in a block allocated under the name" 64 "$(csv_field prenamed.csv '^named before$' stores)"
+check "that block's stores outside the name" 192 "$(csv_field prenamed.csv "$blk2" stores)"
 [ $errs -eq 0 ] || fail "$errs mismatches: objects inside objects are attributed to the outer object"

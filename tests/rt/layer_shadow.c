@@ -13,9 +13,17 @@
  * 64 bytes of the static const table lut (also in .rodata). Expected: static
  * lut 64 loads, the section 1 load.
  *
+ * Region "prenamed": a 1 KiB block is named in [256, 512), freed, and the
+ * next malloc of its size gets its address back (glibc's tcache is LIFO);
+ * the name outlives the block. One store to every int of the new block
+ * (@BLK2), in address order. Expected: named before 64 stores, heap @BLK2
+ * 192 stores (a block is primed into its thread's lookups at its malloc
+ * only when nothing named covers it).
+ *
  * Volatile pointers throughout: one source access, one recorded access.
  */
 #include <memprism.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -40,7 +48,24 @@ int main(void)
 	for (int i = 0; i < 64; i++)
 		sum += l[i];
 	memprism_region_end("section");
-	printf("checksum %ld\n", sum);
 	free((void *)blk);
+
+	char *old = malloc(1024);
+	if (!old)
+		return 1;
+	memprism_object_name(old + 256, 256, "before");
+	volatile uintptr_t was = (uintptr_t)old; /* (a freed pointer's value is not to be read) */
+	free(old);
+	volatile int *blk2 = malloc(1024); /* @BLK2 */
+	if ((uintptr_t)blk2 != was) {
+		printf("the block's address did not come back\n");
+		return 1;
+	}
+	memprism_region_begin("prenamed");
+	for (int i = 0; i < 256; i++)
+		blk2[i] = i;
+	memprism_region_end("prenamed");
+	free((void *)blk2);
+	printf("checksum %ld\n", sum);
 	return 0;
 }
