@@ -170,29 +170,31 @@ static struct an_bnode *bn_split(struct an_objmap *m, struct an_bnode *b, uint64
 	return r;
 }
 
-/* Adds object o, whose start no object of the layer has. -1 on ENOMEM,
- * with nothing changed. */
-static int bt_insert(struct an_objmap *m, int layer, struct an_obj *o)
+/* The way down to the leaf whose range holds key: path[0..*h) the inner
+ * nodes, at[] the child taken in each. The layer has a root. */
+static struct an_bnode *bt_descend(const struct an_objmap *m, int layer, uint64_t key, struct an_bnode **path,
+				   unsigned *at, int *h)
 {
-	struct an_bnode *path[BT_MAXH];
-	unsigned at[BT_MAXH];
-	int h = 0;
-	if (!m->root[layer]) {
-		if (bn_reserve(m, 1))
-			return -1;
-		m->root[layer] = bn_take(m, 1);
-	}
 	struct an_bnode *b = m->root[layer];
+	*h = 0;
 	while (!b->leaf) {
-		path[h] = b;
-		at[h] = bn_child(b, o->lo);
-		b = b->ptr[at[h++]];
+		path[*h] = b;
+		at[*h] = bn_child(b, key);
+		b = b->ptr[at[(*h)++]];
 	}
+	return b;
+}
+
+/* Adds object o at position i of leaf b, reached by path/at (bt_descend),
+ * splitting full nodes up the path. o's start is no object's of the layer.
+ * -1 on ENOMEM, with nothing changed. */
+static int bt_insert_at(struct an_objmap *m, int layer, struct an_bnode *b, unsigned i, struct an_bnode **path,
+			const unsigned *at, int h, struct an_obj *o)
+{
 	if (bn_reserve(m, (size_t)h + 2)) /* a split on every level and a new root */
 		return -1;
 	uint64_t key = o->lo;
 	void *ptr = o;
-	unsigned i = bn_upper(b, key);
 	for (;;) {
 		if (b->n < BT_CAP) {
 			bn_put(b, i, key, ptr);
@@ -221,6 +223,22 @@ static int bt_insert(struct an_objmap *m, int layer, struct an_obj *o)
 		b = path[--h];
 		i = at[h] + 1;
 	}
+}
+
+/* Adds object o, whose start no object of the layer has. -1 on ENOMEM,
+ * with nothing changed. */
+static int bt_insert(struct an_objmap *m, int layer, struct an_obj *o)
+{
+	struct an_bnode *path[BT_MAXH];
+	unsigned at[BT_MAXH];
+	int h;
+	if (!m->root[layer]) {
+		if (bn_reserve(m, 1))
+			return -1;
+		m->root[layer] = bn_take(m, 1);
+	}
+	struct an_bnode *b = bt_descend(m, layer, o->lo, path, at, &h);
+	return bt_insert_at(m, layer, b, bn_upper(b, o->lo), path, at, h, o);
 }
 
 /* Takes out the object starting exactly at lo; returns it or NULL. */
@@ -391,11 +409,34 @@ struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uin
 {
 	if (hi <= lo)
 		hi = lo + 1;
-	an_objmap_punch(m, layer, lo, hi);
 	struct an_obj *o = obj_new(m);
 	if (!o)
 		return NULL;
 	*o = (struct an_obj){ .lo = lo, .hi = hi, .cls = cls, .layer = (uint8_t)layer, .alive = 1 };
+	/* Mostly the range is free (a malloc of memory freed before): one way
+	 * down finds its neighbours and the place for it, and one change is
+	 * logged, not a punch's and an insert's (a lookup stays good for the
+	 * last AN_OBJMAP_LOG changes: two a malloc halved that). */
+	struct an_bnode *path[BT_MAXH];
+	unsigned at[BT_MAXH];
+	int h;
+	if (m->root[layer] && m->root[layer]->n) {
+		struct an_bnode *b = bt_descend(m, layer, lo, path, at, &h);
+		unsigned i = bn_upper(b, lo);
+		const struct an_bnode *fb = i ? b : b->prev, *cb = i < b->n ? b : b->next;
+		const struct an_obj *f = !fb ? NULL : fb->ptr[i ? i - 1 : fb->n - 1];
+		const struct an_obj *c = !cb ? NULL : cb->ptr[i < b->n ? i : 0];
+		if ((!f || f->hi <= lo) && (!c || c->lo >= hi)) {
+			if (bt_insert_at(m, layer, b, i, path, at, h, o)) {
+				obj_release(m, o);
+				return NULL;
+			}
+			m->live++;
+			changed(m, lo, hi);
+			return o;
+		}
+	}
+	an_objmap_punch(m, layer, lo, hi);
 	if (bt_insert(m, layer, o)) {
 		obj_release(m, o);
 		return NULL;
