@@ -102,6 +102,19 @@ struct an_model {
 	unsigned span_log2;
 	uint64_t span_marks, span_limit;
 	int span_over;
+	/* the same bound in pages of the size each is modelled in, counted
+	 * exactly up to the STLB's entries (wspan_over past them): whether
+	 * the pages fit the STLB, so that a page walk is a first one
+	 * (an_model_walk_weight). The bound above, in 4 KiB pages up to twice
+	 * the LLC, said no for 320 MiB in 2 MiB pages: walks came out 2-11x. */
+	struct wspan_slot {
+		uint64_t page;
+		uint32_t proc;
+		uint8_t shift, used;
+	} *wspan;
+	size_t wspan_cap; /* a power of two, at least twice wspan_limit */
+	uint64_t wspan_n, wspan_limit;
+	int wspan_over;
 	unsigned seen_log2; /* bits in seen: 1 << seen_log2 */
 	uint64_t seen_marks, seen_limit; /* bits set; where marking stops */
 	int seen_any; /* a line missed L1, marked or not */
@@ -508,6 +521,13 @@ int an_model_init(struct an_state *st)
 		am->span = calloc((size_t)1 << (am->span_log2 - 6), sizeof(uint64_t));
 		if (!am->span)
 			am->span_over = 1; /* (no bound: nothing is weighed) */
+		const uint64_t entries = mm->stlb.entries ? mm->stlb.entries : mm->dtlb[MP_PAGE_4K].entries;
+		am->wspan_limit = entries + 1;
+		for (am->wspan_cap = 64; am->wspan_cap < 2 * am->wspan_limit; am->wspan_cap *= 2)
+			;
+		am->wspan = calloc(am->wspan_cap, sizeof(*am->wspan));
+		if (!am->wspan)
+			am->wspan_over = 1;
 	}
 	/* (not under --roi, where the fill may have been counted and the hit
 	 * not, nor with a NUMA placement, which makes fills remote after the
@@ -520,6 +540,7 @@ int an_model_init(struct an_state *st)
 	if ((st->parts_on && !am->seen) || (am->first_on && mp_model_track_first(am->m, on_first, on_first_walk, am))) {
 		free(am->seen);
 		free(am->span);
+		free(am->wspan);
 		mp_model_free(am->m);
 		free(am->rule_hits);
 		free(am);
@@ -547,6 +568,7 @@ void an_model_fini(struct an_state *st)
 	mp_hashmap_fini(&am->owner_index);
 	free(am->seen);
 	free(am->span);
+	free(am->wspan);
 	free(am->cls_seen);
 	free(am->rows);
 	free(am);
@@ -1009,12 +1031,16 @@ int an_model_walk_weight(const struct an_state *st, double *w, uint64_t *once, u
 	double unseen = chao1_unseen(am, *once, *twice);
 	const struct mp_machine *mm = st->opts->machine;
 	uint64_t entries = mm->stlb.entries ? mm->stlb.entries : mm->dtlb[MP_PAGE_4K].entries;
+	/* (bounded as the lines are: the data objects' pages and the others'
+	 * pages touched, each in its page size; no more unseen than the
+	 * bound leaves) */
+	uint64_t bound = am->wspan && !am->wspan_over ? am->wspan_n : UINT64_MAX;
+	if (bound != UINT64_MAX) {
+		double room = bound > *pages ? (double)(bound - *pages) : 0;
+		unseen = unseen < room ? unseen : room;
+	}
 	if (*once)
 		*w = 1.0 + unseen / (double)*once;
-	/* (bounded as the lines are: the data objects' pages and the others'
-	 * pages touched) */
-	uint64_t bound = an_model_span_lines(st);
-	bound = bound == UINT64_MAX ? bound : bound / (4096 / am->line);
 	return *pages && (double)*pages + unseen <= (double)entries && bound <= entries;
 }
 
@@ -1262,11 +1288,49 @@ static void span_set(struct an_model *am, uint32_t proc, uint64_t pg)
 		am->span_over = 1;
 }
 
+/* Page pg (of 1 << shift bytes) of process proc into the walk bound. */
+static void wspan_add(struct an_model *am, uint32_t proc, unsigned shift, uint64_t pg)
+{
+	if (am->wspan_over)
+		return;
+	size_t i = (size_t)mp_hash64(pg ^ (uint64_t)proc << 45 ^ (uint64_t)shift << 58) & (am->wspan_cap - 1);
+	for (;; i = (i + 1) & (am->wspan_cap - 1)) {
+		struct wspan_slot *w = &am->wspan[i];
+		if (!w->used)
+			break;
+		if (w->page == pg && w->proc == proc && w->shift == shift)
+			return;
+	}
+	am->wspan[i] = (struct wspan_slot){ .page = pg, .proc = proc, .shift = (uint8_t)shift, .used = 1 };
+	if (++am->wspan_n >= am->wspan_limit)
+		am->wspan_over = 1;
+}
+
+/* The pages of [lo, hi) in pages of 1 << shift into the walk bound. */
+static void wspan_range(struct an_model *am, uint32_t proc, unsigned shift, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t pg = lo >> shift; hi > lo && pg <= (hi - 1) >> shift && !am->wspan_over; pg++)
+		wspan_add(am, proc, shift, pg);
+}
+
+/* The page size class cls is modelled in, as a shift: as mapped counts
+ * 4 KiB pages (THP's, where the recording saw them, are bigger: the bound
+ * stays an upper one). */
+static unsigned span_shift(struct an_state *st, struct an_model *am, uint32_t cls)
+{
+	unsigned sh = class_shift(st, am, cls);
+	return sh == AS_MAPPED ? 12 : sh;
+}
+
 void an_model_span(struct an_state *st, const struct an_stream *s, struct an_obj *o)
 {
 	struct an_model *am = st->model;
 	o->spanned = 1;
-	if (!am || !am->span || am->span_over || !span_whole(st, o->cls))
+	if (!am || !span_whole(st, o->cls))
+		return;
+	if (am->wspan)
+		wspan_range(am, s->proc, span_shift(st, am, o->cls), o->lo, o->hi);
+	if (!am->span || am->span_over)
 		return;
 	uint64_t lo = o->lo >> 12, hi = (o->hi + 4095) >> 12;
 	if (hi - lo > am->span_limit)
@@ -1281,24 +1345,40 @@ void an_model_span(struct an_state *st, const struct an_stream *s, struct an_obj
 static inline void span_touch(struct an_state *st, struct an_model *am, struct an_stream *s, uint32_t cls,
 			      uint64_t a)
 {
-	if (!am->span || am->span_over || span_whole(st, cls))
+	if ((am->span_over && am->wspan_over) || !am->span || span_whole(st, cls))
 		return;
 	uint64_t pg = a >> 12;
 	if (st->classes.v[cls].kind != AN_KIND_STACK || !s->stack_lo) {
-		span_set(am, s->proc, pg);
+		if (!am->span_over)
+			span_set(am, s->proc, pg);
+		if (!am->wspan_over) {
+			unsigned sh = span_shift(st, am, cls);
+			wspan_add(am, s->proc, sh, a >> sh);
+		}
 		return;
 	}
 	uint64_t top = s->span_stack ? s->span_stack : pg + 1;
 	for (uint64_t p = pg; p < top && !am->span_over; p++)
 		span_set(am, s->proc, p);
-	if (pg < top)
+	if (pg < top) {
+		if (!am->wspan_over)
+			wspan_range(am, s->proc, span_shift(st, am, cls), pg << 12, top << 12);
 		s->span_stack = pg;
+	}
 }
 
 void an_model_span_range(struct an_state *st, const struct an_stream *s, uint64_t addr, uint64_t size)
 {
 	struct an_model *am = st->model;
-	if (!am || !am->span || am->span_over)
+	if (!am)
+		return;
+	if (am->wspan) {
+		/* (whose it is the skip did not look up: the pages of --pages
+		 * SIZE, without rules by object, else 4 KiB ones) */
+		const struct an_opts *o = st->opts;
+		wspan_range(am, s->proc, o->page_shift && !o->npage_rules ? o->page_shift : 12, addr, addr + size);
+	}
+	if (!am->span || am->span_over)
 		return;
 	uint64_t lo = addr >> 12, hi = (addr + size + 4095) >> 12;
 	if (hi - lo > am->span_limit)
