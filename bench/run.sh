@@ -297,7 +297,8 @@ run_variant() {
 		# the model's share, timed on its own for the throughput figure
 		local t2 d=$SCRATCH/out/$w.mpm sets=()
 		[[ $v == mpmodels ]] && d=$SCRATCH/out/$w.mpms && sets=(--sample-sets "$SETS")
-		if ! "$MEMPRISM" report --model host "${sets[@]}" --format json "$d.data" >"$d.json" 2>>"$err"; then
+		if ! cpu_timed "$SCRATCH/times/.cpu" "$MEMPRISM" report --model host "${sets[@]}" --format json "$d.data" \
+			>"$d.json" 2>>"$err"; then
 			echo "FAIL" >>"$SCRATCH/times/$w.$v"
 			printf '  [%d] %-10s %-14s report --model FAILED (see %s)\n' "$i" "$w" "${TITLE[$v]}" "$err"
 			STATUS[$w.$v]="run failed"
@@ -305,7 +306,10 @@ run_variant() {
 			return 0
 		fi
 		t2=$(now)
-		[[ $v == mpmodel ]] && awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.4f\n", b - a }' >>"$SCRATCH/times/$w.modelonly"
+		if [[ $v == mpmodel ]]; then
+			awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.4f\n", b - a }' >>"$SCRATCH/times/$w.modelonly"
+			cat "$SCRATCH/times/.cpu" >>"$SCRATCH/times/$w.modelonly.cpu"
+		fi
 		t1=$t2
 		if [[ $v == mpmodel ]]; then
 			# the same trace with set sampling, timed apart (not in the
@@ -326,16 +330,29 @@ run_variant() {
 	printf '  [%d] %-10s %-14s %8.3f s\n' "$i" "$w" "${TITLE[$v]}" "$t"
 }
 
+# cpu_timed FILE CMD...: runs CMD (its redirections the caller's), its CPU
+# seconds (user + system, all its threads) written to FILE; CMD's status.
+# A report loads symbols on a second thread while it replays: per core, an
+# offline rate is accesses over CPU time, not over wall time.
+cpu_timed() {
+	local f=$1 rc=0 TIMEFORMAT='%3U %3S'
+	shift
+	{ time "$@" 2>&3; } 3>&2 2>"$f.raw" || rc=$?
+	awk '{ printf "%.4f\n", $1 + $2 }' "$f.raw" >"$f"
+	return $rc
+}
+
 # time_apart TIMES OUT ARGS...: memprism report ARGS --format json on the
 # round's full trace (d, err from the caller), its wall time appended to
-# times/TIMES, its output in OUT
+# times/TIMES and its CPU time to times/TIMES.cpu, its output in OUT
 time_apart() {
 	local times=$1 out=$2 s0 s1
 	shift 2
 	s0=$(now)
-	if "$MEMPRISM" report "$@" --format json "$d.data" >"$out" 2>>"$err"; then
+	if cpu_timed "$SCRATCH/times/.cpu" "$MEMPRISM" report "$@" --format json "$d.data" >"$out" 2>>"$err"; then
 		s1=$(now)
 		awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.4f\n", b - a }' >>"$SCRATCH/times/$times"
+		cat "$SCRATCH/times/.cpu" >>"$SCRATCH/times/$times.cpu"
 	fi
 }
 
@@ -372,6 +389,16 @@ stats() {
 ratios() {
 	paste -d' ' "$SCRATCH/times/$1.$2" "$SCRATCH/times/$1.${BASE[$2]}" |
 		awk 'NF == 2 && $1 != "FAIL" && $2 != "FAIL" && $2 > 0 { printf "%.6f\n", $1 / $2 }'
+}
+# cpu_rate TIMES TOTAL: TOTAL accesses over the median CPU seconds in
+# times/TIMES.cpu, as the table shows it ("-" without them)
+cpu_rate() {
+	local c
+	if [[ -s $SCRATCH/times/$1.cpu ]] && read -r c _ _ < <(stats <"$SCRATCH/times/$1.cpu"); then
+		awk -v t="$2" -v s="$c" 'BEGIN { printf "%.1fM/s", (s > 0 ? t / s / 1e6 : 0) }'
+	else
+		printf -- '-'
+	fi
 }
 checksum_of() { { grep -o 'checksum [-0-9]*' "$1" 2>/dev/null || true; } | tail -1 | cut -d' ' -f2; }
 
@@ -457,9 +484,10 @@ for w in "${WORKLOADS[@]}"; do
 		fi
 		if [[ -n ${total:-} && -s $SCRATCH/times/$w.modelonly ]] &&
 			read -r mmed _ _ < <(stats <"$SCRATCH/times/$w.modelonly"); then
-			printf '  %-15s %.2f s median for %d accesses = %.1f M accesses/s (report --model host: replay, attribution and model, one core)\n' \
+			printf '  %-15s %.2f s median for %d accesses = %.1f M accesses/s (report --model host: replay, attribution and model)\n' \
 				"model offline" "$mmed" "$total" "$(awk -v t="$total" -v s="$mmed" 'BEGIN { print t / s / 1e6 }')"
-			CELL[$w.modelrate]=$(awk -v t="$total" -v s="$mmed" 'BEGIN { printf "%.1fM/s", t / s / 1e6 }')
+			CELL[$w.modelrate]=$(cpu_rate "$w.modelonly" "$total")
+			printf '  %-15s %s per CPU second (user + system, all threads: one core)\n' "" "${CELL[$w.modelrate]}"
 		fi
 		# the other offline runs of the full trace: times, column, label, what
 		for r in "reportplain|reportrate|report offline|report without a model: replay and attribution" \
@@ -470,7 +498,8 @@ for w in "${WORKLOADS[@]}"; do
 				read -r rmed _ _ < <(stats <"$SCRATCH/times/$w.$tf"); then
 				printf '  %-15s %.2f s median = %.1f M accesses/s (%s)\n' \
 					"$label" "$rmed" "$(awk -v t="$total" -v s="$rmed" 'BEGIN { print t / s / 1e6 }')" "$what"
-				CELL[$w.$col]=$(awk -v t="$total" -v s="$rmed" 'BEGIN { printf "%.1fM/s", t / s / 1e6 }')
+				CELL[$w.$col]=$(cpu_rate "$w.$tf" "$total")
+				printf '  %-15s %s per CPU second\n' "" "${CELL[$w.$col]}"
 			fi
 		done
 	fi
@@ -490,10 +519,10 @@ echo
 
 # ------------------------------------------------------------ final table --
 COLS=(native mp mpsancov mpmodel mpmodels reportrate modelrate setsrate replayrate norec mpalloc mpfaults dhat cachegrind lackey heaptrack)
-TITLE[reportrate]="report acc/s"
-TITLE[modelrate]="model acc/s"
-TITLE[setsrate]="model(1/$SETS) acc/s"
-TITLE[replayrate]="model(b) acc/s"
+TITLE[reportrate]="report acc/cpu-s"
+TITLE[modelrate]="model acc/cpu-s"
+TITLE[setsrate]="model(1/$SETS) acc/cpu-s"
+TITLE[replayrate]="model(b) acc/cpu-s"
 {
 	printf 'workload'
 	for v in "${COLS[@]}"; do
