@@ -284,8 +284,9 @@ static inline uint64_t an_scaled(uint64_t v, double f)
 	return x < 18446744073709551616.0 ? (uint64_t)x : UINT64_MAX;
 }
 
-/* calloc(n, size) for a big table probed at random: asks for transparent
- * huge pages, so a probe costs no host TLB miss. Free with free(). */
+/* calloc(n, size) for a big table probed at random: its pages written up
+ * front (none left to the shared zero page), and transparent huge pages
+ * asked for, so a probe costs no host TLB miss. Free with free(). */
 void *an_table_calloc(size_t n, size_t size);
 /* A linear-probing table of cap entries of size bytes copied into a new
  * one of ncap: each used entry (used(e)) at its home(e, ncap) or the next

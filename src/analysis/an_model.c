@@ -512,20 +512,20 @@ int an_model_init(struct an_state *st)
 		while (am->seen_log2 < AN_SEEN_MAX_LOG2 && (1ull << am->seen_log2) < 16 * limit)
 			am->seen_log2++;
 		am->seen_limit = limit < (1ull << am->seen_log2) / 16 ? limit : (1ull << am->seen_log2) / 16;
-		am->seen = calloc((size_t)1 << (am->seen_log2 - 6), sizeof(uint64_t));
+		am->seen = an_table_calloc((size_t)1 << (am->seen_log2 - 6), sizeof(uint64_t));
 		/* the same for the objects' pages, all marked */
 		am->span_limit = 2 * (mm->llc.size >> 12) + 1;
 		am->span_log2 = 12;
 		while (am->span_log2 < AN_SEEN_MAX_LOG2 && (1ull << am->span_log2) < 16 * am->span_limit)
 			am->span_log2++;
-		am->span = calloc((size_t)1 << (am->span_log2 - 6), sizeof(uint64_t));
+		am->span = an_table_calloc((size_t)1 << (am->span_log2 - 6), sizeof(uint64_t));
 		if (!am->span)
 			am->span_over = 1; /* (no bound: nothing is weighed) */
 		const uint64_t entries = mm->stlb.entries ? mm->stlb.entries : mm->dtlb[MP_PAGE_4K].entries;
 		am->wspan_limit = entries + 1;
 		for (am->wspan_cap = 64; am->wspan_cap < 2 * am->wspan_limit; am->wspan_cap *= 2)
 			;
-		am->wspan = calloc(am->wspan_cap, sizeof(*am->wspan));
+		am->wspan = an_table_calloc(am->wspan_cap, sizeof(*am->wspan));
 		if (!am->wspan)
 			am->wspan_over = 1;
 	}

@@ -184,8 +184,17 @@ void *an_table_calloc(size_t n, size_t size)
 	if (size && n > SIZE_MAX / size)
 		return NULL;
 	size_t len = n * size;
-	if (len < huge)
-		return calloc(n, size);
+	if (len < huge) {
+		/* Written now, not calloc'd: a big calloc is fresh mmap'd
+		 * memory, whose probes map the shared zero page, and each
+		 * page's first store then takes a copy-on-write fault that
+		 * flushes the other threads' TLBs (the symbol loader's): 4% of
+		 * a bounded arrays report, by perf. */
+		void *p = malloc(len ? len : 1);
+		if (p)
+			memset(p, 0, len);
+		return p;
+	}
 	len = (len + huge - 1) & ~(huge - 1);
 	void *p = aligned_alloc(huge, len);
 	if (!p)

@@ -193,9 +193,13 @@ int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_firs
 	unsigned lg = 16;
 	while ((1ull << lg) < bits)
 		lg++;
-	uint64_t *b = calloc((1ull << lg) / 64, sizeof(*b));
+	/* (written now, not calloc'd: a test-and-set on the shared zero page
+	 * takes a copy-on-write fault per page, and a TLB flush of every
+	 * other thread of the process) */
+	uint64_t *b = malloc((1ull << lg) / 8);
 	if (!b)
 		return -ENOMEM;
+	memset(b, 0, (1ull << lg) / 8);
 	free(m->first_seen);
 	m->first_seen = b;
 	m->first_log2 = lg;
