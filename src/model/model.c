@@ -312,15 +312,19 @@ static __attribute__((noinline)) void marks_set_all(struct mp_model *m, uint64_t
 	}
 }
 
-/* The owner a new copy of a line takes from a reference of `owner` to the
+/* The owner a copy of a line takes from a reference of `owner` to the
  * copy *fl, owned by `from`. A marked data line's copies keep its filler,
  * whose rows counted the fill, for the report that takes it back: a load
- * by another owner copies it as it is. A store makes the storer the owner
- * (its writeback is the storer's), and if the storer takes fills back
- * from other rows than the filler (the caller's mp_model_track_same), the
- * line loses its marks: no report could take the fill back from the rows
- * that counted it (a thread scanning lines another had filled took back
- * the other's fills: a QA run's total DRAM reads came out 0). */
+ * by another owner copies it as it is, and so does a store by an owner
+ * the caller's mp_model_track_same puts in the filler's rows (the same
+ * object and thread, other code: its writeback, if it comes, goes to the
+ * filler's code address; made the owner, it took the fill back from a
+ * function that had not counted it, and by function a bounded allocheavy
+ * summed 2.7x its total DRAM reads). A store by any other owner makes it
+ * the owner (its writeback is the storer's), and the line loses its
+ * marks: no report could take the fill back from the rows that counted it
+ * (a thread scanning lines another had filled took back the other's
+ * fills: a QA run's total DRAM reads came out 0). */
 static __attribute__((noinline)) uint32_t marked_owner(struct mp_model *m, uint64_t key, uint8_t *fl, uint32_t from,
 							uint32_t owner, int write)
 {
@@ -328,10 +332,12 @@ static __attribute__((noinline)) uint32_t marked_owner(struct mp_model *m, uint6
 		return owner;
 	if (!write)
 		return from;
-	if (m->same_fn && !m->same_fn(m->first_arg, from, owner)) {
-		marks_set_all(m, key, 0);
-		*fl &= (uint8_t)~MC_MARKS;
-	}
+	if (!m->same_fn)
+		return owner;
+	if (m->same_fn(m->first_arg, from, owner))
+		return from;
+	marks_set_all(m, key, 0);
+	*fl &= (uint8_t)~MC_MARKS;
 	return owner;
 }
 
@@ -737,7 +743,7 @@ static inline __attribute__((always_inline)) unsigned l1_hit(struct mp_model *m,
 		}
 		uint8_t *fl = mc_flags(&c->l1, i);
 		if (marked(*fl))
-			marked_owner(m, key, fl, *mc_owner(&c->l1, i), owner, 1);
+			owner = marked_owner(m, key, fl, *mc_owner(&c->l1, i), owner, 1);
 		*fl |= MC_DIRTY | MC_EXCL;
 		*mc_owner(&c->l1, i) = owner;
 	}
@@ -1157,7 +1163,7 @@ int mp_model_store_again(struct mp_model *m, unsigned core, uint32_t owner)
 	if (!(*fl & MC_EXCL) && m->nactive > 1)
 		return 0; /* other cores' copies go: snoop, on the full path */
 	if (marked(*fl))
-		marked_owner(m, c->last_key, fl, *mc_owner(&c->l1, c->last_idx), owner, 1);
+		owner = marked_owner(m, c->last_key, fl, *mc_owner(&c->l1, c->last_idx), owner, 1);
 	*fl |= MC_DIRTY | MC_EXCL;
 	*mc_owner(&c->l1, c->last_idx) = owner;
 	m->seq++;
