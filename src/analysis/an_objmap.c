@@ -246,15 +246,10 @@ static struct an_obj *bt_remove(struct an_objmap *m, int layer, uint64_t lo)
 {
 	struct an_bnode *path[BT_MAXH];
 	unsigned at[BT_MAXH];
-	int h = 0;
-	struct an_bnode *b = m->root[layer];
-	if (!b)
+	int h;
+	if (!m->root[layer])
 		return NULL;
-	while (!b->leaf) {
-		path[h] = b;
-		at[h] = bn_child(b, lo);
-		b = b->ptr[at[h++]];
-	}
+	struct an_bnode *b = bt_descend(m, layer, lo, path, at, &h);
 	unsigned i = bn_upper(b, lo);
 	if (!i || b->key[i - 1] != lo)
 		return NULL;
@@ -289,17 +284,33 @@ static struct an_obj *bt_remove(struct an_objmap *m, int layer, uint64_t lo)
 	return o;
 }
 
+/* The object before position i of leaf b (the last of the leaf before
+ * when i is 0: keys before a leaf's range are all below its own), or NULL. */
+static struct an_obj *leaf_before(const struct an_bnode *b, unsigned i)
+{
+	if (i)
+		return b->ptr[i - 1];
+	b = b->prev;
+	return b ? b->ptr[b->n - 1] : NULL;
+}
+
+/* The object at position i of leaf b, or past its end the next leaf's
+ * first, or NULL. */
+static struct an_obj *leaf_at(const struct an_bnode *b, unsigned i)
+{
+	if (i < b->n)
+		return b->ptr[i];
+	b = b->next;
+	return b ? b->ptr[0] : NULL;
+}
+
 /* The object of the layer with the greatest start <= addr, or NULL. */
 static struct an_obj *floor_node(const struct an_objmap *m, int layer, uint64_t addr)
 {
 	if (!m->root[layer])
 		return NULL;
 	const struct an_bnode *b = bn_leaf_for(m->root[layer], addr);
-	unsigned i = bn_upper(b, addr);
-	if (i)
-		return b->ptr[i - 1];
-	b = b->prev; /* (keys before this leaf's range are all <= addr) */
-	return b ? b->ptr[b->n - 1] : NULL;
+	return leaf_before(b, bn_upper(b, addr));
 }
 
 /* The object of the layer with the least start >= addr, or NULL. */
@@ -308,11 +319,7 @@ static struct an_obj *ceil_node(const struct an_objmap *m, int layer, uint64_t a
 	if (!m->root[layer])
 		return NULL;
 	const struct an_bnode *b = bn_leaf_for(m->root[layer], addr);
-	unsigned i = addr ? bn_upper(b, addr - 1) : 0; /* keys < addr */
-	if (i < b->n)
-		return b->ptr[i];
-	b = b->next;
-	return b ? b->ptr[0] : NULL;
+	return leaf_at(b, addr ? bn_upper(b, addr - 1) : 0); /* (past the keys < addr) */
 }
 
 /* Smallest start >= addr in a layer, or UINT64_MAX. */
@@ -423,9 +430,7 @@ struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uin
 	if (m->root[layer] && m->root[layer]->n) {
 		struct an_bnode *b = bt_descend(m, layer, lo, path, at, &h);
 		unsigned i = bn_upper(b, lo);
-		const struct an_bnode *fb = i ? b : b->prev, *cb = i < b->n ? b : b->next;
-		const struct an_obj *f = !fb ? NULL : fb->ptr[i ? i - 1 : fb->n - 1];
-		const struct an_obj *c = !cb ? NULL : cb->ptr[i < b->n ? i : 0];
+		const struct an_obj *f = leaf_before(b, i), *c = leaf_at(b, i);
 		if ((!f || f->hi <= lo) && (!c || c->lo >= hi)) {
 			if (bt_insert_at(m, layer, b, i, path, at, h, o)) {
 				obj_release(m, o);
