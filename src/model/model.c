@@ -14,9 +14,11 @@
  * reference are snooped, so a single-threaded stream pays nothing for it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mp_error.h"
 #include "common/mp_memlevel.h"
 #include "model/model_int.h"
 
@@ -189,7 +191,7 @@ int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_firs
 	 * first touches matter), a new line's hash hits one seen before, and
 	 * its fill goes unmarked (scaled in full, as without tracking), at
 	 * most 1 time in 16 */
-	uint64_t bits = (uint64_t)m->llc[0].sets * m->llc[0].ways * m->mach.sockets * 16;
+	uint64_t bits = (uint64_t)m->llc[0].all_sets * m->llc[0].ways * m->mach.sockets * 16;
 	unsigned lg = 16;
 	while ((1ull << lg) < bits)
 		lg++;
@@ -496,9 +498,22 @@ int mp_model_first_left(const struct mp_model *m, mp_model_left_fn fn, void *arg
 int mp_model_sample_sets(struct mp_model *m, unsigned n, char *err, size_t errlen)
 {
 	int e = mp_machine_sample_sets_ok(&m->mach, n, err, errlen);
-	if (!e)
-		m->sample_mask = n - 1;
-	return e;
+	if (e)
+		return e;
+	/* (L1 takes every line: only L2 and the LLC keep the sample's sets) */
+	for (unsigned k = 0; k < m->ncores && !e; k++)
+		e = model_cache_keep_every(&m->core[k].l2, n);
+	for (unsigned s = 0; s < m->mach.sockets && !e; s++)
+		e = model_cache_keep_every(&m->llc[s], n);
+	uint64_t *turned = e ? NULL : calloc((m->llc[0].sets + 63) / 64, sizeof(*turned));
+	if (!turned) {
+		snprintf(err, errlen, "%s", mp_strerror(e ? e : -ENOMEM));
+		return e ? e : -ENOMEM;
+	}
+	free(m->turned);
+	m->turned = turned;
+	m->sample_mask = n - 1;
+	return 0;
 }
 
 unsigned mp_model_ncores(const struct mp_model *m)
@@ -1297,13 +1312,12 @@ int mp_model_wb_turned(const struct mp_model *m)
 
 double mp_model_turned_share(const struct mp_model *m)
 {
+	/* (under set sampling the LLC stores only the sample's sets, the
+	 * ones references see) */
 	uint64_t sets = m->llc[0].sets, n = 0;
 	for (uint64_t i = 0; i < (sets + 63) / 64; i++)
 		n += (uint64_t)__builtin_popcountll(m->turned[i]);
-	/* (under set sampling only the sample's sets, 1 in sample_mask + 1,
-	 * see references) */
-	uint64_t seen = sets / (m->sample_mask + 1);
-	return seen ? (double)n / (double)seen : 0;
+	return sets ? (double)n / (double)sets : 0;
 }
 
 void mp_model_flush_turned(struct mp_model *m)

@@ -44,7 +44,7 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 		return -EINVAL;
 	if (repl == MP_REPL_PLRU && (ways > 32 || (ways & (ways - 1))))
 		return -EINVAL;
-	c->sets = (uint32_t)(entries / ways);
+	c->sets = c->all_sets = (uint32_t)(entries / ways);
 	c->ways = ways;
 	c->pow2 = (c->sets & (c->sets - 1)) == 0;
 	c->set_mask = c->sets - 1;
@@ -99,6 +99,25 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 		return -ENOMEM;
 	}
 	model_cache_clear(c); /* zeroes, and sets the recency orders */
+	return 0;
+}
+
+int model_cache_keep_every(struct model_cache *c, unsigned n)
+{
+	unsigned shift = 0;
+	while ((1u << shift) < n)
+		shift++;
+	if (n == 0 || (n & (n - 1)) || c->all_sets % n)
+		return -EINVAL;
+	uint32_t kept = c->all_sets >> shift;
+	uint8_t *mem = aligned_alloc(64, (size_t)kept * c->set_bytes);
+	if (!mem)
+		return -ENOMEM;
+	free(c->mem);
+	c->mem = mem;
+	c->sets = kept;
+	c->keep_shift = shift;
+	model_cache_clear(c);
 	return 0;
 }
 

@@ -50,8 +50,10 @@ enum {
  * shift (or the list's end) instead of a scan of the ways' use stamps.
  * Entry index: set << wshift | way (no division to find an entry's set). */
 struct model_cache {
-	uint32_t sets, ways;
-	uint64_t set_mask; /* sets - 1 when sets is a power of two */
+	uint32_t sets, ways; /* sets: the sets stored (model_cache_keep_every) */
+	uint32_t all_sets; /* the sets of the geometry */
+	unsigned keep_shift; /* only every (1 << keep_shift)-th set is stored */
+	uint64_t set_mask; /* all_sets - 1 when all_sets is a power of two */
 	int pow2;
 	unsigned repl; /* enum mp_repl */
 	unsigned levels; /* PLRU tree depth: log2(ways) */
@@ -72,11 +74,17 @@ struct model_victim {
  * up to 32; entries must be a multiple of ways). */
 int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, unsigned repl, int with_owner);
 void model_cache_fini(struct model_cache *c);
+/* Set sampling: only keys that are multiples of n reach c, so only sets
+ * that are multiples of n are used (n, a power of two, divides the sets):
+ * keep those alone, an n-th of the memory (and of the host cache lines the
+ * model's lookups miss). Empties c. 0 or -EINVAL / -ENOMEM (c unchanged). */
+int model_cache_keep_every(struct model_cache *c, unsigned n);
 void model_cache_clear(struct model_cache *c);
 
+/* The stored set of a key (its set, of all_sets, over the keeping's step). */
 static inline uint64_t model_cache_set(const struct model_cache *c, uint64_t key)
 {
-	return c->pow2 ? key & c->set_mask : key % c->sets;
+	return (c->pow2 ? key & c->set_mask : key % c->all_sets) >> c->keep_shift;
 }
 
 static inline uint8_t *model_cache_block(const struct model_cache *c, uint64_t set)

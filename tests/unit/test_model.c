@@ -55,6 +55,24 @@ static void test_lru_plru(void)
 	CHECK_EQ(c.sets, 3);
 	CHECK_EQ(model_cache_set(&c, 7), 1);
 	model_cache_fini(&c);
+	/* keeping every 4th of 12 sets of 2 (set sampling): keys that are
+	 * multiples of 4 land in sets 0, 4, 8, stored as 0, 1, 2; each keeps
+	 * its two ways apart from the others */
+	CHECK_EQ(model_cache_init(&c, 24, 2, MP_REPL_LRU, 0), 0);
+	CHECK_EQ(model_cache_keep_every(&c, 8), -EINVAL); /* 12 sets are not a multiple of 8 */
+	CHECK_EQ(model_cache_keep_every(&c, 3), -EINVAL);
+	CHECK_EQ(model_cache_keep_every(&c, 4), 0);
+	CHECK_EQ(c.sets, 3);
+	CHECK_EQ(model_cache_set(&c, 20), 2); /* 20 % 12 = 8 */
+	CHECK_EQ(model_cache_set(&c, 28), 1); /* 28 % 12 = 4 */
+	for (uint64_t k = 0; k < 6; k++) /* 0 12 24 | 4 16 28 */
+		model_cache_insert(&c, k % 3 * 12 + k / 3 * 4, 0, 0, &v, &ev);
+	/* set 0 kept 12 and 24 (0 went), set 4 kept 16 and 28 (4 went) */
+	CHECK(model_cache_find(&c, 0) < 0 && model_cache_find(&c, 4) < 0);
+	CHECK(model_cache_find(&c, 12) >= 0 && model_cache_find(&c, 24) >= 0);
+	CHECK(model_cache_find(&c, 16) >= 0 && model_cache_find(&c, 28) >= 0);
+	CHECK_EQ(model_cache_nidx(&c), 3u << c.wshift);
+	model_cache_fini(&c);
 }
 
 /* True LRU against a list kept in recency order, on random inserts, uses
@@ -240,7 +258,10 @@ static void test_sample_sets(void)
 	CHECK_EQ(mp_model_sample_sets(m, 3, err, sizeof(err)), -EINVAL); /* not a power of two */
 	CHECK_EQ(mp_model_sample_sets(m, 4, err, sizeof(err)), -EINVAL); /* 2 sets are not a multiple of 4 */
 	CHECK(strstr(err, "L1D of tiny has 2 sets") != NULL);
+	uint64_t full = mp_model_set_bytes(m);
 	CHECK_EQ(mp_model_sample_sets(m, 2, err, sizeof(err)), 0);
+	/* L2 and the LLC keep the sample's sets alone: one of two */
+	CHECK_EQ(mp_model_set_bytes(m), full / 2);
 	struct wb_log log = { 0 };
 	mp_model_set_writeback(m, on_wb, &log);
 	CHECK_EQ(ref(m, 0, 0, 0), MP_LVL_LOCAL_DRAM); /* even: in full */
