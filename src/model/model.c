@@ -65,14 +65,14 @@ struct mp_model {
 	int flush_turned;
 	int wb_turned; /* in a writeback callback of the end's flushes: llc_set_turned of its line */
 	/* mp_model_track_first: the call, a bitmap of the hashes of the data
-	 * lines filled so far (1 << first_log2 bits), the burst's tag as
-	 * MC_BURST holds it */
+	 * lines filled so far (1 << first_log2 bits), one of the pages walked
+	 * by each core (1 << page_log2), the burst's tag as MC_BURST holds it */
 	mp_model_first_fn first_fn;
 	mp_model_same_fn same_fn;
 	mp_model_first_walk_fn first_walk_fn;
 	void *first_arg;
-	uint64_t *first_seen;
-	unsigned first_log2;
+	uint64_t *first_seen, *page_seen;
+	unsigned first_log2, page_log2;
 	uint8_t burst_tag;
 	uint64_t first_lines, first_pages; /* first fills (data lines) and walks marked so far */
 };
@@ -171,6 +171,7 @@ void mp_model_free(struct mp_model *m)
 	free(m->held);
 	free(m->turned);
 	free(m->first_seen);
+	free(m->page_seen);
 	free(m);
 }
 
@@ -198,13 +199,32 @@ int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_firs
 	/* (written now, not calloc'd: a test-and-set on the shared zero page
 	 * takes a copy-on-write fault per page, and a TLB flush of every
 	 * other thread of the process) */
-	uint64_t *b = malloc((1ull << lg) / 8);
-	if (!b)
+	/* Pages apart, 16 bits per entry the cores' STLBs (or DTLBs) hold:
+	 * where walks are first walks (pages that fit the TLBs) a new page
+	 * hits one seen before at most 1 time in 16. In the lines' bitmap, a
+	 * first burst that streamed 5M lines (arrays' memsets, 20 times the
+	 * LLC) had set half the bits, and half the pages' first walks went
+	 * unmarked, each scaled as a recurring one: 2 MiB pages' walks came
+	 * out 5 times the full run's. */
+	uint64_t tlb = m->mach.stlb.entries ? m->mach.stlb.entries : m->mach.dtlb[MP_PAGE_4K].entries;
+	uint64_t pbits = tlb * m->ncores * 16;
+	unsigned plg = 16;
+	while ((1ull << plg) < pbits)
+		plg++;
+	uint64_t *b = malloc((1ull << lg) / 8), *pb = malloc((1ull << plg) / 8);
+	if (!b || !pb) {
+		free(b);
+		free(pb);
 		return -ENOMEM;
+	}
 	memset(b, 0, (1ull << lg) / 8);
+	memset(pb, 0, (1ull << plg) / 8);
 	free(m->first_seen);
+	free(m->page_seen);
 	m->first_seen = b;
 	m->first_log2 = lg;
+	m->page_seen = pb;
+	m->page_log2 = plg;
 	m->first_fn = fn;
 	m->first_walk_fn = walk_fn;
 	m->first_arg = arg;
@@ -227,11 +247,11 @@ void mp_model_set_burst(struct mp_model *m, unsigned burst)
 		m->core[k].last_key = m->core[k].last_page = UINT64_MAX;
 }
 
-/* Bit h of the bitmap of lines and pages seen, set: MC_FIRST and the
+/* Bit h of a bitmap of lines or pages seen, set: MC_FIRST and the
  * burst's tag if it was clear, else 0. */
-static inline uint8_t seen_mark(struct mp_model *m, uint64_t h)
+static inline uint8_t seen_mark(struct mp_model *m, uint64_t *seen, uint64_t h)
 {
-	uint64_t *w = &m->first_seen[h >> 6], bit = 1ull << (h & 63);
+	uint64_t *w = &seen[h >> 6], bit = 1ull << (h & 63);
 	if (*w & bit)
 		return 0;
 	*w |= bit;
@@ -244,8 +264,7 @@ static inline uint8_t first_marks(struct mp_model *m, uint64_t key, uint32_t own
 {
 	if (!m->first_seen || owner == MP_MODEL_NO_OWNER)
 		return 0;
-	/* (a page's key is hashed apart: page_marks) */
-	uint8_t marks = seen_mark(m, (key * 0x9e3779b97f4a7c15ull) >> (64 - m->first_log2));
+	uint8_t marks = seen_mark(m, m->first_seen, (key * 0x9e3779b97f4a7c15ull) >> (64 - m->first_log2));
 	m->first_lines += marks != 0 && !(key & PT_BIT);
 	return marks;
 }
@@ -365,13 +384,13 @@ static __attribute__((noinline)) void first_touch(struct mp_model *m, struct mod
 }
 
 /* The marks of a page's first walk by core k (its TLB key; as
- * first_marks, in the same bitmap, hashed another way). A page is new to
+ * first_marks, in the pages' bitmap). A page is new to
  * each core's TLBs: a thread that moves to another core walks its pages
  * again, once, which a bounded trace would scale as it scales a rate. */
 static inline uint8_t page_marks(struct mp_model *m, uint64_t key, unsigned k)
 {
 	uint64_t h = (key ^ 0x5851f42d4c957f2dull ^ (uint64_t)k << 50) * 0xbf58476d1ce4e5b9ull;
-	uint8_t marks = seen_mark(m, h >> (64 - m->first_log2));
+	uint8_t marks = seen_mark(m, m->page_seen, h >> (64 - m->page_log2));
 	m->first_pages += marks != 0;
 	return marks;
 }

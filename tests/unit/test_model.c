@@ -1098,6 +1098,28 @@ static void test_first_touch(void)
 	CHECK_EQ(lines, 3); /* (data lines only: the window's rate of fills counts those) */
 	mp_model_free(m);
 
+	/* Pages' first walks are marked apart from lines' first fills: a
+	 * burst streams 200K lines (one 1 GiB page, one walk), 25K times the
+	 * tiny LLC, which sets nearly every bit of the lines' bitmap; 100 new
+	 * 4 KiB pages after are 100 first walks all the same (in the lines'
+	 * bitmap, ~5 came out first and the rest as recurring walks). */
+	mm = tiny(MP_INCL_NINE, 1);
+	m = mp_model_new(&mm);
+	struct first_log sl = { 0 };
+	CHECK_EQ(mp_model_track_first(m, on_first, on_first_walk, &sl), 0);
+	mp_model_set_burst(m, 0);
+	struct mp_model_out so;
+	for (uint64_t l = 0; l < 200000; l++)
+		mp_model_access(m, 0, 0, (1ull << 30) + l * 64, 0, 1, 30, 1, &so);
+	mp_model_first_counts(m, &lines, &pages);
+	CHECK(lines > 50000); /* (lines collide among themselves: by design) */
+	CHECK_EQ(pages, 1);
+	for (uint64_t p = 0; p < 100; p++)
+		mp_model_access(m, 0, 0, (4ull << 30) + p * 4096, 0, 0, 12, 2, &so);
+	mp_model_first_counts(m, &lines, &pages);
+	CHECK(pages >= 1 + 95);
+	mp_model_free(m);
+
 	/* Tracking changes nothing the model does: two cores, an exclusive
 	 * LLC (marks move up and down with the lines), PLRU L2, an STLB, set
 	 * sampling or not, bursts of 500 references; the same outcomes and
