@@ -746,7 +746,7 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	if (!(o && l->gen == p->map.gen && r->addr >= l->lo && r->addr < l->hi))
 		o = stream_lookup(s, &p->map, r->addr);
 	/* (a block primed at its malloc is first found here) */
-	if (o && !o->spanned && st->parts_on && st->model)
+	if (o && st->parts_on && st->model)
 		an_model_span(st, s, o);
 	uint32_t cls = o ? o->cls : st->unknown_cls;
 	if (outside) {

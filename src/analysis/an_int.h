@@ -448,14 +448,15 @@ int an_model_fit(const struct an_state *st, struct an_fit *f);
  * unseen ones fit the STLB: then a page's first walk counts once when two
  * bursts saw it, *w times when one did (an_mem.walk_unused, walk_single). */
 int an_model_walk_weight(const struct an_state *st, double *w, uint64_t *once, uint64_t *twice, uint64_t *pages);
-/* Burst sampling: object o was touched in a burst (o->spanned set): a data
- * object's pages go into the bound of the footprint (an_model_span_lines).
- * Once per object. */
-void an_model_span(struct an_state *st, const struct an_stream *s, struct an_obj *o);
+/* Burst sampling: object o was touched in a burst: a data object's pages
+ * go into the bound of the footprint (an_model_span_lines), once, and
+ * into the walk bound of the core the stream's thread is on, once per
+ * core (o->spanned). */
+void an_model_span(struct an_state *st, struct an_stream *s, struct an_obj *o);
 /* --sample-bursts at replay: a long range (memset, memcpy, strlen) the
  * skip drops goes into the bound too, whose bursts seldom hold one (a QA
  * run's 32 MiB buffers' traffic, all in such calls, came out -87%). */
-void an_model_span_range(struct an_state *st, const struct an_stream *s, uint64_t addr, uint64_t size);
+void an_model_span_range(struct an_state *st, struct an_stream *s, uint64_t addr, uint64_t size);
 /* The lines of the data objects the bursts touched, whole, and of the
  * pages of other objects they touched (UINT64_MAX past twice the LLC): a
  * bound of the program's footprint that sampling cannot fool. */

@@ -102,18 +102,23 @@ struct an_model {
 	unsigned span_log2;
 	uint64_t span_marks, span_limit;
 	int span_over;
-	/* the same bound in pages of the size each is modelled in, counted
-	 * exactly up to the STLB's entries (wspan_over past them): whether
-	 * the pages fit the STLB, so that a page walk is a first one
-	 * (an_model_walk_weight). The bound above, in 4 KiB pages up to twice
-	 * the LLC, said no for 320 MiB in 2 MiB pages: walks came out 2-11x. */
+	/* the same bound by core, in pages of the size each is modelled in,
+	 * counted exactly up to the STLB's entries a core (wspan_over past
+	 * them): whether the pages fit the STLBs, so that a page walk is a
+	 * first one, and how many first walks there can be (pages x cores,
+	 * as first walks are counted: an_model_walk_weight). The bound above,
+	 * in 4 KiB pages up to twice the LLC, said no for 320 MiB in 2 MiB
+	 * pages: walks came out 2-11x; by process, not core, it left no room
+	 * for the first walks of the cores the bursts did not see: arrays'
+	 * workers on the core where the main thread had not walked, -30%. */
 	struct wspan_slot {
 		uint64_t page;
 		uint32_t proc;
+		uint16_t core;
 		uint8_t shift, used;
 	} *wspan;
-	size_t wspan_cap; /* a power of two, at least twice wspan_limit */
-	uint64_t wspan_n, wspan_limit;
+	size_t wspan_cap; /* a power of two, at least twice wspan_n */
+	uint64_t wspan_n, wspan_limit, *wspan_core_n; /* pages in all, by core; a core's limit */
 	int wspan_over;
 	unsigned seen_log2; /* bits in seen: 1 << seen_log2 */
 	uint64_t seen_marks, seen_limit; /* bits set; where marking stops */
@@ -146,6 +151,11 @@ struct an_model {
 	} *cls_seen;
 	size_t ncls_seen;
 	uint64_t pages_once, pages_twice; /* pages (per core) seen in one, two bursts */
+	/* the same by the thread of the walk (index thread + 1; 0: not
+	 * known): a thread that skipped nothing saw its pages whole, and they
+	 * stand for no unseen ones (an_model_walk_weight) */
+	struct cls_seen *thread_pages;
+	size_t nthread_pages;
 	int left_failed; /* mp_model_first_left had no memory */
 	double llc_filled; /* the LLC's sets that evicted, before the end's flush */
 	struct an_stream *cur; /* the stream whose access is being modelled */
@@ -526,8 +536,12 @@ int an_model_init(struct an_state *st)
 		for (am->wspan_cap = 64; am->wspan_cap < 2 * am->wspan_limit; am->wspan_cap *= 2)
 			;
 		am->wspan = an_table_calloc(am->wspan_cap, sizeof(*am->wspan));
-		if (!am->wspan)
+		am->wspan_core_n = calloc(am->ncores, sizeof(*am->wspan_core_n));
+		if (!am->wspan || !am->wspan_core_n) {
+			free(am->wspan);
+			am->wspan = NULL;
 			am->wspan_over = 1;
+		}
 	}
 	/* (not under --roi, where the fill may have been counted and the hit
 	 * not, nor with a NUMA placement, which makes fills remote after the
@@ -569,7 +583,9 @@ void an_model_fini(struct an_state *st)
 	free(am->seen);
 	free(am->span);
 	free(am->wspan);
+	free(am->wspan_core_n);
 	free(am->cls_seen);
+	free(am->thread_pages);
 	free(am->rows);
 	free(am);
 	st->model = NULL;
@@ -931,6 +947,20 @@ static void on_left(void *arg, uint32_t owner, unsigned bursts, const struct mp_
 	if (page) {
 		am->pages_once += bursts == 1;
 		am->pages_twice += bursts == 2;
+		size_t t = owner < am->owners.n ? (size_t)am->owners.v[owner].thread + 1 : 0;
+		if (t >= am->nthread_pages) {
+			size_t n = t + 1 > 2 * am->nthread_pages ? t + 1 : 2 * am->nthread_pages;
+			struct cls_seen *v = realloc(am->thread_pages, n * sizeof(*v));
+			if (!v) {
+				am->left_failed = 1;
+				return;
+			}
+			memset(v + am->nthread_pages, 0, (n - am->nthread_pages) * sizeof(*v));
+			am->thread_pages = v;
+			am->nthread_pages = n;
+		}
+		am->thread_pages[t].once += bursts == 1;
+		am->thread_pages[t].twice += bursts == 2;
 		if (bursts == 1 && owner < am->owners.n)
 			walk_seen(am, owner, page->space, page->va, page->shift, 1);
 		return;
@@ -1028,20 +1058,30 @@ int an_model_walk_weight(const struct an_state *st, double *w, uint64_t *once, u
 		return 0;
 	uint64_t lines;
 	mp_model_first_counts(am->m, &lines, pages);
-	double unseen = chao1_unseen(am, *once, *twice);
-	const struct mp_machine *mm = st->opts->machine;
-	uint64_t entries = mm->stlb.entries ? mm->stlb.entries : mm->dtlb[MP_PAGE_4K].entries;
+	/* Unseen pages are of the threads that skipped: Chao1 and the weight
+	 * from their pages alone. arrays' main thread walked 160 pages in its
+	 * one burst, all seen once: beside its workers' 30, it took 84% of
+	 * the weight, which its factor of 1 then left unused (2 MiB pages,
+	 * bursts 1:9: 185 walks for 261). */
+	uint64_t s1 = 0, s2 = 0;
+	for (size_t t = 0; t < am->nthread_pages; t++)
+		if (t == 0 || (t - 1 < st->threads.n && st->threads.v[t - 1].sample_factor > 1.0)) {
+			s1 += am->thread_pages[t].once;
+			s2 += am->thread_pages[t].twice;
+		}
+	double unseen = chao1_unseen(am, s1, s2);
 	/* (bounded as the lines are: the data objects' pages and the others'
-	 * pages touched, each in its page size; no more unseen than the
-	 * bound leaves) */
-	uint64_t bound = am->wspan && !am->wspan_over ? am->wspan_n : UINT64_MAX;
-	if (bound != UINT64_MAX) {
-		double room = bound > *pages ? (double)(bound - *pages) : 0;
-		unseen = unseen < room ? unseen : room;
-	}
-	if (*once)
-		*w = 1.0 + unseen / (double)*once;
-	return *pages && (double)*pages + unseen <= (double)entries && bound <= entries;
+	 * pages touched, each in its page size, by core as first walks are;
+	 * no more unseen than the bound leaves. No core's pages past its
+	 * STLB's entries (else wspan_over): they fit) */
+	if (!am->wspan || am->wspan_over)
+		return 0;
+	uint64_t bound = am->wspan_n;
+	double room = bound > *pages ? (double)(bound - *pages) : 0;
+	unseen = unseen < room ? unseen : room;
+	if (s1)
+		*w = 1.0 + unseen / (double)s1;
+	return *pages != 0;
 }
 
 double an_model_llc_filled(const struct an_state *st)
@@ -1288,29 +1328,73 @@ static void span_set(struct an_model *am, uint32_t proc, uint64_t pg)
 		am->span_over = 1;
 }
 
-/* Page pg (of 1 << shift bytes) of process proc into the walk bound. */
-static void wspan_add(struct an_model *am, uint32_t proc, unsigned shift, uint64_t pg)
+static inline size_t wspan_slot_of(const struct an_model *am, uint32_t proc, unsigned core, unsigned shift, uint64_t pg)
+{
+	return (size_t)mp_hash64(pg ^ (uint64_t)proc << 45 ^ (uint64_t)core << 32 ^ (uint64_t)shift << 58) &
+	       (am->wspan_cap - 1);
+}
+
+/* The walk bound's table, twice as big (no memory: no bound). */
+static void wspan_grow(struct an_model *am)
+{
+	size_t cap = am->wspan_cap * 2;
+	struct wspan_slot *old = am->wspan, *nw = an_table_calloc(cap, sizeof(*nw));
+	if (!nw) {
+		am->wspan_over = 1;
+		return;
+	}
+	am->wspan = nw;
+	am->wspan_cap = cap;
+	for (size_t j = 0; j < cap / 2; j++) {
+		if (!old[j].used)
+			continue;
+		size_t i = wspan_slot_of(am, old[j].proc, old[j].core, old[j].shift, old[j].page);
+		while (nw[i].used)
+			i = (i + 1) & (cap - 1);
+		nw[i] = old[j];
+	}
+	free(old);
+}
+
+/* Page pg (of 1 << shift bytes) of process proc into core's walk bound. */
+static void wspan_add(struct an_model *am, uint32_t proc, unsigned core, unsigned shift, uint64_t pg)
 {
 	if (am->wspan_over)
 		return;
-	size_t i = (size_t)mp_hash64(pg ^ (uint64_t)proc << 45 ^ (uint64_t)shift << 58) & (am->wspan_cap - 1);
+	size_t i = wspan_slot_of(am, proc, core, shift, pg);
 	for (;; i = (i + 1) & (am->wspan_cap - 1)) {
 		struct wspan_slot *w = &am->wspan[i];
 		if (!w->used)
 			break;
-		if (w->page == pg && w->proc == proc && w->shift == shift)
+		if (w->page == pg && w->proc == proc && w->core == core && w->shift == shift)
 			return;
 	}
-	am->wspan[i] = (struct wspan_slot){ .page = pg, .proc = proc, .shift = (uint8_t)shift, .used = 1 };
-	if (++am->wspan_n >= am->wspan_limit)
+	am->wspan[i] = (struct wspan_slot){
+		.page = pg, .proc = proc, .core = (uint16_t)core, .shift = (uint8_t)shift, .used = 1
+	};
+	am->wspan_n++;
+	if (++am->wspan_core_n[core] >= am->wspan_limit)
 		am->wspan_over = 1;
+	else if (2 * am->wspan_n >= am->wspan_cap)
+		wspan_grow(am);
 }
 
-/* The pages of [lo, hi) in pages of 1 << shift into the walk bound. */
-static void wspan_range(struct an_model *am, uint32_t proc, unsigned shift, uint64_t lo, uint64_t hi)
+/* The pages of [lo, hi) in pages of 1 << shift into core's walk bound. */
+static void wspan_range(struct an_model *am, uint32_t proc, unsigned core, unsigned shift, uint64_t lo, uint64_t hi)
 {
 	for (uint64_t pg = lo >> shift; hi > lo && pg <= (hi - 1) >> shift && !am->wspan_over; pg++)
-		wspan_add(am, proc, shift, pg);
+		wspan_add(am, proc, core, shift, pg);
+}
+
+/* The model's core of the stream's thread (as it is now). */
+static inline unsigned stream_core(const struct an_state *st, const struct an_model *am, struct an_stream *s)
+{
+	if (s->core_of != s->cpu + 1) {
+		/* the core changes only when the thread moves: no division per access */
+		s->core_of = s->cpu + 1;
+		s->core = (st->opts->thread_map == AN_MAP_SPREAD ? s->thread : s->cpu) % am->ncores;
+	}
+	return s->core;
 }
 
 /* The page size class cls is modelled in, as a shift: as mapped counts
@@ -1322,15 +1406,23 @@ static unsigned span_shift(struct an_state *st, struct an_model *am, uint32_t cl
 	return sh == AS_MAPPED ? 12 : sh;
 }
 
-void an_model_span(struct an_state *st, const struct an_stream *s, struct an_obj *o)
+void an_model_span(struct an_state *st, struct an_stream *s, struct an_obj *o)
 {
 	struct an_model *am = st->model;
-	o->spanned = 1;
-	if (!am || !span_whole(st, o->cls))
+	if (!am)
+		return;
+	/* (past 64 cores, two share a bit: the second one's bound misses
+	 * the object, which leaves less room for unseen first walks) */
+	unsigned core = stream_core(st, am, s);
+	uint64_t bit = 1ull << (core & 63), before = o->spanned;
+	if (before & bit)
+		return;
+	o->spanned = before | bit;
+	if (!span_whole(st, o->cls))
 		return;
 	if (am->wspan)
-		wspan_range(am, s->proc, span_shift(st, am, o->cls), o->lo, o->hi);
-	if (!am->span || am->span_over)
+		wspan_range(am, s->proc, core, span_shift(st, am, o->cls), o->lo, o->hi);
+	if (before || !am->span || am->span_over)
 		return;
 	uint64_t lo = o->lo >> 12, hi = (o->hi + 4095) >> 12;
 	if (hi - lo > am->span_limit)
@@ -1353,7 +1445,7 @@ static inline void span_touch(struct an_state *st, struct an_model *am, struct a
 			span_set(am, s->proc, pg);
 		if (!am->wspan_over) {
 			unsigned sh = span_shift(st, am, cls);
-			wspan_add(am, s->proc, sh, a >> sh);
+			wspan_add(am, s->proc, s->core, sh, a >> sh);
 		}
 		return;
 	}
@@ -1362,12 +1454,12 @@ static inline void span_touch(struct an_state *st, struct an_model *am, struct a
 		span_set(am, s->proc, p);
 	if (pg < top) {
 		if (!am->wspan_over)
-			wspan_range(am, s->proc, span_shift(st, am, cls), pg << 12, top << 12);
+			wspan_range(am, s->proc, s->core, span_shift(st, am, cls), pg << 12, top << 12);
 		s->span_stack = pg;
 	}
 }
 
-void an_model_span_range(struct an_state *st, const struct an_stream *s, uint64_t addr, uint64_t size)
+void an_model_span_range(struct an_state *st, struct an_stream *s, uint64_t addr, uint64_t size)
 {
 	struct an_model *am = st->model;
 	if (!am)
@@ -1376,7 +1468,8 @@ void an_model_span_range(struct an_state *st, const struct an_stream *s, uint64_
 		/* (whose it is the skip did not look up: the pages of --pages
 		 * SIZE, without rules by object, else 4 KiB ones) */
 		const struct an_opts *o = st->opts;
-		wspan_range(am, s->proc, o->page_shift && !o->npage_rules ? o->page_shift : 12, addr, addr + size);
+		wspan_range(am, s->proc, stream_core(st, am, s), o->page_shift && !o->npage_rules ? o->page_shift : 12,
+			    addr, addr + size);
 	}
 	if (!am->span || am->span_over)
 		return;
@@ -1449,12 +1542,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		}
 		return;
 	}
-	if (s->core_of != s->cpu + 1) {
-		/* the core changes only when the thread moves: no division per access */
-		s->core_of = s->cpu + 1;
-		s->core = (st->opts->thread_map == AN_MAP_SPREAD ? s->thread : s->cpu) % am->ncores;
-	}
-	unsigned core = s->core;
+	unsigned core = stream_core(st, am, s);
 	if (am->first_on && s->bursts != am->burst) {
 		am->burst = s->bursts;
 		mp_model_set_burst(am->m, s->bursts);

@@ -19,8 +19,12 @@ struct an_obj {
 	uint32_t cls; /* an_class index */
 	uint8_t layer;
 	uint8_t alive;
-	uint8_t spanned; /* burst sampling: its pages are in the footprint's bound (an_model_span) */
-	struct an_obj *next_free; /* on the map's free list */
+	union {
+		/* live: burst sampling, the cores (bit core % 64) whose bursts
+		 * touched it, its pages in their bounds (an_model_span) */
+		uint64_t spanned;
+		struct an_obj *next_free; /* freed: on the map's free list */
+	};
 };
 
 struct an_bnode; /* a node of a layer's tree (an_objmap.c) */
