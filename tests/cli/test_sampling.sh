@@ -121,6 +121,14 @@ within_pct "randacc's sparse bursts' DRAM writes" "$(dram rfull.json writes)" "$
 	grep -qE "DRAM estimates may be up to ~[0-9]+% too high: model a full trace" ||
 	fail "bursts that never filled the LLC are not said to overestimate DRAM traffic"
 echo "ok: bursts that never filled the LLC: said"
+# The same table on a 64 MiB LLC: the footprint, ~66 MiB, a hair over it,
+# makes that bound, C / (S - C), ~3,000%, which told nothing (the estimate
+# is +104%): the report says "far" instead.
+sed 's/^llc.size = .*/llc.size = 64M/; s/^name = .*/name = llc64/' small_stlb.machine >llc64.machine
+"$MEMPRISM" report --model ./llc64.machine --sample-bursts 10000,90000 rfull.data >r64.txt 2>&1
+grep -q "DRAM estimates may be far too high: model a full trace" r64.txt ||
+	fail "a footprint a hair over the LLC: no plain warning ($(grep -o 'may be [^:]*' r64.txt))"
+echo "ok: a footprint a hair over the LLC: far too high, said"
 # Its walks' references from DRAM: the paging-structure lines' first
 # fills, which the full run makes once (2,135 for 2,048 PTE lines). Each
 # scaled x10 they came out 20,720; those in use in their burst and found
