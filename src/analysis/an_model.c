@@ -484,11 +484,12 @@ int an_model_init(struct an_state *st)
 	am->sample_sets = 1;
 	if (st->opts->sample_sets > 1) {
 		char err[160];
-		if (mp_model_sample_sets(am->m, st->opts->sample_sets, err, sizeof(err))) {
+		int e = mp_model_sample_sets(am->m, st->opts->sample_sets, err, sizeof(err));
+		if (e) {
 			an_warn(st, "--sample-sets: %s", err);
 			mp_model_free(am->m);
 			free(am);
-			return -EINVAL;
+			return e;
 		}
 		am->sample_sets = st->opts->sample_sets;
 		st->res->mem_sample_sets = st->opts->sample_sets;

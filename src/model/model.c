@@ -657,10 +657,18 @@ static void l1_evicted(struct mp_model *m, unsigned k, const struct model_victim
 		l2_evicted(m, k, v2);
 }
 
+/* A copy another core's caches had of a line core k missed in L2. */
+struct peer_copy {
+	int found; /* 1: on k's socket, 2: on another only */
+	uint8_t marks; /* mp_model_track_first's, after the touch */
+	uint32_t owner;
+};
+
 /* Other cores' copies of key: on a store they go (dirty data to their LLC);
  * on a load a dirty copy is written down to the LLC and kept clean. Returns
- * 1 if another core keeps a copy. */
-static int snoop(struct mp_model *m, unsigned k, uint64_t key, int write)
+ * 1 if another core keeps a copy. *peer (if not NULL) says whether one had
+ * a copy, which then may serve the miss (line_ref). */
+static int snoop(struct mp_model *m, unsigned k, uint64_t key, int write, struct peer_copy *peer)
 {
 	int shared = 0;
 	for (unsigned i = 0; i < m->nactive; i++) {
@@ -673,6 +681,17 @@ static int snoop(struct mp_model *m, unsigned k, uint64_t key, int write)
 			int64_t j = model_cache_find(pc[l], key);
 			if (j < 0)
 				continue;
+			if (peer && peer->found != 1) {
+				/* (the first copy found on the socket, else anywhere:
+				 * its marks and owner, as an LLC hit takes them) */
+				if (*mc_flags(pc[l], j) & MC_MARKS)
+					first_touch(m, pc[l], (uint64_t)j,
+						    c->socket == m->core[k].socket ? MP_LVL_L3 : MP_LVL_REMOTE_CACHE,
+						    0);
+				peer->found = c->socket == m->core[k].socket ? 1 : 2;
+				peer->marks = *mc_flags(pc[l], j) & MC_MARKS;
+				peer->owner = *mc_owner(pc[l], j);
+			}
 			if (*mc_flags(pc[l], j) & MC_DIRTY) {
 				struct model_victim v = { key, *mc_owner(pc[l], j), MC_DIRTY };
 				*mc_flags(pc[l], j) &= (uint8_t)~MC_DIRTY;
@@ -773,7 +792,7 @@ static inline __attribute__((always_inline)) unsigned l1_hit(struct mp_model *m,
 			if (key & m->sample_mask)
 				snoop_l1(m, k, key, 1);
 			else
-				snoop(m, k, key, 1);
+				snoop(m, k, key, 1, NULL);
 		}
 		uint8_t *fl = mc_flags(&c->l1, i);
 		if (marked(*fl))
@@ -835,11 +854,12 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 		if (marked(fl))
 			l1_owner = marked_owner(m, key, &fl, *mc_owner(&c->l2, j), owner, write);
 		if (write && !(fl & MC_EXCL) && m->nactive > 1)
-			snoop(m, k, key, 1);
+			snoop(m, k, key, 1, NULL);
 		if (write)
 			*mc_flags(&c->l2, j) |= MC_EXCL;
 	} else {
-		int shared = m->nactive > 1 ? snoop(m, k, key, write) : 0;
+		struct peer_copy peer = { 0, 0, 0 };
+		int shared = m->nactive > 1 ? snoop(m, k, key, write, &peer) : 0;
 		struct model_cache *llc = &m->llc[c->socket];
 		uint8_t l2fl = shared ? 0 : MC_EXCL;
 		int64_t h = model_cache_find(llc, key);
@@ -867,6 +887,20 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 				level = MP_LVL_REMOTE_CACHE;
 				l2fl |= rfl;
 				own = rown;
+			} else if (peer.found) {
+				/* Another core's L1 or L2 held the line clean (a dirty
+				 * copy was written down to the LLC above, and an
+				 * inclusive LLC has them all): it serves the miss, cache
+				 * to cache, as Zen's L3 shadow tags, an Opteron's probe
+				 * filter or a non-inclusive LLC's snoop filter have it
+				 * done. No DRAM read: a thread that moved to the other
+				 * core read its lines from DRAM again here, and a bounded
+				 * trace scaled those as recurring fills (allocheavy
+				 * +120%). */
+				level = peer.found == 1 ? MP_LVL_L3 : MP_LVL_REMOTE_CACHE;
+				l2fl |= peer.marks;
+				if (marked(l2fl))
+					own = l1_owner = marked_owner(m, key, &l2fl, peer.owner, owner, write);
 			}
 			if (level == MP_LVL_LOCAL_DRAM && m->first_seen)
 				l2fl |= first_marks(m, key, own);

@@ -129,7 +129,9 @@ void mp_model_set_burst(struct mp_model *m, unsigned burst);
  * complete: every line goes through L1 (its hits are exact), and an L1 miss
  * of a line outside the sample is MP_LVL_UNKNOWN, adds no cycles and never
  * reaches DRAM or walk_dram. The sampled lines' misses estimate the others'.
- * 0, or -EINVAL with the reason in err. Call before the first access.
+ * L2 and the LLC keep only the sample's sets (an n-th of their memory).
+ * 0, or -EINVAL with the reason in err (m unchanged), or -ENOMEM (m is
+ * then unusable: free it). Call before the first access.
  */
 int mp_model_sample_sets(struct mp_model *m, unsigned n, char *err, size_t errlen);
 

@@ -552,6 +552,33 @@ static void test_coherence(void)
 	mp_model_flush(m);
 	CHECK_EQ(log.n, 1); /* one line, one writeback */
 	mp_model_free(m);
+
+	/* An exclusive LLC holds no line a core's L2 does: a clean copy in
+	 * the other core's caches serves a miss, cache to cache (it was a
+	 * DRAM read: a thread that moved to the other core read its lines
+	 * from DRAM again) */
+	mm = tiny(MP_INCL_EXCLUSIVE, 2);
+	m = mp_model_new(&mm);
+	log.n = 0;
+	mp_model_set_writeback(m, on_wb, &log);
+	CHECK_EQ(ref(m, 0, 5, 0), MP_LVL_LOCAL_DRAM);
+	CHECK_EQ(ref(m, 1, 5, 0), MP_LVL_L3); /* core 0's clean copy, shared */
+	CHECK_EQ(ref(m, 0, 5, 0), MP_LVL_L1); /* core 0 kept it */
+	CHECK_EQ(ref(m, 0, 7, 0), MP_LVL_LOCAL_DRAM);
+	CHECK_EQ(ref(m, 1, 7, 1), MP_LVL_L3); /* a store: core 0's copy goes */
+	CHECK_EQ(ref(m, 0, 7, 0), MP_LVL_L3); /* core 1's dirty data, via the LLC */
+	mp_model_flush(m);
+	CHECK_EQ(log.n, 1); /* line 7, once */
+	mp_model_free(m);
+	/* on two sockets (inclusive LLCs): the other socket serves it, a
+	 * remote cache */
+	mm = tiny(MP_INCL_INCLUSIVE, 1);
+	mm.sockets = 2;
+	m = mp_model_new(&mm);
+	CHECK_EQ(ref(m, 0, 5, 0), MP_LVL_LOCAL_DRAM);
+	CHECK_EQ(ref(m, 1, 5, 0), MP_LVL_REMOTE_CACHE);
+	CHECK_EQ(ref(m, 1, 5, 0), MP_LVL_L1);
+	mp_model_free(m);
 }
 
 /* A store after a load of the line, in place (mp_model_store_again): the
