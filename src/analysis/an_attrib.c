@@ -447,9 +447,17 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 		if (gv) {
 			cls = (uint32_t)*gv;
 		} else {
-			uint32_t stk = stack_of(st, s, f[4]);
-			cls = stk == UINT32_MAX ? an_class_by_label(st, AN_KIND_HEAP, "heap (allocation stack unknown)")
-						: class_by_stack(st, AN_KIND_HEAP, stk);
+			/* the stack's heap class is kept beside it (class + 1 in
+			 * the high half): one lookup a malloc, not two */
+			uint64_t *sv = f[4] ? mp_hashmap_get(&s->stack_ids, f[4]) : NULL;
+			if (!sv) {
+				cls = an_class_by_label(st, AN_KIND_HEAP, "heap (allocation stack unknown)");
+			} else if (*sv >> 32) {
+				cls = (uint32_t)(*sv >> 32) - 1;
+			} else {
+				cls = class_by_stack(st, AN_KIND_HEAP, (uint32_t)*sv);
+				*sv |= (uint64_t)(cls + 1) << 32;
+			}
 		}
 		an_class_add_instance(st, cls, size, s->thread);
 		struct an_obj *o = an_objmap_insert(m, AN_LAYER_OBJECT, addr, addr + (size ? size : 1), cls);

@@ -94,7 +94,9 @@ struct an_stream {
 	int done, warned;
 	uint64_t epoch;
 	uint64_t stack_lo;
-	struct mp_hashmap stack_ids; /* stream-local stack id -> an_stack index */
+	/* stream-local stack id -> an_stack index, and in the high half its
+	 * heap class + 1 once a malloc used it (0: not yet) */
+	struct mp_hashmap stack_ids;
 	/* the last objects looked up, the latest first: each valid for [lo,
 	 * hi) while the map has not changed there since change number gen
 	 * (stream_lookup) */
