@@ -446,9 +446,11 @@ struct an_fit {
 int an_model_fit(const struct an_state *st, struct an_fit *f);
 /* Burst sampling, first walks tracked: the pages (per core) seen in one
  * and two bursts, the pages the bursts walked, and what a first walk of
- * a page seen in one burst stands for (Chao1, *w). 1 if the pages and the
- * unseen ones fit the STLB: then a page's first walk counts once when two
- * bursts saw it, *w times when one did (an_mem.walk_unused, walk_single). */
+ * a page seen in one burst stands for (Chao1 over the pages of threads
+ * that skipped, within the bound of each core's pages: *w). 1 if each
+ * core's pages fit its STLB: then a page's first walk counts once when
+ * two bursts saw it, *w times when one did (an_mem.walk_unused,
+ * walk_single). */
 int an_model_walk_weight(const struct an_state *st, double *w, uint64_t *once, uint64_t *twice, uint64_t *pages);
 /* Burst sampling: object o was touched in a burst: a data object's pages
  * go into the bound of the footprint (an_model_span_lines), once, and

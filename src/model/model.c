@@ -196,9 +196,6 @@ int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_firs
 	unsigned lg = 16;
 	while ((1ull << lg) < bits)
 		lg++;
-	/* (written now, not calloc'd: a test-and-set on the shared zero page
-	 * takes a copy-on-write fault per page, and a TLB flush of every
-	 * other thread of the process) */
 	/* Pages apart, 16 bits per entry the cores' STLBs (or DTLBs) hold:
 	 * where walks are first walks (pages that fit the TLBs) a new page
 	 * hits one seen before at most 1 time in 16. In the lines' bitmap, a
@@ -211,6 +208,9 @@ int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_firs
 	unsigned plg = 16;
 	while ((1ull << plg) < pbits)
 		plg++;
+	/* (written now, not calloc'd: a test-and-set on the shared zero page
+	 * takes a copy-on-write fault per page, and a TLB flush of every
+	 * other thread of the process) */
 	uint64_t *b = malloc((1ull << lg) / 8), *pb = malloc((1ull << plg) / 8);
 	if (!b || !pb) {
 		free(b);
