@@ -80,6 +80,9 @@ void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* an_opts.progress: "memprism: WHAT 42%" on a TTY stderr; arg is WHAT */
 void cli_progress(void *arg, uint64_t done, uint64_t total);
 void cli_progress_end(void);
+/* ", ~12 s left" (or min, h) at the rate so far, into buf; "" in the first
+ * second or without a rate. Returns buf. */
+const char *cli_eta_text(char *buf, size_t cap, double elapsed, uint64_t done, uint64_t total);
 
 /* --limit N: 0 and *out, or 2 with a message. */
 int cli_parse_limit(const char *arg, size_t *out);

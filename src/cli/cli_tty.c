@@ -51,6 +51,31 @@ void cli_note(const char *fmt, ...)
 	va_end(ap);
 }
 
+static struct timespec progress_start; /* of the current line, set by its first call */
+static int progress_started;
+
+static double seconds_since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+const char *cli_eta_text(char *buf, size_t cap, double elapsed, uint64_t done, uint64_t total)
+{
+	/* (the first second's rate is mostly start-up: symbols, first pages) */
+	if (elapsed < 1.0 || !done || done >= total) {
+		snprintf(buf, cap, "%s", "");
+		return buf;
+	}
+	double left = elapsed * (double)(total - done) / (double)done;
+	if (left < 90)
+		snprintf(buf, cap, ", ~%.0f s left", left < 1 ? 1 : left);
+	else if (left < 5400)
+		snprintf(buf, cap, ", ~%.0f min left", left / 60);
+	else
+		snprintf(buf, cap, ", ~%.1f h left", left / 3600);
+	return buf;
+}
+
 void cli_progress(void *arg, uint64_t done, uint64_t total)
 {
 	static struct timespec last;
@@ -59,11 +84,18 @@ void cli_progress(void *arg, uint64_t done, uint64_t total)
 		return;
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!progress_started) {
+		progress_start = now;
+		progress_started = 1;
+	}
 	if (progress_shown && (now.tv_sec - last.tv_sec) * 1000000000L + (now.tv_nsec - last.tv_nsec) < 200000000L)
 		return;
 	last = now;
 	double p = 100.0 * (double)done / (double)total;
-	fprintf(stderr, "\rmemprism: %s %3.0f%%", what ? what : "reading", p > 100 ? 100 : p);
+	char eta[48];
+	cli_eta_text(eta, sizeof(eta), seconds_since(&progress_start, &now), done, total);
+	/* (the line may get shorter: the rest of it goes) */
+	fprintf(stderr, "\rmemprism: %s %3.0f%%%s\033[K", what ? what : "reading", p > 100 ? 100 : p, eta);
 	progress_shown = 1;
 }
 
@@ -72,4 +104,5 @@ void cli_progress_end(void)
 	if (progress_shown)
 		fputs("\r\033[K", stderr); /* the line goes away */
 	progress_shown = 0;
+	progress_started = 0;
 }

@@ -146,7 +146,10 @@ int cmd_memtrace(int argc, char **argv)
 	ao.on_dram = on_dram;
 	ao.hook_arg = &sk;
 	struct an_result *res = NULL;
+	ao.progress = cli_progress;
+	ao.progress_arg = "modelling the trace";
 	int err = an_run(path, &ao, &res);
+	cli_progress_end();
 	if (err) {
 		fclose(body);
 		cli_data_error(err, path, optind < argc, "memprism record -- PROGRAM");

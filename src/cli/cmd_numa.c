@@ -205,7 +205,10 @@ int cmd_numa(int argc, char **argv)
 		goto out;
 	}
 	struct an_result *res = NULL;
+	ao.progress = cli_progress;
+	ao.progress_arg = "reading the trace";
 	int e = an_run(ro.data_path, &ao, &res);
+	cli_progress_end();
 	if (e) {
 		cli_data_error(e, ro.data_path, optind < argc, "memprism record --numa 4x8 -- PROGRAM");
 		status = 1;

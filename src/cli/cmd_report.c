@@ -40,7 +40,8 @@ static void usage(FILE *out)
 		"                           memory are remote DRAM (`memprism numa` for the rest)\n"
 		"  -q, --quiet              no notes and no progress on stderr (errors still)\n"
 		"  -h, --help               this help\n"
-		"On a terminal the text view fits its width and shows progress while it reads.\n");
+		"On a terminal the text view fits its width and shows progress while it reads\n"
+		"(and the time left).\n");
 	cli_model_help(out, 1);
 }
 

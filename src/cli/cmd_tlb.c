@@ -85,7 +85,10 @@ int cmd_tlb(int argc, char **argv)
 	if (cli_model_apply(&model, &ao, 1))
 		return 2;
 	struct an_result *res = NULL;
+	ao.progress = cli_progress;
+	ao.progress_arg = "modelling the trace";
 	int err = an_run(ro.data_path, &ao, &res);
+	cli_progress_end();
 	if (err) {
 		cli_data_error(err, ro.data_path, optind < argc, "memprism record -- PROGRAM");
 		return 1;

@@ -157,9 +157,14 @@ int cmd_whatif(int argc, char **argv)
 	describe(da, sizeof(da), &ma);
 	describe(db, sizeof(db), &mb);
 	struct an_result *ra = NULL, *rb = NULL;
+	aa.progress = ab.progress = cli_progress;
+	aa.progress_arg = "modelling A";
+	ab.progress_arg = "modelling B";
 	int err = an_run(ro.data_path, &aa, &ra);
+	cli_progress_end();
 	if (!err)
 		err = an_run(ro.data_path, &ab, &rb);
+	cli_progress_end();
 	if (err) {
 		an_result_free(ra);
 		cli_data_error(err, ro.data_path, optind < argc, "memprism record -- PROGRAM");

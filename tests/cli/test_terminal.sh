@@ -47,3 +47,32 @@ rows=$(sed -e 's/\r//g' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' tty80.txt | grep -E '^ +
 [ "$rows" -gt 0 ] || fail "no table rows at 80 columns"
 wide=$(sed -e 's/\r//g' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' tty80.txt | grep -E '^ +[0-9,]+ +[0-9.]+%' | awk 'length > 80' | wc -l)
 expect_eq "table rows wider than 80 columns" 0 "$wide"
+# Progress while a model runs, in every command that runs one, and the
+# time left at the rate so far once a second has gone (randacc's 24M
+# accesses: ~2.3 s of the exact model on the E5504 here; the time left is
+# checked where the run took 2 s or more, as it cannot be where it did not).
+"$MEMPRISM" cc -O2 "$MP_SRC/bench/workloads/randacc.c" -o randacc
+"$MEMPRISM" record -q --no-pagemap -o r.data -- ./randacc 64 12000000 > /dev/null
+"$MEMPRISM" record -q --no-pagemap -o rs.data -- ./randacc 64 2000000 > /dev/null
+progress_of() { # file: the progress lines, one a line
+	tr '\r' '\n' < "$1" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g' | grep '^memprism: [a-z ABm]* *[0-9]*%' || true
+}
+t0=$(date +%s.%N)
+TERM=xterm script -qec "$MEMPRISM report --model nehalem-e5504 r.data > /dev/null" /dev/null > prog.txt
+t1=$(date +%s.%N)
+progress_of prog.txt > prog.lines
+grep -q '^memprism: reading the trace *[0-9]*%' prog.lines || fail "report --model on a terminal: no progress"
+if awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 2) }'; then
+	grep -qE '%, ~[0-9.]+ (s|min|h) left$' prog.lines || fail "a model run of 2 s or more: no time left shown"
+	echo "ok: progress with the time left"
+else
+	echo "ok: progress (the run took under 2 s: the time left is not checked)"
+fi
+TERM=xterm script -qec "$MEMPRISM tlb --model nehalem-e5504 rs.data > /dev/null" /dev/null > prog_tlb.txt
+progress_of prog_tlb.txt | grep -q '^memprism: modelling the trace' || fail "tlb on a terminal: no progress"
+TERM=xterm script -qec "$MEMPRISM whatif --model nehalem-e5504 --vs-pages 2M rs.data > /dev/null" /dev/null > prog_wi.txt
+progress_of prog_wi.txt | grep -q '^memprism: modelling B' || fail "whatif on a terminal: no progress of its second model"
+echo "ok: tlb and whatif show progress"
+# and none when piped
+"$MEMPRISM" tlb --model nehalem-e5504 rs.data > /dev/null 2> tlb.err
+if grep -q "modelling" tlb.err; then fail "progress when stderr is not a terminal"; fi
