@@ -51,7 +51,10 @@ void cli_note(const char *fmt, ...)
 	va_end(ap);
 }
 
-static struct timespec progress_start; /* of the current line, set by its first call */
+/* the current line's first call: when, and how far it was then (the
+ * rate since counts only what came after) */
+static struct timespec progress_start;
+static uint64_t progress_done0;
 static int progress_started;
 
 static double seconds_since(const struct timespec *a, const struct timespec *b)
@@ -86,14 +89,17 @@ void cli_progress(void *arg, uint64_t done, uint64_t total)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (!progress_started) {
 		progress_start = now;
+		progress_done0 = done;
 		progress_started = 1;
 	}
 	if (progress_shown && (now.tv_sec - last.tv_sec) * 1000000000L + (now.tv_nsec - last.tv_nsec) < 200000000L)
 		return;
 	last = now;
 	double p = 100.0 * (double)done / (double)total;
-	char eta[48];
-	cli_eta_text(eta, sizeof(eta), seconds_since(&progress_start, &now), done, total);
+	char eta[48] = "";
+	if (done >= progress_done0 && total > done)
+		cli_eta_text(eta, sizeof(eta), seconds_since(&progress_start, &now), done - progress_done0,
+			     total - progress_done0);
 	/* (the line may get shorter: the rest of it goes) */
 	fprintf(stderr, "\rmemprism: %s %3.0f%%%s\033[K", what ? what : "reading", p > 100 ? 100 : p, eta);
 	progress_shown = 1;
