@@ -940,6 +940,27 @@ static void walk_seen(struct an_model *am, uint32_t owner, uint32_t proc, uint64
 		*(single ? &pr->once_single : &pr->once_unused) += 1;
 }
 
+/* Counts a line or page seen in `bursts` (one or two) bursts in entry i
+ * of *v (n entries, grown and zeroed as needed). -ENOMEM (left_failed
+ * set) when it cannot grow. */
+static int seen_count(struct an_model *am, struct cls_seen **v, size_t *n, size_t i, unsigned bursts)
+{
+	if (i >= *n) {
+		size_t nn = i + 1 > 2 * *n ? i + 1 : 2 * *n;
+		struct cls_seen *nv = realloc(*v, nn * sizeof(*nv));
+		if (!nv) {
+			am->left_failed = 1;
+			return -ENOMEM;
+		}
+		memset(nv + *n, 0, (nn - *n) * sizeof(*nv));
+		*v = nv;
+		*n = nn;
+	}
+	(*v)[i].once += bursts == 1;
+	(*v)[i].twice += bursts == 2;
+	return 0;
+}
+
 /* A data line or a page the bursts saw in one or two bursts, still
  * marked at the end (mp_model_first_left). */
 static void on_left(void *arg, uint32_t owner, unsigned bursts, const struct mp_model_left_page *page)
@@ -949,19 +970,8 @@ static void on_left(void *arg, uint32_t owner, unsigned bursts, const struct mp_
 		am->pages_once += bursts == 1;
 		am->pages_twice += bursts == 2;
 		size_t t = owner < am->owners.n ? (size_t)am->owners.v[owner].thread + 1 : 0;
-		if (t >= am->nthread_pages) {
-			size_t n = t + 1 > 2 * am->nthread_pages ? t + 1 : 2 * am->nthread_pages;
-			struct cls_seen *v = realloc(am->thread_pages, n * sizeof(*v));
-			if (!v) {
-				am->left_failed = 1;
-				return;
-			}
-			memset(v + am->nthread_pages, 0, (n - am->nthread_pages) * sizeof(*v));
-			am->thread_pages = v;
-			am->nthread_pages = n;
-		}
-		am->thread_pages[t].once += bursts == 1;
-		am->thread_pages[t].twice += bursts == 2;
+		if (seen_count(am, &am->thread_pages, &am->nthread_pages, t, bursts))
+			return;
 		if (bursts == 1 && owner < am->owners.n)
 			walk_seen(am, owner, page->space, page->va, page->shift, 1);
 		return;
@@ -972,20 +982,7 @@ static void on_left(void *arg, uint32_t owner, unsigned bursts, const struct mp_
 		return;
 	const struct an_state *st = am->st;
 	uint32_t row = am->owners.v[owner].row, cls = st->parts_on ? st->parts.v[row].cls : row;
-	if (cls >= am->ncls_seen) {
-		size_t n = cls + 1 > 2 * am->ncls_seen ? cls + 1 : 2 * am->ncls_seen;
-		struct cls_seen *v = realloc(am->cls_seen, n * sizeof(*v));
-		if (!v) {
-			am->left_failed = 1;
-			return;
-		}
-		memset(v + am->ncls_seen, 0, (n - am->ncls_seen) * sizeof(*v));
-		am->cls_seen = v;
-		am->ncls_seen = n;
-	}
-	am->cls_seen[cls].once += bursts == 1;
-	am->cls_seen[cls].twice += bursts == 2;
-	if (bursts == 2)
+	if (seen_count(am, &am->cls_seen, &am->ncls_seen, cls, bursts) || bursts == 2)
 		return;
 	struct an_mem *rows[3];
 	owner_rows(am->st, am, owner, rows);
