@@ -14,16 +14,19 @@ N=32768
 line=$(grep -n 'aligned_alloc' "$MP_SRC/tests/rt/pagescan.c" | cut -d: -f1)
 label="heap main \\(pagescan.c:$line\\)"
 M=haswell-e5-2680v3
+# where a page's walk is counted once, one model core: the default follows the
+# CPUs the thread ran on, and a move mid-scan rightly walks again on the new core
+T=(--thread-map spread)
 
 "$MEMPRISM" report --roi scan --model $M --format csv p.data > scan4k.csv
 expect_eq "4K scan: accesses" $N "$(csv_field scan4k.csv "$label" accesses)"
 expect_eq "4K scan: page walks" $N "$(csv_field scan4k.csv "$label" walks)"
 expect_eq "4K scan: STLB hits" 0 "$(csv_field scan4k.csv "$label" stlb_hits)"
 
-"$MEMPRISM" report --roi scan --model $M --pages "pagescan.c:$line=2M" --format csv p.data > scan2m.csv
+"$MEMPRISM" report --roi scan --model $M "${T[@]}" --pages "pagescan.c:$line=2M" --format csv p.data > scan2m.csv
 expect_eq "2M scan: page walks" $((N / 512)) "$(csv_field scan2m.csv "$label" walks)"
 # every page in 2M: the same for this block
-"$MEMPRISM" report --roi scan --model $M --pages 2M --format csv p.data > scanall.csv
+"$MEMPRISM" report --roi scan --model $M "${T[@]}" --pages 2M --format csv p.data > scanall.csv
 expect_eq "2M (all) scan: page walks" $((N / 512)) "$(csv_field scanall.csv "$label" walks)"
 
 # random reads: 128 MiB table vs 4 MiB of STLB reach
@@ -113,10 +116,10 @@ expect_eq "memtrace bin: 16-byte magic + 40 bytes per request" $((16 + 40 * tota
 expect_eq "memtrace bin magic" MPMEMTRACE1 "$(head -c 11 mt.bin)"
 
 # whatif: A in 4K pages, B with the block in 2M pages, side by side
-"$MEMPRISM" whatif --model $M --roi scan --vs-pages "pagescan.c:$line=2M" -f csv p.data > wi.csv
+"$MEMPRISM" whatif --model $M "${T[@]}" --roi scan --vs-pages "pagescan.c:$line=2M" -f csv p.data > wi.csv
 expect_eq "whatif A walks" $N "$(csv_field wi.csv "$label" walks_a)"
 expect_eq "whatif B walks" $((N / 512)) "$(csv_field wi.csv "$label" walks_b)"
-"$MEMPRISM" whatif --model $M --roi scan --vs-pages "pagescan.c:$line=2M" p.data > wi.txt
+"$MEMPRISM" whatif --model $M "${T[@]}" --roi scan --vs-pages "pagescan.c:$line=2M" p.data > wi.txt
 grep -q "$N -> $((N / 512))" wi.txt || fail "whatif text lacks the walk change"
 set +e
 "$MEMPRISM" whatif --model $M p.data 2> wi.err
