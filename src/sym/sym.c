@@ -264,11 +264,12 @@ struct sym_ctx {
 
 /* Offline reporting: the files are given to us, debuginfo is found through
  * .gnu_debuglink / build-id under the default path (and debuginfod if the
- * user set DEBUGINFOD_URLS). Static: Dwfl keeps a pointer to it. */
+ * user set DEBUGINFOD_URLS), compressed DWARF through its plain copy in the
+ * cache (sym_cache.c). Static: Dwfl keeps a pointer to it. */
 static char *debuginfo_path;
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = sym_cache_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -290,8 +291,8 @@ struct sym_ctx *sym_ctx_new(void)
 
 /* ---- loading ahead ------------------------------------------------------- */
 
-/* Whether mod's DWARF is at hand: in its own file, or under the default
- * build-id path. Loading ahead leaves the others alone: their first search
+/* Whether mod's DWARF is at hand: in its own file, under the default
+ * build-id path, or in the cache. Loading ahead leaves the others alone: their first search
  * loads libdebuginfod and its dozens of libraries (~25 ms), for modules no
  * lookup may ever land in. */
 static bool debuginfo_local(Dwfl_Module *mod)
@@ -306,6 +307,8 @@ static bool debuginfo_local(Dwfl_Module *mod)
 			if (name && strcmp(name, ".debug_info") == 0)
 				return true;
 		}
+	if (sym_cache_has(mod))
+		return true;
 	const unsigned char *id;
 	GElf_Addr at;
 	int n = dwfl_module_build_id(mod, &id, &at);

@@ -6,10 +6,29 @@
 #ifndef MEMPRISM_SYM_INT_H
 #define MEMPRISM_SYM_INT_H
 
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stddef.h>
+
 /* Demangle an Itanium C++ name through a run-time lookup of __cxa_demangle
  * (see sym.c for why it is not linked). Returns a malloc'd string the caller
  * frees, or NULL if `name` is not mangled, cannot be demangled, or no
  * demangler is available. Thread-safe. */
 char *sym_demangle(const char *name);
+
+/* The Dwfl find_debuginfo callback (sym_cache.c): a module's separate debug
+ * file as dwfl_standard_find_debuginfo finds it, or, when that file's DWARF
+ * is compressed, a plain copy of it kept in the cache by build-id (written
+ * on first use). */
+int sym_cache_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			     const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			     char **debuginfo_file_name);
+
+/* Whether the cache holds mod's debug file. */
+bool sym_cache_has(Dwfl_Module *mod);
+
+/* The cache's directory of debug files into buf: 0, or -1 when there is none
+ * (MEMPRISM_CACHE_DIR set empty, no home). */
+int sym_cache_dir(char *buf, size_t len);
 
 #endif /* MEMPRISM_SYM_INT_H */

@@ -1,0 +1,76 @@
+# The debug-file cache (src/sym/sym_cache.c): a separate debug file with
+# compressed DWARF (as Debian's -dbg packages ship it) is copied once, its
+# sections inflated, to $MEMPRISM_CACHE_DIR/debug/BUILDID.debug; later reports
+# read the copy. Reports are the same with the cache off, writing it, reading
+# it, and after the copy was damaged or replaced (it is checked and written
+# again); an unusable cache directory only costs the time.
+source "$(dirname "$0")/lib.sh"
+# a program with a few hundred KiB of compressed DWARF (random member names
+# do not compress away), debug info split off through a debuglink
+awk 'BEGIN { srand(7); for (i = 0; i < 4000; i++) { printf "struct s%d {", i
+		for (j = 0; j < 10; j++) { n = ""; for (k = 0; k < 12; k++) n = n sprintf("%c", 97 + int(rand() * 26))
+			printf " long %s;", n }
+		printf " };\nlong f%d(struct s%d *p) { return (long)p; }\n", i, i } }' > big.c
+cat >> big.c << 'EOF'
+#include <stdlib.h>
+#include <string.h>
+char *volatile keep; /* (or the compiler drops the malloc) */
+int main(void)
+{
+	char *block = malloc(1 << 20);
+	memset(block, 1, 1 << 20);
+	keep = block;
+	int r = keep[4096] - 1;
+	free(block);
+	return r;
+}
+EOF
+site=$(grep -n 'malloc(1 << 20)' big.c | cut -d: -f1)
+cc -O1 -g big.c -o big
+objcopy --only-keep-debug --compress-debug-sections=zlib big big.debug
+objcopy --strip-debug --add-gnu-debuglink=big.debug big
+id=$(readelf -n big | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+[ -n "$id" ] || fail "the test program has no build-id"
+# whether FILE's .debug_info is compressed (flag C)
+info_packing() { readelf -SW "$1" 2> /dev/null | grep ' \.debug_info ' | grep -q ' C ' && echo compressed || echo plain; }
+[ "$(info_packing big.debug)" = compressed ] || fail "objcopy did not compress big.debug's .debug_info"
+
+"$MEMPRISM" record -q -o big.data -- ./big
+report() { "$MEMPRISM" report -q --format csv big.data; }
+MEMPRISM_CACHE_DIR= report > off.csv
+grep -q "big.c:$site" off.csv || fail "the report did not name the malloc site from big.debug"
+C=$PWD/cache
+copy=$C/debug/$id.debug
+MEMPRISM_CACHE_DIR=$C report > first.csv
+[ -f "$copy" ] || fail "no plain copy at $copy"
+expect_eq "the copy's .debug_info" plain "$(info_packing "$copy")"
+[ "$(stat -c %s "$copy")" -gt "$(stat -c %s big.debug)" ] || fail "the copy is not bigger than the compressed file"
+expect_eq "report writing the cache = report without" "$(md5sum < off.csv)" "$(md5sum < first.csv)"
+# read from the copy: with the original moved away, the DWARF can come from
+# nowhere else
+mv big.debug big.debug.away
+MEMPRISM_CACHE_DIR=$C report > second.csv
+mv big.debug.away big.debug
+expect_eq "report reading the cache = report without" "$(md5sum < off.csv)" "$(md5sum < second.csv)"
+expect_eq "temporary files left in the cache" 0 "$(find "$C" -name '*.tmp' | wc -l)"
+
+# a damaged copy (truncated), and another file's under the name: checked,
+# removed and written again
+size=$(stat -c %s "$copy")
+truncate -s 1000 "$copy"
+MEMPRISM_CACHE_DIR=$C report > trunc.csv
+expect_eq "report over a truncated copy" "$(md5sum < off.csv)" "$(md5sum < trunc.csv)"
+expect_eq "truncated copy written again, size" "$size" "$(stat -c %s "$copy")"
+cp "$(type -P true)" "$copy"
+MEMPRISM_CACHE_DIR=$C report > other.csv
+expect_eq "report over another file's copy" "$(md5sum < off.csv)" "$(md5sum < other.csv)"
+expect_eq "replaced copy written again, size" "$size" "$(stat -c %s "$copy")"
+
+# a cache that cannot be made: the same report, no error
+MEMPRISM_CACHE_DIR=/proc/no/such/dir report > noroom.csv 2> noroom.err
+expect_eq "report with an unusable cache" "$(md5sum < off.csv)" "$(md5sum < noroom.csv)"
+expect_eq "its stderr" "" "$(cat noroom.err)"
+# XDG_CACHE_HOME without MEMPRISM_CACHE_DIR
+env -u MEMPRISM_CACHE_DIR XDG_CACHE_HOME=$PWD/xdg "$MEMPRISM" report -q --format csv big.data > xdg.csv
+[ -f "xdg/memprism/debug/$id.debug" ] || fail "no copy under \$XDG_CACHE_HOME/memprism/debug"
+expect_eq "report through \$XDG_CACHE_HOME" "$(md5sum < off.csv)" "$(md5sum < xdg.csv)"
