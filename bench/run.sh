@@ -75,6 +75,9 @@ fi
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MEMPRISM=${MEMPRISM:-$REPO/build/bin/memprism}
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/memprism-bench.XXXX")
+# reports' cache of inflated debug files (libc6-dbg's, when installed): the
+# first report of round 1 fills it, later ones read it, as a user's do
+export MEMPRISM_CACHE_DIR=$SCRATCH/cache
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	local rc=$?

@@ -11,6 +11,7 @@
 #include "model/machine.h"
 #include "record/probe.h"
 #include "record/record.h"
+#include "sym/sym.h"
 
 static void usage(FILE *out)
 {
@@ -150,6 +151,15 @@ int cmd_doctor(int argc, char **argv)
 	printf("  host notes:        %s\n", host.notes[0] ? host.notes : "none: every value as reported");
 	printf("  as a machine file: memprism doctor --machine > my.machine (every value, to edit for --model "
 	       "FILE)\n");
+	char cdir[4096];
+	unsigned long cfiles;
+	uint64_t cbytes;
+	printf("symbols\n");
+	if (sym_cache_usage(cdir, sizeof(cdir), &cfiles, &cbytes) != 0)
+		printf("  debug cache:       off (MEMPRISM_CACHE_DIR is empty, or no home directory)\n");
+	else
+		printf("  debug cache:       %s (%lu inflated debug file%s, %.1f MiB; remove them any time)\n", cdir,
+		       cfiles, cfiles == 1 ? "" : "s", (double)cbytes / (1 << 20));
 	printf("sources\n");
 	for (int s = 0; s < MP_SOURCE_COUNT; s++) {
 		char why[512], next[512];

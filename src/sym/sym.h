@@ -104,4 +104,13 @@ struct sym_data {
 typedef int (*sym_data_cb)(void *arg, const struct sym_data *d);
 int sym_elf_data_objects(const char *path, uint64_t bias, sym_data_cb cb, void *arg);
 
+/*
+ * The cache of plain copies of compressed debug files (sym_cache.c): its
+ * directory into dir, and the copies it holds. 0, or -1 when the cache is
+ * off (MEMPRISM_CACHE_DIR set empty, or no home directory). A directory not
+ * made yet holds 0 files.
+ */
+int sym_cache_dir(char *dir, size_t len);
+int sym_cache_usage(char *dir, size_t len, unsigned long *files, uint64_t *bytes);
+
 #endif /* MEMPRISM_SYM_H */

@@ -19,8 +19,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "sym/sym.h"
 #include "sym/sym_int.h"
 
+#include <dirent.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -229,4 +231,26 @@ bool sym_cache_has(Dwfl_Module *mod)
 	char path[PATH_MAX];
 	int idlen = dwfl_module_build_id(mod, &id, &at);
 	return idlen > 0 && cache_path(path, sizeof(path), id, idlen) == 0 && access(path, R_OK) == 0;
+}
+
+int sym_cache_usage(char *dir, size_t len, unsigned long *files, uint64_t *bytes)
+{
+	*files = 0;
+	*bytes = 0;
+	if (sym_cache_dir(dir, len) != 0)
+		return -1;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		struct stat st;
+		size_t n = strlen(e->d_name);
+		if (n > 6 && strcmp(e->d_name + n - 6, ".debug") == 0 && fstatat(dirfd(d), e->d_name, &st, 0) == 0 &&
+		    S_ISREG(st.st_mode)) {
+			(*files)++;
+			*bytes += (uint64_t)st.st_size;
+		}
+	}
+	closedir(d);
+	return 0;
 }

@@ -27,8 +27,4 @@ int sym_cache_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 /* Whether the cache holds mod's debug file. */
 bool sym_cache_has(Dwfl_Module *mod);
 
-/* The cache's directory of debug files into buf: 0, or -1 when there is none
- * (MEMPRISM_CACHE_DIR set empty, no home). */
-int sym_cache_dir(char *buf, size_t len);
-
 #endif /* MEMPRISM_SYM_INT_H */

@@ -74,3 +74,10 @@ expect_eq "its stderr" "" "$(cat noroom.err)"
 env -u MEMPRISM_CACHE_DIR XDG_CACHE_HOME=$PWD/xdg "$MEMPRISM" report -q --format csv big.data > xdg.csv
 [ -f "xdg/memprism/debug/$id.debug" ] || fail "no copy under \$XDG_CACHE_HOME/memprism/debug"
 expect_eq "report through \$XDG_CACHE_HOME" "$(md5sum < off.csv)" "$(md5sum < xdg.csv)"
+
+# the doctor says where the cache is and what it holds, or that it is off
+n=$(find "$C/debug" -name '*.debug' | wc -l)
+MEMPRISM_CACHE_DIR=$C "$MEMPRISM" doctor > doc.txt
+grep -q "^  debug cache: *$C/debug ($n inflated debug file" doc.txt || fail "doctor: $(grep 'debug cache' doc.txt)"
+MEMPRISM_CACHE_DIR= "$MEMPRISM" doctor | grep -q "^  debug cache: *off" || fail "doctor does not say the cache is off"
+echo "ok: doctor reports the cache"
