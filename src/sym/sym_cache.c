@@ -135,7 +135,13 @@ static int write_copy(int fd, const char *path)
 	if (fstat(fd, &st) != 0 || make_parents(path) != 0 ||
 	    snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
 		return -1;
-	int out = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* (exclusive and no symlink followed: a cache directory others can
+	 * write to must not make us truncate their files; one left by a
+	 * crash of a process with our pid goes first) */
+	const int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int out = open(tmp, flags, 0644);
+	if (out < 0 && errno == EEXIST && unlink(tmp) == 0)
+		out = open(tmp, flags, 0644);
 	if (out < 0)
 		return -1;
 	int ok = 1;
