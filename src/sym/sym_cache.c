@@ -14,7 +14,9 @@
  * The directory is $MEMPRISM_CACHE_DIR, else $XDG_CACHE_HOME/memprism, else
  * ~/.cache/memprism; an empty MEMPRISM_CACHE_DIR turns the cache off. Any
  * failure (no home, read-only disk, a damaged copy) falls back to the
- * original file: the cache only ever saves time.
+ * original file: the cache only ever saves time. Its copies stay within
+ * $MEMPRISM_CACHE_MAX MiB (default 1024): writing one removes the least
+ * recently used others (a copy's modification time is its last use).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -38,6 +40,7 @@
 /* Compressed debug sections smaller than this are inflated faster than a
  * copy is written and read back: not worth the disk. */
 #define SYM_CACHE_MIN_BYTES (256u << 10)
+#define SYM_CACHE_MAX_MIB 1024 /* MEMPRISM_CACHE_MAX's default */
 
 int sym_cache_dir(char *buf, size_t len)
 {
@@ -168,17 +171,87 @@ static int write_copy(int fd, const char *path)
 }
 
 /* Opens the cached copy at path if it is one of build-id id (a damaged one
- * is removed, to be written again). */
+ * is removed, to be written again), and marks it used now. */
 static int open_copy(const char *path, const unsigned char *id, int idlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (copy_valid(fd, id, idlen))
+	if (copy_valid(fd, id, idlen)) {
+		(void)futimens(fd, NULL); /* (another user's cache may not let us) */
 		return fd;
+	}
 	close(fd);
 	unlink(path);
 	return -1;
+}
+
+struct cache_file {
+	char name[NAME_MAX + 1];
+	struct timespec used;
+	uint64_t bytes;
+};
+
+static int by_use(const void *a, const void *b)
+{
+	const struct timespec *x = &((const struct cache_file *)a)->used, *y = &((const struct cache_file *)b)->used;
+	return x->tv_sec != y->tv_sec	  ? (x->tv_sec < y->tv_sec ? -1 : 1)
+	       : x->tv_nsec != y->tv_nsec ? (x->tv_nsec < y->tv_nsec ? -1 : 1)
+					  : 0;
+}
+
+/* The bound on the copies' bytes: MEMPRISM_CACHE_MAX MiB. */
+static uint64_t cache_max(void)
+{
+	const char *env = getenv("MEMPRISM_CACHE_MAX");
+	char *end;
+	unsigned long long mib = env && *env ? strtoull(env, &end, 10) : SYM_CACHE_MAX_MIB;
+	if (env && *env && (*end || mib > (1ull << 40)))
+		mib = SYM_CACHE_MAX_MIB;
+	return (uint64_t)mib << 20;
+}
+
+/* Removes the least recently used copies of the cache directory dir until
+ * the rest fit its bound; `keep`, the copy just written, stays. */
+static void cache_prune(const char *dir, const char *keep)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct cache_file *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		struct stat st;
+		size_t len = strlen(e->d_name);
+		if (len <= 6 || len > NAME_MAX || strcmp(e->d_name + len - 6, ".debug") != 0 ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		total += (uint64_t)st.st_size;
+		if (strcmp(e->d_name, keep) == 0)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			struct cache_file *nv = realloc(v, nc * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+			cap = nc;
+		}
+		memcpy(v[n].name, e->d_name, len + 1);
+		v[n].used = st.st_mtim;
+		v[n].bytes = (uint64_t)st.st_size;
+		n++;
+	}
+	const uint64_t max = cache_max();
+	if (total > max) {
+		qsort(v, n, sizeof(*v), by_use);
+		for (size_t i = 0; i < n && total > max; i++)
+			if (unlinkat(dirfd(d), v[i].name, 0) == 0)
+				total -= v[i].bytes;
+	}
+	free(v);
+	closedir(d);
 }
 
 int sym_cache_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
@@ -217,6 +290,10 @@ int sym_cache_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 		elf_end(elf);
 	if (!worth || write_copy(fd, path) != 0)
 		return fd;
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	cache_prune(path, slash + 1);
+	*slash = '/';
 	int copy = open_copy(path, id, idlen);
 	char *name = copy >= 0 ? strdup(path) : NULL;
 	if (!name) {

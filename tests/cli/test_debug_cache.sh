@@ -75,6 +75,38 @@ env -u MEMPRISM_CACHE_DIR XDG_CACHE_HOME=$PWD/xdg "$MEMPRISM" report -q --format
 [ -f "xdg/memprism/debug/$id.debug" ] || fail "no copy under \$XDG_CACHE_HOME/memprism/debug"
 expect_eq "report through \$XDG_CACHE_HOME" "$(md5sum < off.csv)" "$(md5sum < xdg.csv)"
 
+# a copy read is marked used (its modification time), and writing one
+# removes the least recently used others past MEMPRISM_CACHE_MAX MiB
+touch -d '2000-01-01' "$copy"
+touch -d '1 minute ago' before.mark # (file times tick coarsely: not now)
+MEMPRISM_CACHE_DIR=$C report > /dev/null
+[ "$copy" -nt before.mark ] || fail "reading the copy did not mark it used"
+C2=$PWD/cache2
+mkdir -p "$C2/debug"
+for f in a b c; do head -c 300000 /dev/zero > "$C2/debug/$f.debug"; done
+echo keep > "$C2/debug/notes.txt"
+touch -d '2001-01-01' "$C2/debug/a.debug"
+touch -d '2003-01-01' "$C2/debug/b.debug"
+# the copy (~1.5 MB) and a, b, c (300,000 bytes each) over 2 MiB: a and b
+# go, oldest first, and c, used last, stays
+MEMPRISM_CACHE_DIR=$C2 MEMPRISM_CACHE_MAX=2 report > pruned.csv
+expect_eq "report with pruning" "$(md5sum < off.csv)" "$(md5sum < pruned.csv)"
+# (where libc or ld.so has a separate debug file, as libc6-dbg gives them,
+# its copy is written too and takes c's room)
+sep_debug() { # FILE: whether it has a debug file under /usr/lib/debug/.build-id
+	local b
+	b=$(readelf -n "$1" 2> /dev/null | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+	[ -n "$b" ] && [ -e "/usr/lib/debug/.build-id/${b:0:2}/${b:2}.debug" ]
+}
+libs=$(ldd ./big | awk '/libc\.so|ld-linux/ { print ($3 ~ /^\// ? $3 : $1) }')
+others=0
+for l in $libs; do sep_debug "$l" && others=1; done
+if [ $others = 1 ]; then
+	expect_eq "left in the bounded cache" "$id.debug notes.txt" "$(cd "$C2/debug" && echo *)"
+else
+	expect_eq "left in the bounded cache" "$id.debug c.debug notes.txt" "$(cd "$C2/debug" && echo *)"
+fi
+
 # the doctor says where the cache is and what it holds, or that it is off
 n=$(find "$C/debug" -name '*.debug' | wc -l)
 MEMPRISM_CACHE_DIR=$C "$MEMPRISM" doctor > doc.txt
