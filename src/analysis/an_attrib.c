@@ -733,7 +733,22 @@ static struct an_obj *stream_lookup(struct an_stream *s, const struct an_objmap 
 		hit.obj = an_objmap_find_safe(m, addr, &hit.lo, &hit.hi);
 	}
 	hit.gen = m->gen;
-	memmove(&s->look[1], &s->look[0], (size_t)k * sizeof(s->look[0]));
+	/* (moved one by one, at most three: a call to memmove, which a loop
+	 * becomes, was ~4% of allocheavy's report) */
+	_Static_assert(AN_LOOKUPS == 4, "the moves below are for four lookups");
+	switch (k) {
+	case 3:
+		s->look[3] = s->look[2];
+		__attribute__((fallthrough));
+	case 2:
+		s->look[2] = s->look[1];
+		__attribute__((fallthrough));
+	case 1:
+		s->look[1] = s->look[0];
+		break;
+	default:
+		break;
+	}
 	s->look[0] = hit;
 	return hit.obj;
 }
