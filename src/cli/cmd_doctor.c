@@ -2,7 +2,11 @@
 /* `memprism doctor`: what this machine can measure, and for what it cannot,
  * why and what to do next. The facts come from the probe (src/record/probe.c),
  * the same one `memprism record` consults. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <getopt.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +30,18 @@ static void usage(FILE *out)
 		     "                  what it had to guess as # comments): edit it and give it to\n"
 		     "                  --model FILE\n"
 		     "  -h, --help      this help\n");
+}
+
+/* dl_iterate_phdr: this process's libc, whose file the programs run use. */
+static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	const char *slash = strrchr(info->dlpi_name, '/');
+	if (slash && strncmp(slash + 1, "libc.so", 7) == 0) {
+		snprintf(arg, 4096, "%s", info->dlpi_name);
+		return 1;
+	}
+	return 0;
 }
 
 static const char *yesno(int v)
@@ -155,6 +171,15 @@ int cmd_doctor(int argc, char **argv)
 	unsigned long cfiles;
 	uint64_t cbytes;
 	printf("symbols\n");
+	char libc[4096] = "", where[4096];
+	dl_iterate_phdr(find_libc, libc);
+	int dbg = libc[0] ? sym_debug_info_of(libc, where, sizeof(where)) : -1;
+	if (dbg > 0)
+		printf("  libc debug info:   yes (%s)\n", where);
+	else
+		printf("  libc debug info:   no (%s has no DWARF and no file under /usr/lib/debug: allocation sites "
+		       "and code inside libc go by function name only; apt-get install libc6-dbg adds file:line)\n",
+		       libc[0] ? libc : "libc");
 	if (sym_cache_usage(cdir, sizeof(cdir), &cfiles, &cbytes) != 0)
 		printf("  debug cache:       off (MEMPRISM_CACHE_DIR is empty, or no home directory)\n");
 	else

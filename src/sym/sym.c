@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -291,14 +292,8 @@ struct sym_ctx *sym_ctx_new(void)
 
 /* ---- loading ahead ------------------------------------------------------- */
 
-/* Whether mod's DWARF is at hand: in its own file, under the default
- * build-id path, or in the cache. Loading ahead leaves the others alone: their first search
- * loads libdebuginfod and its dozens of libraries (~25 ms), for modules no
- * lookup may ever land in. */
-static bool debuginfo_local(Dwfl_Module *mod)
+static bool elf_has_dwarf(Elf *elf)
 {
-	Dwarf_Addr bias;
-	Elf *elf = dwfl_module_getelf(mod, &bias);
 	size_t shstrndx;
 	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0)
 		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
@@ -307,18 +302,59 @@ static bool debuginfo_local(Dwfl_Module *mod)
 			if (name && strcmp(name, ".debug_info") == 0)
 				return true;
 		}
-	if (sym_cache_has(mod))
-		return true;
-	const unsigned char *id;
-	GElf_Addr at;
-	int n = dwfl_module_build_id(mod, &id, &at);
+	return false;
+}
+
+/* The debug file of build-id id under the default build-id path, into
+ * path (room for 64 + 2 * 64): whether it is there. */
+static bool build_id_file(const unsigned char *id, int n, char *path)
+{
 	if (n < 2 || n > 64)
 		return false;
-	char path[64 + 2 * 64], *p = path + sprintf(path, "/usr/lib/debug/.build-id/%02x/", id[0]);
+	char *p = path + sprintf(path, "/usr/lib/debug/.build-id/%02x/", id[0]);
 	for (int i = 1; i < n; i++)
 		p += sprintf(p, "%02x", id[i]);
 	strcpy(p, ".debug");
 	return access(path, R_OK) == 0;
+}
+
+/* Whether mod's DWARF is at hand: in its own file, under the default
+ * build-id path, or in the cache. Loading ahead leaves the others alone: their first search
+ * loads libdebuginfod and its dozens of libraries (~25 ms), for modules no
+ * lookup may ever land in. */
+static bool debuginfo_local(Dwfl_Module *mod)
+{
+	Dwarf_Addr bias;
+	if (elf_has_dwarf(dwfl_module_getelf(mod, &bias)) || sym_cache_has(mod))
+		return true;
+	const unsigned char *id;
+	GElf_Addr at;
+	char path[64 + 2 * 64];
+	int n = dwfl_module_build_id(mod, &id, &at);
+	return build_id_file(id, n, path);
+}
+
+int sym_debug_info_of(const char *path, char *where, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *id = NULL;
+	char file[64 + 2 * 64];
+	int n = elf ? (int)dwelf_elf_gnu_build_id(elf, &id) : 0;
+	if (elf_has_dwarf(elf)) {
+		snprintf(where, len, "%s", path);
+		found = 1;
+	} else if (build_id_file(id, n, file)) {
+		snprintf(where, len, "%s", file);
+		found = 2;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
 }
 
 static void *load_modules(void *arg)

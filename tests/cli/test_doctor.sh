@@ -80,3 +80,16 @@ grep -q '^stlb.entries = [0-9]' host.machine || fail "the machine file has no ST
 "$MEMPRISM" report -q --model ./host.machine --format json a.data >file.json
 cmp -s host.json file.json || fail "--model host.machine gives another report than --model host"
 echo "ok: doctor --machine is the host model"
+
+# libc's debug info: as readelf and the build-id path say
+libc=$(ldd "$MEMPRISM" | awk '/libc\.so/ { print $3 }')
+b=$(readelf -n "$libc" 2> /dev/null | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+if readelf -S "$libc" 2> /dev/null | grep -q ' \.debug_info'; then
+	grep -q "^  libc debug info:   yes ($libc)" doc.txt || fail "libc's own DWARF not reported"
+elif [ -n "$b" ] && [ -e "/usr/lib/debug/.build-id/${b:0:2}/${b:2}.debug" ]; then
+	grep -q "^  libc debug info:   yes (/usr/lib/debug/.build-id/${b:0:2}/${b:2}.debug)" doc.txt ||
+		fail "libc's debug file not reported: $(grep 'libc debug' doc.txt)"
+else
+	grep -q "^  libc debug info:   no (.*apt-get install libc6-dbg" doc.txt || fail "missing libc debug info not reported"
+fi
+echo "ok: libc debug info reported"
