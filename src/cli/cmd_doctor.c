@@ -167,9 +167,6 @@ int cmd_doctor(int argc, char **argv)
 	printf("  host notes:        %s\n", host.notes[0] ? host.notes : "none: every value as reported");
 	printf("  as a machine file: memprism doctor --machine > my.machine (every value, to edit for --model "
 	       "FILE)\n");
-	char cdir[4096];
-	unsigned long cfiles;
-	uint64_t cbytes;
 	printf("symbols\n");
 	char libc[4096] = "", where[4096];
 	dl_iterate_phdr(find_libc, libc);
@@ -180,6 +177,9 @@ int cmd_doctor(int argc, char **argv)
 		printf("  libc debug info:   no (%s has no DWARF and no file under /usr/lib/debug: allocation sites "
 		       "and code inside libc go by function name only; apt-get install libc6-dbg adds file:line)\n",
 		       libc[0] ? libc : "libc");
+	char cdir[4096];
+	unsigned long cfiles;
+	uint64_t cbytes;
 	if (sym_cache_usage(cdir, sizeof(cdir), &cfiles, &cbytes) != 0)
 		printf("  debug cache:       off (MEMPRISM_CACHE_DIR is empty, or no home directory)\n");
 	else

@@ -111,11 +111,12 @@ int sym_elf_data_objects(const char *path, uint64_t bias, sym_data_cb cb, void *
  * made yet holds 0 files.
  */
 int sym_cache_dir(char *dir, size_t len);
+int sym_cache_usage(char *dir, size_t len, unsigned long *files, uint64_t *bytes);
+
 /* Where the DWARF of the ELF file at path is: 1, in the file itself; 2, in
  * a separate debug file under /usr/lib/debug/.build-id (a -dbg package's),
  * whose path goes to where; 0 neither (debuginfod may still have it); -1
  * the file cannot be opened. */
 int sym_debug_info_of(const char *path, char *where, size_t len);
-int sym_cache_usage(char *dir, size_t len, unsigned long *files, uint64_t *bytes);
 
 #endif /* MEMPRISM_SYM_H */
