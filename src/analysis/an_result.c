@@ -353,6 +353,22 @@ static void scale_uniformly(struct an_state *st, struct an_result *r, double f)
 	r->accesses_outside_roi = an_scaled(r->accesses_outside_roi, f);
 }
 
+/* At random, a program whose footprint S is past the LLC's C lines hit
+ * the LLC for C / S of its references: the bursts' misses are up to
+ * C / (S - C) too many. That bound, and into most its words: "up to ~N%",
+ * or "far" where a footprint a hair over the LLC makes it huge and
+ * meaningless (33,242% for randacc's 32 MiB on the host's 32 MiB, whose
+ * estimate was +155%). */
+static double overshoot(const struct an_fit *fit, char *most, size_t len)
+{
+	const double c = (double)fit->llc, up = c / (fit->footprint - c);
+	if (up < 10)
+		snprintf(most, len, "up to ~%.0f%%", 100 * up);
+	else
+		snprintf(most, len, "far");
+	return up;
+}
+
 /*
  * Burst sampling: recorded figures become estimates of the whole run, each
  * thread's scaled by its own factor, (recorded + skipped) / recorded. A
@@ -496,17 +512,10 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 			 * footprint keeps full: then they find fewer lines cached
 			 * than the program did (randacc 64 MiB on Haswell's 30 MiB in
 			 * bursts of 10,000 in 100,000: DRAM reads +50%). At random,
-			 * the program hit the LLC for its share of the footprint,
-			 * C / S: the bursts' misses are up to C / (S - C) too many. */
-			double c = (double)fit.llc, up = c / (fit.footprint - c);
+			 * the program hit the LLC for its share of the footprint
+			 * (overshoot). */
 			char why[256] = "", most[64];
-			/* (a footprint a hair over the LLC makes C / (S - C) huge and
-			 * meaningless: 33,242% for randacc's 32 MiB on the host's 32
-			 * MiB, whose estimate was +155%) */
-			if (up < 10)
-				snprintf(most, sizeof(most), "up to ~%.0f%%", 100 * up);
-			else
-				snprintf(most, sizeof(most), "far");
+			const double up = overshoot(&fit, most, sizeof(most));
 			if (an_model_llc_filled(st) < 0.5 && up >= 0.05)
 				snprintf(why, sizeof(why),
 					 "; the bursts filled too little of the LLC for its sets to evict, which "
@@ -543,15 +552,10 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 			 * scaled as if it recurred, had often been cached in the
 			 * program (touched once before, in a skip). randacc on the
 			 * host's 32 MiB, bursts 1:9: 36 MiB +97% DRAM reads, 48
-			 * MiB +35%, 64 MiB +16%, 256 MiB +2%. At random the program
-			 * hit the LLC for C / S of its references: up to C / (S -
-			 * C) too many, a loose bound (2x to 8x those errors). */
-			const double up = (double)fit.llc / (fit.footprint - (double)fit.llc);
+			 * MiB +35%, 64 MiB +16%, 256 MiB +2%. overshoot's bound is
+			 * loose here: 2x to 8x those errors. */
 			char most[64];
-			if (up < 10)
-				snprintf(most, sizeof(most), "up to ~%.0f%%", 100 * up);
-			else
-				snprintf(most, sizeof(most), "far");
+			overshoot(&fit, most, sizeof(most));
 			an_warn(st,
 				"the footprint the bursts touched (~%llu KiB) is past the modelled LLC (%llu KiB), "
 				"but with the lines no burst saw the program's (~%llu KiB) is within %.1f times it: "
