@@ -312,9 +312,7 @@ static bool build_id_file(const unsigned char *id, int n, char *path)
 	if (n < 2 || n > 64)
 		return false;
 	char *p = path + sprintf(path, "/usr/lib/debug/.build-id/%02x/", id[0]);
-	for (int i = 1; i < n; i++)
-		p += sprintf(p, "%02x", id[i]);
-	strcpy(p, ".debug");
+	strcpy(sym_build_id_hex(p, id + 1, n - 1), ".debug");
 	return access(path, R_OK) == 0;
 }
 

@@ -66,9 +66,7 @@ static int cache_path(char *buf, size_t len, const unsigned char *id, int idlen)
 	if (n + 2 * (size_t)idlen + 8 > len)
 		return -1;
 	buf[n++] = '/';
-	for (int i = 0; i < idlen; i++)
-		n += (size_t)sprintf(buf + n, "%02x", id[i]);
-	strcpy(buf + n, ".debug");
+	strcpy(sym_build_id_hex(buf + n, id, idlen), ".debug");
 	return 0;
 }
 

@@ -24,6 +24,18 @@ int sym_cache_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 			     const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 			     char **debuginfo_file_name);
 
+/* The build-id id (n bytes) in hex at out, NUL-ended; the end. */
+static inline char *sym_build_id_hex(char *out, const unsigned char *id, int n)
+{
+	static const char digit[] = "0123456789abcdef";
+	for (int i = 0; i < n; i++) {
+		*out++ = digit[id[i] >> 4];
+		*out++ = digit[id[i] & 15];
+	}
+	*out = '\0';
+	return out;
+}
+
 /* Whether the cache holds mod's debug file. */
 bool sym_cache_has(Dwfl_Module *mod);
 
