@@ -182,9 +182,16 @@ int cmd_doctor(int argc, char **argv)
 	uint64_t cbytes;
 	if (sym_cache_usage(cdir, sizeof(cdir), &cfiles, &cbytes) != 0)
 		printf("  debug cache:       off (MEMPRISM_CACHE_DIR is empty, or no home directory)\n");
-	else
-		printf("  debug cache:       %s (%lu inflated debug file%s, %.1f MiB; remove them any time)\n", cdir,
-		       cfiles, cfiles == 1 ? "" : "s", (double)cbytes / (1 << 20));
+	else {
+		int bad;
+		uint64_t max = sym_cache_max(&bad);
+		printf("  debug cache:       %s (%lu inflated debug file%s, %.1f of %llu MiB; remove them any time)\n",
+		       cdir, cfiles, cfiles == 1 ? "" : "s", (double)cbytes / (1 << 20),
+		       (unsigned long long)(max >> 20));
+		if (bad)
+			printf("  debug cache bound: MEMPRISM_CACHE_MAX='%s' is not a number of MiB: %llu MiB used\n",
+			       getenv("MEMPRISM_CACHE_MAX"), (unsigned long long)(max >> 20));
+	}
 	printf("sources\n");
 	for (int s = 0; s < MP_SOURCE_COUNT; s++) {
 		char why[512], next[512];

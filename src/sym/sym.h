@@ -112,6 +112,9 @@ int sym_elf_data_objects(const char *path, uint64_t bias, sym_data_cb cb, void *
  */
 int sym_cache_dir(char *dir, size_t len);
 int sym_cache_usage(char *dir, size_t len, unsigned long *files, uint64_t *bytes);
+/* Its bound in bytes: MEMPRISM_CACHE_MAX MiB, else 1024 MiB (*bad set when
+ * MEMPRISM_CACHE_MAX is set but not a number of MiB). */
+uint64_t sym_cache_max(int *bad);
 
 /* Where the DWARF of the ELF file at path is: 1, in the file itself; 2, in
  * a separate debug file under /usr/lib/debug/.build-id (a -dbg package's),

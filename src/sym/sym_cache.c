@@ -198,15 +198,22 @@ static int by_use(const void *a, const void *b)
 					  : 0;
 }
 
-/* The bound on the copies' bytes: MEMPRISM_CACHE_MAX MiB. */
-static uint64_t cache_max(void)
+uint64_t sym_cache_max(int *bad)
 {
 	const char *env = getenv("MEMPRISM_CACHE_MAX");
 	char *end;
 	unsigned long long mib = env && *env ? strtoull(env, &end, 10) : SYM_CACHE_MAX_MIB;
-	if (env && *env && (*end || mib > (1ull << 40)))
+	*bad = env && *env && (*end || mib > (1ull << 40) || *env == '-');
+	if (*bad)
 		mib = SYM_CACHE_MAX_MIB;
 	return (uint64_t)mib << 20;
+}
+
+/* The bound on the copies' bytes. */
+static uint64_t cache_max(void)
+{
+	int bad;
+	return sym_cache_max(&bad);
 }
 
 /* Removes the least recently used copies of the cache directory dir until
