@@ -21,7 +21,7 @@
 #include <string.h>
 
 #define SLAB 4096
-#define BT_CAP 32 /* keys per node: a power of two, for bn_upper */
+#define BT_CAP 32 /* keys per node: a multiple of 4, for bn_upper */
 #define BT_MAXH 24 /* levels: each needs 16x the inserts of the one below */
 
 /* Keys sorted, unused slots UINT64_MAX. A leaf's are its objects' starts.
@@ -36,14 +36,20 @@ struct an_bnode {
 	uint8_t leaf;
 };
 
-/* How many keys are <= a: a binary search of the whole node, padding
- * included, in conditional moves (the caller caps it at n). */
+/* How many keys are <= a: a count over the whole node, padding included
+ * (the caller caps it at n). Every compare is independent of the others, so
+ * they overlap; a binary search's six steps each waited for the load the
+ * step before chose, and were most of a malloc's and a free's cost. */
 static inline unsigned bn_upper(const struct an_bnode *b, uint64_t a)
 {
-	unsigned i = 0;
-	for (unsigned half = BT_CAP / 2; half; half /= 2)
-		i += b->key[i + half - 1] <= a ? half : 0;
-	i += b->key[i] <= a;
+	unsigned c0 = 0, c1 = 0, c2 = 0, c3 = 0; /* four sums: no one chain of adds */
+	for (unsigned j = 0; j < BT_CAP; j += 4) {
+		c0 += b->key[j] <= a;
+		c1 += b->key[j + 1] <= a;
+		c2 += b->key[j + 2] <= a;
+		c3 += b->key[j + 3] <= a;
+	}
+	unsigned i = c0 + c1 + c2 + c3;
 	return i < b->n ? i : b->n;
 }
 

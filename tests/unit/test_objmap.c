@@ -256,8 +256,103 @@ static void test_deep(void)
 	an_objmap_fini(&m);
 }
 
+/* An allocator's pattern: most changes land next to the last one (a
+ * malloc reusing what a free just gave back, blocks carved in address
+ * order), so the same leaves fill, split and empty again and again (runs
+ * of frees in address order, both ways), against a cell model. */
+static void test_local(void)
+{
+	enum { N = 1 << 16 };
+	static int model[N];
+	for (size_t i = 0; i < N; i++)
+		model[i] = -1;
+	struct an_objmap m;
+	an_objmap_init(&m);
+	srand(4242);
+	uint64_t at = N / 2;
+	int bad = 0;
+	for (int step = 0; step < 200000 && !bad; step++) {
+		int op = rand() % 16;
+		if (op == 0) {
+			at = (uint64_t)rand() % N; /* elsewhere */
+		} else if (op < 3) {
+			/* a run of frees from here, up or down */
+			int down = op == 2;
+			for (int k = 0; k < 40; k++) {
+				/* the next block start within 16 cells */
+				uint64_t a = at % N;
+				int was = -1;
+				for (int d = 0; d < 16; d++, a = (down ? a - 1 : a + 1) % N)
+					if (model[a] != -1 && (a == 0 || model[a - 1] != model[a])) {
+						was = model[a];
+						break;
+					}
+				if (was == -1)
+					break;
+				CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, a), was);
+				for (uint64_t b = a; b < N && model[b] == was; b++)
+					model[b] = -1;
+				at = down ? a - 1 : a + 1;
+			}
+		} else if (op < 7) {
+			/* a free near here */
+			uint64_t a = (at + (uint64_t)(rand() % 33) - 16) % N;
+			int was = model[a];
+			int starts = was != -1 && (a == 0 || model[a - 1] != was);
+			CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, a), starts ? was : -1);
+			for (uint64_t b = a; starts && b < N && model[b] == was; b++)
+				model[b] = -1;
+		} else {
+			/* a block next to the last one, ahead of it or in a gap */
+			uint64_t lo = (at + (uint64_t)(rand() % 9)) % N, hi = lo + 1 + (uint64_t)(rand() % 4);
+			if (hi > N)
+				hi = N;
+			an_objmap_insert(&m, AN_LAYER_OBJECT, lo, hi, (uint32_t)step);
+			for (uint64_t a = lo; a < hi; a++)
+				model[a] = step;
+			at = hi;
+		}
+		for (int k = 0; k < 4 && !bad; k++) {
+			uint64_t probe = (at + (uint64_t)(rand() % 64) - 32) % N;
+			if (cls_at(&m, probe) != model[probe]) {
+				CHECK_EQ(cls_at(&m, probe), model[probe]);
+				bad = 1;
+			}
+		}
+	}
+	for (uint64_t a = 0; a < N && !bad; a++)
+		if (cls_at(&m, a) != model[a]) {
+			CHECK_EQ(cls_at(&m, a), model[a]);
+			bad = 1;
+		}
+	CHECK(m.live > 1000); /* (trees of several levels, not one leaf) */
+	an_objmap_fini(&m);
+}
+
+/* A node whose first child empties hands that child's range to the next
+ * one: addresses below the next one's first key still find their way down
+ * (they crashed the descent when the node kept the old separator). */
+static void test_first_child(void)
+{
+	struct an_objmap m;
+	an_objmap_init(&m);
+	for (uint64_t i = 0; i < 100; i++) /* a root over several leaves */
+		an_objmap_insert(&m, AN_LAYER_OBJECT, i * 10, i * 10 + 5, (uint32_t)i);
+	for (uint64_t i = 0; i < 40; i++) /* the first leaves, and more */
+		CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, i * 10), (int64_t)i);
+	for (uint64_t a = 0; a < 400; a++)
+		CHECK_EQ(cls_at(&m, a), -1);
+	CHECK_EQ(cls_at(&m, 400), 40);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 20, 25, 7);
+	CHECK_EQ(cls_at(&m, 21), 7);
+	CHECK_EQ(cls_at(&m, 25), -1);
+	an_objmap_fini(&m);
+}
+
 int main(void)
 {
+	test_first_child();
+	test_local();
 	test_basic();
 	test_deep();
 	test_unchanged();
