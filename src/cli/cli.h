@@ -44,6 +44,7 @@ enum {
 struct cli_model {
 	struct mp_machine machine;
 	int have;
+	const char *arg; /* --model's argument as given, or NULL */
 	unsigned page_shift;
 	int thread_map;
 	unsigned sample_sets; /* 0: every set */

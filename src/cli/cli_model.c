@@ -51,6 +51,7 @@ int cli_model_option(struct cli_model *m, int c, const char *arg)
 			return 2;
 		}
 		m->have = 1;
+		m->arg = arg;
 		return 0;
 	case CLI_OPT_PAGES: {
 		const char *eq = strrchr(arg, '=');

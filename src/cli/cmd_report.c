@@ -138,6 +138,8 @@ int cmd_report(int argc, char **argv)
 	ao.nwrappers = nwrappers;
 	if (cli_model_apply(&model, &ao, 0))
 		return 2;
+	ro.machine = ao.machine;
+	ro.model_arg = model.arg;
 	if (html)
 		return cli_report_html(html, &ao, &ro);
 	/* the object view shows how each object is walked (an_pattern.h) */

@@ -84,6 +84,8 @@ int cmd_tlb(int argc, char **argv)
 		return 2;
 	if (cli_model_apply(&model, &ao, 1))
 		return 2;
+	ro.machine = ao.machine;
+	ro.model_arg = model.arg;
 	struct an_result *res = NULL;
 	ao.progress = cli_progress;
 	ao.progress_arg = "modelling the trace";

@@ -418,11 +418,11 @@ static int render_text(FILE *out, const struct an_result *res, const struct rp_o
 	header_text(out, res, o);
 	if (o->width && o->width < 120) {
 		render_text_narrow(out, res, o, rows, n);
-		goto warnings;
+		goto findings;
 	}
 	if (res->mem_origin == AN_MEM_MODELLED) {
 		render_text_model(out, res, o, rows, n);
-		goto warnings;
+		goto findings;
 	}
 	uint64_t total = acc(&res->total);
 	const char *what = o->by == RP_BY_THREAD ? "thread" : o->by == RP_BY_FUNCTION ? "function" : by_name(o->by);
@@ -471,7 +471,9 @@ static int render_text(FILE *out, const struct an_result *res, const struct rp_o
 		label_fit(out, o, rw > 0 ? (size_t)rw + 1 : 0, r->label);
 		shown++;
 	}
-warnings:
+findings:
+	if (res->mem_origin == AN_MEM_MODELLED && o->by == RP_BY_OBJECT)
+		rp_advice_text(out, res, o, RP_ADVICE_ALL);
 	if (res->nwarnings)
 		fprintf(out, "\n");
 	for (size_t i = 0; i < res->nwarnings; i++)
@@ -660,7 +662,12 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 		}
 		fprintf(out, "}");
 	}
-	fprintf(out, "],\"warnings\":[");
+	fprintf(out, "],");
+	if (res->mem_origin == AN_MEM_MODELLED && o->by == RP_BY_OBJECT) {
+		rp_advice_json(out, res, o);
+		fputc(',', out);
+	}
+	fprintf(out, "\"warnings\":[");
 	for (size_t i = 0; i < res->nwarnings; i++) {
 		if (i)
 			fputc(',', out);

@@ -29,6 +29,10 @@ struct rp_opts {
 	/* object view: access pattern per an_result.classes entry, or NULL */
 	const struct an_pattern *patterns;
 	unsigned width; /* text: fit rows to this many columns (a terminal's), 0: no limit */
+	/* model: the machine (the findings' cache and TLB sizes) and the
+	 * --model argument as given (the what-if commands they suggest), or NULL */
+	const struct mp_machine *machine;
+	const char *model_arg;
 	int color; /* text: ANSI colours (a terminal that wants them) */
 };
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "report/rp_int.h"
 
 static int by_walks(const void *a, const void *b)
 {
@@ -151,6 +152,7 @@ int rp_render_tlb(FILE *out, const struct an_result *res, const struct rp_opts *
 			(double)objs[i].walks / (double)objs[i].pages, (unsigned long long)objs[i].misses,
 			res->classes[objs[i].cls].label);
 	}
+	rp_advice_text(out, res, o, 1u << RP_ADV_WALKS);
 	fprintf(out, "\n%12s %12s %8s %18s %4s %s\n", "page walks", "DTLB misses", "pid", "page", "size",
 		"object (hottest pages)");
 	size_t lim = o->limit ? o->limit : n;

@@ -31,6 +31,30 @@ struct rp_lat_row {
 };
 void rp_latency_section(FILE *out, const struct rp_lat_row *rows, size_t n, size_t limit, const char *what);
 
+/* What to change (rp_advice.c): findings of a modelled result's object
+ * view, each an object, the cost it accounts for, the evidence and the
+ * change, as sentences. */
+enum rp_advice_kind { RP_ADV_WALKS, RP_ADV_PASSES, RP_ADV_LINE_USE };
+#define RP_ADVICE_MAX 8
+struct rp_advice {
+	enum rp_advice_kind kind;
+	const struct an_class *cls;
+	double share; /* of all page walks (RP_ADV_WALKS) or DRAM reads */
+	double value; /* walks per line reference, DRAM reads per line, or the share of bytes used */
+	char evidence[512], fix[1536]; /* (fix: with a what-if command of up to 1 KiB) */
+};
+/* "page-walks", "dram-passes", "line-use". */
+const char *rp_advice_name(enum rp_advice_kind k);
+#define RP_ADVICE_ALL ((1u << RP_ADV_WALKS) | (1u << RP_ADV_PASSES) | (1u << RP_ADV_LINE_USE))
+/* Up to cap findings of the kinds in mask (bit 1 << kind) into out, the
+ * largest share first; 0 for a result that is not modelled. o->patterns
+ * and o->machine sharpen them. */
+size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsigned kinds, struct rp_advice *out,
+		      size_t cap);
+/* The text section ("what to change") and the JSON member ("findings"). */
+void rp_advice_text(FILE *out, const struct an_result *r, const struct rp_opts *o, unsigned kinds);
+void rp_advice_json(FILE *out, const struct an_result *r, const struct rp_opts *o);
+
 /* Views of a `record --source faults` result (every --by, --by page too). */
 int rp_render_faults(FILE *out, const struct an_result *res, const struct rp_opts *o);
 /* Views of a `record --source pmu` result (measured level shares); text and

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What to change, from a modelled result's figures (report --model, object
+ * view): per object, a memory-system cost a change to the program would
+ * avoid, with its evidence (the modelled figures and the arithmetic on
+ * them) and the change. Three kinds, each only where the object accounts
+ * for at least ADV_MIN_SHARE of the cost (what is worth a change):
+ *   page walks  many per line reference: huge pages (seed 001's PTAT and
+ *               seed 000's huge-page experiment);
+ *   DRAM passes each of its lines read from DRAM several times: fuse or
+ *               block the passes, or shrink / split what is reached at random;
+ *   line use    few of the bytes DRAM brings in for it used: pack, reorder.
+ * The thresholds are in docs/model.md ("What to change").
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/machine.h"
+#include "report/rp_int.h"
+
+#define ADV_MIN_SHARE 0.05 /* of all page walks or DRAM reads */
+#define ADV_MIN_WALKS 64 /* below these an object's figures are noise */
+#define ADV_MIN_READS 1024
+#define ADV_WALK_RATE (1.0 / 32) /* walks per line reference: a sequential 64-byte stride makes 1/64 */
+#define ADV_PASSES 1.5 /* DRAM reads per line of the object */
+#define ADV_LINE_USE 0.25 /* bytes used of those DRAM brings in */
+
+const char *rp_advice_name(enum rp_advice_kind k)
+{
+	switch (k) {
+	case RP_ADV_WALKS:
+		return "page-walks";
+	case RP_ADV_PASSES:
+		return "dram-passes";
+	case RP_ADV_LINE_USE:
+		return "line-use";
+	}
+	return "?";
+}
+
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0.0;
+}
+
+/* Bytes the TLBs reach in pages of 2^shift (k: MP_PAGE_*): the larger of
+ * the first-level array for that size and the STLB when it holds them. */
+static uint64_t tlb_reach(const struct mp_machine *m, int k, unsigned shift)
+{
+	uint64_t e = m->dtlb[k].entries;
+	if ((m->stlb_sizes & (1u << k)) && m->stlb.entries > e)
+		e = m->stlb.entries;
+	return e << shift;
+}
+
+/* s as one shell word: as it is when it has nothing a shell would read,
+ * else in single quotes (the caller checked it has none). */
+static size_t shell_word(char *buf, size_t cap, const char *s)
+{
+	int plain = *s != 0;
+	for (const char *p = s; *p && plain; p++)
+		plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			strchr("._/:=+,-", *p);
+	int n = snprintf(buf, cap, plain ? " %s" : " '%s'", s);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* `memprism whatif ... --vs-pages 'WHAT=SIZE'` as the user would type it
+ * for this object, into buf; "" when a label or path would need more
+ * quoting than single quotes give. WHAT: the file:line of the allocation
+ * site where it has one (what --pages matches in the label), else the
+ * label. */
+static void whatif_hint(char *buf, size_t cap, const struct an_class *c, const struct rp_opts *o, const char *size)
+{
+	char what[256];
+	const char *s = c->site ? c->site : c->label, *open = strrchr(s, '('), *close = open ? strchr(open, ')') : NULL;
+	if (open && close && memchr(open, ':', (size_t)(close - open)) && (size_t)(close - open) < sizeof(what))
+		snprintf(what, sizeof(what), "%.*s", (int)(close - open - 1), open + 1);
+	else
+		snprintf(what, sizeof(what), "%s", c->label);
+	const char *parts[] = { what, o->model_arg, o->roi, o->data_path };
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (parts[i] && strchr(parts[i], '\'')) {
+			buf[0] = 0;
+			return;
+		}
+	char rule[300];
+	snprintf(rule, sizeof(rule), "%s=%s", what, size);
+	size_t n = (size_t)snprintf(buf, cap, "memprism whatif");
+	if (o->model_arg && n < cap) {
+		n += (size_t)snprintf(buf + n, cap - n, " --model");
+		n += n < cap ? shell_word(buf + n, cap - n, o->model_arg) : 0;
+	}
+	if (o->roi && n < cap) {
+		n += (size_t)snprintf(buf + n, cap - n, " --roi");
+		n += n < cap ? shell_word(buf + n, cap - n, o->roi) : 0;
+	}
+	if (n < cap) {
+		n += (size_t)snprintf(buf + n, cap - n, " --vs-pages");
+		n += n < cap ? shell_word(buf + n, cap - n, rule) : 0;
+	}
+	/* (the default file needs no naming) */
+	if (o->data_path && strcmp(o->data_path, "memprism.data") != 0 && n < cap)
+		shell_word(buf + n, cap - n, o->data_path);
+}
+
+static void add(struct rp_advice *out, size_t cap, size_t *n, const struct rp_advice *a)
+{
+	if (*n < cap) {
+		out[(*n)++] = *a;
+		return;
+	}
+	/* full: it replaces the smallest share, if smaller than its own */
+	size_t lo = 0;
+	for (size_t i = 1; i < cap; i++)
+		if (out[i].share < out[lo].share)
+			lo = i;
+	if (cap && out[lo].share < a->share)
+		out[lo] = *a;
+}
+
+static int by_share(const void *x, const void *y)
+{
+	const struct rp_advice *a = x, *b = y;
+	if (a->share != b->share)
+		return a->share > b->share ? -1 : 1;
+	return a->kind < b->kind ? -1 : a->kind > b->kind;
+}
+
+static void walks_finding(const struct rp_opts *o, const struct an_class *c, struct rp_advice *a)
+{
+	const struct mp_machine *m = o->machine;
+	const struct an_mem *x = &c->mem;
+	char w[32], pages[32], size[32], reach[32], hint[1024];
+	int n = snprintf(a->evidence, sizeof(a->evidence),
+			 "%s page walks (%.1f%% of all), one per %.1f line references",
+			 rp_grouped(w, sizeof(w), x->walks), 100.0 * a->share, ratio(x->refs, x->walks));
+	uint64_t reach4 = m ? tlb_reach(m, MP_PAGE_4K, 12) : 0, reach2 = m ? tlb_reach(m, MP_PAGE_2M, 21) : 0;
+	if (c->max_size && reach4 && n > 0 && (size_t)n < sizeof(a->evidence))
+		snprintf(a->evidence + n, sizeof(a->evidence) - (size_t)n,
+			 "; it spans %s (%s pages of 4 KiB), %.1fx what the TLBs reach in 4 KiB pages (%s)",
+			 rp_human(size, sizeof(size), c->max_size),
+			 rp_grouped(pages, sizeof(pages), (c->max_size + 4095) / 4096), ratio(c->max_size, reach4),
+			 rp_human(reach, sizeof(reach), reach4));
+	/* In 2 MiB pages an object within their reach would walk about once a
+	 * page: one this walk-bound is in 4 KiB pages, or beyond that reach. */
+	int beyond = c->max_size && reach2 && c->max_size > reach2;
+	whatif_hint(hint, sizeof(hint), c, o, beyond ? "1G" : "2M");
+	if (beyond)
+		snprintf(a->fix, sizeof(a->fix),
+			 "it is beyond what the TLBs reach even in 2 MiB pages (%s): put it in 1 GiB pages "
+			 "(mmap with MAP_HUGETLB | MAP_HUGE_1GB from reserved hugetlbfs pages), or order the "
+			 "accesses (sort or block them) so fewer pages are in use at a time%s%s%s",
+			 rp_human(reach, sizeof(reach), reach2), hint[0] ? "; `" : "", hint,
+			 hint[0] ? "` estimates it" : "");
+	else
+		snprintf(a->fix, sizeof(a->fix),
+			 "put it in 2 MiB pages: allocate it 2 MiB-aligned (aligned_alloc(2 << 20, size) or mmap) "
+			 "and madvise(p, size, MADV_HUGEPAGE) before its first touch, or set transparent huge "
+			 "pages to always%s%s%s",
+			 hint[0] ? "; `" : "", hint, hint[0] ? "` estimates the change" : "");
+}
+
+static void passes_finding(const struct rp_opts *o, const struct an_class *c, const struct an_pattern *p,
+			   struct rp_advice *a)
+{
+	const struct mp_machine *m = o->machine;
+	uint64_t line = m && m->line ? m->line : 64, llc = m ? m->llc.size : 0;
+	char rd[32], size[32], lines[32], cache[32], half[32], pat[64];
+	uint64_t nlines = (c->bytes_allocated + line - 1) / line;
+	snprintf(a->evidence, sizeof(a->evidence),
+		 "%s DRAM reads (%.1f%% of all) for its %s%s (%s lines): each line came from DRAM %.1f times; "
+		 "the modelled LLC holds %s; access pattern %s",
+		 rp_grouped(rd, sizeof(rd), c->mem.dram_reads), 100.0 * a->share,
+		 rp_human(size, sizeof(size), c->bytes_allocated), c->instances > 1 ? " over its instances" : "",
+		 rp_grouped(lines, sizeof(lines), nlines), a->value, rp_human(cache, sizeof(cache), llc),
+		 p ? an_pat_format(pat, sizeof(pat), p) : "unknown");
+	rp_human(half, sizeof(half), llc / 2);
+	int sequential = p && (p->kind == AN_PAT_FORWARD || p->kind == AN_PAT_BACKWARD || p->kind == AN_PAT_STRIDED);
+	if (sequential)
+		snprintf(a->fix, sizeof(a->fix),
+			 "its passes do not reuse what the pass before brought in: fuse the loops that pass over it "
+			 "(initialise it in the loop that first uses it), or block them: work on tiles of at most "
+			 "half the LLC (%s) so each tile is reused while it is cached",
+			 half);
+	else
+		snprintf(a->fix, sizeof(a->fix),
+			 "its lines are evicted before they are used again: shrink it (smaller types, cold fields "
+			 "moved out) or split the work so each part touches at most half the LLC (%s) before the "
+			 "next",
+			 half);
+}
+
+static void line_use_finding(const struct rp_opts *o, const struct an_class *c, struct rp_advice *a, uint64_t used)
+{
+	const struct mp_machine *m = o->machine;
+	uint64_t line = m && m->line ? m->line : 64;
+	char b[32], rd[32];
+	snprintf(a->evidence, sizeof(a->evidence),
+		 "its accesses use %.1f%% of what DRAM brings in for it: %s bytes %s for %s lines of %" PRIu64
+		 " bytes read from DRAM (%.1f%% of all), %.1f bytes a line",
+		 100.0 * a->value, rp_grouped(b, sizeof(b), used), used == c->c.bytes_loaded ? "loaded" : "stored",
+		 rp_grouped(rd, sizeof(rd), c->mem.dram_reads), line, 100.0 * a->share, ratio(used, c->mem.dram_reads));
+	snprintf(a->fix, sizeof(a->fix),
+		 "pack what is used together: move cold fields out (a structure of arrays), use smaller types, "
+		 "or reorder the accesses (sort the indices, block the loop) so each line fetched serves more "
+		 "of them");
+}
+
+size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsigned kinds, struct rp_advice *out,
+		      size_t cap)
+{
+	size_t n = 0;
+	if (r->mem_origin != AN_MEM_MODELLED)
+		return 0;
+	const struct an_mem *t = &r->mem_total;
+	uint64_t line = o->machine && o->machine->line ? o->machine->line : 64;
+	for (size_t i = 0; i < r->nclasses; i++) {
+		const struct an_class *c = &r->classes[i];
+		const struct an_mem *x = &c->mem;
+		const struct an_pattern *p = o->patterns ? &o->patterns[i] : NULL;
+		if (!x->refs)
+			continue;
+		struct rp_advice a = { .cls = c };
+		a.share = ratio(x->walks, t->walks);
+		if ((kinds & (1u << RP_ADV_WALKS)) && x->walks >= ADV_MIN_WALKS && a.share >= ADV_MIN_SHARE &&
+		    ratio(x->walks, x->refs) >= ADV_WALK_RATE) {
+			a.kind = RP_ADV_WALKS;
+			a.value = ratio(x->walks, x->refs);
+			walks_finding(o, c, &a);
+			add(out, cap, &n, &a);
+		}
+		a.share = ratio(x->dram_reads, t->dram_reads);
+		if (x->dram_reads < ADV_MIN_READS || a.share < ADV_MIN_SHARE)
+			continue;
+		uint64_t nlines = (c->bytes_allocated + line - 1) / line;
+		if ((kinds & (1u << RP_ADV_PASSES)) && nlines && ratio(x->dram_reads, nlines) >= ADV_PASSES) {
+			a.kind = RP_ADV_PASSES;
+			a.value = ratio(x->dram_reads, nlines);
+			passes_finding(o, c, p, &a);
+			add(out, cap, &n, &a);
+		}
+		/* bytes used: the larger of those loaded and stored (a
+		 * read-modify-write touches its bytes twice) */
+		uint64_t used = c->c.bytes_loaded > c->c.bytes_stored ? c->c.bytes_loaded : c->c.bytes_stored;
+		if ((kinds & (1u << RP_ADV_LINE_USE)) && ratio(used, x->dram_reads * line) <= ADV_LINE_USE) {
+			a.kind = RP_ADV_LINE_USE;
+			a.value = ratio(used, x->dram_reads * line);
+			line_use_finding(o, c, &a, used);
+			add(out, cap, &n, &a);
+		}
+	}
+	qsort(out, n, sizeof(*out), by_share);
+	return n;
+}
+
+void rp_advice_text(FILE *out, const struct an_result *r, const struct rp_opts *o, unsigned kinds)
+{
+	struct rp_advice adv[RP_ADVICE_MAX];
+	size_t n = rp_advice_find(r, o, kinds, adv, RP_ADVICE_MAX);
+	fprintf(out, "\nwhat to change (from the modelled figures):\n");
+	if (!n)
+		fprintf(out, "  none: no object has %s worth a change (thresholds: docs/model.md)\n",
+			kinds == (1u << RP_ADV_WALKS) ? "page walks" : "page walks, DRAM passes or line use");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "  %s: %s\n    evidence: %s\n    change:   %s\n", rp_advice_name(adv[i].kind),
+			adv[i].cls->label, adv[i].evidence, adv[i].fix);
+}
+
+void rp_advice_json(FILE *out, const struct an_result *r, const struct rp_opts *o)
+{
+	struct rp_advice adv[RP_ADVICE_MAX];
+	size_t n = rp_advice_find(r, o, RP_ADVICE_ALL, adv, RP_ADVICE_MAX);
+	fprintf(out, "\"findings\":[");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "%s{\"kind\":\"%s\",\"object\":", i ? "," : "", rp_advice_name(adv[i].kind));
+		rp_json_str(out, adv[i].cls->label);
+		fprintf(out, ",\"share\":%.6f,\"value\":%.6f,\"evidence\":", adv[i].share, adv[i].value);
+		rp_json_str(out, adv[i].evidence);
+		fprintf(out, ",\"fix\":");
+		rp_json_str(out, adv[i].fix);
+		fprintf(out, "}");
+	}
+	fprintf(out, "]");
+}

@@ -1,0 +1,104 @@
+# What to change (report --model, object view): each finding's figure is
+# the arithmetic on the row's modelled figures, it appears where its
+# threshold says and not below it, and the what-if command it suggests runs
+# and shows the change. tests/rt/passes.c: an 8 MiB array read three times,
+# one word of each line (region "passes"), then the first word of each
+# page, four times (region "pages"), on a machine with a 1 MiB LLC and 64
+# TLB entries of 4 KiB pages (256 KiB of reach).
+source "$(dirname "$0")/lib.sh"
+build_rt passes
+"$MEMPRISM" record -q --no-pagemap -o p.data -- ./passes 2048 3 >/dev/null
+line=$(grep -n 'aligned_alloc' "$MP_SRC/tests/rt/passes.c" | cut -d: -f1)
+label="heap main \\(passes.c:$line\\)"
+obj="heap main (passes.c:$line)"
+cat >small.machine <<'EOF_M'
+name = small
+sockets = 1
+cores = 2
+line = 64
+l1d.size = 32K
+l1d.ways = 8
+l2.size = 256K
+l2.ways = 8
+llc.size = 1M
+llc.ways = 16
+dtlb4k.entries = 64
+dtlb4k.ways = 4
+dtlb2m.entries = 32
+dtlb2m.ways = 4
+stlb.entries = 64
+stlb.ways = 4
+stlb.pages = 4k,2m
+EOF_M
+rep() { "$MEMPRISM" report -q --model ./small.machine "$@" p.data; }
+# the finding of kind $2 in JSON file $1: "share value"
+finding() {
+	grep -o "\"kind\":\"$2\",\"object\":\"[^\"]*\",\"share\":[0-9.]*,\"value\":[0-9.]*" "$1" |
+		sed 's/.*"share":\([0-9.]*\),"value":\([0-9.]*\)/\1 \2/'
+}
+
+# Three passes over 8 MiB through a 1 MiB LLC: each line from DRAM 3 times
+# (DRAM reads / the array's lines), 8 bytes used of each 64 (bytes loaded /
+# (DRAM reads x 64)); one walk per page, 64 line references, is below the
+# page-walk finding's one in 32.
+rep --roi passes --format csv >passes.csv
+rep --roi passes --format json >passes.json
+reads=$(csv_field passes.csv "$label" dram_reads)
+loaded=$(csv_field passes.csv "$label" bytes_loaded)
+expect_eq "passes: DRAM reads" $((3 * 131072)) "$reads"
+expect_eq "dram-passes finding" "1.000000 $(awk -v r="$reads" 'BEGIN { printf "%.6f", r / 131072 }')" \
+	"$(finding passes.json dram-passes)"
+expect_eq "line-use finding" "1.000000 $(awk -v b="$loaded" -v r="$reads" 'BEGIN { printf "%.6f", b / (r * 64) }')" \
+	"$(finding passes.json line-use)"
+expect_eq "no page-walks finding at one walk in 64 references" "" "$(finding passes.json page-walks)"
+rep --roi passes >passes.txt
+grep -q "^what to change (from the modelled figures):" passes.txt || fail "text report has no findings section"
+grep -qF "393,216 DRAM reads (100.0% of all) for its 8.0 MiB (131,072 lines): each line came from DRAM 3.0 times" \
+	passes.txt || fail "dram-passes evidence: $(cat passes.txt)"
+grep -qF "use 12.5% of what DRAM brings in for it: 3,145,728 bytes loaded for 393,216 lines" passes.txt ||
+	fail "line-use evidence: $(cat passes.txt)"
+grep -q "fuse the loops" passes.txt || fail "a forward stream's passes: no fuse/block advice"
+
+# One access per page: a walk per reference, and 8 MiB is 32x the 256 KiB
+# the TLBs reach; 2 MiB pages are the change, and the what-if it names runs.
+rep --roi pages --format csv >pages.csv
+rep --roi pages --format json >pages.json
+walks=$(csv_field pages.csv "$label" walks)
+refs=$(csv_field pages.csv "$label" refs)
+expect_eq "pages: walks" 8192 "$walks"
+expect_eq "page-walks finding" "1.000000 $(awk -v w="$walks" -v r="$refs" 'BEGIN { printf "%.6f", w / r }')" \
+	"$(finding pages.json page-walks)"
+rep --roi pages >pages.txt
+grep -qF "8,192 page walks (100.0% of all), one per 1.0 line references; it spans 8.0 MiB (2,048 pages of 4 KiB), 32.0x what the TLBs reach in 4 KiB pages (256.0 KiB)" \
+	pages.txt || fail "page-walks evidence: $(cat pages.txt)"
+grep -q "MADV_HUGEPAGE" pages.txt || fail "page-walks: no huge-page advice"
+cmd=$(grep -o '`memprism whatif[^`]*`' pages.txt | tr -d '`')
+expect_eq "suggested what-if" "memprism whatif --model ./small.machine --roi pages --vs-pages passes.c:$line=2M p.data" "$cmd"
+eval "\"\$MEMPRISM\" ${cmd#memprism } --format csv" >whatif.csv || fail "the suggested what-if failed"
+expect_eq "what-if: walks before" 8192 "$(csv_field whatif.csv "$label" walks_a)"
+expect_eq "what-if: walks in 2 MiB pages" 0 "$(csv_field whatif.csv "$label" walks_b)"
+# the tlb view has the page-walk findings alone
+"$MEMPRISM" tlb -q --model ./small.machine --roi pages p.data >tlb.txt
+grep -qF "page-walks: $obj" tlb.txt || fail "tlb view: no page-walks finding: $(cat tlb.txt)"
+grep -q "line-use" tlb.txt && fail "tlb view: findings other than page walks"
+"$MEMPRISM" tlb -q --model ./small.machine --roi passes p.data >tlb0.txt
+grep -q "none: no object has page walks worth a change" tlb0.txt || fail "tlb view: no 'none' line: $(cat tlb0.txt)"
+# in 2 MiB pages the finding is gone
+rep --roi pages --pages "passes.c:$line=2M" --format json >pages2m.json
+expect_eq "no page-walks finding in 2 MiB pages" "" "$(finding pages2m.json page-walks)"
+
+# Beyond what 2 MiB pages reach (one 2 MiB entry, an STLB of 4 KiB pages
+# only): 1 GiB pages are the change.
+sed 's/^dtlb2m.entries = .*/dtlb2m.entries = 1/; s/^dtlb2m.ways = .*/dtlb2m.ways = 1/; s/^stlb.pages = .*/stlb.pages = 4k/' \
+	small.machine >tiny2m.machine
+"$MEMPRISM" report -q --model ./tiny2m.machine --roi pages p.data >tiny.txt
+grep -q "put it in 1 GiB pages" tiny.txt || fail "beyond the 2 MiB reach: no 1 GiB advice: $(cat tiny.txt)"
+grep -qF -- "--vs-pages passes.c:$line=1G" tiny.txt || fail "beyond the 2 MiB reach: what-if not in 1 GiB pages"
+
+# Only for modelled figures, in the object view
+"$MEMPRISM" report --roi passes p.data >plain.txt
+grep -q "what to change" plain.txt && fail "findings without a model"
+"$MEMPRISM" report --roi passes --format json p.data | grep -q '"findings"' && fail "JSON findings without a model"
+rep --roi passes --by thread >thread.txt
+grep -q "what to change" thread.txt && fail "findings in the thread view"
+echo "ok: findings"
