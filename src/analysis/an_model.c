@@ -171,6 +171,7 @@ void an_mem_add(struct an_mem *a, const struct an_mem *b)
 		a->tlb[i] += b->tlb[i];
 	a->dram_reads += b->dram_reads;
 	a->dram_writes += b->dram_writes;
+	a->store_fills += b->store_fills;
 	a->walks += b->walks;
 	a->walk_refs += b->walk_refs;
 	a->walk_dram += b->walk_dram;
@@ -811,6 +812,16 @@ static int mem_rows_apart(struct an_state *st, struct an_stream *s, uint32_t cls
 	return n;
 }
 
+/* A plain store's line came from DRAM: counted where mem_count_all
+ * counted the reference (apart: most references are not one). */
+static __attribute__((noinline)) void store_fill_count(struct an_state *st, struct an_stream *s, uint32_t cls)
+{
+	struct an_mem *rows[4];
+	int n = mem_rows_apart(st, s, cls, rows);
+	for (int i = 0; i < n; i++)
+		rows[i]->store_fills++;
+}
+
 /* mem_count_all under set sampling (mem_count_sampled) or burst sampling:
  * apart, so that a full run's path stays as it is. */
 static __attribute__((noinline)) void mem_count_apart(struct an_state *st, struct an_stream *s, uint32_t cls,
@@ -1231,12 +1242,16 @@ static void mem_apply_once_walks(struct an_mem *m)
  * (mem_apply_once, mem_apply_once_walks), then set sampling's scaling. */
 static void mem_estimate(struct an_mem *m, const struct an_model *am)
 {
+	uint64_t reads = m->dram_reads;
 	if (am->first_on) {
 		mem_apply_once(m, am);
 		mem_apply_once_walks(m);
 	}
 	if (am->sample_sets > 1)
 		mem_scale_sampled(m);
+	/* store fills keep their share of the fills modelled */
+	if (reads && reads != m->dram_reads)
+		m->store_fills = (uint64_t)((double)m->store_fills * (double)m->dram_reads / (double)reads + 0.5);
 }
 
 void an_model_scale_sets(struct an_state *st)
@@ -1754,9 +1769,11 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				continue;
 			if (!batch && o.level == MP_LVL_UNKNOWN && o.tlb == MP_TLB_L1_HIT)
 				count_unmodelled(st, s, cls); /* (all mem_count_sampled counts of it) */
-			else if (!batch)
+			else if (!batch) {
 				mem_count_all(st, s, cls, &o);
-			else if (am->sample_sets > 1)
+				if (dram && r->write && !r->range)
+					store_fill_count(st, s, cls);
+			} else if (am->sample_sets > 1)
 				mem_count_sampled(&range, &o, am->sample_sets);
 			else
 				mem_count(&range, &o);

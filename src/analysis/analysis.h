@@ -50,6 +50,10 @@ struct an_mem {
 	uint64_t level[MP_LVL_COUNT]; /* refs by the level that served them */
 	uint64_t tlb[MP_TLB_COUNT]; /* refs by translation outcome */
 	uint64_t dram_reads, dram_writes; /* memory requests (ORMBP): fills and writebacks */
+	/* of dram_reads, fills for stores (write-allocate: a store that
+	 * misses reads its line first), plain stores only (a memset or
+	 * memcpy is not one: large ones skip that read on real machines) */
+	uint64_t store_fills;
 	uint64_t walks; /* page walks (= refs with tlb == MP_TLB_WALK, plus prefetch walks) */
 	uint64_t walk_refs; /* memory references the walks made (paging-structure entries) */
 	uint64_t walk_dram; /* of walk_refs, those served by DRAM (DRAM reads flagged page-walk) */

@@ -557,13 +557,15 @@ static void json_mem(FILE *out, const struct an_result *res, const struct an_mem
 	for (int l = 1; l < MP_LVL_COUNT; l++)
 		fprintf(out, "%s\"%s\":%llu", l > 1 ? "," : "", mp_mem_level_name((unsigned)l),
 			(unsigned long long)m->level[l]);
-	fprintf(out, "},\"tlb\":{\"l1_hits\":%llu,\"stlb_hits\":%llu,\"walks\":%llu},\"walk_refs\":%llu,"
-		     "\"walk_dram\":%llu,\"dram_reads\":%llu,\"dram_writes\":%llu,\"latency_sum\":%llu,"
-		     "\"latency_n\":%llu,\"latency_log2_hist\":[",
+	fprintf(out,
+		"},\"tlb\":{\"l1_hits\":%llu,\"stlb_hits\":%llu,\"walks\":%llu},\"walk_refs\":%llu,"
+		"\"walk_dram\":%llu,\"dram_reads\":%llu,\"dram_writes\":%llu,\"store_fills\":%llu,"
+		"\"latency_sum\":%llu,\"latency_n\":%llu,\"latency_log2_hist\":[",
 		(unsigned long long)m->tlb[MP_TLB_L1_HIT], (unsigned long long)m->tlb[MP_TLB_L2_HIT],
 		(unsigned long long)m->walks, (unsigned long long)m->walk_refs, (unsigned long long)m->walk_dram,
 		(unsigned long long)m->dram_reads, (unsigned long long)m->dram_writes,
-		(unsigned long long)m->latency_sum, (unsigned long long)m->latency_n);
+		(unsigned long long)m->store_fills, (unsigned long long)m->latency_sum,
+		(unsigned long long)m->latency_n);
 	for (int i = 0; i < AN_LAT_BUCKETS; i++)
 		fprintf(out, "%s%llu", i ? "," : "", (unsigned long long)m->latency_hist[i]);
 	fprintf(out, "]}");

@@ -9,7 +9,10 @@
  *               seed 000's huge-page experiment);
  *   DRAM passes each of its lines read from DRAM several times: fuse or
  *               block the passes, or shrink / split what is reached at random;
- *   line use    few of the bytes DRAM brings in for it used: pack, reorder.
+ *   line use    few of the bytes DRAM brings in for it used: pack, reorder;
+ *   store fills its stores, filling whole lines in order, read each line
+ *               from DRAM first (write-allocate, seed 000's Table II):
+ *               non-temporal stores.
  * The thresholds are in docs/model.md ("What to change").
  */
 #include <inttypes.h>
@@ -25,6 +28,8 @@
 #define ADV_WALK_RATE (1.0 / 32) /* walks per line reference: a sequential 64-byte stride makes 1/64 */
 #define ADV_PASSES 1.5 /* DRAM reads per line of the object */
 #define ADV_LINE_USE 0.25 /* bytes used of those DRAM brings in */
+#define ADV_STORE_FILLS 0.25 /* of its DRAM reads */
+#define ADV_FILL_STRIDE 16 /* bytes: stores this close together write whole lines */
 
 const char *rp_advice_name(enum rp_advice_kind k)
 {
@@ -35,6 +40,8 @@ const char *rp_advice_name(enum rp_advice_kind k)
 		return "dram-passes";
 	case RP_ADV_LINE_USE:
 		return "line-use";
+	case RP_ADV_STORE_FILLS:
+		return "store-fills";
 	}
 	return "?";
 }
@@ -208,6 +215,22 @@ static void line_use_finding(const struct rp_opts *o, const struct an_class *c, 
 		 "of them");
 }
 
+static void store_fills_finding(const struct an_class *c, const struct an_pattern *p, struct rp_advice *a)
+{
+	char sf[32], rd[32], pat[64];
+	snprintf(a->evidence, sizeof(a->evidence),
+		 "%s of its %s DRAM reads (%.1f%%; %.1f%% of all) fetch lines for its stores (write-allocate: a "
+		 "store that misses reads its line first), and its accesses go %s, so the stores fill the "
+		 "lines they fetch",
+		 rp_grouped(sf, sizeof(sf), c->mem.store_fills), rp_grouped(rd, sizeof(rd), c->mem.dram_reads),
+		 100.0 * a->value, 100.0 * a->share, an_pat_format(pat, sizeof(pat), p));
+	snprintf(a->fix, sizeof(a->fix),
+		 "write it with non-temporal (streaming) stores, which skip that read: _mm_stream_si128, "
+		 "_mm256_stream_si256 or __builtin_nontemporal_store in the loop, then _mm_sfence(); or "
+		 "memset / memcpy, which use them for large sizes. Not where it is read again soon: those "
+		 "stores bypass the caches");
+}
+
 size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsigned kinds, struct rp_advice *out,
 		      size_t cap)
 {
@@ -250,6 +273,15 @@ size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsign
 			line_use_finding(o, c, &a, used);
 			add(out, cap, &n, &a);
 		}
+		int fills_lines = p && (p->kind == AN_PAT_FORWARD || p->kind == AN_PAT_BACKWARD) &&
+				  p->stride >= -ADV_FILL_STRIDE && p->stride <= ADV_FILL_STRIDE;
+		if ((kinds & (1u << RP_ADV_STORE_FILLS)) && fills_lines &&
+		    ratio(x->store_fills, x->dram_reads) >= ADV_STORE_FILLS) {
+			a.kind = RP_ADV_STORE_FILLS;
+			a.value = ratio(x->store_fills, x->dram_reads);
+			store_fills_finding(c, p, &a);
+			add(out, cap, &n, &a);
+		}
 	}
 	qsort(out, n, sizeof(*out), by_share);
 	return n;
@@ -262,7 +294,8 @@ void rp_advice_text(FILE *out, const struct an_result *r, const struct rp_opts *
 	fprintf(out, "\nwhat to change (from the modelled figures):\n");
 	if (!n)
 		fprintf(out, "  none: no object has %s worth a change (thresholds: docs/model.md)\n",
-			kinds == (1u << RP_ADV_WALKS) ? "page walks" : "page walks, DRAM passes or line use");
+			kinds == (1u << RP_ADV_WALKS) ? "page walks"
+						      : "page walks, DRAM passes, line use or store fills");
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "  %s: %s\n    evidence: %s\n    change:   %s\n", rp_advice_name(adv[i].kind),
 			adv[i].cls->label, adv[i].evidence, adv[i].fix);

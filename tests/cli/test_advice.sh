@@ -1,10 +1,11 @@
 # What to change (report --model, object view): each finding's figure is
 # the arithmetic on the row's modelled figures, it appears where its
 # threshold says and not below it, and the what-if command it suggests runs
-# and shows the change. tests/rt/passes.c: an 8 MiB array read three times,
-# one word of each line (region "passes"), then the first word of each
-# page, four times (region "pages"), on a machine with a 1 MiB LLC and 64
-# TLB entries of 4 KiB pages (256 KiB of reach).
+# and shows the change. tests/rt/passes.c: an 8 MiB array set by memset,
+# read three times, one word of each line (region "passes"), then the first
+# word of each page, four times (region "pages"), then written word by word
+# (region "fill"), on a machine with a 1 MiB LLC and 64 TLB entries of
+# 4 KiB pages (256 KiB of reach).
 source "$(dirname "$0")/lib.sh"
 build_rt passes
 "$MEMPRISM" record -q --no-pagemap -o p.data -- ./passes 2048 3 >/dev/null
@@ -51,6 +52,7 @@ expect_eq "dram-passes finding" "1.000000 $(awk -v r="$reads" 'BEGIN { printf "%
 expect_eq "line-use finding" "1.000000 $(awk -v b="$loaded" -v r="$reads" 'BEGIN { printf "%.6f", b / (r * 64) }')" \
 	"$(finding passes.json line-use)"
 expect_eq "no page-walks finding at one walk in 64 references" "" "$(finding passes.json page-walks)"
+expect_eq "no store-fills finding for loads" "" "$(finding passes.json store-fills)"
 rep --roi passes >passes.txt
 grep -q "^what to change (from the modelled figures):" passes.txt || fail "text report has no findings section"
 grep -qF "393,216 DRAM reads (100.0% of all) for its 8.0 MiB (131,072 lines): each line came from DRAM 3.0 times" \
@@ -94,6 +96,23 @@ sed 's/^dtlb2m.entries = .*/dtlb2m.entries = 1/; s/^dtlb2m.ways = .*/dtlb2m.ways
 "$MEMPRISM" report -q --model ./tiny2m.machine --roi pages p.data >tiny.txt
 grep -q "put it in 1 GiB pages" tiny.txt || fail "beyond the 2 MiB reach: no 1 GiB advice: $(cat tiny.txt)"
 grep -qF -- "--vs-pages passes.c:$line=1G" tiny.txt || fail "beyond the 2 MiB reach: what-if not in 1 GiB pages"
+
+# Writing every word in order: each line a store fills comes from DRAM
+# first (write-allocate), all of its DRAM reads; the memset's are not
+# counted as store fills (large ones skip that read on real machines).
+rep --roi fill --format json >fill.json
+expect_eq "store-fills finding" "1.000000 1.000000" "$(finding fill.json store-fills)"
+grep -q '"store_fills":131072,' fill.json || fail "fill: store fills are not the array's 131,072 lines"
+rep --format json >all.json
+expect_eq "whole run: the array's DRAM reads, store fills" "$(((1 + 3 + 1) * 131072 + 2048 * 4)) 131072" \
+	"$(jq -r --arg l "$obj" '.rows[] | select(.label == $l) | "\(.mem.dram_reads) \(.mem.store_fills)"' all.json)"
+rep --roi fill >fill.txt
+grep -qF "131,072 of its 131,072 DRAM reads (100.0%; 100.0% of all) fetch lines for its stores" fill.txt ||
+	fail "store-fills evidence: $(cat fill.txt)"
+grep -q "_mm_stream_si128" fill.txt || fail "store-fills: no non-temporal store advice"
+# set sampling keeps the share (store fills scale with the fills)
+rep --roi fill --sample-sets 16 --format json >fill16.json
+expect_eq "store-fills finding, sampled sets" "1.000000 1.000000" "$(finding fill16.json store-fills)"
 
 # Only for modelled figures, in the object view
 "$MEMPRISM" report --roi passes p.data >plain.txt

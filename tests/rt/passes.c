@@ -3,7 +3,8 @@
  * The model's findings (report --model, "what to change"): an array of N
  * 4 KiB pages (default 2048: 8 MiB), set once, then read in region
  * "passes" P times (default 3), one 8-byte word of each 64-byte line; then,
- * in region "pages", the first word of each page, P + 1 times over.
+ * in region "pages", the first word of each page, P + 1 times over; then,
+ * in region "fill", every word written once, in order.
  * Usage: passes [N pages] [P passes]
  */
 #include <memprism.h>
@@ -34,6 +35,10 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < words; i += 512)
 			sum += a[i];
 	memprism_region_end("pages");
+	memprism_region_begin("fill");
+	for (size_t i = 0; i < words; i++)
+		a[i] = i;
+	memprism_region_end("fill");
 	printf("passes: %zu pages, %u passes, sum %llu\n", n, passes, (unsigned long long)sum);
 	return 0;
 }
