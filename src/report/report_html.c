@@ -15,6 +15,7 @@
 #include "analysis/an_numa.h"
 #include "report/report.h"
 #include "report/report_html_js.h"
+#include "report/rp_int.h"
 
 #define HTML_MAX_OBJECTS 2000 /* table rows; plots come from the bins */
 #define HTML_MAX_FUNCTIONS 50
@@ -267,6 +268,22 @@ static int write_data(FILE *out, const struct an_result *r, const struct rp_opts
 	}
 	if (r->numa)
 		write_numa(out, r);
+	if (r->mem_origin == AN_MEM_MODELLED) {
+		/* what to change (rp_advice.c), as the text report has it */
+		struct rp_advice adv[RP_ADVICE_MAX];
+		size_t n = rp_advice_find(r, o, RP_ADVICE_ALL, adv, RP_ADVICE_MAX);
+		fprintf(out, ",\"findings\":[");
+		for (size_t i = 0; i < n; i++) {
+			fprintf(out, "%s{\"kind\":\"%s\",\"object\":", i ? "," : "", rp_advice_name(adv[i].kind));
+			jstr(out, adv[i].cls->label);
+			fprintf(out, ",\"share\":%.6f,\"evidence\":", adv[i].share);
+			jstr(out, adv[i].evidence);
+			fprintf(out, ",\"fix\":");
+			jstr(out, adv[i].fix);
+			fputc('}', out);
+		}
+		fputc(']', out);
+	}
 	fprintf(out, ",\"warnings\":[");
 	for (size_t i = 0; i < r->nwarnings; i++) {
 		if (i)

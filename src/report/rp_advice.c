@@ -203,12 +203,14 @@ static void line_use_finding(const struct rp_opts *o, const struct an_class *c, 
 {
 	const struct mp_machine *m = o->machine;
 	uint64_t line = m && m->line ? m->line : 64;
-	char b[32], rd[32];
+	char ld[32], st[32], rd[32];
 	snprintf(a->evidence, sizeof(a->evidence),
-		 "its accesses use %.1f%% of what DRAM brings in for it: %s bytes %s for %s lines of %" PRIu64
+		 "its accesses touch about %.1f%% of the bytes DRAM brings in for it: %s bytes loaded and %s "
+		 "stored (the larger counts: a read-modify-write touches its bytes twice) for %s lines of %" PRIu64
 		 " bytes read from DRAM (%.1f%% of all), %.1f bytes a line",
-		 100.0 * a->value, rp_grouped(b, sizeof(b), used), used == c->c.bytes_loaded ? "loaded" : "stored",
-		 rp_grouped(rd, sizeof(rd), c->mem.dram_reads), line, 100.0 * a->share, ratio(used, c->mem.dram_reads));
+		 100.0 * a->value, rp_grouped(ld, sizeof(ld), c->c.bytes_loaded),
+		 rp_grouped(st, sizeof(st), c->c.bytes_stored), rp_grouped(rd, sizeof(rd), c->mem.dram_reads), line,
+		 100.0 * a->share, ratio(used, c->mem.dram_reads));
 	snprintf(a->fix, sizeof(a->fix),
 		 "pack what is used together: move cold fields out (a structure of arrays), use smaller types, "
 		 "or reorder the accesses (sort the indices, block the loop) so each line fetched serves more "

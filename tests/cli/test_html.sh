@@ -34,6 +34,7 @@ expect_eq "table rows = object rows of the CSV report" "$nobj" "$(field rows)"
 expect_eq "objects in the data" "$nobj" "$(field objects)"
 expect_eq "plots (5 arrays + main stack)" 6 "$(field plots)"
 expect_eq "band overview" 1 "$(field overview)"
+expect_eq "no findings without a model" -1 "$(field findings)"
 if grep -q 'CONSOLE' chrome.log; then
 	grep 'CONSOLE' chrome.log >&2
 	fail "console messages"
@@ -58,6 +59,12 @@ case "$st" in ok\ *) ;; *) fail "model page: '$st'" ;; esac
 [ "$(field functions)" -ge 1 ] || fail "no memory levels per function"
 expect_eq "walk CDF" 1 "$(field cdf)"
 grep -q 'MODELLED' model-dom.html || fail "modelled figures not labelled"
+# what to change: the findings of the text report, with its words
+"$MEMPRISM" report --roi kernel --model nehalem-e5504 small.data > model.txt
+expect_eq "findings on the page = the text report's" "$(grep -c '^    evidence: ' model.txt)" "$(field findings)"
+[ "$(field findings)" -ge 1 ] || fail "arrays' kernel has no finding (one word of each line it fetches)"
+ev=$(grep -m1 '^    evidence: ' model.txt | sed 's/^    evidence: //; s/&/\&amp;/g')
+grep -qF "evidence: $ev" model-dom.html || fail "the page's evidence differs from the text report's: $ev"
 echo "ok: modelled page"
 
 # NUMA: four threads taking turns on one buffer, each pinned to its node of a

@@ -382,6 +382,18 @@
 	if (D.grids.length) app.append(legend(), overview());
 	else app.append(el("div", { text: "no accesses to plot" }));
 	app.append(el("h2", { text: "Objects (" + D.objects.length + "; click a header to sort, a row for its allocation stack)" }), objectTable());
+	if (D.findings) {
+		/* what to change (report --model has them as text, with the same words) */
+		const ul = el("ul", { id: "findings" });
+		for (const f of D.findings) {
+			const li = el("li", { class: "finding" });
+			li.append(el("b", { text: f.kind + ": " + f.object }), el("div", { text: "evidence: " + f.evidence }),
+				el("div", { text: "change: " + f.fix }));
+			ul.append(li);
+		}
+		if (!D.findings.length) ul.append(el("li", { text: "none: no object has page walks, DRAM passes, line use or store fills worth a change" }));
+		app.append(el("h2", { text: "What to change (from the modelled figures)" }), ul);
+	}
 	app.append(el("h2", { text: "Time \u00d7 address per object" }), legend());
 	const plots = el("div", { id: "plots" });
 	for (let gi = 0; gi < D.grids.length; gi++) plots.append(objectPlot(gi));
@@ -397,5 +409,6 @@
 		status.textContent = "ok objects=" + D.objects.length + " rows=" + document.querySelectorAll("#objects tr.obj").length +
 			" plots=" + document.querySelectorAll("#plots canvas").length + " overview=" + (document.getElementById("overview") ? 1 : 0) +
 			" functions=" + (D.functions ? D.functions.length : 0) + " cdf=" + (document.getElementById("walk-cdf") ? 1 : 0) +
-			" numa=" + (document.getElementById("numa-matrix") ? document.querySelectorAll(".numa-timeline").length : -1) + " render_ms=" + ms;
+			" numa=" + (document.getElementById("numa-matrix") ? document.querySelectorAll(".numa-timeline").length : -1) +
+			" findings=" + (D.findings ? document.querySelectorAll("#findings li.finding").length : -1) + " render_ms=" + ms;
 })();
