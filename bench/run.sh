@@ -312,6 +312,9 @@ run_variant() {
 		if [[ $v == mpmodel ]]; then
 			awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.4f\n", b - a }' >>"$SCRATCH/times/$w.modelonly"
 			cat "$SCRATCH/times/.cpu" >>"$SCRATCH/times/$w.modelonly.cpu"
+		else
+			# the bounded trace's re-simulation, per CPU second
+			cat "$SCRATCH/times/.cpu" >>"$SCRATCH/times/$w.modelbounded.cpu"
 		fi
 		t1=$t2
 		if [[ $v == mpmodel ]]; then
@@ -505,6 +508,13 @@ for w in "${WORKLOADS[@]}"; do
 				printf '  %-15s %s per CPU second\n' "" "${CELL[$w.$col]}"
 			fi
 		done
+		# the bounded trace's report (mp+model(s)'s second half): the
+		# program's accesses, which its bursts stand for, per CPU second
+		if [[ -n ${total:-} && -s $SCRATCH/times/$w.modelbounded.cpu ]]; then
+			CELL[$w.boundrate]=$(cpu_rate "$w.modelbounded" "$total")
+			printf '  %-15s %s per CPU second (report --model host --sample-sets %s of the trace recorded in bursts)\n' \
+				"model bounded" "${CELL[$w.boundrate]}" "$SETS"
+		fi
 	fi
 	# how far the sampled models' estimates are from the full model's (last round)
 	for sm in "sets:mpm.sets" "replayed:mpm.replay" "model(s):mpms"; do
@@ -521,11 +531,12 @@ done
 echo
 
 # ------------------------------------------------------------ final table --
-COLS=(native mp mpsancov mpmodel mpmodels reportrate modelrate setsrate replayrate norec mpalloc mpfaults dhat cachegrind lackey heaptrack)
+COLS=(native mp mpsancov mpmodel mpmodels reportrate modelrate setsrate replayrate boundrate norec mpalloc mpfaults dhat cachegrind lackey heaptrack)
 TITLE[reportrate]="report acc/cpu-s"
 TITLE[modelrate]="model acc/cpu-s"
 TITLE[setsrate]="model(1/$SETS) acc/cpu-s"
 TITLE[replayrate]="model(b) acc/cpu-s"
+TITLE[boundrate]="model(s) acc/cpu-s"
 {
 	printf 'workload'
 	for v in "${COLS[@]}"; do
@@ -558,6 +569,8 @@ echo "same with --sample-sets $SETS (caches modelled for 1 set in $SETS, \"sets 
 echo "model(b) acc/s = the same with --sample-bursts $SAMPLE --sample-sets $SETS at replay: the full"
 echo "trace's accesses dropped as record --sample-bursts would have (\"replayed error\" above)."
 echo "report acc/s = the same trace's report without a model (the replay every model run includes)."
+echo "model(s) acc/s = the program's accesses (the full trace's) / CPU time of report --model host"
+echo "--sample-sets $SETS on the trace recorded with --sample-bursts $SAMPLE (mp+model(s)'s report)."
 echo "mp+model(s) = the same in bounded mode: record --sample-bursts $SAMPLE, then the model on the"
 echo "sampled bursts only and with --sample-sets $SETS, figures scaled (\"model(s) error\" above:"
 echo "against the full model)."
