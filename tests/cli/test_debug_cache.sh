@@ -111,9 +111,9 @@ fi
 n=$(find "$C/debug" -name '*.debug' | wc -l)
 MEMPRISM_CACHE_DIR=$C "$MEMPRISM" doctor > doc.txt
 grep -q "^  debug cache: *$C/debug ($n inflated debug file" doc.txt || fail "doctor: $(grep 'debug cache' doc.txt)"
-MEMPRISM_CACHE_DIR= "$MEMPRISM" doctor | grep -q "^  debug cache: *off" || fail "doctor does not say the cache is off"
+grep -q "^  debug cache: *off" <(MEMPRISM_CACHE_DIR= "$MEMPRISM" doctor) || fail "doctor does not say the cache is off"
 MEMPRISM_CACHE_DIR=$C MEMPRISM_CACHE_MAX=2G "$MEMPRISM" doctor > doc2.txt
 grep -q "of 1024 MiB" doc2.txt && grep -q "MEMPRISM_CACHE_MAX='2G' is not a number of MiB: 1024 MiB used" doc2.txt ||
 	fail "doctor does not flag a bad MEMPRISM_CACHE_MAX: $(grep 'debug cache' doc2.txt)"
-MEMPRISM_CACHE_DIR=$C MEMPRISM_CACHE_MAX=3 "$MEMPRISM" doctor | grep -q "of 3 MiB;" || fail "doctor does not show the bound"
+grep -q "of 3 MiB;" <(MEMPRISM_CACHE_DIR=$C MEMPRISM_CACHE_MAX=3 "$MEMPRISM" doctor) || fail "doctor does not show the bound"
 echo "ok: doctor reports the cache"

@@ -60,10 +60,10 @@ echo "ok: doctor"
 
 # which instrumentation memprism cc will use
 if [ "${MP_INLINE:-0}" = 1 ]; then
-	"$MEMPRISM" doctor | grep -q '^  instrumentation:  inline, by memprism.s pass plugin' || fail "doctor does not report inline instrumentation"
+	grep -q '^  instrumentation:  inline, by memprism.s pass plugin' <("$MEMPRISM" doctor) || fail "doctor does not report inline instrumentation"
 	echo "ok: doctor reports inline instrumentation"
 fi
-MEMPRISM_INSTRUMENT=sancov "$MEMPRISM" doctor | grep -q '^  instrumentation:  sanitizer-coverage callbacks (MEMPRISM_INSTRUMENT=sancov)' ||
+grep -q '^  instrumentation:  sanitizer-coverage callbacks (MEMPRISM_INSTRUMENT=sancov)' <(MEMPRISM_INSTRUMENT=sancov "$MEMPRISM" doctor) ||
 	fail "doctor does not report the callbacks under MEMPRISM_INSTRUMENT=sancov"
 echo "ok: doctor reports callbacks under MEMPRISM_INSTRUMENT=sancov"
 

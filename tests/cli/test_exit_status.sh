@@ -22,7 +22,7 @@ said "SIGTERM" "killed by signal 15"
 run 0 "report of the SIGTERM run" "$MEMPRISM" report --format csv term.data
 cp last.out term.csv
 expect_eq "SIGTERM: block stores (flushed by the handler)" 100 "$(csv_field term.csv "$blk" stores)"
-grep -q 'signal 15' last.err last.out || "$MEMPRISM" report term.data | grep -q '^warning: .*signal 15' ||
+grep -q 'signal 15' last.err last.out || grep -q '^warning: .*signal 15' <("$MEMPRISM" report term.data) ||
 	fail "SIGTERM: report does not mention signal 15"
 echo "ok: SIGTERM report mentions signal 15"
 

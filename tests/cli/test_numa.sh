@@ -78,7 +78,7 @@ OBJ="heap worker \\(numa_local.c:$(line local BUFFER)\\)"
 expect_eq "local: accesses" 98304 "$(csv_field local.csv "$OBJ" accesses)"
 expect_eq "local: remote" 0 "$(csv_field local.csv "$OBJ" remote)"
 expect_eq "local: findings" 0 "$(($(wc -l <local.find.csv) - 1))"
-"$MEMPRISM" numa local.data | grep -q '^  none: ' || fail "local: the text view does not say nothing was found"
+grep -q '^  none: ' <("$MEMPRISM" numa local.data) || fail "local: the text view does not say nothing was found"
 
 # the JSON view: the same numbers as the CSV tables, every table in one object
 if command -v jq >/dev/null; then

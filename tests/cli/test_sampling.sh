@@ -22,7 +22,7 @@ est=$(csv_field s.csv "heap main \\(arrays.c:$line\\)" accesses)
 diff=$((est > 1048576 ? est - 1048576 : 1048576 - est))
 [ $((diff * 100)) -le 1048576 ] || fail "estimate $est is more than 1% from 1048576"
 echo "ok: estimate $est for 1048576"
-"$MEMPRISM" report --roi kernel sampled.data | grep -q "estimates" || fail "text report does not say the counts are estimates"
+grep -q "estimates" <("$MEMPRISM" report --roi kernel sampled.data) || fail "text report does not say the counts are estimates"
 # Each thread is scaled by its own factor. The main thread does the five
 # 64 MiB memsets (one access each, all recorded: it never reaches the end
 # of its first burst) and skips nothing: its row is the full run's, and
@@ -117,8 +117,7 @@ within_pct "randacc's sparse bursts' DRAM writes" "$(dram rfull.json writes)" "$
 # bursts of 10,000 in 100,000 touch 11 MiB and never fill the LLC, so they
 # find fewer lines cached (DRAM reads +50%). The report says by how much
 # at most: the LLC's share of the footprint, 30 MiB of ~69 MiB, ~77%.
-"$MEMPRISM" report --model haswell-e5-2680v3 --sample-bursts 10000,90000 rfull.data |
-	grep -qE "DRAM estimates may be up to ~[0-9]+% too high: model a full trace" ||
+grep -qE "DRAM estimates may be up to ~[0-9]+% too high: model a full trace" <("$MEMPRISM" report --model haswell-e5-2680v3 --sample-bursts 10000,90000 rfull.data) ||
 	fail "bursts that never filled the LLC are not said to overestimate DRAM traffic"
 echo "ok: bursts that never filled the LLC: said"
 # The same table on a 64 MiB LLC: the footprint, ~66 MiB, a hair over it,
@@ -251,7 +250,7 @@ within_pct "allocheavy -O0 in bursts: the functions' DRAM reads against the tota
 # sampled total was -43%.)
 walks() { "$MEMPRISM" tlb --model nehalem-e5504 --format csv "$1" | awk -F, 'NR > 1 { w += $5 } END { print w }'; }
 within_pct "sampled page walks (tlb view)" "$(walks full.data)" "$(walks sampled.data)" 2
-"$MEMPRISM" tlb --model nehalem-e5504 sampled.data | grep -q "^sampled: .*estimates" ||
+grep -q "^sampled: .*estimates" <("$MEMPRISM" tlb --model nehalem-e5504 sampled.data) ||
 	fail "the TLB view of a sampled trace does not say its figures are estimates"
 # The NUMA view scales each thread's part of its tables by the thread's
 # factor, as report does: on 2 simulated nodes the sampled matrix and
@@ -261,9 +260,9 @@ within_pct "sampled page walks (tlb view)" "$(walks full.data)" "$(walks sampled
 "$MEMPRISM" whatif --model nehalem-e5504 --vs-pages 2M sampled.data >whatif.txt
 grep -q "^warning (A, B): the model saw only the sampled bursts" whatif.txt ||
 	fail "whatif does not say both runs' model saw the bursts only"
-"$MEMPRISM" memtrace --model nehalem-e5504 -o mt.csv sampled.data 2>&1 | grep -q "the bursts' requests only, unscaled" ||
+grep -q "the bursts' requests only, unscaled" <("$MEMPRISM" memtrace --model nehalem-e5504 -o mt.csv sampled.data 2>&1) ||
 	fail "memtrace of a sampled trace does not say its requests are the bursts' only"
-"$MEMPRISM" numa --numa 2x2 sampled.data | grep -q "^sampled: .*estimates" ||
+grep -q "^sampled: .*estimates" <("$MEMPRISM" numa --numa 2x2 sampled.data) ||
 	fail "the NUMA view of a sampled trace does not say its counts are estimates"
 "$MEMPRISM" numa --numa 2x2 --format json full.data >numa_full.json
 "$MEMPRISM" numa --numa 2x2 --format json sampled.data >numa_samp.json
@@ -313,7 +312,7 @@ samp_main=$(main_reads samp_model.json)
 d=$((samp_main - full_main))
 [ ${d#-} -le 64 ] || fail "main thread's DRAM reads: $samp_main sampled, $full_main in full"
 echo "ok: main thread's DRAM reads: $samp_main sampled, $full_main in full"
-"$MEMPRISM" report sampled.data | grep -q "each thread's recorded x its own factor, 1.00 to 7.0" ||
+grep -q "each thread's recorded x its own factor, 1.00 to 7.0" <("$MEMPRISM" report sampled.data) ||
 	fail "the text report does not give the threads' factors"
 # Skips and bursts shorter than a round of malloc, 2,048 accesses and free:
 # events fall inside skips, every access is still the block's, and the
@@ -335,7 +334,7 @@ expect_eq "events: physically indexed share, sampled as full" "$(phys events_ful
 # in later bursts are first touches the skips would have hit, and the
 # report says its DRAM estimates are likely far too high; arrays' 320 MiB
 # does not fit, and gets no such warning
-"$MEMPRISM" report --model nehalem-e5504 events.data 2>&1 | grep -q "fits the modelled LLC (4096 KiB)" ||
+grep -q "fits the modelled LLC (4096 KiB)" <("$MEMPRISM" report --model nehalem-e5504 events.data 2>&1) ||
 	fail "a sampled small-footprint program is not warned of its cold-miss bias"
 grep -q "fits the modelled LLC" samp_model.json && fail "arrays (320 MiB) warned as if it fitted the LLC"
 echo "ok: the cold-miss warning (events yes, arrays no)"
@@ -362,9 +361,9 @@ int main(void)
 SRC
 "$MEMPRISM" cc -O2 initset.c -o initset
 "$MEMPRISM" record -q --no-pagemap --sample-bursts 1000,9000 -o initset.data -- ./initset || true
-"$MEMPRISM" report --model nehalem-e5504 initset.data 2>&1 | grep -q "long ranges (memset, memcpy) recorded in its bursts" ||
+grep -q "long ranges (memset, memcpy) recorded in its bursts" <("$MEMPRISM" report --model nehalem-e5504 initset.data 2>&1) ||
 	fail "a scaled thread's recorded memset is not warned of"
-"$MEMPRISM" report --model nehalem-e5504 sampled.data 2>&1 | grep -q "long ranges" &&
+grep -q "long ranges" <("$MEMPRISM" report --model nehalem-e5504 sampled.data 2>&1) &&
 	fail "arrays' main-thread memsets (factor 1) warned of"
 echo "ok: the long-range warning (initset yes, arrays no)"
 # a failed exec (the runtime flushed before it) does not end the sampling
@@ -408,7 +407,7 @@ grep -q '"at_replay":true' <("$MEMPRISM" report --model nehalem-e5504 --sample-b
 	fail "the JSON report does not say the bursts were made at replay"
 grep -q "the model saw only the sampled bursts (replayed with --sample-bursts)" rreplay.txt ||
 	fail "the report does not warn that the model saw the replayed bursts only"
-"$MEMPRISM" tlb --model nehalem-e5504 --sample-bursts 10000,90000 rfull.data | grep -q "^sampled:   bursts at replay" ||
+grep -q "^sampled:   bursts at replay" <("$MEMPRISM" tlb --model nehalem-e5504 --sample-bursts 10000,90000 rfull.data) ||
 	fail "the TLB view does not say the bursts were made at replay"
 # a trace recorded in bursts is not sampled again; a bad value, no model,
 # memtrace: refused with a message

@@ -59,7 +59,7 @@ model cfull.json nehalem-e5504 prodcons.data
 model csamp.json nehalem-e5504 prodcons.data 10000,90000
 ratio_in "prodcons: DRAM reads" "$(dram cfull.json reads)" "$(dram csamp.json reads)" 80 125
 # Too few accesses recorded to estimate anything: said.
-"$MEMPRISM" report --model nehalem-e5504 --sample-bursts 1,999999 prodcons.data | grep -q "too few for the model's estimates" ||
+grep -q "too few for the model's estimates" <("$MEMPRISM" report --model nehalem-e5504 --sample-bursts 1,999999 prodcons.data) ||
 	fail "a replay that kept a few accesses does not say they are too few"
 echo "ok: too few accesses: said"
 # Objects the bound takes whole though they are not heap or static: a
