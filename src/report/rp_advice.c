@@ -12,7 +12,11 @@
  *   line use    few of the bytes DRAM brings in for it used: pack, reorder;
  *   store fills its stores, filling whole lines in order, read each line
  *               from DRAM first (write-allocate, seed 000's Table II):
- *               non-temporal stores.
+ *               non-temporal stores;
+ *   set conflicts
+ *               a stride that is a multiple of many lines reaches few of
+ *               L1's sets, whose ways cannot keep what it reuses: pad the
+ *               stride, interchange or block the loops.
  * The thresholds are in docs/model.md ("What to change").
  */
 #include <inttypes.h>
@@ -30,6 +34,8 @@
 #define ADV_LINE_USE 0.25 /* bytes used of those DRAM brings in */
 #define ADV_STORE_FILLS 0.25 /* of its DRAM reads */
 #define ADV_FILL_STRIDE 16 /* bytes: stores this close together write whole lines */
+#define ADV_SETS_REACHED 8 /* a stride reaching 1/8 of L1's sets or fewer */
+#define ADV_L1_FILLS 2.0 /* L1 fills per line of the object: it is reused, and L1 does not keep it */
 
 const char *rp_advice_name(enum rp_advice_kind k)
 {
@@ -42,6 +48,8 @@ const char *rp_advice_name(enum rp_advice_kind k)
 		return "line-use";
 	case RP_ADV_STORE_FILLS:
 		return "store-fills";
+	case RP_ADV_SET_CONFLICTS:
+		return "set-conflicts";
 	}
 	return "?";
 }
@@ -184,8 +192,14 @@ static void passes_finding(const struct rp_opts *o, const struct an_class *c, co
 		 rp_grouped(lines, sizeof(lines), nlines), a->value, rp_human(cache, sizeof(cache), llc),
 		 p ? an_pat_format(pat, sizeof(pat), p) : "unknown");
 	rp_human(half, sizeof(half), llc / 2);
-	int sequential = p && (p->kind == AN_PAT_FORWARD || p->kind == AN_PAT_BACKWARD || p->kind == AN_PAT_STRIDED);
-	if (sequential)
+	int sequential = p && (p->kind == AN_PAT_FORWARD || p->kind == AN_PAT_BACKWARD);
+	if (p && p->kind == AN_PAT_STRIDED)
+		snprintf(a->fix, sizeof(a->fix),
+			 "it is walked with a stride, so a line fetched for one access is gone before the accesses "
+			 "to the rest of it: interchange the loops so the inner one walks along it, or block them "
+			 "(tiles of at most half the LLC, %s)",
+			 half);
+	else if (sequential)
 		snprintf(a->fix, sizeof(a->fix),
 			 "its passes do not reuse what the pass before brought in: fuse the loops that pass over it "
 			 "(initialise it in the loop that first uses it), or block them: work on tiles of at most "
@@ -233,6 +247,41 @@ static void store_fills_finding(const struct an_class *c, const struct an_patter
 		 "stores bypass the caches");
 }
 
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The L1 sets a stride of k lines reaches: a + j k (mod sets) takes
+ * sets / gcd(k, sets) values (L1 is indexed within the page offset on
+ * the machines modelled, so virtual and physical strides agree). */
+static void conflicts_finding(const struct mp_machine *m, const struct an_pattern *p, uint64_t k, uint64_t sets,
+			      uint64_t misses, uint64_t nlines, struct rp_advice *a)
+{
+	uint64_t g = gcd(k, sets), reached = sets / g, line = m->line;
+	char held[32], l1[32], ms[32], ls[32], row[32];
+	snprintf(a->evidence, sizeof(a->evidence),
+		 "its accesses go strided %+lld (%llu lines): in L1's %llu sets that reaches %llu (gcd(%llu, %llu) = "
+		 "%llu), whose %u ways hold %llu lines (%s) of the cache's %s; each of its lines came into L1 %.1f "
+		 "times (%s L1 misses for %s lines, %.1f%% of all L1 misses)",
+		 (long long)p->stride, (unsigned long long)k, (unsigned long long)sets, (unsigned long long)reached,
+		 (unsigned long long)k, (unsigned long long)sets, (unsigned long long)g, m->l1d.ways,
+		 (unsigned long long)(reached * m->l1d.ways),
+		 rp_human(held, sizeof(held), reached * m->l1d.ways * line), rp_human(l1, sizeof(l1), m->l1d.size),
+		 a->value, rp_grouped(ms, sizeof(ms), misses), rp_grouped(ls, sizeof(ls), nlines), 100.0 * a->share);
+	snprintf(row, sizeof(row), "%llu", (unsigned long long)(k * line + line));
+	snprintf(a->fix, sizeof(a->fix),
+		 "pad the stride off a multiple of the sets: make each row one line longer (%s bytes: an odd number "
+		 "of lines reaches every set), or interchange the loops so the inner one walks along a row, or "
+		 "block them",
+		 row);
+}
+
 size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsigned kinds, struct rp_advice *out,
 		      size_t cap)
 {
@@ -240,7 +289,9 @@ size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsign
 	if (r->mem_origin != AN_MEM_MODELLED)
 		return 0;
 	const struct an_mem *t = &r->mem_total;
-	uint64_t line = o->machine && o->machine->line ? o->machine->line : 64;
+	const struct mp_machine *m = o->machine;
+	uint64_t line = m && m->line ? m->line : 64;
+	uint64_t l1_sets = m && m->l1d.ways ? m->l1d.size / ((uint64_t)m->l1d.ways * line) : 0;
 	for (size_t i = 0; i < r->nclasses; i++) {
 		const struct an_class *c = &r->classes[i];
 		const struct an_mem *x = &c->mem;
@@ -256,10 +307,21 @@ size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsign
 			walks_finding(o, c, &a);
 			add(out, cap, &n, &a);
 		}
+		uint64_t nlines = (c->bytes_allocated + line - 1) / line;
+		uint64_t misses = x->refs - x->level[MP_LVL_L1], k = p ? (uint64_t)llabs(p->stride) / line : 0;
+		a.share = ratio(misses, t->refs - t->level[MP_LVL_L1]);
+		if ((kinds & (1u << RP_ADV_SET_CONFLICTS)) && l1_sets >= ADV_SETS_REACHED && p &&
+		    p->kind == AN_PAT_STRIDED && k && (uint64_t)llabs(p->stride) % line == 0 &&
+		    l1_sets / gcd(k, l1_sets) * ADV_SETS_REACHED <= l1_sets && misses >= ADV_MIN_READS &&
+		    a.share >= ADV_MIN_SHARE && nlines && ratio(misses, nlines) >= ADV_L1_FILLS) {
+			a.kind = RP_ADV_SET_CONFLICTS;
+			a.value = ratio(misses, nlines);
+			conflicts_finding(m, p, k, l1_sets, misses, nlines, &a);
+			add(out, cap, &n, &a);
+		}
 		a.share = ratio(x->dram_reads, t->dram_reads);
 		if (x->dram_reads < ADV_MIN_READS || a.share < ADV_MIN_SHARE)
 			continue;
-		uint64_t nlines = (c->bytes_allocated + line - 1) / line;
 		if ((kinds & (1u << RP_ADV_PASSES)) && nlines && ratio(x->dram_reads, nlines) >= ADV_PASSES) {
 			a.kind = RP_ADV_PASSES;
 			a.value = ratio(x->dram_reads, nlines);
@@ -296,8 +358,9 @@ void rp_advice_text(FILE *out, const struct an_result *r, const struct rp_opts *
 	fprintf(out, "\nwhat to change (from the modelled figures):\n");
 	if (!n)
 		fprintf(out, "  none: no object has %s worth a change (thresholds: docs/model.md)\n",
-			kinds == (1u << RP_ADV_WALKS) ? "page walks"
-						      : "page walks, DRAM passes, line use or store fills");
+			kinds == (1u << RP_ADV_WALKS)
+				? "page walks"
+				: "page walks, DRAM passes, line use, store fills or set conflicts");
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "  %s: %s\n    evidence: %s\n    change:   %s\n", rp_advice_name(adv[i].kind),
 			adv[i].cls->label, adv[i].evidence, adv[i].fix);

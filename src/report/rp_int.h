@@ -34,21 +34,23 @@ void rp_latency_section(FILE *out, const struct rp_lat_row *rows, size_t n, size
 /* What to change (rp_advice.c): findings of a modelled result's object
  * view, each an object, the cost it accounts for, the evidence and the
  * change, as sentences. */
-enum rp_advice_kind { RP_ADV_WALKS, RP_ADV_PASSES, RP_ADV_LINE_USE, RP_ADV_STORE_FILLS };
+enum rp_advice_kind { RP_ADV_WALKS, RP_ADV_PASSES, RP_ADV_LINE_USE, RP_ADV_STORE_FILLS, RP_ADV_SET_CONFLICTS };
 #define RP_ADVICE_MAX 8
 struct rp_advice {
 	enum rp_advice_kind kind;
 	const struct an_class *cls;
-	double share; /* of all page walks (RP_ADV_WALKS) or DRAM reads */
+	double share; /* of all page walks (RP_ADV_WALKS), L1 misses (RP_ADV_SET_CONFLICTS) or DRAM reads */
 	/* walks per line reference, DRAM reads per line, the share of the
-	 * bytes fetched used, or the share of DRAM reads that are store fills */
+	 * bytes fetched used, the share of DRAM reads that are store fills, or
+	 * L1 fills per line */
 	double value;
 	char evidence[512], fix[1536]; /* (fix: with a what-if command of up to 1 KiB) */
 };
-/* "page-walks", "dram-passes", "line-use", "store-fills". */
+/* "page-walks", "dram-passes", "line-use", "store-fills", "set-conflicts". */
 const char *rp_advice_name(enum rp_advice_kind k);
 #define RP_ADVICE_ALL                                                                                                  \
-	((1u << RP_ADV_WALKS) | (1u << RP_ADV_PASSES) | (1u << RP_ADV_LINE_USE) | (1u << RP_ADV_STORE_FILLS))
+	((1u << RP_ADV_WALKS) | (1u << RP_ADV_PASSES) | (1u << RP_ADV_LINE_USE) | (1u << RP_ADV_STORE_FILLS) |         \
+	 (1u << RP_ADV_SET_CONFLICTS))
 /* Up to cap findings of the kinds in mask (bit 1 << kind) into out, the
  * largest share first; 0 for a result that is not modelled. o->patterns
  * and o->machine sharpen them. */

@@ -114,10 +114,38 @@ grep -q "_mm_stream_si128" fill.txt || fail "store-fills: no non-temporal store 
 rep --roi fill --sample-sets 16 --format json >fill16.json
 expect_eq "store-fills finding, sampled sets" "1.000000 1.000000" "$(finding fill16.json store-fills)"
 
+# A matrix of 256 rows of 8 KiB summed column by column (tests/rt/
+# conflicts.c): 8192 bytes is 128 lines, and gcd(128, 64) = 64, so a
+# column reaches 1 of L1's 64 sets, whose 8 ways cannot keep its 256 lines
+# for the next 7 columns: each line comes into L1 8 times. Rows one line
+# longer (129 lines, odd) reach every set: each line comes in once.
+build_rt conflicts
+"$MEMPRISM" record -q --no-pagemap -o c0.data -- ./conflicts 256 1024 0 >/dev/null
+"$MEMPRISM" record -q --no-pagemap -o c8.data -- ./conflicts 256 1024 8 >/dev/null
+cline=$(grep -n 'aligned_alloc' "$MP_SRC/tests/rt/conflicts.c" | cut -d: -f1)
+clabel="heap main \\(conflicts.c:$cline\\)"
+for c in c0 c8; do
+	"$MEMPRISM" report -q --model ./small.machine --roi columns --format csv $c.data >$c.csv
+	"$MEMPRISM" report -q --model ./small.machine --roi columns --format json $c.data >$c.json
+	"$MEMPRISM" report -q --model ./small.machine --roi columns $c.data >$c.txt
+done
+m0=$(($(csv_field c0.csv "$clabel" refs) - $(csv_field c0.csv "$clabel" l1)))
+m8=$(($(csv_field c8.csv "$clabel" refs) - $(csv_field c8.csv "$clabel" l1)))
+expect_eq "conflicts: L1 misses, every access" 262144 "$m0"
+[ "$m8" -le 32768 ] || fail "padded rows: $m8 L1 misses, expected one per line (32,768)"
+echo "ok: padded rows: $m8 L1 misses"
+expect_eq "set-conflicts finding" "1.000000 $(awk -v m="$m0" 'BEGIN { printf "%.6f", m / 32768 }')" \
+	"$(finding c0.json set-conflicts)"
+grep -qF "strided +8192 (128 lines): in L1's 64 sets that reaches 1 (gcd(128, 64) = 64), whose 8 ways hold 8 lines (512 B)" \
+	c0.txt || fail "set-conflicts evidence: $(cat c0.txt)"
+grep -qF "one line longer (8256 bytes" c0.txt || fail "set-conflicts: no padding advice"
+grep -q "interchange the loops" c0.txt || fail "a strided walk's DRAM passes: no interchange advice"
+expect_eq "no set-conflicts finding with padded rows" "" "$(finding c8.json set-conflicts)"
+
 # Only for modelled figures, in the object view
 "$MEMPRISM" report --roi passes p.data >plain.txt
 grep -q "what to change" plain.txt && fail "findings without a model"
-"$MEMPRISM" report --roi passes --format json p.data | grep -q '"findings"' && fail "JSON findings without a model"
+grep -q '"findings"' <("$MEMPRISM" report --roi passes --format json p.data) && fail "JSON findings without a model"
 rep --roi passes --by thread >thread.txt
 grep -q "what to change" thread.txt && fail "findings in the thread view"
 echo "ok: findings"

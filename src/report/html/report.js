@@ -391,7 +391,10 @@
 				el("div", { text: "change: " + f.fix }));
 			ul.append(li);
 		}
-		if (!D.findings.length) ul.append(el("li", { text: "none: no object has page walks, DRAM passes, line use or store fills worth a change" }));
+		if (!D.findings.length)
+			ul.append(el("li", {
+				text : "none: no object has page walks, DRAM passes, line use, store fills or set conflicts worth a change"
+			}));
 		app.append(el("h2", { text: "What to change (from the modelled figures)" }), ul);
 	}
 	app.append(el("h2", { text: "Time \u00d7 address per object" }), legend());
