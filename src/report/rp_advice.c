@@ -231,15 +231,18 @@ static void line_use_finding(const struct rp_opts *o, const struct an_class *c, 
 		 "of them");
 }
 
-static void store_fills_finding(const struct an_class *c, const struct an_pattern *p, struct rp_advice *a)
+static void store_fills_finding(const struct mp_machine *m, const struct an_class *c, const struct an_pattern *p,
+				struct rp_advice *a)
 {
-	char sf[32], rd[32], pat[64];
+	char sf[32], rd[32], pat[64], size[32], llc[32];
 	snprintf(a->evidence, sizeof(a->evidence),
 		 "%s of its %s DRAM reads (%.1f%%; %.1f%% of all) fetch lines for its stores (write-allocate: a "
-		 "store that misses reads its line first), and its accesses go %s, so the stores fill the "
-		 "lines they fetch",
+		 "store that misses reads its line first); its accesses go %s, so the stores fill the lines "
+		 "they fetch, and its %s is over half the modelled LLC (%s), so they leave the caches before "
+		 "long anyway",
 		 rp_grouped(sf, sizeof(sf), c->mem.store_fills), rp_grouped(rd, sizeof(rd), c->mem.dram_reads),
-		 100.0 * a->value, 100.0 * a->share, an_pat_format(pat, sizeof(pat), p));
+		 100.0 * a->value, 100.0 * a->share, an_pat_format(pat, sizeof(pat), p),
+		 rp_human(size, sizeof(size), c->max_size), rp_human(llc, sizeof(llc), m->llc.size));
 	snprintf(a->fix, sizeof(a->fix),
 		 "write it with non-temporal (streaming) stores, which skip that read: _mm_stream_si128, "
 		 "_mm256_stream_si256 or __builtin_nontemporal_store in the loop, then _mm_sfence(); or "
@@ -337,13 +340,15 @@ size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsign
 			line_use_finding(o, c, &a, used);
 			add(out, cap, &n, &a);
 		}
+		/* (streaming stores help where the lines would leave the caches
+		 * anyway: a buffer that stays cached is better read from there) */
 		int fills_lines = p && (p->kind == AN_PAT_FORWARD || p->kind == AN_PAT_BACKWARD) &&
 				  p->stride >= -ADV_FILL_STRIDE && p->stride <= ADV_FILL_STRIDE;
-		if ((kinds & (1u << RP_ADV_STORE_FILLS)) && fills_lines &&
+		if ((kinds & (1u << RP_ADV_STORE_FILLS)) && fills_lines && m && 2 * c->max_size > m->llc.size &&
 		    ratio(x->store_fills, x->dram_reads) >= ADV_STORE_FILLS) {
 			a.kind = RP_ADV_STORE_FILLS;
 			a.value = ratio(x->store_fills, x->dram_reads);
-			store_fills_finding(c, p, &a);
+			store_fills_finding(m, c, p, &a);
 			add(out, cap, &n, &a);
 		}
 	}

@@ -110,6 +110,12 @@ rep --roi fill >fill.txt
 grep -qF "131,072 of its 131,072 DRAM reads (100.0%; 100.0% of all) fetch lines for its stores" fill.txt ||
 	fail "store-fills evidence: $(cat fill.txt)"
 grep -q "_mm_stream_si128" fill.txt || fail "store-fills: no non-temporal store advice"
+grep -qF "its 8.0 MiB is over half the modelled LLC (1.0 MiB)" fill.txt || fail "store-fills: no size against the LLC"
+# on a machine whose LLC holds the array, the stores' lines stay cached:
+# no store-fills finding
+sed 's/^llc.size = .*/llc.size = 16M/' small.machine >bigllc.machine
+"$MEMPRISM" report -q --model ./bigllc.machine --roi fill --format json p.data >fillbig.json
+expect_eq "no store-fills finding where the LLC holds it" "" "$(finding fillbig.json store-fills)"
 # set sampling keeps the share (store fills scale with the fills)
 rep --roi fill --sample-sets 16 --format json >fill16.json
 expect_eq "store-fills finding, sampled sets" "1.000000 1.000000" "$(finding fill16.json store-fills)"
