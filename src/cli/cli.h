@@ -44,7 +44,10 @@ enum {
 struct cli_model {
 	struct mp_machine machine;
 	int have;
-	const char *arg; /* --model's argument as given, or NULL */
+	/* the model options as given, option and value (the what-if commands
+	 * the findings suggest repeat them) */
+	const char *args[2 * (CLI_MAX_PAGE_RULES + 8)];
+	size_t nargs;
 	unsigned page_shift;
 	int thread_map;
 	unsigned sample_sets; /* 0: every set */

@@ -38,7 +38,44 @@ int cli_parse_bursts(const char *arg, uint64_t *on, uint64_t *off)
 	return 0;
 }
 
+static int model_option_apply(struct cli_model *m, int c, const char *arg);
+
+/* Keeps option `name` ARG for the findings' what-if commands (rp_opts). */
+static void echo_arg(struct cli_model *m, const char *name, const char *arg)
+{
+	if (m->nargs + 2 <= sizeof(m->args) / sizeof(m->args[0])) {
+		m->args[m->nargs++] = name;
+		m->args[m->nargs++] = arg;
+	}
+}
+
 int cli_model_option(struct cli_model *m, int c, const char *arg)
+{
+	int rc = model_option_apply(m, c, arg);
+	if (rc == 0)
+		switch (c) {
+		case CLI_OPT_MODEL:
+			echo_arg(m, "--model", arg);
+			break;
+		case CLI_OPT_PAGES:
+			echo_arg(m, "--pages", arg);
+			break;
+		case CLI_OPT_SAMPLE_SETS:
+			echo_arg(m, "--sample-sets", arg);
+			break;
+		case CLI_OPT_SAMPLE_BURSTS:
+			echo_arg(m, "--sample-bursts", arg);
+			break;
+		case CLI_OPT_THREAD_MAP:
+			echo_arg(m, "--thread-map", arg);
+			break;
+		default:
+			break;
+		}
+	return rc;
+}
+
+static int model_option_apply(struct cli_model *m, int c, const char *arg)
 {
 	char err[512];
 	switch (c) {
@@ -51,7 +88,6 @@ int cli_model_option(struct cli_model *m, int c, const char *arg)
 			return 2;
 		}
 		m->have = 1;
-		m->arg = arg;
 		return 0;
 	case CLI_OPT_PAGES: {
 		const char *eq = strrchr(arg, '=');

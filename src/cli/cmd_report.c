@@ -139,7 +139,8 @@ int cmd_report(int argc, char **argv)
 	if (cli_model_apply(&model, &ao, 0))
 		return 2;
 	ro.machine = ao.machine;
-	ro.model_arg = model.arg;
+	ro.model_args = model.args;
+	ro.nmodel_args = model.nargs;
 	if (html)
 		return cli_report_html(html, &ao, &ro);
 	/* the object view shows how each object is walked (an_pattern.h) */

@@ -85,7 +85,8 @@ int cmd_tlb(int argc, char **argv)
 	if (cli_model_apply(&model, &ao, 1))
 		return 2;
 	ro.machine = ao.machine;
-	ro.model_arg = model.arg;
+	ro.model_args = model.args;
+	ro.nmodel_args = model.nargs;
 	struct an_result *res = NULL;
 	ao.progress = cli_progress;
 	ao.progress_arg = "modelling the trace";

@@ -29,10 +29,12 @@ struct rp_opts {
 	/* object view: access pattern per an_result.classes entry, or NULL */
 	const struct an_pattern *patterns;
 	unsigned width; /* text: fit rows to this many columns (a terminal's), 0: no limit */
-	/* model: the machine (the findings' cache and TLB sizes) and the
-	 * --model argument as given (the what-if commands they suggest), or NULL */
+	/* model: the machine (the findings' cache and TLB sizes) and the model
+	 * options as given, option and value in turn (the what-if commands
+	 * they suggest repeat them), or NULL */
 	const struct mp_machine *machine;
-	const char *model_arg;
+	const char *const *model_args;
+	size_t nmodel_args;
 	int color; /* text: ANSI colours (a terminal that wants them) */
 };
 

@@ -94,19 +94,23 @@ static void whatif_hint(char *buf, size_t cap, const struct an_class *c, const s
 		snprintf(what, sizeof(what), "%.*s", (int)(close - open - 1), open + 1);
 	else
 		snprintf(what, sizeof(what), "%s", c->label);
-	const char *parts[] = { what, o->model_arg, o->roi, o->data_path };
+	const char *parts[] = { what, o->roi, o->data_path };
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
 		if (parts[i] && strchr(parts[i], '\'')) {
+			buf[0] = 0;
+			return;
+		}
+	for (size_t i = 0; i < o->nmodel_args; i++)
+		if (strchr(o->model_args[i], '\'')) {
 			buf[0] = 0;
 			return;
 		}
 	char rule[300];
 	snprintf(rule, sizeof(rule), "%s=%s", what, size);
 	size_t n = (size_t)snprintf(buf, cap, "memprism whatif");
-	if (o->model_arg && n < cap) {
-		n += (size_t)snprintf(buf + n, cap - n, " --model");
-		n += n < cap ? shell_word(buf + n, cap - n, o->model_arg) : 0;
-	}
+	/* the report's model options: configuration A of the what-if */
+	for (size_t i = 0; i < o->nmodel_args && n < cap; i++)
+		n += shell_word(buf + n, cap - n, o->model_args[i]);
 	if (o->roi && n < cap) {
 		n += (size_t)snprintf(buf + n, cap - n, " --roi");
 		n += n < cap ? shell_word(buf + n, cap - n, o->roi) : 0;

@@ -31,7 +31,10 @@ stlb.entries = 64
 stlb.ways = 4
 stlb.pages = 4k,2m
 EOF_M
-rep() { "$MEMPRISM" report -q --model ./small.machine "$@" p.data; }
+# One model core: the default follows the CPUs the thread ran on, and a
+# move mid-pass finds lines in the other core's caches (fewer DRAM reads).
+T=(--thread-map spread)
+rep() { "$MEMPRISM" report -q --model ./small.machine "${T[@]}" "$@" p.data; }
 # the finding of kind $2 in JSON file $1: "share value"
 finding() {
 	grep -o "\"kind\":\"$2\",\"object\":\"[^\"]*\",\"share\":[0-9.]*,\"value\":[0-9.]*" "$1" |
@@ -75,16 +78,25 @@ grep -qF "8,192 page walks (100.0% of all), one per 1.0 line references; it span
 	pages.txt || fail "page-walks evidence: $(cat pages.txt)"
 grep -q "MADV_HUGEPAGE" pages.txt || fail "page-walks: no huge-page advice"
 cmd=$(grep -o '`memprism whatif[^`]*`' pages.txt | tr -d '`')
-expect_eq "suggested what-if" "memprism whatif --model ./small.machine --roi pages --vs-pages passes.c:$line=2M p.data" "$cmd"
+expect_eq "suggested what-if" \
+	"memprism whatif --model ./small.machine --thread-map spread --roi pages --vs-pages passes.c:$line=2M p.data" "$cmd"
 eval "\"\$MEMPRISM\" ${cmd#memprism } --format csv" >whatif.csv || fail "the suggested what-if failed"
 expect_eq "what-if: walks before" 8192 "$(csv_field whatif.csv "$label" walks_a)"
 expect_eq "what-if: walks in 2 MiB pages" 0 "$(csv_field whatif.csv "$label" walks_b)"
 # the tlb view has the page-walk findings alone
-"$MEMPRISM" tlb -q --model ./small.machine --roi pages p.data >tlb.txt
+"$MEMPRISM" tlb -q --model ./small.machine "${T[@]}" --roi pages p.data >tlb.txt
 grep -qF "page-walks: $obj" tlb.txt || fail "tlb view: no page-walks finding: $(cat tlb.txt)"
 grep -q "line-use" tlb.txt && fail "tlb view: findings other than page walks"
-"$MEMPRISM" tlb -q --model ./small.machine --roi passes p.data >tlb0.txt
+"$MEMPRISM" tlb -q --model ./small.machine "${T[@]}" --roi passes p.data >tlb0.txt
 grep -q "none: no object has page walks worth a change" tlb0.txt || fail "tlb view: no 'none' line: $(cat tlb0.txt)"
+# the what-if repeats the report's model options (configuration A)
+"$MEMPRISM" report -q --model ./small.machine --thread-map spread --pages "nothing-here=1G" --roi pages p.data >opts.txt
+cmd=$(grep -o '`memprism whatif[^`]*`' opts.txt | tr -d '`')
+expect_eq "what-if with the report's options" \
+	"memprism whatif --model ./small.machine --thread-map spread --pages nothing-here=1G --roi pages --vs-pages passes.c:$line=2M p.data" \
+	"$cmd"
+eval "\"\$MEMPRISM\" ${cmd#memprism } --format csv" >whatif2.csv || fail "the suggested what-if (options) failed"
+expect_eq "what-if (options): walks in 2 MiB pages" 0 "$(csv_field whatif2.csv "$label" walks_b)"
 # in 2 MiB pages the finding is gone
 rep --roi pages --pages "passes.c:$line=2M" --format json >pages2m.json
 expect_eq "no page-walks finding in 2 MiB pages" "" "$(finding pages2m.json page-walks)"
@@ -93,7 +105,7 @@ expect_eq "no page-walks finding in 2 MiB pages" "" "$(finding pages2m.json page
 # only): 1 GiB pages are the change.
 sed 's/^dtlb2m.entries = .*/dtlb2m.entries = 1/; s/^dtlb2m.ways = .*/dtlb2m.ways = 1/; s/^stlb.pages = .*/stlb.pages = 4k/' \
 	small.machine >tiny2m.machine
-"$MEMPRISM" report -q --model ./tiny2m.machine --roi pages p.data >tiny.txt
+"$MEMPRISM" report -q --model ./tiny2m.machine "${T[@]}" --roi pages p.data >tiny.txt
 grep -q "put it in 1 GiB pages" tiny.txt || fail "beyond the 2 MiB reach: no 1 GiB advice: $(cat tiny.txt)"
 grep -qF -- "--vs-pages passes.c:$line=1G" tiny.txt || fail "beyond the 2 MiB reach: what-if not in 1 GiB pages"
 
@@ -114,7 +126,7 @@ grep -qF "its 8.0 MiB is over half the modelled LLC (1.0 MiB)" fill.txt || fail 
 # on a machine whose LLC holds the array, the stores' lines stay cached:
 # no store-fills finding
 sed 's/^llc.size = .*/llc.size = 16M/' small.machine >bigllc.machine
-"$MEMPRISM" report -q --model ./bigllc.machine --roi fill --format json p.data >fillbig.json
+"$MEMPRISM" report -q --model ./bigllc.machine "${T[@]}" --roi fill --format json p.data >fillbig.json
 expect_eq "no store-fills finding where the LLC holds it" "" "$(finding fillbig.json store-fills)"
 # set sampling keeps the share (store fills scale with the fills)
 rep --roi fill --sample-sets 16 --format json >fill16.json
@@ -131,9 +143,9 @@ build_rt conflicts
 cline=$(grep -n 'aligned_alloc' "$MP_SRC/tests/rt/conflicts.c" | cut -d: -f1)
 clabel="heap main \\(conflicts.c:$cline\\)"
 for c in c0 c8; do
-	"$MEMPRISM" report -q --model ./small.machine --roi columns --format csv $c.data >$c.csv
-	"$MEMPRISM" report -q --model ./small.machine --roi columns --format json $c.data >$c.json
-	"$MEMPRISM" report -q --model ./small.machine --roi columns $c.data >$c.txt
+	"$MEMPRISM" report -q --model ./small.machine "${T[@]}" --roi columns --format csv $c.data >$c.csv
+	"$MEMPRISM" report -q --model ./small.machine "${T[@]}" --roi columns --format json $c.data >$c.json
+	"$MEMPRISM" report -q --model ./small.machine "${T[@]}" --roi columns $c.data >$c.txt
 done
 m0=$(($(csv_field c0.csv "$clabel" refs) - $(csv_field c0.csv "$clabel" l1)))
 m8=$(($(csv_field c8.csv "$clabel" refs) - $(csv_field c8.csv "$clabel" l1)))
