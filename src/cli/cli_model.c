@@ -51,27 +51,18 @@ static void echo_arg(struct cli_model *m, const char *name, const char *arg)
 
 int cli_model_option(struct cli_model *m, int c, const char *arg)
 {
+	static const struct {
+		int c;
+		const char *name;
+	} echoed[] = { { CLI_OPT_MODEL, "--model" },
+		       { CLI_OPT_PAGES, "--pages" },
+		       { CLI_OPT_SAMPLE_SETS, "--sample-sets" },
+		       { CLI_OPT_SAMPLE_BURSTS, "--sample-bursts" },
+		       { CLI_OPT_THREAD_MAP, "--thread-map" } };
 	int rc = model_option_apply(m, c, arg);
-	if (rc == 0)
-		switch (c) {
-		case CLI_OPT_MODEL:
-			echo_arg(m, "--model", arg);
-			break;
-		case CLI_OPT_PAGES:
-			echo_arg(m, "--pages", arg);
-			break;
-		case CLI_OPT_SAMPLE_SETS:
-			echo_arg(m, "--sample-sets", arg);
-			break;
-		case CLI_OPT_SAMPLE_BURSTS:
-			echo_arg(m, "--sample-bursts", arg);
-			break;
-		case CLI_OPT_THREAD_MAP:
-			echo_arg(m, "--thread-map", arg);
-			break;
-		default:
-			break;
-		}
+	for (size_t i = 0; rc == 0 && i < sizeof(echoed) / sizeof(echoed[0]); i++)
+		if (echoed[i].c == c)
+			echo_arg(m, echoed[i].name, arg);
 	return rc;
 }
 

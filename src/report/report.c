@@ -666,7 +666,7 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 	}
 	fprintf(out, "],");
 	if (res->mem_origin == AN_MEM_MODELLED && o->by == RP_BY_OBJECT) {
-		rp_advice_json(out, res, o);
+		rp_advice_json(out, res, o, rp_json_str);
 		fputc(',', out);
 	}
 	fprintf(out, "\"warnings\":[");

@@ -270,19 +270,8 @@ static int write_data(FILE *out, const struct an_result *r, const struct rp_opts
 		write_numa(out, r);
 	if (r->mem_origin == AN_MEM_MODELLED) {
 		/* what to change (rp_advice.c), as the text report has it */
-		struct rp_advice adv[RP_ADVICE_MAX];
-		size_t n = rp_advice_find(r, o, RP_ADVICE_ALL, adv, RP_ADVICE_MAX);
-		fprintf(out, ",\"findings\":[");
-		for (size_t i = 0; i < n; i++) {
-			fprintf(out, "%s{\"kind\":\"%s\",\"object\":", i ? "," : "", rp_advice_name(adv[i].kind));
-			jstr(out, adv[i].cls->label);
-			fprintf(out, ",\"share\":%.6f,\"evidence\":", adv[i].share);
-			jstr(out, adv[i].evidence);
-			fprintf(out, ",\"fix\":");
-			jstr(out, adv[i].fix);
-			fputc('}', out);
-		}
-		fputc(']', out);
+		fputc(',', out);
+		rp_advice_json(out, r, o, jstr);
 	}
 	fprintf(out, ",\"warnings\":[");
 	for (size_t i = 0; i < r->nwarnings; i++) {

@@ -375,18 +375,19 @@ void rp_advice_text(FILE *out, const struct an_result *r, const struct rp_opts *
 			adv[i].cls->label, adv[i].evidence, adv[i].fix);
 }
 
-void rp_advice_json(FILE *out, const struct an_result *r, const struct rp_opts *o)
+void rp_advice_json(FILE *out, const struct an_result *r, const struct rp_opts *o,
+		    void (*str)(FILE *out, const char *s))
 {
 	struct rp_advice adv[RP_ADVICE_MAX];
 	size_t n = rp_advice_find(r, o, RP_ADVICE_ALL, adv, RP_ADVICE_MAX);
 	fprintf(out, "\"findings\":[");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "%s{\"kind\":\"%s\",\"object\":", i ? "," : "", rp_advice_name(adv[i].kind));
-		rp_json_str(out, adv[i].cls->label);
+		str(out, adv[i].cls->label);
 		fprintf(out, ",\"share\":%.6f,\"value\":%.6f,\"evidence\":", adv[i].share, adv[i].value);
-		rp_json_str(out, adv[i].evidence);
+		str(out, adv[i].evidence);
 		fprintf(out, ",\"fix\":");
-		rp_json_str(out, adv[i].fix);
+		str(out, adv[i].fix);
 		fprintf(out, "}");
 	}
 	fprintf(out, "]");

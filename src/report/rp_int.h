@@ -56,9 +56,12 @@ const char *rp_advice_name(enum rp_advice_kind k);
  * and o->machine sharpen them. */
 size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsigned kinds, struct rp_advice *out,
 		      size_t cap);
-/* The text section ("what to change") and the JSON member ("findings"). */
+/* The text section ("what to change"), and the JSON member ("findings"),
+ * its strings written by str (rp_json_str; the HTML page's own, safe
+ * inside <script>). */
 void rp_advice_text(FILE *out, const struct an_result *r, const struct rp_opts *o, unsigned kinds);
-void rp_advice_json(FILE *out, const struct an_result *r, const struct rp_opts *o);
+void rp_advice_json(FILE *out, const struct an_result *r, const struct rp_opts *o,
+		    void (*str)(FILE *out, const char *s));
 
 /* Views of a `record --source faults` result (every --by, --by page too). */
 int rp_render_faults(FILE *out, const struct an_result *res, const struct rp_opts *o);
