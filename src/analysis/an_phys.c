@@ -17,10 +17,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "analysis/an_int.h"
 #include "common/hashmap.h"
+#include "common/mp_bigmem.h"
 
 struct phys_ent {
 	uint64_t vpage, pfn, time;
@@ -180,27 +180,15 @@ static int insert(struct an_phys *ph, uint32_t pid, uint64_t vpage, uint64_t pfn
 
 void *an_table_calloc(size_t n, size_t size)
 {
-	const size_t huge = 2u << 20;
 	if (size && n > SIZE_MAX / size)
 		return NULL;
-	size_t len = n * size;
-	if (len < huge) {
-		/* Written now, not calloc'd: a big calloc is fresh mmap'd
-		 * memory, whose probes map the shared zero page, and each
-		 * page's first store then takes a copy-on-write fault that
-		 * flushes the other threads' TLBs (the symbol loader's): 4% of
-		 * a bounded arrays report, by perf. */
-		void *p = malloc(len ? len : 1);
-		if (p)
-			memset(p, 0, len);
-		return p;
-	}
-	len = (len + huge - 1) & ~(huge - 1);
-	void *p = aligned_alloc(huge, len);
-	if (!p)
-		return NULL;
-	madvise(p, len, MADV_HUGEPAGE); /* a hint: without THP, 4 KiB pages */
-	memset(p, 0, len);
+	/* Written now, not calloc'd: a big calloc is fresh mmap'd memory,
+	 * whose probes map the shared zero page, and each page's first store
+	 * then takes a copy-on-write fault that flushes the other threads'
+	 * TLBs (the symbol loader's): 4% of a bounded arrays report, by perf. */
+	void *p = mp_big_alloc(n * size);
+	if (p)
+		memset(p, 0, n * size);
 	return p;
 }
 

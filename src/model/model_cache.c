@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mp_bigmem.h"
 #include "model/model_int.h"
 
 /* Every LRU set starts with way i at rank i (empty ways go first anyway). */
@@ -93,7 +94,7 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 	if (at > UINT32_MAX || c->sets > SIZE_MAX / at)
 		return -EINVAL;
 	c->set_bytes = (uint32_t)at;
-	c->mem = aligned_alloc(64, (size_t)c->sets * at);
+	c->mem = mp_big_alloc((size_t)c->sets * at);
 	if (!c->mem) {
 		model_cache_fini(c);
 		return -ENOMEM;
@@ -110,7 +111,7 @@ int model_cache_keep_every(struct model_cache *c, unsigned n)
 	if (n == 0 || (n & (n - 1)) || c->all_sets % n)
 		return -EINVAL;
 	uint32_t kept = c->all_sets >> shift;
-	uint8_t *mem = aligned_alloc(64, (size_t)kept * c->set_bytes);
+	uint8_t *mem = mp_big_alloc((size_t)kept * c->set_bytes);
 	if (!mem)
 		return -ENOMEM;
 	free(c->mem);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "common/mp_bigmem.h"
 #include "common/mp_memlevel.h"
 #include "model/model.h"
 #include "model/model_int.h"
@@ -1350,8 +1351,35 @@ static void test_cpuid_inclusion(void)
 	mp_model_free(mo);
 }
 
+/* The cache sets' memory: lines for a small model, 2 MiB pages' alignment
+ * for a big one (an LLC of 32 MiB has 8 MiB of sets), all of it usable. */
+static void test_big_alloc(void)
+{
+	uint8_t *p = mp_big_alloc(100);
+	CHECK(p && (uintptr_t)p % 64 == 0);
+	memset(p, 1, 100);
+	free(p);
+	p = mp_big_alloc((3u << 20) + 5);
+	CHECK(p && (uintptr_t)p % (2u << 20) == 0);
+	if (p)
+		memset(p, 1, (3u << 20) + 5);
+	free(p);
+	p = mp_big_alloc(0);
+	CHECK(p != NULL);
+	free(p);
+	CHECK(mp_big_alloc(SIZE_MAX - 10) == NULL);
+	struct model_cache c;
+	CHECK_EQ(model_cache_init(&c, (32u << 20) / 64, 16, MP_REPL_LRU, 1), 0);
+	CHECK((uintptr_t)c.mem % (2u << 20) == 0);
+	CHECK_EQ(model_cache_find(&c, 12345), -1);
+	CHECK_EQ(model_cache_keep_every(&c, 16), 0);
+	CHECK((uintptr_t)c.mem % 64 == 0);
+	model_cache_fini(&c);
+}
+
 int main(void)
 {
+	test_big_alloc();
 	test_lru_plru();
 	test_lru_reference();
 	test_writeback();
