@@ -147,8 +147,8 @@ uint32_t an_part_find(struct an_state *st, struct an_stream *s, uint32_t cls)
 		}
 		idx = (uint32_t)(st->parts.n - 1);
 	}
-	s->part_cls = cls;
-	s->part = idx + 1;
+	s->part_recent[cls % AN_PART_RECENT].cls = cls;
+	s->part_recent[cls % AN_PART_RECENT].part = idx + 1;
 	return idx;
 }
 

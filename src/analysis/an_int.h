@@ -51,7 +51,8 @@ struct an_proc {
 #define AN_SKIP_MAX (1ull << 50)
 #define AN_IP_CACHE 16 /* slots: the top 4 bits of a multiplicative hash */
 #define AN_PAT_RECENT 4 /* pattern summaries a stream keeps at hand */
-#define AN_OWN_CACHE 16 /* model line owners a stream keeps at hand (a power of two) */
+#define AN_PART_RECENT 8 /* burst sampling: parts a stream keeps at hand (a power of two) */
+#define AN_OWN_CACHE 64 /* model line owners a stream keeps at hand (a power of two) */
 
 #define AN_AHEAD 16 /* model lookahead, records: covers a host memory miss or two */
 /* After its translation slot, a line's model sets are hinted this many
@@ -132,9 +133,12 @@ struct an_stream {
 	 * yet told (as a DROPPED record would) */
 	uint64_t replay_left, replay_skipped;
 	int replay_skipping;
-	/* burst sampling (st->parts): the last class looked up in an_part_get
-	 * and its part + 1 (0: none) */
-	uint32_t part_cls, part;
+	/* burst sampling (st->parts): classes looked up in an_part_get and
+	 * their parts + 1 (0: none), in slot cls % AN_PART_RECENT (a loop's
+	 * accesses go to a few objects in turn: one slot missed at each) */
+	struct {
+		uint32_t cls, part;
+	} part_recent[AN_PART_RECENT];
 	/* opts->patterns: the summary of (pat_cls, this thread), NULL if none
 	 * yet, and those of recent classes (slot cls % AN_PAT_RECENT): a loop
 	 * body touches a few objects in turn */
@@ -328,8 +332,9 @@ uint32_t an_part_find(struct an_state *st, struct an_stream *s, uint32_t cls);
  * asked before. */
 static inline uint32_t an_part_get(struct an_state *st, struct an_stream *s, uint32_t cls)
 {
-	if (s->part && s->part_cls == cls)
-		return s->part - 1;
+	const unsigned k = cls % AN_PART_RECENT;
+	if (s->part_recent[k].part && s->part_recent[k].cls == cls)
+		return s->part_recent[k].part - 1;
 	return an_part_find(st, s, cls);
 }
 
