@@ -714,7 +714,7 @@ static inline void access_extras(struct an_state *st, struct an_stream *s, uint3
  * whose loop touches the stack, a static generator and two blocks: with one
  * lookup kept, dropped by every malloc and free, 16M of its 18M went to
  * the map; with four, 4M, the new blocks' first touches. */
-static struct an_obj *stream_lookup(struct an_stream *s, const struct an_objmap *m, uint64_t addr)
+static struct an_obj *stream_lookup(struct an_stream *s, struct an_objmap *m, uint64_t addr)
 {
 	struct an_lookup hit = { 0 };
 	int k = 0, stale = AN_LOOKUPS - 1; /* (else the oldest goes) */

@@ -70,6 +70,7 @@ void an_objmap_init(struct an_objmap *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->slab_used = SLAB;
+	memset(m->wait_slot, 0xff, sizeof(m->wait_slot));
 }
 
 static void bn_free_tree(struct an_bnode *b)
@@ -387,10 +388,12 @@ static void changed(struct an_objmap *m, uint64_t lo, uint64_t hi)
 	m->log_hi[m->gen % AN_OBJMAP_LOG] = hi;
 }
 
-void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi)
+/* an_objmap_punch on the tree alone, unlogged; returns 1 and the range it
+ * touched in *tlo, *thi, or 0 for an empty hole. */
+static int punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi, uint64_t *tlo, uint64_t *thi)
 {
 	if (hi <= lo)
-		return;
+		return 0;
 	/* the range the change touches: [lo, hi) and whole objects cut */
 	uint64_t alo = lo, ahi = hi;
 	/* an object starting before lo that reaches past it: trim or split */
@@ -415,7 +418,165 @@ void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi)
 		}
 		obj_release(m, o);
 	}
-	changed(m, alo, ahi);
+	*tlo = alo;
+	*thi = ahi;
+	return 1;
+}
+
+/* Puts new object o in its layer's tree, ending what it overlaps there
+ * (logged). 0, or -1 on ENOMEM with o in no tree. */
+static int bt_add(struct an_objmap *m, struct an_obj *o)
+{
+	/* Mostly the range is free (a malloc of memory freed before): one way
+	 * down finds its neighbours and the place for it, and no punch is
+	 * logged (a lookup stays good for the last AN_OBJMAP_LOG changes: a
+	 * punch's and an insert's per malloc halved that). */
+	struct an_bnode *path[BT_MAXH];
+	unsigned at[BT_MAXH];
+	int h, layer = o->layer;
+	if (m->root[layer] && m->root[layer]->n) {
+		struct an_bnode *b = bt_descend(m, layer, o->lo, path, at, &h);
+		unsigned i = bn_upper(b, o->lo);
+		const struct an_obj *f = leaf_before(b, i), *c = leaf_at(b, i);
+		if ((!f || f->hi <= o->lo) && (!c || c->lo >= o->hi))
+			return bt_insert_at(m, layer, b, i, path, at, h, o);
+	}
+	uint64_t tlo, thi;
+	if (punch(m, layer, o->lo, o->hi, &tlo, &thi))
+		changed(m, tlo, thi);
+	return bt_insert(m, layer, o);
+}
+
+/* --- objects kept aside (an_objmap.h) ----------------------------------- */
+
+#define WAIT_BITS 9
+#define WAIT_SLOTS (1u << WAIT_BITS) /* at most half full */
+_Static_assert(WAIT_SLOTS == 2 * AN_OBJMAP_WAIT, "the index has twice the slots of the objects");
+
+static inline unsigned wait_home(uint64_t lo)
+{
+	return (unsigned)((lo * 0x9e3779b97f4a7c15ull) >> (64 - WAIT_BITS));
+}
+
+/* The index slot of the object waiting with start lo, or -1. */
+static int wait_find(const struct an_objmap *m, uint64_t lo)
+{
+	for (unsigned h = wait_home(lo);; h = (h + 1) & (WAIT_SLOTS - 1)) {
+		int32_t i = m->wait_slot[h];
+		if (i < 0)
+			return -1;
+		if (m->wait[i]->lo == lo)
+			return (int)h;
+	}
+}
+
+static void wait_index(struct an_objmap *m, uint32_t i)
+{
+	unsigned h = wait_home(m->wait[i]->lo);
+	while (m->wait_slot[h] >= 0)
+		h = (h + 1) & (WAIT_SLOTS - 1);
+	m->wait_slot[h] = (int32_t)i;
+}
+
+/* Empties index slot h; the entries after it in its run move back to where
+ * a probe from their home finds them (no tombstones to sweep). */
+static void wait_unindex(struct an_objmap *m, unsigned h)
+{
+	for (unsigned j = (h + 1) & (WAIT_SLOTS - 1);; j = (j + 1) & (WAIT_SLOTS - 1)) {
+		int32_t i = m->wait_slot[j];
+		if (i < 0)
+			break;
+		unsigned home = wait_home(m->wait[i]->lo);
+		if (((j - home) & (WAIT_SLOTS - 1)) >= ((j - h) & (WAIT_SLOTS - 1))) {
+			m->wait_slot[h] = i;
+			h = j;
+		}
+	}
+	m->wait_slot[h] = -1;
+}
+
+/* Every waiting object goes into the tree, in the order they came: one
+ * overlapping another (a free not seen, or replayed late) ends it there,
+ * as it would have on the spot. Before anything reads the tree. */
+static void wait_join(struct an_objmap *m)
+{
+	uint32_t n = m->nwait;
+	if (!n)
+		return;
+	if (m->wait_live > WAIT_SLOTS / 16) {
+		memset(m->wait_slot, 0xff, sizeof(m->wait_slot));
+	} else {
+		/* (a lookup in a burst joins one or two: their slots alone;
+		 * emptied in any order, a slot's run may break, so each search
+		 * goes on past empty slots to its own) */
+		for (uint32_t i = 0; i < n; i++) {
+			if (!m->wait[i])
+				continue;
+			unsigned h = wait_home(m->wait[i]->lo);
+			while (m->wait_slot[h] != (int32_t)i)
+				h = (h + 1) & (WAIT_SLOTS - 1);
+			m->wait_slot[h] = -1;
+		}
+	}
+	m->nwait = m->wait_live = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct an_obj *o = m->wait[i];
+		if (o && bt_add(m, o)) {
+			m->live--;
+			obj_release(m, o);
+		}
+	}
+}
+
+/* o, new in AN_LAYER_OBJECT, waits aside (what it overlaps ends at the
+ * join: wait_join). 1 if it does, 0 if it must go in the tree now. */
+static int wait_aside(struct an_objmap *m, struct an_obj *o)
+{
+	if (m->nwait == AN_OBJMAP_WAIT) {
+		/* full of taken-back holes: close them up, or if most still
+		 * wait (nothing has looked up for long), join them */
+		if (m->wait_live > AN_OBJMAP_WAIT / 2) {
+			wait_join(m);
+		} else {
+			uint32_t n = 0;
+			memset(m->wait_slot, 0xff, sizeof(m->wait_slot));
+			for (uint32_t i = 0; i < m->nwait; i++)
+				if (m->wait[i]) {
+					m->wait[n] = m->wait[i];
+					wait_index(m, n++);
+				}
+			m->nwait = n;
+		}
+	}
+	/* Overlaps are not looked for here (a way down the tree cost a full
+	 * trace's malloc 6%, for what the join finds anyway), but for one
+	 * with an object waiting at o's start, which then goes first, and
+	 * in the tree when o is taken back (an_objmap_remove_at). At the
+	 * join, in order, each ends what it overlaps, as on the spot. What
+	 * differs: a free, before the join, of an object a waiting one
+	 * overlaps takes it whole, where on the spot the part left, or
+	 * nothing, would have gone. A free replayed after a malloc another
+	 * thread made later in the same epoch ends that way; an allocator
+	 * never gives out a live block, so it takes two events missed. */
+	if (m->wait_live && wait_find(m, o->lo) >= 0)
+		return 0;
+	m->wait[m->nwait] = o;
+	wait_index(m, m->nwait++);
+	m->wait_live++;
+	return 1;
+}
+
+void an_objmap_join(struct an_objmap *m)
+{
+	wait_join(m);
+}
+
+void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi)
+{
+	uint64_t tlo, thi;
+	wait_join(m);
+	if (punch(m, layer, lo, hi, &tlo, &thi))
+		changed(m, tlo, thi);
 }
 
 struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi, uint32_t cls)
@@ -426,40 +587,49 @@ struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uin
 	if (!o)
 		return NULL;
 	*o = (struct an_obj){ .lo = lo, .hi = hi, .cls = cls, .layer = (uint8_t)layer, .alive = 1 };
-	/* Mostly the range is free (a malloc of memory freed before): one way
-	 * down finds its neighbours and the place for it, and one change is
-	 * logged, not a punch's and an insert's (a lookup stays good for the
-	 * last AN_OBJMAP_LOG changes: two a malloc halved that). */
-	struct an_bnode *path[BT_MAXH];
-	unsigned at[BT_MAXH];
-	int h;
-	if (m->root[layer] && m->root[layer]->n) {
-		struct an_bnode *b = bt_descend(m, layer, lo, path, at, &h);
-		unsigned i = bn_upper(b, lo);
-		const struct an_obj *f = leaf_before(b, i), *c = leaf_at(b, i);
-		if ((!f || f->hi <= lo) && (!c || c->lo >= hi)) {
-			if (bt_insert_at(m, layer, b, i, path, at, h, o)) {
-				obj_release(m, o);
-				return NULL;
-			}
-			m->live++;
-			changed(m, lo, hi);
-			return o;
+	if (layer != AN_LAYER_OBJECT || !wait_aside(m, o)) {
+		/* (the tree gets what waits first: o may end some of it) */
+		wait_join(m);
+		if (bt_add(m, o)) {
+			obj_release(m, o);
+			return NULL;
 		}
-	}
-	an_objmap_punch(m, layer, lo, hi);
-	if (bt_insert(m, layer, o)) {
-		obj_release(m, o);
-		return NULL;
 	}
 	m->live++;
 	changed(m, lo, hi);
 	return o;
 }
 
+/* 1 if o, not in the tree, overlaps an object of its layer's tree. */
+static int tree_overlaps(const struct an_objmap *m, const struct an_obj *o)
+{
+	if (!m->root[o->layer] || !m->root[o->layer]->n)
+		return 0;
+	const struct an_bnode *b = bn_leaf_for(m->root[o->layer], o->lo);
+	unsigned i = bn_upper(b, o->lo);
+	const struct an_obj *f = leaf_before(b, i), *c = leaf_at(b, i);
+	return (f && f->hi > o->lo) || (c && c->lo < o->hi);
+}
+
 int64_t an_objmap_remove_at(struct an_objmap *m, int layer, uint64_t lo)
 {
-	struct an_obj *o = bt_remove(m, layer, lo);
+	struct an_obj *o = NULL;
+	if (layer == AN_LAYER_OBJECT && m->wait_live) {
+		int h = wait_find(m, lo);
+		if (h >= 0 && tree_overlaps(m, m->wait[m->wait_slot[h]])) {
+			/* it ended a part of an object of the tree (whose free
+			 * was not seen: the allocator gave its memory again) */
+			wait_join(m);
+		} else if (h >= 0) {
+			o = m->wait[m->wait_slot[h]];
+			m->wait[m->wait_slot[h]] = NULL;
+			wait_unindex(m, (unsigned)h);
+			if (!--m->wait_live)
+				m->nwait = 0;
+		}
+	}
+	if (!o)
+		o = bt_remove(m, layer, lo);
 	if (!o)
 		return -1;
 	uint32_t cls = o->cls;
@@ -469,8 +639,9 @@ int64_t an_objmap_remove_at(struct an_objmap *m, int layer, uint64_t lo)
 	return cls;
 }
 
-struct an_obj *an_objmap_at(const struct an_objmap *m, int layer, uint64_t lo)
+struct an_obj *an_objmap_at(struct an_objmap *m, int layer, uint64_t lo)
 {
+	wait_join(m);
 	struct an_obj *f = floor_node(m, layer, lo);
 	return f && f->lo == lo ? f : NULL;
 }
@@ -478,14 +649,14 @@ struct an_obj *an_objmap_at(const struct an_objmap *m, int layer, uint64_t lo)
 int an_objmap_on_top(const struct an_objmap *m, const struct an_obj *o)
 {
 	for (int h = 0; h < o->layer; h++)
-		if (m->root[h] && m->root[h]->n)
+		if ((m->root[h] && m->root[h]->n) || (h == AN_LAYER_OBJECT && m->wait_live))
 			return 0;
 	return 1;
 }
 
-struct an_obj *an_objmap_find_safe(const struct an_objmap *m, uint64_t addr, uint64_t *safe_lo,
-				   uint64_t *safe_hi)
+struct an_obj *an_objmap_find_safe(struct an_objmap *m, uint64_t addr, uint64_t *safe_lo, uint64_t *safe_hi)
 {
+	wait_join(m);
 	for (int l = 0; l < AN_LAYERS; l++) {
 		struct an_obj *f = floor_node(m, l, addr);
 		if (!f || addr >= f->hi)
@@ -507,8 +678,9 @@ struct an_obj *an_objmap_find_safe(const struct an_objmap *m, uint64_t addr, uin
 	return NULL;
 }
 
-void an_objmap_each(const struct an_objmap *m, void (*fn)(void *arg, const struct an_obj *o), void *arg)
+void an_objmap_each(struct an_objmap *m, void (*fn)(void *arg, const struct an_obj *o), void *arg)
 {
+	wait_join(m);
 	for (int l = 0; l < AN_LAYERS; l++) {
 		if (!m->root[l])
 			continue;

@@ -5,6 +5,11 @@
  * start-up mappings). Within a layer ranges never overlap: inserting a range
  * ends whatever it overlaps (a block the program freed without us seeing it,
  * a MAP_FIXED over an old mapping). Each layer is a B+tree keyed by start.
+ *
+ * Heap blocks join their tree late: one the map's lookups have not needed
+ * yet waits aside, and a free before then takes it back without the tree
+ * (a bounded trace's mallocs and frees between its bursts, when nothing
+ * looks up: most of them). Every lookup sees the tree with them all.
  */
 #ifndef MP_AN_OBJMAP_H
 #define MP_AN_OBJMAP_H
@@ -29,6 +34,8 @@ struct an_obj {
 
 struct an_bnode; /* a node of a layer's tree (an_objmap.c) */
 
+#define AN_OBJMAP_WAIT 256 /* objects kept aside at most (a power of two) */
+
 #define AN_OBJMAP_LOG 4 /* changes remembered by range (a power of two) */
 
 struct an_objmap {
@@ -43,6 +50,13 @@ struct an_objmap {
 	struct an_bnode *spare; /* free nodes, kept so an insert cannot fail half-way */
 	size_t nspare;
 	size_t live;
+	/* objects of AN_LAYER_OBJECT inserted since the last lookup, not in
+	 * the tree: wait[0..nwait) in insertion order (NULL: taken back), and
+	 * an open-addressing index of them by start (wait_slot: index in
+	 * wait, -1 empty) */
+	uint32_t nwait, wait_live;
+	struct an_obj *wait[AN_OBJMAP_WAIT];
+	int32_t wait_slot[2 * AN_OBJMAP_WAIT];
 };
 
 void an_objmap_init(struct an_objmap *m);
@@ -59,14 +73,21 @@ void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi);
 /* Highest-priority live object containing addr, or NULL; safe_lo, safe_hi
  * get the part of it around addr that no higher-priority object covers, so a
  * lookup cache may answer for any address in [*safe_lo, *safe_hi). */
-struct an_obj *an_objmap_find_safe(const struct an_objmap *m, uint64_t addr, uint64_t *safe_lo,
-				   uint64_t *safe_hi);
+struct an_obj *an_objmap_find_safe(struct an_objmap *m, uint64_t addr, uint64_t *safe_lo, uint64_t *safe_hi);
+/* The objects waiting aside go into the tree (the lookups below do it
+ * first themselves). */
+void an_objmap_join(struct an_objmap *m);
+
 /* A lookup made at change number gen whose answer held for [lo, hi) holds
  * still: no change since touched that range (and the object it found is
  * the same node, live). A malloc or free elsewhere keeps a cached stack
  * lookup, which the change number alone would drop. */
-static inline int an_objmap_unchanged(const struct an_objmap *m, uint64_t gen, uint64_t lo, uint64_t hi)
+static inline int an_objmap_unchanged(struct an_objmap *m, uint64_t gen, uint64_t lo, uint64_t hi)
 {
+	/* (an object waiting may end a part of one far from its own range,
+	 * splitting it: the join logs that first) */
+	if (m->nwait)
+		an_objmap_join(m);
 	uint64_t n = m->gen - gen;
 	if (n > AN_OBJMAP_LOG)
 		return 0;
@@ -84,8 +105,8 @@ static inline int an_objmap_unchanged(const struct an_objmap *m, uint64_t gen, u
 int an_objmap_on_top(const struct an_objmap *m, const struct an_obj *o);
 
 /* Object of layer starting at lo, or NULL. */
-struct an_obj *an_objmap_at(const struct an_objmap *m, int layer, uint64_t lo);
+struct an_obj *an_objmap_at(struct an_objmap *m, int layer, uint64_t lo);
 /* Calls fn for every live object (fork: the child inherits them). */
-void an_objmap_each(const struct an_objmap *m, void (*fn)(void *arg, const struct an_obj *o), void *arg);
+void an_objmap_each(struct an_objmap *m, void (*fn)(void *arg, const struct an_obj *o), void *arg);
 
 #endif

@@ -349,8 +349,151 @@ static void test_first_child(void)
 	an_objmap_fini(&m);
 }
 
+/* Blocks that wait aside (no lookup since their malloc): an allocator's
+ * mallocs and frees with a lookup only now and then, against a cell model;
+ * most frees take back a block that never reached the tree, and more go
+ * by than wait at once (the holes close up, or everything joins). */
+static void test_wait(void)
+{
+	enum { N = 1 << 16, SLOTS = 160 };
+	static int model[N];
+	for (size_t i = 0; i < N; i++)
+		model[i] = -1;
+	struct an_objmap m;
+	an_objmap_init(&m);
+	srand(99);
+	struct {
+		uint64_t lo, hi;
+		int id;
+	} slot[SLOTS] = { { 0, 0, -1 } };
+	for (int k = 0; k < SLOTS; k++)
+		slot[k].id = -1;
+	uint64_t next = 0;
+	size_t waited_max = 0;
+	for (int step = 0; step < 200000; step++) {
+		int k = rand() % SLOTS;
+		if (slot[k].id >= 0) {
+			CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, slot[k].lo), slot[k].id);
+			for (uint64_t a = slot[k].lo; a < slot[k].hi; a++)
+				model[a] = -1;
+			slot[k].id = -1;
+		}
+		/* a bump allocator over a ring: the new block starts where
+		 * the last ended, if that is free */
+		uint64_t len = 1 + (uint64_t)(rand() % 40), lo = next % N;
+		if (lo + len > N)
+			lo = 0;
+		int clear = 1;
+		for (uint64_t a = lo; a < lo + len; a++)
+			clear &= model[a] == -1;
+		if (clear) {
+			an_objmap_insert(&m, AN_LAYER_OBJECT, lo, lo + len, (uint32_t)step);
+			for (uint64_t a = lo; a < lo + len; a++)
+				model[a] = step;
+			slot[k].lo = lo;
+			slot[k].hi = lo + len;
+			slot[k].id = step;
+		}
+		next = lo + len;
+		if (m.wait_live > waited_max)
+			waited_max = m.wait_live;
+		/* a lookup now and then: bursts of them, long gaps without */
+		if ((step / 1000) % 8 == 0 || step % 997 == 0) {
+			uint64_t a = (uint64_t)rand() % N;
+			if (cls_at(&m, a) != model[a]) {
+				CHECK_EQ(cls_at(&m, a), model[a]);
+				break;
+			}
+			CHECK_EQ(m.wait_live, 0);
+		}
+	}
+	/* (most blocks did wait: more than half the room, so that it filled
+	 * with them and they all joined, as well as with holes) */
+	CHECK(waited_max > AN_OBJMAP_WAIT / 2);
+	for (uint64_t a = 0; a < N; a++)
+		if (cls_at(&m, a) != model[a]) {
+			CHECK_EQ(cls_at(&m, a), model[a]);
+			break;
+		}
+	an_objmap_fini(&m);
+}
+
+/* Waiting blocks that overlap (a free not seen) join in the order they
+ * came, each ending what it overlaps, as on the spot. */
+static void test_wait_overlap(void)
+{
+	struct an_objmap m;
+	an_objmap_init(&m);
+	an_objmap_insert(&m, AN_LAYER_BASE, 0, 10000, 9);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 1000, 2000, 1); /* in the tree */
+	CHECK_EQ(cls_at(&m, 1500), 1);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 3000, 4000, 2); /* waits */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 1500, 1600, 3); /* splits 1 */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 3500, 4500, 4); /* ends 2's tail */
+	CHECK_EQ(m.wait_live, 3);
+	/* a MAP object is not on top while an OBJECT one waits */
+	CHECK(!an_objmap_on_top(&m, an_objmap_at(&m, AN_LAYER_BASE, 0)));
+	CHECK_EQ(m.wait_live, 0); /* (an_objmap_at joined them) */
+	CHECK_EQ(cls_at(&m, 1499), 1);
+	CHECK_EQ(cls_at(&m, 1500), 3);
+	CHECK_EQ(cls_at(&m, 1600), 1); /* 1's tail, an object of its own */
+	CHECK_EQ(cls_at(&m, 3499), 2);
+	CHECK_EQ(cls_at(&m, 3500), 4);
+	CHECK_EQ(cls_at(&m, 4400), 4);
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, 1600), 1);
+	CHECK_EQ(cls_at(&m, 1700), 9);
+	/* one at a waiting one's start ends it on the spot: the free that
+	 * follows is the new one's, and the old one's tail stays */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 6000, 6100, 5);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 6000, 6050, 6);
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, 6000), 6);
+	CHECK_EQ(cls_at(&m, 6000), 9);
+	CHECK_EQ(cls_at(&m, 6050), 5);
+	/* a block in the tree whose free was not seen, its memory given
+	 * again: the new block ends it on the spot even when freed before
+	 * it joins (a lookup in between would have seen it do so) */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 8000, 8100, 10);
+	CHECK_EQ(cls_at(&m, 8000), 10);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 8000, 8050, 11);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 8200, 8300, 12); /* waits on */
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, 8000), 11);
+	CHECK_EQ(cls_at(&m, 8000), 9);
+	CHECK_EQ(cls_at(&m, 8050), 10);
+	CHECK_EQ(cls_at(&m, 8200), 12);
+	/* what differs from the spot (an_objmap.c, wait_aside): a free of a
+	 * waiting block a later one overlaps takes it whole */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 7000, 7100, 7);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 7050, 7200, 8);
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, 7000), 7);
+	CHECK_EQ(cls_at(&m, 7000), 9);
+	CHECK_EQ(cls_at(&m, 7050), 8);
+	an_objmap_fini(&m);
+}
+
+/* A kept lookup far from a waiting block that splits its object: the
+ * piece it lies in is a new object, so the lookup no longer holds. */
+static void test_wait_split(void)
+{
+	struct an_objmap m;
+	an_objmap_init(&m);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 0, 1000, 1);
+	an_objmap_insert(&m, AN_LAYER_NAMED, 100, 200, 2);
+	uint64_t lo, hi;
+	struct an_obj *o = an_objmap_find_safe(&m, 500, &lo, &hi);
+	CHECK(o && o->cls == 1 && lo == 200 && hi == 1000);
+	uint64_t gen = m.gen;
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 300, 310, 3); /* waits */
+	CHECK(!an_objmap_unchanged(&m, gen, 800, 1000));
+	o = an_objmap_find_safe(&m, 900, &lo, &hi);
+	CHECK(o && o->cls == 1 && lo == 310 && hi == 1000);
+	an_objmap_fini(&m);
+}
+
 int main(void)
 {
+	test_wait();
+	test_wait_overlap();
+	test_wait_split();
 	test_first_child();
 	test_local();
 	test_basic();
