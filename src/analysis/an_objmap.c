@@ -200,6 +200,7 @@ static int bt_insert_at(struct an_objmap *m, int layer, struct an_bnode *b, unsi
 {
 	if (bn_reserve(m, (size_t)h + 2)) /* a split on every level and a new root */
 		return -1;
+	m->shape++;
 	uint64_t key = o->lo;
 	void *ptr = o;
 	for (;;) {
@@ -261,6 +262,7 @@ static struct an_obj *bt_remove(struct an_objmap *m, int layer, uint64_t lo)
 	if (!i || b->key[i - 1] != lo)
 		return NULL;
 	struct an_obj *o = b->ptr[i - 1];
+	m->shape++;
 	bn_cut(b, i - 1);
 	/* an emptied node leaves its parent, which may empty in turn */
 	while (!b->n && h) {
@@ -403,6 +405,7 @@ static int punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi, uint6
 		alo = f->lo;
 		ahi = old_hi > ahi ? old_hi : ahi;
 		f->hi = lo;
+		m->shape++;
 		if (old_hi > hi)
 			add_piece(m, layer, f, hi, old_hi);
 	}
@@ -600,15 +603,25 @@ struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uin
 	return o;
 }
 
-/* 1 if o, not in the tree, overlaps an object of its layer's tree. */
-static int tree_overlaps(const struct an_objmap *m, const struct an_obj *o)
+/* 1 if o, waiting, overlaps an object of AN_LAYER_OBJECT's tree. A free
+ * range of the tree found on the way is kept while the tree stays as it
+ * was: between a bounded trace's bursts the tree holds the stack, the
+ * statics and few blocks, and the heap's frees fall in one range. */
+static int tree_overlaps(struct an_objmap *m, const struct an_obj *o)
 {
+	if (m->gap_shape == m->shape && m->gap_lo <= o->lo && o->hi <= m->gap_hi)
+		return 0;
 	if (!m->root[o->layer] || !m->root[o->layer]->n)
 		return 0;
 	const struct an_bnode *b = bn_leaf_for(m->root[o->layer], o->lo);
 	unsigned i = bn_upper(b, o->lo);
 	const struct an_obj *f = leaf_before(b, i), *c = leaf_at(b, i);
-	return (f && f->hi > o->lo) || (c && c->lo < o->hi);
+	if ((f && f->hi > o->lo) || (c && c->lo < o->hi))
+		return 1;
+	m->gap_lo = f ? f->hi : 0;
+	m->gap_hi = c ? c->lo : UINT64_MAX;
+	m->gap_shape = m->shape;
+	return 0;
 }
 
 int64_t an_objmap_remove_at(struct an_objmap *m, int layer, uint64_t lo)

@@ -55,6 +55,10 @@ struct an_objmap {
 	 * an open-addressing index of them by start (wait_slot: index in
 	 * wait, -1 empty) */
 	uint32_t nwait, wait_live;
+	/* bumps on every change to a tree; a free address range of
+	 * AN_LAYER_OBJECT's tree as it was at shape gap_shape (the last
+	 * taking back of a waiting object found it) */
+	uint64_t shape, gap_shape, gap_lo, gap_hi;
 	struct an_obj *wait[AN_OBJMAP_WAIT];
 	int32_t wait_slot[2 * AN_OBJMAP_WAIT];
 };

@@ -489,8 +489,31 @@ static void test_wait_split(void)
 	an_objmap_fini(&m);
 }
 
+/* The free range of the tree a taken-back block was found in holds only
+ * while the tree stays as it was: an object since put there is seen. */
+static void test_wait_gap(void)
+{
+	struct an_objmap m;
+	an_objmap_init(&m);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 0, 10, 1);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 1000, 1010, 2);
+	CHECK_EQ(cls_at(&m, 5), 1);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 100, 110, 3);
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, 100), 3); /* finds [10, 1000) free */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 120, 130, 4);
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, 120), 4); /* (the same range) */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 200, 300, 5);
+	CHECK_EQ(cls_at(&m, 250), 5); /* 5 is in the tree now */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 200, 250, 6); /* its free not seen */
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, 200), 6);
+	CHECK_EQ(cls_at(&m, 200), -1);
+	CHECK_EQ(cls_at(&m, 250), 5);
+	an_objmap_fini(&m);
+}
+
 int main(void)
 {
+	test_wait_gap();
 	test_wait();
 	test_wait_overlap();
 	test_wait_split();
