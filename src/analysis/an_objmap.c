@@ -525,7 +525,9 @@ static void wait_join(struct an_objmap *m)
 	for (uint32_t i = 0; i < n; i++) {
 		struct an_obj *o = m->wait[i];
 		if (o && bt_add(m, o)) {
+			/* (ENOMEM: gone, and a lookup that held it drops it) */
 			m->live--;
+			changed(m, o->lo, o->hi);
 			obj_release(m, o);
 		}
 	}
