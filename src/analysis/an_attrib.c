@@ -249,6 +249,8 @@ static int index_chunks(struct an_state *st)
 				st->procs.v[pi].ended = 1;
 				st->procs.v[pi].end_status = te.status;
 				st->procs.v[pi].recorded = te.accesses;
+				st->procs.v[pi].lost = te.dropped;
+				st->procs.v[pi].handler_jumps = te.handler_jumps;
 			}
 			break;
 		}
@@ -356,7 +358,7 @@ static void cursor_advance(struct an_state *st, struct an_stream *s)
 		if (r < 0 && !s->warned) {
 			s->warned = 1;
 			st->res->damaged = 1;
-			an_warn(st, "thread %u: malformed record; rest of its chunk skipped", s->tid);
+			an_warn(st, "thread %u: malformed record; rest of its chunk skipped", s->tid & MP_TID_MASK);
 		}
 		int l = cursor_load(st, s);
 		if (l <= 0) {
@@ -1129,7 +1131,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 		qsort_r(p->streams.v, n, sizeof(*p->streams.v), by_tid, st);
 	for (size_t i = 0; i < n; i++) {
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];
-		s->thread = an_thread_get(st, p->pid, s->tid);
+		s->thread = an_thread_get(st, p->pid, s->tid & MP_TID_MASK); /* (a handlers' stream is its thread's) */
 		s->replay_left =
 			st->replay_on ? st->burst_on : 0; /* (a thread begins with a burst, as the recorder's) */
 		mp_hashmap_init(&s->stack_ids);
@@ -1183,7 +1185,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 						an_warn(st,
 							"thread %u: a skip of %llu accesses, over the trace's %llu: "
 							"damaged, left out",
-							best->tid, (unsigned long long)r->epoch,
+							best->tid & MP_TID_MASK, (unsigned long long)r->epoch,
 							(unsigned long long)st->skip_max);
 					}
 					break;

@@ -36,6 +36,7 @@ struct an_proc {
 	int instrumented, have_record, ended, inherited;
 	uint64_t start_time; /* PROCESS record's time: places samples among exec images */
 	uint64_t end_status, recorded, accesses;
+	uint64_t lost, handler_jumps; /* END: accesses of handlers too deep to record; longjmps out of handlers */
 	MP_VEC(uint32_t) streams;
 	MP_VEC(struct an_module) modules;
 	struct an_objmap map;

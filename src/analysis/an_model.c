@@ -1553,7 +1553,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			an_warn(st,
 				"thread %u: an access of %llu bytes at %#llx, over the %llu bytes the model takes in "
 				"one (a damaged file?): counted but not modelled",
-				s->tid, (unsigned long long)r->size, (unsigned long long)r->addr,
+				s->tid & MP_TID_MASK, (unsigned long long)r->size, (unsigned long long)r->addr,
 				(unsigned long long)am->range_max);
 		}
 		return;

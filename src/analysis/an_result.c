@@ -766,6 +766,14 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		else if (p->end_status >= 0x100 && p->end_status < MP_END_EXEC)
 			an_warn(&st, "process %u (%s) died of signal %llu; everything it recorded was saved",
 				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)(p->end_status - 0x100));
+		if (p->lost)
+			an_warn(&st, "process %u (%s): %llu accesses and events of signal handlers nested too deep "
+				     "to record are not counted",
+				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)p->lost);
+		if (p->handler_jumps)
+			an_warn(&st, "process %u (%s): %llu signal handlers left by longjmp; the code each one "
+				     "interrupted may miss the accesses of the loop iteration it was in",
+				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)p->handler_jumps);
 	}
 	if (st.opts->roi && !r->have_roi)
 		an_warn(&st, "region '%s' never began: no access counted (names are case-sensitive)", st.opts->roi);

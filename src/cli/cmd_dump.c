@@ -58,9 +58,12 @@ int cmd_dump(int argc, char **argv)
 	printf("file %s: format v%u, meta %u bytes\n", path, h->version, h->meta_len);
 	struct trace_chunk ch;
 	while (trace_reader_next(r, &ch)) {
-		printf("@%llu chunk type %u codec %u pid %u tid %u proc %016llx seq %u raw %u stored %u\n",
-		       (unsigned long long)ch.offset, ch.hdr.type, ch.hdr.codec, ch.hdr.pid, ch.hdr.tid,
+		printf("@%llu chunk type %u codec %u pid %u tid %u proc %016llx seq %u raw %u stored %u",
+		       (unsigned long long)ch.offset, ch.hdr.type, ch.hdr.codec, ch.hdr.pid, ch.hdr.tid & MP_TID_MASK,
 		       (unsigned long long)ch.hdr.proc_id, ch.hdr.seq, ch.hdr.raw_len, ch.hdr.stored_len);
+		if (ch.hdr.type == MP_CHUNK_STREAM && ch.hdr.tid >> MP_TID_CONTEXT_SHIFT)
+			printf(" signal-handlers %u", ch.hdr.tid >> MP_TID_CONTEXT_SHIFT);
+		putchar('\n');
 		if (ch.hdr.type == MP_CHUNK_PAGEMAP) {
 			struct trace_pagemap pm;
 			struct trace_pagemap_run run;

@@ -22,7 +22,8 @@
 enum mp_format_version {
 	MP_FORMAT_V1 = 1, /* 2026-11: first version */
 	MP_FORMAT_V2 = 2, /* 2026-11: adds ACCESS_FAR and ACCESS_SLOT (classes 6, 7) */
-	MP_FORMAT_CURRENT = MP_FORMAT_V2,
+	MP_FORMAT_V3 = 3, /* 2026-11: streams of signal handlers (MP_TID_CONTEXT_SHIFT) */
+	MP_FORMAT_CURRENT = MP_FORMAT_V3,
 };
 
 /* File header: fixed part, then `meta_len` bytes of "key=value\n" text
@@ -75,6 +76,17 @@ struct mp_chunk_header {
 	uint32_t accesses;
 	uint32_t header_crc; /* crc32 of the bytes above this field */
 };
+
+/*
+ * A STREAM chunk's tid: the thread's tid in the low bits (Linux tids stay
+ * below 2^22), and above MP_TID_CONTEXT_SHIFT the recording context: 0 the
+ * thread's own code, d >= 1 the signal handlers running at nesting depth d
+ * on that thread (v3). Each context is a stream of its own, with its own
+ * seq, delta bases and stack ids; its accesses and events are the
+ * thread's.
+ */
+#define MP_TID_CONTEXT_SHIFT 24
+#define MP_TID_MASK ((1u << MP_TID_CONTEXT_SHIFT) - 1)
 
 #define MP_CHUNK_PLAIN (1u << 31)
 #define MP_CHUNK_COUNT_MAX ((1u << 30) - 1) /* (a chunk holds at most 64 MiB) */
@@ -248,7 +260,8 @@ enum mp_alloc_fn {
  * PROCESS chunk payload: uv pid, uv ppid, uv parent proc_id (0 if none),
  * uv fork epoch in the parent (0 if none), uv time, str exe, str cmdline
  * (NUL-separated argv), uv flags (bit 0: program has access instrumentation).
- * END chunk payload: uv time, uv accesses recorded, uv accesses dropped,
+ * END chunk payload: uv time, uv accesses recorded, uv accesses the runtime
+ * could not record (signal handlers nested deeper than it keeps streams for),
  * uv chunks written, uv status: 0 exit, 0x100 + signal, MP_END_EXEC when the
  * image was replaced by exec (a failed exec is followed by more chunks and
  * another END).

@@ -405,6 +405,9 @@ int trace_end_decode(const struct trace_chunk *c, struct trace_end *o)
 	for (size_t i = 0; i < 5; i++)
 		if (mp_get_uv(&d.p, d.end, f[i]))
 			return -MP_ERR_CORRUPT;
+	o->handler_jumps = 0;
+	if (d.p < d.end && mp_get_uv(&d.p, d.end, &o->handler_jumps))
+		return -MP_ERR_CORRUPT;
 	return 0;
 }
 

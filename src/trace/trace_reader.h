@@ -211,6 +211,7 @@ struct trace_proc {
 int trace_proc_decode(const struct trace_chunk *c, struct trace_proc *out);
 struct trace_end {
 	uint64_t time, accesses, dropped, chunks, status;
+	uint64_t handler_jumps; /* v3; 0 in earlier files */
 };
 int trace_end_decode(const struct trace_chunk *c, struct trace_end *out);
 
