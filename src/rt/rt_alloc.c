@@ -66,6 +66,8 @@ static inline int frame_ok(uint64_t f, uint64_t prev, const struct rt_thread *t)
 
 uint64_t rt_stack_id(struct rt_thread *t, void *fp, void *ret)
 {
+	if (RT_UNLIKELY(!t->stack_cache))
+		return 0; /* a signal handler with no stream (RT_LOST) */
 	uint64_t frames[RT_STACK_MAX];
 	int n = 0, max = rt_proc.stack_depth;
 	frames[n++] = (uint64_t)ret;
@@ -76,6 +78,10 @@ uint64_t rt_stack_id(struct rt_thread *t, void *fp, void *ret)
 		while (n < max && frame_ok(f, prev, t)) {
 			uint64_t r = ((const uint64_t *)f)[1];
 			if (r < 4096)
+				break;
+			/* a signal handler's context: its outermost frame returns
+			 * into the runtime's call (stack_hi, rt_signal.c) */
+			if (RT_UNLIKELY(t->context) && ((const uint64_t *)f)[0] >= t->stack_hi)
 				break;
 			frames[n++] = r;
 			prev = f;
@@ -180,7 +186,7 @@ static void ev_free(struct rt_thread *t, void *ptr)
 }
 
 #define HOOK_ENTER(t) struct rt_thread *t = &rt_self; int rec_ = rt_recording && !t->guard; if (rec_) t->guard++
-#define HOOK_LEAVE(t) if (rec_) t->guard--
+#define HOOK_LEAVE(t) if (rec_) rt_guard_leave(t)
 
 /* malloc on behalf of an interposed function (strdup): the site is its caller. */
 void *rt_malloc_at(size_t n, void *fp, void *ret)

@@ -17,7 +17,7 @@ static void region_event(unsigned type, const char *name)
 		p = rt_put_str(p, name ? name : "", 200);
 		rt_event_end(t, p);
 	}
-	t->guard--;
+	rt_guard_leave(t);
 }
 
 RT_EXPORT void mp_region_begin(const char *name)
@@ -44,7 +44,7 @@ RT_EXPORT void mp_object_name(const void *addr, size_t len, const char *name)
 		p = rt_put_str(p, name ? name : "", 200);
 		rt_event_end(t, p);
 	}
-	t->guard--;
+	rt_guard_leave(t);
 }
 
 static _Atomic uint64_t rt_next_group = 1;
@@ -63,7 +63,7 @@ RT_EXPORT void mp_group_begin(const char *name)
 		rt_event_end(t, p);
 		t->group = id;
 	}
-	t->guard--;
+	rt_guard_leave(t);
 }
 
 RT_EXPORT void mp_group_end(void)

@@ -179,7 +179,7 @@ void rt_write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *paylo
 {
 	rt_self.guard++;
 	write_chunk(type, tid, seq, 0, payload, len, 1);
-	rt_self.guard--;
+	rt_guard_leave(&rt_self);
 }
 
 /* A chunk starts with the stream's epoch and time so it decodes on its own. */
@@ -213,40 +213,85 @@ static uint32_t chunk_accesses(const struct rt_thread *t)
 	(2 * (RT_BUF_SIZE + RT_BUF_SLACK) + RT_STACK_CACHE * sizeof(struct rt_stack_slot) + RT_SCRATCH_SIZE + \
 	 RT_BUF_SLACK)
 
-int rt_thread_setup(struct rt_thread *t)
+/* t's buffers in m: nbufs of them, then the stack cache and the scratch area */
+static void buffers_init(struct rt_thread *t, uint8_t *m, int nbufs)
 {
-	if (t->buf)
-		return 0;
-	uint8_t *m = rt_map(RT_MAP_SIZE);
-	if (!m)
-		return -1;
 	t->bufs[0] = m;
-	t->bufs[1] = m + RT_BUF_SIZE + RT_BUF_SLACK;
+	t->bufs[1] = nbufs > 1 ? m + RT_BUF_SIZE + RT_BUF_SLACK : m;
 	t->cur = 0;
-	t->busy[0] = t->busy[1] = 0;
 	t->buf = m;
-	t->stack_cache = (struct rt_stack_slot *)(m + 2 * (RT_BUF_SIZE + RT_BUF_SLACK));
+	t->stack_cache = (struct rt_stack_slot *)(m + (size_t)nbufs * (RT_BUF_SIZE + RT_BUF_SLACK));
 	t->scratch = (uint8_t *)(t->stack_cache + RT_STACK_CACHE);
 	t->skip_p = NULL;
-	if (!t->tid)
-		t->tid = gettid();
 	t->epoch = atomic_load(&rt_epoch);
 	chunk_start(t);
 	t->lim = t->buf + RT_BUF_SIZE;
 	t->burst_end = rt_proc.burst_on ? t->naccess + rt_proc.burst_on : UINT64_MAX;
+}
+
+int rt_thread_setup(struct rt_thread *t)
+{
+	if (t->buf)
+		return 0;
+	if (t->state == RT_LOST)
+		return -1;
+	uint8_t *m = rt_map(RT_MAP_SIZE);
+	if (!m)
+		return -1;
+	t->busy[0] = t->busy[1] = 0;
+	if (!t->tid)
+		t->tid = gettid();
+	buffers_init(t, m, 2);
 	pthread_mutex_lock(&rt_registry_lock);
 	t->next = rt_registry;
 	rt_registry = t;
-	t->state = 1;
+	t->state = RT_REGISTERED;
 	pthread_mutex_unlock(&rt_registry_lock);
 	return 0;
+}
+
+#define RT_CONTEXT_HEAD ((sizeof(struct rt_thread) + 63) & ~(size_t)63)
+#define RT_CONTEXT_SIZE (RT_CONTEXT_HEAD + RT_MAP_SIZE - (RT_BUF_SIZE + RT_BUF_SLACK))
+
+struct rt_thread *rt_context_new(int context)
+{
+	uint8_t *m = rt_map(RT_CONTEXT_SIZE); /* (mmap is async-signal-safe) */
+	if (!m)
+		return NULL;
+	struct rt_thread *c = (struct rt_thread *)m;
+	c->context = context;
+	c->state = RT_REGISTERED; /* (in no registry: its thread's flushes find it) */
+	buffers_init(c, m + RT_CONTEXT_HEAD, 1);
+	return c;
+}
+
+void rt_context_free(struct rt_thread *c)
+{
+	if (c)
+		rt_real.munmap(c, RT_CONTEXT_SIZE);
+}
+
+void rt_context_reset(struct rt_thread *c)
+{
+	c->seq = 0;
+	c->naccess = c->naccess_flushed = 0;
+	c->stack_next = 0;
+	c->skip_p = NULL;
+	c->skip_left = 0;
+	c->guard = 0;
+	rt_real.memset(c->stack_cache, 0, RT_STACK_CACHE * sizeof(*c->stack_cache));
+	c->epoch = atomic_load(&rt_epoch);
+	chunk_start(c);
+	c->lim = c->buf + RT_BUF_SIZE;
+	c->burst_end = rt_proc.burst_on ? rt_proc.burst_on : UINT64_MAX;
 }
 
 /* accesses: the header's count (chunk_accesses), 0 when not known */
 static void flush_locked(struct rt_thread *t, uint8_t *end, uint32_t accesses, int may_block)
 {
 	size_t len = (size_t)(end - t->buf);
-	write_chunk(MP_CHUNK_STREAM, (uint32_t)t->tid, t->seq++, accesses, t->buf, len, may_block);
+	uint32_t tid = ((uint32_t)t->tid & MP_TID_MASK) | (uint32_t)t->context << MP_TID_CONTEXT_SHIFT;
+	write_chunk(MP_CHUNK_STREAM, tid, t->seq++, accesses, t->buf, len, may_block);
 }
 
 /* --- the writer thread ------------------------------------------------- */
@@ -345,10 +390,14 @@ void rt_flush(struct rt_thread *t)
 	t->guard++;
 	__atomic_add_fetch(&rt_proc.accesses, t->naccess - t->naccess_flushed, __ATOMIC_RELAXED);
 	t->naccess_flushed = t->naccess;
-	if (queue_current(t, (size_t)(t->p - t->buf)) != 0)
+	/* a signal handlers' context writes its own chunks (rt_context_new) */
+	if (t->context || queue_current(t, (size_t)(t->p - t->buf)) != 0)
 		flush_locked(t, t->p, chunk_accesses(t), 1);
 	chunk_start(t);
-	t->guard--;
+	if (t == &rt_self)
+		rt_guard_leave(t);
+	else
+		t->guard--;
 	if (skipping)
 		rt_skip_resume(t);
 }
@@ -435,15 +484,19 @@ void rt_burst_flush_skipped(struct rt_thread *t)
 void rt_access_slow(void *addr, unsigned code, uint64_t len, void *ip)
 {
 	struct rt_thread *t = &rt_self;
-	if (!rt_recording || t->guard || t->state == 2)
+	if (!rt_recording || t->guard || t->state == RT_EXITED)
 		return; /* not recording, inside a hook, or after the thread's exit */
+	if (RT_UNLIKELY(t->state == RT_LOST)) {
+		t->naccess++; /* a handler with no stream: counted, not recorded */
+		return;
+	}
 	if (t->skip_p) {
 		/* skipping, the scratch area full: start it over */
 		__atomic_store_n(&t->p, t->scratch, __ATOMIC_RELEASE);
 	} else if (!t->buf) {
 		t->guard++;
 		int err = rt_thread_setup(t);
-		t->guard--;
+		rt_guard_leave(t);
 		if (err) {
 			rt_fail("no memory for a thread's trace buffer");
 			return;
@@ -455,29 +508,47 @@ void rt_access_slow(void *addr, unsigned code, uint64_t len, void *ip)
 		rt_encode(t, t->p, (uint64_t)addr, code, len, (uint64_t)ip);
 }
 
+/* What t holds at exit or crash: its thread may still run and append;
+ * take what it has committed (t->p is stored after the record's bytes). */
+static void flush_final(struct rt_thread *t, int mine)
+{
+	if (!t->buf)
+		return;
+	uint8_t *end = __atomic_load_n(&t->p, __ATOMIC_ACQUIRE);
+	uint64_t n = __atomic_load_n(&t->naccess, __ATOMIC_RELAXED);
+	if (end < t->buf || end > t->buf + RT_BUF_SIZE + RT_BUF_SLACK) {
+		/* skipping (sampling): the real cursor and count wait aside */
+		end = t->skip_p;
+		n = t->skip_base;
+		if (!end)
+			return;
+	}
+	__atomic_add_fetch(&rt_proc.accesses, n - t->naccess_flushed, __ATOMIC_RELAXED);
+	t->naccess_flushed = n;
+	if (end > t->buf)
+		flush_locked(t, end, 0, mine); /* (others may still run: no count) */
+}
+
+static void flush_final_other(struct rt_thread *t)
+{
+	flush_final(t, 0);
+}
+
+static void flush_final_mine(struct rt_thread *t)
+{
+	flush_final(t, 1);
+}
+
 void rt_flush_all(int in_signal)
 {
-	/* Exit or crash: other threads may still run and append to their
-	 * buffers; take what each has committed (t->p is stored after the
-	 * record's bytes). Nothing is flushed after this (rt_proc.finished).
-	 * Queued buffers hold earlier records: they go first. */
+	/* Exit or crash. Nothing is flushed after this (rt_proc.finished).
+	 * Queued buffers hold earlier records: they go first. Each thread's
+	 * signal handlers have streams of their own (rt_signal.c). */
 	queue_drain(in_signal);
 	int locked = pthread_mutex_trylock(&rt_registry_lock) == 0;
 	for (struct rt_thread *t = rt_registry; t; t = t->next) {
-		if (!t->buf)
-			continue;
-		uint8_t *end = __atomic_load_n(&t->p, __ATOMIC_ACQUIRE);
-		uint64_t n = __atomic_load_n(&t->naccess, __ATOMIC_RELAXED);
-		if (end < t->buf || end > t->buf + RT_BUF_SIZE + RT_BUF_SLACK) {
-			/* skipping (sampling): the real cursor and count wait aside */
-			end = t->skip_p;
-			n = t->skip_base;
-			if (!end)
-				continue;
-		}
-		__atomic_add_fetch(&rt_proc.accesses, n - t->naccess_flushed, __ATOMIC_RELAXED);
-		if (end > t->buf)
-			flush_locked(t, end, 0, t == &rt_self); /* (others may still run: no count) */
+		flush_final(t, t == &rt_self);
+		rt_sig_each_context(t, t == &rt_self ? flush_final_mine : flush_final_other);
 	}
 	if (locked)
 		pthread_mutex_unlock(&rt_registry_lock);
@@ -485,7 +556,7 @@ void rt_flush_all(int in_signal)
 
 void rt_thread_unregister(struct rt_thread *t)
 {
-	if (t->state != 1)
+	if (t->state != RT_REGISTERED)
 		return;
 	rt_flush(t);
 	/* the buffers are unmapped below: wait until the writer is done with them */
@@ -502,7 +573,7 @@ void rt_thread_unregister(struct rt_thread *t)
 			break;
 		}
 	}
-	t->state = 2;
+	t->state = RT_EXITED;
 	pthread_mutex_unlock(&rt_registry_lock);
 	uint8_t *b = t->bufs[0];
 	t->skip_left = 0;
@@ -538,6 +609,10 @@ void rt_bufs_after_fork(struct rt_thread *self)
 
 uint8_t *rt_event_begin(struct rt_thread *t, unsigned type, uint64_t *epoch_out)
 {
+	if (RT_UNLIKELY(t->state == RT_LOST)) {
+		t->naccess++; /* (an event of a handler with no stream: counted with its accesses) */
+		return NULL;
+	}
 	if (!t->buf && rt_thread_setup(t) != 0) {
 		rt_fail("no memory for a thread's trace buffer");
 		return NULL;

@@ -8,6 +8,8 @@
 #ifndef MP_RT_INT_H
 #define MP_RT_INT_H
 
+#include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +27,31 @@
 #define RT_STACK_MAX 64
 #define RT_STACK_CACHE 1024
 #define RT_CLOCK_EVERY 8 /* allocation events per clock read (power of two) */
+#define RT_SIG_DEPTH 16 /* nesting depths of signal handlers with a stream of their own */
+#define RT_SIG_PENDING 8 /* signals waiting for the runtime to be done (rt_signal.c) */
+
+struct rt_thread;
+
+/* A thread's signal handlers (rt_signal.c): which recording context runs,
+ * and the ones it interrupted. Context 0 is the thread's own code; context
+ * d the handlers running at nesting depth d. */
+struct rt_sig_state {
+	int depth; /* the context in rt_self */
+	int npending; /* signals deferred while the thread was inside the runtime */
+	/* [d]: context d's state while it is not the one running (mmapped
+	 * with its buffer on first use) */
+	struct rt_thread *ctx[RT_SIG_DEPTH + 1];
+	/* [d]: the state context d interrupted, on its entry frame's stack,
+	 * and that frame's address (a longjmp leaving it, rt_sig_before_jump) */
+	struct rt_thread *saved[RT_SIG_DEPTH + 1];
+	uintptr_t sp[RT_SIG_DEPTH + 1];
+	struct rt_sig_pending {
+		int sig;
+		siginfo_t info;
+	} pending[RT_SIG_PENDING];
+};
+
+enum rt_thread_state { RT_NEW, RT_REGISTERED, RT_EXITED, RT_LOST };
 
 /* One thread's recording state, in initial-exec TLS (no allocation, no lock
  * to reach it). The access callbacks touch only the first cache line. */
@@ -36,12 +63,12 @@ struct rt_thread {
 	uint64_t naccess; /* accesses recorded by this thread */
 	uint64_t burst_end; /* sampling: the burst or the skip ends when naccess reaches it (UINT64_MAX: never) */
 	int guard; /* >0 while inside a hook: nested calls pass straight through */
-	int state; /* 0 new, 1 registered, 2 exited */
+	int state; /* enum rt_thread_state; RT_LOST: a context with no buffer, counting what it misses */
+	int context; /* 0: the thread's own code; d: its signal handlers at depth d */
 
 	uint8_t *buf; /* the buffer being filled: RT_BUF_SIZE + RT_BUF_SLACK bytes */
 	uint8_t *bufs[2]; /* double buffering: one fills while the writer drains the other */
 	int cur; /* index of buf in bufs */
-	int busy[2]; /* bufs[i] is queued for the writer thread (atomic) */
 	uint32_t seq; /* chunks written */
 	/* the chunk being filled: naccess at its start, and whether it holds
 	 * accesses only (no event, no DROPPED record): its header says how
@@ -64,8 +91,14 @@ struct rt_thread {
 	struct rt_stack_slot {
 		uint64_t hash, id;
 	} *stack_cache; /* RT_STACK_CACHE slots, mmap'd with buf */
+
+	/* The thread's, whatever context runs: a signal handler's entry swaps
+	 * the bytes above (RT_SWAP_BYTES) and never these. */
+	int busy[2]; /* bufs[i] of context 0 is queued for the writer thread (atomic) */
+	struct rt_sig_state sig;
 	struct rt_thread *next; /* registry of live threads */
 };
+#define RT_SWAP_BYTES offsetof(struct rt_thread, busy)
 
 struct rt_real {
 	void *(*malloc)(size_t);
@@ -88,6 +121,12 @@ struct rt_real {
 	size_t (*strlen)(const char *);
 	char *(*strcpy)(char *, const char *);
 	int (*strcmp)(const char *, const char *);
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	void (*longjmp)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
+	void (*_longjmp)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
+	void (*siglongjmp)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
+	void (*__longjmp_chk)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
+	pid_t (*vfork)(void);
 	int (*pthread_create)(void *, const void *, void *(*)(void *), void *);
 	int (*pthread_setname_np)(unsigned long, const char *);
 	pid_t (*fork)(void);
@@ -129,8 +168,31 @@ uint64_t rt_now(void); /* CLOCK_MONOTONIC ns */
 unsigned rt_cpu(void);
 void rt_say(const char *a, const char *b); /* write(2) a line to stderr */
 
+/* rt_signal.c */
+void rt_sig_init(void); /* recording is set up: wrap the handlers set so far, catch fatal signals */
+void rt_sig_deliver_pending(void); /* run the handlers of signals that came while inside the runtime */
+/* Leaving the runtime (the guard drops to 0): a signal that came meanwhile
+ * runs its handler now. Every guard++ of rt_self ends here. */
+static inline void rt_guard_leave(struct rt_thread *t)
+{
+	if (--t->guard == 0 && RT_UNLIKELY(__atomic_load_n(&t->sig.npending, __ATOMIC_RELAXED)))
+		rt_sig_deliver_pending();
+}
+void rt_sig_unwind(void); /* from a handler back to the thread's own context (exit, exec) */
+/* Calls fn on each of t's contexts but the one in t: to flush them. */
+void rt_sig_each_context(struct rt_thread *t, void (*fn)(struct rt_thread *));
+void rt_sig_flush_contexts(void); /* the calling thread's handlers' records (before exec) */
+void rt_sig_thread_exit(void); /* back to context 0, flush and free the handlers' contexts */
+void rt_sig_after_fork(void); /* the child: context 0, no pending signal, the contexts emptied */
+
 /* rt_buf.c */
 int rt_thread_setup(struct rt_thread *t); /* buffer + registration; 0 or -1 */
+/* A signal handlers' context: its state and buffer in one mapping (written
+ * out synchronously, never through the writer's queue, so that a handler
+ * takes no lock the thread may hold); NULL when there is no memory. */
+struct rt_thread *rt_context_new(int context);
+void rt_context_free(struct rt_thread *c);
+void rt_context_reset(struct rt_thread *c); /* forget its records (a fork child) */
 void rt_flush(struct rt_thread *t);
 void rt_flush_all(int in_signal); /* at exit or crash: every live thread */
 void rt_queue_drain(void); /* wait until the writer thread has written all queued */

@@ -109,6 +109,12 @@ void rt_resolve(void)
 	RT_RESOLVE(strlen);
 	RT_RESOLVE(strcpy);
 	RT_RESOLVE(strcmp);
+	RT_RESOLVE(sigaction);
+	RT_RESOLVE(longjmp);
+	RT_RESOLVE(_longjmp);
+	RT_RESOLVE(siglongjmp);
+	RT_RESOLVE(__longjmp_chk);
+	RT_RESOLVE(vfork);
 	RT_RESOLVE(pthread_create);
 	RT_RESOLVE(pthread_setname_np);
 	RT_RESOLVE(fork);
@@ -406,6 +412,7 @@ void rt_write_end_chunk(uint64_t status)
 	p = mp_put_uv(p, __atomic_load_n(&rt_proc.dropped, __ATOMIC_RELAXED));
 	p = mp_put_uv(p, __atomic_load_n(&rt_proc.chunks, __ATOMIC_RELAXED));
 	p = mp_put_uv(p, status);
+	p = mp_put_uv(p, __atomic_load_n(&rt_proc.handler_jumps, __ATOMIC_RELAXED));
 	rt_write_chunk(MP_CHUNK_END, (uint32_t)getpid(), 0, payload, (size_t)(p - payload));
 }
 
@@ -417,43 +424,11 @@ static uint64_t rt_new_proc_id(void)
 	return id | 1; /* never 0: 0 means "no parent" */
 }
 
-/* Fatal signals: save what the crashing process recorded, then let the
- * signal do what it would have done. Installed only where the disposition is
- * the default, so a program's own handlers and ignored signals are kept. */
-static const int rt_fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT, SIGQUIT };
-
-static void rt_on_fatal(int sig)
-{
-	int saved = errno;
-	rt_self.guard++;
-	if (rt_recording && !rt_proc.finished) {
-		rt_proc.finished = 1;
-		rt_recording = 0;
-		rt_flush_all(1);
-		rt_write_end_chunk(0x100u + (unsigned)sig);
-	}
-	errno = saved;
-	signal(sig, SIG_DFL);
-	raise(sig); /* pending until we return; then the default action runs */
-}
-
-static void rt_install_signal_handlers(void)
-{
-	for (size_t i = 0; i < sizeof(rt_fatal_signals) / sizeof(rt_fatal_signals[0]); i++) {
-		struct sigaction old, sa;
-		if (sigaction(rt_fatal_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
-		    (old.sa_flags & SA_SIGINFO))
-			continue;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = rt_on_fatal;
-		sa.sa_flags = SA_RESETHAND;
-		sigemptyset(&sa.sa_mask);
-		sigaction(rt_fatal_signals[i], &sa, NULL);
-	}
-}
-
+/* The guard is held from prepare to parent/child: a signal handler must not
+ * run while this thread holds every lock of the runtime. */
 static void rt_atfork_prepare(void)
 {
+	rt_self.guard++;
 	if (rt_recording)
 		rt_proc.fork_epoch = rt_next_epoch();
 	rt_bufs_lock_all();
@@ -462,21 +437,24 @@ static void rt_atfork_prepare(void)
 static void rt_atfork_parent(void)
 {
 	rt_bufs_unlock_all();
+	rt_guard_leave(&rt_self);
 }
 
 static void rt_atfork_child(void)
 {
 	rt_bufs_reinit_locks();
+	rt_self.guard--; /* (before a handler's context gives way to the thread's own) */
 	if (!rt_recording)
 		return;
+	rt_sig_after_fork();
 	rt_self.guard++;
 	uint64_t parent = rt_proc.id;
 	rt_proc.id = rt_new_proc_id();
 	rt_proc.pid = getpid();
-	rt_proc.accesses = rt_proc.dropped = rt_proc.chunks = 0;
+	rt_proc.accesses = rt_proc.dropped = rt_proc.chunks = rt_proc.handler_jumps = 0;
 	rt_bufs_after_fork(&rt_self);
 	rt_write_process_chunk(parent, rt_proc.fork_epoch);
-	rt_self.guard--;
+	rt_guard_leave(&rt_self);
 }
 
 __attribute__((constructor(101))) static void rt_init(void)
@@ -545,9 +523,9 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt_thread_start_event(t, 0);
 	rt_emit_tls_blocks(t);
 	rt_write_process_chunk(0, 0);
-	rt_install_signal_handlers();
+	rt_sig_init();
 out:
-	t->guard--;
+	rt_guard_leave(t);
 }
 
 /* The process is ending: record the last events and write every buffer. */
@@ -555,6 +533,7 @@ void rt_shutdown(uint64_t status)
 {
 	if (!rt_recording || rt_proc.finished || getpid() != rt_proc.pid)
 		return; /* not set up, done already, or a vfork child borrowing our memory */
+	rt_sig_unwind(); /* exit from a signal handler: the thread's own stream ends */
 	rt_self.guard++;
 	rt_thread_exit_events(&rt_self);
 	rt_proc.finished = 1;
@@ -563,7 +542,7 @@ void rt_shutdown(uint64_t status)
 	if (status < MP_END_EXEC)
 		rt_pagemap_final(); /* exec keeps no pages: nothing to translate */
 	rt_write_end_chunk(status);
-	rt_self.guard--;
+	rt_guard_leave(&rt_self);
 }
 
 __attribute__((destructor(101))) static void rt_fini(void)

@@ -210,7 +210,7 @@ size_t rt_numa_attr_mask(const void *attr, uint8_t *mask, size_t cap)
 	struct rt_thread *t = &rt_self;                                                                                \
 	int rec_ = rt_recording && !t->guard;                                                                          \
 	t->guard++
-#define LEAVE(t) t->guard--
+#define LEAVE(t) rt_guard_leave(t)
 
 RT_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 {

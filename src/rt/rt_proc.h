@@ -16,7 +16,9 @@ struct rt_proc {
 	uint32_t flags; /* MP_PROC_* */
 	int stack_depth; /* frames kept per allocation stack */
 	uint64_t fork_epoch; /* epoch at the last fork (child: parent's clock) */
-	uint64_t accesses, dropped, chunks; /* counters for the END chunk */
+	/* counters for the END chunk: accesses recorded, not recorded (signal
+	 * handlers past RT_SIG_DEPTH), chunks written, longjmps out of handlers */
+	uint64_t accesses, dropped, chunks, handler_jumps;
 	int finished; /* final flush done: nothing more is written */
 	uint64_t burst_on, burst_off; /* sampling of access bursts; 0: record all */
 	size_t min_size; /* heap blocks below this usable size are not recorded */

@@ -65,12 +65,16 @@ static void thread_dtor(void *v)
 {
 	struct rt_thread *t = &rt_self;
 	(void)v;
-	if (!rt_recording || t->state != 1)
+	if (!rt_recording)
+		return;
+	rt_sig_unwind(); /* (pthread_exit from a signal handler) */
+	if (t->state != RT_REGISTERED)
 		return;
 	t->guard++;
 	rt_thread_exit_events(t);
 	rt_thread_unregister(t);
-	t->guard--;
+	rt_sig_thread_exit(); /* after: no handler makes a context for an exited thread */
+	rt_guard_leave(t);
 }
 
 static void make_key(void)
@@ -132,11 +136,11 @@ static void *trampoline(void *v)
 		} else {
 			rt_fail("no memory for a thread's trace buffer");
 		}
-		t->guard--;
+		rt_guard_leave(t);
 	}
 	t->guard++;
 	rt_real.free(v);
-	t->guard--;
+	rt_guard_leave(t);
 	return s.fn(s.arg);
 }
 
@@ -150,7 +154,7 @@ RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		return rt_real.pthread_create(th, attr, fn, arg);
 	rt_self.guard++;
 	struct rt_start *s = rt_real.malloc(sizeof(*s));
-	rt_self.guard--;
+	rt_guard_leave(&rt_self);
 	if (!s)
 		return rt_real.pthread_create(th, attr, fn, arg);
 	s->fn = fn;
@@ -158,7 +162,7 @@ RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	s->creator = rt_self.tid ? rt_self.tid : gettid();
 	rt_self.guard++; /* the mask copy may be a memcpy call */
 	s->aff_len = rt_numa_attr_mask(attr, s->aff, sizeof(s->aff));
-	rt_self.guard--;
+	rt_guard_leave(&rt_self);
 	int r = rt_real.pthread_create(th, attr, trampoline, s);
 	if (r != 0)
 		rt_real.free(s);
@@ -171,12 +175,14 @@ static void before_exec(void)
 {
 	if (!rt_recording)
 		return;
+	rt_sig_unwind(); /* (exec from a signal handler) */
 	rt_self.guard++;
 	rt_flush(&rt_self);
+	rt_sig_flush_contexts();
 	rt_queue_drain(); /* the writer thread does not survive exec */
 	/* If exec fails the process records on, and a later END supersedes this. */
 	rt_write_end_chunk(MP_END_EXEC);
-	rt_self.guard--;
+	rt_guard_leave(&rt_self);
 }
 
 RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
@@ -287,7 +293,7 @@ RT_EXPORT void *dlopen(const char *file, int mode)
 	if (h && rt_recording && !rt_self.guard) {
 		rt_self.guard++;
 		rt_emit_modules(&rt_self);
-		rt_self.guard--;
+		rt_guard_leave(&rt_self);
 	}
 	return h;
 }
@@ -301,7 +307,7 @@ RT_EXPORT int dlclose(void *handle)
 	if (r == 0 && rt_recording && !rt_self.guard) {
 		rt_self.guard++;
 		rt_emit_unloads(&rt_self);
-		rt_self.guard--;
+		rt_guard_leave(&rt_self);
 	}
 	return r;
 }
