@@ -36,14 +36,25 @@ static const char *base_name(const char *path)
 }
 
 /* Runtime, C library and C++ runtime frames are never the allocation site. */
-static int system_module(const char *m)
+/* memprism's runtime: its hooks are never a site */
+static int runtime_module(const char *m)
 {
-	static const char *const prefixes[] = { "libc.so", "libc-", "libstdc++", "libmemprism-rt", "libgcc_s",
-						"ld-linux", "libm.so", "libpthread" };
-	if (!m)
+	return m && strncmp(m, "libmemprism-rt", 14) == 0;
+}
+
+/* Code of an installed library: a module under the directories the dynamic
+ * linker searches by default and Debian installs libraries in, as opposed
+ * to the program and the libraries built with it. A block that zlib, libc
+ * or an MPI library allocates for the program is sited at the program's
+ * call, wherever the library keeps its code. */
+static int installed_library(const char *path)
+{
+	static const char *const dirs[] = { "/lib/",	   "/lib32/",	  "/lib64/",	  "/libx32/",	    "/usr/lib/",
+					    "/usr/lib32/", "/usr/lib64/", "/usr/libx32/", "/usr/local/lib/" };
+	if (!path)
 		return 0;
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (strncmp(m, prefixes[i], strlen(prefixes[i])) == 0)
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
 			return 1;
 	return 0;
 }
@@ -67,7 +78,7 @@ static int wrapper_name(const char *fn)
 
 static int is_wrapper(const struct an_opts *o, const struct an_frame *f)
 {
-	if (system_module(f->module))
+	if (runtime_module(f->module) || (f->library && !o->lib_sites))
 		return 1;
 	if (!f->function)
 		return 0;
@@ -106,7 +117,8 @@ static int symbolize_stack(struct an_state *st, const struct an_stack *s, struct
 		for (int j = 0; j < n && k < max; j++)
 			out[k++] = (struct an_frame){ .addr = s->frames[i], .function = sf[j].function,
 						      .file = sf[j].file, .module = sf[j].module,
-						      .line = sf[j].line, .inlined = sf[j].inlined };
+						      .line = sf[j].line, .inlined = sf[j].inlined,
+						      .library = installed_library(sf[j].module_path) };
 	}
 	return k;
 }
@@ -117,8 +129,9 @@ static char *dup_or_null(const char *s)
 }
 
 /* Labels heap and mmap class cls from its allocation stack (idempotent):
- * "heap function (file:line)" at the first frame that is not a wrapper. The
- * model calls it during replay to match what-if rules; the rest at the end. */
+ * "heap function (file:line)" at the first frame that is not a wrapper or an
+ * installed library's. The row keeps the whole stack. The model calls it
+ * during replay to match what-if rules; the rest at the end. */
 void an_label_class(struct an_state *st, uint32_t cls)
 {
 	struct an_frame frames[AN_MAX_FRAMES];
@@ -139,7 +152,8 @@ void an_label_class(struct an_state *st, uint32_t cls)
 	c->label = strdup(buf);
 	c->site = strdup(where);
 	c->function = n ? dup_or_null(frames[site].function) : NULL;
-	c->nstack = n - site;
+	c->nstack = n;
+	c->site_frame = site;
 	if (c->nstack > 0) {
 		c->stack = calloc((size_t)c->nstack, sizeof(*c->stack));
 		if (!c->stack) {
@@ -147,7 +161,7 @@ void an_label_class(struct an_state *st, uint32_t cls)
 			return;
 		}
 		for (int j = 0; j < c->nstack; j++) {
-			struct an_frame f = frames[site + j];
+			struct an_frame f = frames[j];
 			/* frame strings belong to the sym ctx: copy them out */
 			f.function = dup_or_null(f.function);
 			f.file = dup_or_null(f.file);

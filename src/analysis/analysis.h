@@ -144,6 +144,7 @@ struct an_frame {
 	const char *function, *file, *module; /* NULL when unknown */
 	int line;
 	int inlined;
+	int library; /* code of an installed library (under the system's library directories) */
 };
 
 /* A report row of the object view: one allocation stack (heap), one static
@@ -161,8 +162,10 @@ struct an_class {
 	uint64_t max_size;
 	uint32_t *threads; /* indices into an_result.threads that touched it */
 	size_t nthreads, threads_cap;
-	struct an_frame *stack; /* allocation stack after wrappers (heap/mmap) */
-	int nstack;
+	/* allocation stack (heap/mmap), innermost first: the wrappers' and
+	 * libraries' frames, then the site (stack[site_frame]) and its callers */
+	struct an_frame *stack;
+	int nstack, site_frame;
 	int first_alloc_thread; /* index into threads, -1 if none */
 };
 
@@ -353,6 +356,7 @@ struct an_opts {
 	const char *const *wrappers; /* extra allocation wrapper function names */
 	size_t nwrappers;
 	int no_wrapper_heuristic; /* don't skip *alloc*-like frames by name */
+	int lib_sites; /* a library's frame can be a site (profiling the library itself) */
 	int skip_checksums; /* fuzzing only: see trace_reader_skip_checksums */
 	uint64_t max_phys_pages; /* page translations kept at most (0: AN_PHYS_MAX_PAGES) */
 	uint64_t max_model_range; /* bytes of one access the model takes at most (0: 1 TiB) */

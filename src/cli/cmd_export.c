@@ -21,6 +21,7 @@ static void usage(FILE *out)
 		     "                           and region begin/end\n"
 		     "  -r, --roi NAME           only accesses made while region NAME was open\n"
 		     "  -w, --alloc-wrapper FN   treat function FN as an allocation wrapper (repeatable)\n"
+		     "      --lib-sites          a frame in an installed library can be a site\n"
 		     "  -h, --help               this help\n");
 }
 
@@ -32,6 +33,7 @@ int cmd_export(int argc, char **argv)
 		{ "binned", no_argument, NULL, 'B' },
 		{ "roi", required_argument, NULL, 'r' },
 		{ "alloc-wrapper", required_argument, NULL, 'w' },
+		{ "lib-sites", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -60,6 +62,9 @@ int cmd_export(int argc, char **argv)
 				return 2;
 			}
 			wrappers[nw++] = optarg;
+			break;
+		case 'L':
+			o.lib_sites = 1;
 			break;
 		case 'h':
 			usage(stdout);

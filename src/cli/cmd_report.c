@@ -35,6 +35,8 @@ static void usage(FILE *out)
 		"                           is its caller (repeatable)\n"
 		"      --no-wrapper-heuristic\n"
 		"                           don't skip *alloc*/*_new/new_* frames by name\n"
+		"      --lib-sites          a frame in an installed library (/usr/lib, ...) can\n"
+		"                           be a site (default: the program's call into it)\n"
 		"      --numa NODESxCPUS    place threads and pages on a simulated NUMA machine\n"
 		"                           (e.g. 4x8): with --model, fills from another node's\n"
 		"                           memory are remote DRAM (`memprism numa` for the rest)\n"
@@ -54,6 +56,7 @@ int cmd_report(int argc, char **argv)
 		{ "limit", required_argument, NULL, 'n' },
 		{ "alloc-wrapper", required_argument, NULL, 'w' },
 		{ "no-wrapper-heuristic", no_argument, NULL, 'H' },
+		{ "lib-sites", no_argument, NULL, 'L' },
 		{ "html", required_argument, NULL, 'T' },
 		{ "numa", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
@@ -115,6 +118,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'H':
 			ao.no_wrapper_heuristic = 1;
+			break;
+		case 'L':
+			ao.lib_sites = 1;
 			break;
 		case 'T':
 			html = optarg;

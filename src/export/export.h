@@ -20,6 +20,7 @@ struct ex_opts {
 	int binned; /* sqlite: access_bins (time x address grids) instead of every access */
 	const char *const *wrappers; /* allocation wrappers, as an_opts */
 	size_t nwrappers;
+	int lib_sites; /* as an_opts */
 };
 
 /* Writes the database db (replaced if it exists). 0, or a negative error

@@ -257,7 +257,7 @@ static int write_tables(struct sq *q, const struct an_result *r, const struct an
 		for (int k = 0; k < c->nstack; k++) {
 			const struct an_frame *f = &c->stack[k];
 			sqlite3_bind_int64(fs, 1, (sqlite3_int64)i);
-			sqlite3_bind_int(fs, 2, k);
+			sqlite3_bind_int(fs, 2, k - c->site_frame); /* (library frames below the site: < 0) */
 			bind_text_or_null(fs, 3, f->function);
 			bind_text_or_null(fs, 4, f->file);
 			sqlite3_bind_int(fs, 5, f->line);
@@ -384,7 +384,7 @@ static int write_bins(struct sq *q, const struct an_bins *b, char *err, size_t e
 int ex_sqlite_write(const char *path, const struct ex_opts *o, char *err, size_t errlen)
 {
 	struct sq q = { .rc = SQLITE_OK };
-	struct an_opts ao = { .roi = o->roi, .wrappers = o->wrappers, .nwrappers = o->nwrappers };
+	struct an_opts ao = { .roi = o->roi, .wrappers = o->wrappers, .nwrappers = o->nwrappers, .lib_sites = o->lib_sites };
 	struct an_result *res = NULL, *res2 = NULL;
 	struct an_pattern *pat = NULL;
 	int e = 0;
@@ -432,7 +432,7 @@ int ex_sqlite_write(const char *path, const struct ex_opts *o, char *err, size_t
 	if (o->binned) {
 		struct an_opts ao2 = { .roi = o->roi,
 				       .wrappers = o->wrappers,
-				       .nwrappers = o->nwrappers,
+				       .nwrappers = o->nwrappers, .lib_sites = o->lib_sites,
 				       .on_access = an_bins_fill_access,
 				       .hook_arg = q.bins };
 		if ((e = an_bins_plan(q.bins, res, EX_BINS_OBJECTS)) || (e = an_run(o->data_path, &ao2, &res2)) ||

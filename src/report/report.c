@@ -649,7 +649,7 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 		if (r->cls && r->cls->site) {
 			fprintf(out, ",\"site\":");
 			rp_json_str(out, r->cls->site);
-			fprintf(out, ",\"stack\":[");
+			fprintf(out, ",\"site_frame\":%d,\"stack\":[", r->cls->site_frame);
 			for (int k = 0; k < r->cls->nstack; k++) {
 				const struct an_frame *f = &r->cls->stack[k];
 				fprintf(out, "%s{\"function\":", k ? "," : "");

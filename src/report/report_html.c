@@ -187,7 +187,7 @@ static int write_data(FILE *out, const struct an_result *r, const struct rp_opts
 		for (size_t g = 0; g < ng; g++)
 			if (an_bins_grid(bins, g)->cls == i)
 				grid = (int)g;
-		fprintf(out, ",\"grid\":%d,\"stack\":[", grid);
+		fprintf(out, ",\"grid\":%d,\"site_frame\":%d,\"stack\":[", grid, c->site_frame);
 		for (int k = 0; k < c->nstack; k++) {
 			const struct an_frame *f = &c->stack[k];
 			fprintf(out, "%s[", k ? "," : "");

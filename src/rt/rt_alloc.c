@@ -8,17 +8,16 @@
  * allocation: so no other thread can be handed the same address between the
  * two, and the reader's time-aware attribution sees lifetimes in order.
  *
- * Call stacks come from a frame-pointer walk (memprism cc builds with frame
- * pointers): a few ns per frame, against ~1 µs for a DWARF unwind, which is
- * what keeps allocation tracking near native. Each frame read is checked to
- * lie inside the thread's known stack, so a frame-pointer-less caller costs
- * a short stack, never a fault.
+ * Call stacks come from the modules' unwind tables with a per-thread cache
+ * of rules (rt_unwind.c): right through libraries built without frame
+ * pointers, at a few ns a frame.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -59,9 +58,43 @@ static int ensure_real(void)
 
 /* --- call stacks */
 
-static inline int frame_ok(uint64_t f, uint64_t prev, const struct rt_thread *t)
+uint64_t rt_unwind_gen;
+
+/* The runtime's own code: a signal handler's stack ends where it called it. */
+static int in_runtime(uint64_t ip)
 {
-	return f > prev && f >= t->stack_lo && f + 16 <= t->stack_hi && !(f & 7);
+	static uint64_t lo, hi;
+	if (!hi) {
+		struct dl_find_object dlfo;
+		if (_dl_find_object((void *)&in_runtime, &dlfo) != 0)
+			return 0;
+		lo = (uint64_t)dlfo.dlfo_map_start;
+		hi = (uint64_t)dlfo.dlfo_map_end;
+	}
+	return ip >= lo && ip < hi;
+}
+
+/* The caller's frames from the hook's frame fp: the runtime keeps frame
+ * pointers, so the caller's rsp after the return is fp + 16 and its rbp
+ * was saved at fp. */
+static int stack_walk(struct rt_thread *t, void *fp, void *ret, uint64_t *frames, int max)
+{
+	uint64_t f = (uint64_t)fp, gen = __atomic_load_n(&rt_unwind_gen, __ATOMIC_ACQUIRE);
+	if (RT_UNLIKELY(t->unwind_gen != gen)) {
+		rt_real.memset(t->unwind_cache, 0, RT_UNWIND_CACHE * sizeof(*t->unwind_cache));
+		t->unwind_gen = gen;
+	}
+	if (f < t->stack_lo || f + 16 > t->stack_hi || (f & 7)) {
+		frames[0] = (uint64_t)ret;
+		return 1;
+	}
+	int n = rt_unwind(t->unwind_cache, (uint64_t)ret, f + 16, *(const uint64_t *)f, t->stack_lo, t->stack_hi,
+			  frames, max);
+	if (RT_UNLIKELY(t->context))
+		for (int i = 1; i < n; i++)
+			if (in_runtime(frames[i]))
+				return i;
+	return n;
 }
 
 uint64_t rt_stack_id(struct rt_thread *t, void *fp, void *ret)
@@ -69,25 +102,7 @@ uint64_t rt_stack_id(struct rt_thread *t, void *fp, void *ret)
 	if (RT_UNLIKELY(!t->stack_cache))
 		return 0; /* a signal handler with no stream (RT_LOST) */
 	uint64_t frames[RT_STACK_MAX];
-	int n = 0, max = rt_proc.stack_depth;
-	frames[n++] = (uint64_t)ret;
-	uint64_t f = (uint64_t)fp, prev = 0;
-	if (frame_ok(f, 0, t)) {
-		f = ((const uint64_t *)f)[0];
-		prev = (uint64_t)fp;
-		while (n < max && frame_ok(f, prev, t)) {
-			uint64_t r = ((const uint64_t *)f)[1];
-			if (r < 4096)
-				break;
-			/* a signal handler's context: its outermost frame returns
-			 * into the runtime's call (stack_hi, rt_signal.c) */
-			if (RT_UNLIKELY(t->context) && ((const uint64_t *)f)[0] >= t->stack_hi)
-				break;
-			frames[n++] = r;
-			prev = f;
-			f = ((const uint64_t *)f)[0];
-		}
-	}
+	int n = stack_walk(t, fp, ret, frames, rt_proc.stack_depth);
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
 	for (int i = 0; i < n; i++) {
 		h ^= frames[i];

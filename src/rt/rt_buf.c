@@ -210,7 +210,8 @@ static uint32_t chunk_accesses(const struct rt_thread *t)
 
 #define RT_SCRATCH_SIZE (64u << 10) /* sampling: where skipped accesses are written, never read */
 #define RT_MAP_SIZE                                                                                   \
-	(2 * (RT_BUF_SIZE + RT_BUF_SLACK) + RT_STACK_CACHE * sizeof(struct rt_stack_slot) + RT_SCRATCH_SIZE + \
+	(2 * (RT_BUF_SIZE + RT_BUF_SLACK) + RT_STACK_CACHE * sizeof(struct rt_stack_slot) +                  \
+	 RT_UNWIND_CACHE * sizeof(struct rt_unwind_slot) + RT_SCRATCH_SIZE +                                  \
 	 RT_BUF_SLACK)
 
 /* t's buffers in m: nbufs of them, then the stack cache and the scratch area */
@@ -221,7 +222,9 @@ static void buffers_init(struct rt_thread *t, uint8_t *m, int nbufs)
 	t->cur = 0;
 	t->buf = m;
 	t->stack_cache = (struct rt_stack_slot *)(m + (size_t)nbufs * (RT_BUF_SIZE + RT_BUF_SLACK));
-	t->scratch = (uint8_t *)(t->stack_cache + RT_STACK_CACHE);
+	t->unwind_cache = (struct rt_unwind_slot *)(t->stack_cache + RT_STACK_CACHE);
+	t->unwind_gen = __atomic_load_n(&rt_unwind_gen, __ATOMIC_ACQUIRE);
+	t->scratch = (uint8_t *)(t->unwind_cache + RT_UNWIND_CACHE);
 	t->skip_p = NULL;
 	t->epoch = atomic_load(&rt_epoch);
 	chunk_start(t);

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "common/varint.h"
+#include "rt/rt_unwind.h"
 #include "trace/trace_format.h"
 
 #define RT_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -91,6 +92,8 @@ struct rt_thread {
 	struct rt_stack_slot {
 		uint64_t hash, id;
 	} *stack_cache; /* RT_STACK_CACHE slots, mmap'd with buf */
+	struct rt_unwind_slot *unwind_cache; /* RT_UNWIND_CACHE slots, mmap'd with buf */
+	uint64_t unwind_gen; /* rt_unwind_gen when the cache was last valid */
 
 	/* The thread's, whatever context runs: a signal handler's entry swaps
 	 * the bytes above (RT_SWAP_BYTES) and never these. */
@@ -209,7 +212,12 @@ uint8_t *rt_put_str(uint8_t *p, const char *s, size_t max);
 uint8_t *rt_put_ev_addr(struct rt_thread *t, uint8_t *p, uint64_t addr);
 
 /* rt_alloc.c */
+/* The allocation stack of the hook whose frame is fp and return address
+ * ret: its id in t's stream, defined there on first use. */
 uint64_t rt_stack_id(struct rt_thread *t, void *fp, void *ret);
+/* Bumped when an object is unloaded: the threads' unwind caches may hold
+ * rules for addresses that now belong to another object. */
+extern uint64_t rt_unwind_gen;
 void *rt_malloc_at(size_t n, void *fp, void *ret); /* site: the given frame */
 
 /* rt_pagemap.c: the final translations at shutdown (MEMPRISM_PAGEMAP=1) */

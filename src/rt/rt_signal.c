@@ -235,8 +235,8 @@ static void swap_out(int d, const struct rt_thread *saved)
 }
 
 /* Runs the handler. In a context of its own (swapped), the stack walks of
- * its allocations end at this frame: its stack is the handler's frames,
- * on the thread's stack or its alternate signal stack. */
+ * its allocations read no further than this frame: its stack is the
+ * handler's frames, on the thread's stack or its alternate signal stack. */
 static __attribute__((noinline)) void call_handler(void *fn, int flags, int sig, siginfo_t *info, void *uc,
 						   int swapped)
 {

@@ -304,6 +304,8 @@ RT_EXPORT int dlclose(void *handle)
 	if (!real)
 		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
 	int r = real(handle);
+	if (r == 0)
+		__atomic_add_fetch(&rt_unwind_gen, 1, __ATOMIC_RELEASE);
 	if (r == 0 && rt_recording && !rt_self.guard) {
 		rt_self.guard++;
 		rt_emit_unloads(&rt_self);

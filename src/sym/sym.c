@@ -807,6 +807,7 @@ static int resolve(struct sym_ctx *ctx, struct sym_module *m, uint64_t addr,
 			.file = file,
 			.line = line,
 			.module = m->base,
+			.module_path = m->path,
 			.inlined = tag == DW_TAG_inlined_subroutine,
 		};
 		if (!f[n].inlined) {
@@ -825,6 +826,7 @@ static int resolve(struct sym_ctx *ctx, struct sym_module *m, uint64_t addr,
 			.file = file,
 			.line = line,
 			.module = m->base,
+			.module_path = m->path,
 		};
 	}
 	*out = f;

@@ -62,6 +62,7 @@ struct sym_frame {
 	const char *file;     /* source file (full path as in DWARF), NULL if unknown */
 	int line;             /* 0 if unknown */
 	const char *module;   /* basename of the module path, NULL if address not in any module */
+	const char *module_path; /* the module's path as registered, NULL with module */
 	int inlined;          /* 1 if this frame is an inlined call inside the next frame */
 };
 

@@ -25,7 +25,7 @@ for i in 0 1 2 3 4; do
 done
 # one distinct thread per array
 "$MEMPRISM" report --roi kernel --format json arrays.data > obj.json
-n=$(grep -o '"label":"heap main (arrays.c:[0-9]*)"[^}]*"threads":\[[0-9]*\]' obj.json | grep -o 'threads":\[[0-9]*' | sort -u | wc -l)
+n=$(grep -o '"label":"heap main (arrays.c:[0-9]*)"[^}]*"threads":\[[0-9]*\]' obj.json | grep -o 'threads":\[[0-9]\+' | sort -u | wc -l)
 expect_eq "distinct threads across the five arrays" 5 "$n"
 # without --roi the memsets appear: one ranged store of 256 MiB per array
 "$MEMPRISM" report --format csv arrays.data > all.csv

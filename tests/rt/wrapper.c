@@ -14,7 +14,8 @@
  * Default labels: main's lines for xmalloc, get_buffer's own malloc line
  * (@GM, both buffers in one row) for get_buffer. --no-wrapper-heuristic:
  * one row at xmalloc's malloc line (@XM, 3 instances). -w get_buffer: main's
- * lines for get_buffer too.
+ * lines for get_buffer too. Every view: stdout's buffer, which printf
+ * allocates inside libc, at main's printf line (@OUT).
  */
 #include <memprism.h>
 #include <stdio.h>
@@ -71,7 +72,7 @@ int main(void)
 	for (int i = 0; i < 10; i++)
 		node[i] = i;
 	memprism_region_end("work");
-	printf("checksum %ld\n", sum);
+	printf("checksum %ld\n", sum); /* @OUT */
 	free((void *)x1);
 	free((void *)x2);
 	free((void *)g1);

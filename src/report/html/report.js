@@ -236,9 +236,9 @@
 			d.append(el("div", { text: "threads: " + (o.threads.join(", ") || "none") + "; bytes moved " + human(o.bytes) }));
 			if (o.stack.length) {
 				const ol = el("ol");
-				for (const f of o.stack)
-					ol.append(el("li", { text: (f[0] || "??") + (f[1] ? " (" + f[1] + ":" + f[2] + ")" : "") + (f[3] ? "  [" + f[3] + "]" : "") + (f[4] ? " inlined" : "") }));
-				d.append(el("div", { text: "allocation stack (site first):" }), ol);
+				o.stack.forEach((f, k) =>
+					ol.append(el("li", { text: (f[0] || "??") + (f[1] ? " (" + f[1] + ":" + f[2] + ")" : "") + (f[3] ? "  [" + f[3] + "]" : "") + (f[4] ? " inlined" : "") + (k === o.site_frame ? "  \u2190 site" : "") })));
+				d.append(el("div", { text: "allocation stack (innermost first):" }), ol);
 			}
 			if (o.grid >= 0) d.append(el("a", { href: "#plot-" + o.id, text: "time \u00d7 address plot" }));
 			return el("tr", { class: "detail" }, d);
