@@ -61,9 +61,13 @@ static void on_alarm_heap(int sig)
 	ticks++;
 }
 
+static long jumps_wanted;
+
 static void on_alarm_jump(int sig)
 {
 	(void)sig;
+	if (ticks >= jumps_wanted)
+		return; /* (a signal between the loop's end and the timer's) */
 	store_hand();
 	ticks++;
 	siglongjmp(env, 1);
@@ -143,6 +147,7 @@ int main(int argc, char **argv)
 		}
 		stop_timer();
 	} else if (!strcmp(mode, "jump")) {
+		jumps_wanted = n;
 		install(SIGALRM, on_alarm_jump, 0);
 		long *a = malloc(RING * sizeof(long)); /* @RING_JUMP */
 		every_ms();
