@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/mp_error.h"
@@ -25,7 +26,10 @@ static void usage(FILE *out)
 		"and exec'd programs are recorded into the same file. The exit status is\n"
 		"PROGRAM's (128+N if it died of signal N).\n\n"
 		"options:\n"
-		"  -o, --output FILE     data file (default memprism.data; an old one becomes FILE.old)\n"
+		"  -o, --output FILE     data file (default memprism.data): a new regular file; an\n"
+		"                        existing regular file is kept as FILE.old. A directory,\n"
+		"                        device, FIFO, socket or symlink at FILE or FILE.old is\n"
+		"                        refused (status 2) and left as it is\n"
 		"  -s, --source SOURCE   where accesses come from:\n"
 		"                          inst    every load/store of a `memprism cc` build (default)\n"
 		"                          faults  page faults of any binary: first touch of every\n"
@@ -66,6 +70,43 @@ static void usage(FILE *out)
 		"                        root; the model then indexes caches physically)\n"
 		"  -q, --quiet           no summary on stderr\n"
 		"  -h, --help            this help\n");
+}
+
+/* -o named something that is not a regular file, or its .old is not one:
+ * say what is there and what to do; nothing was moved. */
+static void output_refused(const struct mp_record_opts *ro)
+{
+	unsigned m = ro->conflict_mode & S_IFMT;
+	const char *what = m == S_IFDIR	   ? "a directory"
+			   : m == S_IFCHR  ? "a character device"
+			   : m == S_IFBLK  ? "a block device"
+			   : m == S_IFIFO  ? "a FIFO (named pipe)"
+			   : m == S_IFSOCK ? "a socket"
+			   : m == S_IFLNK  ? "a symbolic link"
+					   : "not a regular file";
+	const char *path = ro->conflict_path;
+	if (strcmp(path, ro->output) != 0) {
+		cli_error("cannot record to %s: %s, where the existing %s would be kept, is %s; nothing was moved. "
+			  "Move %s away, or name another file with -o",
+			  ro->output, path, ro->output, what, path);
+		return;
+	}
+	if (m == S_IFLNK) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		target[n > 0 ? n : 0] = 0;
+		cli_error("cannot record to %s: it is a symbolic link (to %s), and -o does not follow links; nothing "
+			  "was moved. Name the file itself, or remove the link",
+			  path, n > 0 ? target : "?");
+	} else if (m == S_IFDIR) {
+		cli_error("cannot record to %s: it is a directory, and -o writes only regular files; nothing was "
+			  "moved. Name a file, e.g. -o %s%smemprism.data",
+			  path, path, path[strlen(path) - 1] == '/' ? "" : "/");
+	} else {
+		cli_error("cannot record to %s: it is %s, and -o writes only regular files (every recorded "
+			  "process appends to it, reports read it back); nothing was moved. Name a new or regular file",
+			  path, what);
+	}
 }
 
 int cmd_record(int argc, char **argv)
@@ -241,6 +282,16 @@ int cmd_record(int argc, char **argv)
 			  ro.argv[0]);
 	int status = -1, file_error = 0;
 	err = mp_record_run(&ro, &paths, &status, &file_error);
+	if (err == -MP_ERR_NOT_REGULAR) {
+		output_refused(&ro);
+		return 2;
+	}
+	if (err == -EAGAIN && file_error == 1) {
+		cli_error("cannot record to %s: it was replaced while memprism moved it to %s.old (put back); try "
+			  "again",
+			  ro.output, ro.output);
+		return 2;
+	}
 	if (err && file_error && status != -1) {
 		/* the program ran; only the run's end could not be appended */
 		cli_error("warning: cannot finish %s: %s", ro.output, mp_strerror(err));

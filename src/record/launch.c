@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -145,18 +146,57 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static int create_output(const char *path, const struct mp_record_opts *o, const char *prog)
+/* What lstat finds at path: 1 a regular file, 0 nothing; anything else is
+ * -MP_ERR_NOT_REGULAR, with the path and its mode kept for the CLI's words. */
+static int output_kind(const char *path, struct stat *st, struct mp_record_opts *o)
 {
-	if (access(path, F_OK) == 0) {
+	if (lstat(path, st) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISREG(st->st_mode))
+		return 1;
+	snprintf(o->conflict_path, sizeof(o->conflict_path), "%s", path);
+	o->conflict_mode = (unsigned)st->st_mode;
+	return -MP_ERR_NOT_REGULAR;
+}
+
+/*
+ * The data file is only ever a new regular file. An existing regular file
+ * is kept as PATH.old (replacing a regular PATH.old); a device, directory,
+ * FIFO, socket or symlink at PATH or PATH.old is refused and left where it
+ * is: `record -o /dev/null` as root once moved /dev/null aside. The rename
+ * is checked afterwards (the inode moved must be the one looked at, or it
+ * goes back), and the file is created with O_EXCL | O_NOFOLLOW, so nothing
+ * swapped in meanwhile is written through.
+ */
+static int create_output(const char *path, struct mp_record_opts *o, const char *prog)
+{
+	struct stat st, st_old;
+	int have = output_kind(path, &st, o);
+	if (have < 0)
+		return have;
+	if (have) {
 		char old[PATH_MAX];
 		if ((size_t)snprintf(old, sizeof(old), "%s.old", path) >= sizeof(old))
 			return -ENAMETOOLONG;
+		int e = output_kind(old, &st_old, o);
+		if (e < 0)
+			return e;
 		if (rename(path, old) != 0)
 			return -errno;
+		if (lstat(old, &st_old) != 0 || st_old.st_dev != st.st_dev || st_old.st_ino != st.st_ino) {
+			/* replaced between the look and the rename: put it back */
+			renameat2(AT_FDCWD, old, AT_FDCWD, path, RENAME_NOREPLACE);
+			return -EAGAIN;
+		}
 	}
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int e = -errno;
+		/* EEXIST, ELOOP: something appeared at the path since the look */
+		if ((e == -EEXIST || e == -ELOOP) && output_kind(path, &st, o) == -MP_ERR_NOT_REGULAR)
+			e = -MP_ERR_NOT_REGULAR;
+		return e;
+	}
 	char meta[8192];
 	size_t ml = build_meta(meta, sizeof(meta), o, prog);
 	struct mp_file_header h;

@@ -32,7 +32,11 @@ int mp_find_program(const char *name, char *out, size_t len);
 int mp_program_instrumented(const char *path);
 
 struct mp_record_opts {
-	const char *output; /* data file; an existing one is renamed to .old */
+	/* data file: created new (O_EXCL, never through a symlink); an
+	 * existing regular file is renamed to .old first, and anything else at
+	 * the path or at its .old (directory, device, FIFO, socket, symlink)
+	 * makes mp_record_run fail with -MP_ERR_NOT_REGULAR, moving nothing */
+	const char *output;
 	char *const *argv; /* program and arguments */
 	int stack_depth; /* frames per allocation stack, 0 = default */
 	unsigned long long burst_on, burst_off; /* sample access bursts; 0 = all */
@@ -49,6 +53,10 @@ struct mp_record_opts {
 	size_t ring_pages; /* pmu/faults: data pages per CPU ring (power of two), 0 = 128 */
 	struct mp_perf_stats *stats; /* OUT (optional): pmu/faults sample counts */
 	const char *numa; /* simulated NUMA topology "NODESxCPUS" (record --numa), NULL: none */
+	/* OUT, with -MP_ERR_NOT_REGULAR: the path that holds something else
+	 * (output or its .old) and its lstat st_mode */
+	char conflict_path[4096];
+	unsigned conflict_mode;
 };
 
 /* The host's NUMA topology as meta lines (numa_distance=, numa_mem=), and
