@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,6 +321,9 @@ int cmd_record(int argc, char **argv)
 	if (!quiet) {
 		struct stat st;
 		long long size = stat(ro.output, &st) == 0 ? (long long)st.st_size : -1;
+		if (ro.forwarded_signal)
+			cli_error("got SIG%s: passed it on to %s", sigabbrev_np(ro.forwarded_signal),
+				  ro.argv[0]);
 		if (WIFSIGNALED(status))
 			cli_error("%s was killed by signal %d; the trace holds what it recorded until then",
 				  ro.argv[0], WTERMSIG(status));

@@ -53,6 +53,7 @@ struct mp_record_opts {
 	size_t ring_pages; /* pmu/faults: data pages per CPU ring (power of two), 0 = 128 */
 	struct mp_perf_stats *stats; /* OUT (optional): pmu/faults sample counts */
 	const char *numa; /* simulated NUMA topology "NODESxCPUS" (record --numa), NULL: none */
+	int forwarded_signal; /* OUT: the last SIGTERM/SIGHUP passed on to the program, 0 none */
 	/* OUT, with -MP_ERR_NOT_REGULAR: the path that holds something else
 	 * (output or its .old) and its lstat st_mode */
 	char conflict_path[4096];
