@@ -71,7 +71,7 @@ static void *rt_map(size_t len)
 
 int rt_bufs_init(void)
 {
-	const char *lv = getenv("MEMPRISM_ZSTD_LEVEL");
+	const char *lv = secure_getenv("MEMPRISM_ZSTD_LEVEL");
 	if (lv && *lv)
 		rt_zlevel = atoi(lv);
 	size_t wks = ZSTD_estimateCCtxSize(rt_zlevel > 1 ? rt_zlevel : 1);
