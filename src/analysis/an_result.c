@@ -767,6 +767,10 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 			an_warn(&st, "process %u (%s) died of signal %llu; everything it recorded was saved",
 				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)(p->end_status - 0x100));
 	}
+	if (!st.procs.n && r->run_status != -1)
+		an_warn(&st, "no process of the program recorded anything: it ran without memprism's runtime "
+			     "(statically linked, or set-user-ID, set-group-ID or with file capabilities: "
+			     "`memprism record` said which)");
 	if (st.opts->roi && !r->have_roi)
 		an_warn(&st, "region '%s' never began: no access counted (names are case-sensitive)", st.opts->roi);
 	r->trace_bytes = 0;

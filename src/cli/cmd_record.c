@@ -2,6 +2,8 @@
 /* `memprism record [OPTIONS] -- PROGRAM [ARGS]` */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,7 +27,11 @@ static void usage(FILE *out)
 		"every allocation, free, mapping, thread and loaded image (with call stacks),\n"
 		"and every load and store if PROGRAM was built with `memprism cc`. Children\n"
 		"and exec'd programs are recorded into the same file. The exit status is\n"
-		"PROGRAM's (128+N if it died of signal N).\n\n"
+		"PROGRAM's (128+N if it died of signal N). SIGTERM and SIGHUP to record are\n"
+		"passed on to PROGRAM (^C reaches it directly); if record is killed outright,\n"
+		"PROGRAM gets SIGKILL. A static PROGRAM, or a set-user-ID, set-group-ID or\n"
+		"file-capability one that gives you privileges, cannot be recorded: record\n"
+		"warns and runs it.\n\n"
 		"options:\n"
 		"  -o, --output FILE     data file (default memprism.data): a new regular file; an\n"
 		"                        existing regular file is kept as FILE.old. A directory,\n"
@@ -107,6 +113,51 @@ static void output_refused(const struct mp_record_opts *ro)
 		cli_error("cannot record to %s: it is %s, and -o writes only regular files (every recorded "
 			  "process appends to it, reports read it back); nothing was moved. Name a new or regular file",
 			  path, what);
+	}
+}
+
+/* The preloaded runtime cannot work in the program: one line on why and
+ * what to do instead. A warning, not an error: the run goes on, as perf
+ * record's would, recording what it can. */
+static void say_unrecordable(const char *name, const struct mp_program_info *pi, enum mp_source src)
+{
+	const char *lost = src == MP_SOURCE_INST ? "nothing of it is recorded (the trace holds the run's end only)"
+			   : src == MP_SOURCE_FAULTS
+				   ? "its objects are not recorded, and its page faults cannot be put on any"
+				   : "its objects are not recorded, and its samples cannot be put on any";
+	if (pi->is_static) {
+		cli_error("warning: %s is statically linked: memprism's runtime is preloaded by the dynamic loader, "
+			  "which a static program does not use, so %s. Link it dynamically to record it (`memprism "
+			  "cc` does)",
+			  name, lost);
+		return;
+	}
+	static const char secure[] = "so it runs for you in secure-execution mode, where memprism's runtime is not "
+				     "preloaded and ignores MEMPRISM_OUT";
+	if (pi->secure == MP_SECURE_CAPS) {
+		cli_error("warning: %s has file capabilities (getcap shows them), %s: %s. Record a copy (cp drops "
+			  "them), or run memprism as root",
+			  name, secure, lost);
+	} else if (pi->secure == MP_SECURE_SETGID) {
+		const struct group *g = getgrgid(pi->gid);
+		char id[64];
+		if (g)
+			snprintf(id, sizeof(id), "%s", g->gr_name);
+		else
+			snprintf(id, sizeof(id), "gid %u", pi->gid);
+		cli_error("warning: %s is set-group-ID (group %s), %s: %s. Record a copy without the bit (cp drops "
+			  "it), or run memprism with %s as its real group",
+			  name, id, secure, lost, id);
+	} else {
+		const struct passwd *pw = getpwuid(pi->uid);
+		char id[64];
+		if (pw)
+			snprintf(id, sizeof(id), "%s", pw->pw_name);
+		else
+			snprintf(id, sizeof(id), "uid %u", pi->uid);
+		cli_error("warning: %s is set-user-ID (owner %s), %s: %s. Record a copy without the bit (cp drops "
+			  "it), or run memprism as %s",
+			  name, id, secure, lost, id);
 	}
 }
 
@@ -269,14 +320,17 @@ int cmd_record(int argc, char **argv)
 		cli_error("cannot run '%s': it is a directory", ro.argv[0]);
 		return 126;
 	}
-	int inst = mp_program_instrumented(prog);
-	if (inst == 2) {
+	struct mp_program_info pi;
+	int inspect_err = mp_program_inspect(prog, &pi);
+	if (!inspect_err && pi.instrumented == 2) {
 		cli_error("cannot run '%s': it was built by another version of `memprism cc`, whose inline "
 			  "instrumentation this runtime does not take. Rebuild it with this `memprism cc`.",
 			  ro.argv[0]);
 		return 2;
 	}
-	if (inst == 0 && !quiet && ro.source == MP_SOURCE_INST)
+	if ((!inspect_err && pi.is_static) || pi.secure)
+		say_unrecordable(ro.argv[0], &pi, ro.source);
+	else if (!inspect_err && !pi.instrumented && !quiet && ro.source == MP_SOURCE_INST)
 		cli_error("note: %s was not built with `memprism cc`: its allocations are recorded, its "
 			  "accesses are not. Rebuild with `memprism cc` (or CC=\"memprism cc\" make) to see "
 			  "accesses per object.",

@@ -18,6 +18,8 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,18 +33,54 @@
 #include "record/record.h"
 #include "trace/trace_writer.h"
 
-int mp_program_instrumented(const char *path)
+/* Would exec of st's file run in secure-execution mode (AT_SECURE) for this
+ * user? The kernel decides so when the exec changes the effective ids or
+ * raises capabilities; set-ID bits and file capabilities do nothing on a
+ * nosuid mount or under no_new_privs. */
+static enum mp_secure_exec secure_exec(const char *path, const struct stat *st)
 {
+	struct statvfs vfs;
+	if ((statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID)) || prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)
+		return MP_SECURE_NONE;
+	if ((st->st_mode & S_ISUID) && st->st_uid != getuid())
+		return MP_SECURE_SETUID;
+	if ((st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP) && st->st_gid != getgid())
+		return MP_SECURE_SETGID;
+	/* root keeps every capability anyway: no secure exec for it */
+	if (getuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0)
+		return MP_SECURE_CAPS;
+	return MP_SECURE_NONE;
+}
+
+int mp_program_inspect(const char *path, struct mp_program_info *info)
+{
+	memset(info, 0, sizeof(*info));
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) == 0) {
+		info->secure = secure_exec(path, &st);
+		info->uid = st.st_uid;
+		info->gid = st.st_gid;
+	}
 	elf_version(EV_CURRENT);
 	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	int found = -MP_ERR_FORMAT;
+	int err = -MP_ERR_FORMAT;
 	if (!e || elf_kind(e) != ELF_K_ELF)
 		goto out;
-	found = 0;
+	err = 0;
+	/* no PT_INTERP: no dynamic loader, so nothing reads LD_PRELOAD */
+	size_t nph = 0;
+	info->is_static = 1;
+	if (elf_getphdrnum(e, &nph) == 0)
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
+				info->is_static = 0;
+		}
 	Elf_Scn *scn = NULL;
+	int found = 0;
 	while ((scn = elf_nextscn(e, scn)) != NULL && !found) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
@@ -66,11 +104,12 @@ int mp_program_instrumented(const char *path)
 			}
 		}
 	}
+	info->instrumented = found;
 out:
 	if (e)
 		elf_end(e);
 	close(fd);
-	return found;
+	return err;
 }
 
 static uint64_t now_ns(clockid_t c)

@@ -25,11 +25,30 @@ int mp_paths_find(struct mp_paths *out);
  * -EACCES. */
 int mp_find_program(const char *name, char *out, size_t len);
 
-/* 1 if the ELF file imports memprism's access callbacks (built by memprism
- * cc), 2 if its inline instrumentation is of another memprism version's ABI
- * (it will not load: rebuild), 0 if not instrumented, negative error if it is
- * not a readable ELF file. */
-int mp_program_instrumented(const char *path);
+/* Why an exec would run in secure-execution mode for the calling user, where
+ * the runtime is not preloaded (ld.so drops LD_PRELOAD paths) and, when
+ * linked in, ignores MEMPRISM_* (secure_getenv): nothing is recorded. */
+enum mp_secure_exec {
+	MP_SECURE_NONE,
+	MP_SECURE_SETUID, /* set-user-ID, owned by another user */
+	MP_SECURE_SETGID, /* set-group-ID, of a group not the caller's real one */
+	MP_SECURE_CAPS, /* file capabilities (security.capability), caller not root */
+};
+
+struct mp_program_info {
+	/* 1 if the ELF file imports memprism's access callbacks (built by
+	 * memprism cc), 2 if its inline instrumentation is of another memprism
+	 * version's ABI (it will not load: rebuild), 0 if not instrumented */
+	int instrumented;
+	int is_static; /* no PT_INTERP: no dynamic loader reads LD_PRELOAD */
+	enum mp_secure_exec secure;
+	unsigned uid, gid; /* the file's owner and group */
+};
+
+/* What the launcher can tell of a program before running it: 0 and info
+ * filled, or a negative error (-errno, -MP_ERR_FORMAT: not an ELF file,
+ * info->secure still set). */
+int mp_program_inspect(const char *path, struct mp_program_info *info);
 
 struct mp_record_opts {
 	/* data file: created new (O_EXCL, never through a symlink); an
