@@ -759,6 +759,11 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		p->exe = NULL;
 		if (!p->have_record)
 			an_warn(&st, "process %u: its start record is missing (damaged file?)", p->pid);
+		else if (!p->ended && r->write_errno)
+			an_warn(&st, "process %u (%s) has no end record: writing the data file failed during the "
+				     "recording (%s%s), which stopped it; its last unwritten records are lost",
+				p->pid, base_name(q->exe ? q->exe : "?"), strerror(r->write_errno),
+				r->write_errno == ENOSPC ? ": the disk was full" : "");
 		else if (!p->ended)
 			an_warn(&st, "process %u (%s) did not shut down cleanly (killed?): its last unwritten "
 				     "records are lost",

@@ -55,7 +55,10 @@ int cmd_dump(int argc, char **argv)
 		return 1;
 	}
 	const struct mp_file_header *h = trace_reader_header(r);
-	printf("file %s: format v%u, meta %u bytes\n", path, h->version, h->meta_len);
+	printf("file %s: format v%u, meta %u bytes", path, h->version, h->meta_len);
+	if (h->flags & MP_FILE_WRITE_FAILED)
+		printf(", a write failed during the recording (%s)", strerror(MP_FILE_WRITE_ERRNO(h->flags)));
+	printf("\n");
 	struct trace_chunk ch;
 	while (trace_reader_next(r, &ch)) {
 		printf("@%llu chunk type %u codec %u pid %u tid %u proc %016llx seq %u raw %u stored %u\n",

@@ -347,9 +347,15 @@ int cmd_record(int argc, char **argv)
 			  ro.output, ro.output);
 		return 2;
 	}
+	if (ro.write_errno)
+		cli_error("warning: the recording stopped early: writing %s failed: %s%s; the trace holds what was "
+			  "written before",
+			  ro.output, strerror(ro.write_errno),
+			  ro.write_errno == ENOSPC ? " (the disk is full)" : "");
 	if (err && file_error && status != -1) {
 		/* the program ran; only the run's end could not be appended */
-		cli_error("warning: cannot finish %s: %s", ro.output, mp_strerror(err));
+		if (-err != ro.write_errno)
+			cli_error("warning: cannot finish %s: %s", ro.output, mp_strerror(err));
 		err = 0;
 	}
 	if (err && file_error == 2 && err == -ERANGE) {
@@ -384,7 +390,7 @@ int cmd_record(int argc, char **argv)
 		if (ro.pagemap_err == -EPERM)
 			cli_error("note: physical addresses not recorded: /proc/PID/pagemap hides frame numbers "
 				  "from non-root users (the model will index caches virtually)");
-		else if (ro.pagemap_err)
+		else if (ro.pagemap_err && -ro.pagemap_err != ro.write_errno)
 			cli_error("note: physical addresses recorded only in part: %s", mp_strerror(ro.pagemap_err));
 		else if (!ro.no_pagemap)
 			fprintf(stderr, "memprism: physical addresses of %llu pages (%u looks at the page tables)\n",

@@ -581,6 +581,14 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	err = write_all(fd, chunk, n);
 	if (!err)
 		err = sample_err;
+	/* the launcher's own appends failing (RUN_END, samples, page tables)
+	 * mark the file as the runtime's do; then whoever failed first is
+	 * what the file says */
+	int pe = o->pagemap_err;
+	int werr = err ? err : pe == -ENOSPC || pe == -EDQUOT || pe == -EFBIG ? pe : 0;
+	if (werr)
+		trace_file_mark_failed(fd, -werr);
+	o->write_errno = trace_file_write_errno(fd);
 	if (close(fd) != 0 && !err)
 		err = -errno;
 	launch_sigs_restore(&ls);

@@ -72,6 +72,10 @@ struct mp_record_opts {
 	size_t ring_pages; /* pmu/faults: data pages per CPU ring (power of two), 0 = 128 */
 	struct mp_perf_stats *stats; /* OUT (optional): pmu/faults sample counts */
 	const char *numa; /* simulated NUMA topology "NODESxCPUS" (record --numa), NULL: none */
+	/* OUT: errno of the first failed append to the data file, by the
+	 * runtime or the launcher (the header's MP_FILE_WRITE_FAILED): the
+	 * recording stopped there. 0 none */
+	int write_errno;
 	int forwarded_signal; /* OUT: the last SIGTERM/SIGHUP passed on to the program, 0 none */
 	/* OUT, with -MP_ERR_NOT_REGULAR: the path that holds something else
 	 * (output or its .old) and its lstat st_mode */
