@@ -48,10 +48,12 @@ int cmd_dump(int argc, char **argv)
 			return 2;
 		}
 	}
-	const char *path = optind < argc ? argv[optind] : "memprism.data";
+	const char *path;
+	if (cli_data_path(argc, argv, optind, &path))
+		return 2;
 	struct trace_reader *r = trace_reader_open(path);
 	if (!r) {
-		cli_error("cannot read %s: %s", path, mp_strerror(-errno));
+		cli_data_error(-errno, path, optind < argc, "memprism record -- PROGRAM");
 		return 1;
 	}
 	const struct mp_file_header *h = trace_reader_header(r);
