@@ -328,7 +328,7 @@ int cmd_record(int argc, char **argv)
 			  ro.argv[0]);
 		return 2;
 	}
-	if ((!inspect_err && pi.is_static) || pi.secure)
+	if (!inspect_err && (pi.is_static || pi.secure))
 		say_unrecordable(ro.argv[0], &pi, ro.source);
 	else if (!inspect_err && !pi.instrumented && !quiet && ro.source == MP_SOURCE_INST)
 		cli_error("note: %s was not built with `memprism cc`: its allocations are recorded, its "

@@ -58,18 +58,19 @@ int mp_program_inspect(const char *path, struct mp_program_info *info)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	struct stat st;
-	if (fstat(fd, &st) == 0) {
-		info->secure = secure_exec(path, &st);
-		info->uid = st.st_uid;
-		info->gid = st.st_gid;
-	}
 	elf_version(EV_CURRENT);
 	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
 	int err = -MP_ERR_FORMAT;
 	if (!e || elf_kind(e) != ELF_K_ELF)
 		goto out;
 	err = 0;
+	/* (Linux ignores set-ID bits on scripts: ELF files only) */
+	struct stat st;
+	if (fstat(fd, &st) == 0) {
+		info->secure = secure_exec(path, &st);
+		info->uid = st.st_uid;
+		info->gid = st.st_gid;
+	}
 	/* no PT_INTERP: no dynamic loader, so nothing reads LD_PRELOAD */
 	size_t nph = 0;
 	info->is_static = 1;
@@ -416,6 +417,10 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 		int n = poll(pfd + (sess ? 0 : nfds), (nfds_t)(sess ? nfds + 1 : 1), (int)((wait_us + 999) / 1000));
 		if (n > 0 && (pfd[nfds].revents & POLLIN))
 			launch_sigs_forward(ls, pid, o);
+		if (n < 0 && errno != EINTR) { /* cannot happen; no busy loop if it does */
+			struct timespec ts = { wait_us / 1000000, (wait_us % 1000000) * 1000 };
+			nanosleep(&ts, NULL);
+		}
 		if (sess && mp_perf_session_drain(sess))
 			sess = NULL;
 	}

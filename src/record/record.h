@@ -46,8 +46,8 @@ struct mp_program_info {
 };
 
 /* What the launcher can tell of a program before running it: 0 and info
- * filled, or a negative error (-errno, -MP_ERR_FORMAT: not an ELF file,
- * info->secure still set). */
+ * filled, or a negative error (-errno, -MP_ERR_FORMAT: not an ELF file, a
+ * script say; info is zeroed). */
 int mp_program_inspect(const char *path, struct mp_program_info *info);
 
 struct mp_record_opts {

@@ -25,7 +25,10 @@ poll() {
 	done
 	return 1
 }
-has_child() { C=$(cat "/proc/$L/task/$L/children" 2> /dev/null | tr -d ' '); [ -n "$C" ] && [ -e "$1" ]; }
+has_child() { # marker: the launcher's child is running and has made the marker file
+	C=$({ cat "/proc/$L/task/$L/children" 2> /dev/null || pgrep -P "$L"; } | tr -d ' \n')
+	[ -n "$C" ] && [ -e "$1" ]
+}
 gone() { [ ! -e "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2> /dev/null; }
 
 start() { # name mode [record options]: runs the launcher in the background, waits for the program
