@@ -205,7 +205,7 @@ static int output_kind(const char *path, struct stat *st, struct mp_record_opts 
  * The data file is only ever a new regular file. An existing regular file
  * is kept as PATH.old (replacing a regular PATH.old); a device, directory,
  * FIFO, socket or symlink at PATH or PATH.old is refused and left where it
- * is: `record -o /dev/null` as root once moved /dev/null aside. The rename
+ * is (as root, moving /dev/null aside would break the machine). The rename
  * is checked afterwards (the inode moved must be the one looked at, or it
  * goes back), and the file is created with O_EXCL | O_NOFOLLOW, so nothing
  * swapped in meanwhile is written through.

@@ -1,6 +1,6 @@
 # A recording cut short by a full disk says so: in record's words, in the
 # file's header (MP_FILE_WRITE_FAILED with ENOSPC, written in place), and
-# in the report, which no longer guesses "killed?". The disk is a 1 MiB
+# in the report, which does not guess "killed?". The disk is a 1 MiB
 # tmpfs; tests/rt/exit_status.c big writes a trace of about 4 MB. Needs
 # root (mount); skipped otherwise.
 source "$(dirname "$0")/lib.sh"
