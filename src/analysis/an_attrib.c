@@ -273,12 +273,21 @@ static int index_chunks(struct an_state *st)
 			break; /* a newer writer's chunk type: skip it */
 		}
 	}
+	const struct mp_file_header *fh = trace_reader_header(st->reader);
+	int werr = (fh->flags & MP_FILE_WRITE_FAILED) ? MP_FILE_WRITE_ERRNO(fh->flags) : 0;
+	st->res->write_errno = werr;
 	uint64_t off;
 	int err = trace_reader_status(st->reader, &off);
 	if (err) {
 		st->res->damaged = 1;
-		an_warn(st, "data file damaged at byte %llu (%s): read up to the last good chunk",
-			(unsigned long long)off, mp_strerror(err));
+		if (werr)
+			an_warn(st, "data file damaged at byte %llu (%s): a write to it failed during the recording "
+				    "(%s%s), which stopped there; read up to the last good chunk",
+				(unsigned long long)off, mp_strerror(err), strerror(werr),
+				werr == ENOSPC ? ": the disk was full" : "");
+		else
+			an_warn(st, "data file damaged at byte %llu (%s): read up to the last good chunk",
+				(unsigned long long)off, mp_strerror(err));
 	}
 	return 0;
 }

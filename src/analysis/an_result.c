@@ -773,6 +773,11 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		p->exe = NULL;
 		if (!p->have_record)
 			an_warn(&st, "process %u: its start record is missing (damaged file?)", p->pid);
+		else if (!p->ended && r->write_errno)
+			an_warn(&st, "process %u (%s) has no end record: writing the data file failed during the "
+				     "recording (%s%s), which stopped it; its last unwritten records are lost",
+				p->pid, base_name(q->exe ? q->exe : "?"), strerror(r->write_errno),
+				r->write_errno == ENOSPC ? ": the disk was full" : "");
 		else if (!p->ended)
 			an_warn(&st, "process %u (%s) did not shut down cleanly (killed?): its last unwritten "
 				     "records are lost",
@@ -789,6 +794,10 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 				     "interrupted may miss the accesses of the loop iteration it was in",
 				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)p->handler_jumps);
 	}
+	if (!st.procs.n && r->run_status != -1)
+		an_warn(&st, "no process of the program recorded anything: it ran without memprism's runtime "
+			     "(statically linked, or set-user-ID, set-group-ID or with file capabilities: "
+			     "`memprism record` said which)");
 	if (st.opts->roi && !r->have_roi)
 		an_warn(&st, "region '%s' never began: no access counted (names are case-sensitive)", st.opts->roi);
 	r->trace_bytes = 0;

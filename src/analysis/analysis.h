@@ -242,6 +242,9 @@ struct an_result {
 	char cmdline[1024];
 	uint64_t min_size; /* record --min-size: smaller heap blocks were not tracked */
 	int damaged; /* file read only to its last good chunk */
+	/* errno of a write to the file that failed during the recording (the
+	 * header's MP_FILE_WRITE_FAILED: a full disk stopped it), 0 none */
+	int write_errno;
 	uint64_t trace_bytes;
 	uint64_t allocations, frees;
 	int have_roi; /* the --roi region was found */

@@ -48,14 +48,19 @@ int cmd_dump(int argc, char **argv)
 			return 2;
 		}
 	}
-	const char *path = optind < argc ? argv[optind] : "memprism.data";
+	const char *path;
+	if (cli_data_path(argc, argv, optind, &path))
+		return 2;
 	struct trace_reader *r = trace_reader_open(path);
 	if (!r) {
-		cli_error("cannot read %s: %s", path, mp_strerror(-errno));
+		cli_data_error(-errno, path, optind < argc, "memprism record -- PROGRAM");
 		return 1;
 	}
 	const struct mp_file_header *h = trace_reader_header(r);
-	printf("file %s: format v%u, meta %u bytes\n", path, h->version, h->meta_len);
+	printf("file %s: format v%u, meta %u bytes", path, h->version, h->meta_len);
+	if (h->flags & MP_FILE_WRITE_FAILED)
+		printf(", a write failed during the recording (%s)", strerror(MP_FILE_WRITE_ERRNO(h->flags)));
+	printf("\n");
 	struct trace_chunk ch;
 	while (trace_reader_next(r, &ch)) {
 		printf("@%llu chunk type %u codec %u pid %u tid %u proc %016llx seq %u raw %u stored %u",

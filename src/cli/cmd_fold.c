@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis/an_fold.h"
 #include "cli/cli.h"
@@ -187,6 +188,16 @@ int cmd_fold(int argc, char **argv)
 	}
 	const char *region = argv[optind++];
 	const char *data;
+	struct stat sb;
+	if (optind >= argc && stat(region, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		/* `fold good.data`: the file taken for a region would send the
+		 * user looking for memprism.data */
+		cli_error("fold which region of %s? `memprism fold REGION %s` (REGION: a name given to "
+			  "memprism_region_begin)",
+			  region, region);
+		return 2;
+	}
+	int named = optind < argc;
 	if (cli_data_path(argc, argv, optind, &data))
 		return 2;
 	struct an_fold *f = an_fold_new(region, (unsigned)bins);
@@ -198,7 +209,7 @@ int cmd_fold(int argc, char **argv)
 	}
 	struct an_opts ao = { .on_access = scan_access, .on_event = an_fold_scan_event, .hook_arg = f };
 	if ((err = an_run(data, &ao, &res))) {
-		cli_error("cannot read %s: %s", data, mp_strerror(err));
+		cli_data_error(err, data, named, "memprism record -- PROGRAM");
 		goto out;
 	}
 	if (!an_fold_instances(f)) {

@@ -2,12 +2,16 @@
 /* `memprism record [OPTIONS] -- PROGRAM [ARGS]` */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/mp_error.h"
@@ -23,9 +27,16 @@ static void usage(FILE *out)
 		"every allocation, free, mapping, thread and loaded image (with call stacks),\n"
 		"and every load and store if PROGRAM was built with `memprism cc`. Children\n"
 		"and exec'd programs are recorded into the same file. The exit status is\n"
-		"PROGRAM's (128+N if it died of signal N).\n\n"
+		"PROGRAM's (128+N if it died of signal N). SIGTERM and SIGHUP to record are\n"
+		"passed on to PROGRAM (^C reaches it directly); if record is killed outright,\n"
+		"PROGRAM gets SIGKILL. A static PROGRAM, or a set-user-ID, set-group-ID or\n"
+		"file-capability one that gives you privileges, cannot be recorded: record\n"
+		"warns and runs it.\n\n"
 		"options:\n"
-		"  -o, --output FILE     data file (default memprism.data; an old one becomes FILE.old)\n"
+		"  -o, --output FILE     data file (default memprism.data): a new regular file; an\n"
+		"                        existing regular file is kept as FILE.old. A directory,\n"
+		"                        device, FIFO, socket or symlink at FILE or FILE.old is\n"
+		"                        refused (status 2) and left as it is\n"
 		"  -s, --source SOURCE   where accesses come from:\n"
 		"                          inst    every load/store of a `memprism cc` build (default)\n"
 		"                          faults  page faults of any binary: first touch of every\n"
@@ -66,6 +77,88 @@ static void usage(FILE *out)
 		"                        root; the model then indexes caches physically)\n"
 		"  -q, --quiet           no summary on stderr\n"
 		"  -h, --help            this help\n");
+}
+
+/* -o named something that is not a regular file, or its .old is not one:
+ * say what is there and what to do; nothing was moved. */
+static void output_refused(const struct mp_record_opts *ro)
+{
+	unsigned m = ro->conflict_mode & S_IFMT;
+	const char *what = m == S_IFDIR	   ? "a directory"
+			   : m == S_IFCHR  ? "a character device"
+			   : m == S_IFBLK  ? "a block device"
+			   : m == S_IFIFO  ? "a FIFO (named pipe)"
+			   : m == S_IFSOCK ? "a socket"
+			   : m == S_IFLNK  ? "a symbolic link"
+					   : "not a regular file";
+	const char *path = ro->conflict_path;
+	if (strcmp(path, ro->output) != 0) {
+		cli_error("cannot record to %s: %s, where the existing %s would be kept, is %s; nothing was moved. "
+			  "Move %s away, or name another file with -o",
+			  ro->output, path, ro->output, what, path);
+		return;
+	}
+	if (m == S_IFLNK) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		target[n > 0 ? n : 0] = 0;
+		cli_error("cannot record to %s: it is a symbolic link (to %s), and -o does not follow links; nothing "
+			  "was moved. Name the file itself, or remove the link",
+			  path, n > 0 ? target : "?");
+	} else if (m == S_IFDIR) {
+		cli_error("cannot record to %s: it is a directory, and -o writes only regular files; nothing was "
+			  "moved. Name a file, e.g. -o %s%smemprism.data",
+			  path, path, path[strlen(path) - 1] == '/' ? "" : "/");
+	} else {
+		cli_error("cannot record to %s: it is %s, and -o writes only regular files (every recorded "
+			  "process appends to it, reports read it back); nothing was moved. Name a new or regular file",
+			  path, what);
+	}
+}
+
+/* The preloaded runtime cannot work in the program: one line on why and
+ * what to do instead. A warning, not an error: the run goes on, as perf
+ * record's would, recording what it can. */
+static void say_unrecordable(const char *name, const struct mp_program_info *pi, enum mp_source src)
+{
+	const char *lost = src == MP_SOURCE_INST ? "nothing of it is recorded (the trace holds the run's end only)"
+			   : src == MP_SOURCE_FAULTS
+				   ? "its objects are not recorded, and its page faults cannot be put on any"
+				   : "its objects are not recorded, and its samples cannot be put on any";
+	if (pi->is_static) {
+		cli_error("warning: %s is statically linked: memprism's runtime is preloaded by the dynamic loader, "
+			  "which a static program does not use, so %s. Link it dynamically to record it (`memprism "
+			  "cc` does)",
+			  name, lost);
+		return;
+	}
+	static const char secure[] = "so it runs for you in secure-execution mode, where memprism's runtime is not "
+				     "preloaded and ignores MEMPRISM_OUT";
+	if (pi->secure == MP_SECURE_CAPS) {
+		cli_error("warning: %s has file capabilities (getcap shows them), %s: %s. Record a copy (cp drops "
+			  "them), or run memprism as root",
+			  name, secure, lost);
+	} else if (pi->secure == MP_SECURE_SETGID) {
+		const struct group *g = getgrgid(pi->gid);
+		char id[64];
+		if (g)
+			snprintf(id, sizeof(id), "%s", g->gr_name);
+		else
+			snprintf(id, sizeof(id), "gid %u", pi->gid);
+		cli_error("warning: %s is set-group-ID (group %s), %s: %s. Record a copy without the bit (cp drops "
+			  "it), or run memprism with %s as its real group",
+			  name, id, secure, lost, id);
+	} else {
+		const struct passwd *pw = getpwuid(pi->uid);
+		char id[64];
+		if (pw)
+			snprintf(id, sizeof(id), "%s", pw->pw_name);
+		else
+			snprintf(id, sizeof(id), "uid %u", pi->uid);
+		cli_error("warning: %s is set-user-ID (owner %s), %s: %s. Record a copy without the bit (cp drops "
+			  "it), or run memprism as %s",
+			  name, id, secure, lost, id);
+	}
 }
 
 int cmd_record(int argc, char **argv)
@@ -227,23 +320,42 @@ int cmd_record(int argc, char **argv)
 		cli_error("cannot run '%s': it is a directory", ro.argv[0]);
 		return 126;
 	}
-	int inst = mp_program_instrumented(prog);
-	if (inst == 2) {
+	struct mp_program_info pi;
+	int inspect_err = mp_program_inspect(prog, &pi);
+	if (!inspect_err && pi.instrumented == 2) {
 		cli_error("cannot run '%s': it was built by another version of `memprism cc`, whose inline "
 			  "instrumentation this runtime does not take. Rebuild it with this `memprism cc`.",
 			  ro.argv[0]);
 		return 2;
 	}
-	if (inst == 0 && !quiet && ro.source == MP_SOURCE_INST)
+	if (!inspect_err && (pi.is_static || pi.secure))
+		say_unrecordable(ro.argv[0], &pi, ro.source);
+	else if (!inspect_err && !pi.instrumented && !quiet && ro.source == MP_SOURCE_INST)
 		cli_error("note: %s was not built with `memprism cc`: its allocations are recorded, its "
 			  "accesses are not. Rebuild with `memprism cc` (or CC=\"memprism cc\" make) to see "
 			  "accesses per object.",
 			  ro.argv[0]);
 	int status = -1, file_error = 0;
 	err = mp_record_run(&ro, &paths, &status, &file_error);
+	if (err == -MP_ERR_NOT_REGULAR) {
+		output_refused(&ro);
+		return 2;
+	}
+	if (err == -EAGAIN && file_error == 1) {
+		cli_error("cannot record to %s: it was replaced while memprism moved it to %s.old (put back); try "
+			  "again",
+			  ro.output, ro.output);
+		return 2;
+	}
+	if (ro.write_errno)
+		cli_error("warning: the recording stopped early: writing %s failed: %s%s; the trace holds what was "
+			  "written before",
+			  ro.output, strerror(ro.write_errno),
+			  ro.write_errno == ENOSPC ? " (the disk is full)" : "");
 	if (err && file_error && status != -1) {
 		/* the program ran; only the run's end could not be appended */
-		cli_error("warning: cannot finish %s: %s", ro.output, mp_strerror(err));
+		if (-err != ro.write_errno)
+			cli_error("warning: cannot finish %s: %s", ro.output, mp_strerror(err));
 		err = 0;
 	}
 	if (err && file_error == 2 && err == -ERANGE) {
@@ -269,13 +381,16 @@ int cmd_record(int argc, char **argv)
 	if (!quiet) {
 		struct stat st;
 		long long size = stat(ro.output, &st) == 0 ? (long long)st.st_size : -1;
+		if (ro.forwarded_signal)
+			cli_error("got SIG%s: passed it on to %s", sigabbrev_np(ro.forwarded_signal),
+				  ro.argv[0]);
 		if (WIFSIGNALED(status))
 			cli_error("%s was killed by signal %d; the trace holds what it recorded until then",
 				  ro.argv[0], WTERMSIG(status));
 		if (ro.pagemap_err == -EPERM)
 			cli_error("note: physical addresses not recorded: /proc/PID/pagemap hides frame numbers "
 				  "from non-root users (the model will index caches virtually)");
-		else if (ro.pagemap_err)
+		else if (ro.pagemap_err && -ro.pagemap_err != ro.write_errno)
 			cli_error("note: physical addresses recorded only in part: %s", mp_strerror(ro.pagemap_err));
 		else if (!ro.no_pagemap)
 			fprintf(stderr, "memprism: physical addresses of %llu pages (%u looks at the page tables)\n",

@@ -15,6 +15,7 @@ static const char *const mp_messages[MP_ERR_END - MP_ERR_BASE] = {
 	/* (one literal: clang warns of concatenation in an array's initializer) */
 	[MP_ERR_SAMPLED - MP_ERR_BASE] =
 		"recorded in bursts already (record --sample-bursts); --sample-bursts needs a full trace",
+	[MP_ERR_NOT_REGULAR - MP_ERR_BASE] = "not a regular file",
 };
 
 const char *mp_strerror(int err)

@@ -18,6 +18,7 @@ enum mp_errcode {
 	MP_ERR_NO_RUNTIME, /* libmemprism-rt.so not found */
 	MP_ERR_USAGE, /* invalid option value or description (the caller has the details) */
 	MP_ERR_SAMPLED, /* sampling at replay asked of a trace recorded in bursts */
+	MP_ERR_NOT_REGULAR, /* something other than a regular file is where a data file goes */
 	MP_ERR_END,
 };
 

@@ -15,6 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,18 +33,55 @@
 #include "record/record.h"
 #include "trace/trace_writer.h"
 
-int mp_program_instrumented(const char *path)
+/* Would exec of st's file run in secure-execution mode (AT_SECURE) for this
+ * user? The kernel decides so when the exec changes the effective ids or
+ * raises capabilities; set-ID bits and file capabilities do nothing on a
+ * nosuid mount or under no_new_privs. */
+static enum mp_secure_exec secure_exec(const char *path, const struct stat *st)
 {
+	struct statvfs vfs;
+	if ((statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID)) || prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)
+		return MP_SECURE_NONE;
+	if ((st->st_mode & S_ISUID) && st->st_uid != getuid())
+		return MP_SECURE_SETUID;
+	if ((st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP) && st->st_gid != getgid())
+		return MP_SECURE_SETGID;
+	/* root keeps every capability anyway: no secure exec for it */
+	if (getuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0)
+		return MP_SECURE_CAPS;
+	return MP_SECURE_NONE;
+}
+
+int mp_program_inspect(const char *path, struct mp_program_info *info)
+{
+	memset(info, 0, sizeof(*info));
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	elf_version(EV_CURRENT);
 	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	int found = -MP_ERR_FORMAT;
+	int err = -MP_ERR_FORMAT;
 	if (!e || elf_kind(e) != ELF_K_ELF)
 		goto out;
-	found = 0;
+	err = 0;
+	/* (Linux ignores set-ID bits on scripts: ELF files only) */
+	struct stat st;
+	if (fstat(fd, &st) == 0) {
+		info->secure = secure_exec(path, &st);
+		info->uid = st.st_uid;
+		info->gid = st.st_gid;
+	}
+	/* no PT_INTERP: no dynamic loader, so nothing reads LD_PRELOAD */
+	size_t nph = 0;
+	info->is_static = 1;
+	if (elf_getphdrnum(e, &nph) == 0)
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
+				info->is_static = 0;
+		}
 	Elf_Scn *scn = NULL;
+	int found = 0;
 	while ((scn = elf_nextscn(e, scn)) != NULL && !found) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
@@ -63,11 +105,12 @@ int mp_program_instrumented(const char *path)
 			}
 		}
 	}
+	info->instrumented = found;
 out:
 	if (e)
 		elf_end(e);
 	close(fd);
-	return found;
+	return err;
 }
 
 static uint64_t now_ns(clockid_t c)
@@ -145,18 +188,57 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static int create_output(const char *path, const struct mp_record_opts *o, const char *prog)
+/* What lstat finds at path: 1 a regular file, 0 nothing; anything else is
+ * -MP_ERR_NOT_REGULAR, with the path and its mode kept for the CLI's words. */
+static int output_kind(const char *path, struct stat *st, struct mp_record_opts *o)
 {
-	if (access(path, F_OK) == 0) {
+	if (lstat(path, st) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISREG(st->st_mode))
+		return 1;
+	snprintf(o->conflict_path, sizeof(o->conflict_path), "%s", path);
+	o->conflict_mode = (unsigned)st->st_mode;
+	return -MP_ERR_NOT_REGULAR;
+}
+
+/*
+ * The data file is only ever a new regular file. An existing regular file
+ * is kept as PATH.old (replacing a regular PATH.old); a device, directory,
+ * FIFO, socket or symlink at PATH or PATH.old is refused and left where it
+ * is (as root, moving /dev/null aside would break the machine). The rename
+ * is checked afterwards (the inode moved must be the one looked at, or it
+ * goes back), and the file is created with O_EXCL | O_NOFOLLOW, so nothing
+ * swapped in meanwhile is written through.
+ */
+static int create_output(const char *path, struct mp_record_opts *o, const char *prog)
+{
+	struct stat st, st_old;
+	int have = output_kind(path, &st, o);
+	if (have < 0)
+		return have;
+	if (have) {
 		char old[PATH_MAX];
 		if ((size_t)snprintf(old, sizeof(old), "%s.old", path) >= sizeof(old))
 			return -ENAMETOOLONG;
+		int e = output_kind(old, &st_old, o);
+		if (e < 0)
+			return e;
 		if (rename(path, old) != 0)
 			return -errno;
+		if (lstat(old, &st_old) != 0 || st_old.st_dev != st.st_dev || st_old.st_ino != st.st_ino) {
+			/* replaced between the look and the rename: put it back */
+			renameat2(AT_FDCWD, old, AT_FDCWD, path, RENAME_NOREPLACE);
+			return -EAGAIN;
+		}
 	}
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int e = -errno;
+		/* EEXIST, ELOOP: something appeared at the path since the look */
+		if ((e == -EEXIST || e == -ELOOP) && output_kind(path, &st, o) == -MP_ERR_NOT_REGULAR)
+			e = -MP_ERR_NOT_REGULAR;
+		return e;
+	}
 	char meta[8192];
 	size_t ml = build_meta(meta, sizeof(meta), o, prog);
 	struct mp_file_header h;
@@ -183,35 +265,131 @@ static int setenv_preload(const char *rt)
 	return setenv("LD_PRELOAD", buf, 1);
 }
 
-/* Waits for the program. Meanwhile: drains the sampling source's rings
- * (woken by a ring passing its watermark) and looks at the program's page
- * tables now and then: soon after it starts, so short runs get a look too,
- * then at doubling intervals up to 250 ms, and never more than a 20th of
- * the time. SIGCHLD (or the 100 ms poll with a sampling source) notices the
- * program's end. */
-static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, struct mp_perf_session *sess)
+/*
+ * Signals while the program runs. Set up before the fork, undone at the end:
+ * - SIGINT, SIGQUIT ignored: a terminal's ^C or ^\ goes to its whole
+ *   foreground process group, so the program gets it as it would without
+ *   memprism, and the launcher outlives it to write the run's end.
+ * - SIGTERM and SIGHUP (unless the launcher was started with them ignored,
+ *   as nohup does: the program inherits that) and SIGCHLD blocked and read
+ *   from a signalfd by the wait loop, which passes TERM and HUP on to the
+ *   program, waits for it to end as it chooses, and closes the trace.
+ * - The child asks for SIGKILL when the launcher dies (PR_SET_PDEATHSIG):
+ *   a launcher killed outright leaves no program running into a trace
+ *   nobody will close.
+ */
+struct launch_sigs {
+	struct sigaction old_int, old_quit, old_pipe;
+	sigset_t old_mask, waitset;
+	int fd; /* signalfd of waitset */
+};
+
+static int launch_sigs_init(struct launch_sigs *ls)
+{
+	sigemptyset(&ls->waitset);
+	sigaddset(&ls->waitset, SIGCHLD);
+	static const int fwd[] = { SIGTERM, SIGHUP };
+	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++) {
+		struct sigaction sa;
+		if (sigaction(fwd[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			sigaddset(&ls->waitset, fwd[i]);
+	}
+	/* ^C and ^\ blocked too until the child has its own dispositions back */
+	sigset_t block = ls->waitset;
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &block, &ls->old_mask);
+	ls->fd = signalfd(-1, &ls->waitset, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (ls->fd < 0) {
+		int e = -errno;
+		sigprocmask(SIG_SETMASK, &ls->old_mask, NULL);
+		return e;
+	}
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigaction(SIGINT, &ign, &ls->old_int);
+	sigaction(SIGQUIT, &ign, &ls->old_quit);
+	/* the go pipe's reader may be gone (a child killed early): EPIPE, not death */
+	sigaction(SIGPIPE, &ign, &ls->old_pipe);
+	return 0;
+}
+
+/* In the child, before exec: the caller's dispositions and mask back. */
+static void launch_sigs_child(const struct launch_sigs *ls, pid_t launcher)
+{
+	sigaction(SIGINT, &ls->old_int, NULL);
+	sigaction(SIGQUIT, &ls->old_quit, NULL);
+	sigaction(SIGPIPE, &ls->old_pipe, NULL);
+	/* PDEATHSIG fires when the thread that forked exits: here the
+	 * launcher's only thread, which lives as long as the launcher. The
+	 * kernel clears it for a set-user-ID or capability exec, and the
+	 * program's own children do not inherit it. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != launcher)
+		_exit(127); /* the launcher died before the prctl */
+	sigprocmask(SIG_SETMASK, &ls->old_mask, NULL);
+}
+
+/* In the launcher after the fork: ^C and ^\ ignored, not held. */
+static void launch_sigs_parent(const struct launch_sigs *ls)
+{
+	sigset_t m = ls->old_mask;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(&ls->waitset, sig) == 1)
+			sigaddset(&m, sig);
+	sigdelset(&m, SIGINT);
+	sigdelset(&m, SIGQUIT);
+	sigprocmask(SIG_SETMASK, &m, NULL);
+}
+
+/* Reads what arrived; TERM and HUP go on to pid when it is not reaped yet
+ * (pid 0: swallowed, the program is gone). */
+static void launch_sigs_forward(const struct launch_sigs *ls, pid_t pid, struct mp_record_opts *o)
+{
+	struct signalfd_siginfo si;
+	while (read(ls->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD || !pid)
+			continue;
+		kill(pid, (int)si.ssi_signo);
+		o->forwarded_signal = (int)si.ssi_signo;
+	}
+}
+
+static void launch_sigs_restore(struct launch_sigs *ls)
+{
+	launch_sigs_forward(ls, 0, NULL); /* after the program's end: nobody to tell */
+	close(ls->fd);
+	sigaction(SIGINT, &ls->old_int, NULL);
+	sigaction(SIGQUIT, &ls->old_quit, NULL);
+	sigaction(SIGPIPE, &ls->old_pipe, NULL);
+	sigprocmask(SIG_SETMASK, &ls->old_mask, NULL);
+}
+
+/* Waits for the program. Meanwhile: passes signals on (launch_sigs), drains
+ * the sampling source's rings (woken by a ring passing its watermark) and
+ * looks at the program's page tables now and then: soon after it starts,
+ * so short runs get a look too, then at doubling intervals up to 250 ms,
+ * and never more than a 20th of the time. SIGCHLD on the signalfd (or the
+ * 100 ms poll) notices the program's end. */
+static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, struct mp_perf_session *sess,
+			 const struct launch_sigs *ls)
 {
 	struct mp_pagemap *pm = o->no_pagemap ? NULL : mp_pagemap_new(fd, pid);
 	int fds[1024];
-	struct pollfd pfd[1024];
+	struct pollfd pfd[1025];
 	int nfds = sess ? mp_perf_session_fds(sess, fds, 1024) : 0;
 	for (int i = 0; i < nfds; i++)
 		pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
-	sigset_t chld, old;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, &old);
+	pfd[nfds] = (struct pollfd){ .fd = ls->fd, .events = POLLIN };
 	long interval_us = 4000;
 	uint64_t next_look = 0;
-	int reaped = 0;
 	for (;;) {
 		pid_t w = waitpid(pid, st, WNOHANG);
-		if (w == pid) {
-			reaped = 1;
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			*st = 0; /* not our child any more: cannot happen */
 			break;
 		}
-		if (w < 0 && errno != EINTR)
-			break;
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		if (pm && now >= next_look) {
 			int e = mp_pagemap_scan(pm);
@@ -234,25 +412,23 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 		long wait_us = 100000;
 		if (pm && next_look > now && (long)((next_look - now) / 1000) < wait_us)
 			wait_us = (long)((next_look - now) / 1000);
-		if (sess) {
-			if (poll(pfd, (nfds_t)nfds, (int)((wait_us + 999) / 1000)) < 0 && errno != EINTR)
-				break;
-			if (mp_perf_session_drain(sess))
-				break; /* write error: latched, reported at close */
-		} else {
+		/* after a write error the rings are left alone (latched, reported
+		 * at close), but signals still reach the program */
+		int n = poll(pfd + (sess ? 0 : nfds), (nfds_t)(sess ? nfds + 1 : 1), (int)((wait_us + 999) / 1000));
+		if (n > 0 && (pfd[nfds].revents & POLLIN))
+			launch_sigs_forward(ls, pid, o);
+		if (n < 0 && errno != EINTR) { /* cannot happen; no busy loop if it does */
 			struct timespec ts = { wait_us / 1000000, (wait_us % 1000000) * 1000 };
-			sigtimedwait(&chld, NULL, &ts);
+			nanosleep(&ts, NULL);
 		}
+		if (sess && mp_perf_session_drain(sess))
+			sess = NULL;
 	}
-	if (!reaped)
-		while (waitpid(pid, st, 0) < 0 && errno == EINTR)
-			;
 	if (pm) {
 		o->pagemap_pages = mp_pagemap_pages(pm);
 		o->pagemap_scans = mp_pagemap_scans(pm);
 	}
 	mp_pagemap_free(pm);
-	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *status,
@@ -308,11 +484,6 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 		unsetenv("MEMPRISM_EXACT_TIMES");
 	setenv_preload(paths->runtime);
 
-	/* A terminal's ^C reaches the program too; the launcher outlives it to
-	 * write the run's end. */
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
 	/* Sampling sources: the events are opened on the child before it execs
 	 * (it waits on go[0]); enable_on_exec starts them with the program. */
 	struct mp_perf_spec specs[8];
@@ -333,15 +504,21 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 		close(fd);
 		return err;
 	}
+	struct launch_sigs ls;
+	if ((err = launch_sigs_init(&ls)) != 0) {
+		close(fd);
+		return err;
+	}
+	pid_t launcher = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		err = -errno;
+		launch_sigs_restore(&ls);
 		close(fd);
 		return err;
 	}
 	if (pid == 0) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
+		launch_sigs_child(&ls, launcher);
 		close(pipefd[0]);
 		if (nspecs) {
 			char c;
@@ -356,6 +533,7 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 		(void)w;
 		_exit(127);
 	}
+	launch_sigs_parent(&ls);
 	close(pipefd[1]);
 	struct mp_perf_session *sess = NULL;
 	if (nspecs) {
@@ -376,8 +554,7 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 			close(pipefd[0]);
 			close(fd);
 			unlink(o->output);
-			sigaction(SIGINT, &old_int, NULL);
-			sigaction(SIGQUIT, &old_quit, NULL);
+			launch_sigs_restore(&ls);
 			*file_error = 2;
 			return err;
 		}
@@ -389,13 +566,12 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	while (r < 0 && errno == EINTR);
 	close(pipefd[0]);
 	int st = 0;
-	wait_program(o, fd, pid, &st, sess);
+	wait_program(o, fd, pid, &st, sess, &ls);
 	if (sess)
 		sample_err = mp_perf_session_close(sess, o->stats);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
 	unsetenv("MEMPRISM_OUT");
 	if (r == (ssize_t)sizeof(exec_errno) && exec_errno) {
+		launch_sigs_restore(&ls);
 		close(fd);
 		return -exec_errno;
 	}
@@ -410,8 +586,17 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	err = write_all(fd, chunk, n);
 	if (!err)
 		err = sample_err;
+	/* the launcher's own appends failing (RUN_END, samples, page tables)
+	 * mark the file as the runtime's do; then whoever failed first is
+	 * what the file says */
+	int pe = o->pagemap_err;
+	int werr = err ? err : pe == -ENOSPC || pe == -EDQUOT || pe == -EFBIG ? pe : 0;
+	if (werr)
+		trace_file_mark_failed(fd, -werr);
+	o->write_errno = trace_file_write_errno(fd);
 	if (close(fd) != 0 && !err)
 		err = -errno;
+	launch_sigs_restore(&ls);
 	if (!err)
 		*file_error = 0;
 	return err;

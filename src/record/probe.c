@@ -406,14 +406,45 @@ static const char *vm_name(const struct mp_probe *p)
 	return "unknown hypervisor";
 }
 
-/* May this user sample with perf at all (paranoid, capabilities)? */
-static int perf_allowed(const struct mp_probe *p, int need_kernel_or_cpu)
+/* May this user open the events of a source that needs perf_event_paranoid
+ * at most `level` without a capability? Per-task events that exclude the
+ * kernel need 2 or lower (paranoid 3, Debian's, forbids them), events that
+ * count in the kernel too need 1; per-task events bound to a CPU (how
+ * memprism opens them) need no CPU-wide permission, which would be 0. */
+static int perf_allowed(const struct mp_probe *p, int level)
 {
 	if (p->root || p->cap_perfmon || p->cap_sys_admin)
 		return 1;
 	if (p->paranoid == -100)
 		return 0;
-	return need_kernel_or_cpu ? p->paranoid <= 0 : p->paranoid <= 2;
+	return p->paranoid <= level;
+}
+
+/* The next step when perf refused what needs paranoid `level` (what: the
+ * source's reason for it), by what the setting is now. */
+static void paranoid_next(const struct mp_probe *p, int level, const char *what, char *next, size_t next_len)
+{
+	if (p->paranoid == -100)
+		snprintf(next, next_len, "perf_event_paranoid is unreadable here; %s needs it at %d or lower: sysctl "
+					 "kernel.perf_event_paranoid=%d, or run as root, or setcap cap_perfmon+ep on "
+					 "memprism",
+			 what, level, level);
+	else if (p->paranoid > level)
+		snprintf(next, next_len, "perf_event_paranoid is %d; %s needs %d or lower: sysctl "
+					 "kernel.perf_event_paranoid=%d, or run as root, or setcap cap_perfmon+ep on "
+					 "memprism",
+			 p->paranoid, what, level, level);
+	else
+		snprintf(next, next_len, "perf_event_paranoid is %d, which allows it: something else refuses (a "
+					 "security module, a container's seccomp filter); run as root, or setcap "
+					 "cap_perfmon+ep on memprism",
+			 p->paranoid);
+}
+
+/* What the pmu flavour's events need: IBS cannot exclude the kernel. */
+static int pmu_level(const char *flavour)
+{
+	return strcmp(flavour, "AMD IBS") == 0 ? 1 : 2;
 }
 
 int mp_probe_source(const struct mp_probe *p, enum mp_source s, char *why, size_t why_len, char *next,
@@ -443,9 +474,10 @@ int mp_probe_source(const struct mp_probe *p, enum mp_source s, char *why, size_
 			snprintf(why, why_len, "software page-fault sampling fails: %s returned %s (%s)", p->sw_step,
 				 mp_errno_name(p->sw_errno), strerror(p->sw_errno));
 			if (p->sw_errno == EACCES || p->sw_errno == EPERM)
-				snprintf(next, next_len, "perf_event_paranoid is %d: lower it (sysctl "
-							 "kernel.perf_event_paranoid=2) or run as root",
-					 p->paranoid);
+				paranoid_next(p, 1,
+					      "page-fault sampling, which counts the faults the kernel takes for the "
+					      "program too,",
+					      next, next_len);
 			else
 				snprintf(next, next_len, "a kernel with CONFIG_PERF_EVENTS is needed; meanwhile use "
 							 "--source inst");
@@ -457,12 +489,13 @@ int mp_probe_source(const struct mp_probe *p, enum mp_source s, char *why, size_
 		return 1;
 	case MP_SOURCE_PMU: {
 		const char *fl = mp_probe_pmu_flavour(p);
-		if (fl && !perf_allowed(p, 1)) {
+		if (fl && !perf_allowed(p, pmu_level(fl))) {
 			snprintf(why, why_len, "%s is present but perf_event_paranoid is %d and memprism has neither "
 					       "root, CAP_PERFMON nor CAP_SYS_ADMIN",
 				 fl, p->paranoid);
-			snprintf(next, next_len, "sysctl kernel.perf_event_paranoid=0, or run as root, or setcap "
-						 "cap_perfmon+ep on memprism");
+			paranoid_next(p, pmu_level(fl),
+				      pmu_level(fl) == 1 ? "IBS, which cannot leave the kernel out," : "sampling the program",
+				      next, next_len);
 			return 0;
 		}
 		if (fl) {

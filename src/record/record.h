@@ -25,14 +25,37 @@ int mp_paths_find(struct mp_paths *out);
  * -EACCES. */
 int mp_find_program(const char *name, char *out, size_t len);
 
-/* 1 if the ELF file imports memprism's access callbacks (built by memprism
- * cc), 2 if its inline instrumentation is of another memprism version's ABI
- * (it will not load: rebuild), 0 if not instrumented, negative error if it is
- * not a readable ELF file. */
-int mp_program_instrumented(const char *path);
+/* Why an exec would run in secure-execution mode for the calling user, where
+ * the runtime is not preloaded (ld.so drops LD_PRELOAD paths) and, when
+ * linked in, ignores MEMPRISM_* (secure_getenv): nothing is recorded. */
+enum mp_secure_exec {
+	MP_SECURE_NONE,
+	MP_SECURE_SETUID, /* set-user-ID, owned by another user */
+	MP_SECURE_SETGID, /* set-group-ID, of a group not the caller's real one */
+	MP_SECURE_CAPS, /* file capabilities (security.capability), caller not root */
+};
+
+struct mp_program_info {
+	/* 1 if the ELF file imports memprism's access callbacks (built by
+	 * memprism cc), 2 if its inline instrumentation is of another memprism
+	 * version's ABI (it will not load: rebuild), 0 if not instrumented */
+	int instrumented;
+	int is_static; /* no PT_INTERP: no dynamic loader reads LD_PRELOAD */
+	enum mp_secure_exec secure;
+	unsigned uid, gid; /* the file's owner and group */
+};
+
+/* What the launcher can tell of a program before running it: 0 and info
+ * filled, or a negative error (-errno, -MP_ERR_FORMAT: not an ELF file, a
+ * script say; info is zeroed). */
+int mp_program_inspect(const char *path, struct mp_program_info *info);
 
 struct mp_record_opts {
-	const char *output; /* data file; an existing one is renamed to .old */
+	/* data file: created new (O_EXCL, never through a symlink); an
+	 * existing regular file is renamed to .old first, and anything else at
+	 * the path or at its .old (directory, device, FIFO, socket, symlink)
+	 * makes mp_record_run fail with -MP_ERR_NOT_REGULAR, moving nothing */
+	const char *output;
 	char *const *argv; /* program and arguments */
 	int stack_depth; /* frames per allocation stack, 0 = default */
 	unsigned long long burst_on, burst_off; /* sample access bursts; 0 = all */
@@ -49,6 +72,15 @@ struct mp_record_opts {
 	size_t ring_pages; /* pmu/faults: data pages per CPU ring (power of two), 0 = 128 */
 	struct mp_perf_stats *stats; /* OUT (optional): pmu/faults sample counts */
 	const char *numa; /* simulated NUMA topology "NODESxCPUS" (record --numa), NULL: none */
+	/* OUT: errno of the first failed append to the data file, by the
+	 * runtime or the launcher (the header's MP_FILE_WRITE_FAILED): the
+	 * recording stopped there. 0 none */
+	int write_errno;
+	int forwarded_signal; /* OUT: the last SIGTERM/SIGHUP passed on to the program, 0 none */
+	/* OUT, with -MP_ERR_NOT_REGULAR: the path that holds something else
+	 * (output or its .old) and its lstat st_mode */
+	char conflict_path[4096];
+	unsigned conflict_mode;
 };
 
 /* The host's NUMA topology as meta lines (numa_distance=, numa_mem=), and

@@ -71,7 +71,7 @@ static void *rt_map(size_t len)
 
 int rt_bufs_init(void)
 {
-	const char *lv = getenv("MEMPRISM_ZSTD_LEVEL");
+	const char *lv = secure_getenv("MEMPRISM_ZSTD_LEVEL");
 	if (lv && *lv)
 		rt_zlevel = atoi(lv);
 	size_t wks = ZSTD_estimateCCtxSize(rt_zlevel > 1 ? rt_zlevel : 1);
@@ -120,6 +120,8 @@ void rt_bufs_reinit_locks(void)
 		pthread_mutex_init(&rt_zslots[i].lock, NULL);
 }
 
+/* 0, or the errno of the failed write (ENOSPC for a write that made no
+ * progress without saying why). */
 static int write_all(int fd, const uint8_t *p, size_t n)
 {
 	while (n) {
@@ -127,11 +129,27 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return -1;
+			return w < 0 ? errno : ENOSPC;
 		p += w;
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+/* The first failed append: its reason goes into the file's header, in
+ * place (trace_file_mark_failed: no space needed), so a report can say the
+ * disk filled up rather than "killed?"; then recording stops. */
+static void write_failed(int err)
+{
+	static int once;
+	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+		return;
+	trace_file_mark_failed(rt_proc.fd, err);
+	rt_fail(err == ENOSPC   ? "cannot write the data file: no space left on the device (disk full)"
+		: err == EDQUOT ? "cannot write the data file: disk quota exceeded"
+		: err == EFBIG	? "cannot write the data file: file too large"
+		: err == EIO	? "cannot write the data file: I/O error"
+				: "cannot write the data file");
 }
 
 /* In a signal handler (crash) a slot may be held by the interrupted code:
@@ -170,7 +188,7 @@ static void write_chunk(uint16_t type, uint32_t tid, uint32_t seq, uint32_t acce
 	int err = write_all(rt_proc.fd, z->out, n);
 	pthread_mutex_unlock(&z->lock);
 	if (err)
-		rt_fail("cannot write the data file (disk full?)");
+		write_failed(err);
 	else
 		__atomic_add_fetch(&rt_proc.chunks, 1, __ATOMIC_RELAXED);
 }

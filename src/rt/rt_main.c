@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -462,25 +463,34 @@ __attribute__((constructor(101))) static void rt_init(void)
 	struct rt_thread *t = &rt_self;
 	t->guard++;
 	rt_resolve();
-	const char *out = getenv("MEMPRISM_OUT");
-	if (!out || !*out)
+	/* A set-user-ID, set-group-ID or capability-raising exec (secure
+	 * execution, AT_SECURE) has its invoker's environment: MEMPRISM_OUT
+	 * there would make it append to any file its owner may write. Such a
+	 * process records nothing; secure_getenv reads NULL for it. */
+	const char *out = secure_getenv("MEMPRISM_OUT");
+	if (!out || !*out) {
+		if (getauxval(AT_SECURE) && getenv("MEMPRISM_OUT"))
+			rt_say("not recording: this program runs with privileges its user lacks (set-user-ID, "
+			       "set-group-ID or file capabilities), and MEMPRISM_OUT is not trusted there",
+			       NULL);
 		goto out;
-	const char *depth = getenv("MEMPRISM_STACK_DEPTH");
+	}
+	const char *depth = secure_getenv("MEMPRISM_STACK_DEPTH");
 	rt_proc.stack_depth = 16;
 	if (depth && *depth) {
 		long d = strtol(depth, NULL, 10);
 		rt_proc.stack_depth = d < 1 ? 1 : d > RT_STACK_MAX ? RT_STACK_MAX : (int)d;
 	}
-	const char *pagemap = getenv("MEMPRISM_PAGEMAP");
+	const char *pagemap = secure_getenv("MEMPRISM_PAGEMAP");
 	rt_pagemap_enabled = pagemap && *pagemap == '1';
-	const char *min_size = getenv("MEMPRISM_MIN_SIZE");
+	const char *min_size = secure_getenv("MEMPRISM_MIN_SIZE");
 	if (min_size && *min_size)
 		rt_proc.min_size = (size_t)strtoull(min_size, NULL, 10);
 	/* record --source faults|pmu: samples are placed among events by time,
 	 * so allocations and frees must not reuse an earlier clock reading */
-	const char *exact = getenv("MEMPRISM_EXACT_TIMES");
+	const char *exact = secure_getenv("MEMPRISM_EXACT_TIMES");
 	rt_proc.exact_times = exact && *exact == '1';
-	const char *sample = getenv("MEMPRISM_SAMPLE_BURSTS");
+	const char *sample = secure_getenv("MEMPRISM_SAMPLE_BURSTS");
 	if (sample && *sample) {
 		char *end;
 		unsigned long long on = strtoull(sample, &end, 10), off = 0;
@@ -491,7 +501,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 			rt_proc.burst_off = off;
 		}
 	}
-	rt_proc.fd = open(out, O_WRONLY | O_APPEND | O_CLOEXEC);
+	rt_proc.fd = open(out, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	if (rt_proc.fd < 0) {
 		rt_say("cannot open the data file named by MEMPRISM_OUT; not recording: ", out);
 		goto out;

@@ -53,7 +53,7 @@ static int simulated(void)
 {
 	if (RT_LIKELY(sim >= 0))
 		return sim;
-	const char *e = getenv("MEMPRISM_NUMA");
+	const char *e = secure_getenv("MEMPRISM_NUMA");
 	int on = e && *e;
 	if (on) {
 		cpu_set_t cs;

@@ -33,12 +33,21 @@ struct mp_file_header {
 	uint32_t version;
 	uint32_t header_len; /* sizeof(struct mp_file_header) */
 	uint32_t meta_len;
-	uint32_t flags;
+	uint32_t flags; /* MP_FILE_* below; 0 as created */
 	uint64_t start_ns; /* CLOCK_MONOTONIC when the launcher started */
 	uint64_t start_realtime_ns;
 	uint32_t meta_crc; /* crc32 of the meta text */
 	uint32_t header_crc; /* crc32 of the bytes above this field */
 };
+
+/* Header flags. A writer whose append fails (a full disk) rewrites the
+ * header in place, which needs no new space, with MP_FILE_WRITE_FAILED and
+ * the Linux errno in bits 16-31 (the first failure's; later ones leave it),
+ * so a reader can tell a recording cut short by the disk from a killed
+ * process. Readers before these flags ignored the field. */
+#define MP_FILE_WRITE_FAILED 1u
+#define MP_FILE_ERRNO_SHIFT 16
+#define MP_FILE_WRITE_ERRNO(flags) ((int)((flags) >> MP_FILE_ERRNO_SHIFT))
 
 enum mp_chunk_type {
 	MP_CHUNK_STREAM = 1, /* one thread's records (events and accesses) */

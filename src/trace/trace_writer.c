@@ -3,7 +3,11 @@
  * malloc, no stdio. zlib's crc32 and zstd with a static context allocate nothing. */
 #include "trace/trace_writer.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -55,4 +59,59 @@ void trace_file_header_init(struct mp_file_header *h, size_t meta_len, const cha
 	h->start_realtime_ns = start_realtime_ns;
 	h->meta_crc = trace_crc32(meta, meta_len);
 	h->header_crc = trace_crc32(h, offsetof(struct mp_file_header, header_crc));
+}
+
+/* A second descriptor of append_fd's file, without O_APPEND (pwrite on an
+ * O_APPEND descriptor appends) and readable: "/proc/self/fd/N", built
+ * without stdio since the runtime calls this too. */
+static int reopen(int append_fd, int flags)
+{
+	char path[32] = "/proc/self/fd/", digits[12];
+	int nd = 0;
+	unsigned v = (unsigned)append_fd;
+	do
+		digits[nd++] = (char)('0' + v % 10);
+	while ((v /= 10) && nd < (int)sizeof(digits));
+	size_t n = sizeof("/proc/self/fd/") - 1;
+	while (nd)
+		path[n++] = digits[--nd];
+	path[n] = 0;
+	return open(path, flags | O_CLOEXEC);
+}
+
+static int read_header(int fd, struct mp_file_header *h)
+{
+	if (pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h) || memcmp(h->magic, MP_FILE_MAGIC, 8) != 0 ||
+	    h->header_crc != trace_crc32(h, offsetof(struct mp_file_header, header_crc)))
+		return -EINVAL;
+	return 0;
+}
+
+int trace_file_mark_failed(int append_fd, int err)
+{
+	int fd = reopen(append_fd, O_RDWR);
+	if (fd < 0)
+		return -errno;
+	struct mp_file_header h;
+	int ret = read_header(fd, &h);
+	if (!ret && !(h.flags & MP_FILE_WRITE_FAILED)) {
+		h.flags = (h.flags & ((1u << MP_FILE_ERRNO_SHIFT) - 1)) | MP_FILE_WRITE_FAILED |
+			  ((uint32_t)err << MP_FILE_ERRNO_SHIFT);
+		h.header_crc = trace_crc32(&h, offsetof(struct mp_file_header, header_crc));
+		if (pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+			ret = errno ? -errno : -EIO;
+	}
+	close(fd);
+	return ret;
+}
+
+int trace_file_write_errno(int append_fd)
+{
+	int fd = reopen(append_fd, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	struct mp_file_header h;
+	int e = read_header(fd, &h) == 0 && (h.flags & MP_FILE_WRITE_FAILED) ? MP_FILE_WRITE_ERRNO(h.flags) : 0;
+	close(fd);
+	return e;
 }

@@ -30,6 +30,17 @@ size_t trace_chunk_build(struct mp_chunk_header *hdr, const void *src, size_t le
 void trace_file_header_init(struct mp_file_header *h, size_t meta_len, const char *meta,
 			    uint64_t start_ns, uint64_t start_realtime_ns);
 
+/*
+ * Marks the file open on append_fd (O_APPEND) as cut short by a failed
+ * write of error err (a positive errno): MP_FILE_WRITE_FAILED and err go
+ * into the header's flags, rewritten in place through a second descriptor
+ * (/proc/self/fd, without O_APPEND), so no byte is appended. A file marked
+ * already keeps its first error. Async-signal-safe. 0 or -errno.
+ */
+int trace_file_mark_failed(int append_fd, int err);
+/* The errno trace_file_mark_failed left in the file's header, 0 none. */
+int trace_file_write_errno(int append_fd);
+
 /* CRC-32 (zlib polynomial) used for every checksum in the format. */
 uint32_t trace_crc32(const void *p, size_t len);
 

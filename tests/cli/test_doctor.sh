@@ -49,6 +49,22 @@ if [ $pmu_dirs -eq 0 ]; then
 	next=$(sed -n '/^  pmu     does not work/{n;s/^  *next: //p}' doc.txt)
 	grep -qF -- "next: $next" err.txt || fail "record's next step differs"
 fi
+# a user without privileges: the faults verdict's next step names the level
+# page-fault sampling needs (1: it counts kernel-side faults), never the
+# level the machine already has
+level=$(cat /proc/sys/kernel/perf_event_paranoid)
+if [ "$(id -u)" -eq 0 ] && setpriv --reuid=nobody --regid=nogroup --clear-groups "$MEMPRISM" doctor > nobody.txt 2>&1; then
+	if [ "$level" -gt 1 ]; then
+		grep -q '^  faults  does not work: software page-fault sampling fails: perf_event_open returned EACCES (Permission denied)$' nobody.txt ||
+			fail "nobody: faults verdict: $(grep '^  faults' nobody.txt)"
+		expect_eq "nobody: faults next step" "          next: perf_event_paranoid is $level; page-fault sampling, which counts the faults the kernel takes for the program too, needs 1 or lower: sysctl kernel.perf_event_paranoid=1, or run as root, or setcap cap_perfmon+ep on memprism" "$(sed -n '/^  faults  does not work/{n;p}' nobody.txt)"
+	else
+		grep -q '^  faults  works: ' nobody.txt || fail "nobody: paranoid $level allows faults: $(grep '^  faults' nobody.txt)"
+		echo "ok: nobody: faults works at perf_event_paranoid $level"
+	fi
+else
+	echo "skip: doctor as nobody (needs root and setpriv)"
+fi
 set +e
 "$MEMPRISM" doctor extra 2>err.txt
 rc=$?

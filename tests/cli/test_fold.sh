@@ -23,6 +23,18 @@ if "$MEMPRISM" fold nosuch fold.data 2> err.txt; then fail "unknown region accep
 grep -q "no complete instance of region 'nosuch'" err.txt || fail "unclear error: $(cat err.txt)"
 if "$MEMPRISM" fold iter --bins 0 fold.data 2> err.txt; then fail "--bins 0 accepted"; fi
 grep -q -- '--bins wants a number' err.txt || fail "unclear error: $(cat err.txt)"
+# the data file given is the one named: `fold FILE` (no region) says so
+# rather than looking for memprism.data
+run 2 "fold fold.data (no region)" "$MEMPRISM" fold fold.data
+expect_eq "fold fold.data: message" "memprism: fold which region of fold.data? \`memprism fold REGION fold.data\` (REGION: a name given to memprism_region_begin)" "$(cat last.err)"
+run 1 "fold iter missing.data" "$MEMPRISM" fold iter missing.data
+expect_eq "fold iter missing.data: message" "memprism: cannot read missing.data: No such file or directory" "$(cat last.err)"
+run 1 "fold iter without memprism.data" "$MEMPRISM" fold iter
+expect_eq "fold iter without memprism.data: message" "memprism: no memprism.data here: record one first with \`memprism record -- PROGRAM\`" "$(cat last.err)"
+run 2 "dump of two files" "$MEMPRISM" dump fold.data other.data
+expect_eq "dump of two files: message" "memprism: one data file at a time (got 'fold.data' and 'other.data')" "$(cat last.err)"
+run 1 "dump missing.data" "$MEMPRISM" dump missing.data
+expect_eq "dump missing.data: message" "memprism: cannot read missing.data: No such file or directory" "$(cat last.err)"
 echo "ok: errors"
 
 # the folded instance as plots (one offline page), opened in headless Chromium

@@ -135,5 +135,38 @@ int main(void)
 	f.sw_step = "perf_event_open";
 	CHECK_EQ(mp_probe_source(&f, MP_SOURCE_FAULTS, why, sizeof(why), next, sizeof(next)), 0);
 	CHECK(strstr(why, "EACCES") != NULL);
+
+	/* the next step names the level each source needs, never the current
+	 * one: faults count kernel-side faults (1), IBS cannot exclude the
+	 * kernel (1), PEBS and SPE sample the program's user code only (2) */
+	struct mp_probe u2;
+	memset(&u2, 0, sizeof(u2));
+	u2.paranoid = 2;
+	u2.sw_errno = EACCES;
+	u2.sw_step = "perf_event_open";
+	CHECK_EQ(mp_probe_source(&u2, MP_SOURCE_FAULTS, why, sizeof(why), next, sizeof(next)), 0);
+	CHECK(strstr(next, "perf_event_paranoid is 2; page-fault sampling, which counts the faults the kernel "
+			   "takes for the program too, needs 1 or lower: sysctl kernel.perf_event_paranoid=1,") == next);
+	u2.paranoid = 1; /* allowed, and still refused: not the sysctl */
+	CHECK_EQ(mp_probe_source(&u2, MP_SOURCE_FAULTS, why, sizeof(why), next, sizeof(next)), 0);
+	CHECK(strstr(next, "perf_event_paranoid is 1, which allows it: something else refuses") == next);
+	CHECK(strstr(next, "sysctl") == NULL);
+	u2.paranoid = 2;
+	u2.root = 0;
+	u2.pmus[MP_PMU_IBS_OP] = (struct mp_probe_pmu){ .name = "ibs_op", .present = 1, .type = 11 };
+	CHECK_EQ(mp_probe_source(&u2, MP_SOURCE_PMU, why, sizeof(why), next, sizeof(next)), 0);
+	CHECK(strstr(next, "perf_event_paranoid is 2; IBS, which cannot leave the kernel out, needs 1 or lower: "
+			   "sysctl kernel.perf_event_paranoid=1,") == next);
+	u2.paranoid = 1;
+	CHECK_EQ(mp_probe_source(&u2, MP_SOURCE_PMU, why, sizeof(why), next, sizeof(next)), 1);
+	memset(&u2.pmus[MP_PMU_IBS_OP], 0, sizeof(u2.pmus[MP_PMU_IBS_OP]));
+	u2.pmus[MP_PMU_CPU] = (struct mp_probe_pmu){ .name = "cpu", .present = 1, .type = 4, .mem_events = 1 };
+	u2.paranoid = 2;
+	CHECK_EQ(mp_probe_source(&u2, MP_SOURCE_PMU, why, sizeof(why), next, sizeof(next)), 1);
+	CHECK(strstr(why, "Intel PEBS") != NULL);
+	u2.paranoid = 3;
+	CHECK_EQ(mp_probe_source(&u2, MP_SOURCE_PMU, why, sizeof(why), next, sizeof(next)), 0);
+	CHECK(strstr(next, "perf_event_paranoid is 3; sampling the program needs 2 or lower: sysctl "
+			   "kernel.perf_event_paranoid=2,") == next);
 	return check_done("test_probe");
 }
