@@ -96,6 +96,11 @@ struct mp_chunk_header {
  */
 #define MP_TID_CONTEXT_SHIFT 24
 #define MP_TID_MASK ((1u << MP_TID_CONTEXT_SHIFT) - 1)
+/* The context of a stream written by memprism's Valgrind tool (record
+ * --source valgrind): the thread's every load and store, handlers
+ * included, while the runtime's own streams of that thread hold its
+ * events. Readers need nothing new: it is one more stream of the thread. */
+#define MP_TID_CONTEXT_VALGRIND 255u
 
 #define MP_CHUNK_PLAIN (1u << 31)
 #define MP_CHUNK_COUNT_MAX ((1u << 30) - 1) /* (a chunk holds at most 64 MiB) */

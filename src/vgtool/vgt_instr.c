@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Instrumentation: each guest memory access of a superblock gets a call of
+ * vgt_access (vgt_stream.c) just before it, with its address, its size and
+ * direction and its instruction's code address: plain loads (WrTmp of a
+ * Load), stores, guarded loads and stores (called only when the guard
+ * holds), compare-and-swaps and LL/SC (a load and a store, whether or not
+ * the exchange happens, as the inline instrumentation records atomics),
+ * and the memory effects of dirty helpers (x87 and SSE state saves,
+ * CPUID's none). Sizes 1 to 64 bytes that are powers of two have a size
+ * code; any other (an x87 10-byte load, an FXSAVE's 512) is a range.
+ *
+ * The code of memprism's runtime (libmemprism-rt.so) is not instrumented
+ * at all: its hooks are not the program's. What the runtime calls in libc
+ * with its guard set is skipped at run time instead (vgt_stream.c).
+ *
+ * Copyright (C) memprism's authors. GPL-2.0-or-later: see vgt_int.h.
+ */
+#include "vgt_int.h"
+
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_machine.h"
+
+#include "mp_config.h" /* MP_RT_NAME */
+
+/* --- the runtime's code ------------------------------------------------- */
+
+/* Address ranges of the last mapping found to hold the runtime's code and
+ * of the last one found not to: a superblock's instructions almost always
+ * lie in one mapping, so the segment lookup runs about once per block. */
+static Addr rt_lo, rt_hi, other_lo, other_hi;
+
+static Bool ends_with(const HChar *s, const HChar *tail)
+{
+	SizeT n = VG_(strlen)(s), m = VG_(strlen)(tail);
+	return n >= m && VG_(strcmp)(s + n - m, tail) == 0;
+}
+
+static Bool in_runtime(Addr a)
+{
+	if (a >= rt_lo && a < rt_hi)
+		return True;
+	if (a >= other_lo && a < other_hi)
+		return False;
+	NSegment const *s = VG_(am_find_nsegment)(a);
+	if (!s)
+		return False;
+	const HChar *name = VG_(am_get_filename)(s);
+	if (name && ends_with(name, "/" MP_RT_NAME)) {
+		rt_lo = s->start;
+		rt_hi = s->end + 1;
+		return True;
+	}
+	other_lo = s->start;
+	other_hi = s->end + 1;
+	return False;
+}
+
+void vgt_instr_forget(Addr a, SizeT len)
+{
+	if (a < rt_hi && a + len > rt_lo)
+		rt_lo = rt_hi = 0;
+	if (a < other_hi && a + len > other_lo)
+		other_lo = other_hi = 0;
+}
+
+/* --- calls -------------------------------------------------------------- */
+
+static unsigned size_code(Int size)
+{
+	switch (size) {
+	case 1: return 0;
+	case 2: return 1;
+	case 4: return 2;
+	case 8: return 3;
+	case 16: return 4;
+	case 32: return 5;
+	case 64: return 6;
+	default: return MP_SIZE_RANGE;
+	}
+}
+
+/* A call recording one access of size bytes at addr (an atom), before the
+ * statement that makes it; guard (an Ity_I1 atom or NULL) as the access's. */
+static void add_access(IRSB *sb, IRExpr *addr, Int size, Bool write, Addr ip, IRExpr *guard)
+{
+	if (size <= 0)
+		return;
+	unsigned code = size_code(size) | (write ? MP_ACC_WRITE : 0);
+	ULong packed = (ULong)ip | (ULong)code << VGT_IP_BITS;
+	IRDirty *di;
+	if ((code & 7) == MP_SIZE_RANGE)
+		di = unsafeIRDirty_0_N(0, "vgt_access_range", VG_(fnptr_to_fnentry)(vgt_access_range),
+				       mkIRExprVec_3(addr, mkIRExpr_HWord(packed), mkIRExpr_HWord((HWord)size)));
+	else
+		di = unsafeIRDirty_0_N(0, "vgt_access", VG_(fnptr_to_fnentry)(vgt_access),
+				       mkIRExprVec_2(addr, mkIRExpr_HWord(packed)));
+	if (guard)
+		di->guard = guard;
+	addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+IRSB *vgt_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
+		     const VexGuestExtents *vge, const VexArchInfo *archinfo_host, IRType gWordTy, IRType hWordTy)
+{
+	(void)closure, (void)layout, (void)vge, (void)archinfo_host;
+	if (gWordTy != hWordTy)
+		return in; /* (not on amd64) */
+	IRSB *out = deepCopyIRSBExceptStmts(in);
+	IRTypeEnv *tyenv = in->tyenv;
+	Int i = 0;
+	for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
+		addStmtToIRSB(out, in->stmts[i]);
+	Bool skip = True;
+	/* The code address recorded is the end of the instruction, as a
+	 * return address is the end of a call: readers symbolize ip - 1 (the
+	 * other writers' addresses lie just past the access's code), which
+	 * then lands inside the instruction whichever its length. */
+	Addr ip = 0;
+	for (; i < in->stmts_used; i++) {
+		IRStmt *st = in->stmts[i];
+		if (!st || st->tag == Ist_NoOp)
+			continue;
+		switch (st->tag) {
+		case Ist_IMark:
+			skip = in_runtime((Addr)st->Ist.IMark.addr);
+			ip = (Addr)st->Ist.IMark.addr + st->Ist.IMark.len;
+			break;
+		case Ist_WrTmp: {
+			IRExpr *e = st->Ist.WrTmp.data;
+			if (!skip && e->tag == Iex_Load)
+				add_access(out, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), False, ip, NULL);
+			break;
+		}
+		case Ist_Store:
+			if (!skip)
+				add_access(out, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Store.data)),
+					   True, ip, NULL);
+			break;
+		case Ist_StoreG: {
+			IRStoreG *sg = st->Ist.StoreG.details;
+			if (!skip)
+				add_access(out, sg->addr, sizeofIRType(typeOfIRExpr(tyenv, sg->data)), True, ip, sg->guard);
+			break;
+		}
+		case Ist_LoadG: {
+			IRLoadG *lg = st->Ist.LoadG.details;
+			IRType loaded = Ity_INVALID, wide = Ity_INVALID;
+			typeOfIRLoadGOp(lg->cvt, &wide, &loaded);
+			if (!skip && loaded != Ity_INVALID)
+				add_access(out, lg->addr, sizeofIRType(loaded), False, ip, lg->guard);
+			break;
+		}
+		case Ist_CAS: {
+			IRCAS *cas = st->Ist.CAS.details;
+			Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
+			if (!skip) {
+				add_access(out, cas->addr, size, False, ip, NULL);
+				add_access(out, cas->addr, size, True, ip, NULL);
+			}
+			break;
+		}
+		case Ist_LLSC:
+			if (!skip) {
+				if (st->Ist.LLSC.storedata == NULL)
+					add_access(out, st->Ist.LLSC.addr,
+						   sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)), False, ip, NULL);
+				else
+					add_access(out, st->Ist.LLSC.addr,
+						   sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)), True, ip, NULL);
+			}
+			break;
+		case Ist_Dirty: {
+			IRDirty *d = st->Ist.Dirty.details;
+			if (!skip && d->mFx != Ifx_None && d->mAddr) {
+				/* the helper's own guard applies to its effects too */
+				IRExpr *g = d->guard && !(d->guard->tag == Iex_Const) ? d->guard : NULL;
+				if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+					add_access(out, d->mAddr, d->mSize, False, ip, g);
+				if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+					add_access(out, d->mAddr, d->mSize, True, ip, g);
+			}
+			break;
+		}
+		default:
+			break;
+		}
+		addStmtToIRSB(out, st);
+	}
+	return out;
+}
