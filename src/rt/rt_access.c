@@ -137,7 +137,7 @@ SANCOV(16, 4)
  * is not instrumented. */
 static inline void range_load(const void *p, size_t n, void *ip)
 {
-	if (n && !rt_self.guard) {
+	if (n && !rt_self.guard && !rt_tool_accesses) {
 		rt_access((void *)p, MP_SIZE_RANGE, n, ip);
 		range_done(n);
 	}
@@ -145,7 +145,7 @@ static inline void range_load(const void *p, size_t n, void *ip)
 
 static inline void range_store(const void *p, size_t n, void *ip)
 {
-	if (n && !rt_self.guard) {
+	if (n && !rt_self.guard && !rt_tool_accesses) {
 		rt_access((void *)p, MP_SIZE_RANGE | MP_ACC_WRITE, n, ip);
 		range_done(n);
 	}
@@ -271,7 +271,7 @@ static size_t bounded_len(const char *s, size_t n)
 /* Measuring the bytes touched costs a pass over them: only when recording. */
 static inline int measuring(void)
 {
-	return rt_recording && !rt_self.guard;
+	return rt_recording && !rt_self.guard && !rt_tool_accesses;
 }
 
 RT_EXPORT char *strncpy(char *dst, const char *src, size_t n)

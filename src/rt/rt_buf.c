@@ -246,7 +246,7 @@ static void buffers_init(struct rt_thread *t, uint8_t *m, int nbufs)
 	t->skip_p = NULL;
 	t->epoch = atomic_load(&rt_epoch);
 	chunk_start(t);
-	t->lim = t->buf + RT_BUF_SIZE;
+	t->lim = RT_ACCESS_LIM(t);
 	t->burst_end = rt_proc.burst_on ? t->naccess + rt_proc.burst_on : UINT64_MAX;
 }
 
@@ -303,7 +303,7 @@ void rt_context_reset(struct rt_thread *c)
 	rt_real.memset(c->stack_cache, 0, RT_STACK_CACHE * sizeof(*c->stack_cache));
 	c->epoch = atomic_load(&rt_epoch);
 	chunk_start(c);
-	c->lim = c->buf + RT_BUF_SIZE;
+	c->lim = RT_ACCESS_LIM(c);
 	c->burst_end = rt_proc.burst_on ? rt_proc.burst_on : UINT64_MAX;
 }
 
@@ -321,6 +321,7 @@ static void *writer_main(void *arg)
 {
 	(void)arg;
 	rt_self.guard++; /* never record the writer itself */
+	rt_vg_ignore_thread(); /* (nor may a Valgrind tool) */
 	pthread_mutex_lock(&rt_q_lock);
 	for (;;) {
 		while (rt_q_head == rt_q_tail)
@@ -505,8 +506,8 @@ void rt_burst_flush_skipped(struct rt_thread *t)
 void rt_access_slow(void *addr, unsigned code, uint64_t len, void *ip)
 {
 	struct rt_thread *t = &rt_self;
-	if (!rt_recording || t->guard || t->state == RT_EXITED)
-		return; /* not recording, inside a hook, or after the thread's exit */
+	if (!rt_recording || t->guard || t->state == RT_EXITED || rt_tool_accesses)
+		return; /* not recording, inside a hook, after the thread's exit, or a tool records accesses */
 	if (RT_UNLIKELY(t->state == RT_LOST)) {
 		t->naccess++; /* a handler with no stream: counted, not recorded */
 		return;
@@ -620,7 +621,7 @@ void rt_bufs_after_fork(struct rt_thread *self)
 		self->burst_end = rt_proc.burst_on ? rt_proc.burst_on : UINT64_MAX;
 		self->skip_p = NULL; /* a skip in progress is the parent's */
 		self->skip_left = 0;
-		self->lim = self->buf + RT_BUF_SIZE;
+		self->lim = RT_ACCESS_LIM(self);
 		self->stack_next = 0;
 		self->busy[0] = self->busy[1] = 0;
 		memset(self->stack_cache, 0, RT_STACK_CACHE * sizeof(*self->stack_cache));

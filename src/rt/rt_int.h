@@ -171,6 +171,15 @@ uint64_t rt_now(void); /* CLOCK_MONOTONIC ns */
 unsigned rt_cpu(void);
 void rt_say(const char *a, const char *b); /* write(2) a line to stderr */
 
+/* rt_vg.c: record --source valgrind (memprism's Valgrind tool records the
+ * accesses; the access paths here record nothing while this is set) */
+extern int rt_tool_accesses;
+int rt_vg_init(const char *out); /* MEMPRISM_SOURCE: 0 record on, -1 stay passive */
+void rt_vg_process(void); /* tell the tool this process's ids (start-up, fork child) */
+void rt_vg_ignore_thread(void); /* the calling thread is the runtime's own */
+/* The limit of a buffer's access records: none when the tool records them. */
+#define RT_ACCESS_LIM(t) (rt_tool_accesses ? NULL : (t)->buf + RT_BUF_SIZE)
+
 /* rt_signal.c */
 void rt_sig_init(void); /* recording is set up: wrap the handlers set so far, catch fatal signals */
 void rt_sig_deliver_pending(void); /* run the handlers of signals that came while inside the runtime */

@@ -455,6 +455,7 @@ static void rt_atfork_child(void)
 	rt_proc.accesses = rt_proc.dropped = rt_proc.chunks = rt_proc.handler_jumps = 0;
 	rt_bufs_after_fork(&rt_self);
 	rt_write_process_chunk(parent, rt_proc.fork_epoch);
+	rt_vg_process();
 	rt_guard_leave(&rt_self);
 }
 
@@ -475,6 +476,8 @@ __attribute__((constructor(101))) static void rt_init(void)
 			       NULL);
 		goto out;
 	}
+	if (rt_vg_init(out) != 0)
+		goto out;
 	const char *depth = secure_getenv("MEMPRISM_STACK_DEPTH");
 	rt_proc.stack_depth = 16;
 	if (depth && *depth) {
@@ -533,6 +536,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt_thread_start_event(t, 0);
 	rt_emit_tls_blocks(t);
 	rt_write_process_chunk(0, 0);
+	rt_vg_process();
 	rt_sig_init();
 out:
 	rt_guard_leave(t);
