@@ -5,6 +5,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <getopt.h>
 #include <link.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/mp_error.h"
 #include "model/machine.h"
 #include "record/probe.h"
 #include "record/record.h"
@@ -194,8 +196,19 @@ int cmd_doctor(int argc, char **argv)
 	}
 	printf("sources\n");
 	for (int s = 0; s < MP_SOURCE_COUNT; s++) {
-		char why[512], next[512];
+		char why[8192], next[8192];
 		int ok = mp_probe_source(&p, (enum mp_source)s, why, sizeof(why), next, sizeof(next));
+		char out[1024];
+		int terr;
+		if (ok && s == MP_SOURCE_VALGRIND && (terr = mp_vg_trial(&p.vg, out, sizeof(out))) != 0) {
+			/* everything is in place, and yet: what Valgrind said */
+			out[strcspn(out, "\n")] = 0;
+			ok = 0;
+			snprintf(why, sizeof(why), "%.2000s could not run /bin/true under memprism's tool: %.1000s", p.vg.valgrind,
+				 terr == -ECHILD ? (out[0] ? out : "it failed without a word") : mp_strerror(terr));
+			snprintf(next, sizeof(next), "run it by hand: VALGRIND_LIB=%.3000s %.3000s --tool=memprism /bin/true",
+				 p.vg.tooldir, p.vg.valgrind);
+		}
 		printf("  %-7s %s: %s\n", mp_source_name((enum mp_source)s), ok ? "works" : "does not work", why);
 		printf("  %-7s next: %s\n", "", next);
 	}

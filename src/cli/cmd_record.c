@@ -42,8 +42,11 @@ static void usage(FILE *out)
 		"                          faults  page faults of any binary: first touch of every\n"
 		"                                  page, by object, thread, CPU and node\n"
 		"                          pmu     hardware sampling (PEBS, IBS, SPE)\n"
-		"                        faults and pmu are checked first with the probe of\n"
-		"                        `memprism doctor` and refused when they cannot work\n"
+		"                          valgrind every load/store of any binary and all its\n"
+		"                                  libraries, under memprism's Valgrind tool\n"
+		"                                  (no rebuild; tens of times slower)\n"
+		"                        faults, pmu and valgrind are checked first with the probe\n"
+		"                        of `memprism doctor` and refused when they cannot work\n"
 		"      --period N        pmu: one sample every N events (default: 10007 PEBS,\n"
 		"                        100000 IBS ops, 10000 SPE ops)\n"
 		"      --period-jitter PCT\n"
@@ -121,7 +124,8 @@ static void output_refused(const struct mp_record_opts *ro)
  * record's would, recording what it can. */
 static void say_unrecordable(const char *name, const struct mp_program_info *pi, enum mp_source src)
 {
-	const char *lost = src == MP_SOURCE_INST ? "nothing of it is recorded (the trace holds the run's end only)"
+	const char *lost = src == MP_SOURCE_INST || src == MP_SOURCE_VALGRIND
+				   ? "nothing of it is recorded (the trace holds the run's end only)"
 			   : src == MP_SOURCE_FAULTS
 				   ? "its objects are not recorded, and its page faults cannot be put on any"
 				   : "its objects are not recorded, and its samples cannot be put on any";
@@ -197,7 +201,7 @@ int cmd_record(int argc, char **argv)
 		case 's': {
 			int src = mp_source_parse(optarg);
 			if (src < 0) {
-				cli_error("unknown source '%s' (inst, pmu or faults)", optarg);
+				cli_error("unknown source '%s' (inst, pmu, faults or valgrind)", optarg);
 				return 2;
 			}
 			ro.source = (enum mp_source)src;
@@ -284,8 +288,13 @@ int cmd_record(int argc, char **argv)
 							: "inst records every access");
 		return 2;
 	}
-	if (ro.children && ro.source == MP_SOURCE_INST) {
-		cli_error("--children applies to --source pmu and faults (inst records children always)");
+	if (ro.children && (ro.source == MP_SOURCE_INST || ro.source == MP_SOURCE_VALGRIND)) {
+		cli_error("--children applies to --source pmu and faults (%s records children always)",
+			  mp_source_name(ro.source));
+		return 2;
+	}
+	if (ro.burst_on && ro.source == MP_SOURCE_VALGRIND) {
+		cli_error("--sample-bursts applies to --source inst (valgrind records every access)");
 		return 2;
 	}
 	struct mp_probe probe;
@@ -295,6 +304,10 @@ int cmd_record(int argc, char **argv)
 		char why[512], next[512];
 		mp_probe_run(&probe);
 		if (!mp_probe_source(&probe, ro.source, why, sizeof(why), next, sizeof(next))) {
+			if (ro.source == MP_SOURCE_VALGRIND) { /* (one line: what is missing, what to install) */
+				cli_error("--source valgrind cannot work on this machine: %s: %s", why, next);
+				return 2;
+			}
 			cli_error("--source %s cannot work on this machine: %s", mp_source_name(ro.source), why);
 			cli_error("next: %s", next);
 			return 2;

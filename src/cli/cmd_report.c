@@ -180,7 +180,7 @@ int cmd_report(int argc, char **argv)
 	int instrumented = 0;
 	for (size_t i = 0; i < res->nprocs; i++)
 		instrumented += res->procs[i].instrumented;
-	int sampled = strcmp(res->source, "inst") != 0;
+	int sampled = strcmp(res->source, "faults") == 0 || strcmp(res->source, "pmu") == 0;
 	if (ro.by == RP_BY_PAGE && strcmp(res->source, "faults") != 0) {
 		cli_error("--by page needs a recording made with `memprism record --source faults`");
 		an_result_free(res);

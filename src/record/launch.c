@@ -158,7 +158,7 @@ static size_t build_meta(char *buf, size_t cap, const struct mp_record_opts *o, 
 	if (o->min_size && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "min_size=%llu\n", o->min_size);
 	/* what the sampled sources kept: readers can say children were left out */
-	if (o->source != MP_SOURCE_INST && n < cap)
+	if ((o->source == MP_SOURCE_FAULTS || o->source == MP_SOURCE_PMU) && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "sample_children=%d\n", o->children ? 1 : 0);
 	if (o->source == MP_SOURCE_PMU && o->pmu.jitter_pct && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "period_jitter=%u\n", o->pmu.jitter_pct);
@@ -478,20 +478,37 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 		unsetenv("MEMPRISM_PAGEMAP");
 	else
 		setenv("MEMPRISM_PAGEMAP", "1", 1); /* the runtime's last look at exit */
-	if (o->source != MP_SOURCE_INST)
+	int sampled = o->source == MP_SOURCE_FAULTS || o->source == MP_SOURCE_PMU;
+	if (sampled)
 		setenv("MEMPRISM_EXACT_TIMES", "1", 1);
 	else
 		unsetenv("MEMPRISM_EXACT_TIMES");
 	setenv_preload(paths->runtime);
+	/* --source valgrind: the program runs under memprism's Valgrind tool,
+	 * which records the accesses (the runtime, told so, records none);
+	 * LD_PRELOAD passes through Valgrind to the program */
+	char **vg_argv = NULL;
+	if (o->source == MP_SOURCE_VALGRIND) {
+		vg_argv = mp_vg_argv(&o->probe->vg, prog, o->argv);
+		if (!vg_argv) {
+			close(fd);
+			return -ENOMEM;
+		}
+		setenv("MEMPRISM_SOURCE", "valgrind", 1);
+		setenv("VALGRIND_LIB", o->probe->vg.tooldir, 1);
+	} else {
+		unsetenv("MEMPRISM_SOURCE");
+	}
 
 	/* Sampling sources: the events are opened on the child before it execs
 	 * (it waits on go[0]); enable_on_exec starts them with the program. */
 	struct mp_perf_spec specs[8];
 	char spec_buf[2048];
 	int nspecs = 0;
-	if (o->source != MP_SOURCE_INST) {
+	if (sampled) {
 		nspecs = mp_perf_specs(o->source, o->probe, &o->pmu, specs, 8, spec_buf, sizeof(spec_buf));
 		if (nspecs < 0) {
+			free(vg_argv);
 			close(fd);
 			unlink(o->output);
 			*file_error = 2;
@@ -501,11 +518,13 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	int pipefd[2], go[2] = { -1, -1 }, sample_err = 0;
 	if (pipe2(pipefd, O_CLOEXEC) != 0 || (nspecs && pipe2(go, O_CLOEXEC) != 0)) {
 		err = -errno;
+		free(vg_argv);
 		close(fd);
 		return err;
 	}
 	struct launch_sigs ls;
 	if ((err = launch_sigs_init(&ls)) != 0) {
+		free(vg_argv);
 		close(fd);
 		return err;
 	}
@@ -513,6 +532,7 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	pid_t pid = fork();
 	if (pid < 0) {
 		err = -errno;
+		free(vg_argv);
 		launch_sigs_restore(&ls);
 		close(fd);
 		return err;
@@ -527,13 +547,17 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 			if (read(go[0], &c, 1) != 1)
 				_exit(127);
 		}
-		execv(prog, o->argv);
+		if (vg_argv)
+			execv(vg_argv[0], vg_argv);
+		else
+			execv(prog, o->argv);
 		int e = errno;
 		ssize_t w = write(pipefd[1], &e, sizeof(e));
 		(void)w;
 		_exit(127);
 	}
 	launch_sigs_parent(&ls);
+	free(vg_argv);
 	close(pipefd[1]);
 	struct mp_perf_session *sess = NULL;
 	if (nspecs) {

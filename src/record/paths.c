@@ -38,6 +38,7 @@ int mp_paths_find(struct mp_paths *out)
 	slash = strrchr(out->libdir, '/');
 	if (slash)
 		*slash = 0;
+	snprintf(out->vgtool, sizeof(out->vgtool), "%.4000s/valgrind", out->libdir);
 	char hdr[4200];
 	snprintf(hdr, sizeof(hdr), "%.3000s/../include/memprism.h", exe);
 	if (access(hdr, R_OK) == 0 && realpath(hdr, real)) {

@@ -29,7 +29,7 @@
 
 #define SYSFS_PMUS "/sys/bus/event_source/devices"
 
-static const char *const source_names[MP_SOURCE_COUNT] = { "inst", "pmu", "faults" };
+static const char *const source_names[MP_SOURCE_COUNT] = { "inst", "pmu", "faults", "valgrind" };
 
 int mp_source_parse(const char *name)
 {
@@ -360,6 +360,7 @@ void mp_probe_run(struct mp_probe *p)
 	probe_thp(p);
 	probe_numa(p);
 	probe_cc(p);
+	mp_vg_probe(&p->vg);
 }
 
 const char *mp_probe_pmu_flavour(const struct mp_probe *p)
@@ -529,6 +530,8 @@ int mp_probe_source(const struct mp_probe *p, enum mp_source s, char *why, size_
 					 "or inst");
 		return 0;
 	}
+	case MP_SOURCE_VALGRIND:
+		return mp_vg_verdict(&p->vg, why, why_len, next, next_len);
 	default:
 		snprintf(why, why_len, "unknown source");
 		next[0] = 0;

@@ -12,9 +12,9 @@
 
 #include <stddef.h>
 
-enum mp_source { MP_SOURCE_INST, MP_SOURCE_PMU, MP_SOURCE_FAULTS, MP_SOURCE_COUNT };
+enum mp_source { MP_SOURCE_INST, MP_SOURCE_PMU, MP_SOURCE_FAULTS, MP_SOURCE_VALGRIND, MP_SOURCE_COUNT };
 
-/* "inst", "pmu", "faults"; -1 for anything else. */
+/* "inst", "pmu", "faults", "valgrind"; -1 for anything else. */
 int mp_source_parse(const char *name);
 const char *mp_source_name(enum mp_source s);
 
@@ -36,6 +36,24 @@ struct mp_probe_pmu {
 	char format[512]; /* format/ entries, "name:bits ...", or "" */
 	int mem_events; /* Intel: events/mem-loads (or mem-stores) describes PEBS memory sampling */
 };
+
+/* record --source valgrind (vg_launch.c): Valgrind and memprism's tool. */
+struct mp_vg_probe {
+	char valgrind[4096]; /* the valgrind command on PATH, "" if none */
+	char version[64]; /* what it says with --version ("valgrind-3.19.0"), "" if nothing */
+	char tooldir[4096]; /* the directory of memprism's tool (VALGRIND_LIB), "" if missing */
+	char built_for[32]; /* the Valgrind the tool was built against, "" if memprism was built without it */
+};
+void mp_vg_probe(struct mp_vg_probe *v);
+/* The valgrind source's verdict, as mp_probe_source gives it. */
+int mp_vg_verdict(const struct mp_vg_probe *v, char *why, size_t why_len, char *next, size_t next_len);
+/* Runs /bin/true under the tool (the doctor's proof that it runs): 0, or
+ * -ECHILD with what Valgrind said in out, or another -errno. */
+int mp_vg_trial(const struct mp_vg_probe *v, char *out, size_t len);
+/* The launcher's command: valgrind, its options, prog (the program's
+ * path) and argv[1..]. A malloc'd vector of borrowed strings (free the
+ * vector only), NULL + errno. */
+char **mp_vg_argv(const struct mp_vg_probe *v, const char *prog, char *const *argv);
 
 struct mp_probe {
 	/* perf_event_open of PERF_TYPE_HARDWARE cycles on ourselves: 0 or errno */
@@ -63,6 +81,7 @@ struct mp_probe {
 	int ncpus; /* configured CPUs */
 	char cc[256]; /* clang used by `memprism cc`, or "" */
 	int cc_major; /* its major version, 0 unknown */
+	struct mp_vg_probe vg; /* record --source valgrind */
 };
 
 /* Runs every probe; never fails (what cannot be learned is marked so). */

@@ -17,6 +17,7 @@ struct mp_paths {
 	char runtime[4096]; /* .../lib/memprism/libmemprism-rt.so */
 	char libdir[4096]; /* its directory */
 	char include[4096]; /* directory holding memprism.h */
+	char vgtool[4096]; /* .../lib/memprism/valgrind: memprism's Valgrind tool (VALGRIND_LIB) */
 };
 /* 0, or -MP_ERR_NO_RUNTIME when the runtime library is missing. */
 int mp_paths_find(struct mp_paths *out);

@@ -210,15 +210,18 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 	int instrumented = 0;
 	for (size_t i = 0; i < res->nprocs; i++)
 		instrumented += res->procs[i].instrumented;
+	/* the sources that record every access: their own words */
+	const char *what = strcmp(res->source, "valgrind") == 0
+				   ? "valgrind: every load and store of every instruction, program and libraries "
+				     "(memprism's Valgrind tool)"
+				   : "inst: every load and store of memprism-cc code, libc mem*/str* as ranges";
 	if (res->mem_origin == AN_MEM_MODELLED)
-		fprintf(out, "source:    inst: every load and store of memprism-cc code, libc mem*/str* as ranges "
-			     "(measured counts)\n"
+		fprintf(out, "source:    %s (measured counts)\n"
 			     "model:     %s: cache, TLB and DRAM figures are %sMODELLED%s (cache-line references "
 			     "through the simulated hierarchy)\n",
-			res->machine, o->color ? "\033[33m" : "", o->color ? "\033[0m" : "");
+			what, res->machine, o->color ? "\033[33m" : "", o->color ? "\033[0m" : "");
 	else
-		fprintf(out, "source:    inst: every load and store of memprism-cc code, libc mem*/str* as ranges "
-			     "(measured counts, no model)\n");
+		fprintf(out, "source:    %s (measured counts, no model)\n", what);
 	fprintf(out, "processes: %zu (%d instrumented), threads: %zu, allocations: %s\n", res->nprocs, instrumented,
 		res->nthreads, rp_grouped(a, sizeof(a), res->allocations));
 	fprintf(out, "accesses:  %s (loads %s, stores %s)", rp_grouped(a, sizeof(a), total),
@@ -579,9 +582,9 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 	fprintf(out, ",\"command\":");
 	rp_json_str(out, res->cmdline);
 	fprintf(out,
-		",\"source\":\"inst\",\"measured\":true,\"by\":\"%s\",\"sampling\":{\"recorded\":%llu,"
+		",\"source\":\"%s\",\"measured\":true,\"by\":\"%s\",\"sampling\":{\"recorded\":%llu,"
 		"\"skipped\":%llu,\"factor\":%.6f,\"at_replay\":%s},\"min_size\":%llu,\"roi\":",
-		by_name(o->by), (unsigned long long)res->recorded_accesses, (unsigned long long)res->skipped_accesses,
+		strcmp(res->source, "valgrind") == 0 ? "valgrind" : "inst", by_name(o->by), (unsigned long long)res->recorded_accesses, (unsigned long long)res->skipped_accesses,
 		res->sample_factor, res->bursts_replayed ? "true" : "false", (unsigned long long)res->min_size);
 	rp_json_str(out, o->roi);
 	fprintf(out, ",\"exit_status\":%d,\"damaged\":%s,\"allocations\":%llu,\"frees\":%llu,\"total\":{",

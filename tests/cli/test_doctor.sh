@@ -7,10 +7,10 @@
 source "$(dirname "$0")/lib.sh"
 "$MEMPRISM" doctor >doc.txt || fail "doctor exited $?"
 cat doc.txt
-for s in inst pmu faults; do
+for s in inst pmu faults valgrind; do
 	grep -Eq "^  $s +(works|does not work): " doc.txt || fail "no verdict line for $s"
 done
-expect_eq "next-step lines" 3 "$(grep -c '^  *next: ' doc.txt)"
+expect_eq "next-step lines" 4 "$(grep -c '^  *next: ' doc.txt)"
 grep -q '^  perf_event_paranoid: '"$(cat /proc/sys/kernel/perf_event_paranoid)"'$' doc.txt ||
 	fail "paranoid level not reported as the kernel has it"
 thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled)
