@@ -170,6 +170,7 @@ static void rt_emit_initial_maps(struct rt_thread *t)
 	if (buf == MAP_FAILED)
 		return;
 	size_t n = rt_read_file("/proc/self/maps", buf, cap);
+	uint64_t sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
 	const char *p = buf, *end = buf + n;
 	while (p < end) {
 		const char *line = p;
@@ -198,7 +199,10 @@ static void rt_emit_initial_maps(struct rt_thread *t)
 			rt_proc.heap_lo = lo;
 			rt_proc.heap_hi = hi;
 		}
-		if (plen == 7 && memcmp(path, "[stack]", 7) == 0 && t->stack_hi == 0) {
+		/* the main thread's stack: the mapping holding this frame, the
+		 * kernel's [stack] (under Valgrind an anonymous mapping, while
+		 * [stack] is Valgrind's own) */
+		if (sp >= lo && sp < hi && t->stack_hi == 0) {
 			struct rlimit rl;
 			uint64_t lim = 8u << 20;
 			if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
