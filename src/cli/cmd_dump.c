@@ -66,7 +66,9 @@ int cmd_dump(int argc, char **argv)
 		printf("@%llu chunk type %u codec %u pid %u tid %u proc %016llx seq %u raw %u stored %u",
 		       (unsigned long long)ch.offset, ch.hdr.type, ch.hdr.codec, ch.hdr.pid, ch.hdr.tid & MP_TID_MASK,
 		       (unsigned long long)ch.hdr.proc_id, ch.hdr.seq, ch.hdr.raw_len, ch.hdr.stored_len);
-		if (ch.hdr.type == MP_CHUNK_STREAM && ch.hdr.tid >> MP_TID_CONTEXT_SHIFT)
+		if (ch.hdr.type == MP_CHUNK_STREAM && ch.hdr.tid >> MP_TID_CONTEXT_SHIFT == MP_TID_CONTEXT_VALGRIND)
+			printf(" valgrind");
+		else if (ch.hdr.type == MP_CHUNK_STREAM && ch.hdr.tid >> MP_TID_CONTEXT_SHIFT)
 			printf(" signal-handlers %u", ch.hdr.tid >> MP_TID_CONTEXT_SHIFT);
 		putchar('\n');
 		if (ch.hdr.type == MP_CHUNK_PAGEMAP) {

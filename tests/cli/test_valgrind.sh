@@ -1,0 +1,98 @@
+# record --source valgrind: a plain gcc build, every access seen by
+# memprism's Valgrind tool, objects by the runtime.
+#  - The ORMBP micro-benchmark (examples/arrays.c, Table II) at 1 MiB per
+#    array: inside region "kernel" each array gets exactly N = 16,384
+#    accesses, split N/0, 3N/4 / N/4, N/2 / N/2, N/4 / 3N/4, 0/N, by one
+#    thread of its own. (gcc does not vectorize the loop: its accesses are
+#    volatile, one byte each.)
+#  - Accesses inside a shared library (tests/rt/qsort_heap.c): libc's qsort
+#    sorting a heap array with the program's comparator. Under valgrind the
+#    array's row has qsort's own loads and stores and libc's functions are
+#    in the function view; under inst (memprism cc) only the comparator's
+#    2 loads per call are seen.
+#  - What the source says about itself, and its refusals.
+source "$(dirname "$0")/lib.sh"
+if ! "$MEMPRISM" doctor 2>/dev/null | grep -q '^  valgrind works:'; then
+	echo "skip: the valgrind source does not work here: $("$MEMPRISM" doctor 2>/dev/null | grep '^  valgrind ')"
+	exit 77
+fi
+gcc -O2 -g -I"$MP_SRC/include" "$MP_SRC/examples/arrays.c" -o arrays -lpthread
+"$MEMPRISM" record -q --no-pagemap --source valgrind -o arrays.data -- ./arrays 1 >out.txt
+expect_eq "program output" "arrays: 1 MiB x 5, checksum 40960" "$(cat out.txt)"
+"$MEMPRISM" report --roi kernel --format csv arrays.data >obj.csv
+N=16384
+mlines=($(grep -n 'malloc(bytes)' "$MP_SRC/examples/arrays.c" | cut -d: -f1))
+[ ${#mlines[@]} -eq 5 ] || fail "expected 5 malloc lines in arrays.c"
+reads=(4 3 2 1 0)
+for i in 0 1 2 3 4; do
+	label="heap main \\(arrays.c:${mlines[i]}\\)"
+	expect_eq "a$i accesses" $N "$(csv_field obj.csv "$label" accesses)"
+	expect_eq "a$i loads" $((reads[i] * N / 4)) "$(csv_field obj.csv "$label" loads)"
+	expect_eq "a$i stores" $(((4 - reads[i]) * N / 4)) "$(csv_field obj.csv "$label" stores)"
+	expect_eq "a$i threads" 1 "$(csv_field obj.csv "$label" threads)"
+	expect_eq "a$i size" 1048576 "$(csv_field obj.csv "$label" size)"
+done
+"$MEMPRISM" report --roi kernel --format json arrays.data >obj.json
+# (libc's blocks sited at the pthread_create line are in the region too:
+# the five arrays' lines only)
+n=$(for l in "${mlines[@]}"; do
+	grep -o "\"label\":\"heap main (arrays.c:$l)\"[^}]*\"threads\":\\[[0-9]*\\]" obj.json | grep -o 'threads":\[[0-9]\+'
+done | sort -u | wc -l)
+expect_eq "distinct threads across the five arrays" 5 "$n"
+expect_eq "JSON source" '"source":"valgrind"' "$(grep -o '"source":"[a-z]*"' obj.json)"
+# the memsets before the region: the bytes stored, whatever instructions
+# libc's memset chose (under Valgrind a rep stosb stores byte by byte)
+"$MEMPRISM" report --format csv arrays.data >all.csv
+expect_eq "a0 bytes stored incl. memset" 1048576 \
+	"$(csv_field all.csv "heap main \\(arrays.c:${mlines[0]}\\)" bytes_stored)"
+"$MEMPRISM" report --roi kernel arrays.data >obj.txt
+grep -q '^source:    valgrind: every load and store of every instruction' obj.txt ||
+	fail "the report does not name the source: $(grep '^source' obj.txt)"
+echo "ok: the report names the valgrind source"
+# the runtime's writer thread is not among the program's threads: main + 5
+expect_eq "threads" 6 "$("$MEMPRISM" report --by thread --format csv arrays.data | tail -n +2 | wc -l)"
+
+# qsort: accesses inside libc, attributed to the heap array
+gcc -O2 -g -I"$MP_SRC/include" "$MP_SRC/tests/rt/qsort_heap.c" -o qsort_gcc
+"$MEMPRISM" record -q --no-pagemap --source valgrind -o qv.data -- ./qsort_gcc >qv.out
+C=$(sed -n 's/^calls \([0-9]*\) sorted$/\1/p' qv.out)
+[ -n "$C" ] || fail "qsort_heap printed no call count: $(cat qv.out)"
+build_rt qsort_heap
+"$MEMPRISM" record -q --no-pagemap -o qi.data -- ./qsort_heap >qi.out
+expect_eq "inst: comparator calls" "calls $C sorted" "$(cat qi.out)"
+line=$(grep -n '/\* @ARR \*/' "$MP_SRC/tests/rt/qsort_heap.c" | cut -d: -f1)
+ARR="^heap main \\(qsort_heap\\.c:$line\\)\$"
+"$MEMPRISM" report --roi sort --format csv qi.data >qi.csv
+"$MEMPRISM" report --roi sort --format csv qv.data >qv.csv
+expect_eq "inst: array loads (the comparator's 2 per call)" $((2 * C)) "$(csv_field qi.csv "$ARR" loads)"
+expect_eq "inst: array stores (qsort's, in libc, unseen)" 0 "$(csv_field qi.csv "$ARR" stores)"
+for f in qi qv; do
+	expect_eq "$f: the call counter's loads" "$C" "$(csv_field $f.csv '^static calls ' loads)"
+	expect_eq "$f: the call counter's stores" "$C" "$(csv_field $f.csv '^static calls ' stores)"
+done
+vl=$(csv_field qv.csv "$ARR" loads) vs=$(csv_field qv.csv "$ARR" stores)
+[ "$vl" -gt $((2 * C)) ] || fail "valgrind: array loads $vl, not more than the comparator's $((2 * C))"
+[ "$vs" -gt 0 ] || fail "valgrind: qsort's stores into the array are missing"
+echo "ok: valgrind: the array row has qsort's own accesses: $vl loads, $vs stores"
+expect_eq "valgrind: the array's threads" 1 "$(csv_field qv.csv "$ARR" threads)"
+"$MEMPRISM" report --roi sort --by function --format csv qv.data >qvf.csv
+"$MEMPRISM" report --roi sort --by function --format csv qi.data >qif.csv
+nlibc=$(grep -c '"libc\.so\.6"' qvf.csv || true)
+[ "$nlibc" -gt 0 ] || fail "valgrind: no libc function in the function view: $(cat qvf.csv)"
+echo "ok: valgrind: $nlibc libc functions in the function view"
+expect_eq "inst: libc functions in the function view" 0 "$(grep -c '"libc\.so\.6"' qif.csv || true)"
+
+# refusals, before anything runs
+run 2 "--sample-bursts with valgrind" "$MEMPRISM" record --source valgrind --sample-bursts 10,10 -o no.data -- true
+said "--sample-bursts with valgrind" "applies to --source inst"
+run 2 "--children with valgrind" "$MEMPRISM" record --source valgrind --children -o no.data -- true
+# valgrind missing: one line naming the package, status 2, no data file
+run 2 "valgrind not on PATH" env PATH=/nonexistent "$MEMPRISM" record --source valgrind -o no.data -- /bin/true
+said "valgrind not on PATH" "valgrind is not installed.*apt-get install valgrind"
+expect_eq "valgrind not on PATH: lines said" 1 "$(wc -l <last.err)"
+[ ! -e no.data ] || fail "a refused recording left a data file"
+# a program Valgrind cannot start: its own words, its status
+printf '#!/nonexistent/sh\n' >badinterp
+chmod +x badinterp
+run 126 "bad interpreter" "$MEMPRISM" record -q --source valgrind -o bad.data -- ./badinterp
+said "bad interpreter" "^valgrind: ./badinterp: bad interpreter"
