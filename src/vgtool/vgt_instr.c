@@ -10,6 +10,18 @@
  * CPUID's none). Sizes 1 to 64 bytes that are powers of two have a size
  * code; any other (an x87 10-byte load, an FXSAVE's 512) is a range.
  *
+ * A rep-prefixed string instruction (rep movs/stos/cmps/scas/lods: glibc's
+ * memset and memcpy use them for large sizes) is one ranged access per
+ * operand for its whole execution, as the runtime records a memset call:
+ * Valgrind runs it one iteration at a time, each iteration's access
+ * extends the range (vgt_access_rep).
+ *
+ * Code addresses: sites of one superblock on the same source line share
+ * the first one's, as the inline instrumentation's do: the reports resolve
+ * code addresses to lines and functions, and a loop whose line spans a
+ * load and a store at two instructions otherwise spends a byte per record
+ * naming them.
+ *
  * The code of memprism's runtime (libmemprism-rt.so) is not instrumented
  * at all: its hooks are not the program's. What the runtime calls in libc
  * with its guard set is skipped at run time instead (vgt_stream.c).
@@ -19,6 +31,7 @@
 #include "vgt_int.h"
 
 #include "pub_tool_aspacemgr.h"
+#include "pub_tool_debuginfo.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_machine.h"
 
@@ -81,16 +94,49 @@ static unsigned size_code(Int size)
 	}
 }
 
+/* Is the instruction at a (len bytes) a rep-prefixed string instruction? */
+static Bool is_rep_string(Addr a, UInt len)
+{
+	const UChar *b = (const UChar *)a;
+	Bool rep = False;
+	for (UInt i = 0; i < len; i++) {
+		UChar c = b[i];
+		if (c == 0xf3 || c == 0xf2)
+			rep = True;
+		else if (c == 0x66 || c == 0x67 || c == 0x2e || c == 0x36 || c == 0x3e || c == 0x26 || c == 0x64 ||
+			 c == 0x65 || (c >= 0x40 && c <= 0x4f))
+			continue; /* other prefixes, REX */
+		else
+			return rep && c >= 0xa4 && c <= 0xaf && c != 0xa8 && c != 0xa9; /* (a8, a9: test) */
+	}
+	return False;
+}
+
+/* The instruction being instrumented: its code address as recorded, and,
+ * for a rep string instruction, how many of its accesses came so far. */
+struct site {
+	Addr ip;
+	Bool rep;
+	Bool rep_start; /* this iteration starts an execution */
+	int nacc;
+};
+
 /* A call recording one access of size bytes at addr (an atom), before the
  * statement that makes it; guard (an Ity_I1 atom or NULL) as the access's. */
-static void add_access(IRSB *sb, IRExpr *addr, Int size, Bool write, Addr ip, IRExpr *guard)
+static void add_access(IRSB *sb, IRExpr *addr, Int size, Bool write, struct site *s, IRExpr *guard)
 {
 	if (size <= 0)
 		return;
 	unsigned code = size_code(size) | (write ? MP_ACC_WRITE : 0);
-	ULong packed = (ULong)ip | (ULong)code << VGT_IP_BITS;
+	ULong packed = (ULong)s->ip | (ULong)code << VGT_IP_BITS;
 	IRDirty *di;
-	if ((code & 7) == MP_SIZE_RANGE)
+	if (s->rep && (code & 7) <= 3 && s->nacc < 2) {
+		/* (movs and cmps make two accesses an iteration: a range each) */
+		void *fn = s->nacc ? (void *)vgt_access_rep1
+			   : s->rep_start ? (void *)vgt_access_rep_start : (void *)vgt_access_rep0;
+		di = unsafeIRDirty_0_N(0, s->nacc++ ? "vgt_access_rep1" : "vgt_access_rep0", VG_(fnptr_to_fnentry)(fn),
+				       mkIRExprVec_2(addr, mkIRExpr_HWord(packed)));
+	} else if ((code & 7) == MP_SIZE_RANGE)
 		di = unsafeIRDirty_0_N(0, "vgt_access_range", VG_(fnptr_to_fnentry)(vgt_access_range),
 				       mkIRExprVec_3(addr, mkIRExpr_HWord(packed), mkIRExpr_HWord((HWord)size)));
 	else
@@ -117,31 +163,67 @@ IRSB *vgt_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 	 * return address is the end of a call: readers symbolize ip - 1 (the
 	 * other writers' addresses lie just past the access's code), which
 	 * then lands inside the instruction whichever its length. */
-	Addr ip = 0;
+	struct site site = { 0, False, False, 0 };
+	Addr prev = 0; /* the instruction before in this superblock */
+	/* the lines of this superblock's instructions so far, and their ips */
+	struct {
+		const HChar *file;
+		UInt line;
+		Addr ip;
+	} lines[16];
+	int nlines = 0;
+	DiEpoch ep = VG_(current_DiEpoch)();
 	for (; i < in->stmts_used; i++) {
 		IRStmt *st = in->stmts[i];
 		if (!st || st->tag == Ist_NoOp)
 			continue;
 		switch (st->tag) {
-		case Ist_IMark:
-			skip = in_runtime((Addr)st->Ist.IMark.addr);
-			ip = (Addr)st->Ist.IMark.addr + st->Ist.IMark.len;
+		case Ist_IMark: {
+			Addr a = (Addr)st->Ist.IMark.addr;
+			skip = in_runtime(a);
+			site = (struct site){ a + st->Ist.IMark.len, False, False, 0 };
+			Addr before = prev;
+			prev = a;
+			if (skip)
+				break;
+			site.rep = is_rep_string(a, st->Ist.IMark.len);
+			/* Valgrind runs a rep instruction's later iterations in a
+			 * superblock that starts at it (it jumps back to itself):
+			 * reached from the instruction before it in the block, this
+			 * is the first iteration of a new execution, even one that
+			 * continues the last one's range */
+			site.rep_start = site.rep && before && before != a;
+			const HChar *file, *dir;
+			UInt line;
+			/* (a rep instruction's iterations run in superblocks of their
+			 * own: its ranges are told apart by its own address) */
+			if (site.rep || !VG_(get_filename_linenum)(ep, a, &file, &dir, &line) || !line)
+				break;
+			int k = 0;
+			while (k < nlines && !(lines[k].line == line &&
+					       (lines[k].file == file || VG_(strcmp)(lines[k].file, file) == 0)))
+				k++;
+			if (k < nlines)
+				site.ip = lines[k].ip;
+			else if (nlines < (int)(sizeof(lines) / sizeof(lines[0])))
+				lines[nlines++] = (typeof(lines[0])){ file, line, site.ip };
 			break;
+		}
 		case Ist_WrTmp: {
 			IRExpr *e = st->Ist.WrTmp.data;
 			if (!skip && e->tag == Iex_Load)
-				add_access(out, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), False, ip, NULL);
+				add_access(out, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), False, &site, NULL);
 			break;
 		}
 		case Ist_Store:
 			if (!skip)
 				add_access(out, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Store.data)),
-					   True, ip, NULL);
+					   True, &site, NULL);
 			break;
 		case Ist_StoreG: {
 			IRStoreG *sg = st->Ist.StoreG.details;
 			if (!skip)
-				add_access(out, sg->addr, sizeofIRType(typeOfIRExpr(tyenv, sg->data)), True, ip, sg->guard);
+				add_access(out, sg->addr, sizeofIRType(typeOfIRExpr(tyenv, sg->data)), True, &site, sg->guard);
 			break;
 		}
 		case Ist_LoadG: {
@@ -149,15 +231,15 @@ IRSB *vgt_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 			IRType loaded = Ity_INVALID, wide = Ity_INVALID;
 			typeOfIRLoadGOp(lg->cvt, &wide, &loaded);
 			if (!skip && loaded != Ity_INVALID)
-				add_access(out, lg->addr, sizeofIRType(loaded), False, ip, lg->guard);
+				add_access(out, lg->addr, sizeofIRType(loaded), False, &site, lg->guard);
 			break;
 		}
 		case Ist_CAS: {
 			IRCAS *cas = st->Ist.CAS.details;
 			Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
 			if (!skip) {
-				add_access(out, cas->addr, size, False, ip, NULL);
-				add_access(out, cas->addr, size, True, ip, NULL);
+				add_access(out, cas->addr, size, False, &site, NULL);
+				add_access(out, cas->addr, size, True, &site, NULL);
 			}
 			break;
 		}
@@ -165,10 +247,10 @@ IRSB *vgt_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 			if (!skip) {
 				if (st->Ist.LLSC.storedata == NULL)
 					add_access(out, st->Ist.LLSC.addr,
-						   sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)), False, ip, NULL);
+						   sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)), False, &site, NULL);
 				else
 					add_access(out, st->Ist.LLSC.addr,
-						   sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)), True, ip, NULL);
+						   sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)), True, &site, NULL);
 			}
 			break;
 		case Ist_Dirty: {
@@ -177,9 +259,9 @@ IRSB *vgt_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 				/* the helper's own guard applies to its effects too */
 				IRExpr *g = d->guard && !(d->guard->tag == Iex_Const) ? d->guard : NULL;
 				if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-					add_access(out, d->mAddr, d->mSize, False, ip, g);
+					add_access(out, d->mAddr, d->mSize, False, &site, g);
 				if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-					add_access(out, d->mAddr, d->mSize, True, ip, g);
+					add_access(out, d->mAddr, d->mSize, True, &site, g);
 			}
 			break;
 		}

@@ -35,7 +35,7 @@
 #include "trace/trace_format.h"
 
 #define VGT_BUF_SIZE (1u << 20) /* record bytes per chunk */
-#define VGT_SLACK 64 /* past the limit: one access record and an EPOCH record before it */
+#define VGT_SLACK 64 /* past the limit: one access record (a range too) and an EPOCH record before it */
 #define VGT_PREFIX_MAX 48 /* a chunk's leading EPOCH, TIME and DROPPED records */
 /* bytes before the records: room to put the chunk header and the leading
  * records in front of them, so a chunk goes out with one write from the
@@ -60,6 +60,16 @@ struct vgt_thread {
 	ULong chunk_time;
 	UInt chunk_cpu;
 	ULong dropped; /* accesses not recorded, said at the next chunk's start */
+	Bool chunk_plain; /* no range of 4 KiB or more in the chunk (mp_chunk_header.accesses) */
+	/* the ranges of a rep string instruction being executed, per operand
+	 * (vgt_access_rep0/1); written out before the thread's next record */
+	Bool rep_on;
+	struct vgt_rep {
+		Bool on;
+		UInt code;
+		ULong ip;
+		Addr lo, hi;
+	} rep[2];
 };
 
 /* The process as the runtime described it (MP_VGREQ_PROCESS). Until then
@@ -85,6 +95,7 @@ struct vgt_pending {
 	UInt ltid, seq;
 	ULong time, naccess, dropped;
 	UInt cpu;
+	Bool plain;
 };
 
 extern struct vgt_proc vgt_proc;
@@ -106,6 +117,10 @@ void vgt_pending_drop(void);
 #define VGT_IP_BITS 56
 void vgt_access(Addr a, ULong packed);
 void vgt_access_range(Addr a, ULong packed, ULong len);
+/* an iteration of a rep string instruction: its first and second operand */
+void vgt_access_rep0(Addr a, ULong packed);
+void vgt_access_rep1(Addr a, ULong packed);
+void vgt_access_rep_start(Addr a, ULong packed); /* rep0, known to start an execution */
 
 /* vgt_instr.c */
 IRSB *vgt_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
