@@ -254,6 +254,11 @@ static int create_output(const char *path, struct mp_record_opts *o, const char 
 	return fd;
 }
 
+/* record --source valgrind: glibc's string functions without rep-prefixed
+ * copies and fills (mp_record_run says why) */
+#define MP_VG_TUNABLES                                                                                       \
+	"glibc.cpu.x86_rep_stosb_threshold=0x7fffffffffffffff:glibc.cpu.x86_rep_movsb_threshold=0x7fffffffffffffff"
+
 static int setenv_preload(const char *rt)
 {
 	const char *old = getenv("LD_PRELOAD");
@@ -496,6 +501,15 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 		}
 		setenv("MEMPRISM_SOURCE", "valgrind", 1);
 		setenv("VALGRIND_LIB", o->probe->vg.tooldir, 1);
+		/* glibc's memset and memcpy use rep stosb / rep movsb above a
+		 * few KiB; Valgrind runs those one byte an iteration, through
+		 * the tool's helper each time (a 64 MiB memset took a second).
+		 * Told never to, they use their vector loops: the same bytes,
+		 * 32 a store. The program's own settings come after, and win. */
+		const char *tun = getenv("GLIBC_TUNABLES");
+		char tb[8192];
+		snprintf(tb, sizeof(tb), "%s%s%s", MP_VG_TUNABLES, tun && *tun ? ":" : "", tun ? tun : "");
+		setenv("GLIBC_TUNABLES", tb, 1);
 	} else {
 		unsetenv("MEMPRISM_SOURCE");
 	}

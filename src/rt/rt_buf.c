@@ -184,7 +184,9 @@ static void write_chunk(uint16_t type, uint32_t tid, uint32_t seq, uint32_t acce
 	h.proc_id = rt_proc.id;
 	h.seq = seq;
 	h.accesses = accesses;
-	size_t n = trace_chunk_build(&h, payload, len, z->out, z->cctx, rt_zlevel);
+	/* under Valgrind (record --source valgrind) compression would run on
+	 * the simulated CPU, one thread at a time with the program: raw */
+	size_t n = trace_chunk_build(&h, payload, len, z->out, rt_tool_accesses ? NULL : z->cctx, rt_zlevel);
 	int err = write_all(rt_proc.fd, z->out, n);
 	pthread_mutex_unlock(&z->lock);
 	if (err)
@@ -649,7 +651,7 @@ uint8_t *rt_event_begin(struct rt_thread *t, unsigned type, uint64_t *epoch_out)
 	 * do they when samples must be placed among them by time. */
 	uint64_t e = rt_next_epoch(), now = t->last_time;
 	if ((type != MP_EV_ALLOC && type != MP_EV_FREE) || rt_proc.exact_times ||
-	    (++t->clock_skip & (RT_CLOCK_EVERY - 1)) == 0) {
+	    (++t->clock_skip & (rt_tool_accesses ? RT_VG_CLOCK_EVERY - 1 : RT_CLOCK_EVERY - 1)) == 0) {
 		now = rt_now();
 		t->last_cpu = rt_cpu();
 	}

@@ -28,6 +28,9 @@
 #define RT_STACK_MAX 64
 #define RT_STACK_CACHE 1024
 #define RT_CLOCK_EVERY 8 /* allocation events per clock read (power of two) */
+/* the same under Valgrind (record --source valgrind), where a clock read
+ * and the CPU number are system calls that Valgrind handles (~2 us) */
+#define RT_VG_CLOCK_EVERY 256
 #define RT_SIG_DEPTH 16 /* nesting depths of signal handlers with a stream of their own */
 #define RT_SIG_PENDING 8 /* signals waiting for the runtime to be done (rt_signal.c) */
 

@@ -10,6 +10,8 @@
 #    array's row has qsort's own loads and stores and libc's functions are
 #    in the function view; under inst (memprism cc) only the comparator's
 #    2 loads per call are seen.
+#  - Rep-prefixed string instructions: one ranged access per operand and
+#    execution (tests/rt/repstr.c).
 #  - What the source says about itself, and its refusals.
 source "$(dirname "$0")/lib.sh"
 if ! "$MEMPRISM" doctor 2>/dev/null | grep -q '^  valgrind works:'; then
@@ -40,11 +42,13 @@ n=$(for l in "${mlines[@]}"; do
 done | sort -u | wc -l)
 expect_eq "distinct threads across the five arrays" 5 "$n"
 expect_eq "JSON source" '"source":"valgrind"' "$(grep -o '"source":"[a-z]*"' obj.json)"
-# the memsets before the region: the bytes stored, whatever instructions
-# libc's memset chose (under Valgrind a rep stosb stores byte by byte)
+# the memsets before the region: libc's own stores, in its vector loop
+# (the launcher turns glibc's rep stosb off), whose last stores overlap
+# the ones before them: every byte at least once, a few twice
 "$MEMPRISM" report --format csv arrays.data >all.csv
-expect_eq "a0 bytes stored incl. memset" 1048576 \
-	"$(csv_field all.csv "heap main \\(arrays.c:${mlines[0]}\\)" bytes_stored)"
+b=$(csv_field all.csv "heap main \\(arrays.c:${mlines[0]}\\)" bytes_stored)
+[ "$b" -ge 1048576 ] && [ "$b" -lt $((1048576 + 4096)) ] || fail "a0: $b bytes stored by its memset, not 1 MiB"
+echo "ok: a0: $b bytes stored by its memset"
 "$MEMPRISM" report --roi kernel arrays.data >obj.txt
 grep -q '^source:    valgrind: every load and store of every instruction' obj.txt ||
 	fail "the report does not name the source: $(grep '^source' obj.txt)"
@@ -81,6 +85,29 @@ nlibc=$(grep -c '"libc\.so\.6"' qvf.csv || true)
 [ "$nlibc" -gt 0 ] || fail "valgrind: no libc function in the function view: $(cat qvf.csv)"
 echo "ok: valgrind: $nlibc libc functions in the function view"
 expect_eq "inst: libc functions in the function view" 0 "$(grep -c '"libc\.so\.6"' qif.csv || true)"
+
+# rep string instructions (tests/rt/repstr.c): one ranged access per
+# operand and execution, whatever the direction; executions that continue
+# each other's ranges stay apart
+gcc -O2 -g -I"$MP_SRC/include" "$MP_SRC/tests/rt/repstr.c" -o repstr
+"$MEMPRISM" record -q --no-pagemap --source valgrind -o rep.data -- ./repstr >rep.out
+"$MEMPRISM" report --roi rep --format csv rep.data >rep.csv
+src="$MP_SRC/tests/rt/repstr.c"
+rowof() { echo "^heap main \\(repstr\\.c:$(grep -n "/\\* @$1 \\*/" "$src" | cut -d: -f1)\\)\$"; }
+check_rep() { # object loads stores bytes_loaded bytes_stored
+	local r
+	r=$(rowof "$1")
+	expect_eq "rep $1: loads" "$2" "$(csv_field rep.csv "$r" loads)"
+	expect_eq "rep $1: stores" "$3" "$(csv_field rep.csv "$r" stores)"
+	expect_eq "rep $1: bytes loaded" "$4" "$(csv_field rep.csv "$r" bytes_loaded)"
+	expect_eq "rep $1: bytes stored" "$5" "$(csv_field rep.csv "$r" bytes_stored)"
+}
+check_rep A 0 1 0 100000
+check_rep B 1 0 50000 0
+check_rep C 0 1 0 50000
+check_rep D 1 0 1000 0
+check_rep E 0 1 0 1000
+check_rep F 0 10 0 640
 
 # refusals, before anything runs
 run 2 "--sample-bursts with valgrind" "$MEMPRISM" record --source valgrind --sample-bursts 10,10 -o no.data -- true
