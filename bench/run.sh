@@ -105,6 +105,9 @@ HAVE_VG=0
 have valgrind && HAVE_VG=1
 HAVE_HT=0
 have heaptrack && HAVE_HT=1
+# record --source valgrind: valgrind and memprism's Valgrind tool
+HAVE_MPVG=0
+((HAVE_MP && HAVE_VG)) && "$MEMPRISM" doctor 2>/dev/null | grep -q '^  valgrind works:' && HAVE_MPVG=1
 
 # Wall clock in seconds with ns digits, without forking when bash has it.
 now() {
@@ -156,12 +159,12 @@ LIBS[allocheavy]=""
 # Variants. "mp" = full trace of the instrumented binary; "mpalloc" = the
 # native binary under memprism record (allocation tracking with stacks).
 # BASE: which native run a variant's ratios are taken against.
-ALL_VARIANTS=(native mp mpsancov mpmodel mpmodels norec mpalloc mpfaults dhat cachegrind native_small lackey heaptrack)
+ALL_VARIANTS=(native mp mpsancov mpmodel mpmodels norec mpalloc mpfaults mpvalgrind dhat cachegrind native_small lackey heaptrack)
 declare -A TITLE BASE
-TITLE=([native]="native" [mp]="memprism" [mpsancov]="mp-callbacks" [mpmodel]="mp+model" [mpmodels]="mp+model(s)" [mpfaults]="mp-faults" [norec]="not-recorded" [mpalloc]="mp-alloc" [dhat]="dhat"
+TITLE=([native]="native" [mp]="memprism" [mpsancov]="mp-callbacks" [mpmodel]="mp+model" [mpmodels]="mp+model(s)" [mpfaults]="mp-faults" [mpvalgrind]="mp-valgrind" [norec]="not-recorded" [mpalloc]="mp-alloc" [dhat]="dhat"
 	[cachegrind]="cachegrind" [native_small]="native(1/100)" [lackey]="lackey(1/100)"
 	[heaptrack]="heaptrack")
-BASE=([mp]=native [mpsancov]=native [mpmodel]=native [mpmodels]=native [mpfaults]=native [norec]=native [mpalloc]=native [dhat]=native [cachegrind]=native
+BASE=([mp]=native [mpsancov]=native [mpmodel]=native [mpmodels]=native [mpfaults]=native [mpvalgrind]=native [norec]=native [mpalloc]=native [dhat]=native [cachegrind]=native
 	[lackey]=native_small [heaptrack]=native)
 
 # STATUS[w.v]: "" = runs; otherwise the reason it does not (shown in its cell).
@@ -193,6 +196,7 @@ for w in "${WORKLOADS[@]}"; do
 		STATUS[$w.$v]=""
 		case "$v" in
 		mp | mpsancov | mpmodel | mpmodels | norec | mpalloc | mpfaults) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
+		mpvalgrind) ((HAVE_MPVG)) || STATUS[$w.$v]="n/a (no valgrind source)" ;;
 		dhat | cachegrind | lackey | native_small) ((HAVE_VG)) || STATUS[$w.$v]="n/a (not installed)" ;;
 		heaptrack) ((HAVE_HT)) || STATUS[$w.$v]="n/a (not installed)" ;;
 		esac
@@ -267,6 +271,12 @@ run_variant() {
 		rm -rf -- "$SCRATCH/out/$w.mpalloc.data"
 		cmd=("$MEMPRISM" record -o "$SCRATCH/out/$w.mpalloc.data" -- "$bin" "${args[@]}")
 		;;
+	mpvalgrind)
+		# the native binary under memprism's Valgrind tool: every access
+		# of the program and its libraries, as DHAT and Cachegrind see them
+		rm -rf -- "$SCRATCH/out/$w.mpvg.data"
+		cmd=("$MEMPRISM" record --source valgrind -o "$SCRATCH/out/$w.mpvg.data" -- "$bin" "${args[@]}")
+		;;
 	dhat) cmd=(valgrind --tool=dhat --dhat-out-file="$SCRATCH/out/$w.dhat.out" "$bin" "${args[@]}") ;;
 	cachegrind)
 		cmd=(valgrind --tool=cachegrind --cache-sim=yes
@@ -286,11 +296,16 @@ run_variant() {
 	t0=$(now)
 	"${cmd[@]}" >"$out" 2>>"$err" </dev/null || rc=$?
 	t1=$(now)
+	if [[ $v == mpvalgrind && -e $SCRATCH/out/$w.mpvg.data ]]; then
+		# its raw trace (3 GB on evloop): kept only as big as the last one
+		echo "$(stat -c %s "$SCRATCH/out/$w.mpvg.data")" >"$SCRATCH/times/$w.mpvg.bytes"
+		rm -f -- "$SCRATCH/out/$w.mpvg.data"
+	fi
 	if ((rc != 0)); then
 		echo "FAIL" >>"$SCRATCH/times/$w.$v"
 		printf '  [%d] %-10s %-14s FAILED (exit %d; see %s)\n' "$i" "$w" "${TITLE[$v]}" "$rc" "$err"
 		tail -5 "$err" | sed 's/^/        /'
-		if [[ $v == mp || $v == mpalloc || $v == mpfaults ]]; then
+		if [[ $v == mp || $v == mpalloc || $v == mpfaults || $v == mpvalgrind ]]; then
 			STATUS[$w.$v]="run failed"
 			MP_FAIL=1
 		fi
@@ -442,7 +457,7 @@ for w in "${WORKLOADS[@]}"; do
 		# A failed run has already been reported as failed.
 		[[ $(sed -n "${run_n}p" "$SCRATCH/times/$w.$v") == FAIL ]] && continue
 		case "$v" in
-		native | mp | mpsancov | mpmodel | mpmodels | norec | mpalloc | mpfaults)
+		native | mp | mpsancov | mpmodel | mpmodels | norec | mpalloc | mpfaults | mpvalgrind)
 			echo "  CHECKSUM MISMATCH: $w ${TITLE[$v]} run $run_n printed '${c:-<none>}', native run 1 printed '$ref'" >&2
 			CKSUM_FAIL=1
 			STATUS[$w.$v]="CHECKSUM MISMATCH"
@@ -516,6 +531,9 @@ for w in "${WORKLOADS[@]}"; do
 				"model bounded" "${CELL[$w.boundrate]}" "$SETS"
 		fi
 	fi
+	if [[ -s $SCRATCH/times/$w.mpvg.bytes ]]; then
+		printf '  %-15s %s bytes (raw chunks, last round)\n' "mp-valgrind trace" "$(cat "$SCRATCH/times/$w.mpvg.bytes")"
+	fi
 	# how far the sampled models' estimates are from the full model's (last round)
 	for sm in "sets:mpm.sets" "replayed:mpm.replay" "model(s):mpms"; do
 		if have jq && [[ -s $SCRATCH/out/$w.mpm.json && -s $SCRATCH/out/$w.${sm#*:}.json ]]; then
@@ -531,7 +549,7 @@ done
 echo
 
 # ------------------------------------------------------------ final table --
-COLS=(native mp mpsancov mpmodel mpmodels reportrate modelrate setsrate replayrate boundrate norec mpalloc mpfaults dhat cachegrind lackey heaptrack)
+COLS=(native mp mpsancov mpmodel mpmodels reportrate modelrate setsrate replayrate boundrate norec mpalloc mpfaults mpvalgrind dhat cachegrind lackey heaptrack)
 TITLE[reportrate]="report acc/cpu-s"
 TITLE[modelrate]="model acc/cpu-s"
 TITLE[setsrate]="model(1/$SETS) acc/cpu-s"
@@ -576,6 +594,9 @@ echo "sampled bursts only and with --sample-sets $SETS, figures scaled (\"model(
 echo "against the full model)."
 echo "mp-faults = the native binary under memprism record --source faults (every page fault"
 echo "sampled with its address, thread, CPU and code: first-touch placement)."
+echo "mp-valgrind = the native binary under memprism record --source valgrind (every load and store"
+echo "of the program and its libraries by memprism's Valgrind tool, objects by the runtime)."
+echo "target (valgrind source): at or below dhat's ratio."
 echo "targets (full trace): arrays <= 1.3x, randacc <= 2.5x, evloop <= 10x; alloc tracking <= 1.5x."
 echo "targets (model): arrays <= 2x, randacc <= 4x, evloop <= 15x; offline model >= 50M accesses/s."
 
