@@ -97,6 +97,18 @@ static uint32_t intern_stack(struct an_state *st, uint32_t proc, const uint64_t 
 	uint64_t *v = mp_hashmap_get(&st->stack_index, h);
 	if (v)
 		return (uint32_t)*v;
+	if (st->frames + (uint64_t)n > st->frames_max) {
+		/* (a file may define each of a million stacks in a few bytes:
+		 * the same frames but one) */
+		st->res->damaged |= AN_DAMAGE_PARTIAL;
+		if (!st->frames_warned++)
+			an_warn(st,
+				"the allocation stacks have more than %llu frames, more than a file of %llu bytes can "
+				"hold (a damaged file?): the later stacks are unknown",
+				(unsigned long long)st->frames_max, (unsigned long long)st->file_bytes);
+		return UINT32_MAX;
+	}
+	st->frames += (uint64_t)n;
 	struct an_stack s = { .proc = proc, .n = n };
 	s.frames = malloc((size_t)(n ? n : 1) * sizeof(uint64_t));
 	if (!s.frames || mp_vec_push(&st->stacks, s)) {
@@ -274,7 +286,7 @@ static int index_chunks(struct an_state *st)
 	uint64_t off;
 	int err = trace_reader_status(st->reader, &off);
 	if (err) {
-		st->res->damaged = 1;
+		st->res->damaged |= AN_DAMAGE_PARTIAL;
 		an_warn(st, "data file damaged at byte %llu (%s): read up to the last good chunk",
 			(unsigned long long)off, mp_strerror(err));
 	}
@@ -304,6 +316,31 @@ static void replay_skip_chunks(struct an_state *st, struct an_stream *s)
 		replay_skip_told(st, s);
 }
 
+/* A chunk the threads' records held at once have no room for: skipped. */
+static void held_over(struct an_state *st, const struct an_stream *s, const struct trace_chunk *c)
+{
+	st->res->damaged |= AN_DAMAGE_PARTIAL;
+	if (st->held_warned++)
+		return;
+	an_warn(st,
+		"thread %u: its chunk at byte %llu decodes to %llu bytes, and the threads' records would take "
+		"over %llu bytes at once, more than a file of %llu bytes can ask for (a damaged file?): skipped",
+		s->tid, (unsigned long long)c->offset, (unsigned long long)c->len, (unsigned long long)st->held_max,
+		(unsigned long long)st->file_bytes);
+}
+
+/* The stream is done: its records' buffer goes back. */
+static void cursor_release(struct an_state *st, struct an_stream *s)
+{
+	st->held -= s->cap;
+	free(s->data);
+	s->data = NULL;
+	s->cap = 0;
+	/* (nothing is left to decode; the decoder's clock and epoch stay) */
+	s->dec.p = s->dec.end = s->ahead.p = s->ahead.end = NULL;
+	s->ahead_n = 0;
+}
+
 static int cursor_load(struct an_state *st, struct an_stream *s)
 {
 	while (s->next_chunk < s->chunks.n) {
@@ -319,15 +356,22 @@ static int cursor_load(struct an_state *st, struct an_stream *s)
 			int err = trace_reader_read_error(st->reader);
 			if (err == -ENOMEM)
 				return err;
-			st->res->damaged = 1;
+			st->res->damaged |= AN_DAMAGE_PARTIAL;
 			an_warn(st, "a thread's records at byte %llu do not decode (%s): skipped",
 				(unsigned long long)off, mp_strerror(err));
 			continue;
 		}
 		if (s->cap < c.len) {
+			/* every thread holds its current chunk while the merge
+			 * goes on: a few KiB of file may claim 64 MiB a thread */
+			if (st->held - s->cap + c.len > st->held_max) {
+				held_over(st, s, &c);
+				continue;
+			}
 			uint8_t *nb = realloc(s->data, c.len);
 			if (!nb)
 				return -ENOMEM;
+			st->held += c.len - s->cap;
 			s->data = nb;
 			s->cap = c.len;
 		}
@@ -355,12 +399,13 @@ static void cursor_advance(struct an_state *st, struct an_stream *s)
 		}
 		if (r < 0 && !s->warned) {
 			s->warned = 1;
-			st->res->damaged = 1;
+			st->res->damaged |= AN_DAMAGE_PARTIAL;
 			an_warn(st, "thread %u: malformed record; rest of its chunk skipped", s->tid);
 		}
 		int l = cursor_load(st, s);
 		if (l <= 0) {
 			s->done = 1;
+			cursor_release(st, s);
 			if (l < 0)
 				st->oom = 1;
 			return;
@@ -423,7 +468,32 @@ static void stream_prime(struct an_stream *s, const struct an_objmap *m, struct 
 	s->look[0] = (struct an_lookup){ .obj = o, .gen = m->gen, .lo = o->lo, .hi = o->hi };
 }
 
+/* 1 if the maps may take n more objects; 0 past the file's bound (said
+ * once), and the object is counted but not placed. */
+static int map_room(struct an_state *st, uint64_t n)
+{
+	if (st->objects_live + n <= st->objects_max)
+		return 1;
+	st->res->damaged |= AN_DAMAGE_PARTIAL;
+	if (!st->objects_warned++)
+		an_warn(st,
+			"more than %llu objects live at once, more than a file of %llu bytes can hold (a damaged "
+			"file?): the later ones are counted, not placed",
+			(unsigned long long)st->objects_max, (unsigned long long)st->file_bytes);
+	return 0;
+}
+
+static void apply_event_in(struct an_state *st, struct an_stream *s, const struct trace_rec *r);
+
 static void apply_event(struct an_state *st, struct an_stream *s, const struct trace_rec *r)
+{
+	const struct an_objmap *m = &st->procs.v[s->proc].map;
+	const size_t live = m->live;
+	apply_event_in(st, s, r);
+	st->objects_live += (uint64_t)m->live - live; /* (or fewer: unsigned wrap) */
+}
+
+static void apply_event_in(struct an_state *st, struct an_stream *s, const struct trace_rec *r)
 {
 	struct an_proc *p = &st->procs.v[s->proc];
 	struct an_objmap *m = &p->map;
@@ -460,7 +530,8 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 			}
 		}
 		an_class_add_instance(st, cls, size, s->thread);
-		struct an_obj *o = an_objmap_insert(m, AN_LAYER_OBJECT, addr, addr + (size ? size : 1), cls);
+		struct an_obj *o =
+			map_room(st, 1) ? an_objmap_insert(m, AN_LAYER_OBJECT, addr, addr + (size ? size : 1), cls) : NULL;
 		if (o)
 			stream_prime(s, m, o);
 		st->res->allocations++;
@@ -484,7 +555,8 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 						: class_by_stack(st, AN_KIND_MMAP_ANON, stk);
 		}
 		an_class_add_instance(st, cls, len, s->thread);
-		an_objmap_insert(m, AN_LAYER_MAP, addr, addr + len, cls);
+		if (map_room(st, 1))
+			an_objmap_insert(m, AN_LAYER_MAP, addr, addr + len, cls);
 		break;
 	}
 	case MP_EV_MUNMAP:
@@ -495,7 +567,8 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 		struct an_obj *o = an_objmap_at(m, AN_LAYER_MAP, f[2]);
 		uint32_t cls = o ? o->cls : an_class_by_label(st, AN_KIND_MMAP_ANON, "anonymous mmap");
 		an_objmap_punch(m, AN_LAYER_MAP, f[2], f[2] + f[3]);
-		an_objmap_insert(m, AN_LAYER_MAP, f[4], f[4] + f[5], cls);
+		if (map_room(st, 1))
+			an_objmap_insert(m, AN_LAYER_MAP, f[4], f[4] + f[5], cls);
 		break;
 	}
 	case MP_EV_THREAD_START: {
@@ -508,7 +581,8 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 				snprintf(buf, sizeof(buf), "stack of thread %u", tid);
 			uint32_t cls = an_class_by_label(st, AN_KIND_STACK, buf);
 			an_class_add_instance(st, cls, f[5] - f[4], s->thread);
-			an_objmap_insert(m, AN_LAYER_OBJECT, f[4], f[5], cls);
+			if (map_room(st, 1))
+				an_objmap_insert(m, AN_LAYER_OBJECT, f[4], f[5], cls);
 		}
 		break;
 	}
@@ -540,7 +614,8 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 		str_copy(buf + 6, sizeof(buf) - 6, r);
 		uint32_t cls = an_class_by_label(st, AN_KIND_NAMED, buf);
 		an_class_add_instance(st, cls, f[2], s->thread);
-		an_objmap_insert(m, AN_LAYER_NAMED, f[1], f[1] + f[2], cls);
+		if (map_room(st, 1))
+			an_objmap_insert(m, AN_LAYER_NAMED, f[1], f[1] + f[2], cls);
 		break;
 	}
 	case MP_EV_GROUP_DEF: {
@@ -567,7 +642,8 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 			snprintf(buf, sizeof(buf), "mapping [anonymous]");
 		}
 		uint32_t cls = an_class_by_label(st, AN_KIND_MAPPING, buf);
-		an_objmap_insert(m, AN_LAYER_BASE, f[1], f[1] + f[2], cls);
+		if (map_room(st, 1))
+			an_objmap_insert(m, AN_LAYER_BASE, f[1], f[1] + f[2], cls);
 		break;
 	}
 	default:
@@ -1100,8 +1176,13 @@ static void fork_children_upto(struct an_state *st, uint32_t pi, uint64_t epoch)
 		struct an_proc *c = &st->procs.v[i];
 		if (c->parent_id != p->id || c->inherited || c->fork_epoch > epoch)
 			continue;
+		/* (a child of a damaged file's may claim any parent: a copy
+		 * each of its map) */
+		const size_t live = c->map.live;
 		struct inherit_ctx ic = { &c->map };
-		an_objmap_each(&p->map, inherit_one, &ic);
+		if (map_room(st, p->map.live))
+			an_objmap_each(&p->map, inherit_one, &ic);
+		st->objects_live += (uint64_t)c->map.live - live;
 		c->inherited = 1;
 		c->roi_depth = p->roi_depth; /* fork copies an open region too */
 		an_proc_inherit_modules(st, c, p);
@@ -1133,9 +1214,10 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 		s->replay_left =
 			st->replay_on ? st->burst_on : 0; /* (a thread begins with a burst, as the recorder's) */
 		mp_hashmap_init(&s->stack_ids);
-		if (cursor_load(st, s) <= 0)
+		if (cursor_load(st, s) <= 0) {
 			s->done = 1;
-		else
+			cursor_release(st, s);
+		} else
 			cursor_advance(st, s);
 	}
 	for (;;) {
@@ -1179,7 +1261,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 					/* (scaled, a count near 2^63 overflowed every figure) */
 					if (!best->warned) {
 						best->warned = 1;
-						st->res->damaged = 1;
+						st->res->damaged |= AN_DAMAGE_PARTIAL;
 						an_warn(st,
 							"thread %u: a skip of %llu accesses, over the trace's %llu: "
 							"damaged, left out",
@@ -1232,8 +1314,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];
 		flush_stream(st, s);
 		an_model_stream_done(st, s);
-		free(s->data);
-		s->data = NULL;
+		cursor_release(st, s);
 		mp_hashmap_fini(&s->stack_ids);
 	}
 	return 0;

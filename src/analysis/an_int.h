@@ -265,7 +265,41 @@ struct an_state {
 	struct an_phys *phys; /* translations, NULL if none were recorded */
 	uint64_t nchunks, chunks_done;
 	int oom, has_forks;
+	/* what the file may have the replay hold (an_bound) and what it holds:
+	 * the threads' decoded records (their current chunks), live objects
+	 * of all maps, interned stack frames; *_warned: past it, said once */
+	uint64_t file_bytes;
+	uint64_t held, held_max;
+	uint64_t objects_live, objects_max;
+	uint64_t frames, frames_max;
+	int held_warned, objects_warned, frames_warned;
 };
+
+/*
+ * Bounds on what a file may have the analysis hold (docs/trace-format.md,
+ * "Bounds"). A few bytes can claim any amount: a varint count, a zstd
+ * frame of one record repeated (64 MiB from 2 KiB). Each bound is a floor
+ * or per_byte x the file's size, whichever is more; real recordings stay
+ * far below (their threads' chunks are at most 1 MiB, and a record costs
+ * a byte of file or more). Past a bound is damage: warned, left out.
+ */
+#define AN_HELD_FLOOR (1ull << 30) /* decoded records held at once: 1,000 threads' full chunks */
+#define AN_HELD_PER_BYTE 16
+#define AN_PAGES_FLOOR (1ull << 22) /* page translations: 16 GiB of 4 KiB pages */
+#define AN_PAGES_PER_BYTE 16 /* (a run of 512 THP pages takes ~8 bytes) */
+#define AN_SAMPLES_FLOOR (1ull << 20) /* samples kept (a recording's take ~2 bytes each) */
+#define AN_SAMPLES_PER_BYTE 1
+#define AN_OBJECTS_FLOOR (1ull << 22) /* objects live at once, every process together */
+#define AN_OBJECTS_PER_BYTE 1
+#define AN_FRAMES_FLOOR (1ull << 22) /* stack frames interned (32 MiB) */
+#define AN_FRAMES_PER_BYTE 1
+
+static inline uint64_t an_bound(const struct an_state *st, uint64_t floor, uint64_t per_byte)
+{
+	/* (file sizes are far below 2^58: no overflow) */
+	uint64_t b = st->file_bytes * per_byte;
+	return b > floor ? b : floor;
+}
 
 /* FNV-1a over s, mixed; never 0 (hash map keys must not be). */
 static inline uint64_t an_hash_str(const char *s, uint64_t seed)

@@ -1549,7 +1549,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		outcome_init(sum, 12);
 		if (!am->range_warned) {
 			am->range_warned = 1;
-			st->res->damaged = 1;
+			st->res->damaged |= AN_DAMAGE_PARTIAL;
 			an_warn(st,
 				"thread %u: an access of %llu bytes at %#llx, over the %llu bytes the model takes in "
 				"one (a damaged file?): counted but not modelled",

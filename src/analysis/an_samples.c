@@ -49,7 +49,7 @@ struct an_smp {
 	MP_VEC(int) cpu_node;
 	uint64_t page_size;
 	uint64_t lost;
-	int warned;
+	int warned, over;
 };
 
 static struct an_smp *smp_get(struct an_state *st)
@@ -125,6 +125,16 @@ void an_samples_chunk(struct an_state *st, const struct trace_chunk *c)
 		}
 		default:
 			continue;
+		}
+		if (m->v.n >= an_bound(st, AN_SAMPLES_FLOOR, AN_SAMPLES_PER_BYTE)) {
+			/* (a few bytes of zstd frame make a million samples) */
+			st->res->damaged |= AN_DAMAGE_PARTIAL;
+			if (!m->over++)
+				an_warn(st,
+					"more than %llu samples, more than a file of %llu bytes can hold (a damaged "
+					"file?): the rest are left out",
+					(unsigned long long)m->v.n, (unsigned long long)st->file_bytes);
+			return;
 		}
 		if (mp_vec_push(&m->v, s)) {
 			st->oom = 1;
