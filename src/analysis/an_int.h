@@ -286,7 +286,7 @@ struct an_state {
 #define AN_HELD_FLOOR (1ull << 30) /* decoded records held at once: 1,000 threads' full chunks */
 #define AN_HELD_PER_BYTE 16
 #define AN_PAGES_FLOOR (1ull << 22) /* page translations: 16 GiB of 4 KiB pages */
-#define AN_PAGES_PER_BYTE 16 /* (a run of 512 THP pages takes ~8 bytes) */
+#define AN_PAGES_PER_BYTE 1 /* (~120 bytes of table each) */
 #define AN_SAMPLES_FLOOR (1ull << 20) /* samples kept (a recording's take ~2 bytes each) */
 #define AN_SAMPLES_PER_BYTE 1
 #define AN_OBJECTS_FLOOR (1ull << 22) /* objects live at once, every process together */
