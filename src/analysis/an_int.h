@@ -71,6 +71,7 @@ struct an_proc {
 struct an_chunk_ref {
 	uint64_t off;
 	uint32_t accesses;
+	uint32_t seq; /* the header's: a thread's chunks replay in its order */
 };
 
 struct an_stream {

@@ -20,6 +20,10 @@ struct ex_opts {
 	int binned; /* sqlite: access_bins (time x address grids) instead of every access */
 	const char *const *wrappers; /* allocation wrappers, as an_opts */
 	size_t nwrappers;
+	/* called with the result of the replay before it is freed (NULL:
+	 * none): how the caller learns of a damaged file's warnings */
+	void (*on_result)(void *arg, const struct an_result *res);
+	void *result_arg;
 };
 
 /* Writes the database db (replaced if it exists). 0, or a negative error

@@ -11,7 +11,9 @@
  * Chunks are named by index (0 first) or TYPE:K, the K-th chunk of a type
  * (stream, process, end, run_end, samples, pagemap, or a number), counted
  * when the operation runs. Operations, applied in order:
- *   list              print the chunks: index, type, pid, tid, seq, sizes
+ *   list              print the chunks as they will be written: index,
+ *                     type, pid, tid, seq, sizes, accesses (the header's
+ *                     count, - if none), file offset
  *   dup C             a second copy of chunk C right after it
  *   swap C D          chunks C and D exchange places
  *   hdr C FIELD N     chunk C's header field (type, pid, tid, proc, seq,
@@ -33,10 +35,12 @@
 #include "trace/trace_format.h"
 #include "trace/trace_writer.h"
 
+/* Payloads are shared by copies (dup) and never freed: the tool runs for
+ * one edit, and a test's twenty copies of a 64 MiB chunk stay 64 MiB. */
 struct chunk {
 	struct mp_chunk_header h;
-	uint8_t *raw; /* decoded payload (h.raw_len bytes) */
-	uint8_t *stored; /* framed payload as it goes to the file, NULL: frame raw again */
+	const uint8_t *raw; /* decoded payload (h.raw_len bytes) */
+	const uint8_t *stored; /* framed payload as it goes to the file, NULL: frame raw again */
 };
 
 static struct chunk *chunks;
@@ -143,16 +147,16 @@ static void load(const char *path, uint8_t **head, size_t *head_len)
 		if (c.h.magic != MP_CHUNK_MAGIC || c.h.stored_len > (size_t)size - pos - sizeof(c.h))
 			die("%s: a chunk is damaged (edit clean files)", path);
 		const uint8_t *payload = b + pos + sizeof(c.h);
-		c.raw = xmalloc(c.h.raw_len);
 		if (c.h.codec == MP_CODEC_ZSTD) {
-			size_t n = ZSTD_decompress(c.raw, c.h.raw_len, payload, c.h.stored_len);
+			uint8_t *raw = xmalloc(c.h.raw_len);
+			size_t n = ZSTD_decompress(raw, c.h.raw_len, payload, c.h.stored_len);
 			if (ZSTD_isError(n) || n != c.h.raw_len)
 				die("%s: a chunk does not decompress", path);
+			c.raw = raw;
 		} else {
-			memcpy(c.raw, payload, c.h.raw_len);
+			c.raw = payload;
 		}
-		c.stored = xmalloc(c.h.stored_len);
-		memcpy(c.stored, payload, c.h.stored_len);
+		c.stored = payload;
 		chunks = realloc(chunks, (nchunks + 1) * sizeof(*chunks));
 		if (!chunks)
 			die("out of memory%s", "");
@@ -161,28 +165,26 @@ static void load(const char *path, uint8_t **head, size_t *head_len)
 	}
 }
 
-static void reframe(struct chunk *c)
+/* The chunk's payload as it goes to the file: framed again if edited. */
+static void frame(struct chunk *c)
 {
-	free(c->stored);
-	c->stored = NULL;
+	if (c->stored)
+		return;
+	size_t cap = trace_chunk_bound(c->h.raw_len);
+	uint8_t *out = xmalloc(cap);
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	trace_chunk_build(&c->h, c->raw, c->h.raw_len, out, cc, 3); /* (sets stored_len) */
+	ZSTD_freeCCtx(cc);
+	c->stored = out + sizeof(c->h);
 }
 
 static void write_chunk(FILE *f, struct chunk *c)
 {
-	if (c->stored) {
-		/* as read, or a header edit: its CRC again */
-		c->h.header_crc = trace_crc32(&c->h, offsetof(struct mp_chunk_header, header_crc));
-		fwrite(&c->h, sizeof(c->h), 1, f);
-		fwrite(c->stored, 1, c->h.stored_len, f);
-		return;
-	}
-	size_t cap = trace_chunk_bound(c->h.raw_len);
-	uint8_t *out = xmalloc(cap);
-	ZSTD_CCtx *cc = ZSTD_createCCtx();
-	size_t n = trace_chunk_build(&c->h, c->raw, c->h.raw_len, out, cc, 3);
-	ZSTD_freeCCtx(cc);
-	fwrite(out, 1, n, f);
-	free(out);
+	frame(c);
+	/* (a header edit needs its CRC again) */
+	c->h.header_crc = trace_crc32(&c->h, offsetof(struct mp_chunk_header, header_crc));
+	fwrite(&c->h, sizeof(c->h), 1, f);
+	fwrite(c->stored, 1, c->h.stored_len, f);
 }
 
 int main(int argc, char **argv)
@@ -196,21 +198,23 @@ int main(int argc, char **argv)
 		const char *op = argv[i];
 #define ARG(k) (i + (k) < argc ? argv[i + (k)] : (die("%s: missing argument", op), ""))
 		if (!strcmp(op, "list")) {
+			uint64_t off = head_len;
 			for (size_t k = 0; k < nchunks; k++) {
+				frame(&chunks[k]);
 				const struct mp_chunk_header *h = &chunks[k].h;
-				printf("%zu %s pid %u tid %u proc %016llx seq %u raw %u stored %u\n", k,
+				printf("%zu %s pid %u tid %u proc %016llx seq %u raw %u stored %u accesses ", k,
 				       h->type < NTYPES && type_names[h->type] ? type_names[h->type] : "?", h->pid,
 				       h->tid, (unsigned long long)h->proc_id, h->seq, h->raw_len, h->stored_len);
+				if (h->accesses & MP_CHUNK_PLAIN)
+					printf("%u", h->accesses & ~MP_CHUNK_PLAIN);
+				else
+					printf("-");
+				printf(" at %llu\n", (unsigned long long)off);
+				off += sizeof(*h) + h->stored_len;
 			}
 		} else if (!strcmp(op, "dup")) {
 			size_t k = chunk_at(ARG(1));
 			struct chunk c = chunks[k];
-			c.raw = xmalloc(c.h.raw_len);
-			memcpy(c.raw, chunks[k].raw, c.h.raw_len);
-			if (c.stored) {
-				c.stored = xmalloc(c.h.stored_len);
-				memcpy(c.stored, chunks[k].stored, c.h.stored_len);
-			}
 			chunks = realloc(chunks, (nchunks + 1) * sizeof(*chunks));
 			if (!chunks)
 				die("out of memory%s", "");
@@ -272,11 +276,10 @@ int main(int argc, char **argv)
 			for (uint64_t k = 0; k < times; k++)
 				memcpy(raw + base + k * n, b, n);
 			free(b);
-			free(c->raw);
 			c->raw = raw;
 			c->h.raw_len = (uint32_t)len;
 			c->h.accesses = 0; /* (no longer a count the records agree with) */
-			reframe(c);
+			c->stored = NULL;
 			i += op[0] == 'g' ? 3 : 2;
 		} else {
 			die("unknown operation '%s'", op);
