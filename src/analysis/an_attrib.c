@@ -125,12 +125,35 @@ static uint32_t intern_stack(struct an_state *st, uint32_t proc, const uint64_t 
 
 /* --- threads ------------------------------------------------------------ */
 
+/* A thread past the file's bound: the one row, pid 0 tid 0, that all of
+ * them share (made once, past the bound). */
+static uint32_t thread_over(struct an_state *st)
+{
+	st->res->damaged |= AN_DAMAGE_PARTIAL;
+	if (!st->threads_warned++)
+		an_warn(st,
+			"more than %llu threads, more than a file of %llu bytes can hold (a damaged file?): the "
+			"later ones are counted as one, thread 0 of pid 0",
+			(unsigned long long)st->threads_max, (unsigned long long)st->file_bytes);
+	if (!st->thread_sink) {
+		struct an_thread t = { .sample_factor = 1.0 };
+		if (mp_vec_push(&st->threads, t)) {
+			st->oom = 1;
+			return 0;
+		}
+		st->thread_sink = (uint32_t)st->threads.n;
+	}
+	return st->thread_sink - 1;
+}
+
 uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid)
 {
 	uint64_t key = ((uint64_t)pid << 32 | tid) | (1ull << 63);
 	uint64_t *v = mp_hashmap_get(&st->thread_index, key);
 	if (v)
 		return (uint32_t)*v;
+	if (st->threads.n >= st->threads_max)
+		return thread_over(st);
 	struct an_thread t = { .pid = pid, .tid = tid, .sample_factor = 1.0 };
 	if (mp_vec_push(&st->threads, t)) {
 		st->oom = 1;
@@ -140,6 +163,36 @@ uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid)
 	if (mp_hashmap_put(&st->thread_index, key, idx))
 		st->oom = 1;
 	return idx;
+}
+
+/* --- code addresses ----------------------------------------------------- */
+
+uint32_t an_ip_get(struct an_state *st, uint32_t proc, uint32_t thread, uint64_t ip)
+{
+	uint64_t key = mp_hash64(ip ^ ((uint64_t)proc << 48));
+	if (thread != UINT32_MAX)
+		key = mp_hash64(key ^ thread);
+	key |= 1;
+	uint64_t *v = mp_hashmap_get(&st->ip_index, key);
+	if (v)
+		return (uint32_t)*v;
+	if (ip && st->ips.n >= st->ips_max) {
+		/* (a chunk of one record repeated, each a step to another
+		 * code address, made 22 M of them: 12 GB) */
+		st->res->damaged |= AN_DAMAGE_PARTIAL;
+		if (!st->ips_warned++)
+			an_warn(st,
+				"more than %llu code addresses, more than a file of %llu bytes can hold (a damaged "
+				"file?): the later ones are counted as one, address 0",
+				(unsigned long long)st->ips_max, (unsigned long long)st->file_bytes);
+		return an_ip_get(st, proc, thread, 0);
+	}
+	struct an_ip nip = { .proc = proc, .thread = thread, .ip = ip };
+	if (mp_vec_push(&st->ips, nip) || mp_hashmap_put(&st->ip_index, key, st->ips.n - 1)) {
+		st->oom = 1;
+		return UINT32_MAX;
+	}
+	return (uint32_t)(st->ips.n - 1);
 }
 
 /* --- burst sampling: (class, thread) parts ------------------------------ */
@@ -896,21 +949,11 @@ static void access_outside_roi(struct an_state *st, struct an_stream *s, uint32_
 static __attribute__((noinline)) uint32_t fn_lookup(struct an_state *st, struct an_stream *s, uint64_t ip,
 						    struct an_ip_slot *slot)
 {
-	uint64_t key = mp_hash64(ip ^ ((uint64_t)s->proc << 48));
-	if (st->parts_on)
-		key = mp_hash64(key ^ s->thread);
-	key |= 1;
-	uint64_t *v = mp_hashmap_get(&st->ip_index, key);
-	if (!v) {
-		struct an_ip nip = { .proc = s->proc, .thread = st->parts_on ? s->thread : UINT32_MAX, .ip = ip };
-		if (mp_vec_push(&st->ips, nip) || mp_hashmap_put(&st->ip_index, key, st->ips.n - 1)) {
-			st->oom = 1;
-			return 0;
-		}
-		v = mp_hashmap_get(&st->ip_index, key);
-	}
+	uint32_t i = an_ip_get(st, s->proc, st->parts_on ? s->thread : UINT32_MAX, ip);
+	if (i == UINT32_MAX)
+		return 0;
 	slot->ip = ip;
-	slot->fn = (uint32_t)*v + 1;
+	slot->fn = i + 1;
 	return slot->fn;
 }
 

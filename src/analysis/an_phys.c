@@ -277,13 +277,10 @@ int an_phys_load(struct an_state *st)
 	st->phys = ph;
 	/* Translations past the cap are ignored: a run may claim 2^36 pages in
 	 * a few bytes, and more than the file's bound (an_bound), or than a
-	 * TiB of 4 KiB pages, is a damaged or crafted file, not a program (the
-	 * fuzzer sets a lower cap). */
-	uint64_t cap = an_bound(st, AN_PAGES_FLOOR, AN_PAGES_PER_BYTE), added = 0;
+	 * TiB of 4 KiB pages, is a damaged or crafted file, not a program. */
+	uint64_t cap = an_bound(st, AN_PAGES_FLOOR, AN_PAGES_PER_KIB), added = 0;
 	if (cap > AN_PHYS_MAX_PAGES)
 		cap = AN_PHYS_MAX_PAGES;
-	if (st->opts->max_phys_pages)
-		cap = st->opts->max_phys_pages;
 	int bad = 0, capped = 0;
 	/* The table sized at once for the pages of all looks together: grown
 	 * by doubling, its zeroing was ~8% of a bounded arrays report, and

@@ -367,11 +367,11 @@ struct an_opts {
 	size_t nwrappers;
 	int no_wrapper_heuristic; /* don't skip *alloc*-like frames by name */
 	int skip_checksums; /* fuzzing only: see trace_reader_skip_checksums */
-	uint64_t max_phys_pages; /* page translations kept at most (0: AN_PHYS_MAX_PAGES) */
 	uint64_t max_model_range; /* bytes of one access the model takes at most (0: 1 TiB) */
-	/* decoded thread records held at once at most (0: the file's bound,
-	 * docs/trace-format.md; the fuzzer's is lower) */
-	uint64_t max_held_bytes;
+	/* fuzzing: every bound on what a file may have the analysis hold
+	 * (docs/trace-format.md, "Bounds") >> this, so that inputs of a few
+	 * KiB reach them fast (0: as documented) */
+	unsigned bounds_shift;
 	/* burst sampling at replay (--sample-bursts ON,OFF; both or neither):
 	 * of each thread's accesses, ON replayed, then OFF dropped, and so on,
 	 * as `record --sample-bursts` would have recorded them; a trace

@@ -55,9 +55,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			have_mm = mp_machine_preset("nehalem-e5504", &mm) == 0 ? 1 : -1;
 		for (int run = 0; run < 3; run++) {
 			struct an_result *res = NULL;
-			/* a mutated pagemap run may claim 2^36 pages: keep the
-			 * translations within the fuzzer's memory limit */
-			struct an_opts o = { .roi = "kernel", .skip_checksums = run > 0, .max_phys_pages = 1u << 16 };
+			/* a mutated count may claim any amount: the bounds on
+			 * what the analysis holds, lowered, keep it within the
+			 * fuzzer's memory limit and time (a pagemap run of 2^36
+			 * pages, a chunk of one record repeated 64 MiB long) */
+			struct an_opts o = { .roi = "kernel", .skip_checksums = run > 0, .bounds_shift = 6 };
 			if (run == 2) {
 				/* the model too (bursts, ranges, walks), over the
 				 * whole trace; a mutated length may claim a TiB, which
@@ -67,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				o.roi = NULL;
 				o.machine = &mm;
 				o.max_model_range = 1u << 24;
+				o.page_rows = 1; /* (the TLB view's) */
 			}
 			if (an_run(path, &o, &res) == 0)
 				an_result_free(res);

@@ -24,6 +24,7 @@
  *   keep N            only the first N chunks stay (0: the header alone)
  *   set C HEX         chunk C's payload becomes the bytes HEX
  *   grow C HEX N      chunk C's payload gets N copies of HEX appended
+ * HEX may be @FILE: the bytes of FILE (records too many for a command line).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -35,8 +36,9 @@
 #include "trace/trace_format.h"
 #include "trace/trace_writer.h"
 
-/* Payloads are shared by copies (dup) and never freed: the tool runs for
- * one edit, and a test's twenty copies of a 64 MiB chunk stay 64 MiB. */
+/* Payloads are shared by copies (dup) and never freed (xmalloc keeps
+ * them): the tool runs for one edit, and a test's twenty copies of a
+ * 64 MiB chunk stay 64 MiB. */
 struct chunk {
 	struct mp_chunk_header h;
 	const uint8_t *raw; /* decoded payload (h.raw_len bytes) */
@@ -54,11 +56,18 @@ static void die(const char *fmt, const char *arg)
 	exit(1);
 }
 
+/* Every block allocated, kept reachable to the end (see struct chunk). */
+static void **blocks;
+static size_t nblocks;
+
 static void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
-	if (!p)
+	void **nb = realloc(blocks, (nblocks + 1) * sizeof(*blocks));
+	if (!p || !nb)
 		die("out of memory%s", "");
+	blocks = nb;
+	blocks[nblocks++] = p;
 	return p;
 }
 
@@ -106,8 +115,12 @@ static size_t chunk_at(const char *spec)
 	return 0;
 }
 
+static uint8_t *load_file(const char *path, size_t *n);
+
 static uint8_t *unhex(const char *s, size_t *n)
 {
+	if (s[0] == '@')
+		return load_file(s + 1, n);
 	size_t len = strlen(s);
 	if (len % 2)
 		die("odd number of hex digits: %s", s);
@@ -122,7 +135,7 @@ static uint8_t *unhex(const char *s, size_t *n)
 	return b;
 }
 
-static void load(const char *path, uint8_t **head, size_t *head_len)
+static uint8_t *load_file(const char *path, size_t *n)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -131,20 +144,30 @@ static void load(const char *path, uint8_t **head, size_t *head_len)
 	long size = ftell(f);
 	fseek(f, 0, SEEK_SET);
 	uint8_t *b = xmalloc((size_t)size);
-	if (fread(b, 1, (size_t)size, f) != (size_t)size)
+	if (size < 0 || fread(b, 1, (size_t)size, f) != (size_t)size)
 		die("cannot read %s", path);
 	fclose(f);
+	*n = (size_t)size;
+	return b;
+}
+
+static void load(const char *path, uint8_t **head, size_t *head_len)
+{
+	size_t size;
+	uint8_t *b = load_file(path, &size);
 	struct mp_file_header fh;
-	if ((size_t)size < sizeof(fh))
+	if (size < sizeof(fh))
 		die("%s: too short", path);
 	memcpy(&fh, b, sizeof(fh));
+	if (fh.meta_len > size - sizeof(fh))
+		die("%s: its header is damaged (edit clean files)", path);
 	size_t pos = sizeof(fh) + fh.meta_len;
 	*head = b;
 	*head_len = pos;
-	while (pos + sizeof(struct mp_chunk_header) <= (size_t)size) {
+	while (pos + sizeof(struct mp_chunk_header) <= size) {
 		struct chunk c = { 0 };
 		memcpy(&c.h, b + pos, sizeof(c.h));
-		if (c.h.magic != MP_CHUNK_MAGIC || c.h.stored_len > (size_t)size - pos - sizeof(c.h))
+		if (c.h.magic != MP_CHUNK_MAGIC || c.h.stored_len > size - pos - sizeof(c.h))
 			die("%s: a chunk is damaged (edit clean files)", path);
 		const uint8_t *payload = b + pos + sizeof(c.h);
 		if (c.h.codec == MP_CODEC_ZSTD) {
@@ -275,7 +298,6 @@ int main(int argc, char **argv)
 			memcpy(raw, c->raw, (size_t)base);
 			for (uint64_t k = 0; k < times; k++)
 				memcpy(raw + base + k * n, b, n);
-			free(b);
 			c->raw = raw;
 			c->h.raw_len = (uint32_t)len;
 			c->h.accesses = 0; /* (no longer a count the records agree with) */
