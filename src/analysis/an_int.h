@@ -303,8 +303,10 @@ struct an_state {
 #define AN_THREADS_PER_KIB 16
 #define AN_IPS_FLOOR (1ull << 18) /* code addresses (~700 bytes of tallies each) */
 #define AN_IPS_PER_KIB 64
-#define AN_PAGE_ROWS_FLOOR (1ull << 21) /* pages the TLB view or NUMA placement keep a row of (8 GiB) */
-#define AN_PAGE_ROWS_PER_KIB 256
+#define AN_PAGE_ROWS_FLOOR (1ull << 19) /* pages with a row of the TLB view (~500 bytes each, all told) */
+#define AN_PAGE_ROWS_PER_KIB 64
+#define AN_PLACED_FLOOR (1ull << 22) /* pages NUMA placement remembers (16 GiB) */
+#define AN_PLACED_PER_KIB 1024
 
 static inline uint64_t an_bound(const struct an_state *st, uint64_t floor, uint64_t per_kib)
 {

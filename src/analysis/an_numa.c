@@ -342,7 +342,7 @@ static unsigned policy_node(const struct an_numa *n, unsigned mode, uint64_t mas
  * of a 4 MB file. */
 static int pages_room(struct an_state *st, struct an_numa *n)
 {
-	if (n->pages.n < an_bound(st, AN_PAGE_ROWS_FLOOR, AN_PAGE_ROWS_PER_KIB))
+	if (n->pages.n < an_bound(st, AN_PLACED_FLOOR, AN_PLACED_PER_KIB))
 		return 1;
 	st->res->damaged |= AN_DAMAGE_PARTIAL;
 	if (!n->pages_warned++)

@@ -151,3 +151,8 @@ said_line "5,000,000 samples" "memprism: warning: more than $((size / 1024 * 102
 run 0 "report of 300,000 code addresses" limited "$MEMPRISM" report -q --format csv ips.data
 said_line "300,000 code addresses" "memprism: warning: more than 262144 code addresses, more than a file of $(stat -c %s ips.data) bytes can hold (a damaged file?): the later ones are counted as one, address 0"
 expect_eq "300,000 code addresses: accesses counted" $(($(sum_col clean.csv accesses) + 300000)) "$(sum_col last.out accesses)"
+# 600,000 accesses of 3 bytes, each a page further: 2^19 pages get a row
+# of the TLB view
+"$E" big.data tlbpages.data grow stream:0 038040 600000
+run 0 "tlb of 600,000 pages" limited "$MEMPRISM" tlb -q --model nehalem-e5504 --format csv tlbpages.data
+said_line "600,000 pages" "memprism: warning: TLB misses on more than 524288 pages, more than a file of $(stat -c %s tlbpages.data) bytes can hold (a damaged file?): the later pages have no row of their own"
