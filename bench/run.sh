@@ -19,6 +19,8 @@
 #   BENCH_SAMPLE  bursts of the sampled model run, ON,OFF accesses
 #              (default 100000,900000: record --sample-bursts, a tenth)
 #   BENCH_SETS the sampled model's --sample-sets (default 16: 1 cache set in 16)
+#   BENCH_WORKLOADS  which workloads, space-separated (default: all four;
+#              arrays randacc evloop allocheavy)
 #
 # Exit status: 0 ok; 1 a checksum differed between native and memprism runs
 # (a correctness bug); 2 usage; 3 memprism failed to build or run a workload.
@@ -26,7 +28,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '4,24p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-2}"
 }
 
@@ -133,7 +135,9 @@ echo "runs    : N=$N per tool (lackey: $SLOW_N), round-robin; scratch $SCRATCH"
 echo
 
 # -------------------------------------------------------------- workloads --
-if ((QUICK)); then
+if [[ -n ${BENCH_WORKLOADS:-} ]]; then
+	read -ra WORKLOADS <<<"$BENCH_WORKLOADS"
+elif ((QUICK)); then
 	WORKLOADS=(arrays evloop)
 else
 	WORKLOADS=(arrays randacc evloop allocheavy)
@@ -155,16 +159,19 @@ SRC[allocheavy]=$REPO/bench/workloads/allocheavy.c
 ARGS[allocheavy]="2000000"
 SMALL[allocheavy]="20000" # 1/100
 LIBS[allocheavy]=""
+for w in "${WORKLOADS[@]}"; do
+	[[ -n ${SRC[$w]:-} ]] || { echo "bench/run.sh: unknown workload '$w' in BENCH_WORKLOADS" >&2; exit 2; }
+done
 
 # Variants. "mp" = full trace of the instrumented binary; "mpalloc" = the
 # native binary under memprism record (allocation tracking with stacks).
 # BASE: which native run a variant's ratios are taken against.
-ALL_VARIANTS=(native mp mpsancov mpmodel mpmodels norec mpalloc mpfaults mpvalgrind dhat cachegrind native_small lackey heaptrack)
+ALL_VARIANTS=(native mp mpsancov mpmodel mpmodels norec mpalloc mpalloc1 mpfaults mpvalgrind dhat cachegrind native_small lackey heaptrack)
 declare -A TITLE BASE
-TITLE=([native]="native" [mp]="memprism" [mpsancov]="mp-callbacks" [mpmodel]="mp+model" [mpmodels]="mp+model(s)" [mpfaults]="mp-faults" [mpvalgrind]="mp-valgrind" [norec]="not-recorded" [mpalloc]="mp-alloc" [dhat]="dhat"
+TITLE=([native]="native" [mp]="memprism" [mpsancov]="mp-callbacks" [mpmodel]="mp+model" [mpmodels]="mp+model(s)" [mpfaults]="mp-faults" [mpvalgrind]="mp-valgrind" [norec]="not-recorded" [mpalloc]="mp-alloc" [mpalloc1]="mp-alloc(1 frame)" [dhat]="dhat"
 	[cachegrind]="cachegrind" [native_small]="native(1/100)" [lackey]="lackey(1/100)"
 	[heaptrack]="heaptrack")
-BASE=([mp]=native [mpsancov]=native [mpmodel]=native [mpmodels]=native [mpfaults]=native [mpvalgrind]=native [norec]=native [mpalloc]=native [dhat]=native [cachegrind]=native
+BASE=([mp]=native [mpsancov]=native [mpmodel]=native [mpmodels]=native [mpfaults]=native [mpvalgrind]=native [norec]=native [mpalloc]=native [mpalloc1]=native [dhat]=native [cachegrind]=native
 	[lackey]=native_small [heaptrack]=native)
 
 # STATUS[w.v]: "" = runs; otherwise the reason it does not (shown in its cell).
@@ -172,7 +179,7 @@ declare -A STATUS
 MP_FAIL=0
 applies() { # workload variant -> 0 if the variant is part of this workload
 	case "$2" in
-	mpalloc | heaptrack) [[ $1 == allocheavy ]] ;;
+	mpalloc | mpalloc1 | heaptrack) [[ $1 == allocheavy ]] ;;
 	*) return 0 ;;
 	esac
 }
@@ -195,7 +202,7 @@ for w in "${WORKLOADS[@]}"; do
 		fi
 		STATUS[$w.$v]=""
 		case "$v" in
-		mp | mpsancov | mpmodel | mpmodels | norec | mpalloc | mpfaults) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
+		mp | mpsancov | mpmodel | mpmodels | norec | mpalloc | mpalloc1 | mpfaults) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
 		mpvalgrind) ((HAVE_MPVG)) || STATUS[$w.$v]="n/a (no valgrind source)" ;;
 		dhat | cachegrind | lackey | native_small) ((HAVE_VG)) || STATUS[$w.$v]="n/a (not installed)" ;;
 		heaptrack) ((HAVE_HT)) || STATUS[$w.$v]="n/a (not installed)" ;;
@@ -271,6 +278,11 @@ run_variant() {
 		rm -rf -- "$SCRATCH/out/$w.mpalloc.data"
 		cmd=("$MEMPRISM" record -o "$SCRATCH/out/$w.mpalloc.data" -- "$bin" "${args[@]}")
 		;;
+	mpalloc1)
+		# the same with one frame per stack: the difference is the stack walk
+		rm -rf -- "$SCRATCH/out/$w.mpalloc1.data"
+		cmd=("$MEMPRISM" record --stack-depth 1 -o "$SCRATCH/out/$w.mpalloc1.data" -- "$bin" "${args[@]}")
+		;;
 	mpvalgrind)
 		# the native binary under memprism's Valgrind tool: every access
 		# of the program and its libraries, as DHAT and Cachegrind see them
@@ -298,14 +310,14 @@ run_variant() {
 	t1=$(now)
 	if [[ $v == mpvalgrind && -e $SCRATCH/out/$w.mpvg.data ]]; then
 		# its raw trace (3 GB on evloop): kept only as big as the last one
-		echo "$(stat -c %s "$SCRATCH/out/$w.mpvg.data")" >"$SCRATCH/times/$w.mpvg.bytes"
+		stat -c %s "$SCRATCH/out/$w.mpvg.data" >"$SCRATCH/times/$w.mpvg.bytes"
 		rm -f -- "$SCRATCH/out/$w.mpvg.data"
 	fi
 	if ((rc != 0)); then
 		echo "FAIL" >>"$SCRATCH/times/$w.$v"
 		printf '  [%d] %-10s %-14s FAILED (exit %d; see %s)\n' "$i" "$w" "${TITLE[$v]}" "$rc" "$err"
 		tail -5 "$err" | sed 's/^/        /'
-		if [[ $v == mp || $v == mpalloc || $v == mpfaults || $v == mpvalgrind ]]; then
+		if [[ $v == mp || $v == mpalloc || $v == mpalloc1 || $v == mpfaults || $v == mpvalgrind ]]; then
 			STATUS[$w.$v]="run failed"
 			MP_FAIL=1
 		fi
@@ -457,7 +469,7 @@ for w in "${WORKLOADS[@]}"; do
 		# A failed run has already been reported as failed.
 		[[ $(sed -n "${run_n}p" "$SCRATCH/times/$w.$v") == FAIL ]] && continue
 		case "$v" in
-		native | mp | mpsancov | mpmodel | mpmodels | norec | mpalloc | mpfaults | mpvalgrind)
+		native | mp | mpsancov | mpmodel | mpmodels | norec | mpalloc | mpalloc1 | mpfaults | mpvalgrind)
 			echo "  CHECKSUM MISMATCH: $w ${TITLE[$v]} run $run_n printed '${c:-<none>}', native run 1 printed '$ref'" >&2
 			CKSUM_FAIL=1
 			STATUS[$w.$v]="CHECKSUM MISMATCH"
@@ -549,7 +561,7 @@ done
 echo
 
 # ------------------------------------------------------------ final table --
-COLS=(native mp mpsancov mpmodel mpmodels reportrate modelrate setsrate replayrate boundrate norec mpalloc mpfaults mpvalgrind dhat cachegrind lackey heaptrack)
+COLS=(native mp mpsancov mpmodel mpmodels reportrate modelrate setsrate replayrate boundrate norec mpalloc mpalloc1 mpfaults mpvalgrind dhat cachegrind lackey heaptrack)
 TITLE[reportrate]="report acc/cpu-s"
 TITLE[modelrate]="model acc/cpu-s"
 TITLE[setsrate]="model(1/$SETS) acc/cpu-s"
@@ -575,6 +587,7 @@ echo "Ratios are medians of per-pair ratios (tool run i / native run i, wall tim
 echo "memprism = full access trace of the memprism-cc build (inline instrumentation);"
 echo "mp-callbacks = the same with MEMPRISM_INSTRUMENT=sancov (a callback per access);"
 echo "mp-alloc = native binary under memprism record (allocation tracking with call stacks);"
+echo "mp-alloc(1 frame) = the same with --stack-depth 1: the difference is the unwinding."
 echo "not-recorded = the memprism-cc build run on its own (what the instrumentation costs when"
 echo "nobody records)."
 echo "lackey(1/100) runs on scaled-down inputs (arrays 1 MiB = 1/64, randacc 4 MiB table = 1/64"
@@ -599,6 +612,22 @@ echo "of the program and its libraries by memprism's Valgrind tool, objects by t
 echo "target (valgrind source): at or below dhat's ratio."
 echo "targets (full trace): arrays <= 1.3x, randacc <= 2.5x, evloop <= 10x; alloc tracking <= 1.5x."
 echo "targets (model): arrays <= 2x, randacc <= 4x, evloop <= 15x; offline model >= 50M accesses/s."
+
+# What a call stack costs per allocation: memprism's unwinding (mp-alloc
+# against mp-alloc with one frame) next to heaptrack's whole cost per
+# malloc/free pair (its unwinding and its writing) over the native run.
+median_of() { [[ -s $SCRATCH/times/$1 ]] && stats <"$SCRATCH/times/$1" | cut -d' ' -f1; }
+if [[ " ${WORKLOADS[*]} " == *" allocheavy "* ]]; then
+	allocs=${ARGS[allocheavy]}
+	a=$(median_of allocheavy.mpalloc || true) a1=$(median_of allocheavy.mpalloc1 || true)
+	h=$(median_of allocheavy.heaptrack || true) n0=$(median_of allocheavy.native || true)
+	if [[ -n $a && -n $a1 ]]; then
+		awk -v a="$a" -v b="$a1" -v n="$allocs" 'BEGIN { printf "allocation stacks (allocheavy): %.0f ns per allocation for the call stack (mp-alloc - mp-alloc(1 frame), medians)\n", (a - b) / n * 1e9 }'
+	fi
+	if [[ -n $h && -n $n0 ]]; then
+		awk -v a="$h" -v b="$n0" -v n="$allocs" 'BEGIN { printf "heaptrack (allocheavy): %.0f ns per malloc/free pair over native (its stacks, writing and interpreting)\n", (a - b) / n * 1e9 }'
+	fi
+fi
 
 if ((CKSUM_FAIL)); then
 	echo "FAIL: checksum mismatch between native and memprism runs (see above)" >&2

@@ -97,6 +97,18 @@ static uint32_t intern_stack(struct an_state *st, uint32_t proc, const uint64_t 
 	uint64_t *v = mp_hashmap_get(&st->stack_index, h);
 	if (v)
 		return (uint32_t)*v;
+	if (st->frames + (uint64_t)n > st->frames_max) {
+		/* (a file may define each of a million stacks in a few bytes:
+		 * the same frames but one) */
+		st->res->damaged |= AN_DAMAGE_PARTIAL;
+		if (!st->frames_warned++)
+			an_warn(st,
+				"the allocation stacks have more than %llu frames, more than a file of %llu bytes can "
+				"hold (a damaged file?): the later stacks are unknown",
+				(unsigned long long)st->frames_max, (unsigned long long)st->file_bytes);
+		return UINT32_MAX;
+	}
+	st->frames += (uint64_t)n;
 	struct an_stack s = { .proc = proc, .n = n };
 	s.frames = malloc((size_t)(n ? n : 1) * sizeof(uint64_t));
 	if (!s.frames || mp_vec_push(&st->stacks, s)) {
@@ -113,12 +125,35 @@ static uint32_t intern_stack(struct an_state *st, uint32_t proc, const uint64_t 
 
 /* --- threads ------------------------------------------------------------ */
 
+/* A thread past the file's bound: the one row, pid 0 tid 0, that all of
+ * them share (made once, past the bound). */
+static uint32_t thread_over(struct an_state *st)
+{
+	st->res->damaged |= AN_DAMAGE_PARTIAL;
+	if (!st->threads_warned++)
+		an_warn(st,
+			"more than %llu threads, more than a file of %llu bytes can hold (a damaged file?): the "
+			"later ones are counted as one, thread 0 of pid 0",
+			(unsigned long long)st->threads_max, (unsigned long long)st->file_bytes);
+	if (!st->thread_sink) {
+		struct an_thread t = { .sample_factor = 1.0 };
+		if (mp_vec_push(&st->threads, t)) {
+			st->oom = 1;
+			return 0;
+		}
+		st->thread_sink = (uint32_t)st->threads.n;
+	}
+	return st->thread_sink - 1;
+}
+
 uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid)
 {
 	uint64_t key = ((uint64_t)pid << 32 | tid) | (1ull << 63);
 	uint64_t *v = mp_hashmap_get(&st->thread_index, key);
 	if (v)
 		return (uint32_t)*v;
+	if (st->threads.n >= st->threads_max)
+		return thread_over(st);
 	struct an_thread t = { .pid = pid, .tid = tid, .sample_factor = 1.0 };
 	if (mp_vec_push(&st->threads, t)) {
 		st->oom = 1;
@@ -128,6 +163,36 @@ uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid)
 	if (mp_hashmap_put(&st->thread_index, key, idx))
 		st->oom = 1;
 	return idx;
+}
+
+/* --- code addresses ----------------------------------------------------- */
+
+uint32_t an_ip_get(struct an_state *st, uint32_t proc, uint32_t thread, uint64_t ip)
+{
+	uint64_t key = mp_hash64(ip ^ ((uint64_t)proc << 48));
+	if (thread != UINT32_MAX)
+		key = mp_hash64(key ^ thread);
+	key |= 1;
+	uint64_t *v = mp_hashmap_get(&st->ip_index, key);
+	if (v)
+		return (uint32_t)*v;
+	if (ip && st->ips.n >= st->ips_max) {
+		/* (a chunk of one record repeated, each a step to another
+		 * code address, made 22 M of them: 12 GB) */
+		st->res->damaged |= AN_DAMAGE_PARTIAL;
+		if (!st->ips_warned++)
+			an_warn(st,
+				"more than %llu code addresses, more than a file of %llu bytes can hold (a damaged "
+				"file?): the later ones are counted as one, address 0",
+				(unsigned long long)st->ips_max, (unsigned long long)st->file_bytes);
+		return an_ip_get(st, proc, thread, 0);
+	}
+	struct an_ip nip = { .proc = proc, .thread = thread, .ip = ip };
+	if (mp_vec_push(&st->ips, nip) || mp_hashmap_put(&st->ip_index, key, st->ips.n - 1)) {
+		st->oom = 1;
+		return UINT32_MAX;
+	}
+	return (uint32_t)(st->ips.n - 1);
 }
 
 /* --- burst sampling: (class, thread) parts ------------------------------ */
@@ -182,14 +247,159 @@ static char *strndup_s(const char *s, size_t n)
 	return r;
 }
 
+/* What indexing found that a recording never writes (docs/trace-format.md,
+ * "Damaged files"): counted, and said once each at the end. */
+struct index_damage {
+	struct mp_hashmap seen; /* chunk_identity -> file offset + 1 */
+	uint64_t chunks, processes;
+	uint64_t dups, dup_off, dup_of; /* the first copy, and the chunk it copies */
+	/* threads whose chunks are out of sequence: chunks after a later one
+	 * (or its seq again), seqs missing; the first such thread */
+	uint64_t unordered, late, missing;
+	uint32_t unordered_pid, unordered_tid;
+	uint64_t unknown, unknown_off;
+	unsigned unknown_type;
+};
+
+/* A chunk's identity: every header field (the CRC of its payload among
+ * them), hashed. Writers never write one twice: a thread's chunks differ
+ * in seq, and a thread reusing a tid starts over at seq 0 with another
+ * clock reading in its first records. */
+static uint64_t chunk_identity(const struct mp_chunk_header *h)
+{
+	uint64_t k = mp_hash64((uint64_t)h->type << 48 ^ (uint64_t)h->codec << 32 ^ h->pid);
+	k = mp_hash64(k ^ h->tid ^ (uint64_t)h->seq << 32);
+	k = mp_hash64(k ^ h->proc_id);
+	k = mp_hash64(k ^ h->raw_len ^ (uint64_t)h->stored_len << 32);
+	k = mp_hash64(k ^ h->payload_crc ^ (uint64_t)h->accesses << 32);
+	return k | 1;
+}
+
+/* 1 if the chunk was seen before (its copy is skipped), 0 if not, or
+ * -ENOMEM. */
+static int chunk_seen(struct index_damage *dmg, const struct trace_chunk *c)
+{
+	uint64_t key = chunk_identity(&c->hdr);
+	uint64_t *v = mp_hashmap_get(&dmg->seen, key);
+	if (!v)
+		return mp_hashmap_put(&dmg->seen, key, c->offset + 1) ? -ENOMEM : 0;
+	if (!dmg->dups++) {
+		dmg->dup_off = c->offset;
+		dmg->dup_of = *v - 1;
+	}
+	return 1;
+}
+
+static int by_seq(const void *x, const void *y)
+{
+	const struct an_chunk_ref *a = x, *b = y;
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* 1 if the stream has its thread's first chunk. (A seq 0 after chunks
+ * that lack one is that chunk, late; after one, a new thread's.) */
+static int has_seq0(const struct an_stream *s)
+{
+	if (s->chunks.v[0].seq == 0)
+		return 1;
+	for (size_t k = 1; k < s->chunks.n; k++) /* (damaged files only) */
+		if (s->chunks.v[k].seq == 0)
+			return 1;
+	return 0;
+}
+
+/* A thread writes its chunks in order, one write(2) each: seq 0, 1, 2...
+ * Those of a damaged file that are not are counted, and put in sequence
+ * for the replay. */
+static void check_sequences(struct an_state *st, struct index_damage *d)
+{
+	for (size_t i = 0; i < st->streams.n; i++) {
+		struct an_stream *s = &st->streams.v[i];
+		uint64_t late = 0, missing = 0, want = 0;
+		uint32_t top = 0;
+		for (size_t k = 0; k < s->chunks.n; k++) {
+			uint32_t q = s->chunks.v[k].seq;
+			late += k && q <= top;
+			top = q > top ? q : top;
+		}
+		if (late)
+			qsort(s->chunks.v, s->chunks.n, sizeof(*s->chunks.v), by_seq);
+		for (size_t k = 0; k < s->chunks.n; k++) {
+			uint32_t q = s->chunks.v[k].seq;
+			missing += q > want ? q - want : 0;
+			want = (uint64_t)q + 1 > want ? (uint64_t)q + 1 : want;
+		}
+		if (!late && !missing)
+			continue;
+		if (!d->unordered++) {
+			d->unordered_pid = st->procs.v[s->proc].pid;
+			d->unordered_tid = s->tid;
+		}
+		d->late += late;
+		d->missing += missing;
+	}
+}
+
+/* The warnings of what indexing found, and what the result is worth. */
+static void index_report(struct an_state *st, const struct index_damage *d)
+{
+	if (d->dups) {
+		st->res->damaged |= AN_DAMAGE_UNTRUSTED;
+		an_warn(st,
+			"chunks that appear twice: %llu (the first copy at byte %llu, of the chunk at byte %llu): "
+			"the copies are skipped, but the file was damaged or edited after it was recorded",
+			(unsigned long long)d->dups, (unsigned long long)d->dup_off, (unsigned long long)d->dup_of);
+	}
+	if (d->unordered) {
+		st->res->damaged |= AN_DAMAGE_UNTRUSTED;
+		an_warn(st,
+			"chunks out of sequence in %llu of the threads (the first: thread %u of pid %u): %llu after "
+			"a later one, %llu missing; replayed in sequence, but chunks that moved or went missing "
+			"were damaged or edited after recording",
+			(unsigned long long)d->unordered, d->unordered_tid, d->unordered_pid,
+			(unsigned long long)d->late, (unsigned long long)d->missing);
+	}
+	if (d->unknown) {
+		st->res->damaged |= AN_DAMAGE_PARTIAL;
+		an_warn(st, "chunks of an unknown type: %llu (the first: type %u at byte %llu): skipped (a newer "
+			    "memprism's?)",
+			(unsigned long long)d->unknown, d->unknown_type, (unsigned long long)d->unknown_off);
+	}
+	/* (no process and no thread's records, but the launcher saw the run
+	 * end: the program ran without the runtime, which record said; an_run
+	 * warns) */
+	if (!d->processes && (st->res->run_status == -1 || st->nchunks)) {
+		st->res->damaged |= AN_DAMAGE_UNTRUSTED;
+		if (!d->chunks)
+			an_warn(st, "the file holds no process: it has no chunk at all (the recording wrote its "
+				    "header only)");
+		else
+			an_warn(st, "the file holds no process: none of its %llu chunks starts one (the program ran "
+				    "without memprism's runtime?)",
+				(unsigned long long)d->chunks);
+	}
+}
+
 static int index_chunks(struct an_state *st)
 {
 	struct trace_chunk c;
+	struct index_damage dmg = { 0 };
+	int err = 0;
+	mp_hashmap_init(&dmg.seen);
 	/* threads' records and page tables are decoded when read (cursor_load,
 	 * an_phys_load), not here too: a third of a plain report's time */
 	const uint32_t later = 1u << MP_CHUNK_STREAM | 1u << MP_CHUNK_PAGEMAP;
 	while (trace_reader_next_lazy(st->reader, &c, later)) {
 		int pi;
+		dmg.chunks++;
+		if ((err = chunk_seen(&dmg, &c)) != 0) {
+			if (err < 0)
+				goto out;
+			err = 0;
+			continue; /* (a copy counts once) */
+		}
 		switch (c.hdr.type) {
 		case MP_CHUNK_PROCESS: {
 			struct trace_proc tp;
@@ -197,9 +407,12 @@ static int index_chunks(struct an_state *st)
 				an_warn(st, "a process record is malformed; skipped");
 				break;
 			}
+			dmg.processes++;
 			pi = proc_get(st, c.hdr.proc_id, (uint32_t)tp.pid);
-			if (pi < 0)
-				return pi;
+			if (pi < 0) {
+				err = pi;
+				goto out;
+			}
 			struct an_proc *p = &st->procs.v[pi];
 			p->ppid = (uint32_t)tp.ppid;
 			p->parent_id = tp.parent_proc;
@@ -216,8 +429,10 @@ static int index_chunks(struct an_state *st)
 		}
 		case MP_CHUNK_STREAM: {
 			pi = proc_get(st, c.hdr.proc_id, c.hdr.pid);
-			if (pi < 0)
-				return pi;
+			if (pi < 0) {
+				err = pi;
+				goto out;
+			}
 			struct an_proc *p = &st->procs.v[pi];
 			/* the stream of this tid; a seq restarting at 0 is a new thread
 			 * that reuses the tid */
@@ -228,23 +443,29 @@ static int index_chunks(struct an_state *st)
 					break;
 				}
 			}
-			if (!s || (c.hdr.seq == 0 && s->chunks.n)) {
+			if (!s || (c.hdr.seq == 0 && s->chunks.n && has_seq0(s))) {
 				struct an_stream ns = { .proc = (uint32_t)pi, .tid = c.hdr.tid };
 				if (mp_vec_push(&st->streams, ns) ||
-				    mp_vec_push(&p->streams, (uint32_t)(st->streams.n - 1)))
-					return -ENOMEM;
+				    mp_vec_push(&p->streams, (uint32_t)(st->streams.n - 1))) {
+					err = -ENOMEM;
+					goto out;
+				}
 				s = &st->streams.v[st->streams.n - 1];
 			}
-			if (mp_vec_push(&s->chunks, ((struct an_chunk_ref){ c.offset, c.hdr.accesses })))
-				return -ENOMEM;
+			if (mp_vec_push(&s->chunks, ((struct an_chunk_ref){ c.offset, c.hdr.accesses, c.hdr.seq }))) {
+				err = -ENOMEM;
+				goto out;
+			}
 			st->nchunks++;
 			break;
 		}
 		case MP_CHUNK_END: {
 			struct trace_end te;
 			pi = proc_get(st, c.hdr.proc_id, c.hdr.pid);
-			if (pi < 0)
-				return pi;
+			if (pi < 0) {
+				err = pi;
+				goto out;
+			}
 			if (trace_end_decode(&c, &te) == 0) {
 				st->procs.v[pi].ended = 1;
 				st->procs.v[pi].end_status = te.status;
@@ -263,33 +484,44 @@ static int index_chunks(struct an_state *st)
 			break;
 		}
 		case MP_CHUNK_PAGEMAP:
-			if (mp_vec_push(&st->pagemap_chunks, c.offset))
-				return -ENOMEM;
+			if (mp_vec_push(&st->pagemap_chunks, c.offset)) {
+				err = -ENOMEM;
+				goto out;
+			}
 			break;
 		case MP_CHUNK_SAMPLES:
 			an_samples_chunk(st, &c);
 			break;
 		default:
-			break; /* a newer writer's chunk type: skip it */
+			/* a newer writer's chunk type: skip it */
+			if (!dmg.unknown++) {
+				dmg.unknown_off = c.offset;
+				dmg.unknown_type = c.hdr.type;
+			}
+			break;
 		}
 	}
+	check_sequences(st, &dmg);
 	const struct mp_file_header *fh = trace_reader_header(st->reader);
 	int werr = (fh->flags & MP_FILE_WRITE_FAILED) ? MP_FILE_WRITE_ERRNO(fh->flags) : 0;
 	st->res->write_errno = werr;
 	uint64_t off;
-	int err = trace_reader_status(st->reader, &off);
-	if (err) {
-		st->res->damaged = 1;
+	int rerr = trace_reader_status(st->reader, &off);
+	if (rerr) {
+		st->res->damaged |= AN_DAMAGE_PARTIAL;
 		if (werr)
 			an_warn(st, "data file damaged at byte %llu (%s): a write to it failed during the recording "
 				    "(%s%s), which stopped there; read up to the last good chunk",
-				(unsigned long long)off, mp_strerror(err), strerror(werr),
+				(unsigned long long)off, mp_strerror(rerr), strerror(werr),
 				werr == ENOSPC ? ": the disk was full" : "");
 		else
 			an_warn(st, "data file damaged at byte %llu (%s): read up to the last good chunk",
-				(unsigned long long)off, mp_strerror(err));
+				(unsigned long long)off, mp_strerror(rerr));
 	}
-	return 0;
+	index_report(st, &dmg);
+out:
+	mp_hashmap_fini(&dmg.seen);
+	return err;
 }
 
 /* --- one stream cursor -------------------------------------------------- */
@@ -315,6 +547,31 @@ static void replay_skip_chunks(struct an_state *st, struct an_stream *s)
 		replay_skip_told(st, s);
 }
 
+/* A chunk the threads' records held at once have no room for: skipped. */
+static void held_over(struct an_state *st, const struct an_stream *s, const struct trace_chunk *c)
+{
+	st->res->damaged |= AN_DAMAGE_PARTIAL;
+	if (st->held_warned++)
+		return;
+	an_warn(st,
+		"thread %u: its chunk at byte %llu decodes to %llu bytes, and the threads' records would take "
+		"over %llu bytes at once, more than a file of %llu bytes can ask for (a damaged file?): skipped",
+		s->tid, (unsigned long long)c->offset, (unsigned long long)c->len, (unsigned long long)st->held_max,
+		(unsigned long long)st->file_bytes);
+}
+
+/* The stream is done: its records' buffer goes back. */
+static void cursor_release(struct an_state *st, struct an_stream *s)
+{
+	st->held -= s->cap;
+	free(s->data);
+	s->data = NULL;
+	s->cap = 0;
+	/* (nothing is left to decode; the decoder's clock and epoch stay) */
+	s->dec.p = s->dec.end = s->ahead.p = s->ahead.end = NULL;
+	s->ahead_n = 0;
+}
+
 static int cursor_load(struct an_state *st, struct an_stream *s)
 {
 	while (s->next_chunk < s->chunks.n) {
@@ -330,15 +587,22 @@ static int cursor_load(struct an_state *st, struct an_stream *s)
 			int err = trace_reader_read_error(st->reader);
 			if (err == -ENOMEM)
 				return err;
-			st->res->damaged = 1;
+			st->res->damaged |= AN_DAMAGE_PARTIAL;
 			an_warn(st, "a thread's records at byte %llu do not decode (%s): skipped",
 				(unsigned long long)off, mp_strerror(err));
 			continue;
 		}
 		if (s->cap < c.len) {
+			/* every thread holds its current chunk while the merge
+			 * goes on: a few KiB of file may claim 64 MiB a thread */
+			if (st->held - s->cap + c.len > st->held_max) {
+				held_over(st, s, &c);
+				continue;
+			}
 			uint8_t *nb = realloc(s->data, c.len);
 			if (!nb)
 				return -ENOMEM;
+			st->held += c.len - s->cap;
 			s->data = nb;
 			s->cap = c.len;
 		}
@@ -366,12 +630,13 @@ static void cursor_advance(struct an_state *st, struct an_stream *s)
 		}
 		if (r < 0 && !s->warned) {
 			s->warned = 1;
-			st->res->damaged = 1;
+			st->res->damaged |= AN_DAMAGE_PARTIAL;
 			an_warn(st, "thread %u: malformed record; rest of its chunk skipped", s->tid & MP_TID_MASK);
 		}
 		int l = cursor_load(st, s);
 		if (l <= 0) {
 			s->done = 1;
+			cursor_release(st, s);
 			if (l < 0)
 				st->oom = 1;
 			return;
@@ -434,7 +699,32 @@ static void stream_prime(struct an_stream *s, const struct an_objmap *m, struct 
 	s->look[0] = (struct an_lookup){ .obj = o, .gen = m->gen, .lo = o->lo, .hi = o->hi };
 }
 
+/* 1 if the maps may take n more objects; 0 past the file's bound (said
+ * once), and the object is counted but not placed. */
+static int map_room(struct an_state *st, uint64_t n)
+{
+	if (st->objects_live + n <= st->objects_max)
+		return 1;
+	st->res->damaged |= AN_DAMAGE_PARTIAL;
+	if (!st->objects_warned++)
+		an_warn(st,
+			"more than %llu objects live at once, more than a file of %llu bytes can hold (a damaged "
+			"file?): the later ones are counted, not placed",
+			(unsigned long long)st->objects_max, (unsigned long long)st->file_bytes);
+	return 0;
+}
+
+static void apply_event_in(struct an_state *st, struct an_stream *s, const struct trace_rec *r);
+
 static void apply_event(struct an_state *st, struct an_stream *s, const struct trace_rec *r)
+{
+	const struct an_objmap *m = &st->procs.v[s->proc].map;
+	const size_t live = m->live;
+	apply_event_in(st, s, r);
+	st->objects_live += (uint64_t)m->live - live; /* (or fewer: unsigned wrap) */
+}
+
+static void apply_event_in(struct an_state *st, struct an_stream *s, const struct trace_rec *r)
 {
 	struct an_proc *p = &st->procs.v[s->proc];
 	struct an_objmap *m = &p->map;
@@ -471,7 +761,8 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 			}
 		}
 		an_class_add_instance(st, cls, size, s->thread);
-		struct an_obj *o = an_objmap_insert(m, AN_LAYER_OBJECT, addr, addr + (size ? size : 1), cls);
+		struct an_obj *o =
+			map_room(st, 1) ? an_objmap_insert(m, AN_LAYER_OBJECT, addr, addr + (size ? size : 1), cls) : NULL;
 		if (o)
 			stream_prime(s, m, o);
 		st->res->allocations++;
@@ -495,7 +786,8 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 						: class_by_stack(st, AN_KIND_MMAP_ANON, stk);
 		}
 		an_class_add_instance(st, cls, len, s->thread);
-		an_objmap_insert(m, AN_LAYER_MAP, addr, addr + len, cls);
+		if (map_room(st, 1))
+			an_objmap_insert(m, AN_LAYER_MAP, addr, addr + len, cls);
 		break;
 	}
 	case MP_EV_MUNMAP:
@@ -506,7 +798,8 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 		struct an_obj *o = an_objmap_at(m, AN_LAYER_MAP, f[2]);
 		uint32_t cls = o ? o->cls : an_class_by_label(st, AN_KIND_MMAP_ANON, "anonymous mmap");
 		an_objmap_punch(m, AN_LAYER_MAP, f[2], f[2] + f[3]);
-		an_objmap_insert(m, AN_LAYER_MAP, f[4], f[4] + f[5], cls);
+		if (map_room(st, 1))
+			an_objmap_insert(m, AN_LAYER_MAP, f[4], f[4] + f[5], cls);
 		break;
 	}
 	case MP_EV_THREAD_START: {
@@ -519,7 +812,8 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 				snprintf(buf, sizeof(buf), "stack of thread %u", tid);
 			uint32_t cls = an_class_by_label(st, AN_KIND_STACK, buf);
 			an_class_add_instance(st, cls, f[5] - f[4], s->thread);
-			an_objmap_insert(m, AN_LAYER_OBJECT, f[4], f[5], cls);
+			if (map_room(st, 1))
+				an_objmap_insert(m, AN_LAYER_OBJECT, f[4], f[5], cls);
 		}
 		break;
 	}
@@ -551,7 +845,8 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 		str_copy(buf + 6, sizeof(buf) - 6, r);
 		uint32_t cls = an_class_by_label(st, AN_KIND_NAMED, buf);
 		an_class_add_instance(st, cls, f[2], s->thread);
-		an_objmap_insert(m, AN_LAYER_NAMED, f[1], f[1] + f[2], cls);
+		if (map_room(st, 1))
+			an_objmap_insert(m, AN_LAYER_NAMED, f[1], f[1] + f[2], cls);
 		break;
 	}
 	case MP_EV_GROUP_DEF: {
@@ -578,7 +873,8 @@ static void apply_event(struct an_state *st, struct an_stream *s, const struct t
 			snprintf(buf, sizeof(buf), "mapping [anonymous]");
 		}
 		uint32_t cls = an_class_by_label(st, AN_KIND_MAPPING, buf);
-		an_objmap_insert(m, AN_LAYER_BASE, f[1], f[1] + f[2], cls);
+		if (map_room(st, 1))
+			an_objmap_insert(m, AN_LAYER_BASE, f[1], f[1] + f[2], cls);
 		break;
 	}
 	default:
@@ -667,21 +963,11 @@ static void access_outside_roi(struct an_state *st, struct an_stream *s, uint32_
 static __attribute__((noinline)) uint32_t fn_lookup(struct an_state *st, struct an_stream *s, uint64_t ip,
 						    struct an_ip_slot *slot)
 {
-	uint64_t key = mp_hash64(ip ^ ((uint64_t)s->proc << 48));
-	if (st->parts_on)
-		key = mp_hash64(key ^ s->thread);
-	key |= 1;
-	uint64_t *v = mp_hashmap_get(&st->ip_index, key);
-	if (!v) {
-		struct an_ip nip = { .proc = s->proc, .thread = st->parts_on ? s->thread : UINT32_MAX, .ip = ip };
-		if (mp_vec_push(&st->ips, nip) || mp_hashmap_put(&st->ip_index, key, st->ips.n - 1)) {
-			st->oom = 1;
-			return 0;
-		}
-		v = mp_hashmap_get(&st->ip_index, key);
-	}
+	uint32_t i = an_ip_get(st, s->proc, st->parts_on ? s->thread : UINT32_MAX, ip);
+	if (i == UINT32_MAX)
+		return 0;
 	slot->ip = ip;
-	slot->fn = (uint32_t)*v + 1;
+	slot->fn = i + 1;
 	return slot->fn;
 }
 
@@ -1111,8 +1397,13 @@ static void fork_children_upto(struct an_state *st, uint32_t pi, uint64_t epoch)
 		struct an_proc *c = &st->procs.v[i];
 		if (c->parent_id != p->id || c->inherited || c->fork_epoch > epoch)
 			continue;
+		/* (a child of a damaged file's may claim any parent: a copy
+		 * each of its map) */
+		const size_t live = c->map.live;
 		struct inherit_ctx ic = { &c->map };
-		an_objmap_each(&p->map, inherit_one, &ic);
+		if (map_room(st, p->map.live))
+			an_objmap_each(&p->map, inherit_one, &ic);
+		st->objects_live += (uint64_t)c->map.live - live;
 		c->inherited = 1;
 		c->roi_depth = p->roi_depth; /* fork copies an open region too */
 		an_proc_inherit_modules(st, c, p);
@@ -1144,9 +1435,10 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 		s->replay_left =
 			st->replay_on ? st->burst_on : 0; /* (a thread begins with a burst, as the recorder's) */
 		mp_hashmap_init(&s->stack_ids);
-		if (cursor_load(st, s) <= 0)
+		if (cursor_load(st, s) <= 0) {
 			s->done = 1;
-		else
+			cursor_release(st, s);
+		} else
 			cursor_advance(st, s);
 	}
 	for (;;) {
@@ -1190,7 +1482,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 					/* (scaled, a count near 2^63 overflowed every figure) */
 					if (!best->warned) {
 						best->warned = 1;
-						st->res->damaged = 1;
+						st->res->damaged |= AN_DAMAGE_PARTIAL;
 						an_warn(st,
 							"thread %u: a skip of %llu accesses, over the trace's %llu: "
 							"damaged, left out",
@@ -1243,8 +1535,7 @@ static int replay_proc(struct an_state *st, uint32_t pi)
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];
 		flush_stream(st, s);
 		an_model_stream_done(st, s);
-		free(s->data);
-		s->data = NULL;
+		cursor_release(st, s);
 		mp_hashmap_fini(&s->stack_ids);
 	}
 	return 0;

@@ -72,6 +72,7 @@ struct an_proc {
 struct an_chunk_ref {
 	uint64_t off;
 	uint32_t accesses;
+	uint32_t seq; /* the header's: a thread's chunks replay in its order */
 };
 
 struct an_stream {
@@ -266,7 +267,54 @@ struct an_state {
 	struct an_phys *phys; /* translations, NULL if none were recorded */
 	uint64_t nchunks, chunks_done;
 	int oom, has_forks;
+	/* what the file may have the replay hold (an_bound) and what it holds:
+	 * the threads' decoded records (their current chunks), live objects
+	 * of all maps, interned stack frames; *_warned: past it, said once.
+	 * Threads and code addresses past theirs go to one row each
+	 * (thread_sink, an_ip_get) */
+	uint64_t file_bytes;
+	uint64_t held, held_max;
+	uint64_t objects_live, objects_max;
+	uint64_t frames, frames_max;
+	uint64_t threads_max, ips_max;
+	uint32_t thread_sink; /* + 1, 0: none yet */
+	int held_warned, objects_warned, frames_warned, threads_warned, ips_warned;
 };
+
+/*
+ * Bounds on what a file may have the analysis hold (docs/trace-format.md,
+ * "Bounds"). A few bytes can claim any amount: a varint count, a zstd
+ * frame of one record repeated (64 MiB from 2 KiB, each with another code
+ * address or object). Each bound is a floor or so many per KiB of the
+ * file, whichever is more; real recordings stay far below (their threads'
+ * chunks are at most 1 MiB, and a record costs a byte of file or more).
+ * Past a bound is damage: warned, left out.
+ */
+#define AN_HELD_FLOOR (1ull << 30) /* decoded records held at once: 1,000 threads' full chunks */
+#define AN_HELD_PER_KIB (16u << 10)
+#define AN_PAGES_FLOOR (1ull << 22) /* page translations: 16 GiB of 4 KiB pages */
+#define AN_PAGES_PER_KIB 1024 /* (~120 bytes of table each) */
+#define AN_SAMPLES_FLOOR (1ull << 20) /* samples kept (a recording's take ~2 bytes each) */
+#define AN_SAMPLES_PER_KIB 1024
+#define AN_OBJECTS_FLOOR (1ull << 22) /* objects live at once, every process together */
+#define AN_OBJECTS_PER_KIB 1024
+#define AN_FRAMES_FLOOR (1ull << 22) /* stack frames interned (32 MiB) */
+#define AN_FRAMES_PER_KIB 1024
+#define AN_THREADS_FLOOR (1ull << 16) /* threads (a thread's first chunk alone takes more) */
+#define AN_THREADS_PER_KIB 16
+#define AN_IPS_FLOOR (1ull << 18) /* code addresses (~700 bytes of tallies each) */
+#define AN_IPS_PER_KIB 64
+#define AN_PAGE_ROWS_FLOOR (1ull << 19) /* pages with a row of the TLB view (~500 bytes each, all told) */
+#define AN_PAGE_ROWS_PER_KIB 64
+#define AN_PLACED_FLOOR (1ull << 22) /* pages NUMA placement remembers (16 GiB) */
+#define AN_PLACED_PER_KIB 1024
+
+static inline uint64_t an_bound(const struct an_state *st, uint64_t floor, uint64_t per_kib)
+{
+	/* (file sizes are far below 2^48: no overflow) */
+	uint64_t b = st->file_bytes / 1024 * per_kib;
+	return (b > floor ? b : floor) >> st->opts->bounds_shift;
+}
 
 /* FNV-1a over s, mixed; never 0 (hash map keys must not be). */
 static inline uint64_t an_hash_str(const char *s, uint64_t seed)
@@ -323,6 +371,12 @@ int an_phys_lookup(const struct an_state *st, uint32_t pid, uint64_t vaddr, uint
 /* 1 and the (pid, vaddr) whose page had paddr's frame at time (the latest
  * before it, else the first after): the reverse page table. */
 int an_phys_reverse(const struct an_state *st, uint64_t paddr, uint64_t time, uint32_t *pid, uint64_t *vaddr);
+
+/* The st->ips index of code address ip of process proc (and of thread,
+ * under burst sampling; else UINT32_MAX), made on first sight; past the
+ * file's bound (an_bound), new addresses share address 0's. UINT32_MAX on
+ * ENOMEM (st->oom set). */
+uint32_t an_ip_get(struct an_state *st, uint32_t proc, uint32_t thread, uint64_t ip);
 
 /* an_part_get past the stream's last answer. */
 uint32_t an_part_find(struct an_state *st, struct an_stream *s, uint32_t cls);

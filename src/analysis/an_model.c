@@ -85,6 +85,8 @@ struct an_model {
 	MP_VEC(uint8_t) cls_shift; /* class -> page shift, 0 not decided yet */
 	struct page_row *rows; /* linear probing, at most half full */
 	size_t rows_cap, nrows; /* rows_cap: a power of two, or 0 */
+	size_t rows_max; /* the file's bound (an_bound): pages past it get no row */
+	int rows_warned;
 	uint64_t page_tick; /* page_count calls */
 	/* burst sampling: a bit per hashed line that missed L1 (every line's
 	 * first reference does), for the footprint the bursts saw; only 1
@@ -518,6 +520,7 @@ int an_model_init(struct an_state *st)
 		return -ENOMEM;
 	}
 	am->count_apart = am->sample_sets > 1 || st->parts_on;
+	am->rows_max = an_bound(st, AN_PAGE_ROWS_FLOOR, AN_PAGE_ROWS_PER_KIB);
 	if (st->parts_on) {
 		/* twice the LLC's lines, of which 1 in 2^AN_SEEN_SAMPLE marked,
 		 * in a bitmap 16 times that (linear counting stays within ~1%) */
@@ -669,6 +672,20 @@ static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, 
 		       unsigned shift, uint32_t cls, const struct mp_model_out *o)
 {
 	uint64_t page = addr >> shift;
+	if (am->nrows >= am->rows_max) {
+		/* (a chunk of one record repeated, each a page further, made
+		 * 20 M rows in a 4 MB file) */
+		struct page_row *r = page_row_find(am, proc, addr, shift, thread);
+		if (!r) {
+			st->res->damaged |= AN_DAMAGE_PARTIAL;
+			if (!am->rows_warned++)
+				an_warn(st,
+					"TLB misses on more than %zu pages, more than a file of %llu bytes can hold (a "
+					"damaged file?): the later pages have no row of their own",
+					am->rows_max, (unsigned long long)st->file_bytes);
+			return;
+		}
+	}
 	if ((am->nrows + 1) * 2 > am->rows_cap) {
 		size_t ncap = am->rows_cap ? am->rows_cap * 2 : 1024;
 		struct page_row *nr = an_table_regrow(am->rows, am->rows_cap, ncap, sizeof(*nr), row_home_of, row_used);
@@ -1549,7 +1566,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		outcome_init(sum, 12);
 		if (!am->range_warned) {
 			am->range_warned = 1;
-			st->res->damaged = 1;
+			st->res->damaged |= AN_DAMAGE_PARTIAL;
 			an_warn(st,
 				"thread %u: an access of %llu bytes at %#llx, over the %llu bytes the model takes in "
 				"one (a damaged file?): counted but not modelled",

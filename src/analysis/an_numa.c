@@ -106,6 +106,7 @@ struct an_numa {
 	uint64_t calls_affinity, calls_policy, npages;
 	int last_from, last_to; /* of the latest access placed */
 	int host_frames; /* host topology with memory blocks and recorded frames */
+	int pages_warned; /* past the file's bound on pages placed (an_bound) */
 };
 
 /* Linux's MPOL_* modes (numaif.h), without its flag bits. */
@@ -336,6 +337,22 @@ static unsigned policy_node(const struct an_numa *n, unsigned mode, uint64_t mas
 	}
 }
 
+/* 1 if another page may be placed; 0 past the file's bound (said once):
+ * a chunk of one record repeated, each a page further, placed 20 M pages
+ * of a 4 MB file. */
+static int pages_room(struct an_state *st, struct an_numa *n)
+{
+	if (n->pages.n < an_bound(st, AN_PLACED_FLOOR, AN_PLACED_PER_KIB))
+		return 1;
+	st->res->damaged |= AN_DAMAGE_PARTIAL;
+	if (!n->pages_warned++)
+		an_warn(st,
+			"more than %zu pages placed, more than a file of %llu bytes can hold (a damaged file?): "
+			"the later pages are placed again at each access",
+			n->pages.n, (unsigned long long)st->file_bytes);
+	return 0;
+}
+
 static unsigned place_page(struct an_state *st, struct an_numa *n, struct an_stream *s, const struct nthread *t,
 			   uint64_t addr)
 {
@@ -373,6 +390,8 @@ static unsigned place_page(struct an_state *st, struct an_numa *n, struct an_str
 	if (!decided && n->o.pages != AN_NUMA_P_FIRST_TOUCH)
 		node = policy_node(n, n->o.pages == AN_NUMA_P_BIND ? POL_BIND : POL_INTERLEAVE, n->o.nodemask, page,
 				   n->o.pages == AN_NUMA_P_BIND ? first_bit(n->o.nodemask) : t->node);
+	if (!pages_room(st, n))
+		return node;
 	if (mp_hashmap_put(&n->pages, key, node + 1)) {
 		st->oom = 1;
 		return node;
@@ -424,6 +443,8 @@ static void move_pages_event(struct an_state *st, struct an_numa *n, struct an_s
 			continue;
 		uint64_t key = page_key(s->proc, addr >> PAGE_SHIFT);
 		uint64_t *v = mp_hashmap_get(&n->pages, key);
+		if (!v && !pages_room(st, n))
+			break;
 		if (v && *v) {
 			n->pages_on[*v - 1]--;
 			n->npages--;

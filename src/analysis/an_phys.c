@@ -276,9 +276,11 @@ int an_phys_load(struct an_state *st)
 		return -ENOMEM;
 	st->phys = ph;
 	/* Translations past the cap are ignored: a run may claim 2^36 pages in
-	 * a few bytes, and more than a TiB of 4 KiB pages is a damaged or
-	 * crafted file, not a program (the fuzzer sets a lower cap). */
-	uint64_t cap = st->opts->max_phys_pages ? st->opts->max_phys_pages : AN_PHYS_MAX_PAGES, added = 0;
+	 * a few bytes, and more than the file's bound (an_bound), or than a
+	 * TiB of 4 KiB pages, is a damaged or crafted file, not a program. */
+	uint64_t cap = an_bound(st, AN_PAGES_FLOOR, AN_PAGES_PER_KIB), added = 0;
+	if (cap > AN_PHYS_MAX_PAGES)
+		cap = AN_PHYS_MAX_PAGES;
 	int bad = 0, capped = 0;
 	/* The table sized at once for the pages of all looks together: grown
 	 * by doubling, its zeroing was ~8% of a bounded arrays report, and
@@ -341,11 +343,15 @@ int an_phys_load(struct an_state *st)
 		if (!capped && k < 0)
 			bad = 1;
 	}
+	if (bad || capped)
+		st->res->damaged |= AN_DAMAGE_PARTIAL;
 	if (bad)
 		an_warn(st, "a page-table record is malformed: some translations are missing");
 	if (capped)
-		an_warn(st, "page-table records of more than %llu pages: the rest are ignored (a damaged file?)",
-			(unsigned long long)cap);
+		an_warn(st,
+			"page-table records of more than %llu pages, more than a file of %llu bytes can hold (a "
+			"damaged file?): the rest are ignored",
+			(unsigned long long)cap, (unsigned long long)st->file_bytes);
 	st->res->phys_pages = ph->pages;
 	return 0;
 }

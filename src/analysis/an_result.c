@@ -689,6 +689,12 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	}
 	if (st.opts->skip_checksums)
 		trace_reader_skip_checksums(st.reader);
+	st.file_bytes = trace_reader_size(st.reader);
+	st.held_max = an_bound(&st, AN_HELD_FLOOR, AN_HELD_PER_KIB);
+	st.objects_max = an_bound(&st, AN_OBJECTS_FLOOR, AN_OBJECTS_PER_KIB);
+	st.frames_max = an_bound(&st, AN_FRAMES_FLOOR, AN_FRAMES_PER_KIB);
+	st.threads_max = an_bound(&st, AN_THREADS_FLOOR, AN_THREADS_PER_KIB);
+	st.ips_max = an_bound(&st, AN_IPS_FLOOR, AN_IPS_PER_KIB);
 	char buf[1024];
 	if (trace_reader_meta(st.reader, "cmdline", buf, sizeof(buf)))
 		snprintf(r->cmdline, sizeof(r->cmdline), "%s", buf);

@@ -49,7 +49,7 @@ struct an_smp {
 	MP_VEC(int) cpu_node;
 	uint64_t page_size;
 	uint64_t lost;
-	int warned;
+	int warned, over;
 };
 
 static struct an_smp *smp_get(struct an_state *st)
@@ -125,6 +125,16 @@ void an_samples_chunk(struct an_state *st, const struct trace_chunk *c)
 		}
 		default:
 			continue;
+		}
+		if (m->v.n >= an_bound(st, AN_SAMPLES_FLOOR, AN_SAMPLES_PER_KIB)) {
+			/* (a few bytes of zstd frame make a million samples) */
+			st->res->damaged |= AN_DAMAGE_PARTIAL;
+			if (!m->over++)
+				an_warn(st,
+					"more than %llu samples, more than a file of %llu bytes can hold (a damaged "
+					"file?): the rest are left out",
+					(unsigned long long)m->v.n, (unsigned long long)st->file_bytes);
+			return;
 		}
 		if (mp_vec_push(&m->v, s)) {
 			st->oom = 1;
@@ -215,17 +225,8 @@ int an_samples_assign(struct an_state *st)
 
 static struct an_ip *ip_get(struct an_state *st, uint32_t proc, uint64_t ip)
 {
-	uint64_t key = mp_hash64(ip ^ ((uint64_t)proc << 48)) | 1;
-	uint64_t *v = mp_hashmap_get(&st->ip_index, key);
-	if (!v) {
-		struct an_ip n = { .proc = proc, .thread = UINT32_MAX, .ip = ip };
-		if (mp_vec_push(&st->ips, n) || mp_hashmap_put(&st->ip_index, key, st->ips.n - 1)) {
-			st->oom = 1;
-			return NULL;
-		}
-		return &st->ips.v[st->ips.n - 1];
-	}
-	return &st->ips.v[*v];
+	uint32_t i = an_ip_get(st, proc, UINT32_MAX, ip);
+	return i == UINT32_MAX ? NULL : &st->ips.v[i];
 }
 
 static void fault_add(struct an_faults *f, const struct an_sample *s, int first)

@@ -205,6 +205,19 @@ struct an_process {
 	uint64_t accesses, chunks_lost;
 };
 
+/* What a damaged file's result is worth (an_result.damaged, bits; the
+ * warnings say what was found). The commands exit non-zero on
+ * AN_DAMAGE_UNTRUSTED. */
+enum an_damage {
+	/* parts of the file could not be read (a torn tail, a chunk or
+	 * record that does not decode, a chunk of an unknown type, a count
+	 * past the bounds of docs/trace-format.md): the figures cover the rest */
+	AN_DAMAGE_PARTIAL = 1,
+	/* the chunks contradict a recording (a chunk twice, a thread's chunks
+	 * out of sequence, no process at all): the figures cannot be trusted */
+	AN_DAMAGE_UNTRUSTED = 2,
+};
+
 struct an_result {
 	struct an_class *classes;
 	size_t nclasses;
@@ -241,7 +254,7 @@ struct an_result {
 	int run_status; /* launcher's record: exit code, 0x100+signal, -1 unknown */
 	char cmdline[1024];
 	uint64_t min_size; /* record --min-size: smaller heap blocks were not tracked */
-	int damaged; /* file read only to its last good chunk */
+	int damaged; /* enum an_damage bits: what is wrong with the file, 0 nothing */
 	/* errno of a write to the file that failed during the recording (the
 	 * header's MP_FILE_WRITE_FAILED: a full disk stopped it), 0 none */
 	int write_errno;
@@ -361,8 +374,11 @@ struct an_opts {
 	int no_wrapper_heuristic; /* don't skip *alloc*-like frames by name */
 	int lib_sites; /* a library's frame can be a site (profiling the library itself) */
 	int skip_checksums; /* fuzzing only: see trace_reader_skip_checksums */
-	uint64_t max_phys_pages; /* page translations kept at most (0: AN_PHYS_MAX_PAGES) */
 	uint64_t max_model_range; /* bytes of one access the model takes at most (0: 1 TiB) */
+	/* fuzzing: every bound on what a file may have the analysis hold
+	 * (docs/trace-format.md, "Bounds") >> this, so that inputs of a few
+	 * KiB reach them fast (0: as documented) */
+	unsigned bounds_shift;
 	/* burst sampling at replay (--sample-bursts ON,OFF; both or neither):
 	 * of each thread's accesses, ON replayed, then OFF dropped, and so on,
 	 * as `record --sample-bursts` would have recorded them; a trace

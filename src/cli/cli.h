@@ -97,6 +97,12 @@ int cli_data_path(int argc, char **argv, int optind, const char **path);
  * else the default memprism.data, whose absence gets `record_hint`). */
 void cli_data_error(int err, const char *path, int named, const char *record_hint);
 
+/* After an_run read path: says on stderr that the file is damaged, and its
+ * warnings when the output does not show them (warnings_shown 0). Returns
+ * the exit status the result calls for: 1 when its figures cannot be
+ * trusted (AN_DAMAGE_UNTRUSTED: the output is still written), else 0. */
+int cli_damage(const struct an_result *res, const char *path, int warnings_shown);
+
 /* "memprism: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Flushes stdout and reports a write error (full disk, closed pipe): 0 or 1. */

@@ -51,10 +51,7 @@ int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro)
 		cli_error("cannot read %s: %s", ro->data_path, mp_strerror(err));
 		goto out;
 	}
-	if (res->damaged)
-		cli_error("warning: %s is damaged or truncated; the report covers what could be read (the warnings say "
-			  "what was not)",
-			  ro->data_path);
+	int damage = cli_damage(res, ro->data_path, 1);
 	if ((err = an_patterns_error(pats)) || (err = an_patterns_by_class(pats, res, &patv)) ||
 	    (err = an_bins_plan(bins, res, CLI_HTML_PLOTS))) {
 		cli_error("cannot analyse %s: %s", ro->data_path, mp_strerror(err));
@@ -84,7 +81,7 @@ int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro)
 		cli_error("cannot write %s: %s", html, mp_strerror(err));
 		goto out;
 	}
-	rc = 0;
+	rc = damage;
 out:
 	an_result_free(res);
 	an_result_free(res2);

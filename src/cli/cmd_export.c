@@ -25,6 +25,19 @@ static void usage(FILE *out)
 		     "  -h, --help               this help\n");
 }
 
+struct damage_ctx {
+	const char *path;
+	int seen, status;
+};
+
+/* Each export replays the file: its damage is said once. */
+static void on_result(void *arg, const struct an_result *res)
+{
+	struct damage_ctx *d = arg;
+	if (!d->seen++)
+		d->status = cli_damage(res, d->path, 0);
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -86,6 +99,9 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	o.wrappers = wrappers;
 	o.nwrappers = nw;
+	struct damage_ctx dmg = { .path = o.data_path };
+	o.on_result = on_result;
+	o.result_arg = &dmg;
 	char err[1024];
 	if (sqlite && ex_sqlite_write(sqlite, &o, err, sizeof(err))) {
 		cli_error("sqlite export: %s", err);
@@ -95,5 +111,5 @@ int cmd_export(int argc, char **argv)
 		cli_error("paraver export: %s", err);
 		return 1;
 	}
-	return 0;
+	return dmg.status;
 }

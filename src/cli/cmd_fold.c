@@ -202,7 +202,7 @@ int cmd_fold(int argc, char **argv)
 		return 2;
 	struct an_fold *f = an_fold_new(region, (unsigned)bins);
 	struct an_result *res = NULL, *res2 = NULL;
-	int rc = 1, err;
+	int rc = 1, err, damage = 0;
 	if (!f) {
 		cli_error("out of memory");
 		return 1;
@@ -212,6 +212,7 @@ int cmd_fold(int argc, char **argv)
 		cli_data_error(err, data, named, "memprism record -- PROGRAM");
 		goto out;
 	}
+	damage = cli_damage(res, data, 0);
 	if (!an_fold_instances(f)) {
 		cli_error("no complete instance of region '%s' in %s", region, data);
 		goto out;
@@ -277,7 +278,7 @@ int cmd_fold(int argc, char **argv)
 			}
 		}
 	}
-	rc = cli_finish_stdout();
+	rc = cli_finish_stdout() | damage;
 out:
 	an_result_free(res);
 	an_result_free(res2);

@@ -156,6 +156,7 @@ int cmd_memtrace(int argc, char **argv)
 		return 1;
 	}
 	cli_model_note(&model);
+	const int damage = cli_damage(res, path, 0);
 	int rc = 0;
 	if (bin) {
 		/* trailer: "OBJECTS\n", then per replay class "id\tlabel\n", then
@@ -219,5 +220,5 @@ int cmd_memtrace(int argc, char **argv)
 	an_result_free(res);
 	if (!rc && !outpath)
 		rc = cli_finish_stdout();
-	return rc;
+	return rc | damage;
 }

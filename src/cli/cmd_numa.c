@@ -215,12 +215,9 @@ int cmd_numa(int argc, char **argv)
 		goto out;
 	}
 	cli_model_note(&model);
-	if (res->damaged)
-		cli_error("warning: %s is damaged or truncated; the report covers what could be read (the warnings say "
-			  "what was not)",
-			  ro.data_path);
 	for (size_t i = 0; i < res->nwarnings; i++)
 		cli_error("warning: %s", res->warnings[i]);
+	int damage = cli_damage(res, ro.data_path, 1);
 	if (!res->total.loads && !res->total.stores && !res->samples)
 		cli_error("note: no accesses recorded (was the program built with `memprism cc`?): nothing to "
 			  "place");
@@ -231,7 +228,7 @@ int cmd_numa(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
-	status = cli_finish_stdout();
+	status = cli_finish_stdout() | damage;
 out:
 	if (have_topo)
 		mp_topo_fini(&topo);

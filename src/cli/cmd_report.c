@@ -189,10 +189,8 @@ int cmd_report(int argc, char **argv)
 	if (!instrumented && res->nprocs && !sampled)
 		cli_note("note: the recorded program was not built with `memprism cc`: allocations were "
 			  "recorded, accesses were not. Rebuild with `memprism cc` to see accesses per object.");
-	if (res->damaged)
-		cli_error("warning: %s is damaged or truncated; the report covers what could be read (the warnings say "
-			  "what was not)",
-			  ro.data_path);
+	/* (text and JSON show the warnings; CSV has no room for them) */
+	int damage = cli_damage(res, ro.data_path, ro.format != RP_CSV);
 	err = rp_render(stdout, res, &ro);
 	an_result_free(res);
 	free(patv);
@@ -200,5 +198,5 @@ int cmd_report(int argc, char **argv)
 		cli_error("cannot render the report: %s", mp_strerror(err));
 		return 1;
 	}
-	return cli_finish_stdout();
+	return cli_finish_stdout() | damage;
 }

@@ -97,10 +97,7 @@ int cmd_tlb(int argc, char **argv)
 		return 1;
 	}
 	cli_model_note(&model);
-	if (res->damaged)
-		cli_error("warning: %s is damaged or truncated; the report covers it up to "
-			  "the last good chunk",
-			  ro.data_path);
+	int damage = cli_damage(res, ro.data_path, ro.format == RP_TEXT);
 	if (!res->total.loads && !res->total.stores)
 		cli_note("note: no accesses recorded (was the program built with "
 			  "`memprism cc`?): no TLB activity "
@@ -111,5 +108,5 @@ int cmd_tlb(int argc, char **argv)
 		cli_error("cannot render the report: %s", mp_strerror(err));
 		return 1;
 	}
-	return cli_finish_stdout();
+	return cli_finish_stdout() | damage;
 }

@@ -173,6 +173,8 @@ int cmd_whatif(int argc, char **argv)
 	cli_model_note(&ma);
 	if (vs.have)
 		cli_model_note(&mb);
+	/* (one file: B's damage is A's) */
+	int damage = cli_damage(ra, ro.data_path, ro.format == RP_TEXT);
 	err = rp_render_compare(stdout, ra, rb, &ro, da, db);
 	if (ro.format == RP_TEXT)
 		print_warnings(ra, rb);
@@ -182,5 +184,5 @@ int cmd_whatif(int argc, char **argv)
 		cli_error("cannot render the comparison: %s", mp_strerror(err));
 		return 1;
 	}
-	return cli_finish_stdout();
+	return cli_finish_stdout() | damage;
 }

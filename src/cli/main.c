@@ -72,6 +72,25 @@ void cli_data_error(int err, const char *path, int named, const char *record_hin
 		cli_error("cannot read %s: %s", path, mp_strerror(err));
 }
 
+int cli_damage(const struct an_result *res, const char *path, int warnings_shown)
+{
+	if (!res->damaged)
+		return 0;
+	if (!warnings_shown)
+		for (size_t i = 0; i < res->nwarnings; i++)
+			cli_error("warning: %s", res->warnings[i]);
+	if (res->damaged & AN_DAMAGE_UNTRUSTED) {
+		cli_error("warning: %s is damaged: its chunks are not those of a recording, and its figures cannot "
+			  "be trusted (the warnings say why)",
+			  path);
+		return 1;
+	}
+	cli_error("warning: %s is damaged or truncated; the report covers what could be read (the warnings say "
+		  "what was not)",
+		  path);
+	return 0;
+}
+
 int cli_finish_stdout(void)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {

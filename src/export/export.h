@@ -21,6 +21,10 @@ struct ex_opts {
 	const char *const *wrappers; /* allocation wrappers, as an_opts */
 	size_t nwrappers;
 	int lib_sites; /* as an_opts */
+	/* called with the result of the replay before it is freed (NULL:
+	 * none): how the caller learns of a damaged file's warnings */
+	void (*on_result)(void *arg, const struct an_result *res);
+	void *result_arg;
 };
 
 /* Writes the database db (replaced if it exists). 0, or a negative error

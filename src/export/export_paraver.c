@@ -301,6 +301,8 @@ int ex_paraver_write(const char *prefix, const struct ex_opts *o, char *err, siz
 		snprintf(err, errlen, "cannot read %s: %s", o->data_path, mp_strerror(e));
 		goto out;
 	}
+	if (o->on_result)
+		o->on_result(o->result_arg, res);
 	if ((e = an_bins_plan(p.bins, res, 0)))
 		goto out;
 	ao.on_access = fill_access;

@@ -425,6 +425,8 @@ int ex_sqlite_write(const char *path, const struct ex_opts *o, char *err, size_t
 		snprintf(err, errlen, "cannot read %s: %s", o->data_path, mp_strerror(e));
 		goto out;
 	}
+	if (o->on_result)
+		o->on_result(o->result_arg, res);
 	if (q.oom || (e = an_patterns_error(q.pats)) || (e = an_patterns_by_class(q.pats, res, &pat))) {
 		e = e ? e : -ENOMEM;
 		goto out;

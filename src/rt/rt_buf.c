@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -47,11 +48,16 @@ static struct rt_thread *rt_registry;
 
 #define RT_QUEUE 64
 
+enum { RT_JOB_QUEUED, RT_JOB_WRITING, RT_JOB_DONE };
+
 struct rt_job {
 	uint8_t *buf;
 	size_t len;
 	uint32_t tid, seq, accesses;
 	int *busy; /* cleared once written */
+	/* RT_JOB_*: whoever moves it from QUEUED to WRITING writes it, the
+	 * writer thread or a fatal signal's flush (queue_finish_in_signal) */
+	int state;
 };
 
 static pthread_mutex_t rt_q_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -328,9 +334,15 @@ static void *writer_main(void *arg)
 	for (;;) {
 		while (rt_q_head == rt_q_tail)
 			pthread_cond_wait(&rt_q_work, &rt_q_lock);
-		struct rt_job j = rt_q[rt_q_head % RT_QUEUE];
+		struct rt_job *jp = &rt_q[rt_q_head % RT_QUEUE], j = *jp;
+		int queued = RT_JOB_QUEUED;
+		int mine = __atomic_compare_exchange_n(&jp->state, &queued, RT_JOB_WRITING, 0, __ATOMIC_ACQ_REL,
+						       __ATOMIC_ACQUIRE);
 		pthread_mutex_unlock(&rt_q_lock);
-		write_chunk(MP_CHUNK_STREAM, j.tid, j.seq, j.accesses, j.buf, j.len, 1);
+		if (mine) {
+			write_chunk(MP_CHUNK_STREAM, j.tid, j.seq, j.accesses, j.buf, j.len, 1);
+			__atomic_store_n(&jp->state, RT_JOB_DONE, __ATOMIC_RELEASE);
+		}
 		pthread_mutex_lock(&rt_q_lock);
 		__atomic_store_n(j.busy, 0, __ATOMIC_RELEASE);
 		rt_q_head++;
@@ -354,17 +366,42 @@ static void writer_start(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* Waits until the writer has written everything queued. In a signal handler
- * no condition variable is safe: spin, bounded, while the writer works. */
+/*
+ * A fatal signal: every queued chunk must reach the file, in each thread's
+ * order, before the process dies. The interrupted code may hold the
+ * queue's lock (no condition variable is safe here anyway) and the writer
+ * thread may be far behind on a loaded machine: wait for the job it is
+ * writing, and write those it has not taken ourselves, in queue order.
+ * Bounded: a writer stuck for seconds is given up.
+ */
+static void queue_finish_in_signal(void)
+{
+	unsigned head = __atomic_load_n(&rt_q_head, __ATOMIC_ACQUIRE), tail = __atomic_load_n(&rt_q_tail, __ATOMIC_ACQUIRE);
+	uint64_t deadline = rt_now() + 3000000000ull;
+	for (unsigned i = head; i != tail; i++) {
+		struct rt_job *jp = &rt_q[i % RT_QUEUE];
+		int queued = RT_JOB_QUEUED;
+		if (__atomic_compare_exchange_n(&jp->state, &queued, RT_JOB_WRITING, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			write_chunk(MP_CHUNK_STREAM, jp->tid, jp->seq, jp->accesses, jp->buf, jp->len, 0);
+			__atomic_store_n(&jp->state, RT_JOB_DONE, __ATOMIC_RELEASE);
+			continue;
+		}
+		while (__atomic_load_n(&jp->state, __ATOMIC_ACQUIRE) != RT_JOB_DONE && rt_now() < deadline) {
+			struct timespec ts = { 0, 100000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* Waits until everything queued is written (in a signal handler: see
+ * queue_finish_in_signal). */
 static void queue_drain(int in_signal)
 {
 	if (rt_writer_state != 1)
 		return;
 	if (in_signal) {
-		for (int i = 0; i < 200000 && __atomic_load_n(&rt_q_head, __ATOMIC_ACQUIRE) !=
-							 __atomic_load_n(&rt_q_tail, __ATOMIC_ACQUIRE);
-		     i++)
-			sched_yield();
+		queue_finish_in_signal();
 		return;
 	}
 	pthread_mutex_lock(&rt_q_lock);
@@ -393,15 +430,19 @@ static int queue_current(struct rt_thread *t, size_t len)
 	while (__atomic_load_n(&t->busy[other], __ATOMIC_ACQUIRE) || rt_q_tail - rt_q_head >= RT_QUEUE)
 		pthread_cond_wait(&rt_q_done, &rt_q_lock);
 	t->busy[t->cur] = 1;
-	rt_q[rt_q_tail % RT_QUEUE] =
-		(struct rt_job){ t->buf, len, (uint32_t)t->tid, t->seq++, chunk_accesses(t), &t->busy[t->cur] };
-	rt_q_tail++;
+	rt_q[rt_q_tail % RT_QUEUE] = (struct rt_job){ t->buf, len, (uint32_t)t->tid, t->seq++, chunk_accesses(t),
+						      &t->busy[t->cur], RT_JOB_QUEUED };
+	/* until buf is the other buffer, a fatal signal's flush must not
+	 * write this one again (flush_final) */
+	__atomic_store_n(&t->queued, t->buf, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_q_tail, rt_q_tail + 1, __ATOMIC_RELEASE);
 	pthread_cond_signal(&rt_q_work);
 	pthread_mutex_unlock(&rt_q_lock);
 	t->cur = other;
 	t->buf = t->bufs[other];
 	if (t->lim)
 		t->lim = t->buf + RT_BUF_SIZE; /* (NULL while sampling skips) */
+	__atomic_store_n(&t->queued, NULL, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -536,8 +577,8 @@ void rt_access_slow(void *addr, unsigned code, uint64_t len, void *ip)
  * take what it has committed (t->p is stored after the record's bytes). */
 static void flush_final(struct rt_thread *t, int mine)
 {
-	if (!t->buf)
-		return;
+	if (!t->buf || __atomic_load_n(&t->queued, __ATOMIC_ACQUIRE) == t->buf)
+		return; /* (queued: the writer's, or queue_finish_in_signal's) */
 	uint8_t *end = __atomic_load_n(&t->p, __ATOMIC_ACQUIRE);
 	uint64_t n = __atomic_load_n(&t->naccess, __ATOMIC_RELAXED);
 	if (end < t->buf || end > t->buf + RT_BUF_SIZE + RT_BUF_SLACK) {

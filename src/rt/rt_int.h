@@ -74,6 +74,7 @@ struct rt_thread {
 	uint8_t *bufs[2]; /* double buffering: one fills while the writer drains the other */
 	int cur; /* index of buf in bufs */
 	uint32_t seq; /* chunks written */
+	uint8_t *queued; /* buf while it is being handed to the writer (rt_buf.c, queue_current) */
 	/* the chunk being filled: naccess at its start, and whether it holds
 	 * accesses only (no event, no DROPPED record): its header says how
 	 * many (mp_chunk_header.accesses) */

@@ -136,6 +136,11 @@ const struct mp_file_header *trace_reader_header(const struct trace_reader *r)
 	return &r->hdr;
 }
 
+uint64_t trace_reader_size(const struct trace_reader *r)
+{
+	return r->size;
+}
+
 const char *trace_reader_meta(const struct trace_reader *r, const char *key, char *buf, size_t len)
 {
 	size_t klen = strlen(key);
@@ -230,6 +235,11 @@ int trace_reader_next_lazy(struct trace_reader *r, struct trace_chunk *c, uint32
 		c->data = payload;
 		break;
 	case MP_CODEC_ZSTD: {
+		/* the frame says how much it decodes to: a header claiming
+		 * another length is not worth a buffer of that length */
+		unsigned long long fs = ZSTD_getFrameContentSize(payload, h.stored_len);
+		if (fs == ZSTD_CONTENTSIZE_ERROR || (fs != ZSTD_CONTENTSIZE_UNKNOWN && fs != h.raw_len))
+			return stop(r, -MP_ERR_CORRUPT);
 		if (r->buf_cap < h.raw_len || !r->buf) {
 			size_t cap = h.raw_len ? h.raw_len : 1;
 			uint8_t *nb = realloc(r->buf, cap);

@@ -26,6 +26,9 @@ void trace_reader_close(struct trace_reader *r);
 void trace_reader_skip_checksums(struct trace_reader *r);
 
 const struct mp_file_header *trace_reader_header(const struct trace_reader *r);
+/* The file's size in bytes: what the analysis bounds its tables by (a
+ * count read from the file may claim more than the file can hold). */
+uint64_t trace_reader_size(const struct trace_reader *r);
 /* Value of key in the header's meta text, copied into buf; NULL if absent. */
 const char *trace_reader_meta(const struct trace_reader *r, const char *key, char *buf, size_t len);
 

@@ -31,6 +31,11 @@ said() { # what regex: stderr of the last run matches
 	echo "ok: $1 says /$2/"
 }
 
+said_line() { # what line: stderr of the last run has this exact line (no pattern)
+	grep -qxF -- "$2" last.err || fail "$1: stderr has no line '$2': $(cat last.err)"
+	echo "ok: $1 says '$2'"
+}
+
 # Builds tests/rt/NAME.c (or .cc) with memprism cc into ./NAME.
 build_rt() {
 	local name=$1
