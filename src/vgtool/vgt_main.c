@@ -36,8 +36,10 @@ static struct vgt_thread *threads; /* [VG_N_THREADS], by Valgrind ThreadId */
  * in every thread (initial-exec TLS), when the runtime said which. */
 static void find_guard(ThreadId tid, struct vgt_thread *t)
 {
+	if (t->guard == &vgt_one)
+		return; /* (the runtime's writer thread stays left out) */
 	t->guard = &vgt_zero;
-	if (!vgt_proc.known || t->guard == &vgt_one)
+	if (!vgt_proc.known)
 		return;
 	ULong fs = 0;
 	VG_(get_shadow_regs_area)(tid, (UChar *)&fs, 0, offsetof(VexGuestAMD64State, guest_FS_CONST), sizeof(fs));

@@ -9,6 +9,10 @@
 #  - a crash (tests/rt/crash.c segv-mt): SIGSEGV after 3,000,000 stores by
 #    the main thread and 1,500,000 by a second one; every one is kept, and
 #    the exit status is the signal's
+#  - signal handlers (tests/rt/signals.c): nested 3 deep, K * 3 runs of 64
+#    stores each; SIGALRM every millisecond over a store loop, every store
+#    of the loop counted (Valgrind delivers a signal at its own moment: the
+#    handler may run once more after the program counted its runs)
 source "$(dirname "$0")/lib.sh"
 if ! "$MEMPRISM" doctor 2>/dev/null | grep -q '^  valgrind works:'; then
 	echo "skip: the valgrind source does not work here: $("$MEMPRISM" doctor 2>/dev/null | grep '^  valgrind ')"
@@ -70,3 +74,18 @@ expect_eq "crash: the main thread's stores" 3000000 "$(csv_field c.csv "^heap ma
 expect_eq "crash: the second thread's stores" 1500000 "$(csv_field c.csv "^heap worker \\(crash\\.c:$l2\\)\$" stores)"
 "$MEMPRISM" report --format json c.data >c.json
 expect_eq "crash: the process died of" '"signal":11' "$(grep -o '"signal":[0-9]*' c.json)"
+
+gccrt signals
+rec -o nest.data -- ./signals nest 100 >nest.out
+expect_eq "signals nest: handler runs" "ticks 300" "$(cat nest.out)"
+"$MEMPRISM" report --format csv nest.data >nest.csv
+expect_eq "signals nest: the handlers' stores" $((300 * 64)) "$(csv_field nest.csv '^static hand ' stores)"
+rec -o alarm.data -- ./signals alarm 3000000 >alarm.out
+"$MEMPRISM" report --format csv alarm.data >alarm.csv
+line=$(grep -n '/\* @RING \*/' "$MP_SRC/tests/rt/signals.c" | cut -d: -f1)
+expect_eq "signals alarm: the loop's bytes stored" $((3000000 * 8)) \
+	"$(csv_field alarm.csv "^heap main \\(signals\\.c:$line\\)\$" bytes_stored)"
+T=$(sed -n 's/^ticks //p' alarm.out) hs=$(csv_field alarm.csv '^static hand ' stores)
+[ $((hs % 64)) -eq 0 ] && [ "$hs" -ge $((T * 64)) ] && [ "$hs" -le $(((T + 1) * 64)) ] ||
+	fail "signals alarm: $hs handler stores for $T ticks"
+echo "ok: signals alarm: $hs handler stores for $T ticks"
