@@ -13,6 +13,17 @@ readelf -d arrays | grep -q "RUNPATH.*$P/lib/memprism" || fail "runpath does not
 "$P/bin/memprism" report --roi kernel --format csv a.data >a.csv
 line=$(grep -n 'malloc(bytes)' "$MP_SRC/examples/arrays.c" | head -1 | cut -d: -f1)
 expect_eq "a0 accesses at 1 MiB" 16384 "$(csv_field a.csv "heap main \\(arrays.c:$line\\)" accesses)"
+# the Valgrind tool, when it was built: installed with the core files it
+# needs beside it, it records the same program from there, and the
+# program's own inline instrumentation records nothing then (no access
+# counts twice)
+if [ -x "$MP_BUILD/lib/memprism/valgrind/memprism-amd64-linux" ] && command -v valgrind >/dev/null; then
+	"$P/bin/memprism" doctor | grep -q '^  valgrind works:' || fail "installed: the valgrind source does not work"
+	"$P/bin/memprism" record -q --no-pagemap --source valgrind -o v.data -- ./arrays 1 >/dev/null
+	"$P/bin/memprism" report --roi kernel --format csv v.data >v.csv
+	expect_eq "installed, --source valgrind: a0 accesses" 16384 \
+		"$(csv_field v.csv "heap main \\(arrays.c:$line\\)" accesses)"
+fi
 
 # the flow API installs as a header and a shared library a user's program
 # links against with a plain compiler (sanitized builds: their library needs
