@@ -205,7 +205,7 @@ static int write_tables(struct sq *q, const struct an_result *r, const struct an
 	if ((e = prepare(q, "INSERT INTO run VALUES(?,?)", &s, err, errlen)))
 		return e;
 	const char *keys[] = { "data", "command", "source", "mem_origin", "machine" };
-	const char *vals[] = { data, r->cmdline, "inst",
+	const char *vals[] = { data, r->cmdline, strcmp(r->source, "valgrind") == 0 ? "valgrind" : "inst",
 			       r->mem_origin == AN_MEM_MODELLED	  ? "modelled"
 			       : r->mem_origin == AN_MEM_MEASURED ? "measured"
 								  : "none",

@@ -121,7 +121,8 @@ static int write_data(FILE *out, const struct an_result *r, const struct rp_opts
 	jstr(out, o->data_path);
 	fprintf(out, ",\"command\":");
 	jstr(out, r->cmdline);
-	fprintf(out, ",\"source\":\"inst\",\"mem_origin\":\"%s\",\"machine\":",
+	fprintf(out, ",\"source\":\"%s\",\"mem_origin\":\"%s\",\"machine\":",
+		strcmp(r->source, "valgrind") == 0 ? "valgrind" : "inst",
 		r->mem_origin == AN_MEM_MODELLED   ? "modelled"
 		: r->mem_origin == AN_MEM_MEASURED ? "measured"
 						   : "none");

@@ -53,6 +53,13 @@ echo "ok: a0: $b bytes stored by its memset"
 grep -q '^source:    valgrind: every load and store of every instruction' obj.txt ||
 	fail "the report does not name the source: $(grep '^source' obj.txt)"
 echo "ok: the report names the valgrind source"
+# the HTML report and the SQLite export name it too
+"$MEMPRISM" report --roi kernel --html obj.html arrays.data
+grep -q '"source":"valgrind"' obj.html || fail "the HTML report does not name the source"
+if command -v sqlite3 >/dev/null; then
+	"$MEMPRISM" export --sqlite run.db arrays.data
+	expect_eq "SQLite run.source" valgrind "$(sqlite3 run.db "select value from run where key = 'source'")"
+fi
 # the runtime's writer thread is not among the program's threads: main + 5
 expect_eq "threads" 6 "$("$MEMPRISM" report --by thread --format csv arrays.data | tail -n +2 | wc -l)"
 

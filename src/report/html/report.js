@@ -54,7 +54,9 @@
 		row("data file", D.data || "memprism.data");
 		row("processes", D.processes.map((p) => p.pid + " " + (p.exe || "?") + (p.instrumented ? "" : " (not instrumented)")).join(", "));
 		row("threads", String(D.threads.length));
-		row("source", el("span", {}, "inst: every load and store of memprism-cc code ", el("span", { class: "measured", text: "(measured counts)" })));
+		const what = D.source === "valgrind" ? "valgrind: every load and store of every instruction, program and libraries "
+			: "inst: every load and store of memprism-cc code ";
+		row("source", el("span", {}, what, el("span", { class: "measured", text: "(measured counts)" })));
 		if (D.mem_origin === "modelled")
 			row("model", el("span", {}, D.machine + ": cache, TLB and DRAM figures are ", el("span", { class: "modelled", text: "MODELLED" })));
 		else if (D.mem_origin === "measured")
