@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The ORMBP validation micro-benchmark (seed 000, Table II): five arrays
+ * The ORMBP paper's validation micro-benchmark (its Table II): five arrays
  * a0..a4, one thread each, touched with a 64-byte stride after a memset,
  * inside the region of interest "kernel":
  *   a0 all reads forward            a1 3/4 reads then 1/4 writes, forward

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Example of the flow API (include/memprism/flows.h), after MemProf's
- * Figure 3 script (seed 004): for every object, the average time between an
+ * Figure 3 script: for every object, the average time between an
  * access by one thread and the next access by a different thread, from its
  * Object Event Flow. Short times mean threads share the object closely;
  * with a NUMA topology, hand-overs between nodes are counted apart.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's first command: install what is missing, build memprism, then
-# profile the bundled arrays example (seed 000's Table II micro-benchmark) and
+# profile the bundled arrays example (the ORMBP paper's Table II micro-benchmark) and
 # show its report, measured and then modelled. Usage: scripts/demo.sh [MiB per array, default 256]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,5 +14,5 @@ cd build/demo
 ../bin/memprism report --roi kernel
 echo
 # The same trace through the model of the paper's machine: DRAM requests per
-# array (Table II of seed 000)
+# array (the ORMBP paper's Table II)
 ../bin/memprism report --roi kernel --model nehalem-e5504

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * memprism's flow API: the Thread Event Flows and Object Event Flows of a
- * recording (MemProf, seed 004, section 3.2), for writing your own questions
+ * recording (MemProf, section 3.2), for writing your own questions
  * in C. mp_flows_open analyses a memprism.data file (attributing every access
  * to its object and, with a NUMA topology, placing threads and pages) and
  * keeps the accesses as flow events; then iterate the threads, the objects,

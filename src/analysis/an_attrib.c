@@ -690,7 +690,7 @@ static uint32_t stack_of(struct an_state *st, struct an_stream *s, uint64_t loca
 
 /* A block the stream's thread just allocated goes first in its lookups:
  * it is most likely what the thread touches next, and a lookup in the map
- * was a tenth of allocheavy's report (a new block's first touch each). */
+ * for each new block's first touch is a tenth of allocheavy's report. */
 static void stream_prime(struct an_stream *s, const struct an_objmap *m, struct an_obj *o)
 {
 	if (!an_objmap_on_top(m, o))
@@ -1009,8 +1009,8 @@ static inline void access_extras(struct an_state *st, struct an_stream *s, uint3
  * the map touched its range (an_objmap_unchanged: a malloc elsewhere does
  * not), else the map's. The answer is left in s->look[0]. allocheavy,
  * whose loop touches the stack, a static generator and two blocks: with one
- * lookup kept, dropped by every malloc and free, 16M of its 18M went to
- * the map; with four, 4M, the new blocks' first touches. */
+ * lookup kept, dropped by every malloc and free, 16M of its 18M would go
+ * to the map; with four, 4M go, the new blocks' first touches. */
 static struct an_obj *stream_lookup(struct an_stream *s, struct an_objmap *m, uint64_t addr)
 {
 	struct an_lookup hit = { 0 };
@@ -1031,7 +1031,7 @@ static struct an_obj *stream_lookup(struct an_stream *s, struct an_objmap *m, ui
 	}
 	hit.gen = m->gen;
 	/* (moved one by one, at most three: a call to memmove, which a loop
-	 * becomes, was ~4% of allocheavy's report) */
+	 * becomes, costs ~4% of allocheavy's report) */
 	_Static_assert(AN_LOOKUPS == 4, "the moves below are for four lookups");
 	switch (k) {
 	case 3:

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Time x address grids per object (seed 002's Figure 3, seed 000's Figures
- * 7-9): every counted access lands in one of AN_BINS_T time bins of the
- * run and, per object, one of AN_BINS_A address bins of the object's range,
- * with loads, stores and (model) DRAM-served loads counted apart. Millions
- * of accesses become at most T x A cells per object.
+ * Time x address grids per object (Figure 3 of the BSC tools paper,
+ * Figures 7-9 of the ORMBP paper): every counted access lands in one of
+ * AN_BINS_T time bins of the run and, per object, one of AN_BINS_A address
+ * bins of the object's range, with loads, stores and (model) DRAM-served
+ * loads counted apart. Millions of accesses become at most T x A cells per
+ * object.
  *
  * Trace time stamps are coarse (one per 1 MiB chunk and per event), so the
  * time of an access is interpolated by its ordinal within its thread

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Folding (seed 002's Folding tool): the instances of a repetitive region
+ * Folding (the Folding tool of the BSC tools paper): the instances of a repetitive region
  * (memprism_region_begin/end with one name, per thread) are mapped onto
  * normalised time [0, 1) and overlaid, so one synthetic instance shows how
  * the accesses evolve inside an iteration: which object, which addresses,

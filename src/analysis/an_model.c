@@ -1024,7 +1024,7 @@ static void on_left(void *arg, uint32_t owner, unsigned bursts, const struct mp_
 /* The species a sample did not see, by the bias-corrected Chao1 (Chao
  * 1987): f1 (f1 - 1) / (2 (f2 + 1)), from those seen once and twice; no
  * more than each seen once standing for the bursts' OFF / ON others (with
- * none seen twice it knows no bound: 35 GiB for a QA run's 16 MiB). */
+ * none seen twice it knows no bound: a 16 MiB array can come out 35 GiB). */
 static double chao1_unseen(const struct an_model *am, uint64_t f1, uint64_t f2)
 {
 	double u = f1 ? (double)f1 * (double)(f1 - 1) / (2.0 * (double)(f2 + 1)) : 0;
@@ -1047,9 +1047,9 @@ int an_model_fit(const struct an_state *st, struct an_fit *f)
 		f->f1 = am->seen_once;
 		f->f2 = am->seen_twice;
 		/* summed over classes: lines of one object are seen alike more
-		 * than the program's are (a QA run's 64 MiB array streamed, each
-		 * line seen once, beside a 1 MiB one seen in many bursts: 4 MiB
-		 * by one Chao1 over all) */
+		 * than the program's are (a 64 MiB array streamed, each line seen
+		 * once, beside a 1 MiB one seen in many bursts: 4 MiB by one
+		 * Chao1 over all) */
 		f->unseen = 0;
 		for (size_t c = 0; c < am->ncls_seen; c++)
 			f->unseen += chao1_unseen(am, am->cls_seen[c].once, am->cls_seen[c].twice);
@@ -1062,16 +1062,16 @@ int an_model_fit(const struct an_state *st, struct an_fit *f)
 	}
 	f->footprint = (double)f->lines + f->unseen;
 	/* (not from the bound where Chao1 puts the footprint in the LLC: the
-	 * bound is loose where blocks come and go, and a heap the LLC held
-	 * came out with writebacks where the program had none) */
+	 * bound is loose where blocks come and go, and would give a heap the
+	 * LLC holds writebacks where the program has none) */
 	f->evict_p = f->footprint > (double)f->llc ? 1.0 - (double)f->llc / f->footprint : 0;
 	/* It fits where its bound does: the data objects the bursts touched,
 	 * whole. Chao1's estimate alone can be fooled where lines are seen
 	 * unevenly: a big array streamed once beside a small one in use (its
 	 * lines seen once, the small one's many times), or bursts in step
-	 * with a scan (the same lines each pass): QA runs of such came out
-	 * -86% to -97%. Within the bound, it says what a line seen once
-	 * stands for. */
+	 * with a scan (the same lines each pass): such cases come out -86%
+	 * to -97%. Within the bound, it says what a line seen once stands
+	 * for. */
 	f->fits = f->tracked && f->lines && f->bound <= f->llc;
 	return f->fits;
 }
@@ -1340,9 +1340,9 @@ static inline void seen_set(struct an_model *am, uint64_t h)
 /* An object is in the bound whole, but for a stack, whose reservation
  * (8 MiB, or a thread's 512) is mostly never used: from the deepest
  * address the bursts touched to its top (span_touch); and for accesses to
- * no object, their pages. Only the pages touched of a file mapping or a
- * stack, as before a QA run, put a 40 MiB file and 100 MiB of recursion
- * in 18 MiB that fitted the LLC: -90% and -97% reads. */
+ * no object, their pages. Counting only the pages touched of a file
+ * mapping or a stack would put a 40 MiB file and 100 MiB of recursion in
+ * 18 MiB that fits the LLC: -90% and -97% reads. */
 static int span_whole(const struct an_state *st, uint32_t cls)
 {
 	enum an_kind k = cls < st->classes.n ? st->classes.v[cls].kind : AN_KIND_UNKNOWN;

@@ -20,7 +20,7 @@
  * thread): a run that starts at a later epoch than the previous one ended is
  * a hand-off (threads took turns), one at the same epoch an overlap (the
  * threads ran together; the replay serialises them, docs/model.md). The
- * patterns of MemProf (seed 004) are read from these at the end.
+ * patterns of MemProf are read from these at the end.
  */
 #include "analysis/an_numa.h"
 
@@ -949,7 +949,7 @@ static int add_finding(struct an_numa_result *r, size_t *cap, struct an_numa_fin
 	return 0;
 }
 
-/* MemProf's patterns (seed 004, section 4), one per object, most specific
+/* MemProf's patterns (its section 4), one per object, most specific
  * first, then the nodes that draw most of the remote traffic. */
 static int find_patterns(struct an_numa_result *r)
 {

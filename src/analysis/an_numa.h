@@ -5,7 +5,7 @@
  * access labelled with the node it came from and the node that holds its
  * page, aggregated per object and thread, as a node x node matrix and as
  * each object's timeline of which threads used it; then MemProf's patterns
- * (seed 004) found per object with the evidence and the fix.
+ * found per object with the evidence and the fix.
  */
 #ifndef MP_AN_NUMA_H
 #define MP_AN_NUMA_H

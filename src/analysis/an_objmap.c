@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Layered interval map of live objects (see an_objmap.h). Each layer is a
- * B+tree keyed by start. It was a treap: allocheavy's plain report spent a
- * third of its time in it, most of it mispredicted branches down pointer
- * paths whose keys are random. Here a lookup is a few nodes of 32 sorted
- * keys, each searched without a branch.
+ * B+tree keyed by start: a lookup is a few nodes of 32 sorted keys, each
+ * searched without a branch. A binary tree of one object a node (a treap)
+ * spends its time in mispredicted branches down pointer paths whose keys
+ * are random: a third of allocheavy's plain report.
  *
  * Written here rather than taken from a library: the replay needs floor and
  * ceiling by address on a map it changes at every malloc and free, with

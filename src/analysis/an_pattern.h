@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Access-pattern classification (seed 000's regular/irregular separation):
+ * Access-pattern classification (the ORMBP paper's regular/irregular separation):
  * how one thread walks one object — sequential forward or backward, strided
  * with a dominant stride, random, or a mix — with the evidence behind the
  * verdict. A stream keeps a fixed-size summary of its address deltas

@@ -6,7 +6,7 @@
  * first; a lookup at time t takes the newest one made at or before t, or the
  * oldest when the page was first seen after t (first touch happened between
  * two looks: the frame it got then is the one seen next). A reverse table
- * maps frames back to (pid, page): the reverse page table of seed 000,
+ * maps frames back to (pid, page): the reverse page table of the ORMBP paper,
  * made at its first use (only the DRAM trace export asks).
  * Each page keeps its last answer, with the span of time it holds for, in
  * its slot of the page table: the model's per-reference lookups mostly end
@@ -44,7 +44,7 @@ struct phys_page {
 };
 
 /* The flags ride in the frame address's low bits: 40 bytes a slot, not 48
- * (arrays' 84K pages are a 10 MiB table, and the kernel's zeroing of it was
+ * (arrays' 84K pages are a 10 MiB table, and the kernel's zeroing of it is
  * a tenth of a bounded report). */
 _Static_assert((MP_PAGEMAP_THP | MP_PAGEMAP_HUGETLB) < 4096, "pagemap flags fit below a frame address");
 
@@ -283,10 +283,10 @@ int an_phys_load(struct an_state *st)
 		cap = AN_PHYS_MAX_PAGES;
 	int bad = 0, capped = 0;
 	/* The table sized at once for the pages of all looks together: grown
-	 * by doubling, its zeroing was ~8% of a bounded arrays report, and
-	 * sized for the largest look alone (27K of arrays' 100K pages: the
+	 * by doubling, its zeroing would be ~8% of a bounded arrays report,
+	 * and sized for the largest look alone (27K of arrays' 100K pages: the
 	 * looks come at growing intervals while the program touches its
-	 * pages) it still grew twice, 21% of the report. The distinct pages
+	 * pages) it would still grow twice, 21% of the report. The distinct pages
 	 * of all looks, counted by a hashed bitmap: sorting the looks' runs
 	 * instead cost randacc's 130K runs 28M instructions. */
 	uint64_t most = 0, sum = 0;

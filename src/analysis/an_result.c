@@ -416,7 +416,7 @@ static void apply_sampling(struct an_state *st, struct an_result *r)
 			t->sample_factor = (double)(t->recorded + t->skipped) / (double)t->recorded;
 			/* a long range is one access, recorded or skipped with the
 			 * others: one that ran once (a 128 MiB memset at the start)
-			 * came out 10 times (DRAM reads +180%, QA run) */
+			 * counts 10 times (DRAM reads +180%) */
 			if (st->model && t->range_lines && t->range_lines * 10 >= t->mem.refs)
 				an_warn(st,
 					"thread %u: %llu of its %llu modelled line references are long ranges "

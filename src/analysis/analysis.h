@@ -313,7 +313,7 @@ struct an_access {
 	const struct mp_outcome *outcome; /* model: deepest level, worst TLB outcome, summed latency; else NULL */
 };
 
-/* One DRAM request of the model (seed 000's object-relative memory trace):
+/* One DRAM request of the model (the ORMBP paper's object-relative memory trace):
  * a line fill (read), a writeback (write) or a page-walk load served by DRAM. */
 struct an_dram {
 	uint32_t proc, thread; /* the thread whose access caused it */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* `memprism memtrace [OPTIONS] [FILE]`: seed 000's object-relative memory
- * trace, <paddr, r/w, time, pid, vaddr, object, page-walk>: every DRAM
+/* `memprism memtrace [OPTIONS] [FILE]`: the ORMBP paper's object-relative
+ * memory trace, <paddr, r/w, time, pid, vaddr, object, page-walk>: every DRAM
  * request the model makes (line fills, writebacks, page-walk loads), with
  * the object it belongs to. CSV or a compact binary form (docs/model.md). */
 #include <errno.h>
@@ -16,10 +16,10 @@
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: memprism memtrace [OPTIONS] [FILE]\n\n"
-		     "Writes the object-relative memory trace of the ORMBP paper (seed 000): every\n"
-		     "DRAM request of the model (line fills, writebacks, page-walk loads) as\n"
-		     "<paddr, r/w, time, pid, vaddr, object, page-walk>. All MODELLED. FILE defaults\n"
-		     "to memprism.data, the machine to host.\n\n"
+		     "Writes the object-relative memory trace of the ORMBP paper (Object-Relative\n"
+		     "Memory Behavior Profiling): every DRAM request of the model (line fills,\n"
+		     "writebacks, page-walk loads) as <paddr, r/w, time, pid, vaddr, object,\n"
+		     "page-walk>. All MODELLED. FILE defaults to memprism.data, the machine to host.\n\n"
 		     "options:\n"
 		     "  -o, --output FILE        where to write (default: standard output)\n"
 		     "  -f, --format FORMAT      csv (default) or bin (docs/model.md)\n"

@@ -24,7 +24,7 @@ static const struct command commands[] = {
 	{ "tlb", cmd_tlb, "where TLB misses and page walks concentrate, by page and object (modelled)" },
 	{ "numa", cmd_numa, "NUMA locality: remote accesses per object and thread, node matrix, patterns, fixes" },
 	{ "whatif", cmd_whatif, "the trace under two model configurations (machine, huge pages), per object" },
-	{ "memtrace", cmd_memtrace, "the object-relative DRAM request trace of the model (seed 000)" },
+	{ "memtrace", cmd_memtrace, "every modelled DRAM request with its object: the ORMBP paper's trace" },
 	{ "fold", cmd_fold, "fold the instances of a region into one: objects and addresses over its phase" },
 	{ "export", cmd_export, "write an SQLite database or a Paraver trace of the attributed accesses" },
 	{ "dump", cmd_dump, "print the raw chunks, events and accesses of a data file" },

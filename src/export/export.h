@@ -3,7 +3,7 @@
  * Exports of an analysed trace for the tools users already have: an SQLite
  * database (objects, threads, functions, accesses or binned accesses,
  * allocations, regions) and Paraver trace files (.prv/.pcf/.row, the
- * format of seed 002's BSC tools). Each export replays the trace itself
+ * format of the BSC performance tools). Each export replays the trace itself
  * (an_run) with its own stream hooks. Libraries never print: failures come
  * back as a negative errno / MP_ERR_* and a message in err.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Paraver export (seed 002's BSC tools): PREFIX.prv holds one event record
+ * Paraver export (the BSC tools paper's Paraver): PREFIX.prv holds one event record
  * per counted access — object, address, load/store — and region begin/end
  * events, on the thread that made them, at the access's interpolated time
  * (an_bins: the trace stamps only every 1 MiB chunk); PREFIX.pcf names the

@@ -44,13 +44,15 @@ static const struct mp_machine generic = {
 	.dram_latency = 250,
 };
 
-/* The machines of the seed papers, from their text and the vendors'
- * optimization manuals. Paging-structure cache sizes are not documented
- * by either vendor: 2 / 4 / 32 entries as measured in the literature. */
+/* The machines of the papers memprism is built from (docs/design.md),
+ * from their text and the vendors' optimization manuals. Paging-structure
+ * cache sizes are not documented by either vendor: 2 / 4 / 32 entries as
+ * measured in the literature. */
 static const struct mp_machine presets[] = {
 	{
 		.name = "nehalem-e5504",
-		.desc = "2x Intel Xeon E5504 (Nehalem-EP), ORMBP's machine (seed 000)",
+		.desc = "2x Intel Xeon E5504 (Nehalem-EP), the machine of the ORMBP paper "
+			"(Object-Relative Memory Behavior Profiling)",
 		.sockets = 2,
 		.cores = 4,
 		.line = 64,
@@ -68,8 +70,8 @@ static const struct mp_machine presets[] = {
 	},
 	{
 		.name = "ivybridge-e5-2620v2",
-		.desc = "2x Intel Xeon E5-2620 v2 (Ivy Bridge-EP), PTAT's platform A "
-			"(seed 001)",
+		.desc = "2x Intel Xeon E5-2620 v2 (Ivy Bridge-EP), platform A of the PTAT "
+			"paper (Page Table Access Tracing)",
 		.sockets = 2,
 		.cores = 6,
 		.line = 64,
@@ -87,8 +89,8 @@ static const struct mp_machine presets[] = {
 	},
 	{
 		.name = "haswell-e5-2680v3",
-		.desc = "2x Intel Xeon E5-2680 v3 (Haswell-EP), the BSC tools' machine "
-			"(seed 002)",
+		.desc = "2x Intel Xeon E5-2680 v3 (Haswell-EP), the machine of \"Understanding "
+			"Memory Access Patterns Using the BSC Performance Tools\"",
 		.sockets = 2,
 		.cores = 12,
 		.line = 64,
@@ -112,8 +114,8 @@ static const struct mp_machine presets[] = {
 		 * The 48-entry L1 DTLB is fully associative for all page sizes;
 		 * of the L2 TLB's 4K/2M/1G arrays the model keeps the 4K one. */
 		.name = "opteron-6174",
-		.desc = "4x AMD Opteron 6174 (Magny-Cours, 8 dies), MemProf's machine "
-			"C (seed 004)",
+		.desc = "4x AMD Opteron 6174 (Magny-Cours, 8 dies), machine C of \"MemProf: "
+			"A Memory Profiler for NUMA Multicore Systems\"",
 		.sockets = 8,
 		.cores = 6,
 		.line = 64,

@@ -199,10 +199,10 @@ int mp_model_track_first(struct mp_model *m, mp_model_first_fn fn, mp_model_firs
 	/* Pages apart, 16 bits per entry the cores' STLBs (or DTLBs) hold:
 	 * where walks are first walks (pages that fit the TLBs) a new page
 	 * hits one seen before at most 1 time in 16. In the lines' bitmap, a
-	 * first burst that streamed 5M lines (arrays' memsets, 20 times the
-	 * LLC) had set half the bits, and half the pages' first walks went
-	 * unmarked, each scaled as a recurring one: 2 MiB pages' walks came
-	 * out 5 times the full run's. */
+	 * first burst that streams 5M lines (arrays' memsets, 20 times the
+	 * LLC) sets half the bits, and half the pages' first walks would go
+	 * unmarked, each scaled as a recurring one: 2 MiB pages' walks would
+	 * come out 5 times the full run's. */
 	uint64_t tlb = m->mach.stlb.entries ? m->mach.stlb.entries : m->mach.dtlb[MP_PAGE_4K].entries;
 	uint64_t pbits = tlb * m->ncores * 16;
 	unsigned plg = 16;
@@ -284,8 +284,8 @@ static inline void marks_set(uint8_t *fl, uint8_t marks)
  * reference most likely had been just before it too, in the skip, and
  * was cached then in the full run; a line found again only bursts later
  * may have been referenced at any time before (randacc's, whose full run
- * had half of them cached over an LLC of half its table: counted once,
- * its DRAM reads came out -20%). */
+ * has half of them cached over an LLC of half its table: counted once,
+ * its DRAM reads would come out -20%). */
 /* A data line or a page then counts the bursts it is seen in, up to
  * three: its first later burst marks it MC_SECOND (*second set, for the
  * caller to report whether in use or not), a third takes its marks away.
@@ -339,13 +339,13 @@ static __attribute__((noinline)) void marks_set_all(struct mp_model *m, uint64_t
  * by another owner copies it as it is, and so does a store by an owner
  * the caller's mp_model_track_same puts in the filler's rows (the same
  * object and thread, other code: its writeback, if it comes, goes to the
- * filler's code address; made the owner, it took the fill back from a
- * function that had not counted it, and by function a bounded allocheavy
- * summed 2.7x its total DRAM reads). A store by any other owner makes it
- * the owner (its writeback is the storer's), and the line loses its
- * marks: no report could take the fill back from the rows that counted it
- * (a thread scanning lines another had filled took back the other's
- * fills: a QA run's total DRAM reads came out 0). */
+ * filler's code address; made the owner, it would take the fill back
+ * from a function that did not count it, and by function a bounded
+ * allocheavy would sum 2.7x its total DRAM reads). A store by any other
+ * owner makes it the owner (its writeback is the storer's), and the line
+ * loses its marks: no report could take the fill back from the rows that
+ * counted it (a thread scanning lines another filled would take back the
+ * other's fills, and the total's DRAM reads could come out 0). */
 static __attribute__((noinline)) uint32_t marked_owner(struct mp_model *m, uint64_t key, uint8_t *fl, uint32_t from,
 							uint32_t owner, int write)
 {

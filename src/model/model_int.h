@@ -126,8 +126,8 @@ static inline unsigned mc_match16(const uint8_t *p, uint8_t b)
 {
 #ifdef __SSE2__
 	__m128i v = _mm_loadu_si128((const __m128i *)p);
-	/* (b in every byte made in a general register: _mm_set1_epi8 had gcc
-	 * store b as a byte and load it as a word, a store-forwarding stall) */
+	/* (b in every byte made in a general register: with _mm_set1_epi8 gcc
+	 * stores b as a byte and loads it as a word, a store-forwarding stall) */
 	__m128i splat = _mm_set1_epi32((int)(b * 0x01010101u));
 	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, splat));
 #else

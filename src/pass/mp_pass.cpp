@@ -461,8 +461,8 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 		 * record format's two, alternating in program order, so the two
 		 * lines of a loop that loads and stores each find their ip where
 		 * they left it and write a constant tag. A shared "last two" history
-		 * had to compare twice and swap on every access: 10 instructions of
-		 * the ~35 a random access's record cost.
+		 * has to compare twice and swap on every access: 10 instructions of
+		 * the ~35 a random access's record costs with it.
 		 */
 		InlineAsm *takeIp = nullptr;
 		Triple T(M.getTargetTriple());

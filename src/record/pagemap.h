@@ -3,7 +3,7 @@
  * Virtual-to-physical translations over time: the launcher reads
  * /proc/PID/pagemap of the recorded process and its descendants now and
  * then, and appends what changed since its last look as PAGEMAP chunks (the
- * page-table trace of seed 000). Frame numbers need root (CAP_SYS_ADMIN);
+ * page-table trace of the ORMBP paper). Frame numbers need root (CAP_SYS_ADMIN);
  * without it the kernel reports 0 and scanning stops. Transparent huge pages
  * are recognised from /proc/kpageflags.
  */

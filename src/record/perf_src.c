@@ -866,7 +866,7 @@ static int pmu_specs(const struct mp_probe *probe, const struct mp_pmu_opts *o, 
 		specs[0].name = buf;
 		if (max < 2)
 			return 1;
-		/* precise stores, multiplexed with the loads as seed 002 did */
+		/* precise stores, multiplexed with the loads as the BSC tools paper does */
 		specs[1] = specs[0];
 		specs[1].kind = MP_SK_PEBS_STORE;
 		specs[1].config1 = 0;

@@ -3,7 +3,7 @@
  * The visual report: one self-contained HTML file (no network, no library)
  * with the run summary, a sortable object table with allocation stacks, a
  * time x address plot per object drawn on canvas from binned data (an_bins),
- * the objects stacked as bands on one address axis (seed 002, Figure 3),
+ * the objects stacked as bands on one address axis (the BSC tools paper's Figure 3),
  * access patterns, memory-level shares per function and the per-page walk
  * CDF when the result has them. The data goes into the page as one JSON
  * object; the script (report_html_js.h) draws it.

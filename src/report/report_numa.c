@@ -4,7 +4,7 @@
  * ratio overall and per object, site and thread, the node x node access
  * matrix, each object's timeline of the threads and nodes that used it, and
  * the patterns found with their evidence and the call that fixes them
- * (MemProf, seed 004). Text, CSV one table at a time, or JSON with all of
+ * (MemProf). Text, CSV one table at a time, or JSON with all of
  * them. Every figure is labelled measured (PMU samples' data source) or
  * modelled (the page placement of the replayed accesses).
  */

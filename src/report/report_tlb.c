@@ -2,7 +2,7 @@
 /*
  * The TLB view (memprism tlb): where page walks concentrate. Pages are
  * sorted by walks; the cumulative share of walks over the share of pages is
- * PTAT's per-page distribution (seed 001, Figures 6-7), and each page names
+ * the PTAT paper's per-page distribution (its Figures 6-7), and each page names
  * the object on it, so "80% of walks come from 3% of pages" comes with
  * which objects those pages hold.
  */
@@ -122,7 +122,7 @@ int rp_render_tlb(FILE *out, const struct an_result *res, const struct rp_opts *
 	if (res->mem_total.refs)
 		fprintf(out, "rate:      %.4f walks per line reference\n", (double)walks / (double)res->mem_total.refs);
 	if (walks) {
-		fprintf(out, "\nconcentration (pages sorted by walks, as PTAT Figures 6-7):\n");
+		fprintf(out, "\nconcentration (pages sorted by walks, as in the PTAT paper's Figures 6-7):\n");
 		static const double shares[] = { 0.5, 0.8, 0.9, 0.99 };
 		for (size_t i = 0; i < sizeof(shares) / sizeof(shares[0]); i++) {
 			size_t k = pages_for(pg, n, walks, shares[i]);

@@ -3,15 +3,15 @@
  * What to change, from a modelled result's figures (report --model, object
  * view): per object, a memory-system cost a change to the program would
  * avoid, with its evidence (the modelled figures and the arithmetic on
- * them) and the change. Three kinds, each only where the object accounts
+ * them) and the change. Five kinds, each only where the object accounts
  * for at least ADV_MIN_SHARE of the cost (what is worth a change):
- *   page walks  many per line reference: huge pages (seed 001's PTAT and
- *               seed 000's huge-page experiment);
+ *   page walks  many per line reference: huge pages (the PTAT paper's
+ *               and the ORMBP paper's huge-page experiments);
  *   DRAM passes each of its lines read from DRAM several times: fuse or
  *               block the passes, or shrink / split what is reached at random;
  *   line use    few of the bytes DRAM brings in for it used: pack, reorder;
  *   store fills its stores, filling whole lines in order, read each line
- *               from DRAM first (write-allocate, seed 000's Table II):
+ *               from DRAM first (write-allocate, the ORMBP paper's Table II):
  *               non-temporal stores;
  *   set conflicts
  *               a stride that is a multiple of many lines reaches few of

@@ -165,7 +165,7 @@ enum mp_rec_class {
 #define MP_SIZE_RANGE 7u /* size codes 0..4 mean 1,2,4,8,16 bytes; 5 = 32, 6 = 64 */
 /* User addresses lie below this (x86-64 with 5-level paging, arm64's 52
  * bits): a range that does not end by it is malformed (a damaged length
- * had the model walk 2^58 lines). */
+ * could have the model walk 2^58 lines). */
 #define MP_ADDR_END (1ull << 57)
 
 /* PAGEMAP chunk payload (written by the launcher from /proc/PID/pagemap):

@@ -1,4 +1,4 @@
-# The ORMBP micro-benchmark (seed 000, Table II) at full size: five 256 MiB
+# The ORMBP paper's micro-benchmark (its Table II) at full size: five 256 MiB
 # arrays, one thread each, 64-byte stride, inside region "kernel". Each array
 # sees exactly 4,194,304 accesses with the read/write split 4M/0, 3M/1M,
 # 2M/2M, 1M/3M, 0/4M, attributed to its own allocation line and thread.
@@ -38,7 +38,7 @@ total=$((5 * 4 * M))
 [ $((size * 1)) -le $((4 * total)) ] || fail "trace is $size bytes for $total accesses"
 echo "ok: trace $size bytes for $total accesses"
 
-# The model on the same trace (seed 000, Table II): an LLC far smaller than
+# The model on the same trace (the ORMBP paper's Table II): an LLC far smaller than
 # 256 MiB (the paper's own E5504, 4 MiB), write-back write-allocate. Every
 # access misses: ~4,194,304 DRAM reads per array, and DRAM writes
 # 0 / 1,048,576 / 2,097,152 / 3,145,728 / 4,194,304, each within 1%

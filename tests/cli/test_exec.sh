@@ -38,8 +38,8 @@ expect_eq "images replaced by exec" 1 "$(grep -o '"exec":true' <<<"$procs" | wc 
 expect_eq "warnings" '"warnings":[]' "$(grep -o '"warnings":\[[^]]*\]' obj.json)"
 # The other exec functions: glibc's list forms (execl, execlp, execle) call
 # its execve inside libc, past the runtime's, and the first image's records
-# were lost (a 1M-access program showed none, with a "did not shut down
-# cleanly" warning); the runtime now has its own of each.
+# would be lost (a 1M-access program would show none, with a "did not shut
+# down cleanly" warning): the runtime has its own of each.
 for via in execl execlp execle execvp execvpe fexecve; do
 	"$MEMPRISM" record -q -o "exec_$via.data" -- ./exec "$via" >/dev/null || fail "$via: record exited $?"
 	"$MEMPRISM" report --roi work --format csv "exec_$via.data" >"obj_$via.csv"

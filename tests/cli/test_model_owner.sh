@@ -1,4 +1,4 @@
-# DRAM writes by function (docs/model.md, "Speed", session 10): a line's
+# DRAM writes by function (docs/model.md, "Regions and writebacks"): a line's
 # writeback goes to the function whose store last dirtied it. tests/rt/
 # owner_fn.c loads and stores each line of an 8 MiB block in rmw_line (the
 # store made in place after the load), then stores to it again in

@@ -1,4 +1,4 @@
-# The model's TLBs against PTAT's verification (seed 001): reading the first
+# The model's TLBs against the PTAT paper's verification: reading the first
 # byte of each 4 KiB page of N pages (N >> STLB entries) gives exactly N STLB
 # misses and N page walks; with the block in 2 MiB pages, N/512. Random reads
 # over a table far larger than the STLB's reach walk on nearly every access;
@@ -43,11 +43,11 @@ echo "ok: random: $w4 walks in 4K pages, $w2 in 2M pages for $acc accesses"
 # Set sampling (--sample-sets 16) takes each object's sampled lines times its
 # own ratio of references to sampled ones. The scan reads the first line of
 # every page: all of them in the sample (a stride the sample aliases with),
-# so the block was modelled exactly and keeps the full run's figures, where
+# so the block is modelled exactly and keeps the full run's figures, where
 # a flat x16 would give 16 times too many. The random reads fall evenly, but
 # the sampled sets are not quite every set's like: they hold all the lines
 # the scan left (a page's first line maps to a set the sample has), which
-# random reads then hit: within 10% of the full run (-4.3% when written).
+# random reads then hit: within 10% of the full run (about -4.3%).
 # TLB figures are never sampled.
 "$MEMPRISM" report --roi scan --model $M --sample-sets 16 --format csv p.data > scan16.csv
 for col in l1 l2 l3 dram_reads walks walk_refs; do
@@ -98,7 +98,7 @@ grep -q "2M or 1G" err2.txt || fail "bad page size error unclear"
 grep -q "bad.machine:2" err5.txt || fail "machine file error does not name the line"
 echo "ok: model option errors"
 
-# memtrace: seed 000's object-relative memory trace. The scan's DRAM requests
+# memtrace: the ORMBP paper's object-relative memory trace. The scan's DRAM requests
 # are one line fill per page (never cached before) plus the page-walk loads
 # that missed the caches (the report's walk_dram); nothing is written.
 "$MEMPRISM" memtrace --roi scan --model $M -o mt.csv p.data 2> mt.err

@@ -1,4 +1,4 @@
-# Access patterns on the ORMBP arrays (seed 000): a0, a1, a2 are walked
+# Access patterns on the ORMBP paper's arrays: a0, a1, a2 are walked
 # forward and a3, a4 backward, one 64-byte line per access, by one thread
 # each: every delta of each stream is +64 or -64, so the dominant delta
 # explains all of them (share 1).

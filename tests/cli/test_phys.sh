@@ -1,4 +1,4 @@
-# Physical addresses (seed 000's page-table trace): as root the launcher and
+# Physical addresses (the ORMBP paper's page-table trace): as root the launcher and
 # the runtime record virtual->physical translations from /proc/PID/pagemap;
 # the model then indexes caches physically, memtrace fills its paddr column
 # (writebacks find their virtual address through the reverse page table), and

@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 "$MEMPRISM" cc -O2 -g "$MP_SRC/examples/arrays.c" -o arrays
 # --no-pagemap: caches indexed virtually, so the two runs' model figures
 # cannot differ by where the kernel placed frames between the launcher's
-# looks (a main-thread count once came out 1,793 reads short that way)
+# looks (that alone can put a main-thread count 1,793 reads short)
 "$MEMPRISM" record -q --no-pagemap -o full.data -- ./arrays 64 >/dev/null
 "$MEMPRISM" record -q --no-pagemap --sample-bursts 100000,900000 -o sampled.data -- ./arrays 64 >/dev/null
 full=$("$MEMPRISM" report --format json full.data | grep -o '"sampling":{[^}]*}')
@@ -27,7 +27,8 @@ grep -q "estimates" <("$MEMPRISM" report --roi kernel sampled.data) || fail "tex
 # 64 MiB memsets (one access each, all recorded: it never reaches the end
 # of its first burst) and skips nothing: its row is the full run's, and
 # its memsets' DRAM traffic counts once. One factor over all threads (x7.06)
-# put the sampled totals at 4x the full run's (reads +303%, writes +395%).
+# would put the sampled totals at 4x the full run's (reads +303%, writes
+# +395%).
 within_pct() { # what expected actual percent
 	local d=$(($3 - $2))
 	[ $((${d#-} * 100)) -le $(($2 * $4)) ] || fail "$1: $3 is more than $4% from $2"
@@ -41,8 +42,8 @@ dram() { grep -o "\"dram_$2\":[0-9]*" "$1" | head -1 | cut -d: -f2; } # the tota
 # estimates are off by their phases (each records its first 100,000
 # accesses, reads for a0-a3, and its last 48,576, writes: -540K, -6.9%).
 # The dirty lines still cached when the trace ends (up to the E5504's
-# 65,536, never written back) were missed x7.06 where the full run misses
-# them once (-10.5% to -12.1% in all); an_model_finish now counts the
+# 65,536, never written back) would be missed x7.06 where the full run
+# misses them once (-10.5% to -12.1% in all); an_model_finish counts the
 # other 6.06 (-6.8%).
 within_pct "sampled total DRAM reads" "$(dram full_model.json reads)" "$(dram samp_model.json reads)" 2
 within_pct "sampled total DRAM writes" "$(dram full_model.json writes)" "$(dram samp_model.json writes)" 9
@@ -50,13 +51,13 @@ within_pct "sampled total DRAM writes" "$(dram full_model.json writes)" "$(dram 
 # spread): the main thread walks all 160 pages in its one burst (its
 # memsets), each worker its 32 on its own core, once each. Replayed in
 # bursts of 1,000 in 100,000 (a 2 MiB page is 32,768 of a worker's
-# accesses), each burst sees one page. Two bugs made that 1,640 walks for
-# 332: the memsets' 5M first fills set half the bits of the bitmap the
-# pages' first walks shared, and half the workers' walks, unmarked, were
-# scaled as recurring ones; and the bound of the pages was by process, the
-# main thread's 160 filling it, which left no room for the workers' unseen
-# pages. Pages in their own bitmap, the bound by core, and Chao1 over the
-# pages of the threads that skipped: 326.
+# accesses), each burst sees one page. Two things would make that 1,640
+# walks for 332: a bitmap shared with the lines, half of whose bits the
+# memsets' 5M first fills set, leaving half the workers' walks unmarked and
+# scaled as recurring ones; and a bound of the pages by process, which the
+# main thread's 160 fill, leaving no room for the workers' unseen pages.
+# Pages in their own bitmap, the bound by core, and Chao1 over the pages
+# of the threads that skipped: 326.
 walks() { grep -o '"walks":[0-9]*' "$1" | head -1 | cut -d: -f2; }
 pmodel() { "$MEMPRISM" report -q --model haswell-e5-2680v3 --thread-map spread --pages 2M "$@" --format json full.data; }
 pmodel >pfull.json
@@ -96,8 +97,8 @@ within_pct "8 cores, 48 STLB entries: page walks" "$(walks sfull.json)" "$(walks
 # 64 MiB, 16x the E5504's LLC, in 40 bursts. The dirty lines still cached
 # at the end are never written back in either run, but each of the
 # sampled run's stands for ~10 lines, of which the skipped accesses would
-# have had 9 written back: uncounted, the estimate was -30% (1,265,809 for
-# 1,817,546); an_model_finish counts them.
+# have had 9 written back: uncounted, the estimate would be -30%
+# (1,265,809 for 1,817,546); an_model_finish counts them.
 "$MEMPRISM" cc -O2 "$MP_SRC/bench/workloads/randacc.c" -o randacc
 "$MEMPRISM" record -q --no-pagemap -o rfull.data -- ./randacc 64 2000000 >/dev/null
 "$MEMPRISM" record -q --no-pagemap --sample-bursts 10000,90000 -o rsamp.data -- ./randacc 64 2000000 >/dev/null
@@ -107,7 +108,7 @@ within_pct "randacc's sampled DRAM reads" "$(dram rfull.json reads)" "$(dram rsa
 within_pct "randacc's sampled DRAM writes" "$(dram rfull.json writes)" "$(dram rsamp.json writes)" 3
 # Sparse bursts (2,000 in 100,000) touch ~2.4 MiB, less than the LLC
 # holds, and few of its sets evict: counting only those sets' dirty lines
-# left the writes at 80,051 (-96%). The lines seen in one and two bursts
+# would leave the writes at 80,051 (-96%). The lines seen in one and two bursts
 # put the program's footprint at ~67 MiB (Chao1), beyond the LLC, so every
 # dirty line left counts.
 "$MEMPRISM" report -q --model nehalem-e5504 --sample-bursts 2000,98000 --format json rfull.data >rsparse.json
@@ -121,8 +122,8 @@ grep -qE "DRAM estimates may be up to ~[0-9]+% too high: model a full trace" <("
 	fail "bursts that never filled the LLC are not said to overestimate DRAM traffic"
 echo "ok: bursts that never filled the LLC: said"
 # The same table on a 64 MiB LLC: the footprint, ~66 MiB, a hair over it,
-# makes that bound, C / (S - C), ~3,000%, which told nothing (the estimate
-# is +104%): the report says "far" instead.
+# makes that bound, C / (S - C), ~3,000%, which would tell nothing (the
+# estimate is +104%): the report says "far" instead.
 sed 's/^llc.size = .*/llc.size = 64M/; s/^name = .*/name = llc64/' small_stlb.machine >llc64.machine
 "$MEMPRISM" report --model ./llc64.machine --sample-bursts 10000,90000 rfull.data >r64.txt 2>&1
 grep -q "DRAM estimates may be far too high: model a full trace" r64.txt ||
@@ -143,8 +144,8 @@ if grep -q "times it: " r4.txt; then fail "a footprint 16 times the LLC was warn
 echo "ok: a footprint a few times the LLC: said; 16 times: not"
 # Its walks' references from DRAM: the paging-structure lines' first
 # fills, which the full run makes once (2,135 for 2,048 PTE lines). Each
-# scaled x10 they came out 20,720; those in use in their burst and found
-# in a later one now count once (6,824: a third of the lines are used
+# scaled x10 they would come out 20,720; those in use in their burst and
+# found in a later one count once (6,824: a third of the lines are used
 # only once in a burst of 10,000 and stay scaled), so the bound is 4.5x.
 wd_full=$(grep -o '"walk_dram":[0-9]*' rfull.json | head -1 | cut -d: -f2)
 wd_samp=$(grep -o '"walk_dram":[0-9]*' rsamp.json | head -1 | cut -d: -f2)
@@ -154,7 +155,7 @@ echo "ok: randacc's sampled walk references from DRAM $wd_samp (full run $wd_ful
 # First fills where the footprint stays cached. evloop's loop uses the 64
 # lines of its array from its first burst to the end: each is filled once
 # in either run, and the skipped accesses would have hit it. Scaled as if
-# it recurred, each fill counted 10 times (650 reads); a line referenced
+# it recurred, each fill would count 10 times (650 reads); a line referenced
 # again in its burst and found cached in a later one counts once, so the
 # array's estimate is the full run's exactly.
 "$MEMPRISM" cc -O2 "$MP_SRC/bench/workloads/evloop.c" -o evloop
@@ -170,9 +171,9 @@ expect_eq "evloop's array: fills counted once" "$(csv_field efull.csv 'static a 
 expect_eq "evloop's array: walks counted once" "$(csv_field efull.csv 'static a ' walks)" \
 	"$(csv_field esamp.csv 'static a ' walks)"
 # The whole program's too: the stack's and the code's lines and pages seen
-# in one burst only stood for 10 each (walks 12 for 3, reads 74 for 65);
-# the footprint fits the LLC and the STLB, and what one burst saw stands
-# for itself and the unseen (Chao1: none here).
+# in one burst only would stand for 10 each if scaled (walks 12 for 3,
+# reads 74 for 65); the footprint fits the LLC and the STLB, and what one
+# burst saw stands for itself and the unseen (Chao1: none here).
 "$MEMPRISM" report -q --model nehalem-e5504 --thread-map spread --format json efull.data >efull.json
 "$MEMPRISM" report -q --model nehalem-e5504 --thread-map spread --format json esamp.data >esamp.json
 expect_eq "evloop's total walks, sampled as full" "$(grep -o '"walks":[0-9]*' efull.json | head -1)" \
@@ -182,10 +183,10 @@ expect_eq "evloop's total DRAM reads, sampled as full" "$(dram efull.json reads)
 # ~1 MiB, a footprint the LLC holds: each line is filled once in a full
 # run. Lines a later burst saw count once; each seen in one burst only
 # stands for itself and its share of the lines no burst saw, by Chao's
-# estimator from the lines seen in one and in two bursts. Its estimate
-# was 7.0x the full run's (122,603 for 17,540); 3.2x when lines used again
-# in their burst and found in a later one counted once and the rest stood
-# for 10 each (3.8x in the sanitizer build's runs); now 0.90x.
+# estimator from the lines seen in one and in two bursts: 0.90x the full
+# run's. Every line scaled, it would be 7.0x (122,603 for 17,540); with
+# only the lines used again in their burst and found in a later one
+# counted once, 3.2x (3.8x in the sanitizer build's runs).
 "$MEMPRISM" cc -O2 "$MP_SRC/bench/workloads/allocheavy.c" -o allocheavy
 "$MEMPRISM" record -q --no-pagemap -o afull.data -- ./allocheavy 1000000 >/dev/null
 "$MEMPRISM" record -q --no-pagemap --sample-bursts 10000,90000 -o asamp.data -- ./allocheavy 1000000 >/dev/null
@@ -202,8 +203,8 @@ echo "ok: allocheavy's sampled DRAM reads $asamp (full run $afull)"
 # The same for a 4 MiB array scanned 40 times (65,536 lines, 5.2M
 # accesses), replayed in bursts of 10,000 in 100,000: each burst sees
 # 5,000 lines, each line a few bursts, some one only. The full run fills
-# each line once; the bursts' estimate was 648,307 (every line seen in
-# one burst only standing for 10), now within 5%.
+# each line once; the bursts' estimate is within 5% (648,307 if every line
+# seen in one burst only stood for 10).
 "$MEMPRISM" cc -O2 "$MP_SRC/tests/rt/sampling_scan.c" -o scan
 "$MEMPRISM" record -q --no-pagemap -o scan.data -- ./scan 4 40 >/dev/null
 expect_eq "scan's full run: one fill a line" 65536 \
@@ -213,12 +214,12 @@ ssamp=$("$MEMPRISM" report -q --model haswell-e5-2680v3 --sample-bursts 10000,90
 within_pct "scan's DRAM reads in bursts" 65536 "$ssamp" 5
 # Its pages' first walks, each counted once when a later burst finds the
 # page in a TLB, and those of pages seen in one burst only as Chao1 puts
-# them (the pages fit the STLB): 340 for 368. They were 2,508: every
-# malloc in a skip broke it into a DROPPED record of its own, each taken
-# for a skip, so the skips a page was found after were garbage; and a
-# window's walks, nearly all first ones, counted as the skips' traffic in
-# full (1,886 and 1,463 with either mended alone); 500 with pages seen in
-# one burst standing for 10 each.
+# them (the pages fit the STLB): 340 for 368. Two rules matter here: a
+# skip that mallocs break into several DROPPED records is one skip (each
+# taken for a skip, the skips a page was found after are garbage), and a
+# window's first walks count in its rate only by the share not found
+# again (counted in full as the skips' traffic: 1,886 walks; both rules
+# broken: 2,508). Pages seen in one burst standing for 10 each: 500.
 walks_of() { grep -o '"walks":[0-9]*' "$1" | head -1 | cut -d: -f2; }
 wfull=$(walks_of afull.json)
 wsamp=$(walks_of asamp.json)
@@ -227,16 +228,17 @@ wsamp=$(walks_of asamp.json)
 echo "ok: allocheavy's sampled page walks $wsamp (full run $wfull)"
 # Each walk is taken back in the rows of the reference that made it (the
 # TLB entries keep its owner): the function view's rows add up to the
-# total, where they were 898 for 500 (the finding reference's rows took
-# it back, and could not where they had not walked).
+# total (taken back by the finding reference's rows, which need not have
+# walked, they would sum 898 for 500).
 "$MEMPRISM" report -q --model haswell-e5-2680v3 --thread-map spread --by function --format csv asamp.data >afn.csv
 expect_eq "allocheavy's sampled walks by function" "$wsamp" "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "walks") c = i } NR > 1 { w += $c } END { print w }' afn.csv)"
 # A line's fill is taken back from the code address that counted it: a
 # marked line stored to by other code of the same object and thread keeps
-# its filler as owner. Made the storer's, the take-back went to a function
-# that had not counted the fill: built without inlining (main stores to
-# the blocks release() reads) and replayed in bursts of 1,000 in 100,000,
-# the function view's DRAM reads summed 12,861 for a total of 8,021.
+# its filler as owner. Made the storer's, the take-back would go to a
+# function that did not count the fill: built without inlining (main
+# stores to the blocks release() reads) and replayed in bursts of 1,000 in
+# 100,000, the function view's DRAM reads would sum 12,861 for a total of
+# 8,021.
 "$MEMPRISM" cc -O0 "$MP_SRC/bench/workloads/allocheavy.c" -o allocheavy0
 "$MEMPRISM" record -q --no-pagemap -o a0.data -- ./allocheavy0 300000 >/dev/null
 "$MEMPRISM" report -q --model haswell-e5-2680v3 --sample-bursts 1000,99000 --format json a0.data >a0.json
@@ -245,9 +247,9 @@ a0=$(dram a0.json reads)
 a0fn=$(sum_col a0fn.csv dram_reads)
 within_pct "allocheavy -O0 in bursts: the functions' DRAM reads against the total (rows round apart)" "$a0" "$a0fn" 1
 # The TLB view's pages: each thread's misses scaled by its own factor (its
-# rows were kept apart), so a page's walks add up to the full run's: the
+# rows are kept apart), so a page's walks add up to the full run's: the
 # workers' pages each miss once per pass in either run. (Unscaled, the
-# sampled total was -43%.)
+# sampled total would be -43%.)
 walks() { "$MEMPRISM" tlb --model nehalem-e5504 --format csv "$1" | awk -F, 'NR > 1 { w += $5 } END { print w }'; }
 within_pct "sampled page walks (tlb view)" "$(walks full.data)" "$(walks sampled.data)" 2
 grep -q "^sampled: .*estimates" <("$MEMPRISM" tlb --model nehalem-e5504 sampled.data) ||
@@ -256,7 +258,7 @@ grep -q "^sampled: .*estimates" <("$MEMPRISM" tlb --model nehalem-e5504 sampled.
 # factor, as report does: on 2 simulated nodes the sampled matrix and
 # totals come out as the full run's (unscaled, 742,946 accesses for
 # 5,242,946), and it says they are estimates.
-# whatif: each run's warnings, a warning of both once (it printed B's only)
+# whatif: each run's warnings, a warning of both once (not B's only)
 "$MEMPRISM" whatif --model nehalem-e5504 --vs-pages 2M sampled.data >whatif.txt
 grep -q "^warning (A, B): the model saw only the sampled bursts" whatif.txt ||
 	fail "whatif does not say both runs' model saw the bursts only"
@@ -271,8 +273,8 @@ expect_eq "numa JSON sampling" "\"sampling\":{\"recorded\":$(num "$samp" recorde
 top() { grep -o "^\"accesses\":[0-9]*,\"remote\":[0-9]*" "$1" | grep -o "\"$2\":[0-9]*" | cut -d: -f2; }
 within_pct "sampled NUMA accesses" "$(top numa_full.json accesses)" "$(top numa_samp.json accesses)" 1
 within_pct "sampled NUMA remote accesses" "$(top numa_full.json remote)" "$(top numa_samp.json remote)" 1
-# and the full trace replayed in the same bursts (numa took no
-# --sample-bursts, though its help listed it)
+# and the full trace replayed in the same bursts (numa takes
+# --sample-bursts, as its help says)
 "$MEMPRISM" numa --numa 2x2 --model nehalem-e5504 --sample-bursts 100000,900000 --format json full.data 2>/dev/null >numa_replay.json
 within_pct "replayed NUMA accesses" "$(top numa_full.json accesses)" "$(top numa_replay.json accesses)" 1
 within_pct "replayed NUMA remote accesses" "$(top numa_full.json remote)" "$(top numa_replay.json remote)" 1

@@ -1,5 +1,5 @@
-# Bounded estimates where the bursts see lines unevenly (a QA run's cases,
-# docs/design.md, burst sampling): each full trace replayed in bursts,
+# Bounded estimates where the bursts see lines unevenly (docs/model.md,
+# "Bounded traces"): each full trace replayed in bursts,
 # against its full model.
 source "$(dirname "$0")/lib.sh"
 "$MEMPRISM" cc -O2 "$MP_SRC/tests/rt/sampling_mix.c" -o mix -lpthread
@@ -15,8 +15,8 @@ ratio_in() { # what full sampled lo hi (percent)
 # A 64 MiB array streamed twice, then a 1 MiB one in use 200 times, on
 # Haswell's 30 MiB LLC, in bursts of 1,000 in 100,000. The big array's
 # lines are seen once each, the small one's in many bursts: one Chao1 over
-# all put the footprint at ~4 MiB, each line seen once standing for 2.7,
-# and DRAM reads came out 65,336 for 2,097,158 (-97%), writes 0. The 64 MiB
+# all would put the footprint at ~4 MiB, each line seen once standing for
+# 2.7, and DRAM reads at 65,336 for 2,097,158 (-97%), writes 0. The 64 MiB
 # the bursts touched bound the footprint beyond the LLC, and Chao1 per
 # object puts it there too (the big array's lines seen once stand for up
 # to OFF / ON others: ~130 MiB): misses scaled as ever (+78%), and the
@@ -31,19 +31,19 @@ grep -q "which does not: its misses are scaled as if they recurred" psamp.json |
 echo "ok: phases: the footprint beyond the LLC is said"
 # The same in 2 MiB pages: 33 of them hold it all, which Haswell's STLB
 # does, so a walk is a page's first. The bound, counted in 4 KiB pages up
-# to twice the LLC, was over and said they did not fit: each walk a burst
-# saw was scaled as if it recurred, 2,589 for 35. In the pages each is
-# modelled in, the bound fits: 28.
+# to twice the LLC, would be over and say they do not fit: each walk a
+# burst saw would be scaled as if it recurred, 2,589 for 35. In the pages
+# each is modelled in, the bound fits: 28.
 walks() { grep -o '"walks":[0-9]*' "$1" | head -1 | cut -d: -f2; }
 "$MEMPRISM" report -q --model haswell-e5-2680v3 --pages 2M --format json phases.data >p2full.json
 "$MEMPRISM" report -q --model haswell-e5-2680v3 --pages 2M --sample-bursts 1000,99000 --format json phases.data >p2samp.json
 ratio_in "phases in 2 MiB pages: page walks" "$(walks p2full.json)" "$(walks p2samp.json)" 70 130
 # The main thread writes a 2 MiB array, then four threads each read and
 # write their 512 KiB of it 100 times, on the E5504's 4 MiB LLC: the
-# main thread's fills are the only DRAM reads. A worker that found a line
-# the main thread had filled took the fill back from its own rows, the
-# total's reads came out 0; a line keeps the filler's rows now, and loses
-# its marks when another thread stores to it.
+# main thread's fills are the only DRAM reads. A worker that finds a line
+# the main thread filled must not take the fill back from its own rows
+# (the total's reads would come out 0): a line keeps the filler's rows,
+# and loses its marks when another thread stores to it.
 "$MEMPRISM" record -q --no-pagemap -o mtscan.data -- ./mix mtscan 4 2048 100 >/dev/null
 model mfull.json nehalem-e5504 mtscan.data
 model msamp.json nehalem-e5504 mtscan.data 100000,900000
@@ -52,8 +52,8 @@ ratio_in "mtscan: DRAM reads" "$(dram mfull.json reads)" "$(dram msamp.json read
 expect_eq "mtscan: the threads' DRAM reads add up to the total" "$(dram msamp.json reads)" "$(sum_col mthreads.csv dram_reads)"
 # A producer writes 64-byte items into a 256 KiB ring, a consumer reads
 # them: the ring is filled once. The consumer finds the lines the
-# producer filled: taken back from the producer's rows now (it was
-# +1,533% when such lines lost their marks instead).
+# producer filled: taken back from the producer's rows (+1,533% if such
+# lines lost their marks instead).
 "$MEMPRISM" record -q --no-pagemap -o prodcons.data -- ./mix prodcons 256 400000 >/dev/null
 model cfull.json nehalem-e5504 prodcons.data
 model csamp.json nehalem-e5504 prodcons.data 10000,90000
@@ -72,7 +72,7 @@ model fsamp.json haswell-e5-2680v3 filemap.data 100000,900000
 ratio_in "file mapping: DRAM reads" "$(dram ffull.json reads)" "$(dram fsamp.json reads)" 70 130
 # Traffic in libc's calls (qsort, memcpy of 32 MiB, strlen of 8 MiB), each
 # one access that bursts seldom hold: replayed, the ranges the skips drop
-# go into the bound too (reads -87% when they did not; -32% as before).
+# go into the bound too (reads -87% without them in it; -32% with).
 "$MEMPRISM" record -q --no-pagemap -o libc.data -- ./mix libc >/dev/null
 model lfull.json haswell-e5-2680v3 libc.data
 model lsamp.json haswell-e5-2680v3 libc.data 100000,900000

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * PTAT's verification workloads (seed 001, section 5): inside region "scan",
+ * The PTAT paper's verification workloads (its section 5): inside region "scan",
  * read the first byte of each 4 KiB page of an N-page block, in order; inside
  * region "random", make R random 8-byte reads of the same block. The block
  * is 2 MiB aligned so that modelled 2 MiB pages cover it exactly.

@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 				s += m[i];
 		sink += s;
 	} else if (argc == 2 && !strcmp(argv[1], "libc")) {
-		/* (a QA run's: qsort over 16 MiB of ints, memcpy of 32 MiB four
+		/* (qsort over 16 MiB of ints, memcpy of 32 MiB four
 		 * times, strlen of 8 MiB four times) */
 		size_t n = 4u << 20, big = 32u << 20;
 		int *v = malloc(n * sizeof(int));

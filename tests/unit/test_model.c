@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The memory-system model on cases small enough to compute by hand: LRU and
  * tree-PLRU victims, write-back write-allocate traffic, hit levels,
- * inclusive / non-inclusive / exclusive LLCs, coherence between cores, PTAT's
- * sequential-page verification (seed 001), and machine files. */
+ * inclusive / non-inclusive / exclusive LLCs, coherence between cores, the PTAT
+ * paper's sequential-page verification, and machine files. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
@@ -555,9 +555,9 @@ static void test_coherence(void)
 	mp_model_free(m);
 
 	/* An exclusive LLC holds no line a core's L2 does: a clean copy in
-	 * the other core's caches serves a miss, cache to cache (it was a
-	 * DRAM read: a thread that moved to the other core read its lines
-	 * from DRAM again) */
+	 * the other core's caches serves a miss, cache to cache (not a DRAM
+	 * read: a thread that moves to the other core finds its lines
+	 * there) */
 	mm = tiny(MP_INCL_EXCLUSIVE, 2);
 	m = mp_model_new(&mm);
 	log.n = 0;
@@ -1130,7 +1130,7 @@ static void test_first_touch(void)
 	 * burst streams 200K lines (one 1 GiB page, one walk), 25K times the
 	 * tiny LLC, which sets nearly every bit of the lines' bitmap; 100 new
 	 * 4 KiB pages after are 100 first walks all the same (in the lines'
-	 * bitmap, ~5 came out first and the rest as recurring walks). */
+	 * bitmap, ~5 would come out first and the rest as recurring walks). */
 	mm = tiny(MP_INCL_NINE, 1);
 	m = mp_model_new(&mm);
 	struct first_log sl = { 0 };
@@ -1198,7 +1198,7 @@ static void test_first_touch(void)
 	}
 }
 
-/* PTAT's verification (seed 001, section 5): the first byte of each 4 KiB
+/* The PTAT paper's verification (its section 5): the first byte of each 4 KiB
  * page of N pages, N >> STLB entries, gives N STLB misses and N walks; in
  * 2 MiB pages N/512. */
 static void test_ptat(void)

@@ -331,7 +331,7 @@ static void test_local(void)
 
 /* A node whose first child empties hands that child's range to the next
  * one: addresses below the next one's first key still find their way down
- * (they crashed the descent when the node kept the old separator). */
+ * (a node that kept the old separator would crash the descent). */
 static void test_first_child(void)
 {
 	struct an_objmap m;

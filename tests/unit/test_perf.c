@@ -456,7 +456,7 @@ static void test_specs(void)
 
 /* STLB-miss events come from libpfm4 (no sysfs alias). This VM has no PMU
  * libpfm4 recognises, so the test forces a Haswell model, the machine of
- * seed 002: MEM_UOPS_RETIRED.STLB_MISS_LOADS / _STORES are event 0xd0 with
+ * the BSC tools paper: MEM_UOPS_RETIRED.STLB_MISS_LOADS / _STORES are event 0xd0 with
  * umask 0x11 / 0x12 (Intel SDM vol. 3B, Haswell events). The decoder reads
  * their samples as page walks. */
 static void test_stlb_events(void)

@@ -158,7 +158,7 @@
 			el("div", { class: "pat", text: "address " + g.lo + " + offset; " + fmt(g.binned) + " accesses binned, " + fmt(acc(o)) + " counted" }),
 			cv);
 	}
-	// All plotted objects as bands of one address axis (seed 002, Figure 3).
+	// All plotted objects as bands of one address axis (the BSC tools paper's Figure 3).
 	function overview() {
 		const n = D.grids.length;
 		const bh = Math.max(28, Math.min(72, Math.floor(560 / n))), LW = 300;
@@ -289,7 +289,7 @@
 		return el("div", {}, el("div", { class: "legend" }, ...lv.flatMap((l) => [el("span", { style: "background:" + l[2] }), l[0]])), t);
 	}
 
-	// --- page walk CDF (PTAT, seed 001) -----------------------------------
+	// --- page walk CDF (the PTAT paper) ----------------------------------
 	function walkCdf() {
 		const w = D.page_walks, n = w.length, sum = w.reduce((a, b) => a + b, 0);
 		const W = 480, H = 260, L = 50, B = 34;
@@ -326,7 +326,7 @@
 		return el("div", {}, el("div", { class: "pat", text: fmt(sum) + " page walks (modelled). " + txt }), cv);
 	}
 
-	// --- NUMA: node x node matrix, objects' timelines (MemProf, seed 004) --
+	// --- NUMA: node x node matrix, objects' timelines (MemProf) -----------
 	function numa() {
 		const N = D.numa, n = N.nodes;
 		const box = el("div", {});
