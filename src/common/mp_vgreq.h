@@ -23,6 +23,10 @@ enum mp_vgreq {
 	/* no argument: the calling thread is the runtime's own (its writer
 	 * thread); nothing it did or does is recorded. Returns MP_VGREQ_ACK. */
 	MP_VGREQ_IGNORE_THREAD = MP_VGREQ_BASE + 2,
+	/* arg 1: the guard's offset from the thread pointer, as in struct
+	 * mp_vg_process, told first thing at start-up so that the runtime's
+	 * own work before it describes the process is left out too */
+	MP_VGREQ_GUARD = MP_VGREQ_BASE + 3,
 };
 #define MP_VGREQ_IS_OURS(req) (((req) & 0xffff0000u) == MP_VGREQ_BASE)
 #define MP_VGREQ_ACK 0x4d50u /* "MP" */

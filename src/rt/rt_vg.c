@@ -30,7 +30,19 @@
 int rt_tool_accesses;
 static const char *rt_vg_out;
 
-int rt_vg_init(const char *out)
+#if MP_HAVE_VALGRIND_H && defined(__x86_64__)
+/* The calling thread's guard minus its thread pointer: x86-64 glibc keeps
+ * the thread pointer itself at %fs:0 (the TCB's self pointer), the FS base
+ * the tool reads of each thread. */
+static int64_t guard_tp_offset(void)
+{
+	uintptr_t tp;
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	return (int64_t)((uintptr_t)&rt_self.guard - tp);
+}
+#endif
+
+int rt_vg_init(void)
 {
 	const char *src = secure_getenv("MEMPRISM_SOURCE");
 	if (!src || strcmp(src, "valgrind") != 0)
@@ -40,12 +52,14 @@ int rt_vg_init(const char *out)
 	 * launcher starts: it only execs the tool, which runs the program. */
 	if (!RUNNING_ON_VALGRIND)
 		return -1;
-	rt_vg_out = out;
+	rt_vg_out = secure_getenv("MEMPRISM_OUT");
 	rt_tool_accesses = 1;
 	rt_proc.flags |= MP_PROC_INSTRUMENTED; /* (every access is seen) */
+	/* at once, so that the start-up's own work in libc (this thread's
+	 * guard is set) is left out like the rest of the runtime's */
+	VALGRIND_DO_CLIENT_REQUEST_STMT(MP_VGREQ_GUARD, guard_tp_offset(), 0, 0, 0, 0);
 	return 0;
 #else
-	(void)out;
 	rt_say("not recording: MEMPRISM_SOURCE=valgrind, but this runtime was built without <valgrind/valgrind.h>",
 	       NULL);
 	return -1;
@@ -57,17 +71,13 @@ void rt_vg_process(void)
 #if MP_HAVE_VALGRIND_H && defined(__x86_64__)
 	if (!rt_tool_accesses)
 		return;
-	/* x86-64 glibc: %fs:0 holds the thread pointer itself (the TCB's
-	 * self pointer), the FS base the tool reads of each thread */
-	uintptr_t tp;
-	__asm__("mov %%fs:0, %0" : "=r"(tp));
 	static struct mp_vg_process req;
 	req = (struct mp_vg_process){
 		.version = MP_VGREQ_VERSION,
 		.pid = (uint32_t)getpid(),
 		.proc_id = rt_proc.id,
 		.epoch_addr = (uint64_t)(uintptr_t)&rt_epoch,
-		.guard_tp_offset = (int64_t)((uintptr_t)&rt_self.guard - tp),
+		.guard_tp_offset = guard_tp_offset(),
 		.out_path = (uint64_t)(uintptr_t)rt_vg_out,
 	};
 	unsigned long r = VALGRIND_DO_CLIENT_REQUEST_EXPR(0, MP_VGREQ_PROCESS, &req, 0, 0, 0, 0);

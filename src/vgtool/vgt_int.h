@@ -80,6 +80,7 @@ struct vgt_proc {
 	UInt pid;
 	ULong proc_id;
 	ULong first_epoch; /* the epoch when the runtime told us: chunks started before start there */
+	Bool guard_known; /* guard_off is (MP_VGREQ_GUARD, or the process request) */
 	Long guard_off;
 	Int fd; /* the data file, O_APPEND; -1 until the runtime names it */
 	Bool write_failed;

@@ -39,7 +39,7 @@ static void find_guard(ThreadId tid, struct vgt_thread *t)
 	if (t->guard == &vgt_one)
 		return; /* (the runtime's writer thread stays left out) */
 	t->guard = &vgt_zero;
-	if (!vgt_proc.known)
+	if (!vgt_proc.guard_known)
 		return;
 	ULong fs = 0;
 	VG_(get_shadow_regs_area)(tid, (UChar *)&fs, 0, offsetof(VexGuestAMD64State, guest_FS_CONST), sizeof(fs));
@@ -153,6 +153,7 @@ static UWord process_request(ThreadId tid, const struct mp_vg_process *req)
 	vgt_proc.pid = req->pid;
 	vgt_proc.proc_id = req->proc_id;
 	vgt_proc.guard_off = req->guard_tp_offset;
+	vgt_proc.guard_known = True;
 	vgt_epoch = (const volatile ULong *)(Addr)req->epoch_addr;
 	vgt_proc.first_epoch = *vgt_epoch;
 	vgt_proc.known = True;
@@ -175,6 +176,14 @@ static Bool client_request(ThreadId tid, UWord *arg, UWord *ret)
 	switch (arg[0]) {
 	case MP_VGREQ_PROCESS:
 		*ret = process_request(tid, (const struct mp_vg_process *)arg[1]);
+		return True;
+	case MP_VGREQ_GUARD:
+		vgt_proc.guard_off = (Long)arg[1];
+		vgt_proc.guard_known = True;
+		for (UInt i = 0; i < VG_N_THREADS; i++)
+			if (threads[i].live)
+				find_guard(i, &threads[i]);
+		*ret = MP_VGREQ_ACK;
 		return True;
 	case MP_VGREQ_IGNORE_THREAD: {
 		/* the runtime's writer thread: nothing of it is the program's */
