@@ -31,6 +31,91 @@ said() { # what regex: stderr of the last run matches
 	echo "ok: $1 says /$2/"
 }
 
+# sized FULL SMALL: FULL, or SMALL under the sanitizers (MP_SANITIZED=1,
+# from tests/CMakeLists.txt), where the analysis runs several times slower.
+# The heavy scripts size their inputs with it and derive every expected
+# number from the size, so both sizes make the same checks.
+sized() {
+	if [ "${MP_SANITIZED:-0}" = 1 ]; then echo "$2"; else echo "$1"; fi
+}
+
+# sized_machine PRESET DIV: PRESET, or under the sanitizers a machine file
+# of it with an LLC DIV times smaller, for inputs DIV times smaller: the
+# model's figures follow the footprints' ratio to the LLC, which the two
+# keep. (L1, L2 and the TLBs stay the preset's.)
+sized_machine() {
+	if [ "${MP_SANITIZED:-0}" != 1 ]; then
+		echo "$1"
+		return
+	fi
+	local f="./$1-llc-div$2.machine"
+	case $1 in
+	nehalem-e5504)
+		cat >"$f" <<-EOF
+			name = $1/llc$2
+			sockets = 2
+			cores = 4
+			l1d.size = 32K
+			l1d.ways = 8
+			l1d.replacement = plru
+			l1d.latency = 4
+			l2.size = 256K
+			l2.ways = 8
+			l2.replacement = plru
+			l2.latency = 10
+			llc.size = $((4096 / $2))K
+			llc.ways = 16
+			llc.replacement = lru
+			llc.inclusion = inclusive
+			llc.latency = 38
+			dtlb4k.entries = 64
+			dtlb4k.ways = 4
+			dtlb2m.entries = 32
+			dtlb2m.ways = 4
+			dtlb1g.entries = 0
+			stlb.entries = 512
+			stlb.ways = 4
+			stlb.pages = 4k
+			stlb.latency = 7
+			dram.latency = 190
+		EOF
+		;;
+	haswell-e5-2680v3)
+		cat >"$f" <<-EOF
+			name = $1/llc$2
+			sockets = 2
+			cores = 12
+			l1d.size = 32K
+			l1d.ways = 8
+			l1d.replacement = plru
+			l1d.latency = 4
+			l2.size = 256K
+			l2.ways = 8
+			l2.replacement = plru
+			l2.latency = 12
+			llc.size = $((30720 / $2))K
+			llc.ways = 20
+			llc.replacement = lru
+			llc.inclusion = inclusive
+			llc.latency = 36
+			dtlb4k.entries = 64
+			dtlb4k.ways = 4
+			dtlb2m.entries = 32
+			dtlb2m.ways = 4
+			dtlb1g.entries = 4
+			dtlb1g.ways = 4
+			stlb.entries = 1024
+			stlb.ways = 8
+			stlb.pages = 4k, 2m
+			stlb.latency = 9
+			dram.latency = 220
+		EOF
+		;;
+	*) fail "sized_machine: no geometry for $1" ;;
+	esac
+	echo "$f"
+}
+
 # Builds tests/rt/NAME.c (or .cc) with memprism cc into ./NAME.
 build_rt() {
 	local name=$1
