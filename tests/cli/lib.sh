@@ -40,9 +40,9 @@ sized() {
 }
 
 # sized_machine PRESET DIV: PRESET, or under the sanitizers a machine file
-# of it with an LLC DIV times smaller, for inputs DIV times smaller: the
-# model's figures follow the footprints' ratio to the LLC, which the two
-# keep. (L1, L2 and the TLBs stay the preset's.)
+# of it with caches and TLBs DIV times smaller, for inputs DIV times
+# smaller: the model's figures follow the footprints' ratio to each cache
+# and TLB, which the two keep. (Lines and pages keep their sizes.)
 sized_machine() {
 	if [ "${MP_SANITIZED:-0}" != 1 ]; then
 		echo "$1"
@@ -55,11 +55,11 @@ sized_machine() {
 			name = $1/llc$2
 			sockets = 2
 			cores = 4
-			l1d.size = 32K
+			l1d.size = $((32 / $2))K
 			l1d.ways = 8
 			l1d.replacement = plru
 			l1d.latency = 4
-			l2.size = 256K
+			l2.size = $((256 / $2))K
 			l2.ways = 8
 			l2.replacement = plru
 			l2.latency = 10
@@ -68,12 +68,12 @@ sized_machine() {
 			llc.replacement = lru
 			llc.inclusion = inclusive
 			llc.latency = 38
-			dtlb4k.entries = 64
+			dtlb4k.entries = $((64 / $2))
 			dtlb4k.ways = 4
-			dtlb2m.entries = 32
+			dtlb2m.entries = $((32 / $2))
 			dtlb2m.ways = 4
 			dtlb1g.entries = 0
-			stlb.entries = 512
+			stlb.entries = $((512 / $2))
 			stlb.ways = 4
 			stlb.pages = 4k
 			stlb.latency = 7
@@ -85,11 +85,11 @@ sized_machine() {
 			name = $1/llc$2
 			sockets = 2
 			cores = 12
-			l1d.size = 32K
+			l1d.size = $((32 / $2))K
 			l1d.ways = 8
 			l1d.replacement = plru
 			l1d.latency = 4
-			l2.size = 256K
+			l2.size = $((256 / $2))K
 			l2.ways = 8
 			l2.replacement = plru
 			l2.latency = 12
@@ -98,13 +98,13 @@ sized_machine() {
 			llc.replacement = lru
 			llc.inclusion = inclusive
 			llc.latency = 36
-			dtlb4k.entries = 64
+			dtlb4k.entries = $((64 / $2))
 			dtlb4k.ways = 4
-			dtlb2m.entries = 32
+			dtlb2m.entries = $((32 / $2))
 			dtlb2m.ways = 4
 			dtlb1g.entries = 4
 			dtlb1g.ways = 4
-			stlb.entries = 1024
+			stlb.entries = $((1024 / $2))
 			stlb.ways = 8
 			stlb.pages = 4k, 2m
 			stlb.latency = 9

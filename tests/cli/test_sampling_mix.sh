@@ -1,9 +1,9 @@
 # Bounded estimates where the bursts see lines unevenly (docs/design.md,
 # burst sampling): each full trace replayed in bursts, against its full
 # model. The figures in the comments are the full size's. Under the
-# sanitizers every input is D times smaller, and so are the bursts and the
-# modelled LLC: a line is seen in as many bursts, and the footprint is as
-# far past or within the LLC, as at full size.
+# sanitizers every input is D or F times smaller, and so are the bursts
+# and the modelled caches and TLBs: a line is seen in as many bursts, and
+# the footprint is as far past or within each cache, as at full size.
 source "$(dirname "$0")/lib.sh"
 D=$(sized 1 8) # the Haswell cases'
 F=$(sized 1 4) # the E5504 cases'
