@@ -258,9 +258,12 @@ echo "ok: allocheavy's sampled page walks $wsamp (full run $wfull)"
 # Each walk is taken back in the rows of the reference that made it (the
 # TLB entries keep its owner): the function view's rows add up to the
 # total, where they were 898 for 500 (the finding reference's rows took
-# it back, and could not where they had not walked).
+# it back, and could not where they had not walked). Within 1%, not
+# exactly: a function's row adds up its code addresses' rows, each scaled
+# and rounded on its own (as allocheavy -O0's below); one trace of the
+# sanitizer build's came out 316 for 315.
 "$MEMPRISM" report -q --model haswell-e5-2680v3 --thread-map spread --by function --format csv asamp.data >afn.csv
-expect_eq "allocheavy's sampled walks by function" "$wsamp" "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "walks") c = i } NR > 1 { w += $c } END { print w }' afn.csv)"
+within_pct "allocheavy's sampled walks by function (rows round apart)" "$wsamp" "$(sum_col afn.csv walks)" 1
 # A line's fill is taken back from the code address that counted it: a
 # marked line stored to by other code of the same object and thread keeps
 # its filler as owner. Made the storer's, the take-back went to a function
