@@ -48,11 +48,11 @@ sized_machine() {
 		echo "$1"
 		return
 	fi
-	local f="./$1-llc-div$2.machine"
+	local f="./$1-div$2.machine"
 	case $1 in
 	nehalem-e5504)
 		cat >"$f" <<-EOF
-			name = $1/llc$2
+			name = $1/div$2
 			sockets = 2
 			cores = 4
 			l1d.size = $((32 / $2))K
@@ -82,7 +82,7 @@ sized_machine() {
 		;;
 	haswell-e5-2680v3)
 		cat >"$f" <<-EOF
-			name = $1/llc$2
+			name = $1/div$2
 			sockets = 2
 			cores = 12
 			l1d.size = $((32 / $2))K

@@ -10,6 +10,16 @@ F=$(sized 1 4) # the E5504 cases'
 HASWELL=$(sized_machine haswell-e5-2680v3 "$D")
 E5504=$(sized_machine nehalem-e5504 "$F")
 "$MEMPRISM" cc -O2 "$MP_SRC/tests/rt/sampling_mix.c" -o mix -lpthread
+# sized_machine's copies of the presets are the presets: undivided, they
+# give the same figures on a short trace, in 4 KiB and 2 MiB pages (so the
+# divided ones are the presets scaled, not some other machine)
+"$MEMPRISM" record -q --no-pagemap -o short.data -- ./mix mtscan 4 1024 4 >/dev/null
+figures() { # machine
+	for pages in 4K 2M; do "$MEMPRISM" report -q --model "$1" --pages $pages --format csv short.data; done | md5sum
+}
+for p in nehalem-e5504 haswell-e5-2680v3; do
+	expect_eq "$p as sized_machine's file" "$(figures $p)" "$(figures "$(MP_SANITIZED=1 sized_machine $p 1)")"
+done
 dram() { grep -o "\"dram_$2\":[0-9]*" "$1" | head -1 | cut -d: -f2; }
 model() { # out machine data [bursts]
 	"$MEMPRISM" report -q --model "$2" ${4:+--sample-bursts "$4"} --format json "$3" >"$1"
