@@ -36,6 +36,91 @@ said_line() { # what line: stderr of the last run has this exact line (no patter
 	echo "ok: $1 says '$2'"
 }
 
+# sized FULL SMALL: FULL, or SMALL under the sanitizers (MP_SANITIZED=1,
+# from tests/CMakeLists.txt), where the analysis runs several times slower.
+# The heavy scripts size their inputs with it and derive every expected
+# number from the size, so both sizes make the same checks.
+sized() {
+	if [ "${MP_SANITIZED:-0}" = 1 ]; then echo "$2"; else echo "$1"; fi
+}
+
+# sized_machine PRESET DIV: PRESET, or under the sanitizers a machine file
+# of it with caches and TLBs DIV times smaller, for inputs DIV times
+# smaller: the model's figures follow the footprints' ratio to each cache
+# and TLB, which the two keep. (Lines and pages keep their sizes.)
+sized_machine() {
+	if [ "${MP_SANITIZED:-0}" != 1 ]; then
+		echo "$1"
+		return
+	fi
+	local f="./$1-div$2.machine"
+	case $1 in
+	nehalem-e5504)
+		cat >"$f" <<-EOF
+			name = $1/div$2
+			sockets = 2
+			cores = 4
+			l1d.size = $((32 / $2))K
+			l1d.ways = 8
+			l1d.replacement = plru
+			l1d.latency = 4
+			l2.size = $((256 / $2))K
+			l2.ways = 8
+			l2.replacement = plru
+			l2.latency = 10
+			llc.size = $((4096 / $2))K
+			llc.ways = 16
+			llc.replacement = lru
+			llc.inclusion = inclusive
+			llc.latency = 38
+			dtlb4k.entries = $((64 / $2))
+			dtlb4k.ways = 4
+			dtlb2m.entries = $((32 / $2))
+			dtlb2m.ways = 4
+			dtlb1g.entries = 0
+			stlb.entries = $((512 / $2))
+			stlb.ways = 4
+			stlb.pages = 4k
+			stlb.latency = 7
+			dram.latency = 190
+		EOF
+		;;
+	haswell-e5-2680v3)
+		cat >"$f" <<-EOF
+			name = $1/div$2
+			sockets = 2
+			cores = 12
+			l1d.size = $((32 / $2))K
+			l1d.ways = 8
+			l1d.replacement = plru
+			l1d.latency = 4
+			l2.size = $((256 / $2))K
+			l2.ways = 8
+			l2.replacement = plru
+			l2.latency = 12
+			llc.size = $((30720 / $2))K
+			llc.ways = 20
+			llc.replacement = lru
+			llc.inclusion = inclusive
+			llc.latency = 36
+			dtlb4k.entries = $((64 / $2))
+			dtlb4k.ways = 4
+			dtlb2m.entries = $((32 / $2))
+			dtlb2m.ways = 4
+			dtlb1g.entries = 4
+			dtlb1g.ways = 4
+			stlb.entries = $((1024 / $2))
+			stlb.ways = 8
+			stlb.pages = 4k, 2m
+			stlb.latency = 9
+			dram.latency = 220
+		EOF
+		;;
+	*) fail "sized_machine: no geometry for $1" ;;
+	esac
+	echo "$f"
+}
+
 # Builds tests/rt/NAME.c (or .cc) with memprism cc into ./NAME.
 build_rt() {
 	local name=$1

@@ -2,14 +2,19 @@
 # arrays, one thread each, 64-byte stride, inside region "kernel". Each array
 # sees exactly 4,194,304 accesses with the read/write split 4M/0, 3M/1M,
 # 2M/2M, 1M/3M, 0/4M, attributed to its own allocation line and thread.
+# Under the sanitizers the arrays are 16 MiB, still 4 times the modelled
+# LLC: every count below is a multiple of Q, a quarter of an array's
+# accesses (1,048,576 at 256 MiB, 65,536 at 16).
 source "$(dirname "$0")/lib.sh"
+mib=$(sized 256 16)
 "$MEMPRISM" cc -O2 -g "$MP_SRC/examples/arrays.c" -o arrays
 # --no-pagemap: caches indexed virtually, so the counts cannot depend on how
 # the kernel placed (or, under memory pressure, moved) frames between the
 # launcher's looks; test_phys.sh covers physical indexing
-"$MEMPRISM" record -q --no-pagemap -o arrays.data -- ./arrays 256
+"$MEMPRISM" record -q --no-pagemap -o arrays.data -- ./arrays "$mib"
 "$MEMPRISM" report --roi kernel --format csv arrays.data > obj.csv
 M=1048576
+Q=$((mib * M / 64 / 4))
 mlines=($(grep -n 'malloc(bytes)' "$MP_SRC/examples/arrays.c" | cut -d: -f1))
 [ ${#mlines[@]} -eq 5 ] || fail "expected 5 malloc lines in arrays.c"
 reads=(4 3 2 1 0)
@@ -17,24 +22,24 @@ tids=""
 for i in 0 1 2 3 4; do
 	line=${mlines[i]}
 	label="heap main \\(arrays.c:$line\\)"
-	expect_eq "a$i accesses" $((4 * M)) "$(csv_field obj.csv "$label" accesses)"
-	expect_eq "a$i loads" $((reads[i] * M)) "$(csv_field obj.csv "$label" loads)"
-	expect_eq "a$i stores" $(((4 - reads[i]) * M)) "$(csv_field obj.csv "$label" stores)"
+	expect_eq "a$i accesses" $((4 * Q)) "$(csv_field obj.csv "$label" accesses)"
+	expect_eq "a$i loads" $((reads[i] * Q)) "$(csv_field obj.csv "$label" loads)"
+	expect_eq "a$i stores" $(((4 - reads[i]) * Q)) "$(csv_field obj.csv "$label" stores)"
 	expect_eq "a$i threads" 1 "$(csv_field obj.csv "$label" threads)"
-	expect_eq "a$i size" $((256 * M)) "$(csv_field obj.csv "$label" size)"
+	expect_eq "a$i size" $((mib * M)) "$(csv_field obj.csv "$label" size)"
 done
 # one distinct thread per array
 "$MEMPRISM" report --roi kernel --format json arrays.data > obj.json
 n=$(grep -o '"label":"heap main (arrays.c:[0-9]*)"[^}]*"threads":\[[0-9]*\]' obj.json | grep -o 'threads":\[[0-9]\+' | sort -u | wc -l)
 expect_eq "distinct threads across the five arrays" 5 "$n"
-# without --roi the memsets appear: one ranged store of 256 MiB per array
+# without --roi the memsets appear: one ranged store of the array's size each
 "$MEMPRISM" report --format csv arrays.data > all.csv
 line=${mlines[0]}
-expect_eq "a0 accesses incl. memset" $((4 * M + 1)) "$(csv_field all.csv "heap main \\(arrays.c:$line\\)" accesses)"
-expect_eq "a0 bytes stored by memset" $((256 * M)) "$(csv_field all.csv "heap main \\(arrays.c:$line\\)" bytes_stored)"
+expect_eq "a0 accesses incl. memset" $((4 * Q + 1)) "$(csv_field all.csv "heap main \\(arrays.c:$line\\)" accesses)"
+expect_eq "a0 bytes stored by memset" $((mib * M)) "$(csv_field all.csv "heap main \\(arrays.c:$line\\)" bytes_stored)"
 # trace stays compact: at most 4 bytes per access
 size=$(stat -c %s arrays.data)
-total=$((5 * 4 * M))
+total=$((5 * 4 * Q))
 [ $((size * 1)) -le $((4 * total)) ] || fail "trace is $size bytes for $total accesses"
 echo "ok: trace $size bytes for $total accesses"
 
@@ -51,10 +56,10 @@ within() { # what expected actual tolerance
 }
 for i in 0 1 2 3 4; do
 	label="heap main \\(arrays.c:${mlines[i]}\\)"
-	within "a$i DRAM reads" $((4 * M)) "$(csv_field model.csv "$label" dram_reads)" $((4 * M / 100))
-	w=$(((4 - reads[i]) * M))
+	within "a$i DRAM reads" $((4 * Q)) "$(csv_field model.csv "$label" dram_reads)" $((4 * Q / 100))
+	w=$(((4 - reads[i]) * Q))
 	tol=$((w / 100))
-	[ $tol -gt 0 ] || tol=$((4 * M / 100)) # 0 writes: 1% of the array's requests
+	[ $tol -gt 0 ] || tol=$((4 * Q / 100)) # 0 writes: 1% of the array's requests
 	within "a$i DRAM writes" $w "$(csv_field model.csv "$label" dram_writes)" $tol
 	expect_eq "a$i origin" modelled "$(csv_field model.csv "$label" origin)"
 done
@@ -64,12 +69,12 @@ done
 # of this trace; test_sampling checks the function view on a smaller one.)
 "$MEMPRISM" report --roi kernel --by thread --model nehalem-e5504 --format csv arrays.data >bythread.csv
 col=$(head -1 bythread.csv | tr , '\n' | grep -nx dram_writes | cut -d: -f1)
-got=($(awk -F, -v c="$col" 'NR > 1 && $3 >= 4194304 { print $c }' bythread.csv | sort -n))
+got=($(awk -F, -v c="$col" -v a=$((4 * Q)) 'NR > 1 && $3 >= a { print $c }' bythread.csv | sort -n))
 [ ${#got[@]} -eq 5 ] || fail "expected 5 worker threads, got ${#got[@]}"
 for i in 0 1 2 3 4; do
-	w=$((i * M))
+	w=$((i * Q))
 	tol=$((w / 100))
-	[ $tol -gt 0 ] || tol=$((4 * M / 100))
+	[ $tol -gt 0 ] || tol=$((4 * Q / 100))
 	within "a$i's thread: DRAM writes" $w "${got[i]}" $tol
 done
 expect_eq "thread rows' DRAM writes add up to the objects'" "$(sum_col model.csv dram_writes)" \
@@ -82,10 +87,10 @@ expect_eq "thread rows' DRAM writes add up to the objects'" "$(sum_col model.csv
 "$MEMPRISM" report --roi kernel --model nehalem-e5504 --sample-sets 16 --format csv arrays.data > model16.csv
 for i in 0 1 2 3 4; do
 	label="heap main \\(arrays.c:${mlines[i]}\\)"
-	within "sampled a$i DRAM reads" $((4 * M)) "$(csv_field model16.csv "$label" dram_reads)" $((4 * M / 100))
-	w=$(((4 - reads[i]) * M))
+	within "sampled a$i DRAM reads" $((4 * Q)) "$(csv_field model16.csv "$label" dram_reads)" $((4 * Q / 100))
+	w=$(((4 - reads[i]) * Q))
 	tol=$((w / 100))
-	[ $tol -gt 0 ] || tol=$((4 * M / 100))
+	[ $tol -gt 0 ] || tol=$((4 * Q / 100))
 	within "sampled a$i DRAM writes" $w "$(csv_field model16.csv "$label" dram_writes)" $tol
 	for col in refs dtlb_hits stlb_hits walks walk_refs; do
 		expect_eq "sampled a$i $col (exact)" "$(csv_field model.csv "$label" $col)" \

@@ -8,7 +8,9 @@ command -v script > /dev/null || {
 	exit 77
 }
 "$MEMPRISM" cc -O2 -g "$MP_SRC/examples/arrays.c" -o arrays
-"$MEMPRISM" record -q --no-pagemap -o a.data -- ./arrays 8 > /dev/null
+# (what is checked on it does not depend on its size: smaller under the
+# sanitizers, where each of the model runs below takes 10 times as long)
+"$MEMPRISM" record -q --no-pagemap -o a.data -- ./arrays "$(sized 8 2)" > /dev/null
 # piped: no escape sequences, whole labels, nothing on stderr
 "$MEMPRISM" report a.data > piped.txt 2> piped.err
 if grep -q $'\033' piped.txt; then fail "escape sequences in piped output"; fi
@@ -51,8 +53,12 @@ expect_eq "table rows wider than 80 columns" 0 "$wide"
 # time left at the rate so far once a second has gone (randacc's 24M
 # accesses: ~2.3 s of the exact model on the E5504 here; the time left is
 # checked where the run took 2 s or more, as it cannot be where it did not).
+# Progress is shown every 8 chunks read (~230K accesses each here), the
+# time left from the second line on: under the sanitizers, where the model
+# runs ~12 times slower, 6M accesses show it. (rs.data, 4M accesses, is
+# about as small as a trace can be and still show two lines.)
 "$MEMPRISM" cc -O2 "$MP_SRC/bench/workloads/randacc.c" -o randacc
-"$MEMPRISM" record -q --no-pagemap -o r.data -- ./randacc 64 12000000 > /dev/null
+"$MEMPRISM" record -q --no-pagemap -o r.data -- ./randacc 64 "$(sized 12000000 3000000)" > /dev/null
 "$MEMPRISM" record -q --no-pagemap -o rs.data -- ./randacc 64 2000000 > /dev/null
 progress_of() { # file: the progress lines, one a line
 	tr '\r' '\n' < "$1" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g' | grep '^memprism: [a-z ABm]* *[0-9]*%' || true

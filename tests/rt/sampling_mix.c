@@ -7,9 +7,11 @@
  *                           KIB KiB, a consumer reads them
  *   filemap KIB PASSES      a KIB KiB file, mapped shared, read a line at a
  *                           time PASSES times
- *   libc                    qsort, memcpy and strlen over buffers of 8 to
- *                           32 MiB: the traffic is in libc's ranges, each
- *                           one access */
+ *   libc [MIB]              qsort over MIB MiB of ints (default 16), memcpy
+ *                           of 2 MIB MiB four times, strlen of MIB / 2 MiB
+ *                           four times: the traffic is in libc's ranges,
+ *                           each one access; the comparisons' loads are
+ *                           the rest */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -143,13 +145,12 @@ int main(int argc, char **argv)
 			for (size_t i = 0; i < n; i += 64)
 				s += m[i];
 		sink += s;
-	} else if (argc == 2 && !strcmp(argv[1], "libc")) {
-		/* (qsort over 16 MiB of ints, memcpy of 32 MiB four
-		 * times, strlen of 8 MiB four times) */
-		size_t n = 4u << 20, big = 32u << 20;
+	} else if ((argc == 2 || argc == 3) && !strcmp(argv[1], "libc")) {
+		size_t mib = argc == 3 ? (size_t)atol(argv[2]) : 16;
+		size_t n = mib << 18, big = mib << 21, slen = mib << 19;
 		int *v = malloc(n * sizeof(int));
-		char *src = malloc(big), *dst = malloc(big), *str = malloc(8u << 20);
-		if (!v || !src || !dst || !str)
+		char *src = malloc(big), *dst = malloc(big), *str = malloc(slen);
+		if (!mib || !v || !src || !dst || !str)
 			return 1;
 		unsigned long x = 99;
 		for (size_t i = 0; i < n; i++) {
@@ -164,14 +165,14 @@ int main(int argc, char **argv)
 			memcpy(dst, src, big);
 			src[k] = 2;
 		}
-		memset(str, 'a', (8u << 20) - 1);
-		str[(8u << 20) - 1] = 0;
+		memset(str, 'a', slen - 1);
+		str[slen - 1] = 0;
 		for (int k = 0; k < 4; k++)
 			sink += (long)strlen(str + k);
 		sink += v[n / 2] + dst[100];
 	} else {
 		fprintf(stderr, "usage: sampling_mix phases BIG SMALL PB PS | mtscan T KIB PASSES | prodcons KIB ITEMS |\n"
-				"       filemap KIB PASSES | libc\n");
+				"       filemap KIB PASSES | libc [MIB]\n");
 		return 2;
 	}
 	printf("%ld\n", sink);
