@@ -269,6 +269,16 @@ static int parse_cie(const uint8_t *e, struct cie *c)
 
 #define REMEMBER_MAX 8
 
+/* A rule we do not follow for reg: rbp unknown from here, or no return
+ * address to follow. */
+static void not_followed(struct row *r, uint64_t reg)
+{
+	if (reg == REG_RBP)
+		r->rbp_how = SAVED_UNKNOWN;
+	else if (reg == REG_RA)
+		r->ra_how = SAVED_UNKNOWN;
+}
+
 /* Runs CFA instructions [p, end) for pc, from loc, over *r; init: the
  * CIE's initial row (for DW_CFA_restore). Stops at the first advance past
  * pc. */
@@ -357,10 +367,7 @@ static int run_cfa(const uint8_t *p, const uint8_t *end, const struct cie *c, ui
 			case 0x09: /* register */
 				if (get_uleb(&p, end, &reg) || get_uleb(&p, end, &u))
 					return -1;
-				if (reg == REG_RBP)
-					r->rbp_how = SAVED_UNKNOWN;
-				else if (reg == REG_RA)
-					r->ra_how = SAVED_UNKNOWN;
+				not_followed(r, reg);
 				break;
 			case 0x0a: /* remember_state */
 				if (depth == REMEMBER_MAX)
@@ -415,26 +422,17 @@ static int run_cfa(const uint8_t *p, const uint8_t *end, const struct cie *c, ui
 				if (get_uleb(&p, end, &reg) || get_uleb(&p, end, &u) || u > (uint64_t)(end - p))
 					return -1;
 				p += u;
-				if (reg == REG_RBP)
-					r->rbp_how = SAVED_UNKNOWN;
-				else if (reg == REG_RA)
-					r->ra_how = SAVED_UNKNOWN;
+				not_followed(r, reg);
 				break;
 			case 0x14: /* val_offset */
 				if (get_uleb(&p, end, &reg) || get_uleb(&p, end, &u))
 					return -1;
-				if (reg == REG_RBP)
-					r->rbp_how = SAVED_UNKNOWN;
-				else if (reg == REG_RA)
-					r->ra_how = SAVED_UNKNOWN;
+				not_followed(r, reg);
 				break;
 			case 0x15: /* val_offset_sf */
 				if (get_uleb(&p, end, &reg) || get_sleb(&p, end, &s))
 					return -1;
-				if (reg == REG_RBP)
-					r->rbp_how = SAVED_UNKNOWN;
-				else if (reg == REG_RA)
-					r->ra_how = SAVED_UNKNOWN;
+				not_followed(r, reg);
 				break;
 			case 0x2e: /* GNU_args_size */
 				if (get_uleb(&p, end, &u))
