@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/mp_env.h"
 #include "common/mp_error.h"
 #include "record/record.h"
 
@@ -24,8 +25,8 @@ static int run_cc(int argc, char **argv, int cxx)
 		       "Add -Rpass=memprism to see, per loop, how inline instrumentation\n"
 		       "treated it.\n\n"
 		       "environment:\n"
-		       "  MEMPRISM_INSTRUMENT=inline|sancov   choose the instrumentation\n"
-		       "  MEMPRISM_CC / MEMPRISM_CXX   the clang to use (default: clang-16, then\n"
+		       "  " MP_ENV_INSTRUMENT "=inline|sancov   choose the instrumentation\n"
+		       "  " MP_ENV_CC " / " MP_ENV_CXX "   the clang to use (default: clang-16, then\n"
 		       "                               others; implies sancov)\n",
 		       cxx ? "c++" : "cc", cxx ? "clang++" : "clang");
 		return cli_finish_stdout();
@@ -38,13 +39,13 @@ static int run_cc(int argc, char **argv, int cxx)
 	}
 	char **av = mp_cc_argv(&paths, cxx, argc - 1, argv + 1);
 	if (!av && errno == EINVAL) {
-		const char *want = getenv("MEMPRISM_INSTRUMENT");
+		const char *want = getenv(MP_ENV_INSTRUMENT);
 		if (!strcmp(want, "inline"))
-			cli_error("MEMPRISM_INSTRUMENT=inline: the pass plugin is not available (memprism was built "
-				  "without LLVM 16 development files, or MEMPRISM_CC/MEMPRISM_CXX names another "
-				  "compiler); use MEMPRISM_INSTRUMENT=sancov");
+			cli_error(MP_ENV_INSTRUMENT "=inline: the pass plugin is not available (memprism was built "
+				  "without LLVM 16 development files, or " MP_ENV_CC "/" MP_ENV_CXX " names another "
+				  "compiler); use " MP_ENV_INSTRUMENT "=sancov");
 		else
-			cli_error("MEMPRISM_INSTRUMENT=%s: unknown instrumentation (inline or sancov)", want);
+			cli_error(MP_ENV_INSTRUMENT "=%s: unknown instrumentation (inline or sancov)", want);
 		return 2;
 	}
 	if (!av) {
@@ -53,7 +54,7 @@ static int run_cc(int argc, char **argv, int cxx)
 	}
 	execvp(av[0], av);
 	cli_error("cannot run %s: %s (install clang, e.g. `apt-get install clang-16`, or set %s)", av[0],
-		  strerror(errno), cxx ? "MEMPRISM_CXX" : "MEMPRISM_CC");
+		  strerror(errno), cxx ? MP_ENV_CXX : MP_ENV_CC);
 	free(av);
 	return 127;
 }

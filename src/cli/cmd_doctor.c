@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/mp_env.h"
 #include "common/mp_error.h"
 #include "model/machine.h"
 #include "record/probe.h"
@@ -148,14 +149,14 @@ int cmd_doctor(int argc, char **argv)
 	char plugin[4200];
 	const char *how = mp_paths_find(&paths) ? NULL : mp_cc_instrumentation(&paths, 0, plugin, sizeof(plugin));
 	if (!how)
-		printf("  instrumentation:  none (runtime not found, or MEMPRISM_INSTRUMENT asks for what is not "
+		printf("  instrumentation:  none (runtime not found, or " MP_ENV_INSTRUMENT " asks for what is not "
 		       "there)\n");
 	else if (!strcmp(how, "inline"))
 		printf("  instrumentation:  inline, by memprism's pass plugin (%s)\n", plugin);
 	else
 		printf("  instrumentation:  sanitizer-coverage callbacks (%s)\n",
-		       getenv("MEMPRISM_INSTRUMENT") ? "MEMPRISM_INSTRUMENT=sancov"
-		       : getenv("MEMPRISM_CC")	     ? "MEMPRISM_CC names another compiler"
+		       getenv(MP_ENV_INSTRUMENT) ? MP_ENV_INSTRUMENT "=sancov"
+		       : getenv(MP_ENV_CC)	 ? MP_ENV_CC " names another compiler"
 						     : "no pass plugin: memprism was built without llvm-16-dev");
 	printf("model\n");
 	printf("  --model host:      L1D %lluK %u-way, L2 %lluK %u-way, LLC %lluK %u-way (%s); DTLB %u, STLB %u "
@@ -183,7 +184,7 @@ int cmd_doctor(int argc, char **argv)
 	unsigned long cfiles;
 	uint64_t cbytes;
 	if (sym_cache_usage(cdir, sizeof(cdir), &cfiles, &cbytes) != 0)
-		printf("  debug cache:       off (MEMPRISM_CACHE_DIR is empty, or no home directory)\n");
+		printf("  debug cache:       off (" MP_ENV_CACHE_DIR " is empty, or no home directory)\n");
 	else {
 		int bad;
 		uint64_t max = sym_cache_max(&bad);
@@ -191,8 +192,8 @@ int cmd_doctor(int argc, char **argv)
 		       cdir, cfiles, cfiles == 1 ? "" : "s", (double)cbytes / (1 << 20),
 		       (unsigned long long)(max >> 20));
 		if (bad)
-			printf("  debug cache bound: MEMPRISM_CACHE_MAX='%s' is not a number of MiB: %llu MiB used\n",
-			       getenv("MEMPRISM_CACHE_MAX"), (unsigned long long)(max >> 20));
+			printf("  debug cache bound: " MP_ENV_CACHE_MAX "='%s' is not a number of MiB: %llu MiB used\n",
+			       getenv(MP_ENV_CACHE_MAX), (unsigned long long)(max >> 20));
 	}
 	printf("sources\n");
 	for (int s = 0; s < MP_SOURCE_COUNT; s++) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/mp_env.h"
 #include "common/mp_error.h"
 #include "model/topology.h"
 #include "record/probe.h"
@@ -137,7 +138,7 @@ static void say_unrecordable(const char *name, const struct mp_program_info *pi,
 		return;
 	}
 	static const char secure[] = "so it runs for you in secure-execution mode, where memprism's runtime is not "
-				     "preloaded and ignores MEMPRISM_OUT";
+				     "preloaded and ignores " MP_ENV_OUT;
 	if (pi->secure == MP_SECURE_CAPS) {
 		cli_error("warning: %s has file capabilities (getcap shows them), %s: %s. Record a copy (cp drops "
 			  "them), or run memprism as root",

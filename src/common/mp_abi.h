@@ -3,7 +3,8 @@
  * How to tell that an ELF module was built by `memprism cc`, from its
  * dynamic symbols: callback builds call the sanitizer-coverage load
  * callbacks, inline builds refer to the version of the inline ABI they were
- * built for (src/pass/mp_pass.cpp; the runtime defines it in rt_access.c). The launcher and the runtime both look.
+ * built for (MP_ABI_INLINE_MARK: src/pass/mp_pass.cpp puts it in every module, the
+ * runtime defines it in rt_access.c). The launcher and the runtime both look.
  */
 #ifndef MP_ABI_H
 #define MP_ABI_H

@@ -61,6 +61,9 @@
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
+#include "common/mp_abi.h"
+#include "common/mp_env.h"
+
 using namespace llvm;
 
 namespace
@@ -87,9 +90,9 @@ constexpr const char *kColdFn = "__memprism_access_cold"; // rt_access.c
 // inlining all of them made code 11x larger and 11x slower to compile.
 constexpr unsigned kInlineAllMaxSites = 16;
 // Every instrumented module refers to this runtime symbol: it marks the
-// module as built by `memprism cc` (src/common/mp_abi.h), and a runtime
+// module as built by `memprism cc` (the launcher looks for it), and a runtime
 // without this version of the inline ABI fails at load time, not silently.
-constexpr const char *kAbiMark = "__memprism_inline_abi_2";
+constexpr const char *kAbiMark = MP_ABI_INLINE_MARK;
 constexpr const char *kRecordingVar = "__memprism_recording"; // rt_recording (src/rt/rt_int.h)
 // Constant-length memcpy/memmove/memset intrinsics up to this size are
 // expanded inline by the x86-64 back end (at most 8 moves of 8 bytes or
@@ -124,7 +127,7 @@ unsigned sizeCode(uint64_t bytes)
 // rt_inline.bc lives next to this plugin, in the build tree and when installed.
 std::string inlineBitcodePath()
 {
-	if (const char *env = getenv("MEMPRISM_INLINE_BC"))
+	if (const char *env = getenv(MP_ENV_INLINE_BC))
 		return env;
 	Dl_info info;
 	if (!dladdr(reinterpret_cast<void *>(&inlineBitcodePath), &info) || !info.dli_fname)
@@ -555,7 +558,7 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 		if (!inl) {
 			C.emitError("memprism: cannot read the inline access path " + path + ": " +
 				    err.getMessage().str() +
-				    " (reinstall memprism, or set MEMPRISM_INSTRUMENT=sancov)");
+				    " (reinstall memprism, or set " MP_ENV_INSTRUMENT "=sancov)");
 			return PreservedAnalyses::none();
 		}
 		inl->setDataLayout(DL);

@@ -14,12 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/mp_env.h"
 #include "mp_config.h"
 #include "record/record.h"
 
 static const char *pick_compiler(int cxx)
 {
-	const char *env = getenv(cxx ? "MEMPRISM_CXX" : "MEMPRISM_CC");
+	const char *env = getenv(cxx ? MP_ENV_CXX : MP_ENV_CC);
 	if (env && *env)
 		return env;
 	static const char *const c[] = { "clang-16", "clang-17", "clang-18", "clang-15", "clang-14", "clang" };
@@ -36,7 +37,7 @@ static const char *pick_compiler(int cxx)
 
 const char *mp_cc_instrumentation(const struct mp_paths *paths, int cxx, char *plugin, size_t len)
 {
-	const char *want = getenv("MEMPRISM_INSTRUMENT");
+	const char *want = getenv(MP_ENV_INSTRUMENT);
 	if (want && !strcmp(want, "sancov"))
 		return "sancov";
 	int asked = want && !strcmp(want, "inline");
@@ -44,7 +45,7 @@ const char *mp_cc_instrumentation(const struct mp_paths *paths, int cxx, char *p
 		return NULL;
 	/* the plugin loads only into the clang of its own LLVM: a compiler
 	 * chosen through the environment gets the callbacks */
-	const char *cc = getenv(cxx ? "MEMPRISM_CXX" : "MEMPRISM_CC");
+	const char *cc = getenv(cxx ? MP_ENV_CXX : MP_ENV_CC);
 	int can = MP_PASS_TOOLS[0] && !(cc && *cc);
 	if (can) {
 		char bc[4200];

@@ -28,6 +28,7 @@
 #include "common/mp_error.h"
 #include "common/varint.h"
 #include "common/mp_abi.h"
+#include "common/mp_env.h"
 #include "record/pagemap.h"
 #include "record/perf_src.h"
 #include "record/record.h"
@@ -455,39 +456,39 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	}
 	*file_error = 0;
 	/* The child inherits these; so do its children and exec'd images. */
-	setenv("MEMPRISM_OUT", abs_out, 1);
+	setenv(MP_ENV_OUT, abs_out, 1);
 	if (o->stack_depth > 0) {
 		char d[16];
 		snprintf(d, sizeof(d), "%d", o->stack_depth);
-		setenv("MEMPRISM_STACK_DEPTH", d, 1);
+		setenv(MP_ENV_STACK_DEPTH, d, 1);
 	}
 	if (o->min_size) {
 		char b[32];
 		snprintf(b, sizeof(b), "%llu", o->min_size);
-		setenv("MEMPRISM_MIN_SIZE", b, 1);
+		setenv(MP_ENV_MIN_SIZE, b, 1);
 	} else {
-		unsetenv("MEMPRISM_MIN_SIZE");
+		unsetenv(MP_ENV_MIN_SIZE);
 	}
 	if (o->burst_on) {
 		char b[64];
 		snprintf(b, sizeof(b), "%llu,%llu", o->burst_on, o->burst_off);
-		setenv("MEMPRISM_SAMPLE_BURSTS", b, 1);
+		setenv(MP_ENV_SAMPLE_BURSTS, b, 1);
 	} else {
-		unsetenv("MEMPRISM_SAMPLE_BURSTS");
+		unsetenv(MP_ENV_SAMPLE_BURSTS);
 	}
 	if (o->numa) /* the runtime maps the program's CPUs and nodes onto the host's */
-		setenv("MEMPRISM_NUMA", o->numa, 1);
+		setenv(MP_ENV_NUMA, o->numa, 1);
 	else
-		unsetenv("MEMPRISM_NUMA");
+		unsetenv(MP_ENV_NUMA);
 	if (o->no_pagemap)
-		unsetenv("MEMPRISM_PAGEMAP");
+		unsetenv(MP_ENV_PAGEMAP);
 	else
-		setenv("MEMPRISM_PAGEMAP", "1", 1); /* the runtime's last look at exit */
+		setenv(MP_ENV_PAGEMAP, "1", 1); /* the runtime's last look at exit */
 	int sampled = o->source == MP_SOURCE_FAULTS || o->source == MP_SOURCE_PMU;
 	if (sampled)
-		setenv("MEMPRISM_EXACT_TIMES", "1", 1);
+		setenv(MP_ENV_EXACT_TIMES, "1", 1);
 	else
-		unsetenv("MEMPRISM_EXACT_TIMES");
+		unsetenv(MP_ENV_EXACT_TIMES);
 	setenv_preload(paths->runtime);
 	/* --source valgrind: the program runs under memprism's Valgrind tool,
 	 * which records the accesses (the runtime, told so, records none);
@@ -499,7 +500,7 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 			close(fd);
 			return -ENOMEM;
 		}
-		setenv("MEMPRISM_SOURCE", "valgrind", 1);
+		setenv(MP_ENV_SOURCE, "valgrind", 1);
 		setenv("VALGRIND_LIB", o->probe->vg.tooldir, 1);
 		/* glibc's memset and memcpy use rep stosb / rep movsb above a
 		 * few KiB; Valgrind runs those one byte an iteration, through
@@ -511,7 +512,7 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 		snprintf(tb, sizeof(tb), "%s%s%s", MP_VG_TUNABLES, tun && *tun ? ":" : "", tun ? tun : "");
 		setenv("GLIBC_TUNABLES", tb, 1);
 	} else {
-		unsetenv("MEMPRISM_SOURCE");
+		unsetenv(MP_ENV_SOURCE);
 	}
 
 	/* Sampling sources: the events are opened on the child before it execs
@@ -607,7 +608,7 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	wait_program(o, fd, pid, &st, sess, &ls);
 	if (sess)
 		sample_err = mp_perf_session_close(sess, o->stats);
-	unsetenv("MEMPRISM_OUT");
+	unsetenv(MP_ENV_OUT);
 	if (r == (ssize_t)sizeof(exec_errno) && exec_errno) {
 		launch_sigs_restore(&ls);
 		close(fd);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/mp_env.h"
 #include "common/mp_error.h"
 #include "mp_config.h"
 #include "record/record.h"
@@ -21,7 +22,7 @@ int mp_paths_find(struct mp_paths *out)
 	char *slash = strrchr(exe, '/');
 	if (slash)
 		*slash = 0; /* .../bin */
-	const char *env = getenv("MEMPRISM_RUNTIME");
+	const char *env = getenv(MP_ENV_RUNTIME);
 	if (env && *env) {
 		snprintf(out->runtime, sizeof(out->runtime), "%s", env);
 	} else {

@@ -25,6 +25,7 @@
 #include <cpuid.h>
 #endif
 
+#include "common/mp_env.h"
 #include "record/record.h"
 
 #define SYSFS_PMUS "/sys/bus/event_source/devices"
@@ -301,7 +302,7 @@ static void probe_numa(struct mp_probe *p)
 static void probe_cc(struct mp_probe *p)
 {
 	static const char *const c[] = { "clang-16", "clang-17", "clang-18", "clang-15", "clang-14", "clang" };
-	const char *env = getenv("MEMPRISM_CC");
+	const char *env = getenv(MP_ENV_CC);
 	p->cc[0] = 0;
 	p->cc_major = 0;
 	if (env && *env) {
@@ -456,7 +457,7 @@ int mp_probe_source(const struct mp_probe *p, enum mp_source s, char *why, size_
 		if (!p->cc[0]) {
 			snprintf(why, why_len, "no clang found for `memprism cc` (sanitizer-coverage trace-loads/stores "
 					       "is a clang feature)");
-			snprintf(next, next_len, "install clang (Debian: apt-get install clang-16), or set MEMPRISM_CC "
+			snprintf(next, next_len, "install clang (Debian: apt-get install clang-16), or set " MP_ENV_CC " "
 						 "to a clang binary");
 			return 0;
 		}

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/mp_env.h"
 #include "mp_config.h"
 #include "record/record.h"
 
@@ -61,7 +62,7 @@ static int run_capture(char *const argv[], char *const env_add[], char *out, siz
 			dup = nl && strncmp(environ[i], env_add[j], nl) == 0;
 		}
 		/* the runtime is not for this run */
-		if (!dup && strncmp(environ[i], "LD_PRELOAD=", 11) != 0 && strncmp(environ[i], "MEMPRISM_OUT=", 13) != 0)
+		if (!dup && strncmp(environ[i], "LD_PRELOAD=", 11) != 0 && strncmp(environ[i], MP_ENV_OUT "=", sizeof(MP_ENV_OUT)) != 0)
 			env[m++] = environ[i];
 	}
 	pid_t pid;

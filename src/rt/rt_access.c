@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/mp_env.h"
 #include "rt/rt_int.h"
 
 #define RA() __builtin_return_address(0)
@@ -41,7 +42,7 @@ static int env_wants_recording(void)
 	static int cached = -1; /* resolvers run once per callback: read once */
 	if (cached >= 0)
 		return cached;
-	static const char key[] = "MEMPRISM_OUT=";
+	static const char key[] = MP_ENV_OUT "=";
 	const size_t klen = sizeof(key) - 1;
 	int fd = (int)raw_syscall3(SYS_openat, AT_FDCWD, (long)"/proc/self/environ", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "common/mp_env.h"
 #include "rt/rt_int.h"
 #include "rt/rt_proc.h"
 #include "trace/trace_writer.h"
@@ -77,7 +78,7 @@ static void *rt_map(size_t len)
 
 int rt_bufs_init(void)
 {
-	const char *lv = secure_getenv("MEMPRISM_ZSTD_LEVEL");
+	const char *lv = secure_getenv(MP_ENV_ZSTD_LEVEL);
 	if (lv && *lv)
 		rt_zlevel = atoi(lv);
 	size_t wks = ZSTD_estimateCCtxSize(rt_zlevel > 1 ? rt_zlevel : 1);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/mp_abi.h"
+#include "common/mp_env.h"
 #include "rt/rt_int.h"
 #include "rt/rt_proc.h"
 
@@ -474,32 +475,32 @@ __attribute__((constructor(101))) static void rt_init(void)
 	 * execution, AT_SECURE) has its invoker's environment: MEMPRISM_OUT
 	 * there would make it append to any file its owner may write. Such a
 	 * process records nothing; secure_getenv reads NULL for it. */
-	const char *out = secure_getenv("MEMPRISM_OUT");
+	const char *out = secure_getenv(MP_ENV_OUT);
 	if (!out || !*out) {
-		if (getauxval(AT_SECURE) && getenv("MEMPRISM_OUT"))
+		if (getauxval(AT_SECURE) && getenv(MP_ENV_OUT))
 			rt_say("not recording: this program runs with privileges its user lacks (set-user-ID, "
-			       "set-group-ID or file capabilities), and MEMPRISM_OUT is not trusted there",
+			       "set-group-ID or file capabilities), and " MP_ENV_OUT " is not trusted there",
 			       NULL);
 		goto out;
 	}
 	if (vg != 0)
 		goto out;
-	const char *depth = secure_getenv("MEMPRISM_STACK_DEPTH");
+	const char *depth = secure_getenv(MP_ENV_STACK_DEPTH);
 	rt_proc.stack_depth = 16;
 	if (depth && *depth) {
 		long d = strtol(depth, NULL, 10);
 		rt_proc.stack_depth = d < 1 ? 1 : d > RT_STACK_MAX ? RT_STACK_MAX : (int)d;
 	}
-	const char *pagemap = secure_getenv("MEMPRISM_PAGEMAP");
+	const char *pagemap = secure_getenv(MP_ENV_PAGEMAP);
 	rt_pagemap_enabled = pagemap && *pagemap == '1';
-	const char *min_size = secure_getenv("MEMPRISM_MIN_SIZE");
+	const char *min_size = secure_getenv(MP_ENV_MIN_SIZE);
 	if (min_size && *min_size)
 		rt_proc.min_size = (size_t)strtoull(min_size, NULL, 10);
 	/* record --source faults|pmu: samples are placed among events by time,
 	 * so allocations and frees must not reuse an earlier clock reading */
-	const char *exact = secure_getenv("MEMPRISM_EXACT_TIMES");
+	const char *exact = secure_getenv(MP_ENV_EXACT_TIMES);
 	rt_proc.exact_times = exact && *exact == '1';
-	const char *sample = secure_getenv("MEMPRISM_SAMPLE_BURSTS");
+	const char *sample = secure_getenv(MP_ENV_SAMPLE_BURSTS);
 	if (sample && *sample) {
 		char *end;
 		unsigned long long on = strtoull(sample, &end, 10), off = 0;
@@ -512,7 +513,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	}
 	rt_proc.fd = open(out, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	if (rt_proc.fd < 0) {
-		rt_say("cannot open the data file named by MEMPRISM_OUT; not recording: ", out);
+		rt_say("cannot open the data file named by " MP_ENV_OUT "; not recording: ", out);
 		goto out;
 	}
 	if (rt_bufs_init() != 0) {

@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/mp_env.h"
 #include "rt/rt_int.h"
 #include "rt/rt_numa.h"
 #include "rt/rt_proc.h"
@@ -53,7 +54,7 @@ static int simulated(void)
 {
 	if (RT_LIKELY(sim >= 0))
 		return sim;
-	const char *e = secure_getenv("MEMPRISM_NUMA");
+	const char *e = secure_getenv(MP_ENV_NUMA);
 	int on = e && *e;
 	if (on) {
 		cpu_set_t cs;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/mp_env.h"
 #include "common/mp_vgreq.h"
 #include "rt/rt_int.h"
 #include "rt/rt_proc.h"
@@ -44,7 +45,7 @@ static int64_t guard_tp_offset(void)
 
 int rt_vg_init(void)
 {
-	const char *src = secure_getenv("MEMPRISM_SOURCE");
+	const char *src = secure_getenv(MP_ENV_SOURCE);
 	if (!src || strcmp(src, "valgrind") != 0)
 		return 0;
 #if MP_HAVE_VALGRIND_H && defined(__x86_64__)
@@ -52,7 +53,7 @@ int rt_vg_init(void)
 	 * launcher starts: it only execs the tool, which runs the program. */
 	if (!RUNNING_ON_VALGRIND)
 		return -1;
-	rt_vg_out = secure_getenv("MEMPRISM_OUT");
+	rt_vg_out = secure_getenv(MP_ENV_OUT);
 	rt_tool_accesses = 1;
 	rt_proc.flags |= MP_PROC_INSTRUMENTED; /* (every access is seen) */
 	/* at once, so that the start-up's own work in libc (this thread's
@@ -60,7 +61,7 @@ int rt_vg_init(void)
 	VALGRIND_DO_CLIENT_REQUEST_STMT(MP_VGREQ_GUARD, guard_tp_offset(), 0, 0, 0, 0);
 	return 0;
 #else
-	rt_say("not recording: MEMPRISM_SOURCE=valgrind, but this runtime was built without <valgrind/valgrind.h>",
+	rt_say("not recording: " MP_ENV_SOURCE "=valgrind, but this runtime was built without <valgrind/valgrind.h>",
 	       NULL);
 	return -1;
 #endif

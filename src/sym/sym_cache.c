@@ -21,6 +21,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "common/mp_env.h"
 #include "sym/sym.h"
 #include "sym/sym_int.h"
 
@@ -44,7 +45,7 @@
 
 int sym_cache_dir(char *buf, size_t len)
 {
-	const char *env = getenv("MEMPRISM_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	const char *env = getenv(MP_ENV_CACHE_DIR), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	int n;
 	if (env)
 		n = env[0] ? snprintf(buf, len, "%s/debug", env) : -1;
@@ -200,7 +201,7 @@ static int by_use(const void *a, const void *b)
 
 uint64_t sym_cache_max(int *bad)
 {
-	const char *env = getenv("MEMPRISM_CACHE_MAX");
+	const char *env = getenv(MP_ENV_CACHE_MAX);
 	char *end;
 	unsigned long long mib = env && *env ? strtoull(env, &end, 10) : SYM_CACHE_MAX_MIB;
 	*bad = env && *env && (*end || mib > (1ull << 40) || *env == '-');
