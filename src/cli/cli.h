@@ -56,6 +56,12 @@ struct cli_model {
 	char patterns[CLI_MAX_PAGE_RULES][256];
 	size_t nrules;
 };
+/* --model host: the machine this host's CPU reports (src/host's facts,
+ * the model's plausibility checks). */
+void cli_machine_host(struct mp_machine *m);
+/* --model SPEC: "host", a preset or a machine file. 0, or a negative error
+ * with the message in err. */
+int cli_machine_resolve(const char *spec, struct mp_machine *m, char *err, size_t errlen);
 /* 0 handled, 2 bad value (message printed), 1 not a model option. */
 int cli_model_option(struct cli_model *m, int c, const char *arg);
 /* Fills ao's model fields; need_model: use the host when none was given.

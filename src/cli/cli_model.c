@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* The model options shared by `report` and `tlb`: --model, --pages,
  * --thread-map. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/mp_error.h"
+#include "host/host.h"
 
 static int parse_page(const char *s, unsigned *shift)
 {
@@ -36,6 +39,52 @@ int cli_parse_bursts(const char *arg, uint64_t *on, uint64_t *off)
 		return 2;
 	}
 	return 0;
+}
+
+void cli_machine_host(struct mp_machine *m)
+{
+	struct mp_host_cpu h;
+	mp_host_cpu_read(&h);
+	mp_machine_host(m, &h);
+}
+
+/* A machine file's text: 0, or -errno with the message in err. */
+static int machine_file(const char *path, struct mp_machine *m, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	/* (a machine file is a few dozen short lines) */
+	char text[64 * 1024];
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	int e = ferror(f) ? errno : 0;
+	fclose(f);
+	if (e) {
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	text[n] = 0;
+	return mp_machine_parse(text, path, m, err, errlen);
+}
+
+int cli_machine_resolve(const char *spec, struct mp_machine *m, char *err, size_t errlen)
+{
+	if (strcmp(spec, "host") == 0) {
+		cli_machine_host(m);
+		return 0;
+	}
+	if (mp_machine_preset(spec, m) == 0)
+		return 0;
+	if (strchr(spec, '/') || access(spec, F_OK) == 0)
+		return machine_file(spec, m, err, errlen);
+	size_t at =
+		(size_t)snprintf(err, errlen, "unknown machine \"%s\": give host, a machine file, or one of:", spec);
+	for (const char *const *p = mp_machine_presets(); *p && at < errlen; p++)
+		at += (size_t)snprintf(err + at, errlen - at, " %s", *p);
+	return -MP_ERR_USAGE;
 }
 
 static int model_option_apply(struct cli_model *m, int c, const char *arg);
@@ -74,7 +123,7 @@ static int model_option_apply(struct cli_model *m, int c, const char *arg)
 		cli_quiet = 1;
 		return 0;
 	case CLI_OPT_MODEL:
-		if (mp_machine_resolve(arg, &m->machine, err, sizeof(err))) {
+		if (cli_machine_resolve(arg, &m->machine, err, sizeof(err))) {
 			cli_error("--model: %s", err);
 			return 2;
 		}
@@ -143,7 +192,7 @@ int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 				  "--model host, a preset or a machine file");
 			return 2;
 		}
-		mp_machine_host(&m->machine);
+		cli_machine_host(&m->machine);
 		m->have = 1;
 	}
 	if (!m->have)

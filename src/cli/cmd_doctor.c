@@ -76,7 +76,7 @@ int cmd_doctor(int argc, char **argv)
 		return 2;
 	}
 	struct mp_machine host;
-	mp_machine_host(&host);
+	cli_machine_host(&host);
 	if (machine_only) {
 		char text[4096];
 		if (mp_machine_format(&host, text, sizeof(text))) {

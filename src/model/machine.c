@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Machines: presets for the papers' machines, a "key = value" machine file,
- * and the host (sysfs cache info or cpuid; TLBs from cpuid leaf 0x18 or
- * AMD's 0x80000005/6). Geometry the host does not report, or reports
- * implausibly (a hypervisor passes its host's figures, or none), comes from
- * a default and is listed in notes.
+ * Machines: presets for the papers' machines, the text of a "key = value"
+ * machine file, and the host from what its CPU reports (sysfs cache info or
+ * cpuid; TLBs from cpuid leaf 0x18 or AMD's 0x80000005/6), which src/host
+ * reads and hands over as struct mp_host_cpu: nothing here reads a file or
+ * runs cpuid. Geometry the host does not report, or reports implausibly (a
+ * hypervisor passes its host's figures, or none), comes from a default and
+ * is listed in notes.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -13,10 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 #include "common/mp_error.h"
 #include "model/machine.h"
@@ -363,20 +361,23 @@ static char *trim(char *s)
 	return s;
 }
 
-int mp_machine_load(const char *path, struct mp_machine *m, char *err, size_t errlen)
+int mp_machine_parse(const char *text, const char *name, struct mp_machine *m, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		int e = errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		return -e;
-	}
 	*m = generic;
-	snprintf(m->name, sizeof(m->name), "%s", path);
-	snprintf(m->desc, sizeof(m->desc), "machine file %s", path);
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->desc, sizeof(m->desc), "machine file %s", name);
 	char line[512];
 	int lineno = 0, rc = 0;
-	while (fgets(line, sizeof(line), f)) {
+	for (const char *at = text; *at && !rc;) {
+		/* one line at a time, as a line of at most 511 bytes (longer ones
+		 * go on as the next) */
+		size_t len = strcspn(at, "\n");
+		size_t take = len < sizeof(line) - 1 ? len : sizeof(line) - 1;
+		memcpy(line, at, take);
+		line[take] = 0;
+		at += take;
+		if (take == len && *at == '\n')
+			at++;
 		lineno++;
 		char *hash = strchr(line, '#');
 		if (hash)
@@ -386,7 +387,7 @@ int mp_machine_load(const char *path, struct mp_machine *m, char *err, size_t er
 			continue;
 		char *eq = strchr(s, '=');
 		if (!eq) {
-			snprintf(err, errlen, "%s:%d: expected \"key = value\"", path, lineno);
+			snprintf(err, errlen, "%s:%d: expected \"key = value\"", name, lineno);
 			rc = -MP_ERR_USAGE;
 			break;
 		}
@@ -397,17 +398,16 @@ int mp_machine_load(const char *path, struct mp_machine *m, char *err, size_t er
 			if (strcmp(fields[i].key, k) == 0)
 				fd = &fields[i];
 		if (!fd) {
-			snprintf(err, errlen, "%s:%d: unknown key \"%s\"", path, lineno, k);
+			snprintf(err, errlen, "%s:%d: unknown key \"%s\"", name, lineno, k);
 			rc = -MP_ERR_USAGE;
 			break;
 		}
 		if (set_field(m, fd, v)) {
-			snprintf(err, errlen, "%s:%d: bad value \"%s\" for %s", path, lineno, v, k);
+			snprintf(err, errlen, "%s:%d: bad value \"%s\" for %s", name, lineno, v, k);
 			rc = -MP_ERR_USAGE;
 			break;
 		}
 	}
-	fclose(f);
 	if (!rc)
 		rc = mp_machine_check(m, err, errlen);
 	return rc;
@@ -490,77 +490,6 @@ static void note(struct mp_machine *m, const char *fmt, ...)
 	va_end(ap);
 }
 
-struct host_cache {
-	unsigned level, data, line, ways;
-	uint64_t size;
-};
-
-static int read_sysfs_u(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	int ok = fgets(buf, (int)n, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-/* Up to 8 caches of cpu0 from sysfs; returns how many. */
-static int sysfs_caches(struct host_cache *hc)
-{
-	int n = 0;
-	for (int i = 0; i < 8; i++) {
-		char p[128], v[64];
-		struct host_cache c = { 0 };
-		uint64_t size;
-#define RD(name)                                                                                                       \
-	(snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%d/" name, i), read_sysfs_u(p, v, sizeof(v)))
-		if (RD("level"))
-			break;
-		c.level = (unsigned)atoi(v);
-		if (RD("type"))
-			continue;
-		c.data = strcmp(v, "Instruction") != 0;
-		if (RD("size") || parse_size(v, &size))
-			continue;
-		c.size = size;
-		if (!RD("ways_of_associativity"))
-			c.ways = (unsigned)atoi(v);
-		if (!RD("coherency_line_size"))
-			c.line = (unsigned)atoi(v);
-#undef RD
-		hc[n++] = c;
-	}
-	return n;
-}
-
-static int cpuid_caches(struct host_cache *hc)
-{
-	int n = 0;
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned a, b, c, d;
-	if (!__get_cpuid(0, &a, &b, &c, &d) || a < 4)
-		return 0;
-	for (unsigned i = 0; i < 8; i++) {
-		__cpuid_count(4, i, a, b, c, d);
-		unsigned type = a & 31;
-		if (!type)
-			break;
-		struct host_cache h = { .level = (a >> 5) & 7, .data = type != 2 };
-		h.ways = (b >> 22) + 1;
-		h.line = (b & 0xfff) + 1;
-		h.size = (uint64_t)h.ways * (((b >> 12) & 0x3ff) + 1) * h.line * ((uint64_t)c + 1);
-		hc[n++] = h;
-	}
-#else
-	(void)hc;
-#endif
-	return n;
-}
-
 void mp_machine_inclusion(struct mp_machine *m, int zen, int l2_inclusive, int l3_inclusive)
 {
 	if (l2_inclusive >= 0)
@@ -569,54 +498,6 @@ void mp_machine_inclusion(struct mp_machine *m, int zen, int l2_inclusive, int l
 		m->llc.inclusion = MP_INCL_EXCLUSIVE;
 	else if (l3_inclusive >= 0)
 		m->llc.inclusion = l3_inclusive ? MP_INCL_INCLUSIVE : MP_INCL_NINE;
-}
-
-/* L2's and L3's inclusion bits from cpuid's deterministic cache leaf (4 on
- * Intel, 0x8000001d on AMD; edx bit 1: the cache holds what the levels
- * nearer the core hold), for mp_machine_inclusion. */
-static void cpuid_inclusion(struct mp_machine *m)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned a = 0, b = 0, c = 0, d = 0, max = 0;
-	if (!__get_cpuid(0, &max, &b, &c, &d))
-		return;
-	int amd = b == 0x68747541u; /* "Auth"enticAMD */
-	unsigned leaf = 4, top = max;
-	if (amd) {
-		__get_cpuid(0x80000000, &top, &b, &c, &d);
-		leaf = 0x8000001d;
-	}
-	if (top < leaf)
-		return;
-	if (!__get_cpuid(1, &a, &b, &c, &d))
-		return;
-	unsigned family = (a >> 8) & 15;
-	if (family == 15)
-		family += (a >> 20) & 255;
-	int incl[4] = { -1, -1, -1, -1 };
-	for (unsigned i = 0; i < 8; i++) {
-		__cpuid_count(leaf, i, a, b, c, d);
-		unsigned type = a & 31, level = (a >> 5) & 7;
-		if (!type)
-			break;
-		if (type != 2 && level < 4) /* data or unified */
-			incl[level] = (d >> 1) & 1;
-	}
-	/* Zen (family 0x17 on): L3 is filled by L2's evictions, a victim cache */
-	mp_machine_inclusion(m, amd && family >= 0x17 && incl[3] >= 0, incl[2], incl[3]);
-#else
-	(void)m;
-#endif
-}
-
-static int in_vm(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned a, b, c, d;
-	if (__get_cpuid(1, &a, &b, &c, &d))
-		return (c >> 31) & 1;
-#endif
-	return 0;
 }
 
 /* AMD's associativity codes of leaf 0x80000006 (APM vol. 3, "L2/L3 cache
@@ -669,55 +550,39 @@ int mp_machine_amd_tlbs(struct mp_machine *m, const uint32_t l5[4], const uint32
 	return 1;
 }
 
-/* TLBs from cpuid leaf 0x18 (Intel) or 0x80000005/6 (AMD). 1 if found. */
-static int cpuid_tlbs(struct mp_machine *m)
+/* TLBs from cpuid leaf 0x18's subleaves (Intel), else AMD's 0x80000005/6.
+ * 1 if found. */
+static int host_tlbs(struct mp_machine *m, const struct mp_host_cpu *h)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned a, b, c, d, max;
-	if (!__get_cpuid(0, &max, &b, &c, &d))
-		return 0;
 	int found = 0;
-	if (max >= 0x18) {
-		__cpuid_count(0x18, 0, a, b, c, d);
-		unsigned nsub = a;
-		for (unsigned i = 0; i <= nsub && i < 16; i++) {
-			__cpuid_count(0x18, i, a, b, c, d);
-			unsigned type = d & 31; /* 1 data, 3 unified */
-			unsigned level = (d >> 5) & 7;
-			unsigned ways = b >> 16, sets = c;
-			if ((type != 1 && type != 3) || !ways || !sets)
-				continue;
-			if ((d >> 8) & 1) /* fully associative: ways holds the entries */
-				ways = ways * sets, sets = 1;
-			struct mp_tlb_geom g = { ways * sets, ways };
-			if (level == 1) {
-				for (int p = 0; p < 3; p++)
-					if (b & (1u << p) && !(p == 0 && b & 2 && !(b & 1)))
-						m->dtlb[p] = g;
-			} else {
-				m->stlb = g;
-				m->stlb_sizes = b & 7;
-			}
-			found = 1;
+	for (unsigned i = 0; i < h->ntlb_leaf18; i++) {
+		uint32_t b = h->tlb_leaf18[i][1], c = h->tlb_leaf18[i][2], d = h->tlb_leaf18[i][3];
+		unsigned type = d & 31; /* 1 data, 3 unified */
+		unsigned level = (d >> 5) & 7;
+		unsigned ways = b >> 16, sets = c;
+		if ((type != 1 && type != 3) || !ways || !sets)
+			continue;
+		if ((d >> 8) & 1) /* fully associative: ways holds the entries */
+			ways = ways * sets, sets = 1;
+		struct mp_tlb_geom g = { ways * sets, ways };
+		if (level == 1) {
+			for (int p = 0; p < 3; p++)
+				if (b & (1u << p) && !(p == 0 && b & 2 && !(b & 1)))
+					m->dtlb[p] = g;
+		} else {
+			m->stlb = g;
+			m->stlb_sizes = b & 7;
 		}
-		if (found)
-			stlb_plausible(m);
+		found = 1;
 	}
-	__get_cpuid(0x80000000, &max, &b, &c, &d);
-	if (!found && max >= 0x80000006) {
-		uint32_t l5[4], l6[4];
-		__get_cpuid(0x80000005, &l5[0], &l5[1], &l5[2], &l5[3]);
-		__get_cpuid(0x80000006, &l6[0], &l6[1], &l6[2], &l6[3]);
-		found = mp_machine_amd_tlbs(m, l5, l6);
-	}
+	if (found)
+		stlb_plausible(m);
+	if (!found && h->amd_tlb_leaves)
+		found = mp_machine_amd_tlbs(m, h->amd_l5, h->amd_l6);
 	return found;
-#else
-	(void)m;
-	return 0;
-#endif
 }
 
-static void host_cache_use(struct mp_machine *m, const char *what, struct mp_cache_geom *g, const struct host_cache *h,
+static void host_cache_use(struct mp_machine *m, const char *what, struct mp_cache_geom *g, const struct mp_host_cache *h,
 			   uint64_t lo, uint64_t hi)
 {
 	if (!h) {
@@ -735,20 +600,15 @@ static void host_cache_use(struct mp_machine *m, const char *what, struct mp_cac
 		g->repl = MP_REPL_LRU;
 }
 
-void mp_machine_host(struct mp_machine *m)
+void mp_machine_host(struct mp_machine *m, const struct mp_host_cpu *h)
 {
 	*m = generic;
 	snprintf(m->name, sizeof(m->name), "host");
 	m->notes[0] = 0;
-	struct host_cache hc[8];
-	const char *src = "sysfs";
-	int n = sysfs_caches(hc);
-	if (n == 0) {
-		n = cpuid_caches(hc);
-		src = "cpuid";
-	}
-	const struct host_cache *l1 = NULL, *l2 = NULL, *l3 = NULL;
-	for (int i = 0; i < n; i++) {
+	const struct mp_host_cache *hc = h->caches;
+	unsigned n = h->ncaches < MP_HOST_CACHES ? h->ncaches : MP_HOST_CACHES;
+	const struct mp_host_cache *l1 = NULL, *l2 = NULL, *l3 = NULL;
+	for (unsigned i = 0; i < n; i++) {
 		if (!hc[i].data)
 			continue;
 		if (hc[i].line == 64 || hc[i].line == 128)
@@ -760,21 +620,20 @@ void mp_machine_host(struct mp_machine *m)
 		else if (hc[i].level >= 3)
 			l3 = &hc[i];
 	}
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	m->cores = cpus > 0 && cpus <= 4096 ? (unsigned)cpus : 1;
-	int vm = in_vm();
+	m->cores = h->cpus > 0 && h->cpus <= 4096 ? h->cpus : 1;
 	host_cache_use(m, "L1D", &m->l1d, l1, 4 * KiB, 512 * KiB);
 	host_cache_use(m, "L2", &m->l2, l2, 64 * KiB, 32 * MiB);
 	/* No L3: the L2 is the last level; model an LLC the size of all L2s. */
 	host_cache_use(m, "LLC", &m->llc, l3, 256 * KiB, 128 * MiB);
-	cpuid_inclusion(m);
-	if (!cpuid_tlbs(m))
+	mp_machine_inclusion(m, h->zen, h->l2_inclusive, h->l3_inclusive);
+	if (!host_tlbs(m, h))
 		note(m, "TLB geometry not reported (cpuid 0x18/0x80000005): default DTLB "
 			"64+32+4, STLB 1536 12-way");
-	if (vm)
+	if (h->hypervisor)
 		note(m, "running under a hypervisor: cache figures describe the host's "
 			"caches, shared with other guests");
-	snprintf(m->desc, sizeof(m->desc), "this host (%d CPUs; caches from %s)", (int)m->cores, n ? src : "defaults");
+	snprintf(m->desc, sizeof(m->desc), "this host (%d CPUs; caches from %s)", (int)m->cores,
+		 n && h->cache_source ? h->cache_source : "defaults");
 	char err[128];
 	if (mp_machine_check(m, err, sizeof(err))) {
 		note(m, "host geometry rejected (%s): generic defaults used", err);
@@ -784,23 +643,6 @@ void mp_machine_host(struct mp_machine *m)
 		snprintf(m->name, sizeof(m->name), "host");
 		memcpy(m->notes, notes, sizeof(notes));
 	}
-}
-
-int mp_machine_resolve(const char *spec, struct mp_machine *m, char *err, size_t errlen)
-{
-	if (strcmp(spec, "host") == 0) {
-		mp_machine_host(m);
-		return 0;
-	}
-	if (mp_machine_preset(spec, m) == 0)
-		return 0;
-	if (strchr(spec, '/') || access(spec, F_OK) == 0)
-		return mp_machine_load(spec, m, err, errlen);
-	size_t at =
-		(size_t)snprintf(err, errlen, "unknown machine \"%s\": give host, a machine file, or one of:", spec);
-	for (size_t i = 0; i < NPRESETS && at < errlen; i++)
-		at += (size_t)snprintf(err + at, errlen - at, " %s", presets[i].name);
-	return -MP_ERR_USAGE;
 }
 
 int mp_machine_sample_sets_ok(const struct mp_machine *m, unsigned n, char *err, size_t errlen)

@@ -2,15 +2,19 @@
 /*
  * Machine descriptions for the memory-system model: cache and TLB geometry,
  * paging-structure caches, latencies. A machine comes from a preset (the
- * papers' machines), from a plain-text file, or from this host (sysfs cache
- * info and cpuid, checked for plausibility: hypervisors report odd values).
- * Pure data and parsing; no simulation here.
+ * papers' machines), from the text of a machine file, or from what this
+ * host's CPU reports (struct mp_host_cpu, read by src/host; checked for
+ * plausibility: hypervisors report odd values). Pure data and parsing: no
+ * simulation here, and no I/O (the CLI reads machine files and asks
+ * src/host).
  */
 #ifndef MP_MACHINE_H
 #define MP_MACHINE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "common/mp_hostcpu.h"
 
 enum mp_repl { MP_REPL_LRU, MP_REPL_PLRU };
 /* How a cache relates to the levels above it (nearer the core). */
@@ -60,11 +64,11 @@ const char *const *mp_machine_presets(void);
 /* Fills m from a preset name; -ENOENT if unknown. */
 int mp_machine_preset(const char *name, struct mp_machine *m);
 
-/* Fills m from this host: sysfs cache info, else cpuid leaf 4 / 0x80000006,
- * TLBs from cpuid leaf 2 / 0x18 / 0x80000005-6; values missing or
- * implausible (a hypervisor's) are taken from a default and m->notes says
- * which. Always succeeds. */
-void mp_machine_host(struct mp_machine *m);
+/* Fills m from what this host's CPU reports (h, from mp_host_cpu_read:
+ * sysfs cache info, else cpuid leaf 4; TLBs from cpuid leaf 0x18, else
+ * 0x80000005-6); values missing or implausible (a hypervisor's) are taken
+ * from a default and m->notes says which. Always succeeds. */
+void mp_machine_host(struct mp_machine *m, const struct mp_host_cpu *h);
 
 /* The TLBs AMD's cpuid leaves 0x80000005 and 0x80000006 (eax..edx)
  * describe, into m (mp_machine_host's AMD part, apart for tests with
@@ -79,14 +83,12 @@ int mp_machine_amd_tlbs(struct mp_machine *m, const uint32_t l5[4], const uint32
  * bit says (0). Inclusive means inclusive; 0, neither (nine). */
 void mp_machine_inclusion(struct mp_machine *m, int zen, int l2_inclusive, int l3_inclusive);
 
-/* Parses a machine file ("key = value" lines, '#' comments; see
- * docs/model.md). On error returns -MP_ERR_USAGE and writes a message
- * naming the line into err. Starts from a generic default, so a file may
- * give only what differs. */
-int mp_machine_load(const char *path, struct mp_machine *m, char *err, size_t errlen);
-
-/* Resolves "host", a preset name or a file path. */
-int mp_machine_resolve(const char *spec, struct mp_machine *m, char *err, size_t errlen);
+/* Parses the text of a machine file ("key = value" lines, '#' comments;
+ * see docs/model.md); name is the file's (m's name unless the text gives
+ * one, and what messages start with). On error returns -MP_ERR_USAGE and
+ * writes a message naming the line into err. Starts from a generic
+ * default, so a file may give only what differs. */
+int mp_machine_parse(const char *text, const char *name, struct mp_machine *m, char *err, size_t errlen);
 
 /* Checks consistency (powers of two where the model needs them, ways that
  * divide the size...); 0 or -MP_ERR_USAGE with a message. */
@@ -97,7 +99,7 @@ int mp_machine_check(const struct mp_machine *m, char *err, size_t errlen);
  * sample; mp_model_sample_sets). 0, or -EINVAL with the reason in err. */
 int mp_machine_sample_sets_ok(const struct mp_machine *m, unsigned n, char *err, size_t errlen);
 
-/* Writes the machine as a machine file (the format mp_machine_load reads). */
+/* Writes the machine as a machine file (the format mp_machine_parse reads). */
 int mp_machine_format(const struct mp_machine *m, char *buf, size_t len);
 
 #endif

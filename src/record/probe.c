@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The machine probe (see probe.h). Each probe asks the kernel the way the
+ * The machine probe (see probe.h); the host's facts (hypervisor, pagemap,
+ * huge pages, NUMA) come from src/host. Each probe asks the kernel the way the
  * real source will: the faults probe opens a sampling page-fault event per
  * CPU with inherit and maps its ring, because that is what fails on some
  * kernels (a per-task inherited event cannot be mmapped), not a bare open.
@@ -21,11 +22,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 #include "common/mp_env.h"
+#include "host/host.h"
 #include "record/record.h"
 
 #define SYSFS_PMUS "/sys/bus/event_source/devices"
@@ -65,22 +64,6 @@ const char *mp_errno_name(int e)
 		return buf;
 	}
 	}
-}
-
-/* First line of a small file, without its newline; -errno on failure. */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = read(fd, buf, len - 1);
-	int e = errno;
-	close(fd);
-	if (n < 0)
-		return -e;
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
 }
 
 static long perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -154,7 +137,7 @@ static void list_dir(const char *dir, char *out, size_t cap, char sep)
 			continue;
 		char path[512], val[96];
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (read_line(path, val, sizeof(val)))
+		if (mp_host_read_line(path, val, sizeof(val)))
 			val[0] = 0;
 		int n = snprintf(out + o, cap - o, "%s%s%c%s", o ? " " : "", e->d_name, sep, val);
 		if (n < 0 || (size_t)n >= cap - o) {
@@ -179,7 +162,7 @@ static void probe_pmus(struct mp_probe *p)
 		if (!m->present)
 			continue;
 		snprintf(path, sizeof(path), SYSFS_PMUS "/%s/type", names[i]);
-		if (read_line(path, buf, sizeof(buf)) == 0)
+		if (mp_host_read_line(path, buf, sizeof(buf)) == 0)
 			m->type = atoi(buf);
 		snprintf(path, sizeof(path), SYSFS_PMUS "/%s/caps", names[i]);
 		list_dir(path, m->caps, sizeof(m->caps), '=');
@@ -192,41 +175,19 @@ static void probe_pmus(struct mp_probe *p)
 
 static void probe_hypervisor(struct mp_probe *p)
 {
-	p->hv_cpuid = -1;
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned a, b, c, d;
-	if (__get_cpuid(1, &a, &b, &c, &d)) {
-		p->hv_cpuid = !!(c & (1u << 31));
-		if (p->hv_cpuid) {
-			/* leaf 0x40000000 is only defined with the hypervisor bit */
-			__cpuid(0x40000000, a, b, c, d);
-			memcpy(p->hv_vendor, &b, 4);
-			memcpy(p->hv_vendor + 4, &c, 4);
-			memcpy(p->hv_vendor + 8, &d, 4);
-			p->hv_vendor[12] = 0;
-		}
-	}
-#endif
-	if (read_line("/sys/hypervisor/type", p->hv_sysfs, sizeof(p->hv_sysfs)))
-		p->hv_sysfs[0] = 0;
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	if (f) {
-		char line[4096];
-		while (fgets(line, sizeof(line), f)) {
-			if (strncmp(line, "flags", 5) != 0)
-				continue;
-			p->hv_cpuinfo = strstr(line, " hypervisor") != NULL;
-			break;
-		}
-		fclose(f);
-	}
+	struct mp_host_hv hv;
+	mp_host_hypervisor(&hv);
+	p->hv_cpuid = hv.cpuid;
+	memcpy(p->hv_vendor, hv.vendor, sizeof(p->hv_vendor));
+	p->hv_cpuinfo = hv.cpuinfo;
+	memcpy(p->hv_sysfs, hv.sysfs, sizeof(p->hv_sysfs));
 }
 
 static void probe_privileges(struct mp_probe *p)
 {
 	char buf[64];
 	p->paranoid = -100;
-	if (read_line("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) == 0)
+	if (mp_host_read_line("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) == 0)
 		p->paranoid = atoi(buf);
 	p->root = geteuid() == 0;
 	FILE *f = fopen("/proc/self/status", "re");
@@ -241,60 +202,6 @@ static void probe_privileges(struct mp_probe *p)
 		}
 		fclose(f);
 	}
-}
-
-/* Reads our own pagemap entry for a page we just wrote: the kernel shows
- * the PFN only to CAP_SYS_ADMIN, zero otherwise. */
-static void probe_pagemap(struct mp_probe *p)
-{
-	long psz = sysconf(_SC_PAGESIZE);
-	volatile char *page = mmap(NULL, (size_t)psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (page == MAP_FAILED) {
-		p->pagemap_pfn = -errno;
-		return;
-	}
-	page[0] = 1;
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		p->pagemap_pfn = -errno;
-	} else {
-		uint64_t e = 0;
-		off_t off = (off_t)((uintptr_t)page / (uintptr_t)psz * sizeof(e));
-		ssize_t n = pread(fd, &e, sizeof(e), off);
-		if (n != (ssize_t)sizeof(e))
-			p->pagemap_pfn = n < 0 ? -errno : -EIO;
-		else
-			p->pagemap_pfn = (e >> 63) && (e & ((1ull << 55) - 1)) != 0;
-		close(fd);
-	}
-	munmap((void *)page, (size_t)psz);
-}
-
-static void probe_thp(struct mp_probe *p)
-{
-	char buf[128];
-	p->thp[0] = 0;
-	if (read_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)))
-		return;
-	/* "always [madvise] never": the bracketed word is in force */
-	char *l = strchr(buf, '['), *r = l ? strchr(l, ']') : NULL;
-	if (l && r)
-		snprintf(p->thp, sizeof(p->thp), "%.*s", (int)(r - l - 1), l + 1);
-}
-
-static void probe_numa(struct mp_probe *p)
-{
-	DIR *d = opendir("/sys/devices/system/node");
-	p->numa_nodes = 0;
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		char *end;
-		if (strncmp(e->d_name, "node", 4) == 0 && e->d_name[4] && (strtol(e->d_name + 4, &end, 10), !*end))
-			p->numa_nodes++;
-	}
-	closedir(d);
 }
 
 /* The clang `memprism cc` would pick, and its major version from
@@ -357,9 +264,9 @@ void mp_probe_run(struct mp_probe *p)
 	probe_pmus(p);
 	probe_hypervisor(p);
 	probe_privileges(p);
-	probe_pagemap(p);
-	probe_thp(p);
-	probe_numa(p);
+	p->pagemap_pfn = mp_host_pagemap_pfn();
+	mp_host_thp(p->thp, sizeof(p->thp));
+	p->numa_nodes = mp_host_numa_nodes();
 	probe_cc(p);
 	mp_vg_probe(&p->vg);
 }

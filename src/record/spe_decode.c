@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/host.h"
 #include "record/perf_src.h"
 
 /* Header bytes (Arm ARM D10, "Statistical Profiling Extension packets") */
@@ -266,15 +267,10 @@ uint64_t mp_spe_ticks_ns(uint64_t ticks, uint32_t mult, uint16_t shift)
 /* First line of a small file as an unsigned number; -errno or -EIO. */
 static int read_u64(const char *path, uint64_t *v)
 {
-	char buf[64];
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	int ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	char *end;
-	if (!ok)
-		return -EIO;
+	char buf[64], *end;
+	int e = mp_host_read_line(path, buf, sizeof(buf));
+	if (e)
+		return e;
 	*v = strtoull(buf, &end, 0);
 	return end == buf ? -EIO : 0;
 }

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "common/mp_bigmem.h"
 #include "common/mp_memlevel.h"
+#include "host/host.h"
 #include "model/model.h"
 #include "model/model_int.h"
 
@@ -1233,46 +1234,35 @@ static void test_ptat(void)
 
 static void test_machine_files(void)
 {
-	char path[] = "/tmp/mp-machine-XXXXXX";
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
 	const char *text = "# a test machine\nname = box\ncores = 4\nllc.size = 8M\nllc.ways = 16\n"
 			   "llc.inclusion = inclusive\nstlb.pages = 4k, 2m\n";
-	CHECK_EQ(write(fd, text, strlen(text)), strlen(text));
-	close(fd);
 	struct mp_machine m;
 	char err[200];
-	CHECK_EQ(mp_machine_load(path, &m, err, sizeof(err)), 0);
+	CHECK_EQ(mp_machine_parse(text, "box.machine", &m, err, sizeof(err)), 0);
 	CHECK(strcmp(m.name, "box") == 0);
 	CHECK_EQ(m.cores, 4);
 	CHECK_EQ(m.llc.size, 8u << 20);
 	CHECK_EQ(m.llc.inclusion, MP_INCL_INCLUSIVE);
 	CHECK_EQ(m.stlb_sizes, 3);
-	/* format -> load gives the same machine */
+	/* format -> parse gives the same machine */
 	char buf[4096];
 	CHECK_EQ(mp_machine_format(&m, buf, sizeof(buf)), 0);
-	FILE *f = fopen(path, "w");
-	fputs(buf, f);
-	fclose(f);
 	struct mp_machine m2;
-	CHECK_EQ(mp_machine_load(path, &m2, err, sizeof(err)), 0);
+	CHECK_EQ(mp_machine_parse(buf, "box.machine", &m2, err, sizeof(err)), 0);
 	CHECK(memcmp(&m.l1d, &m2.l1d, sizeof(m.l1d)) == 0 && memcmp(&m.llc, &m2.llc, sizeof(m.llc)) == 0);
 	CHECK(memcmp(m.dtlb, m2.dtlb, sizeof(m.dtlb)) == 0 && m.stlb_sizes == m2.stlb_sizes);
-	/* errors name the line */
-	f = fopen(path, "w");
-	fputs("cores = 2\nl1d.ways = seven\n", f);
-	fclose(f);
-	CHECK(mp_machine_load(path, &m, err, sizeof(err)) < 0);
-	CHECK(strstr(err, ":2:") != NULL);
-	f = fopen(path, "w");
-	fputs("l2.replacement = plru\nl2.ways = 12\nl2.size = 768K\n", f);
-	fclose(f);
-	CHECK(mp_machine_load(path, &m, err, sizeof(err)) < 0);
+	/* errors name the file and the line */
+	CHECK(mp_machine_parse("cores = 2\nl1d.ways = seven\n", "bad.machine", &m, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "bad.machine:2:") != NULL);
+	CHECK(mp_machine_parse("l2.replacement = plru\nl2.ways = 12\nl2.size = 768K\n", "bad.machine", &m, err,
+			       sizeof(err)) < 0);
 	CHECK(strstr(err, "PLRU") != NULL);
-	unlink(path);
-	CHECK(mp_machine_resolve("no-such-machine", &m, err, sizeof(err)) < 0);
-	CHECK(strstr(err, "nehalem-e5504") != NULL);
-	/* every preset is valid, the host always yields a usable machine */
+	/* no name given: the file's */
+	CHECK_EQ(mp_machine_parse("cores = 2", "two.machine", &m, err, sizeof(err)), 0);
+	CHECK(strcmp(m.name, "two.machine") == 0);
+	CHECK_EQ(m.cores, 2);
+	CHECK_EQ(mp_machine_preset("no-such-machine", &m), -ENOENT);
+	/* every preset is valid */
 	for (const char *const *p = mp_machine_presets(); *p; p++) {
 		CHECK_EQ(mp_machine_preset(*p, &m), 0);
 		CHECK_EQ(mp_machine_check(&m, err, sizeof(err)), 0);
@@ -1280,8 +1270,71 @@ static void test_machine_files(void)
 		CHECK(mo != NULL);
 		mp_model_free(mo);
 	}
-	mp_machine_host(&m);
+}
+
+/* The host as its CPU reports it: this host's facts always give a usable
+ * machine; facts of a known shape give that machine, with the notes on
+ * what was missing or implausible. */
+static void test_machine_host(void)
+{
+	struct mp_machine m;
+	char err[128];
+	struct mp_host_cpu h;
+	mp_host_cpu_read(&h);
+	mp_machine_host(&m, &h);
 	CHECK_EQ(mp_machine_check(&m, err, sizeof(err)), 0);
+	CHECK(strcmp(m.name, "host") == 0);
+	/* nothing reported: the generic core, and notes saying so */
+	memset(&h, 0, sizeof(h));
+	h.l2_inclusive = h.l3_inclusive = -1;
+	mp_machine_host(&m, &h);
+	CHECK_EQ(mp_machine_check(&m, err, sizeof(err)), 0);
+	CHECK_EQ(m.cores, 1);
+	CHECK(strstr(m.desc, "caches from defaults") != NULL);
+	CHECK(strstr(m.notes, "L1D not reported") != NULL);
+	CHECK(strstr(m.notes, "TLB geometry not reported") != NULL);
+	/* a Skylake-SP-like report from sysfs, with leaf 0x18's DTLB and STLB
+	 * and an inclusive L2, under a hypervisor */
+	memset(&h, 0, sizeof(h));
+	h.caches[0] = (struct mp_host_cache){ 1, 1, 64, 8, 32 << 10 };
+	h.caches[1] = (struct mp_host_cache){ 1, 0, 64, 8, 32 << 10 }; /* instruction: left out */
+	h.caches[2] = (struct mp_host_cache){ 2, 1, 64, 16, 2 << 20 };
+	h.caches[3] = (struct mp_host_cache){ 3, 1, 64, 16, 32 << 20 };
+	h.ncaches = 4;
+	h.cache_source = "sysfs";
+	h.l2_inclusive = 1;
+	h.l3_inclusive = 0;
+	/* leaf 0x18: a 64-entry 4-way L1 DTLB for 4K (type 1, level 1), a
+	 * 2048-entry 16-way STLB for 4K and 2M (type 3, level 2) */
+	h.tlb_leaf18[0][0] = 1; /* one subleaf more */
+	h.tlb_leaf18[0][1] = 4u << 16 | 1;
+	h.tlb_leaf18[0][2] = 16;
+	h.tlb_leaf18[0][3] = 1u << 5 | 1;
+	h.tlb_leaf18[1][1] = 16u << 16 | 3;
+	h.tlb_leaf18[1][2] = 128;
+	h.tlb_leaf18[1][3] = 2u << 5 | 3;
+	h.ntlb_leaf18 = 2;
+	h.hypervisor = 1;
+	h.cpus = 8;
+	mp_machine_host(&m, &h);
+	CHECK_EQ(mp_machine_check(&m, err, sizeof(err)), 0);
+	CHECK_EQ(m.cores, 8);
+	CHECK_EQ(m.l1d.size, 32u << 10);
+	CHECK_EQ(m.l1d.ways, 8);
+	CHECK_EQ(m.l2.size, 2u << 20);
+	CHECK_EQ(m.l2.inclusion, MP_INCL_INCLUSIVE);
+	CHECK_EQ(m.llc.size, 32u << 20);
+	CHECK_EQ(m.llc.ways, 16);
+	CHECK_EQ(m.llc.repl, MP_REPL_LRU);
+	CHECK_EQ(m.llc.inclusion, MP_INCL_NINE);
+	CHECK_EQ(m.dtlb[MP_PAGE_4K].entries, 64);
+	CHECK_EQ(m.dtlb[MP_PAGE_4K].ways, 4);
+	CHECK_EQ(m.stlb.entries, 2048);
+	CHECK_EQ(m.stlb.ways, 16);
+	CHECK_EQ(m.stlb_sizes, 1u << MP_PAGE_4K | 1u << MP_PAGE_2M);
+	CHECK(strstr(m.desc, "this host (8 CPUs; caches from sysfs)") != NULL);
+	CHECK(strstr(m.notes, "running under a hypervisor") != NULL);
+	CHECK(strstr(m.notes, "not reported") == NULL);
 }
 
 /* AMD's TLB leaves, decoded: a VM's (recorded on this project's EPYC
@@ -1395,6 +1448,7 @@ int main(void)
 	test_first_touch();
 	test_ptat();
 	test_machine_files();
+	test_machine_host();
 	test_amd_tlbs();
 	test_cpuid_inclusion();
 	return check_done("test_model");
