@@ -73,6 +73,10 @@ void cli_model_help(FILE *out, int sampling);
 /* --sample-bursts ON,OFF (record's and the model's): 0, or 2 with the
  * message printed. */
 int cli_parse_bursts(const char *arg, uint64_t *on, uint64_t *off);
+/* The model's machine in the report's terms (rp_opts.machine, the
+ * findings' sizes), into *out; NULL without a model. */
+struct rp_machine;
+const struct rp_machine *cli_rp_machine(const struct mp_machine *m, struct rp_machine *out);
 /* After a run that read the trace: what `host` had to guess (cli_note). */
 void cli_model_note(const struct cli_model *m);
 int cmd_doctor(int argc, char **argv);

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "common/mp_error.h"
 #include "host/host.h"
+#include "report/report.h"
 
 static int parse_page(const char *s, unsigned *shift)
 {
@@ -210,6 +211,24 @@ int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 	ao->burst_on = m->burst_on;
 	ao->burst_off = m->burst_off;
 	return 0;
+}
+
+const struct rp_machine *cli_rp_machine(const struct mp_machine *m, struct rp_machine *out)
+{
+	if (!m)
+		return NULL;
+	unsigned t4 = m->dtlb[MP_PAGE_4K].entries, t2 = m->dtlb[MP_PAGE_2M].entries;
+	if ((m->stlb_sizes & (1u << MP_PAGE_4K)) && m->stlb.entries > t4)
+		t4 = m->stlb.entries;
+	if ((m->stlb_sizes & (1u << MP_PAGE_2M)) && m->stlb.entries > t2)
+		t2 = m->stlb.entries;
+	*out = (struct rp_machine){ .line = m->line,
+				    .l1d_size = m->l1d.size,
+				    .l1d_ways = m->l1d.ways,
+				    .llc_size = m->llc.size,
+				    .tlb_4k = t4,
+				    .tlb_2m = t2 };
+	return out;
 }
 
 void cli_model_note(const struct cli_model *m)

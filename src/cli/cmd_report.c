@@ -65,6 +65,7 @@ int cmd_report(int argc, char **argv)
 	};
 	static struct cli_model model; /* large: not on the stack */
 	memset(&model, 0, sizeof(model));
+	struct rp_machine rpm;
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 30 };
 	struct an_opts ao = { 0 };
 	const char *wrappers[64], *html = NULL;
@@ -144,7 +145,7 @@ int cmd_report(int argc, char **argv)
 	ao.nwrappers = nwrappers;
 	if (cli_model_apply(&model, &ao, 0))
 		return 2;
-	ro.machine = ao.machine;
+	ro.machine = cli_rp_machine(ao.machine, &rpm);
 	ro.model_args = model.args;
 	ro.nmodel_args = model.nargs;
 	if (html)

@@ -47,6 +47,7 @@ int cmd_tlb(int argc, char **argv)
 	};
 	static struct cli_model model;
 	memset(&model, 0, sizeof(model));
+	struct rp_machine rpm;
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 20 };
 	struct an_opts ao = { .page_rows = 1 };
 	int c;
@@ -84,7 +85,7 @@ int cmd_tlb(int argc, char **argv)
 		return 2;
 	if (cli_model_apply(&model, &ao, 1))
 		return 2;
-	ro.machine = ao.machine;
+	ro.machine = cli_rp_machine(ao.machine, &rpm);
 	ro.model_args = model.args;
 	ro.nmodel_args = model.nargs;
 	struct an_result *res = NULL;

@@ -20,6 +20,19 @@ enum rp_by {
 };
 enum rp_format { RP_TEXT, RP_CSV, RP_JSON };
 
+/* The modelled machine as the findings weigh against it (rp_advice.c): the
+ * model's machine in the report's terms, filled by the caller (the CLI,
+ * which has the model's description). */
+struct rp_machine {
+	unsigned line; /* cache line bytes */
+	uint64_t l1d_size; /* bytes */
+	unsigned l1d_ways;
+	uint64_t llc_size; /* bytes */
+	/* entries the TLBs hold for 4 KiB and 2 MiB pages: the larger of the
+	 * first-level array for that size and the STLB when it holds it */
+	uint64_t tlb_4k, tlb_2m;
+};
+
 struct rp_opts {
 	enum rp_by by;
 	enum rp_format format;
@@ -32,7 +45,7 @@ struct rp_opts {
 	/* model: the machine (the findings' cache and TLB sizes) and the model
 	 * options as given, option and value in turn (the what-if commands
 	 * they suggest repeat them), or NULL */
-	const struct mp_machine *machine;
+	const struct rp_machine *machine;
 	const char *const *model_args;
 	size_t nmodel_args;
 	int color; /* text: ANSI colours (a terminal that wants them) */

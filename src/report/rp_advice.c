@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/machine.h"
 #include "report/rp_int.h"
 
 #define ADV_MIN_SHARE 0.05 /* of all page walks or DRAM reads */
@@ -59,15 +58,6 @@ static double ratio(uint64_t a, uint64_t b)
 	return b ? (double)a / (double)b : 0.0;
 }
 
-/* Bytes the TLBs reach in pages of 2^shift (k: MP_PAGE_*): the larger of
- * the first-level array for that size and the STLB when it holds them. */
-static uint64_t tlb_reach(const struct mp_machine *m, int k, unsigned shift)
-{
-	uint64_t e = m->dtlb[k].entries;
-	if ((m->stlb_sizes & (1u << k)) && m->stlb.entries > e)
-		e = m->stlb.entries;
-	return e << shift;
-}
 
 /* s as one shell word: as it is when it has nothing a shell would read,
  * else in single quotes (the caller checked it has none). */
@@ -149,13 +139,13 @@ static int by_share(const void *x, const void *y)
 
 static void walks_finding(const struct rp_opts *o, const struct an_class *c, struct rp_advice *a)
 {
-	const struct mp_machine *m = o->machine;
+	const struct rp_machine *m = o->machine;
 	const struct an_mem *x = &c->mem;
 	char w[32], pages[32], size[32], reach[32], hint[1024];
 	int n = snprintf(a->evidence, sizeof(a->evidence),
 			 "%s page walks (%.1f%% of all), one per %.1f line references",
 			 rp_grouped(w, sizeof(w), x->walks), 100.0 * a->share, ratio(x->refs, x->walks));
-	uint64_t reach4 = m ? tlb_reach(m, MP_PAGE_4K, 12) : 0, reach2 = m ? tlb_reach(m, MP_PAGE_2M, 21) : 0;
+	uint64_t reach4 = m ? m->tlb_4k << 12 : 0, reach2 = m ? m->tlb_2m << 21 : 0;
 	if (c->max_size && reach4 && n > 0 && (size_t)n < sizeof(a->evidence))
 		snprintf(a->evidence + n, sizeof(a->evidence) - (size_t)n,
 			 "; it spans %s (%s pages of 4 KiB), %.1fx what the TLBs reach in 4 KiB pages (%s)",
@@ -184,8 +174,8 @@ static void walks_finding(const struct rp_opts *o, const struct an_class *c, str
 static void passes_finding(const struct rp_opts *o, const struct an_class *c, const struct an_pattern *p,
 			   struct rp_advice *a)
 {
-	const struct mp_machine *m = o->machine;
-	uint64_t line = m && m->line ? m->line : 64, llc = m ? m->llc.size : 0;
+	const struct rp_machine *m = o->machine;
+	uint64_t line = m && m->line ? m->line : 64, llc = m ? m->llc_size : 0;
 	char rd[32], size[32], lines[32], cache[32], half[32], pat[64];
 	uint64_t nlines = (c->bytes_allocated + line - 1) / line;
 	snprintf(a->evidence, sizeof(a->evidence),
@@ -219,7 +209,7 @@ static void passes_finding(const struct rp_opts *o, const struct an_class *c, co
 
 static void line_use_finding(const struct rp_opts *o, const struct an_class *c, struct rp_advice *a, uint64_t used)
 {
-	const struct mp_machine *m = o->machine;
+	const struct rp_machine *m = o->machine;
 	uint64_t line = m && m->line ? m->line : 64;
 	char ld[32], st[32], rd[32];
 	snprintf(a->evidence, sizeof(a->evidence),
@@ -235,7 +225,7 @@ static void line_use_finding(const struct rp_opts *o, const struct an_class *c, 
 		 "of them");
 }
 
-static void store_fills_finding(const struct mp_machine *m, const struct an_class *c, const struct an_pattern *p,
+static void store_fills_finding(const struct rp_machine *m, const struct an_class *c, const struct an_pattern *p,
 				struct rp_advice *a)
 {
 	char sf[32], rd[32], pat[64], size[32], llc[32];
@@ -246,7 +236,7 @@ static void store_fills_finding(const struct mp_machine *m, const struct an_clas
 		 "long anyway",
 		 rp_grouped(sf, sizeof(sf), c->mem.store_fills), rp_grouped(rd, sizeof(rd), c->mem.dram_reads),
 		 100.0 * a->value, 100.0 * a->share, an_pat_format(pat, sizeof(pat), p),
-		 rp_human(size, sizeof(size), c->max_size), rp_human(llc, sizeof(llc), m->llc.size));
+		 rp_human(size, sizeof(size), c->max_size), rp_human(llc, sizeof(llc), m->llc_size));
 	snprintf(a->fix, sizeof(a->fix),
 		 "write it with non-temporal (streaming) stores, which skip that read: _mm_stream_si128, "
 		 "_mm256_stream_si256 or __builtin_nontemporal_store in the loop, then _mm_sfence(); or "
@@ -267,7 +257,7 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 /* The L1 sets a stride of k lines reaches: a + j k (mod sets) takes
  * sets / gcd(k, sets) values (L1 is indexed within the page offset on
  * the machines modelled, so virtual and physical strides agree). */
-static void conflicts_finding(const struct mp_machine *m, const struct an_pattern *p, uint64_t k, uint64_t sets,
+static void conflicts_finding(const struct rp_machine *m, const struct an_pattern *p, uint64_t k, uint64_t sets,
 			      uint64_t misses, uint64_t nlines, struct rp_advice *a)
 {
 	uint64_t g = gcd(k, sets), reached = sets / g, line = m->line;
@@ -277,9 +267,9 @@ static void conflicts_finding(const struct mp_machine *m, const struct an_patter
 		 "%llu), whose %u ways hold %llu lines (%s) of the cache's %s; each of its lines came into L1 %.1f "
 		 "times (%s L1 misses for %s lines, %.1f%% of all L1 misses)",
 		 (long long)p->stride, (unsigned long long)k, (unsigned long long)sets, (unsigned long long)reached,
-		 (unsigned long long)k, (unsigned long long)sets, (unsigned long long)g, m->l1d.ways,
-		 (unsigned long long)(reached * m->l1d.ways),
-		 rp_human(held, sizeof(held), reached * m->l1d.ways * line), rp_human(l1, sizeof(l1), m->l1d.size),
+		 (unsigned long long)k, (unsigned long long)sets, (unsigned long long)g, m->l1d_ways,
+		 (unsigned long long)(reached * m->l1d_ways),
+		 rp_human(held, sizeof(held), reached * m->l1d_ways * line), rp_human(l1, sizeof(l1), m->l1d_size),
 		 a->value, rp_grouped(ms, sizeof(ms), misses), rp_grouped(ls, sizeof(ls), nlines), 100.0 * a->share);
 	snprintf(row, sizeof(row), "%llu", (unsigned long long)(k * line + line));
 	snprintf(a->fix, sizeof(a->fix),
@@ -296,9 +286,9 @@ size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsign
 	if (r->mem_origin != AN_MEM_MODELLED)
 		return 0;
 	const struct an_mem *t = &r->mem_total;
-	const struct mp_machine *m = o->machine;
+	const struct rp_machine *m = o->machine;
 	uint64_t line = m && m->line ? m->line : 64;
-	uint64_t l1_sets = m && m->l1d.ways ? m->l1d.size / ((uint64_t)m->l1d.ways * line) : 0;
+	uint64_t l1_sets = m && m->l1d_ways ? m->l1d_size / ((uint64_t)m->l1d_ways * line) : 0;
 	for (size_t i = 0; i < r->nclasses; i++) {
 		const struct an_class *c = &r->classes[i];
 		const struct an_mem *x = &c->mem;
@@ -348,7 +338,7 @@ size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsign
 		 * anyway: a buffer that stays cached is better read from there) */
 		int fills_lines = p && (p->kind == AN_PAT_FORWARD || p->kind == AN_PAT_BACKWARD) &&
 				  p->stride >= -ADV_FILL_STRIDE && p->stride <= ADV_FILL_STRIDE;
-		if ((kinds & (1u << RP_ADV_STORE_FILLS)) && fills_lines && m && 2 * c->max_size > m->llc.size &&
+		if ((kinds & (1u << RP_ADV_STORE_FILLS)) && fills_lines && m && 2 * c->max_size > m->llc_size &&
 		    ratio(x->store_fills, x->dram_reads) >= ADV_STORE_FILLS) {
 			a.kind = RP_ADV_STORE_FILLS;
 			a.value = ratio(x->store_fills, x->dram_reads);
