@@ -9,37 +9,17 @@
 #include "analysis/analysis.h"
 #include "model/machine.h"
 
-int cmd_record(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_cc(int argc, char **argv);
-int cmd_cxx(int argc, char **argv);
-int cmd_dump(int argc, char **argv);
-int cmd_tlb(int argc, char **argv);
-int cmd_memtrace(int argc, char **argv);
-int cmd_whatif(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_fold(int argc, char **argv);
-int cmd_numa(int argc, char **argv);
+#include "cli/cli_opt.h"
 
-/* Model options of report and tlb (cli_model.c), and -q / --quiet, which
- * every command that runs the model has (its notes go to stderr). Add
- * CLI_MODEL_LONGOPTS to the getopt_long table, "q" to the short options,
- * and pass unknown option codes to cli_model_option. */
-enum {
-	CLI_OPT_MODEL = 'm',
-	CLI_OPT_PAGES = 0x1001,
-	CLI_OPT_THREAD_MAP = 0x1002,
-	CLI_OPT_SAMPLE_SETS = 0x1003,
-	CLI_OPT_SAMPLE_BURSTS = 0x1004,
-};
-#define CLI_MODEL_LONGOPTS                                                                                             \
-	{ "quiet", no_argument, NULL, 'q' }, { "model", required_argument, NULL, CLI_OPT_MODEL },                      \
-		{ "pages", required_argument, NULL, CLI_OPT_PAGES },                                                   \
-		{ "thread-map", required_argument, NULL, CLI_OPT_THREAD_MAP },                                         \
-		{ "sample-sets", required_argument, NULL, CLI_OPT_SAMPLE_SETS },                                       \
-	{                                                                                                              \
-		"sample-bursts", required_argument, NULL, CLI_OPT_SAMPLE_BURSTS                                        \
-	}
+/* The commands, in `memprism --help`'s order (main.c's table): each
+ * cmd_<name>.c defines its own, with its option table. */
+extern const struct cli_cmd cli_cmd_cc, cli_cmd_cxx, cli_cmd_record, cli_cmd_report, cli_cmd_tlb, cli_cmd_numa,
+	cli_cmd_whatif, cli_cmd_memtrace, cli_cmd_fold, cli_cmd_export, cli_cmd_dump, cli_cmd_doctor;
+
+/* The model options (cli_model.c): rows cli_opts_model and, where the
+ * command samples, cli_opts_sampling in the command's table; parsing hands
+ * their keys ('m', CLI_K_PAGES, CLI_K_THREAD_MAP, CLI_K_SAMPLE_SETS,
+ * CLI_K_SAMPLE_BURSTS) to cli_model_option. */
 #define CLI_MAX_PAGE_RULES 32
 struct cli_model {
 	struct mp_machine machine;
@@ -63,13 +43,10 @@ void cli_machine_host(struct mp_machine *m);
  * with the message in err. */
 int cli_machine_resolve(const char *spec, struct mp_machine *m, char *err, size_t errlen);
 /* 0 handled, 2 bad value (message printed), 1 not a model option. */
-int cli_model_option(struct cli_model *m, int c, const char *arg);
+int cli_model_option(struct cli_model *m, int key, const char *arg);
 /* Fills ao's model fields; need_model: use the host when none was given.
  * 0 or 2 (message printed). */
 int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model);
-/* The model options' help; sampling: list --sample-sets and --sample-bursts
- * (memtrace refuses them). */
-void cli_model_help(FILE *out, int sampling);
 /* --sample-bursts ON,OFF (record's and the model's): 0, or 2 with the
  * message printed. */
 int cli_parse_bursts(const char *arg, uint64_t *on, uint64_t *off);
@@ -79,14 +56,13 @@ struct rp_machine;
 const struct rp_machine *cli_rp_machine(const struct mp_machine *m, struct rp_machine *out);
 /* After a run that read the trace: what `host` had to guess (cli_note). */
 void cli_model_note(const struct cli_model *m);
-int cmd_doctor(int argc, char **argv);
 
 struct rp_opts;
 /* report --html FILE (cli_html.c): 0 or 1 (message printed). */
 int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro);
 
 /* The terminal (cli_tty.c). */
-extern int cli_quiet; /* --quiet: no notes, no progress */
+extern int cli_quiet; /* -q, --quiet (set by cli_parse_next): no notes, no progress */
 unsigned cli_term_width(void); /* stdout's columns if a terminal, else 0 */
 int cli_use_color(void); /* stdout a terminal that wants colours (no NO_COLOR) */
 /* "memprism: ..." on stderr unless --quiet (notes, not errors) */

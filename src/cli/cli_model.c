@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The model options shared by `report` and `tlb`: --model, --pages,
- * --thread-map. */
+/* The model options every command that models takes: --model, --pages,
+ * --thread-map and the sampling ones, as option rows (cli_opt.h) and as
+ * what they set. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,11 +105,11 @@ int cli_model_option(struct cli_model *m, int c, const char *arg)
 	static const struct {
 		int c;
 		const char *name;
-	} echoed[] = { { CLI_OPT_MODEL, "--model" },
-		       { CLI_OPT_PAGES, "--pages" },
-		       { CLI_OPT_SAMPLE_SETS, "--sample-sets" },
-		       { CLI_OPT_SAMPLE_BURSTS, "--sample-bursts" },
-		       { CLI_OPT_THREAD_MAP, "--thread-map" } };
+	} echoed[] = { { 'm', "--model" },
+		       { CLI_K_PAGES, "--pages" },
+		       { CLI_K_SAMPLE_SETS, "--sample-sets" },
+		       { CLI_K_SAMPLE_BURSTS, "--sample-bursts" },
+		       { CLI_K_THREAD_MAP, "--thread-map" } };
 	int rc = model_option_apply(m, c, arg);
 	for (size_t i = 0; rc == 0 && i < sizeof(echoed) / sizeof(echoed[0]); i++)
 		if (echoed[i].c == c)
@@ -120,17 +121,14 @@ static int model_option_apply(struct cli_model *m, int c, const char *arg)
 {
 	char err[512];
 	switch (c) {
-	case 'q':
-		cli_quiet = 1;
-		return 0;
-	case CLI_OPT_MODEL:
+	case 'm':
 		if (cli_machine_resolve(arg, &m->machine, err, sizeof(err))) {
 			cli_error("--model: %s", err);
 			return 2;
 		}
 		m->have = 1;
 		return 0;
-	case CLI_OPT_PAGES: {
+	case CLI_K_PAGES: {
 		const char *eq = strrchr(arg, '=');
 		unsigned shift;
 		if (parse_page(eq ? eq + 1 : arg, &shift) || (eq && eq == arg)) {
@@ -156,7 +154,7 @@ static int model_option_apply(struct cli_model *m, int c, const char *arg)
 		m->nrules++;
 		return 0;
 	}
-	case CLI_OPT_SAMPLE_SETS: {
+	case CLI_K_SAMPLE_SETS: {
 		char *end;
 		unsigned long n = strtoul(arg, &end, 10);
 		if (!*arg || *end || n == 0 || n > 4096 || (n & (n - 1))) {
@@ -168,9 +166,9 @@ static int model_option_apply(struct cli_model *m, int c, const char *arg)
 		m->sample_sets = (unsigned)n;
 		return 0;
 	}
-	case CLI_OPT_SAMPLE_BURSTS:
+	case CLI_K_SAMPLE_BURSTS:
 		return cli_parse_bursts(arg, &m->burst_on, &m->burst_off);
-	case CLI_OPT_THREAD_MAP:
+	case CLI_K_THREAD_MAP:
 		if (!strcmp(arg, "recorded"))
 			m->thread_map = AN_MAP_RECORDED;
 		else if (!strcmp(arg, "spread"))
@@ -237,33 +235,37 @@ void cli_model_note(const struct cli_model *m)
 		cli_note("note: model host: %s", m->machine.notes);
 }
 
-void cli_model_help(FILE *out, int sampling)
+static void presets(FILE *out)
 {
-	fprintf(out, "model options (caches, TLBs, page walks; figures labelled as "
-		     "modelled):\n"
-		     "  -m, --model MACHINE      host, a machine file, or a preset:");
 	for (const char *const *p = mp_machine_presets(); *p; p++)
 		fprintf(out, " %s", *p);
-	fprintf(out, "\n"
-		     "      --pages SIZE         page size of everything: 4K "
-		     "(default), 2M or 1G\n"
-		     "      --pages PATTERN=SIZE objects whose label contains "
-		     "PATTERN in SIZE pages\n"
-		     "                           (what-if: huge pages for one "
-		     "object; repeatable)\n"
-		     "      --thread-map MAP     recorded (default: the CPU each "
-		     "thread ran on) or spread\n"
-		     "                           (threads take cores round-robin)\n");
-	if (sampling)
-		fprintf(out, "      --sample-sets N      model L2 and the LLC for 1 in N of their sets (a\n"
-			     "                           power of two): less work where references miss L1;\n"
-			     "                           beyond-L1 and DRAM figures become estimates, L1 and\n"
-			     "                           TLB figures stay exact (L1: but for the middle of\n"
-			     "                           long ranges, estimated from their sampled lines)\n"
-			     "      --sample-bursts ON,OFF\n"
-			     "                           of a full trace, replay each thread's accesses in\n"
-			     "                           bursts of ON with OFF dropped between them, as\n"
-			     "                           `record --sample-bursts ON,OFF` would have recorded\n"
-			     "                           them: every figure becomes an estimate, the model\n"
-			     "                           runs on ON/(ON+OFF) of the accesses\n");
 }
+
+const struct cli_opt cli_opts_model[] = {
+	CLI_TEXT("model options (caches, TLBs, page walks; figures labelled as modelled):"),
+	{ .name = "model", .key = 'm', .arg = "MACHINE", .help = "host, a machine file, or a preset:", .help_more = presets },
+	CLI_OPT("pages", CLI_K_PAGES, "SIZE", "page size of everything: 4K (default), 2M or 1G"),
+	CLI_OPT("pages", CLI_K_PAGES, "PATTERN=SIZE",
+	  "objects whose label contains PATTERN in SIZE pages\n"
+	  "(what-if: huge pages for one object; repeatable)"),
+	CLI_OPT("thread-map", CLI_K_THREAD_MAP, "MAP",
+	  "recorded (default: the CPU each thread ran on) or spread\n"
+	  "(threads take cores round-robin)"),
+	CLI_END,
+};
+
+const struct cli_opt cli_opts_sampling[] = {
+	CLI_OPT("sample-sets", CLI_K_SAMPLE_SETS, "N",
+	  "model L2 and the LLC for 1 in N of their sets (a\n"
+	  "power of two): less work where references miss L1;\n"
+	  "beyond-L1 and DRAM figures become estimates, L1 and\n"
+	  "TLB figures stay exact (L1: but for the middle of\n"
+	  "long ranges, estimated from their sampled lines)"),
+	CLI_OPT("sample-bursts", CLI_K_SAMPLE_BURSTS, "ON,OFF",
+	  "of a full trace, replay each thread's accesses in\n"
+	  "bursts of ON with OFF dropped between them, as\n"
+	  "`record --sample-bursts ON,OFF` would have recorded\n"
+	  "them: every figure becomes an estimate, the model\n"
+	  "runs on ON/(ON+OFF) of the accesses"),
+	CLI_END,
+};

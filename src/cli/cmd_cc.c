@@ -11,24 +11,46 @@
 #include "common/mp_error.h"
 #include "record/record.h"
 
+/* The compiler's options are all the command takes: no option table, a
+ * help page only. */
+#define CC_ABOUT(compiler)                                                                                             \
+	"Compiles and links like " compiler ", adding memprism's access instrumentation, frame\n"                  \
+	"pointers for allocation stacks, -I for <memprism.h>, and memprism's runtime\n"                             \
+	"when linking. The program runs normally when not recorded. Use it as\n"                                    \
+	"CC=\"memprism cc\".\n\n"                                                                                    \
+	"Instrumentation: inline (memprism's LLVM pass plugin puts the recording code\n"                             \
+	"at every load and store; the default where it was built) or sancov (clang\n"                               \
+	"-fsanitize-coverage=trace-loads,trace-stores: a callback per access).\n"                                    \
+	"Add -Rpass=memprism to see, per loop, how inline instrumentation\n"                                          \
+	"treated it.\n\n"                                                                                             \
+	"environment (docs/environment.md):\n"                                                                       \
+	"  " MP_ENV_INSTRUMENT "=inline|sancov   choose the instrumentation\n"                                      \
+	"  " MP_ENV_CC " / " MP_ENV_CXX "   the clang to use (default: clang-16, then\n"                           \
+	"                               others; implies sancov)\n"
+
+static int cmd_cc(int argc, char **argv);
+static int cmd_cxx(int argc, char **argv);
+
+const struct cli_cmd cli_cmd_cc = {
+	.name = "cc",
+	.run = cmd_cc,
+	.summary = "compile and link C with access instrumentation (drop-in for cc)",
+	.usage = "[COMPILER ARGS]",
+	.about = CC_ABOUT("clang"),
+};
+
+const struct cli_cmd cli_cmd_cxx = {
+	.name = "c++",
+	.run = cmd_cxx,
+	.summary = "compile and link C++ with access instrumentation (drop-in for c++)",
+	.usage = "[COMPILER ARGS]",
+	.about = CC_ABOUT("clang++"),
+};
+
 static int run_cc(int argc, char **argv, int cxx)
 {
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: memprism %s [COMPILER ARGS]\n\n"
-		       "Compiles and links like %s, adding memprism's access instrumentation, frame\n"
-		       "pointers for allocation stacks, -I for <memprism.h>, and memprism's runtime\n"
-		       "when linking. The program runs normally when not recorded. Use it as\n"
-		       "CC=\"memprism cc\".\n\n"
-		       "Instrumentation: inline (memprism's LLVM pass plugin puts the recording code\n"
-		       "at every load and store; the default where it was built) or sancov (clang\n"
-		       "-fsanitize-coverage=trace-loads,trace-stores: a callback per access).\n"
-		       "Add -Rpass=memprism to see, per loop, how inline instrumentation\n"
-		       "treated it.\n\n"
-		       "environment:\n"
-		       "  " MP_ENV_INSTRUMENT "=inline|sancov   choose the instrumentation\n"
-		       "  " MP_ENV_CC " / " MP_ENV_CXX "   the clang to use (default: clang-16, then\n"
-		       "                               others; implies sancov)\n",
-		       cxx ? "c++" : "cc", cxx ? "clang++" : "clang");
+		cli_help(stdout, cxx ? &cli_cmd_cxx : &cli_cmd_cc);
 		return cli_finish_stdout();
 	}
 	struct mp_paths paths;
@@ -59,12 +81,12 @@ static int run_cc(int argc, char **argv, int cxx)
 	return 127;
 }
 
-int cmd_cc(int argc, char **argv)
+static int cmd_cc(int argc, char **argv)
 {
 	return run_cc(argc, argv, 0);
 }
 
-int cmd_cxx(int argc, char **argv)
+static int cmd_cxx(int argc, char **argv)
 {
 	return run_cc(argc, argv, 1);
 }

@@ -6,7 +6,6 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <getopt.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,20 +19,30 @@
 #include "record/record.h"
 #include "sym/sym.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out, "usage: memprism doctor [--machine]\n\n"
-		     "Probes this machine and says which sources work: inst (programs built with\n"
-		     "`memprism cc`), pmu (hardware sampling: Intel PEBS, AMD IBS, Arm SPE) and\n"
-		     "faults (page-fault sampling), with the reason and the next step for each,\n"
-		     "and which caches and TLBs `--model host` models.\n"
-		     "Exit status 0 when the probe ran, whatever it found.\n\n"
-		     "options:\n"
-		     "  -M, --machine   print only the host model, as a machine file (the notes on\n"
-		     "                  what it had to guess as # comments): edit it and give it to\n"
-		     "                  --model FILE\n"
-		     "  -h, --help      this help\n");
-}
+static int run(int argc, char **argv);
+
+static const struct cli_opt opts[] = {
+	CLI_OPT("machine", 'M', NULL,
+	  "print only the host model, as a machine file (the notes on\n"
+	  "what it had to guess as # comments): edit it and give it to\n"
+	  "--model FILE"),
+	CLI_TABLE(cli_opts_help),
+	CLI_END,
+};
+
+const struct cli_cmd cli_cmd_doctor = {
+	.name = "doctor",
+	.run = run,
+	.summary = "say what this machine can measure (PMU, page faults, privileges)",
+	.usage = "[OPTIONS]",
+	.about = "Probes this machine and says which sources work: inst (programs built with\n"
+		 "`memprism cc`), pmu (hardware sampling: Intel PEBS, AMD IBS, Arm SPE) and\n"
+		 "faults (page-fault sampling), with the reason and the next step for each,\n"
+		 "and which caches and TLBs `--model host` models.\n"
+		 "Exit status 0 when the probe ran, whatever it found.\n",
+	.opts = opts,
+	.column = 18,
+};
 
 /* dl_iterate_phdr: this process's libc, whose file the programs run use. */
 static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
@@ -52,24 +61,16 @@ static const char *yesno(int v)
 	return v ? "yes" : "no";
 }
 
-int cmd_doctor(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-	static const struct option opts[] = { { "machine", no_argument, NULL, 'M' },
-					      { "help", no_argument, NULL, 'h' },
-					      { NULL, 0, NULL, 0 } };
+	struct cli_parse cp;
 	int c, machine_only = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "Mh", opts, NULL)) != -1) {
-		if (c == 'M') {
+	cli_parse_init(&cp, &cli_cmd_doctor, argc, argv);
+	while ((c = cli_parse_next(&cp)) != -1) {
+		if (c == CLI_EXIT)
+			return cp.status;
+		if (c == 'M')
 			machine_only = 1;
-			continue;
-		}
-		if (c == 'h') {
-			usage(stdout);
-			return cli_finish_stdout();
-		}
-		usage(stderr);
-		return 2;
 	}
 	if (optind < argc) {
 		cli_error("doctor takes no arguments (got '%s')", argv[optind]);

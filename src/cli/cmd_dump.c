@@ -2,7 +2,6 @@
 /* `memprism dump [FILE]`: every chunk and record as text, for debugging and
  * for checking what a writer produced (like `perf script -D`). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,30 +22,34 @@ static const char *const event_names[] = {
 	[MP_EV_MOVE_PAGES] = "move_pages",
 };
 
-static void usage(FILE *out)
-{
-	fprintf(out, "usage: memprism dump [--accesses] [FILE]\n\n"
-		     "Prints every chunk of a data file (default memprism.data) and its events;\n"
-		     "with --accesses, every access too (long).\n");
-}
+static int run(int argc, char **argv);
 
-int cmd_dump(int argc, char **argv)
+static const struct cli_opt opts[] = {
+	CLI_OPT("accesses", 'a', NULL, "every access and translation too (long)"),
+	CLI_TABLE(cli_opts_quiet_help),
+	CLI_END,
+};
+
+const struct cli_cmd cli_cmd_dump = {
+	.name = "dump",
+	.run = run,
+	.summary = "print the raw chunks, events and accesses of a data file",
+	.usage = "[OPTIONS] [FILE]",
+	.about = "Prints every chunk of a data file (default memprism.data) and its events;\n"
+		 "with --accesses, every access too (long).\n",
+	.opts = opts,
+};
+
+static int run(int argc, char **argv)
 {
-	static const struct option opts[] = { { "accesses", no_argument, NULL, 'a' },
-					      { "help", no_argument, NULL, 'h' },
-					      { NULL, 0, NULL, 0 } };
+	struct cli_parse p;
 	int accesses = 0, c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ah", opts, NULL)) != -1) {
-		if (c == 'a') {
+	cli_parse_init(&p, &cli_cmd_dump, argc, argv);
+	while ((c = cli_parse_next(&p)) != -1) {
+		if (c == CLI_EXIT)
+			return p.status;
+		if (c == 'a')
 			accesses = 1;
-		} else if (c == 'h') {
-			usage(stdout);
-			return cli_finish_stdout();
-		} else {
-			usage(stderr);
-			return 2;
-		}
 	}
 	const char *path;
 	if (cli_data_path(argc, argv, optind, &path))

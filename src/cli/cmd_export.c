@@ -1,29 +1,42 @@
 // SPDX-License-Identifier: MIT
 /* `memprism export (--sqlite DB | --paraver PREFIX) [OPTIONS] [FILE]` */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "export/export.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out, "usage: memprism export (--sqlite DB | --paraver PREFIX) [OPTIONS] [FILE]\n\n"
-		     "Writes the analysed trace for other tools. FILE defaults to memprism.data.\n\n"
-		     "  -s, --sqlite DB          an SQLite database: tables run, objects, stacks, threads,\n"
-		     "                           functions, allocations, frees, regions, and every\n"
-		     "                           counted access (view accesses; docs/report-formats.md)\n"
-		     "      --binned             instead of every access, time x address bins per\n"
-		     "                           object (table access_bins): small for long runs\n"
-		     "  -p, --paraver PREFIX     Paraver trace PREFIX.prv/.pcf/.row: every counted access\n"
-		     "                           as an event (object, address, load/store) of its thread,\n"
-		     "                           and region begin/end\n"
-		     "  -r, --roi NAME           only accesses made while region NAME was open\n"
-		     "  -w, --alloc-wrapper FN   treat function FN as an allocation wrapper (repeatable)\n"
-		     "      --lib-sites          a frame in an installed library can be a site\n"
-		     "  -h, --help               this help\n");
-}
+enum { K_BINNED = CLI_K_CMD, K_LIB_SITES };
+
+static int run(int argc, char **argv);
+
+static const struct cli_opt opts[] = {
+	CLI_OPT("sqlite", 's', "DB",
+	  "an SQLite database: tables run, objects, stacks, threads,\n"
+	  "functions, allocations, frees, regions, and every\n"
+	  "counted access (view accesses; docs/report-formats.md)"),
+	CLI_OPT("binned", K_BINNED, NULL,
+	  "instead of every access, time x address bins per\n"
+	  "object (table access_bins): small for long runs"),
+	CLI_OPT("paraver", 'p', "PREFIX",
+	  "Paraver trace PREFIX.prv/.pcf/.row: every counted access\n"
+	  "as an event (object, address, load/store) of its thread,\n"
+	  "and region begin/end"),
+	CLI_OPT("roi", 'r', "NAME", "only accesses made while region NAME was open"),
+	CLI_OPT("alloc-wrapper", 'w', "FN", "treat function FN as an allocation wrapper (repeatable)"),
+	CLI_OPT("lib-sites", K_LIB_SITES, NULL, "a frame in an installed library can be a site"),
+	CLI_TABLE(cli_opts_quiet_help),
+	CLI_END,
+};
+
+const struct cli_cmd cli_cmd_export = {
+	.name = "export",
+	.run = run,
+	.summary = "write an SQLite database or a Paraver trace of the attributed accesses",
+	.usage = "(--sqlite DB | --paraver PREFIX) [OPTIONS] [FILE]",
+	.about = "Writes the analysed trace for other tools. FILE defaults to memprism.data.\n",
+	.opts = opts,
+};
 
 struct damage_ctx {
 	const char *path;
@@ -38,32 +51,25 @@ static void on_result(void *arg, const struct an_result *res)
 		d->status = cli_damage(res, d->path, 0);
 }
 
-int cmd_export(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "sqlite", required_argument, NULL, 's' },
-		{ "paraver", required_argument, NULL, 'p' },
-		{ "binned", no_argument, NULL, 'B' },
-		{ "roi", required_argument, NULL, 'r' },
-		{ "alloc-wrapper", required_argument, NULL, 'w' },
-		{ "lib-sites", no_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *sqlite = NULL, *paraver = NULL, *wrappers[64];
 	struct ex_opts o = { 0 };
 	size_t nw = 0;
+	struct cli_parse p;
 	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:p:r:w:h", opts, NULL)) != -1) {
+	cli_parse_init(&p, &cli_cmd_export, argc, argv);
+	while ((c = cli_parse_next(&p)) != -1) {
 		switch (c) {
+		case CLI_EXIT:
+			return p.status;
 		case 's':
 			sqlite = optarg;
 			break;
 		case 'p':
 			paraver = optarg;
 			break;
-		case 'B':
+		case K_BINNED:
 			o.binned = 1;
 			break;
 		case 'r':
@@ -76,15 +82,9 @@ int cmd_export(int argc, char **argv)
 			}
 			wrappers[nw++] = optarg;
 			break;
-		case 'L':
+		case K_LIB_SITES:
 			o.lib_sites = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return cli_finish_stdout();
-		default:
-			usage(stderr);
-			return 2;
 		}
 	}
 	if (!sqlite && !paraver) {

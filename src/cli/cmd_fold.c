@@ -2,7 +2,6 @@
 /* `memprism fold REGION [OPTIONS] [FILE]`: the instances of a region folded
  * into one synthetic instance (an_fold.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,22 +11,32 @@
 #include "cli/cli.h"
 #include "common/mp_error.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: memprism fold REGION [OPTIONS] [FILE]\n\n"
-		"Folds every instance of region REGION (memprism_region_begin/end, per thread)\n"
-		"into one synthetic instance: per phase of the instance, which objects are\n"
-		"accessed, how often, and where in them. Phase = the access's ordinal within its\n"
-		"instance / the instance's accesses. FILE defaults to memprism.data.\n\n"
-		"options:\n"
-		"  -b, --bins N             phase bins over [0, 1) (default 20, at most %d)\n"
-		"  -o, --objects N          objects shown per bin in text (default 3, 0 for all)\n"
-		"  -f, --format FORMAT      text (default), csv, or html: one offline page with the\n"
-		"                           address and access-rate plots over folded time\n"
-		"  -h, --help               this help\n",
-		AN_FOLD_MAX_BINS);
-}
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static int run(int argc, char **argv);
+
+static const struct cli_opt opts[] = {
+	CLI_OPT("bins", 'b', "N", "phase bins over [0, 1) (default 20, at most " STR(AN_FOLD_MAX_BINS) ")"),
+	CLI_OPT("objects", 'o', "N", "objects shown per bin in text (default 3, 0 for all)"),
+	CLI_OPT("format", 'f', "FORMAT",
+	  "text (default), csv, or html: one offline page with the\n"
+	  "address and access-rate plots over folded time"),
+	CLI_TABLE(cli_opts_quiet_help),
+	CLI_END,
+};
+
+const struct cli_cmd cli_cmd_fold = {
+	.name = "fold",
+	.run = run,
+	.summary = "fold the instances of a region into one: objects and addresses over its phase",
+	.usage = "REGION [OPTIONS] [FILE]",
+	.about = "Folds every instance of region REGION (memprism_region_begin/end, per thread)\n"
+		 "into one synthetic instance: per phase of the instance, which objects are\n"
+		 "accessed, how often, and where in them. Phase = the access's ordinal within its\n"
+		 "instance / the instance's accesses. FILE defaults to memprism.data.\n",
+	.opts = opts,
+};
 
 static void scan_access(void *arg, const struct an_access *a)
 {
@@ -138,20 +147,16 @@ static void fold_html(const struct an_fold *f, const struct an_result *res, cons
 	       "</script></body></html>\n");
 }
 
-int cmd_fold(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "bins", required_argument, NULL, 'b' },
-		{ "objects", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	long bins = 20, nobj = 3;
+	struct cli_parse p;
 	int csv = 0, c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:o:f:h", opts, NULL)) != -1) {
+	cli_parse_init(&p, &cli_cmd_fold, argc, argv);
+	while ((c = cli_parse_next(&p)) != -1) {
 		switch (c) {
+		case CLI_EXIT:
+			return p.status;
 		case 'b':
 			if (num(optarg, AN_FOLD_MAX_BINS, &bins) || bins == 0) {
 				cli_error("--bins wants a number from 1 to %d, not '%s'", AN_FOLD_MAX_BINS, optarg);
@@ -164,22 +169,13 @@ int cmd_fold(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'f':
-			if (!strcmp(optarg, "csv"))
-				csv = 1;
-			else if (!strcmp(optarg, "html"))
-				csv = 2;
-			else if (strcmp(optarg, "text")) {
-				cli_error("unknown format '%s' (text, csv, html)", optarg);
+		case 'f': {
+			enum cli_format f;
+			if (cli_parse_format("fold", optarg, 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV | 1u << CLI_FMT_HTML, &f))
 				return 2;
-			}
+			csv = f == CLI_FMT_HTML ? 2 : f == CLI_FMT_CSV;
 			break;
-		case 'h':
-			usage(stdout);
-			return cli_finish_stdout();
-		default:
-			usage(stderr);
-			return 2;
+		}
 		}
 	}
 	if (optind >= argc) {

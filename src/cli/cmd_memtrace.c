@@ -4,7 +4,6 @@
  * request the model makes (line fills, writebacks, page-walk loads), with
  * the object it belongs to. CSV or a compact binary form (docs/model.md). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,21 +12,34 @@
 #include "cli/cli.h"
 #include "common/mp_error.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out, "usage: memprism memtrace [OPTIONS] [FILE]\n\n"
-		     "Writes the object-relative memory trace of the ORMBP paper (Object-Relative\n"
-		     "Memory Behavior Profiling): every DRAM request of the model (line fills,\n"
-		     "writebacks, page-walk loads) as <paddr, r/w, time, pid, vaddr, object,\n"
-		     "page-walk>. All MODELLED. FILE defaults to memprism.data, the machine to host.\n\n"
-		     "options:\n"
-		     "  -o, --output FILE        where to write (default: standard output)\n"
-		     "  -f, --format FORMAT      csv (default) or bin (docs/model.md)\n"
-		     "  -r, --roi NAME           only requests made while region NAME was open\n"
-		     "  -q, --quiet              no notes on stderr (errors still)\n"
-		     "  -h, --help               this help\n");
-	cli_model_help(out, 0); /* it refuses --sample-sets and --sample-bursts */
-}
+static int run(int argc, char **argv);
+
+static const struct cli_opt opts[] = {
+	CLI_OPT("output", 'o', "FILE", "where to write (default: standard output)"),
+	CLI_OPT("format", 'f', "FORMAT", "csv (default) or bin (docs/model.md)"),
+	CLI_OPT("roi", 'r', "NAME", "only requests made while region NAME was open"),
+	CLI_TABLE(cli_opts_quiet_help),
+	CLI_TABLE(cli_opts_model),
+	/* (taken, to say why not: a sampled model makes only some requests) */
+	CLI_OPT("sample-sets", CLI_K_SAMPLE_SETS, "N",
+	  "refused: memtrace writes every DRAM request, and a\n"
+	  "sampled model makes only some (report, tlb and whatif\n"
+	  "take it)"),
+	CLI_OPT("sample-bursts", CLI_K_SAMPLE_BURSTS, "ON,OFF", "refused, as --sample-sets"),
+	CLI_END,
+};
+
+const struct cli_cmd cli_cmd_memtrace = {
+	.name = "memtrace",
+	.run = run,
+	.summary = "every modelled DRAM request with its object: the ORMBP paper's trace",
+	.usage = "[OPTIONS] [FILE]",
+	.about = "Writes the object-relative memory trace of the ORMBP paper (Object-Relative\n"
+		 "Memory Behavior Profiling): every DRAM request of the model (line fills,\n"
+		 "writebacks, page-walk loads) as <paddr, r/w, time, pid, vaddr, object,\n"
+		 "page-walk>. All MODELLED. FILE defaults to memprism.data, the machine to host.\n",
+	.opts = opts,
+};
 
 struct sink {
 	FILE *out;
@@ -71,48 +83,35 @@ static void on_dram(void *arg, const struct an_dram *d)
 	}
 }
 
-int cmd_memtrace(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "roi", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		CLI_MODEL_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct cli_model model;
 	memset(&model, 0, sizeof(model));
 	struct an_opts ao = { 0 };
 	const char *outpath = NULL;
+	struct cli_parse p;
 	int bin = 0, c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:f:r:hm:q", opts, NULL)) != -1) {
+	cli_parse_init(&p, &cli_cmd_memtrace, argc, argv);
+	while ((c = cli_parse_next(&p)) != -1) {
 		switch (c) {
+		case CLI_EXIT:
+			return p.status;
 		case 'o':
 			outpath = optarg;
 			break;
-		case 'f':
-			if (strcmp(optarg, "csv") && strcmp(optarg, "bin")) {
-				cli_error("unknown format '%s' for memtrace (csv, bin)", optarg);
+		case 'f': {
+			enum cli_format f;
+			if (cli_parse_format("memtrace", optarg, 1u << CLI_FMT_CSV | 1u << CLI_FMT_BIN, &f))
 				return 2;
-			}
-			bin = !strcmp(optarg, "bin");
+			bin = f == CLI_FMT_BIN;
 			break;
+		}
 		case 'r':
 			ao.roi = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return cli_finish_stdout();
-		default: {
-			int r = cli_model_option(&model, c, optarg);
-			if (r == 0)
-				break;
-			if (r == 1)
-				usage(stderr);
-			return 2;
-		}
+		default:
+			if (cli_model_option(&model, c, optarg))
+				return 2;
 		}
 	}
 	const char *path;

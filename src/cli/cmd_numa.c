@@ -3,7 +3,6 @@
  * recorded host or a simulated machine: remote ratios per object, site and
  * thread, the node x node matrix, object timelines, patterns and fixes. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,37 +12,61 @@
 #include "common/mp_error.h"
 #include "report/report.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out, "usage: memprism numa [OPTIONS] [FILE]\n\n"
-		     "Places the recorded threads and pages on a NUMA machine and shows which\n"
-		     "objects are accessed remotely, by which threads, from which node to which,\n"
-		     "when, and what to change (MemProf's patterns). The machine is the one\n"
-		     "`record --numa` simulated, else this option's, else the recorded host.\n"
-		     "Recorded affinity and memory-policy calls are honoured (docs/numa.md).\n"
-		     "FILE defaults to memprism.data.\n\n"
-		     "options:\n"
-		     "      --numa NODESxCPUS    simulate this machine, e.g. 4x8 (4 nodes of 8 CPUs)\n"
-		     "      --threads POLICY     where unpinned threads run: spread (round-robin over\n"
-		     "                           nodes in creation order; simulated default), compact\n"
-		     "                           (fill a node first) or recorded (the CPU they ran on;\n"
-		     "                           host default)\n"
-		     "      --pages POLICY       where pages go without a recorded policy: first-touch\n"
-		     "                           (default), interleave[:NODES] or bind:NODES (NODES:\n"
-		     "                           0,2 or 0-3)\n"
-		     "      --ignore-calls       don't honour recorded affinity and policy calls\n"
-		     "  -b, --by TABLE           objects (default: matrix, threads, objects, findings),\n"
-		     "                           sites, threads, matrix, timeline or findings\n"
-		     "  -r, --roi NAME           count only accesses made while region NAME was open\n"
-		     "  -f, --format FORMAT      text (default), csv (one table: --by) or json (every\n"
-		     "                           table, docs/report-formats.md)\n"
-		     "  -n, --limit N            rows per table in text (default 20, 0 for all)\n"
-		     "  -q, --quiet              no notes on stderr (errors still)\n"
-		     "  -h, --help               this help\n"
-		     "with --model, DRAM fills from another node's memory are modelled as remote\n"
-		     "DRAM, at the local latency scaled by the node distance.\n");
-	cli_model_help(out, 1);
-}
+enum { K_NUMA = CLI_K_CMD, K_THREADS, K_PAGE_POLICY, K_IGNORE, K_PAGE_SIZE };
+
+static int run(int argc, char **argv);
+
+static const struct cli_opt opts[] = {
+	CLI_OPT("numa", K_NUMA, "NODESxCPUS", "simulate this machine, e.g. 4x8 (4 nodes of 8 CPUs)"),
+	CLI_OPT("threads", K_THREADS, "POLICY",
+	  "where unpinned threads run: spread (round-robin over\n"
+	  "nodes in creation order; simulated default), compact\n"
+	  "(fill a node first) or recorded (the CPU they ran on;\n"
+	  "host default)"),
+	CLI_OPT("page-policy", K_PAGE_POLICY, "POLICY",
+	  "where pages go without a recorded policy: first-touch\n"
+	  "(default), interleave[:NODES] or bind:NODES (NODES:\n"
+	  "0,2 or 0-3); --pages POLICY says the same"),
+	CLI_OPT("ignore-calls", K_IGNORE, NULL, "don't honour recorded affinity and policy calls"),
+	CLI_OPT("by", 'b', "TABLE",
+	  "object (default: the matrix, thread, object and finding\n"
+	  "tables in text), site, thread, matrix, timeline or\n"
+	  "finding; the plural is the same table (sites)"),
+	CLI_OPT("roi", 'r', "NAME", "count only accesses made while region NAME was open"),
+	CLI_OPT("format", 'f', "FORMAT",
+	  "text (default), csv (one table: --by) or json (every\n"
+	  "table, docs/report-formats.md)"),
+	CLI_OPT("limit", 'n', "N", "rows per table in text (default 20, 0 for all)"),
+	CLI_TABLE(cli_opts_quiet_help),
+	CLI_TEXT("with --model, DRAM fills from another node's memory are modelled as remote\n"
+		 "DRAM, at the local latency scaled by the node distance."),
+	CLI_TABLE(cli_opts_model),
+	CLI_OPT("page-size", K_PAGE_SIZE, "SIZE", "another name for --pages SIZE"),
+	CLI_TABLE(cli_opts_sampling),
+	CLI_END,
+};
+
+const struct cli_cmd cli_cmd_numa = {
+	.name = "numa",
+	.run = run,
+	.summary = "NUMA locality: remote accesses per object and thread, node matrix, patterns, fixes",
+	.usage = "[OPTIONS] [FILE]",
+	.about = "Places the recorded threads and pages on a NUMA machine and shows which\n"
+		 "objects are accessed remotely, by which threads, from which node to which,\n"
+		 "when, and what to change (MemProf's patterns). The machine is the one\n"
+		 "`record --numa` simulated, else this option's, else the recorded host.\n"
+		 "Recorded affinity and memory-policy calls are honoured (docs/numa.md).\n"
+		 "FILE defaults to memprism.data.\n",
+	.opts = opts,
+};
+
+#define NUMA_VIEWS                                                                                                     \
+	(1u << CLI_VIEW_OBJECT | 1u << CLI_VIEW_SITE | 1u << CLI_VIEW_THREAD | 1u << CLI_VIEW_MATRIX |                 \
+	 1u << CLI_VIEW_TIMELINE | 1u << CLI_VIEW_FINDING)
+static const enum rp_numa_table numa_table[] = {
+	[CLI_VIEW_OBJECT] = RP_NUMA_OBJECTS, [CLI_VIEW_SITE] = RP_NUMA_SITES,	    [CLI_VIEW_THREAD] = RP_NUMA_THREADS,
+	[CLI_VIEW_MATRIX] = RP_NUMA_MATRIX,  [CLI_VIEW_TIMELINE] = RP_NUMA_TIMELINE, [CLI_VIEW_FINDING] = RP_NUMA_FINDINGS,
+};
 
 /* "0,2" or "0-3" -> bit mask; 0 on error. */
 static uint64_t parse_nodes(const char *s)
@@ -71,29 +94,33 @@ static uint64_t parse_nodes(const char *s)
 	return m;
 }
 
-enum { OPT_NUMA = 0x2001, OPT_THREADS, OPT_PAGES_NUMA, OPT_IGNORE };
-
-int cmd_numa(int argc, char **argv)
+/* A page policy (--page-policy, or --pages with a policy's word): 0 set,
+ * 2 wrong (said), 1 not a policy (numa's --pages SIZE is the model's). */
+static int page_policy(const char *arg, struct an_numa_opts *no)
 {
-	static const struct option opts[] = {
-		{ "numa", required_argument, NULL, OPT_NUMA },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "pages", required_argument, NULL, OPT_PAGES_NUMA },
-		{ "page-size", required_argument, NULL, CLI_OPT_PAGES },
-		{ "ignore-calls", no_argument, NULL, OPT_IGNORE },
-		{ "by", required_argument, NULL, 'b' },
-		{ "roi", required_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "model", required_argument, NULL, CLI_OPT_MODEL },
-		{ "thread-map", required_argument, NULL, CLI_OPT_THREAD_MAP },
-		{ "sample-sets", required_argument, NULL, CLI_OPT_SAMPLE_SETS },
-		{ "sample-bursts", required_argument, NULL, CLI_OPT_SAMPLE_BURSTS },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const char *const tables[] = { "objects", "sites", "threads", "matrix", "timeline", "findings" };
+	const char *colon = strchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+	if (len == 11 && !strncmp(arg, "first-touch", len) && !colon)
+		no->pages = AN_NUMA_P_FIRST_TOUCH;
+	else if (len == 10 && !strncmp(arg, "interleave", len))
+		no->pages = AN_NUMA_P_INTERLEAVE;
+	else if (len == 4 && !strncmp(arg, "bind", len) && colon)
+		no->pages = AN_NUMA_P_BIND;
+	else if (!strncmp(arg, "first-touch", 11) || !strncmp(arg, "interleave", 10) || !strncmp(arg, "bind", 4)) {
+		cli_error("--page-policy wants first-touch, interleave[:NODES] or bind:NODES (got '%s')", arg);
+		return 2;
+	} else {
+		return 1;
+	}
+	if (colon && !(no->nodemask = parse_nodes(colon + 1))) {
+		cli_error("--page-policy %s: NODES is a list like 0,2 or 0-3 (nodes below 64)", arg);
+		return 2;
+	}
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
 	static struct cli_model model;
 	static struct mp_topo topo;
 	memset(&model, 0, sizeof(model));
@@ -102,11 +129,14 @@ int cmd_numa(int argc, char **argv)
 	struct an_opts ao = { .numa = &no };
 	enum rp_numa_table table = RP_NUMA_OBJECTS;
 	char err[256];
-	int c, have_topo = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:r:f:n:hm:q", opts, NULL)) != -1) {
+	struct cli_parse p;
+	int c, r, have_topo = 0;
+	cli_parse_init(&p, &cli_cmd_numa, argc, argv);
+	while ((c = cli_parse_next(&p)) != -1) {
 		switch (c) {
-		case OPT_NUMA:
+		case CLI_EXIT:
+			return p.status;
+		case K_NUMA:
 			if (have_topo)
 				mp_topo_fini(&topo);
 			if (mp_topo_sim(optarg, &topo, err, sizeof(err))) {
@@ -116,7 +146,7 @@ int cmd_numa(int argc, char **argv)
 			have_topo = 1;
 			no.topo = &topo;
 			break;
-		case OPT_THREADS:
+		case K_THREADS:
 			if (!strcmp(optarg, "spread"))
 				no.threads = AN_NUMA_T_SPREAD;
 			else if (!strcmp(optarg, "compact"))
@@ -128,71 +158,52 @@ int cmd_numa(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case OPT_PAGES_NUMA: {
-			const char *colon = strchr(optarg, ':');
-			size_t len = colon ? (size_t)(colon - optarg) : strlen(optarg);
-			if (len == 11 && !strncmp(optarg, "first-touch", len) && !colon)
-				no.pages = AN_NUMA_P_FIRST_TOUCH;
-			else if (len == 10 && !strncmp(optarg, "interleave", len))
-				no.pages = AN_NUMA_P_INTERLEAVE;
-			else if (len == 4 && !strncmp(optarg, "bind", len) && colon)
-				no.pages = AN_NUMA_P_BIND;
-			else {
-				cli_error("--pages wants first-touch, interleave[:NODES] or bind:NODES (got '%s')",
+		case K_PAGE_POLICY:
+			if ((r = page_policy(optarg, &no)) == 1) {
+				cli_error("--page-policy wants first-touch, interleave[:NODES] or bind:NODES (got '%s')",
 					  optarg);
 				return 2;
 			}
-			if (colon && !(no.nodemask = parse_nodes(colon + 1))) {
-				cli_error("--pages %s: NODES is a list like 0,2 or 0-3 (nodes below 64)", optarg);
+			if (r)
 				return 2;
-			}
 			break;
-		}
-		case OPT_IGNORE:
+		case CLI_K_PAGES:
+			/* a policy's word is the placement's, the rest the model's */
+			if ((r = page_policy(optarg, &no)) == 2 || (r == 1 && cli_model_option(&model, c, optarg)))
+				return 2;
+			break;
+		case K_PAGE_SIZE:
+			if (cli_model_option(&model, CLI_K_PAGES, optarg))
+				return 2;
+			break;
+		case K_IGNORE:
 			no.ignore_calls = 1;
 			break;
 		case 'b': {
-			size_t k = 0;
-			while (k < sizeof(tables) / sizeof(tables[0]) && strcmp(optarg, tables[k]))
-				k++;
-			if (k == sizeof(tables) / sizeof(tables[0])) {
-				cli_error("--by wants objects, sites, threads, matrix, timeline or findings (got '%s')",
-					  optarg);
+			enum cli_view v;
+			if (cli_parse_by("numa", optarg, NUMA_VIEWS, &v))
 				return 2;
-			}
-			table = (enum rp_numa_table)k;
+			table = numa_table[v];
 			break;
 		}
 		case 'r':
 			ro.roi = ao.roi = optarg;
 			break;
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				ro.format = RP_TEXT;
-			else if (!strcmp(optarg, "csv"))
-				ro.format = RP_CSV;
-			else if (!strcmp(optarg, "json"))
-				ro.format = RP_JSON;
-			else {
-				cli_error("unknown format '%s' for numa (text, csv, json)", optarg);
+		case 'f': {
+			enum cli_format f;
+			if (cli_parse_format("numa", optarg, 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV | 1u << CLI_FMT_JSON,
+					     &f))
 				return 2;
-			}
+			ro.format = f == CLI_FMT_JSON ? RP_JSON : f == CLI_FMT_CSV ? RP_CSV : RP_TEXT;
 			break;
+		}
 		case 'n':
 			if (cli_parse_limit(optarg, &ro.limit))
 				return 2;
 			break;
-		case 'h':
-			usage(stdout);
-			return cli_finish_stdout();
-		default: {
-			int r = cli_model_option(&model, c, optarg);
-			if (r == 0)
-				break;
-			if (r == 1)
-				usage(stderr);
-			return 2;
-		}
+		default:
+			if (cli_model_option(&model, c, optarg))
+				return 2;
 		}
 	}
 	int status = 0;
@@ -219,8 +230,8 @@ int cmd_numa(int argc, char **argv)
 		cli_error("warning: %s", res->warnings[i]);
 	int damage = cli_damage(res, ro.data_path, 1);
 	if (!res->total.loads && !res->total.stores && !res->samples)
-		cli_error("note: no accesses recorded (was the program built with `memprism cc`?): nothing to "
-			  "place");
+		cli_note("note: no accesses recorded (was the program built with `memprism cc`?): nothing to "
+			 "place");
 	e = rp_render_numa(stdout, res, &ro, table);
 	an_result_free(res);
 	if (e) {

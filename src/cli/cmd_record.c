@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* `memprism record [OPTIONS] -- PROGRAM [ARGS]` */
 #include <errno.h>
-#include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
 #include <limits.h>
@@ -20,68 +19,97 @@
 #include "record/probe.h"
 #include "record/record.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: memprism record [OPTIONS] [--] PROGRAM [ARGS...]\n\n"
-		"Runs PROGRAM with memprism's runtime and writes what it did to a data file:\n"
-		"every allocation, free, mapping, thread and loaded image (with call stacks),\n"
-		"and every load and store if PROGRAM was built with `memprism cc`. Children\n"
-		"and exec'd programs are recorded into the same file. The exit status is\n"
-		"PROGRAM's (128+N if it died of signal N). SIGTERM and SIGHUP to record are\n"
-		"passed on to PROGRAM (^C reaches it directly); if record is killed outright,\n"
-		"PROGRAM gets SIGKILL. A static PROGRAM, or a set-user-ID, set-group-ID or\n"
-		"file-capability one that gives you privileges, cannot be recorded: record\n"
-		"warns and runs it.\n\n"
-		"options:\n"
-		"  -o, --output FILE     data file (default memprism.data): a new regular file; an\n"
-		"                        existing regular file is kept as FILE.old. A directory,\n"
-		"                        device, FIFO, socket or symlink at FILE or FILE.old is\n"
-		"                        refused (status 2) and left as it is\n"
-		"  -s, --source SOURCE   where accesses come from:\n"
-		"                          inst    every load/store of a `memprism cc` build (default)\n"
-		"                          faults  page faults of any binary: first touch of every\n"
-		"                                  page, by object, thread, CPU and node\n"
-		"                          pmu     hardware sampling (PEBS, IBS, SPE)\n"
-		"                          valgrind every load/store of any binary and all its\n"
-		"                                  libraries, under memprism's Valgrind tool\n"
-		"                                  (no rebuild; tens of times slower)\n"
-		"                        faults, pmu and valgrind are checked first with the probe\n"
-		"                        of `memprism doctor` and refused when they cannot work\n"
-		"      --period N        pmu: one sample every N events (default: 10007 PEBS,\n"
-		"                        100000 IBS ops, 10000 SPE ops)\n"
-		"      --period-jitter PCT\n"
-		"                        pmu: vary the period pseudo-randomly by up to +-PCT%%\n"
-		"                        (1-100), so loops cannot stay in step with the\n"
-		"                        sampler; each sample counts with its own period.\n"
-		"                        PEBS/IBS: a new period after every drain of a ring\n"
-		"                        (the kernel changes it for the program's first\n"
-		"                        thread; threads and children take the one current\n"
-		"                        when they start). SPE: the hardware's jitter bit\n"
-		"      --children        pmu, faults: also keep samples of the program's child\n"
-		"                        processes (default: the program's own threads only;\n"
-		"                        exec keeps the pid, so exec'd images count as its own)\n"
-		"      --ldlat CYCLES    pmu: sample loads slower than CYCLES (Intel, default\n"
-		"                        30), operations slower than CYCLES (SPE min_latency)\n"
-		"  -g, --call-graph      pmu: record user call chains with every sample\n"
-		"      --stack-depth N   frames kept per allocation stack (1-64, default 16)\n"
-		"      --min-size BYTES  track only heap blocks of at least BYTES (smaller ones\n"
-		"                        count as the heap mapping); cuts events for programs\n"
-		"                        made of many tiny allocations (memprism.h groups them)\n"
-		"      --sample-bursts ON,OFF\n"
-		"                        bounded mode for long runs: each thread records ON\n"
-		"                        accesses, skips OFF, and so on; reports then show\n"
-		"                        estimates (recorded x (ON+OFF)/ON)\n"
-		"      --numa NODESxCPUS simulate a NUMA machine, e.g. 4x8 (4 nodes of 8 CPUs):\n"
-		"                        the program's affinity and memory-policy calls name its\n"
-		"                        CPUs and nodes and still succeed here; reports place\n"
-		"                        threads and pages on it (docs/numa.md)\n"
-		"      --no-pagemap      don't record virtual->physical translations (by default\n"
-		"                        the launcher reads /proc/PID/pagemap now and then: needs\n"
-		"                        root; the model then indexes caches physically)\n"
-		"  -q, --quiet           no summary on stderr\n"
-		"  -h, --help            this help\n");
-}
+enum {
+	K_STACK_DEPTH = CLI_K_CMD,
+	K_SAMPLE_BURSTS,
+	K_MIN_SIZE,
+	K_PERIOD,
+	K_LDLAT,
+	K_NO_PAGEMAP,
+	K_NUMA,
+	K_PERIOD_JITTER,
+	K_CHILDREN,
+};
+
+static int run(int argc, char **argv);
+
+static const struct cli_opt opts[] = {
+	CLI_OPT("output", 'o', "FILE",
+	  "data file (default memprism.data): a new regular file; an\n"
+	  "existing regular file is kept as FILE.old. A directory,\n"
+	  "device, FIFO, socket or symlink at FILE or FILE.old is\n"
+	  "refused (status 2) and left as it is"),
+	CLI_OPT("source", 's', "SOURCE",
+	  "where accesses come from:\n"
+	  "  inst    every load/store of a `memprism cc` build (default)\n"
+	  "  faults  page faults of any binary: first touch of every\n"
+	  "          page, by object, thread, CPU and node\n"
+	  "  pmu     hardware sampling (PEBS, IBS, SPE)\n"
+	  "  valgrind every load/store of any binary and all its\n"
+	  "          libraries, under memprism's Valgrind tool\n"
+	  "          (no rebuild; tens of times slower)\n"
+	  "faults, pmu and valgrind are checked first with the probe\n"
+	  "of `memprism doctor` and refused when they cannot work"),
+	CLI_OPT("period", K_PERIOD, "N",
+	  "pmu: one sample every N events (default: 10007 PEBS,\n"
+	  "100000 IBS ops, 10000 SPE ops)"),
+	CLI_OPT("period-jitter", K_PERIOD_JITTER, "PCT",
+	  "pmu: vary the period pseudo-randomly by up to +-PCT%\n"
+	  "(1-100), so loops cannot stay in step with the\n"
+	  "sampler; each sample counts with its own period.\n"
+	  "PEBS/IBS: a new period after every drain of a ring\n"
+	  "(the kernel changes it for the program's first\n"
+	  "thread; threads and children take the one current\n"
+	  "when they start). SPE: the hardware's jitter bit"),
+	CLI_OPT("children", K_CHILDREN, NULL,
+	  "pmu, faults: also keep samples of the program's child\n"
+	  "processes (default: the program's own threads only;\n"
+	  "exec keeps the pid, so exec'd images count as its own)"),
+	CLI_OPT("ldlat", K_LDLAT, "CYCLES",
+	  "pmu: sample loads slower than CYCLES (Intel, default\n"
+	  "30), operations slower than CYCLES (SPE min_latency)"),
+	CLI_OPT("call-graph", 'g', NULL, "pmu: record user call chains with every sample"),
+	CLI_OPT("stack-depth", K_STACK_DEPTH, "N", "frames kept per allocation stack (1-64, default 16)"),
+	CLI_OPT("min-size", K_MIN_SIZE, "BYTES",
+	  "track only heap blocks of at least BYTES (smaller ones\n"
+	  "count as the heap mapping); cuts events for programs\n"
+	  "made of many tiny allocations (memprism.h groups them)"),
+	CLI_OPT("sample-bursts", K_SAMPLE_BURSTS, "ON,OFF",
+	  "bounded mode for long runs: each thread records ON\n"
+	  "accesses, skips OFF, and so on; reports then show\n"
+	  "estimates (recorded x (ON+OFF)/ON)"),
+	CLI_OPT("numa", K_NUMA, "NODESxCPUS",
+	  "simulate a NUMA machine, e.g. 4x8 (4 nodes of 8 CPUs):\n"
+	  "the program's affinity and memory-policy calls name its\n"
+	  "CPUs and nodes and still succeed here; reports place\n"
+	  "threads and pages on it (docs/numa.md)"),
+	CLI_OPT("no-pagemap", K_NO_PAGEMAP, NULL,
+	  "don't record virtual->physical translations (by default\n"
+	  "the launcher reads /proc/PID/pagemap now and then: needs\n"
+	  "root; the model then indexes caches physically)"),
+	CLI_OPT("quiet", 'q', NULL, "no summary on stderr"),
+	CLI_TABLE(cli_opts_help),
+	CLI_END,
+};
+
+const struct cli_cmd cli_cmd_record = {
+	.name = "record",
+	.run = run,
+	.summary = "run a program and record its objects and accesses",
+	.usage = "[OPTIONS] [--] PROGRAM [ARGS...]",
+	.about = "Runs PROGRAM with memprism's runtime and writes what it did to a data file:\n"
+		 "every allocation, free, mapping, thread and loaded image (with call stacks),\n"
+		 "and every load and store if PROGRAM was built with `memprism cc`. Children\n"
+		 "and exec'd programs are recorded into the same file. The exit status is\n"
+		 "PROGRAM's (128+N if it died of signal N). SIGTERM and SIGHUP to record are\n"
+		 "passed on to PROGRAM (^C reaches it directly); if record is killed outright,\n"
+		 "PROGRAM gets SIGKILL. A static PROGRAM, or a set-user-ID, set-group-ID or\n"
+		 "file-capability one that gives you privileges, cannot be recorded: record\n"
+		 "warns and runs it.\n",
+	.opts = opts,
+	.column = 24,
+	.stop_at_operand = 1, /* the program's options are its own */
+};
 
 /* -o named something that is not a regular file, or its .old is not one:
  * say what is there and what to do; nothing was moved. */
@@ -166,33 +194,25 @@ static void say_unrecordable(const char *name, const struct mp_program_info *pi,
 	}
 }
 
-int cmd_record(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },  { "source", required_argument, NULL, 's' },
-		{ "stack-depth", required_argument, NULL, 'D' }, { "quiet", no_argument, NULL, 'q' },
-		{ "sample-bursts", required_argument, NULL, 'B' }, { "min-size", required_argument, NULL, 'M' },
-		{ "period", required_argument, NULL, 'P' }, { "ldlat", required_argument, NULL, 'L' },
-		{ "call-graph", no_argument, NULL, 'g' }, { "no-pagemap", no_argument, NULL, 'N' },
-		{ "numa", required_argument, NULL, 'U' }, { "period-jitter", required_argument, NULL, 'J' },
-		{ "children", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
-	};
 	struct mp_topo topo;
 	char terr[256];
 	struct mp_record_opts ro = { .output = "memprism.data" };
-	int quiet = 0, c;
-	optind = 1;
-	/* '+': stop at the program name, its options are its own */
-	while ((c = getopt_long(argc, argv, "+o:s:qgh", opts, NULL)) != -1) {
+	struct cli_parse p;
+	int c;
+	cli_parse_init(&p, &cli_cmd_record, argc, argv);
+	while ((c = cli_parse_next(&p)) != -1) {
 		switch (c) {
+		case CLI_EXIT:
+			return p.status;
 		case 'o':
 			ro.output = optarg;
 			break;
-		case 'N':
+		case K_NO_PAGEMAP:
 			ro.no_pagemap = 1;
 			break;
-		case 'U':
+		case K_NUMA:
 			if (mp_topo_sim(optarg, &topo, terr, sizeof(terr))) {
 				cli_error("%s", terr);
 				return 2;
@@ -208,7 +228,7 @@ int cmd_record(int argc, char **argv)
 			ro.source = (enum mp_source)src;
 			break;
 		}
-		case 'D': {
+		case K_STACK_DEPTH: {
 			char *end;
 			long d = strtol(optarg, &end, 10);
 			if (*end || d < 1 || d > 64) {
@@ -218,7 +238,7 @@ int cmd_record(int argc, char **argv)
 			ro.stack_depth = (int)d;
 			break;
 		}
-		case 'B': {
+		case K_SAMPLE_BURSTS: {
 			uint64_t on, off;
 			if (cli_parse_bursts(optarg, &on, &off))
 				return 2;
@@ -226,7 +246,7 @@ int cmd_record(int argc, char **argv)
 			ro.burst_off = off;
 			break;
 		}
-		case 'M': {
+		case K_MIN_SIZE: {
 			char *end;
 			ro.min_size = strtoull(optarg, &end, 10);
 			if (*end || optarg[0] == '-' || !optarg[0]) {
@@ -235,22 +255,22 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		}
-		case 'P':
-		case 'L': {
+		case K_PERIOD:
+		case K_LDLAT: {
 			char *end;
 			unsigned long long v = strtoull(optarg, &end, 10);
-			if (*end || !v || optarg[0] == '-' || (c == 'L' && v > 65535)) {
-				cli_error("--%s wants a number > 0%s, not '%s'", c == 'P' ? "period" : "ldlat",
-					  c == 'L' ? " (cycles, at most 65535)" : "", optarg);
+			if (*end || !v || optarg[0] == '-' || (c == K_LDLAT && v > 65535)) {
+				cli_error("--%s wants a number > 0%s, not '%s'", c == K_PERIOD ? "period" : "ldlat",
+					  c == K_LDLAT ? " (cycles, at most 65535)" : "", optarg);
 				return 2;
 			}
-			if (c == 'P')
+			if (c == K_PERIOD)
 				ro.pmu.period = v;
 			else
 				ro.pmu.ldlat = (unsigned)v;
 			break;
 		}
-		case 'J': {
+		case K_PERIOD_JITTER: {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
 			if (*end || !optarg[0] || optarg[0] == '-' || v < 1 || v > 100) {
@@ -260,21 +280,12 @@ int cmd_record(int argc, char **argv)
 			ro.pmu.jitter_pct = (unsigned)v;
 			break;
 		}
-		case 'C':
+		case K_CHILDREN:
 			ro.children = 1;
 			break;
 		case 'g':
 			ro.pmu.callchain = 1;
 			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return cli_finish_stdout();
-		default:
-			usage(stderr);
-			return 2;
 		}
 	}
 	if (optind >= argc) {
@@ -344,7 +355,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!inspect_err && (pi.is_static || pi.secure))
 		say_unrecordable(ro.argv[0], &pi, ro.source);
-	else if (!inspect_err && !pi.instrumented && !quiet && ro.source == MP_SOURCE_INST)
+	else if (!inspect_err && !pi.instrumented && !cli_quiet && ro.source == MP_SOURCE_INST)
 		cli_error("note: %s was not built with `memprism cc`: its allocations are recorded, its "
 			  "accesses are not. Rebuild with `memprism cc` (or CC=\"memprism cc\" make) to see "
 			  "accesses per object.",
@@ -392,7 +403,7 @@ int cmd_record(int argc, char **argv)
 		cli_error("cannot run '%s': %s", ro.argv[0], mp_strerror(err));
 		return err == -ENOENT ? 127 : err == -EACCES || err == -ENOEXEC ? 126 : 2;
 	}
-	if (!quiet) {
+	if (!cli_quiet) {
 		struct stat st;
 		long long size = stat(ro.output, &st) == 0 ? (long long)st.st_size : -1;
 		if (ro.forwarded_signal)

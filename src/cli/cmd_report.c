@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* `memprism report [OPTIONS] [FILE]` */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,56 +12,65 @@
 #include "common/mp_error.h"
 #include "report/report.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: memprism report [OPTIONS] [FILE]\n\n"
-		"Attributes every recorded access to the object it touched at that moment\n"
-		"and shows loads, stores, bytes and share per row, most accessed first.\n"
-		"FILE defaults to memprism.data.\n\n"
-		"options:\n"
-		"  -b, --by VIEW            object (default), site, kind, thread, function, or page\n"
-		"                           (page: who first touched each page; --source faults)\n"
-		"  -r, --roi NAME           count only accesses made while region NAME was open\n"
-		"                           (mp_region_begin/end in <memprism.h>)\n"
-		"  -f, --format FORMAT      text (default), csv or json\n"
-		"  -n, --limit N            rows shown in text (default 30, 0 for all)\n"
-		"      --html FILE          write the visual report to FILE: one self-contained\n"
-		"                           page (summary, sortable objects, time x address plots,\n"
-		"                           access patterns; memory levels and page walks with\n"
-		"                           --model); opens offline in any browser\n"
-		"  -w, --alloc-wrapper FN   treat function FN as an allocation wrapper: the site\n"
-		"                           is its caller (repeatable)\n"
-		"      --no-wrapper-heuristic\n"
-		"                           don't skip *alloc*/*_new/new_* frames by name\n"
-		"      --lib-sites          a frame in an installed library (/usr/lib, ...) can\n"
-		"                           be a site (default: the program's call into it)\n"
-		"      --numa NODESxCPUS    place threads and pages on a simulated NUMA machine\n"
-		"                           (e.g. 4x8): with --model, fills from another node's\n"
-		"                           memory are remote DRAM (`memprism numa` for the rest)\n"
-		"  -q, --quiet              no notes and no progress on stderr (errors still)\n"
-		"  -h, --help               this help\n"
-		"On a terminal the text view fits its width and shows progress while it reads\n"
-		"(and the time left).\n");
-	cli_model_help(out, 1);
-}
+enum { K_HTML = CLI_K_CMD, K_NO_WRAPPER_HEURISTIC, K_LIB_SITES, K_NUMA };
 
-int cmd_report(int argc, char **argv)
+static int run(int argc, char **argv);
+
+static const struct cli_opt opts[] = {
+	CLI_OPT("by", 'b', "VIEW",
+	  "object (default), site, kind, thread, function, or page\n"
+	  "(page: who first touched each page; --source faults);\n"
+	  "the plural is the same view (sites)"),
+	CLI_OPT("roi", 'r', "NAME",
+	  "count only accesses made while region NAME was open\n"
+	  "(mp_region_begin/end in <memprism.h>)"),
+	CLI_OPT("format", 'f', "FORMAT", "text (default), csv or json"),
+	CLI_OPT("limit", 'n', "N", "rows shown in text (default 30, 0 for all)"),
+	CLI_OPT("html", K_HTML, "FILE",
+	  "write the visual report to FILE: one self-contained\n"
+	  "page (summary, sortable objects, time x address plots,\n"
+	  "access patterns; memory levels and page walks with\n"
+	  "--model); opens offline in any browser"),
+	CLI_OPT("alloc-wrapper", 'w', "FN",
+	  "treat function FN as an allocation wrapper: the site\n"
+	  "is its caller (repeatable)"),
+	CLI_OPT("no-wrapper-heuristic", K_NO_WRAPPER_HEURISTIC, NULL, "don't skip *alloc*/*_new/new_* frames by name"),
+	CLI_OPT("lib-sites", K_LIB_SITES, NULL,
+	  "a frame in an installed library (/usr/lib, ...) can\n"
+	  "be a site (default: the program's call into it)"),
+	CLI_OPT("numa", K_NUMA, "NODESxCPUS",
+	  "place threads and pages on a simulated NUMA machine\n"
+	  "(e.g. 4x8): with --model, fills from another node's\n"
+	  "memory are remote DRAM (`memprism numa` for the rest)"),
+	CLI_TABLE(cli_opts_quiet_help),
+	CLI_TEXT("On a terminal the text view fits its width and shows progress while it reads\n"
+		 "(and the time left)."),
+	CLI_TABLE(cli_opts_model),
+	CLI_TABLE(cli_opts_sampling),
+	CLI_END,
+};
+
+const struct cli_cmd cli_cmd_report = {
+	.name = "report",
+	.run = run,
+	.summary = "show accesses per object, site, kind, thread or function",
+	.usage = "[OPTIONS] [FILE]",
+	.about = "Attributes every recorded access to the object it touched at that moment\n"
+		 "and shows loads, stores, bytes and share per row, most accessed first.\n"
+		 "FILE defaults to memprism.data.\n",
+	.opts = opts,
+};
+
+static const enum rp_by by_view[] = {
+	[CLI_VIEW_OBJECT] = RP_BY_OBJECT, [CLI_VIEW_SITE] = RP_BY_SITE,		[CLI_VIEW_KIND] = RP_BY_KIND,
+	[CLI_VIEW_THREAD] = RP_BY_THREAD, [CLI_VIEW_FUNCTION] = RP_BY_FUNCTION, [CLI_VIEW_PAGE] = RP_BY_PAGE,
+};
+#define REPORT_VIEWS                                                                                                   \
+	(1u << CLI_VIEW_OBJECT | 1u << CLI_VIEW_SITE | 1u << CLI_VIEW_KIND | 1u << CLI_VIEW_THREAD |                   \
+	 1u << CLI_VIEW_FUNCTION | 1u << CLI_VIEW_PAGE)
+
+static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "by", required_argument, NULL, 'b' },
-		{ "roi", required_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "alloc-wrapper", required_argument, NULL, 'w' },
-		{ "no-wrapper-heuristic", no_argument, NULL, 'H' },
-		{ "lib-sites", no_argument, NULL, 'L' },
-		{ "html", required_argument, NULL, 'T' },
-		{ "numa", required_argument, NULL, 'U' },
-		{ "help", no_argument, NULL, 'h' },
-		CLI_MODEL_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct cli_model model; /* large: not on the stack */
 	memset(&model, 0, sizeof(model));
 	struct rp_machine rpm;
@@ -73,29 +81,29 @@ int cmd_report(int argc, char **argv)
 	static struct an_numa_opts numa;
 	char terr[256];
 	size_t nwrappers = 0;
+	struct cli_parse p;
 	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:r:f:n:w:hm:q", opts, NULL)) != -1) {
+	cli_parse_init(&p, &cli_cmd_report, argc, argv);
+	while ((c = cli_parse_next(&p)) != -1) {
 		switch (c) {
+		case CLI_EXIT:
+			return p.status;
 		case 'b': {
-			int by = rp_parse_by(optarg);
-			if (by < 0) {
-				cli_error("unknown view '%s' for --by (object, site, kind, thread, function, page)", optarg);
+			enum cli_view v;
+			if (cli_parse_by("report", optarg, REPORT_VIEWS, &v))
 				return 2;
-			}
-			ro.by = (enum rp_by)by;
+			ro.by = by_view[v];
 			break;
 		}
 		case 'r':
 			ro.roi = ao.roi = optarg;
 			break;
 		case 'f': {
-			int f = rp_parse_format(optarg);
-			if (f < 0) {
-				cli_error("unknown format '%s' (text, csv, json)", optarg);
+			enum cli_format f;
+			if (cli_parse_format("report", optarg, 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV | 1u << CLI_FMT_JSON,
+					     &f))
 				return 2;
-			}
-			ro.format = (enum rp_format)f;
+			ro.format = f == CLI_FMT_JSON ? RP_JSON : f == CLI_FMT_CSV ? RP_CSV : RP_TEXT;
 			break;
 		}
 		case 'n':
@@ -109,7 +117,7 @@ int cmd_report(int argc, char **argv)
 			}
 			wrappers[nwrappers++] = optarg;
 			break;
-		case 'U':
+		case K_NUMA:
 			if (mp_topo_sim(optarg, &topo, terr, sizeof(terr))) {
 				cli_error("%s", terr);
 				return 2;
@@ -117,26 +125,19 @@ int cmd_report(int argc, char **argv)
 			numa = (struct an_numa_opts){ .topo = &topo };
 			ao.numa = &numa;
 			break;
-		case 'H':
+		case K_NO_WRAPPER_HEURISTIC:
 			ao.no_wrapper_heuristic = 1;
 			break;
-		case 'L':
+		case K_LIB_SITES:
 			ao.lib_sites = 1;
 			break;
-		case 'T':
+		case K_HTML:
 			html = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return cli_finish_stdout();
-		default: {
-			int r = cli_model_option(&model, c, optarg);
-			if (r == 0)
-				break;
-			if (r == 1)
-				usage(stderr);
-			return 2;
-		}
+		default:
+			/* (the table's other keys are the model's) */
+			if (cli_model_option(&model, c, optarg))
+				return 2;
 		}
 	}
 	if (cli_data_path(argc, argv, optind, &ro.data_path))

@@ -2,7 +2,6 @@
 /* `memprism tlb [OPTIONS] [FILE]`: where TLB misses and page walks
  * concentrate, by page and object (always modelled). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,73 +11,62 @@
 #include "common/mp_error.h"
 #include "report/report.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out, "usage: memprism tlb [OPTIONS] [FILE]\n\n"
-		     "Runs the recorded accesses through the model's TLBs and page walker and "
-		     "shows\n"
-		     "where page walks concentrate: the share of walks over the share of "
-		     "pages\n"
-		     "(PTAT's per-page distribution), walks per object, and the hottest pages "
-		     "with\n"
-		     "the object on each. FILE defaults to memprism.data; the machine to "
-		     "host.\n"
-		     "What-if: --pages NAME=2M puts an object in 2 MiB pages.\n\n"
-		     "options:\n"
-		     "  -r, --roi NAME           count only accesses made while region NAME "
-		     "was open\n"
-		     "  -f, --format FORMAT      text (default) or csv (one row per page)\n"
-		     "  -n, --limit N            rows per table in text (default 20, 0 for "
-		     "all)\n"
-		     "  -q, --quiet              no notes on stderr (errors still)\n"
-		     "  -h, --help               this help\n");
-	cli_model_help(out, 1);
-}
+static int run(int argc, char **argv);
 
-int cmd_tlb(int argc, char **argv)
+static const struct cli_opt opts[] = {
+	CLI_OPT("roi", 'r', "NAME", "count only accesses made while region NAME was open"),
+	CLI_OPT("format", 'f', "FORMAT", "text (default) or csv (one row per page)"),
+	CLI_OPT("limit", 'n', "N", "rows per table in text (default 20, 0 for all)"),
+	CLI_TABLE(cli_opts_quiet_help),
+	CLI_TABLE(cli_opts_model),
+	CLI_TABLE(cli_opts_sampling),
+	CLI_END,
+};
+
+const struct cli_cmd cli_cmd_tlb = {
+	.name = "tlb",
+	.run = run,
+	.summary = "where TLB misses and page walks concentrate, by page and object (modelled)",
+	.usage = "[OPTIONS] [FILE]",
+	.about = "Runs the recorded accesses through the model's TLBs and page walker and shows\n"
+		 "where page walks concentrate: the share of walks over the share of pages\n"
+		 "(PTAT's per-page distribution), walks per object, and the hottest pages with\n"
+		 "the object on each. FILE defaults to memprism.data; the machine to host.\n"
+		 "What-if: --pages NAME=2M puts an object in 2 MiB pages.\n",
+	.opts = opts,
+};
+
+static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "roi", required_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		CLI_MODEL_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct cli_model model;
 	memset(&model, 0, sizeof(model));
 	struct rp_machine rpm;
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 20 };
 	struct an_opts ao = { .page_rows = 1 };
+	struct cli_parse p;
 	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:f:n:hm:q", opts, NULL)) != -1) {
+	cli_parse_init(&p, &cli_cmd_tlb, argc, argv);
+	while ((c = cli_parse_next(&p)) != -1) {
 		switch (c) {
+		case CLI_EXIT:
+			return p.status;
 		case 'r':
 			ro.roi = ao.roi = optarg;
 			break;
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "csv")) {
-				cli_error("unknown format '%s' for tlb (text, csv)", optarg);
+		case 'f': {
+			enum cli_format f;
+			if (cli_parse_format("tlb", optarg, 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV, &f))
 				return 2;
-			}
-			ro.format = strcmp(optarg, "csv") ? RP_TEXT : RP_CSV;
+			ro.format = f == CLI_FMT_CSV ? RP_CSV : RP_TEXT;
 			break;
+		}
 		case 'n':
 			if (cli_parse_limit(optarg, &ro.limit))
 				return 2;
 			break;
-		case 'h':
-			usage(stdout);
-			return cli_finish_stdout();
-		default: {
-			int r = cli_model_option(&model, c, optarg);
-			if (r == 0)
-				break;
-			if (r == 1)
-				usage(stderr);
-			return 2;
-		}
+		default:
+			if (cli_model_option(&model, c, optarg))
+				return 2;
 		}
 	}
 	if (cli_data_path(argc, argv, optind, &ro.data_path))

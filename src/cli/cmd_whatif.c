@@ -3,7 +3,6 @@
  * configurations, A (--model, --pages) and B (A changed by --vs-model,
  * --vs-pages), compared object by object. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,26 +12,35 @@
 #include "common/mp_error.h"
 #include "report/report.h"
 
-enum { OPT_VS_MODEL = 0x2001, OPT_VS_PAGES };
+enum { K_VS_MODEL = CLI_K_CMD, K_VS_PAGES };
 
-static void usage(FILE *out)
-{
-	fprintf(out, "usage: memprism whatif [OPTIONS] [FILE]\n\n"
-		     "Re-simulates the recorded accesses twice, A as given by --model/--pages and B\n"
-		     "with the changes below, and shows per object the page walks, DRAM requests and\n"
-		     "modelled cycles of both: the huge-page experiments of seeds 000 and 001, or\n"
-		     "another machine, without editing or re-running the program. All MODELLED.\n\n"
-		     "options:\n"
-		     "      --vs-model MACHINE   B runs on this machine (host, file or preset)\n"
-		     "      --vs-pages RULE      B: SIZE or PATTERN=SIZE as --pages (repeatable; B's\n"
-		     "                           rules come before A's)\n"
-		     "  -r, --roi NAME           count only accesses made while region NAME was open\n"
-		     "  -f, --format FORMAT      text (default) or csv\n"
-		     "  -n, --limit N            rows in text (default 20, 0 for all)\n"
-		     "  -q, --quiet              no notes on stderr (errors still)\n"
-		     "  -h, --help               this help\n");
-	cli_model_help(out, 1);
-}
+static int run(int argc, char **argv);
+
+static const struct cli_opt opts[] = {
+	CLI_OPT("vs-model", K_VS_MODEL, "MACHINE", "B runs on this machine (host, file or preset)"),
+	CLI_OPT("vs-pages", K_VS_PAGES, "RULE",
+	  "B: SIZE or PATTERN=SIZE as --pages (repeatable; B's\n"
+	  "rules come before A's)"),
+	CLI_OPT("roi", 'r', "NAME", "count only accesses made while region NAME was open"),
+	CLI_OPT("format", 'f', "FORMAT", "text (default) or csv"),
+	CLI_OPT("limit", 'n', "N", "rows in text (default 20, 0 for all)"),
+	CLI_TABLE(cli_opts_quiet_help),
+	CLI_TABLE(cli_opts_model),
+	CLI_TABLE(cli_opts_sampling),
+	CLI_END,
+};
+
+const struct cli_cmd cli_cmd_whatif = {
+	.name = "whatif",
+	.run = run,
+	.summary = "the trace under two model configurations (machine, huge pages), per object",
+	.usage = "[OPTIONS] [FILE]",
+	.about = "Re-simulates the recorded accesses twice, A as given by --model/--pages and B\n"
+		 "with the changes below, and shows per object the page walks, DRAM requests and\n"
+		 "modelled cycles of both: huge pages for one object or for all, or another\n"
+		 "machine, without editing or re-running the program. All MODELLED.\n",
+	.opts = opts,
+};
 
 static void describe(char *buf, size_t cap, const struct cli_model *m)
 {
@@ -70,62 +78,47 @@ static void print_warnings(const struct an_result *ra, const struct an_result *r
 		}
 }
 
-int cmd_whatif(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "vs-model", required_argument, NULL, OPT_VS_MODEL },
-		{ "vs-pages", required_argument, NULL, OPT_VS_PAGES },
-		{ "roi", required_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		CLI_MODEL_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct cli_model ma, mb, vs;
 	memset(&ma, 0, sizeof(ma));
 	memset(&vs, 0, sizeof(vs));
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 20 };
 	const char *roi = NULL;
+	struct cli_parse p;
 	int c, changed = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:f:n:hm:q", opts, NULL)) != -1) {
+	cli_parse_init(&p, &cli_cmd_whatif, argc, argv);
+	while ((c = cli_parse_next(&p)) != -1) {
 		switch (c) {
-		case OPT_VS_MODEL:
-			if (cli_model_option(&vs, CLI_OPT_MODEL, optarg))
+		case CLI_EXIT:
+			return p.status;
+		case K_VS_MODEL:
+			if (cli_model_option(&vs, 'm', optarg))
 				return 2;
 			changed = 1;
 			break;
-		case OPT_VS_PAGES:
-			if (cli_model_option(&vs, CLI_OPT_PAGES, optarg))
+		case K_VS_PAGES:
+			if (cli_model_option(&vs, CLI_K_PAGES, optarg))
 				return 2;
 			changed = 1;
 			break;
 		case 'r':
 			ro.roi = roi = optarg;
 			break;
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "csv")) {
-				cli_error("unknown format '%s' for whatif (text, csv)", optarg);
+		case 'f': {
+			enum cli_format f;
+			if (cli_parse_format("whatif", optarg, 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV, &f))
 				return 2;
-			}
-			ro.format = strcmp(optarg, "csv") ? RP_TEXT : RP_CSV;
+			ro.format = f == CLI_FMT_CSV ? RP_CSV : RP_TEXT;
 			break;
+		}
 		case 'n':
 			if (cli_parse_limit(optarg, &ro.limit))
 				return 2;
 			break;
-		case 'h':
-			usage(stdout);
-			return cli_finish_stdout();
-		default: {
-			int r = cli_model_option(&ma, c, optarg);
-			if (r == 0)
-				break;
-			if (r == 1)
-				usage(stderr);
-			return 2;
-		}
+		default:
+			if (cli_model_option(&ma, c, optarg))
+				return 2;
 		}
 	}
 	if (!changed) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* memprism: the command table and dispatch. Help is generated from the table. */
+/* memprism: the command table and dispatch. The commands' list is generated
+ * from the table, each command's help from its option table (cli_opt.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,26 +11,21 @@
 #include "common/mp_error.h"
 #include "mp_config.h"
 
-struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *help;
+/* `memprism --help` lists them in this order; each names its function,
+ * its one-line summary and its option table (cmd_<name>.c). */
+static const struct cli_cmd *const commands[] = {
+	&cli_cmd_cc,	   &cli_cmd_cxx,      &cli_cmd_record, &cli_cmd_report, &cli_cmd_tlb,	 &cli_cmd_numa,
+	&cli_cmd_whatif, &cli_cmd_memtrace, &cli_cmd_fold,   &cli_cmd_export, &cli_cmd_dump, &cli_cmd_doctor,
 };
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static const struct command commands[] = {
-	{ "cc", cmd_cc, "compile and link C with access instrumentation (drop-in for cc)" },
-	{ "c++", cmd_cxx, "compile and link C++ with access instrumentation (drop-in for c++)" },
-	{ "record", cmd_record, "run a program and record its objects and accesses" },
-	{ "report", cmd_report, "show accesses per object, site, kind, thread or function" },
-	{ "tlb", cmd_tlb, "where TLB misses and page walks concentrate, by page and object (modelled)" },
-	{ "numa", cmd_numa, "NUMA locality: remote accesses per object and thread, node matrix, patterns, fixes" },
-	{ "whatif", cmd_whatif, "the trace under two model configurations (machine, huge pages), per object" },
-	{ "memtrace", cmd_memtrace, "every modelled DRAM request with its object: the ORMBP paper's trace" },
-	{ "fold", cmd_fold, "fold the instances of a region into one: objects and addresses over its phase" },
-	{ "export", cmd_export, "write an SQLite database or a Paraver trace of the attributed accesses" },
-	{ "dump", cmd_dump, "print the raw chunks, events and accesses of a data file" },
-	{ "doctor", cmd_doctor, "say what this machine can measure (PMU, page faults, privileges)" },
-};
+static const struct cli_cmd *command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(name, commands[i]->name))
+			return commands[i];
+	return NULL;
+}
 
 void cli_error(const char *fmt, ...)
 {
@@ -106,9 +102,10 @@ static void usage(FILE *out)
 		     "memprism %s: object-relative memory profiler. Which data structures does your\n"
 		     "program access, how much, from which threads and code?\n\ncommands:\n",
 		MP_VERSION);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(out, "\n`memprism COMMAND --help` describes each command. A session:\n"
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(out, "\n`memprism COMMAND --help` describes each command; `memprism --list-opts COMMAND`\n"
+		     "lists its long options, one a line (for completion scripts). A session:\n"
 		     "  memprism cc -O2 -g app.c -o app\n"
 		     "  memprism record -- ./app args\n"
 		     "  memprism report\n");
@@ -129,9 +126,18 @@ int main(int argc, char **argv)
 		printf("memprism %s\n", MP_VERSION);
 		return cli_finish_stdout();
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(cmd, commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+	if (!strcmp(cmd, "--list-opts")) {
+		const struct cli_cmd *c = argc == 3 ? command(argv[2]) : NULL;
+		if (!c) {
+			cli_error("--list-opts wants one command (try `memprism --help`)");
+			return 2;
+		}
+		cli_list_opts(stdout, c);
+		return cli_finish_stdout();
+	}
+	const struct cli_cmd *c = command(cmd);
+	if (c)
+		return c->run(argc - 1, argv + 1);
 	cli_error("unknown command '%s' (try `memprism --help`)", cmd);
 	return 2;
 }

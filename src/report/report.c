@@ -26,24 +26,6 @@ struct row {
 	int own_label; /* label allocated here */
 };
 
-int rp_parse_by(const char *s)
-{
-	static const char *const n[] = { "object", "site", "kind", "thread", "function", "page" };
-	for (int i = 0; i < 6; i++)
-		if (strcmp(s, n[i]) == 0)
-			return i;
-	return -1;
-}
-
-int rp_parse_format(const char *s)
-{
-	static const char *const n[] = { "text", "csv", "json" };
-	for (int i = 0; i < 3; i++)
-		if (strcmp(s, n[i]) == 0)
-			return i;
-	return -1;
-}
-
 static uint64_t acc(const struct an_counts *c)
 {
 	return c->loads + c->stores;

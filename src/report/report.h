@@ -51,10 +51,6 @@ struct rp_opts {
 	int color; /* text: ANSI colours (a terminal that wants them) */
 };
 
-/* Parse "object|site|kind|thread|function|page" / "text|csv|json"; -1 if unknown. */
-int rp_parse_by(const char *s);
-int rp_parse_format(const char *s);
-
 /* Renders r. -EINVAL for --by page on a recording without page faults. */
 int rp_render(FILE *out, const struct an_result *r, const struct rp_opts *o);
 

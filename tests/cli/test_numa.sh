@@ -9,7 +9,7 @@ for w in prodcons turns matrix arena local policy saturate; do
 	build_rt "numa_$w" -pthread -lnuma
 	"$MEMPRISM" record -q --numa 4x8 -o "$w.data" -- "./numa_$w" >"$w.out" || fail "numa_$w failed under record --numa"
 	"$MEMPRISM" numa -f csv "$w.data" >"$w.csv"
-	"$MEMPRISM" numa -f csv --by findings "$w.data" >"$w.find.csv"
+	"$MEMPRISM" numa -f csv --by finding "$w.data" >"$w.find.csv"
 done
 line() { grep -n "@$2" "$MP_SRC/tests/rt/numa_$1.c" | cut -d: -f1; }
 # finding FILE COLUMN: the column of the first finding (CSV header names)
@@ -25,7 +25,7 @@ expect_eq "prodcons: findings" 1 "$(($(wc -l <prodcons.find.csv) - 1))"
 expect_eq "prodcons: consumer's node" 1 "$(finding prodcons.find.csv to_node)"
 grep -q 'numa_alloc_onnode(size, 1)' prodcons.find.csv || fail "prodcons: no numa_alloc_onnode(size, 1) advice"
 grep -q 'move_pages' prodcons.find.csv || fail "prodcons: no move_pages advice"
-"$MEMPRISM" numa -f csv --by threads prodcons.data >pt.csv
+"$MEMPRISM" numa -f csv --by thread prodcons.data >pt.csv
 expect_eq "prodcons: threads pinned" 2 "$(awk -F, 'NR > 1 && $4 == 1' pt.csv | wc -l)"
 expect_eq "prodcons: the consumer on node 1, all remote" 1 \
 	"$(awk -F, 'NR > 1 && $3 == 1 && $6 == 131074' pt.csv | wc -l)"
@@ -157,8 +157,27 @@ expect_eq "--threads compact: all on node 0" 0 "$(csv_field mc.csv "$OBJ" remote
 
 # page policies and the model: all pages bound to node 2, every fill remote
 OBJ="heap producer \\(numa_prodcons.c:$(line prodcons BUFFER)\\)"
-"$MEMPRISM" numa -f csv --pages bind:2 prodcons.data >pb.csv
-expect_eq "--pages bind:2: remote" 163840 "$(csv_field pb.csv "$OBJ" remote)"
+"$MEMPRISM" numa -f csv --page-policy bind:2 prodcons.data >pb.csv
+expect_eq "--page-policy bind:2: remote" 163840 "$(csv_field pb.csv "$OBJ" remote)"
+# the other spellings: --pages with a policy, --by in the plural
+"$MEMPRISM" numa -f csv --pages bind:2 prodcons.data >pb-old.csv
+cmp -s pb.csv pb-old.csv || fail "--pages bind:2 differs from --page-policy bind:2"
+for by in object site thread matrix timeline finding; do
+	"$MEMPRISM" numa -f csv --by $by prodcons.data >by1.csv
+	"$MEMPRISM" numa -f csv --by ${by}s prodcons.data >by2.csv
+	cmp -s by1.csv by2.csv || fail "numa --by ${by}s differs from --by $by"
+done
+echo "ok: --pages POLICY and the plural views are the same"
+# --pages SIZE is the model's, as in every command (--page-size too)
+"$MEMPRISM" numa -f csv --model nehalem-e5504 --pages 2M prodcons.data >p2m.csv
+"$MEMPRISM" numa -f csv --model nehalem-e5504 --page-size 2M prodcons.data >p2m-old.csv
+cmp -s p2m.csv p2m-old.csv || fail "--page-size 2M differs from --pages 2M"
+set +e
+"$MEMPRISM" numa --pages 2M prodcons.data >/dev/null 2>err.txt
+rc=$?
+set -e
+expect_eq "numa --pages 2M without a model: exit status" 2 "$rc"
+grep -q 'need a model' err.txt || fail "numa --pages 2M without a model: $(cat err.txt)"
 "$MEMPRISM" numa -f csv --model nehalem-e5504 prodcons.data >pf.csv
 # 32,768 words from 16 bytes into a page span 4,097 lines: the producer's
 # write-allocate fills; the consumer finds them in the LLC
@@ -182,7 +201,8 @@ grep -q ' affinity .* 0x01$' pcd.txt || fail "dump shows no affinity to CPU 0"
 grep -q ' affinity .* 0x0001$' pcd.txt || fail "dump shows no affinity to CPU 8"
 
 # bad input: a clear error and exit status 2
-for bad in "--numa 4" "--numa 0x8" "--numa 4x" "--pages bind" "--pages interleave:x" "--threads far" "--by nodes"; do
+for bad in "--numa 4" "--numa 0x8" "--numa 4x" "--pages bind" "--pages interleave:x" "--page-policy bind" \
+	"--page-policy 2M" "--threads far" "--by nodes" "--by kind"; do
 	set +e
 	# shellcheck disable=SC2086
 	"$MEMPRISM" numa $bad prodcons.data >/dev/null 2>err.txt
