@@ -392,4 +392,24 @@ struct an_opts {
 int an_run(const char *path, const struct an_opts *o, struct an_result **out);
 void an_result_free(struct an_result *r);
 
+/* A view that places each access against the whole trace (time x address
+ * bins, folded regions) replays it twice: the first replay, with o's
+ * hooks, learns the extents; plan sizes the view from its result; the
+ * second replay, with the hooks below (and o's other options, without its
+ * patterns), fills it. Without either hook there is no second replay. */
+struct an_two_pass {
+	void (*on_access)(void *arg, const struct an_access *a); /* the second replay's hooks */
+	void (*on_event)(void *arg, const struct an_event *e);
+	int (*plan)(void *arg, const struct an_result *first); /* 0 or a negative error; NULL: nothing */
+	int (*error)(void *arg); /* after the second replay: its hooks' error (0: none); NULL: none */
+	void *arg; /* the hooks' and callbacks' argument (the second replay's hook_arg) */
+};
+enum an_pass { AN_PASS_FIRST, AN_PASS_PLAN, AN_PASS_SECOND };
+/* The two replays of path. *first (OUT, free with an_result_free) is the
+ * first replay's result, kept even when a later stage fails (NULL when the
+ * first replay did). 0, or a negative error with *stage (OUT) saying which
+ * stage failed: reading the file, the plan, or the second replay. */
+int an_run_two_pass(const char *path, const struct an_opts *o, const struct an_two_pass *tp,
+		    struct an_result **first, enum an_pass *stage);
+
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* `memprism report --html FILE`: the visual report. Two replays of the
- * trace: the first gives the tables, access patterns and time stamps, the
- * second places every access on the time x address grids (an_bins.h). */
+ * trace (an_run_two_pass): the first gives the tables, access patterns and
+ * time stamps, the second places every access on the time x address grids
+ * (an_bins.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,64 +17,81 @@
 
 #define CLI_HTML_PLOTS 16 /* objects with a time x address plot */
 
+/* The two replays' state: the grids, the first replay's patterns, and
+ * what the plan found. */
+struct html_run {
+	struct an_bins *bins;
+	struct an_patterns *pats;
+	struct an_pattern *patv;
+	const char *path;
+	int damage;
+};
+
 /* The first replay's hooks: the grids' extents (the patterns are fed by
  * the replay itself, an_opts.patterns, as for the tables). */
 static void scan_access(void *arg, const struct an_access *a)
 {
-	an_bins_scan_access(arg, a);
+	an_bins_scan_access(((struct html_run *)arg)->bins, a);
 }
 
 static void scan_event(void *arg, const struct an_event *e)
 {
-	an_bins_scan_event(arg, e);
+	an_bins_scan_event(((struct html_run *)arg)->bins, e);
+}
+
+/* Between the replays: the damaged-file warning, the patterns per object,
+ * the grids of the objects plotted. */
+static int plan(void *arg, const struct an_result *res)
+{
+	struct html_run *h = arg;
+	int err;
+	h->damage = cli_damage(res, h->path, 1);
+	if ((err = an_patterns_error(h->pats)) || (err = an_patterns_by_class(h->pats, res, &h->patv)))
+		return err;
+	return an_bins_plan(h->bins, res, CLI_HTML_PLOTS);
+}
+
+static void fill_access(void *arg, const struct an_access *a)
+{
+	an_bins_fill_access(((struct html_run *)arg)->bins, a);
+}
+
+static int fill_error(void *arg)
+{
+	return an_bins_error(((struct html_run *)arg)->bins);
 }
 
 int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro)
 {
-	struct an_patterns *pats = an_patterns_new();
-	struct an_bins *bins = an_bins_new();
-	struct an_result *res = NULL, *res2 = NULL;
-	struct an_pattern *patv = NULL;
+	struct html_run h = { .bins = an_bins_new(), .pats = an_patterns_new(), .path = ro->data_path };
+	struct an_result *res = NULL;
 	FILE *out = NULL;
+	enum an_pass stage;
 	int rc = 1, err;
-	if (!pats || !bins) {
+	if (!h.pats || !h.bins) {
 		cli_error("out of memory");
 		goto out;
 	}
 	ao->page_rows = 1; /* the TLB section's pages */
 	ao->on_access = scan_access;
 	ao->on_event = scan_event;
-	ao->hook_arg = bins;
-	ao->patterns = pats;
-	err = an_run(ro->data_path, ao, &res);
-	ao->patterns = NULL;
-	if (err) {
-		cli_error("cannot read %s: %s", ro->data_path, mp_strerror(err));
+	ao->hook_arg = &h;
+	ao->patterns = h.pats;
+	const struct an_two_pass tp = { .on_access = fill_access, .plan = plan, .error = fill_error, .arg = &h };
+	if ((err = an_run_two_pass(ro->data_path, ao, &tp, &res, &stage))) {
+		cli_error(stage == AN_PASS_FIRST  ? "cannot read %s: %s"
+			  : stage == AN_PASS_PLAN ? "cannot analyse %s: %s"
+						  : "cannot bin the accesses of %s: %s",
+			  ro->data_path, mp_strerror(err));
 		goto out;
 	}
-	int damage = cli_damage(res, ro->data_path, 1);
-	if ((err = an_patterns_error(pats)) || (err = an_patterns_by_class(pats, res, &patv)) ||
-	    (err = an_bins_plan(bins, res, CLI_HTML_PLOTS))) {
-		cli_error("cannot analyse %s: %s", ro->data_path, mp_strerror(err));
-		goto out;
-	}
-	ao->on_access = an_bins_fill_access;
-	ao->on_event = NULL;
-	ao->hook_arg = bins;
-	err = an_run(ro->data_path, ao, &res2);
-	if (!err)
-		err = an_bins_error(bins);
-	if (err) {
-		cli_error("cannot bin the accesses of %s: %s", ro->data_path, mp_strerror(err));
-		goto out;
-	}
-	ro->patterns = patv;
+	ro->patterns = h.patv;
 	out = fopen(html, "w");
 	if (!out) {
 		cli_error("cannot write %s: %s", html, strerror(errno));
 		goto out;
 	}
-	err = rp_render_html(out, res, ro, bins);
+	err = rp_render_html(out, res, ro, h.bins);
 	if (fclose(out) != 0 && !err)
 		err = -errno;
 	out = NULL;
@@ -81,12 +99,11 @@ int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro)
 		cli_error("cannot write %s: %s", html, mp_strerror(err));
 		goto out;
 	}
-	rc = damage;
+	rc = h.damage;
 out:
 	an_result_free(res);
-	an_result_free(res2);
-	an_patterns_free(pats);
-	an_bins_free(bins);
-	free(patv);
+	an_patterns_free(h.pats);
+	an_bins_free(h.bins);
+	free(h.patv);
 	return rc;
 }

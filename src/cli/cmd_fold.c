@@ -38,9 +38,44 @@ const struct cli_cmd cli_cmd_fold = {
 	.opts = opts,
 };
 
+/* The two replays (an_run_two_pass): the first finds the instances, the
+ * plan sizes the folded grid, the second fills it. */
+struct fold_run {
+	struct an_fold *f;
+	const char *region, *data;
+	int damage, none; /* none: no complete instance (said) */
+};
+
 static void scan_access(void *arg, const struct an_access *a)
 {
-	an_fold_scan_access(arg, a);
+	an_fold_scan_access(((struct fold_run *)arg)->f, a);
+}
+
+static void scan_event(void *arg, const struct an_event *e)
+{
+	an_fold_scan_event(((struct fold_run *)arg)->f, e);
+}
+
+static int plan(void *arg, const struct an_result *res)
+{
+	struct fold_run *r = arg;
+	r->damage = cli_damage(res, r->data, 0);
+	if (!an_fold_instances(r->f)) {
+		cli_error("no complete instance of region '%s' in %s", r->region, r->data);
+		r->none = 1;
+		return -ENOENT;
+	}
+	return an_fold_plan(r->f, res);
+}
+
+static void fill_access(void *arg, const struct an_access *a)
+{
+	an_fold_fill_access(((struct fold_run *)arg)->f, a);
+}
+
+static int fill_error(void *arg)
+{
+	return an_fold_error(((struct fold_run *)arg)->f);
 }
 
 static void csv_str(const char *s)
@@ -197,28 +232,24 @@ static int run(int argc, char **argv)
 	if (cli_data_path(argc, argv, optind, &data))
 		return 2;
 	struct an_fold *f = an_fold_new(region, (unsigned)bins);
-	struct an_result *res = NULL, *res2 = NULL;
+	struct an_result *res = NULL;
+	struct fold_run run = { .f = f, .region = region, .data = data };
+	enum an_pass stage;
 	int rc = 1, err, damage = 0;
 	if (!f) {
 		cli_error("out of memory");
 		return 1;
 	}
-	struct an_opts ao = { .on_access = scan_access, .on_event = an_fold_scan_event, .hook_arg = f };
-	if ((err = an_run(data, &ao, &res))) {
+	const struct an_opts ao = { .on_access = scan_access, .on_event = scan_event, .hook_arg = &run };
+	const struct an_two_pass tp = { .on_access = fill_access, .plan = plan, .error = fill_error, .arg = &run };
+	err = an_run_two_pass(data, &ao, &tp, &res, &stage);
+	damage = run.damage;
+	if (err && stage == AN_PASS_FIRST)
 		cli_data_error(err, data, named, "memprism record -- PROGRAM");
-		goto out;
-	}
-	damage = cli_damage(res, data, 0);
-	if (!an_fold_instances(f)) {
-		cli_error("no complete instance of region '%s' in %s", region, data);
-		goto out;
-	}
-	ao.on_access = an_fold_fill_access;
-	ao.on_event = NULL;
-	if ((err = an_fold_plan(f, res)) || (err = an_run(data, &ao, &res2)) || (err = an_fold_error(f))) {
+	else if (err && !run.none)
 		cli_error("cannot fold %s: %s", data, mp_strerror(err));
+	if (err)
 		goto out;
-	}
 	const uint32_t *objs;
 	size_t no = an_fold_objects(f, &objs);
 	uint64_t inst = an_fold_instances(f);
@@ -277,7 +308,6 @@ static int run(int argc, char **argv)
 	rc = cli_finish_stdout() | damage;
 out:
 	an_result_free(res);
-	an_result_free(res2);
 	an_fold_free(f);
 	return rc;
 }

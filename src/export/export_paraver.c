@@ -49,6 +49,7 @@ struct prv {
 	uint64_t t0, t1, records;
 	unsigned max_cpu;
 	int err;
+	const struct ex_opts *o;
 };
 
 static struct prv_thread *thread(struct prv *p, uint32_t t)
@@ -111,6 +112,22 @@ static void fill_access(void *arg, const struct an_access *a)
 		.time = t, .addr = a->addr, .cls = a->cls, .cpu = (uint16_t)a->cpu, .kind = a->write ? 2 : 1
 	};
 	put(p, a->thread, &r);
+}
+
+/* Between the replays: the caller hears of the result (a damaged file),
+ * and the time grid that interpolates each access's time is planned. */
+static int plan(void *arg, const struct an_result *res)
+{
+	struct prv *p = arg;
+	if (p->o->on_result)
+		p->o->on_result(p->o->result_arg, res);
+	return an_bins_plan(p->bins, res, 0);
+}
+
+static int fill_error(void *arg)
+{
+	struct prv *p = arg;
+	return p->err ? p->err : an_bins_error(p->bins);
 }
 
 static uint32_t region_id(struct prv *p, const char *s, size_t n)
@@ -283,8 +300,9 @@ out:
 
 int ex_paraver_write(const char *prefix, const struct ex_opts *o, char *err, size_t errlen)
 {
-	struct prv p = { .t0 = UINT64_MAX };
-	struct an_result *res = NULL, *res2 = NULL;
+	struct prv p = { .t0 = UINT64_MAX, .o = o };
+	struct an_result *res = NULL;
+	enum an_pass stage;
 	int e;
 	err[0] = 0;
 	if (!(p.bins = an_bins_new())) {
@@ -297,18 +315,14 @@ int ex_paraver_write(const char *prefix, const struct ex_opts *o, char *err, siz
 			      .on_access = scan_access,
 			      .on_event = scan_event,
 			      .hook_arg = &p };
-	if ((e = an_run(o->data_path, &ao, &res))) {
-		snprintf(err, errlen, "cannot read %s: %s", o->data_path, mp_strerror(e));
+	const struct an_two_pass tp = {
+		.on_access = fill_access, .on_event = fill_event, .plan = plan, .error = fill_error, .arg = &p
+	};
+	if ((e = an_run_two_pass(o->data_path, &ao, &tp, &res, &stage))) {
+		if (stage == AN_PASS_FIRST)
+			snprintf(err, errlen, "cannot read %s: %s", o->data_path, mp_strerror(e));
 		goto out;
 	}
-	if (o->on_result)
-		o->on_result(o->result_arg, res);
-	if ((e = an_bins_plan(p.bins, res, 0)))
-		goto out;
-	ao.on_access = fill_access;
-	ao.on_event = fill_event;
-	if ((e = an_run(o->data_path, &ao, &res2)) || (e = p.err) || (e = an_bins_error(p.bins)))
-		goto out;
 	e = write_files(&p, res, prefix, err, errlen);
 out:
 	if (e && !err[0])
@@ -322,6 +336,5 @@ out:
 	free(p.regions);
 	an_bins_free(p.bins);
 	an_result_free(res);
-	an_result_free(res2);
 	return e;
 }

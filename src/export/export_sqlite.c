@@ -70,7 +70,9 @@ struct sq {
 	MP_VEC(struct alloc_rec) allocs;
 	MP_VEC(struct open_region) open;
 	struct an_patterns *pats;
+	struct an_pattern *pat; /* per class, from the patterns after the replay */
 	struct an_bins *bins;
+	const struct ex_opts *o;
 	uint64_t seq;
 	int rc; /* first SQLite error */
 	int oom;
@@ -381,12 +383,36 @@ static int write_bins(struct sq *q, const struct an_bins *b, char *err, size_t e
 
 #define EX_BINS_OBJECTS 64
 
+/* After the replay: the caller hears of its result (a damaged file), the
+ * patterns become one per object, and the grids, binned, are planned for
+ * the second replay. */
+static int sq_plan(void *arg, const struct an_result *res)
+{
+	struct sq *q = arg;
+	int e = 0;
+	if (q->o->on_result)
+		q->o->on_result(q->o->result_arg, res);
+	if (q->oom || (e = an_patterns_error(q->pats)) || (e = an_patterns_by_class(q->pats, res, &q->pat)))
+		return e ? e : -ENOMEM;
+	return q->bins ? an_bins_plan(q->bins, res, EX_BINS_OBJECTS) : 0;
+}
+
+static void sq_fill_access(void *arg, const struct an_access *a)
+{
+	an_bins_fill_access(((struct sq *)arg)->bins, a);
+}
+
+static int sq_fill_error(void *arg)
+{
+	return an_bins_error(((struct sq *)arg)->bins);
+}
+
 int ex_sqlite_write(const char *path, const struct ex_opts *o, char *err, size_t errlen)
 {
-	struct sq q = { .rc = SQLITE_OK };
+	struct sq q = { .rc = SQLITE_OK, .o = o };
 	struct an_opts ao = { .roi = o->roi, .wrappers = o->wrappers, .nwrappers = o->nwrappers, .lib_sites = o->lib_sites };
-	struct an_result *res = NULL, *res2 = NULL;
-	struct an_pattern *pat = NULL;
+	struct an_result *res = NULL;
+	enum an_pass stage;
 	int e = 0;
 	err[0] = 0;
 	q.pats = an_patterns_new();
@@ -421,27 +447,18 @@ int ex_sqlite_write(const char *path, const struct ex_opts *o, char *err, size_t
 	ao.on_access = on_access;
 	ao.on_event = on_event;
 	ao.hook_arg = &q;
-	if ((e = an_run(o->data_path, &ao, &res))) {
-		snprintf(err, errlen, "cannot read %s: %s", o->data_path, mp_strerror(e));
+	/* binned: a second replay fills the grids the first one sized */
+	struct an_two_pass tp = { .plan = sq_plan, .arg = &q };
+	if (o->binned)
+		tp = (struct an_two_pass){ .on_access = sq_fill_access, .plan = sq_plan, .error = sq_fill_error, .arg = &q };
+	if ((e = an_run_two_pass(o->data_path, &ao, &tp, &res, &stage))) {
+		if (stage == AN_PASS_FIRST)
+			snprintf(err, errlen, "cannot read %s: %s", o->data_path, mp_strerror(e));
 		goto out;
 	}
-	if (o->on_result)
-		o->on_result(o->result_arg, res);
-	if (q.oom || (e = an_patterns_error(q.pats)) || (e = an_patterns_by_class(q.pats, res, &pat))) {
-		e = e ? e : -ENOMEM;
+	if (o->binned && (e = write_bins(&q, q.bins, err, errlen)))
 		goto out;
-	}
-	if (o->binned) {
-		struct an_opts ao2 = { .roi = o->roi,
-				       .wrappers = o->wrappers,
-				       .nwrappers = o->nwrappers, .lib_sites = o->lib_sites,
-				       .on_access = an_bins_fill_access,
-				       .hook_arg = q.bins };
-		if ((e = an_bins_plan(q.bins, res, EX_BINS_OBJECTS)) || (e = an_run(o->data_path, &ao2, &res2)) ||
-		    (e = an_bins_error(q.bins)) || (e = write_bins(&q, q.bins, err, errlen)))
-			goto out;
-	}
-	if ((e = write_tables(&q, res, pat, o->data_path, err, errlen)))
+	if ((e = write_tables(&q, res, q.pat, o->data_path, err, errlen)))
 		goto out;
 	if (q.rc != SQLITE_OK) {
 		snprintf(err, errlen, "sqlite: %s", sqlite3_errstr(q.rc));
@@ -464,7 +481,6 @@ out:
 	an_patterns_free(q.pats);
 	an_bins_free(q.bins);
 	an_result_free(res);
-	an_result_free(res2);
-	free(pat);
+	free(q.pat);
 	return e;
 }
