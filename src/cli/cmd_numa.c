@@ -29,9 +29,9 @@ static const struct cli_opt opts[] = {
 	  "0,2 or 0-3); --pages POLICY says the same"),
 	CLI_OPT("ignore-calls", K_IGNORE, NULL, "don't honour recorded affinity and policy calls"),
 	CLI_OPT("by", 'b', "TABLE",
-	  "object (default: the matrix, thread, object and finding\n"
-	  "tables in text), site, thread, matrix, timeline or\n"
-	  "finding; the plural is the same table (sites)"),
+	  "object (default; in text: the matrix, thread, object\n"
+	  "and finding tables), site, thread, matrix, timeline\n"
+	  "or finding; the plural is the same table (sites)"),
 	CLI_OPT("roi", 'r', "NAME", "count only accesses made while region NAME was open"),
 	CLI_OPT("format", 'f', "FORMAT",
 	  "text (default), csv (one table: --by) or json (every\n"
