@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* `memprism cc` / `memprism c++`: run clang with instrumentation added. */
+/* `memprism cc` / `memprism c++`: run clang with instrumentation added;
+ * `memprism gcc` / `memprism g++`: gcc with its ThreadSanitizer calls. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,4 +90,67 @@ static int cmd_cc(int argc, char **argv)
 static int cmd_cxx(int argc, char **argv)
 {
 	return run_cc(argc, argv, 1);
+}
+
+#define GCC_ABOUT(compiler)                                                                                            \
+	"Compiles and links like " compiler ", for projects that build only with gcc: gcc's\n"                    \
+	"ThreadSanitizer instrumentation (-fsanitize=thread, at compile time only:\n"                                 \
+	"libtsan is never linked) calls memprism's runtime before every load and\n"                                   \
+	"store, -I for <memprism.h>, and memprism's runtime when linking. The\n"                                       \
+	"program runs normally when not recorded. Use it as CC=\"memprism gcc\".\n"                                  \
+	"A call per access: `memprism cc` (clang, inline) records faster.\n\n"                                       \
+	"environment (docs/environment.md):\n"                                                                       \
+	"  " MP_ENV_GCC " / " MP_ENV_GXX "   the gcc to use (default: gcc, g++)\n"
+
+static int cmd_gcc(int argc, char **argv);
+static int cmd_gxx(int argc, char **argv);
+
+const struct cli_cmd cli_cmd_gcc = {
+	.name = "gcc",
+	.run = cmd_gcc,
+	.summary = "the same with gcc (its ThreadSanitizer calls), for gcc-only builds",
+	.usage = "[COMPILER ARGS]",
+	.about = GCC_ABOUT("gcc"),
+};
+
+const struct cli_cmd cli_cmd_gxx = {
+	.name = "g++",
+	.run = cmd_gxx,
+	.summary = "the same with g++",
+	.usage = "[COMPILER ARGS]",
+	.about = GCC_ABOUT("g++"),
+};
+
+static int run_gcc(int argc, char **argv, int cxx)
+{
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		cli_help(stdout, cxx ? &cli_cmd_gxx : &cli_cmd_gcc);
+		return cli_finish_stdout();
+	}
+	struct mp_paths paths;
+	int err = mp_paths_find(&paths);
+	if (err) {
+		cli_error("%s (is memprism installed completely?)", mp_strerror(err));
+		return 2;
+	}
+	char **av = mp_gcc_argv(&paths, cxx, argc - 1, argv + 1);
+	if (!av) {
+		cli_error("out of memory");
+		return 2;
+	}
+	execvp(av[0], av);
+	cli_error("cannot run %s: %s (install gcc, e.g. `apt-get install build-essential`, or set %s)", av[0],
+		  strerror(errno), cxx ? MP_ENV_GXX : MP_ENV_GCC);
+	free(av);
+	return 127;
+}
+
+static int cmd_gcc(int argc, char **argv)
+{
+	return run_gcc(argc, argv, 0);
+}
+
+static int cmd_gxx(int argc, char **argv)
+{
+	return run_gcc(argc, argv, 1);
 }

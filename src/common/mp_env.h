@@ -65,6 +65,9 @@
  * clang-16, then other clangs); another compiler implies sancov. */
 #define MP_ENV_CC "MEMPRISM_CC"
 #define MP_ENV_CXX "MEMPRISM_CXX"
+/* The compilers `memprism gcc` and `memprism g++` run (default gcc, g++). */
+#define MP_ENV_GCC "MEMPRISM_GCC"
+#define MP_ENV_GXX "MEMPRISM_GXX"
 /* The bitcode of the inline access path the pass plugin links into every
  * module (default: rt_inline.bc beside the plugin). */
 #define MP_ENV_INLINE_BC "MEMPRISM_INLINE_BC"

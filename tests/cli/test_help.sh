@@ -3,11 +3,12 @@
 # (`memprism --list-opts CMD`) are exactly those its help shows, each one
 # and each short option shown is taken, and an unknown option, a missing
 # argument, an argument to a flag and an ambiguous prefix each exit 2 with
-# one clear line. cc and c++ take the compiler's options: help only.
+# one clear line. cc, c++, gcc and g++ take the compiler's options (no
+# table of their own): help only.
 source "$(dirname "$0")/lib.sh"
 run 0 "memprism --help" "$MEMPRISM" --help
 cmds=$(awk '/^commands:$/ { on = 1; next } on && /^$/ { exit } on { print $1 }' last.out)
-[ "$(echo "$cmds" | wc -l)" -ge 12 ] || fail "memprism --help lists too few commands: $cmds"
+[ "$(echo "$cmds" | wc -l)" -ge 14 ] || fail "memprism --help lists too few commands: $cmds"
 for cmd in $cmds; do
 	run 0 "$cmd --help" "$MEMPRISM" "$cmd" --help
 	expect_eq "$cmd --help: first line" "usage: memprism $cmd" "$(head -1 last.out | cut -d' ' -f1-3)"
@@ -15,11 +16,14 @@ for cmd in $cmds; do
 	cp last.out help.txt
 	run 0 "--list-opts $cmd" "$MEMPRISM" --list-opts "$cmd"
 	cp last.out list.txt
-	if [ "$cmd" = cc ] || [ "$cmd" = c++ ]; then
+	case $cmd in
+	cc | c++ | gcc | g++)
 		[ ! -s list.txt ] || fail "$cmd has options of its own: $(cat list.txt)"
-		grep -q MEMPRISM_INSTRUMENT help.txt || fail "$cmd --help does not name its environment"
+		grep -q '^environment (docs/environment.md):$' help.txt || fail "$cmd --help does not name its environment"
 		continue
-	fi
+		;;
+	esac
+	[ -s list.txt ] || fail "$cmd has no options (not even --help)"
 	# the options the help shows: "  -b, --by VIEW" and "      --html FILE" rows
 	sed -nE 's/^  (-[[:alnum:]], |    )--([a-z0-9-]+).*/--\2/p' help.txt | sort -u >shown.txt
 	sed 's/=$//' list.txt | sort -u >taken.txt
