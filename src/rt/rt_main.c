@@ -459,6 +459,10 @@ static void rt_atfork_child(void)
 	rt_proc.accesses = rt_proc.dropped = rt_proc.chunks = rt_proc.handler_jumps = 0;
 	rt_bufs_after_fork(&rt_self);
 	rt_write_process_chunk(parent, rt_proc.fork_epoch);
+	/* The forking thread is the child's main thread, on a stack of its
+	 * own: a copy of the parent's that the child's accesses go to from
+	 * now on, not the parent's stack row. */
+	rt_thread_start_event(&rt_self, 0);
 	rt_vg_process();
 	rt_guard_leave(&rt_self);
 }
