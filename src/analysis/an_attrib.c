@@ -744,6 +744,11 @@ static void apply_event_in(struct an_state *st, struct an_stream *s, const struc
 	case MP_EV_ALLOC: {
 		uint64_t addr = f[2], size = f[3], group = f[6];
 		uint32_t cls;
+		if (f[5] == MP_FN_FREELIKE) {
+			if (an_objmap_remove_at(m, AN_LAYER_CARVED, addr) >= 0)
+				st->res->frees++;
+			break;
+		}
 		uint64_t *gv = group ? mp_hashmap_get(&p->groups, group) : NULL;
 		if (gv) {
 			cls = (uint32_t)*gv;
@@ -761,18 +766,27 @@ static void apply_event_in(struct an_state *st, struct an_stream *s, const struc
 			}
 		}
 		an_class_add_instance(st, cls, size, s->thread);
+		/* a block of the program's own allocator lies over the pool it
+		 * came from, which keeps the rest (an_objmap.h) */
+		const int layer = f[5] == MP_FN_MALLOCLIKE ? AN_LAYER_CARVED : AN_LAYER_OBJECT;
 		struct an_obj *o =
-			map_room(st, 1) ? an_objmap_insert(m, AN_LAYER_OBJECT, addr, addr + (size ? size : 1), cls) : NULL;
+			map_room(st, 1) ? an_objmap_insert(m, layer, addr, addr + (size ? size : 1), cls) : NULL;
 		if (o)
 			stream_prime(s, m, o);
 		st->res->allocations++;
 		st->threads.v[s->thread].allocations++;
 		break;
 	}
-	case MP_EV_FREE:
-		if (an_objmap_remove_at(m, AN_LAYER_OBJECT, f[2]) >= 0)
+	case MP_EV_FREE: {
+		uint64_t hi = 0;
+		if (an_objmap_take_at(m, AN_LAYER_OBJECT, f[2], &hi) >= 0) {
 			st->res->frees++;
+			/* the blocks carved from it end with it */
+			if (!an_objmap_layer_empty(m, AN_LAYER_CARVED))
+				an_objmap_punch(m, AN_LAYER_CARVED, f[2], hi);
+		}
 		break;
+	}
 	case MP_EV_MMAP: {
 		uint64_t addr = f[2], len = f[3];
 		uint32_t cls;
@@ -791,12 +805,16 @@ static void apply_event_in(struct an_state *st, struct an_stream *s, const struc
 		break;
 	}
 	case MP_EV_MUNMAP:
+		if (!an_objmap_layer_empty(m, AN_LAYER_CARVED))
+			an_objmap_punch(m, AN_LAYER_CARVED, f[2], f[2] + f[3]);
 		an_objmap_punch(m, AN_LAYER_MAP, f[2], f[2] + f[3]);
 		an_objmap_punch(m, AN_LAYER_BASE, f[2], f[2] + f[3]);
 		break;
 	case MP_EV_MREMAP: {
 		struct an_obj *o = an_objmap_at(m, AN_LAYER_MAP, f[2]);
 		uint32_t cls = o ? o->cls : an_class_by_label(st, AN_KIND_MMAP_ANON, "anonymous mmap");
+		if (!an_objmap_layer_empty(m, AN_LAYER_CARVED))
+			an_objmap_punch(m, AN_LAYER_CARVED, f[2], f[2] + f[3]);
 		an_objmap_punch(m, AN_LAYER_MAP, f[2], f[2] + f[3]);
 		if (map_room(st, 1))
 			an_objmap_insert(m, AN_LAYER_MAP, f[4], f[4] + f[5], cls);
@@ -858,7 +876,10 @@ static void apply_event_in(struct an_state *st, struct an_stream *s, const struc
 		break;
 	}
 	case MP_EV_MODULE_UNLOAD:
-		/* its statics (object layer) and sections (map layer) end */
+		/* its statics (object layer), blocks carved from them and
+		 * sections (map layer) end */
+		if (!an_objmap_layer_empty(m, AN_LAYER_CARVED))
+			an_objmap_punch(m, AN_LAYER_CARVED, f[2], f[3]);
 		an_objmap_punch(m, AN_LAYER_OBJECT, f[2], f[3]);
 		an_objmap_punch(m, AN_LAYER_MAP, f[2], f[3]);
 		break;
@@ -1342,9 +1363,14 @@ static void hook_event(struct an_state *st, struct an_stream *s, const struct tr
 			      .time = r->nf ? r->f[0] : 0, .cpu = s->cpu, .cls = UINT32_MAX, .f = r->f,
 			      .nf = r->nf, .str = r->str, .str_len = r->str_len };
 	const struct an_obj *o = NULL;
-	if (r->event == MP_EV_ALLOC && r->nf > 2)
-		o = an_objmap_at(&p->map, AN_LAYER_OBJECT, r->f[2]);
-	else if (r->event == MP_EV_MMAP && r->nf > 2)
+	if (r->event == MP_EV_ALLOC && r->nf > 5 && r->f[5] == MP_FN_FREELIKE) {
+		/* to the hooks, the end of a program allocator's block is a
+		 * free (its first fields are a FREE's) */
+		e.type = MP_EV_FREE;
+		e.nf = 3;
+	} else if (r->event == MP_EV_ALLOC && r->nf > 5) {
+		o = an_objmap_at(&p->map, r->f[5] == MP_FN_MALLOCLIKE ? AN_LAYER_CARVED : AN_LAYER_OBJECT, r->f[2]);
+	} else if (r->event == MP_EV_MMAP && r->nf > 2)
 		o = an_objmap_at(&p->map, AN_LAYER_MAP, r->f[2]);
 	if (o)
 		e.cls = o->cls;

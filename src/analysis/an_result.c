@@ -76,9 +76,17 @@ static int wrapper_name(const char *fn)
 	       (n > 4 && strcmp(fn + n - 4, "_new") == 0) || strncmp(fn, "operator new", 12) == 0;
 }
 
+/* memprism.h's inline wrappers (memprism_malloclike), inlined into the
+ * program's allocator: memprism's code, never a site */
+static int api_frame(const struct an_frame *f)
+{
+	return f->function && strncmp(f->function, "memprism_", 9) == 0 && f->file &&
+	       strcmp(base_name(f->file), "memprism.h") == 0;
+}
+
 static int is_wrapper(const struct an_opts *o, const struct an_frame *f)
 {
-	if (runtime_module(f->module) || (f->library && !o->lib_sites))
+	if (runtime_module(f->module) || api_frame(f) || (f->library && !o->lib_sites))
 		return 1;
 	if (!f->function)
 		return 0;
