@@ -44,16 +44,25 @@ uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *l
 	return idx;
 }
 
-/* Class keyed by an allocation stack (heap blocks, mmaps): labelled at the
- * end, once symbols are known. */
-static uint32_t class_by_stack(struct an_state *st, enum an_kind kind, uint32_t stack)
+/* Class keyed by an allocation stack (heap blocks, mmaps) and, for a
+ * mapped file, the file's stable name (file_name): labelled at the end,
+ * once symbols are known. */
+static uint32_t class_by_stack(struct an_state *st, enum an_kind kind, uint32_t stack, const char *file)
 {
-	uint64_t key = mp_hash64(((uint64_t)stack << 8 | kind) + 0x51ed27) | 1;
+	uint64_t key = mp_hash64(((uint64_t)stack << 8 | kind) + 0x51ed27);
+	if (file)
+		key = an_hash_str(file, key);
+	key |= 1;
 	uint64_t *v = mp_hashmap_get(&st->class_index, key);
 	if (v)
 		return (uint32_t)*v;
 	struct an_class c = { .kind = kind, .first_alloc_thread = -1 };
+	if (file && !(c.file = strdup(file))) {
+		st->oom = 1;
+		return st->unknown_cls;
+	}
 	if (mp_vec_push(&st->classes, c) || mp_vec_push(&st->class_stack, stack)) {
+		free(c.file);
 		st->oom = 1;
 		return st->unknown_cls;
 	}
@@ -671,6 +680,55 @@ static void str_copy(char *dst, size_t cap, const struct trace_rec *r)
 	dst[n] = 0;
 }
 
+/* 1 if the n characters at s look like mkstemp's random six: letters and
+ * digits of at least two of its three kinds (a word like "output" is no
+ * such name; a random six is all of one kind about once in 200 draws). */
+static int looks_random(const char *s, size_t n)
+{
+	int lower = 0, upper = 0, digit = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		lower |= c >= 'a' && c <= 'z';
+		upper |= c >= 'A' && c <= 'Z';
+		digit |= c >= '0' && c <= '9';
+		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9'))
+			return 0;
+	}
+	return lower + upper + digit >= 2;
+}
+
+void an_file_name(char *out, size_t cap, const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	static const char *const tmp[] = { "/tmp/", "/var/tmp/", "/dev/shm/" };
+	size_t n = strlen(path), dl = sizeof(deleted) - 1;
+	int gone = n > dl && strcmp(path + n - dl, deleted) == 0;
+	if (gone)
+		n -= dl;
+	int temp = gone;
+	for (size_t i = 0; i < sizeof(tmp) / sizeof(tmp[0]); i++)
+		temp |= strncmp(path, tmp[i], strlen(tmp[i])) == 0;
+	char name[512];
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	memcpy(name, path, n);
+	name[n] = 0;
+	if (temp) {
+		char *b = strrchr(name, '/');
+		b = b ? b + 1 : name;
+		size_t bl = strlen(b);
+		char *dot = strrchr(b, '.');
+		if (b[0] == '#' && bl > 1 && strspn(b + 1, "0123456789") == bl - 1) {
+			snprintf(b, (size_t)(name + sizeof(name) - b), "#N"); /* O_TMPFILE: #INODE */
+		} else if (bl >= 6 && looks_random(b + bl - 6, 6)) {
+			memcpy(b + bl - 6, "XXXXXX", 6); /* mkstemp */
+		} else if (dot && dot - b >= 6 && looks_random(dot - 6, 6)) {
+			memcpy(dot - 6, "XXXXXX", 6); /* mkstemps, with a suffix */
+		}
+	}
+	snprintf(out, cap, "%s%s", name, gone ? deleted : "");
+}
+
 void an_class_add_instance(struct an_state *st, uint32_t cls, uint64_t size, uint32_t thread)
 {
 	struct an_class *c = &st->classes.v[cls];
@@ -761,7 +819,7 @@ static void apply_event_in(struct an_state *st, struct an_stream *s, const struc
 			} else if (*sv >> 32) {
 				cls = (uint32_t)(*sv >> 32) - 1;
 			} else {
-				cls = class_by_stack(st, AN_KIND_HEAP, (uint32_t)*sv);
+				cls = class_by_stack(st, AN_KIND_HEAP, (uint32_t)*sv, NULL);
 				*sv |= (uint64_t)(cls + 1) << 32;
 			}
 		}
@@ -789,15 +847,19 @@ static void apply_event_in(struct an_state *st, struct an_stream *s, const struc
 	}
 	case MP_EV_MMAP: {
 		uint64_t addr = f[2], len = f[3];
-		uint32_t cls;
+		uint32_t cls, stk = stack_of(st, s, f[7]);
 		if (r->str_len) {
-			str_copy(buf + 5, sizeof(buf) - 5, r);
+			/* a file's row: its site and its name as it stays from
+			 * run to run */
+			char path[400];
+			str_copy(path, sizeof(path), r);
 			memcpy(buf, "file ", 5);
-			cls = an_class_by_label(st, AN_KIND_MMAP_FILE, buf);
+			an_file_name(buf + 5, sizeof(buf) - 5, path);
+			cls = stk == UINT32_MAX ? an_class_by_label(st, AN_KIND_MMAP_FILE, buf)
+						: class_by_stack(st, AN_KIND_MMAP_FILE, stk, buf + 5);
 		} else {
-			uint32_t stk = stack_of(st, s, f[7]);
 			cls = stk == UINT32_MAX ? an_class_by_label(st, AN_KIND_MMAP_ANON, "anonymous mmap")
-						: class_by_stack(st, AN_KIND_MMAP_ANON, stk);
+						: class_by_stack(st, AN_KIND_MMAP_ANON, stk, NULL);
 		}
 		an_class_add_instance(st, cls, len, s->thread);
 		if (map_room(st, 1))

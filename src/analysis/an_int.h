@@ -565,6 +565,11 @@ void an_warn(struct an_state *st, const char *fmt, ...) __attribute__((format(pr
 void an_class_add_thread(struct an_class *c, uint32_t thread);
 /* One more instance of cls, of size bytes, made by thread. */
 void an_class_add_instance(struct an_state *st, uint32_t cls, uint64_t size, uint32_t thread);
+/* A mapped file's name as it stays from run to run, into out: path, but
+ * for a temporary file (deleted while mapped, or under /tmp, /var/tmp,
+ * /dev/shm) whose random part is masked: mkstemp's last six characters
+ * (before a suffix too) as XXXXXX, O_TMPFILE's #INODE as #N. */
+void an_file_name(char *out, size_t cap, const char *path);
 uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *label);
 int an_replay_all(struct an_state *st);
 uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid);

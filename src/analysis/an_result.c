@@ -151,12 +151,15 @@ void an_label_class(struct an_state *st, uint32_t cls)
 	int site = 0;
 	while (site + 1 < n && is_wrapper(st->opts, &frames[site]))
 		site++;
-	char buf[700], where[600];
+	char buf[1200], where[600];
 	if (n == 0)
 		snprintf(where, sizeof(where), "unknown site");
 	else
 		site_text(where, sizeof(where), &frames[site]);
-	snprintf(buf, sizeof(buf), "%s %s", c->kind == AN_KIND_HEAP ? "heap" : "mmap", where);
+	if (c->kind == AN_KIND_MMAP_FILE)
+		snprintf(buf, sizeof(buf), "file %s %s", where, c->file ? c->file : "?");
+	else
+		snprintf(buf, sizeof(buf), "%s %s", c->kind == AN_KIND_HEAP ? "heap" : "mmap", where);
 	c->label = strdup(buf);
 	c->site = strdup(where);
 	c->function = n ? dup_or_null(frames[site].function) : NULL;
@@ -198,6 +201,7 @@ static void class_free_fields(struct an_class *c)
 	free(c->label);
 	free(c->site);
 	free(c->function);
+	free(c->file);
 	free(c->threads);
 	for (int j = 0; j < c->nstack; j++) {
 		free((char *)c->stack[j].function);

@@ -154,6 +154,7 @@ struct an_class {
 	char *label; /* what the user reads: "a0 = malloc … main (arrays.c:68)" */
 	char *site; /* allocation site "function (file:line)", or the label */
 	char *function; /* function of the site frame, or NULL */
+	char *file; /* a mapped file's name as it stays from run to run (an_file_name), or NULL */
 	struct an_counts c;
 	struct an_mem mem;
 	struct an_faults faults;

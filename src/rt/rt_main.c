@@ -121,6 +121,8 @@ void rt_resolve(void)
 	RT_RESOLVE(fork);
 	RT_RESOLVE(execve);
 	RT_RESOLVE(dlopen);
+	RT_RESOLVE(shmat);
+	RT_RESOLVE(shmdt);
 	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }
 
