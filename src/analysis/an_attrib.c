@@ -1000,9 +1000,12 @@ static void flush_run(struct an_state *st, struct an_stream *s)
 	s->run = (struct an_counts){ 0 };
 }
 
+static void pairs_flush(struct an_state *st, struct an_stream *s);
+
 static void flush_stream(struct an_state *st, struct an_stream *s)
 {
 	flush_run(st, s);
+	pairs_flush(st, s);
 	struct an_thread *t = &st->threads.v[s->thread];
 	add_counts(&t->c, &s->sum);
 	t->recorded += s->sum.loads + s->sum.stores + s->outside_roi;
@@ -1060,6 +1063,41 @@ static inline uint32_t fn_of(struct an_state *st, struct an_stream *s, uint64_t 
 	 * front of the hash map */
 	struct an_ip_slot *slot = &s->ipc[(ip * 0x9e3779b97f4a7c15ull) >> 60];
 	return slot->fn && slot->ip == ip ? slot->fn : fn_lookup(st, s, ip, slot);
+}
+
+/* The wrapper judgement's evidence (an_sites.c): counted accesses per
+ * (class, code address), for classes with an allocation stack. A stream
+ * keeps a few at hand; one whose slot another wants goes to st->pairs. */
+static __attribute__((noinline)) void pair_spill(struct an_state *st, struct an_pair_slot *e)
+{
+	const uint32_t cls = (uint32_t)(e->key >> 32);
+	if (cls < st->class_stack.n && st->class_stack.v[cls] != UINT32_MAX) {
+		uint64_t *v = mp_hashmap_get(&st->pairs, e->key);
+		if (v)
+			*v += e->n;
+		else if (st->pairs.n < st->pairs_max && mp_hashmap_put(&st->pairs, e->key, e->n))
+			st->oom = 1;
+	}
+	e->key = e->n = 0;
+}
+
+static inline void pair_add(struct an_state *st, struct an_stream *s, uint32_t cls, uint32_t fn, uint64_t n)
+{
+	const uint64_t key = (uint64_t)cls << 32 | fn; /* (fn >= 1: never 0) */
+	struct an_pair_slot *e = &s->pairs[(key * 0x9e3779b97f4a7c15ull) >> (64 - AN_PAIR_BITS)];
+	if (e->key != key) {
+		if (e->key)
+			pair_spill(st, e);
+		e->key = key;
+	}
+	e->n += n;
+}
+
+static void pairs_flush(struct an_state *st, struct an_stream *s)
+{
+	for (unsigned i = 0; i < (1u << AN_PAIR_BITS); i++)
+		if (s->pairs[i].key)
+			pair_spill(st, &s->pairs[i]);
 }
 
 /* The pattern summary of (cls, the stream's thread), through the stream's
@@ -1175,6 +1213,7 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	}
 	count(&s->run, r->write, r->size);
 	count(&st->ips.v[s->last_fn - 1].c, r->write, r->size);
+	pair_add(st, s, cls, s->last_fn, 1);
 	if (st->opts->patterns) {
 		if (!s->pat || cls != s->pat_cls) {
 			s->pat = pat_of(st, s, cls);
@@ -1318,6 +1357,7 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	/* the two code addresses' functions and tallies, the current one first */
 	uint32_t fn = s->last_fn, fn2 = s->other_fn;
 	struct an_counts *ipc = &st->ips.v[fn - 1].c, *ipc2 = fn2 ? &st->ips.v[fn2 - 1].c : ipc;
+	uint64_t pn = 0, pn2 = 0; /* accesses from each (pair_add) */
 	struct an_pat_stream *const ps = st->opts->patterns ? s->pat : NULL;
 	struct an_pat_run pat = { 0 };
 	if (ps)
@@ -1331,15 +1371,17 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 			break;
 		if (a.ip != k.ip) {
 			/* as apply_access: the other one becomes the last */
-			uint64_t ti = k.ip;
+			uint64_t ti = k.ip, tn = pn;
 			uint32_t tf = fn;
 			struct an_counts *tc = ipc;
 			k.ip = k.ip2;
 			fn = fn2;
 			ipc = ipc2;
+			pn = pn2;
 			k.ip2 = ti;
 			fn2 = tf;
 			ipc2 = tc;
+			pn2 = tn;
 			if (extras) {
 				s->last_ip = k.ip;
 				s->last_fn = fn;
@@ -1347,6 +1389,7 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 		}
 		count(&run, a.write, a.size);
 		count(ipc, a.write, a.size);
+		pn++;
 		if (ps)
 			an_pat_run_add(&pat, a.addr);
 		/* they read a whole record; of s->dec, which lags behind d here,
@@ -1363,6 +1406,10 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	}
 	if (ps)
 		an_pat_run_end(&pat);
+	if (pn)
+		pair_add(st, s, cls, fn, pn);
+	if (pn2)
+		pair_add(st, s, cls, fn2, pn2);
 	s->run = run;
 	s->dec = d;
 	s->last_ip = k.ip;

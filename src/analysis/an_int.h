@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal state shared by the analysis files (an_attrib.c: replay and
- * attribution; an_symbols.c: modules and statics; an_result.c: labels and
- * the final tables). */
+ * attribution; an_symbols.c: modules and statics; an_sites.c: allocation
+ * sites, the wrapper judgement and labels; an_result.c: the final
+ * tables). */
 #ifndef MP_AN_INT_H
 #define MP_AN_INT_H
 
@@ -54,6 +55,7 @@ struct an_proc {
 #define AN_PAT_RECENT 4 /* pattern summaries a stream keeps at hand */
 #define AN_PART_RECENT 8 /* burst sampling: parts a stream keeps at hand (a power of two) */
 #define AN_OWN_CACHE 64 /* model line owners a stream keeps at hand (a power of two) */
+#define AN_PAIR_BITS 3 /* (class, function) tallies a stream keeps at hand: 1 << this */
 
 #define AN_AHEAD 16 /* model lookahead, records: covers a host memory miss or two */
 /* After its translation slot, a line's model sets are hinted this many
@@ -175,6 +177,12 @@ struct an_stream {
 		uint32_t row, fn, own;
 	} ownc[AN_OWN_CACHE];
 	uint32_t rep_cls, rep_fn; /* rep_fn: the code's function (a store's owner has it) */
+	/* counted accesses per (class << 32 | an_ip + 1), the wrapper
+	 * judgement's evidence (an_sites.c): a few at hand, in the slot of
+	 * their hash, the rest in st->pairs (key 0: empty) */
+	struct an_pair_slot {
+		uint64_t key, n;
+	} pairs[1u << AN_PAIR_BITS];
 	unsigned rep_core;
 	uint8_t rep_again, rep_shift, rep_phys, rep_thp;
 	unsigned cpu; /* CPU of the latest TIME record or event */
@@ -279,6 +287,11 @@ struct an_state {
 	uint64_t threads_max, ips_max;
 	uint32_t thread_sink; /* + 1, 0: none yet */
 	int held_warned, objects_warned, frames_warned, threads_warned, ips_warned;
+	/* counted accesses per (class with an allocation stack << 32 | an_ip
+	 * + 1), for the wrapper judgement (an_sites.c); pairs past pairs_max
+	 * are not kept (the judgement then has less evidence) */
+	struct mp_hashmap pairs;
+	uint64_t pairs_max;
 };
 
 /*
@@ -308,6 +321,8 @@ struct an_state {
 #define AN_PAGE_ROWS_PER_KIB 64
 #define AN_PLACED_FLOOR (1ull << 22) /* pages NUMA placement remembers (16 GiB) */
 #define AN_PLACED_PER_KIB 1024
+#define AN_PAIRS_FLOOR (1ull << 20) /* (class, code address) tallies of the wrapper judgement */
+#define AN_PAIRS_PER_KIB 64
 
 static inline uint64_t an_bound(const struct an_state *st, uint64_t floor, uint64_t per_kib)
 {
@@ -400,8 +415,14 @@ static inline struct an_part *an_part_of(struct an_state *st, struct an_stream *
 	return i == UINT32_MAX ? &st->part_sink : &st->parts.v[i];
 }
 
-/* Labels a heap/mmap class from its allocation stack now (idempotent). */
-void an_label_class(struct an_state *st, uint32_t cls);
+/* an_sites.c: allocation sites. After the replay: judges which functions
+ * are allocation wrappers (from the stacks and st->pairs) and labels every
+ * class with an allocation stack; 0 or -ENOMEM. */
+int an_sites_label(struct an_state *st);
+/* During the replay, before the judgement: 1 if pattern is in a label
+ * class cls (with an allocation stack) may get, whichever of the frames
+ * above its allocator the judgement takes for wrappers. */
+int an_sites_may_match(struct an_state *st, uint32_t cls, const char *pattern);
 
 /* an_model.c: the memory-system model over the replay (no-ops without one) */
 int an_model_init(struct an_state *st);

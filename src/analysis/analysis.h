@@ -370,9 +370,14 @@ struct an_opts {
 	/* called now and then during the replay: chunks done of total (NULL: none) */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
-	const char *const *wrappers; /* extra allocation wrapper function names */
+	/* allocation sites (docs/attribution.md): functions always taken for
+	 * allocation wrappers (-w), never taken for one (--not-wrapper), and
+	 * no judging of the others from what they do */
+	const char *const *wrappers;
 	size_t nwrappers;
-	int no_wrapper_heuristic; /* don't skip *alloc*-like frames by name */
+	const char *const *not_wrappers;
+	size_t nnot_wrappers;
+	int no_wrapper_heuristic;
 	int lib_sites; /* a library's frame can be a site (profiling the library itself) */
 	int skip_checksums; /* fuzzing only: see trace_reader_skip_checksums */
 	uint64_t max_model_range; /* bytes of one access the model takes at most (0: 1 TiB) */

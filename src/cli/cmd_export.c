@@ -21,6 +21,7 @@ static void usage(FILE *out)
 		     "                           and region begin/end\n"
 		     "  -r, --roi NAME           only accesses made while region NAME was open\n"
 		     "  -w, --alloc-wrapper FN   treat function FN as an allocation wrapper (repeatable)\n"
+		     "      --not-wrapper FN     never treat function FN as one (repeatable)\n"
 		     "      --lib-sites          a frame in an installed library can be a site\n"
 		     "  -h, --help               this help\n");
 }
@@ -46,13 +47,14 @@ int cmd_export(int argc, char **argv)
 		{ "binned", no_argument, NULL, 'B' },
 		{ "roi", required_argument, NULL, 'r' },
 		{ "alloc-wrapper", required_argument, NULL, 'w' },
+		{ "not-wrapper", required_argument, NULL, 'W' },
 		{ "lib-sites", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *sqlite = NULL, *paraver = NULL, *wrappers[64];
+	const char *sqlite = NULL, *paraver = NULL, *wrappers[64], *not_wrappers[64];
 	struct ex_opts o = { 0 };
-	size_t nw = 0;
+	size_t nw = 0, nnot = 0;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:p:r:w:h", opts, NULL)) != -1) {
@@ -75,6 +77,13 @@ int cmd_export(int argc, char **argv)
 				return 2;
 			}
 			wrappers[nw++] = optarg;
+			break;
+		case 'W':
+			if (nnot == sizeof(not_wrappers) / sizeof(not_wrappers[0])) {
+				cli_error("too many --not-wrapper options (at most 64)");
+				return 2;
+			}
+			not_wrappers[nnot++] = optarg;
 			break;
 		case 'L':
 			o.lib_sites = 1;
@@ -99,6 +108,8 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	o.wrappers = wrappers;
 	o.nwrappers = nw;
+	o.not_wrappers = not_wrappers;
+	o.nnot_wrappers = nnot;
 	struct damage_ctx dmg = { .path = o.data_path };
 	o.on_result = on_result;
 	o.result_arg = &dmg;

@@ -33,8 +33,12 @@ static void usage(FILE *out)
 		"                           --model); opens offline in any browser\n"
 		"  -w, --alloc-wrapper FN   treat function FN as an allocation wrapper: the site\n"
 		"                           is its caller (repeatable)\n"
+		"      --not-wrapper FN     never treat function FN as an allocation wrapper: its\n"
+		"                           allocations are sited in it (repeatable)\n"
 		"      --no-wrapper-heuristic\n"
-		"                           don't skip *alloc*/*_new/new_* frames by name\n"
+		"                           don't judge which functions are wrappers (by default:\n"
+		"                           one that allocates from one line and hands what it\n"
+		"                           allocates to its caller; docs/attribution.md)\n"
 		"      --lib-sites          a frame in an installed library (/usr/lib, ...) can\n"
 		"                           be a site (default: the program's call into it)\n"
 		"      --numa NODESxCPUS    place threads and pages on a simulated NUMA machine\n"
@@ -55,6 +59,7 @@ int cmd_report(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "alloc-wrapper", required_argument, NULL, 'w' },
+		{ "not-wrapper", required_argument, NULL, 'W' },
 		{ "no-wrapper-heuristic", no_argument, NULL, 'H' },
 		{ "lib-sites", no_argument, NULL, 'L' },
 		{ "html", required_argument, NULL, 'T' },
@@ -67,11 +72,11 @@ int cmd_report(int argc, char **argv)
 	memset(&model, 0, sizeof(model));
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 30 };
 	struct an_opts ao = { 0 };
-	const char *wrappers[64], *html = NULL;
+	const char *wrappers[64], *not_wrappers[64], *html = NULL;
 	static struct mp_topo topo; /* simulated: owns no memory */
 	static struct an_numa_opts numa;
 	char terr[256];
-	size_t nwrappers = 0;
+	size_t nwrappers = 0, nnot = 0;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "b:r:f:n:w:hm:q", opts, NULL)) != -1) {
@@ -108,6 +113,13 @@ int cmd_report(int argc, char **argv)
 			}
 			wrappers[nwrappers++] = optarg;
 			break;
+		case 'W':
+			if (nnot == sizeof(not_wrappers) / sizeof(not_wrappers[0])) {
+				cli_error("too many --not-wrapper options (at most 64)");
+				return 2;
+			}
+			not_wrappers[nnot++] = optarg;
+			break;
 		case 'U':
 			if (mp_topo_sim(optarg, &topo, terr, sizeof(terr))) {
 				cli_error("%s", terr);
@@ -142,6 +154,8 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	ao.wrappers = wrappers;
 	ao.nwrappers = nwrappers;
+	ao.not_wrappers = not_wrappers;
+	ao.nnot_wrappers = nnot;
 	if (cli_model_apply(&model, &ao, 0))
 		return 2;
 	ro.machine = ao.machine;

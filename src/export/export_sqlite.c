@@ -384,7 +384,12 @@ static int write_bins(struct sq *q, const struct an_bins *b, char *err, size_t e
 int ex_sqlite_write(const char *path, const struct ex_opts *o, char *err, size_t errlen)
 {
 	struct sq q = { .rc = SQLITE_OK };
-	struct an_opts ao = { .roi = o->roi, .wrappers = o->wrappers, .nwrappers = o->nwrappers, .lib_sites = o->lib_sites };
+	struct an_opts ao = { .roi = o->roi,
+			      .wrappers = o->wrappers,
+			      .nwrappers = o->nwrappers,
+			      .not_wrappers = o->not_wrappers,
+			      .nnot_wrappers = o->nnot_wrappers,
+			      .lib_sites = o->lib_sites };
 	struct an_result *res = NULL, *res2 = NULL;
 	struct an_pattern *pat = NULL;
 	int e = 0;
@@ -434,7 +439,10 @@ int ex_sqlite_write(const char *path, const struct ex_opts *o, char *err, size_t
 	if (o->binned) {
 		struct an_opts ao2 = { .roi = o->roi,
 				       .wrappers = o->wrappers,
-				       .nwrappers = o->nwrappers, .lib_sites = o->lib_sites,
+				       .nwrappers = o->nwrappers,
+				       .not_wrappers = o->not_wrappers,
+				       .nnot_wrappers = o->nnot_wrappers,
+				       .lib_sites = o->lib_sites,
 				       .on_access = an_bins_fill_access,
 				       .hook_arg = q.bins };
 		if ((e = an_bins_plan(q.bins, res, EX_BINS_OBJECTS)) || (e = an_run(o->data_path, &ao2, &res2)) ||
