@@ -1100,6 +1100,35 @@ static void pairs_flush(struct an_state *st, struct an_stream *s)
 			pair_spill(st, &s->pairs[i]);
 }
 
+/* n counted accesses of class cls from code address fn (an_ip + 1). The
+ * code address's row, just counted, keeps the tally while its accesses
+ * stay in one class (the common case: a few instructions more a lookup);
+ * then it goes through the stream's slots. */
+static inline void ip_pair(struct an_state *st, struct an_stream *s, uint32_t fn, uint32_t cls, uint64_t n)
+{
+	struct an_ip *ip = &st->ips.v[fn - 1];
+	if (ip->pair_cls != cls + 1) {
+		if (ip->pair_n)
+			pair_add(st, s, ip->pair_cls - 1, fn, ip->pair_n);
+		ip->pair_cls = cls + 1;
+		ip->pair_n = 0;
+	}
+	ip->pair_n += n;
+}
+
+void an_pairs_finish(struct an_state *st)
+{
+	struct an_pair_slot e;
+	for (size_t i = 0; i < st->ips.n; i++) {
+		struct an_ip *ip = &st->ips.v[i];
+		if (!ip->pair_n)
+			continue;
+		e = (struct an_pair_slot){ (uint64_t)(ip->pair_cls - 1) << 32 | (i + 1), ip->pair_n };
+		pair_spill(st, &e);
+		ip->pair_n = 0;
+	}
+}
+
 /* The pattern summary of (cls, the stream's thread), through the stream's
  * recent ones; NULL on ENOMEM. */
 static inline struct an_pat_stream *pat_of(struct an_state *st, struct an_stream *s, uint32_t cls)
@@ -1213,7 +1242,7 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	}
 	count(&s->run, r->write, r->size);
 	count(&st->ips.v[s->last_fn - 1].c, r->write, r->size);
-	pair_add(st, s, cls, s->last_fn, 1);
+	ip_pair(st, s, s->last_fn, cls, 1);
 	if (st->opts->patterns) {
 		if (!s->pat || cls != s->pat_cls) {
 			s->pat = pat_of(st, s, cls);
@@ -1407,9 +1436,9 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	if (ps)
 		an_pat_run_end(&pat);
 	if (pn)
-		pair_add(st, s, cls, fn, pn);
+		ip_pair(st, s, fn, cls, pn);
 	if (pn2)
-		pair_add(st, s, cls, fn2, pn2);
+		ip_pair(st, s, fn2, cls, pn2);
 	s->run = run;
 	s->dec = d;
 	s->last_ip = k.ip;

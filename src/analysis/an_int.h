@@ -212,6 +212,11 @@ struct an_ip {
 	uint64_t fast_l1; /* model: L1 hits not yet in mem (an_model_finish) */
 	uint64_t fast_unk; /* model: L1 misses outside the set sample not yet in mem */
 	struct an_faults faults;
+	/* the class + 1 of its latest counted accesses and how many, not yet
+	 * in the wrapper judgement's tallies (an_attrib.c, ip_pair): a code
+	 * address mostly touches one object row */
+	uint32_t pair_cls;
+	uint64_t pair_n;
 };
 
 /* Burst sampling (record --sample-bursts): one thread's share of a class's
@@ -419,6 +424,9 @@ static inline struct an_part *an_part_of(struct an_state *st, struct an_stream *
  * are allocation wrappers (from the stacks and st->pairs) and labels every
  * class with an allocation stack; 0 or -ENOMEM. */
 int an_sites_label(struct an_state *st);
+/* an_attrib.c: the tallies code addresses keep go to st->pairs (after
+ * the replay, before an_sites_label). */
+void an_pairs_finish(struct an_state *st);
 /* During the replay, before the judgement: 1 if pattern is in a label
  * class cls (with an allocation stack) may get, whichever of the frames
  * above its allocator the judgement takes for wrappers. */
