@@ -827,6 +827,8 @@ static void apply_event_in(struct an_state *st, struct an_stream *s, const struc
 		/* a block of the program's own allocator lies over the pool it
 		 * came from, which keeps the rest (an_objmap.h) */
 		const int layer = f[5] == MP_FN_MALLOCLIKE ? AN_LAYER_CARVED : AN_LAYER_OBJECT;
+		if (layer == AN_LAYER_CARVED)
+			st->classes.v[cls].carved = 1;
 		struct an_obj *o =
 			map_room(st, 1) ? an_objmap_insert(m, layer, addr, addr + (size ? size : 1), cls) : NULL;
 		if (o)

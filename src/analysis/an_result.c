@@ -93,6 +93,9 @@ static int merge_classes(struct an_state *st, struct an_result *r, uint32_t *rem
 		d->bytes_allocated += c->bytes_allocated;
 		if (c->max_size > d->max_size)
 			d->max_size = c->max_size;
+		d->users = c->users > d->users ? c->users : d->users;
+		d->top_user = c->top_user > d->top_user ? c->top_user : d->top_user;
+		d->carved |= c->carved;
 		for (size_t t = 0; t < c->nthreads; t++)
 			an_class_add_thread(d, c->threads[t]);
 		class_free_fields(c);

@@ -254,6 +254,12 @@ static struct site_fn *fn_of(struct sites *S, const struct an_frame *f)
 	return &S->fns.v[S->fns.n - 1];
 }
 
+static uint64_t accesses_by(const struct mp_hashmap *m, uint32_t cls, uint64_t key)
+{
+	const uint64_t *v = mp_hashmap_get(m, ((uint64_t)cls << 32 ^ key) | 1);
+	return v ? *v : 0;
+}
+
 static int add_to(struct mp_hashmap *m, uint64_t key, uint64_t n)
 {
 	uint64_t *v = mp_hashmap_get(m, key);
@@ -288,18 +294,31 @@ static int gather_accesses(struct sites *S)
 			if (!sf[j].function)
 				continue;
 			uint64_t k = ((uint64_t)cls << 32 ^ fn_key(sf[j].function, sf[j].module)) | 1;
+			/* (a function new to the class is one more of its users) */
+			if (j == 0 && !mp_hashmap_get(&S->own, k))
+				st->classes.v[cls].users++;
 			if (add_to(&S->chain, k, n) || (j == 0 && add_to(&S->own, k, n)))
 				return -ENOMEM;
 		}
 	}
+	/* and each class's busiest user, now that the counts are whole */
+	for (size_t i = 0; i < m->cap; i++) {
+		uint64_t key = m->keys[i];
+		uint32_t cls = (uint32_t)(key >> 32), ipi = (uint32_t)key - 1;
+		if (!key || cls >= S->nclasses || ipi >= st->ips.n)
+			continue;
+		const struct an_ip *ip = &st->ips.v[ipi];
+		struct an_proc *p = &st->procs.v[ip->proc];
+		struct sym_frame sf[8];
+		if (!p->sym || sym_ctx_lookup(p->sym, ip->ip - 1, sf, 8) <= 0 || !sf[0].function)
+			continue;
+		uint64_t n = accesses_by(&S->own, cls, fn_key(sf[0].function, sf[0].module));
+		struct an_class *c = &st->classes.v[cls];
+		c->top_user = n > c->top_user ? n : c->top_user;
+	}
 	return 0;
 }
 
-static uint64_t accesses_by(const struct mp_hashmap *m, uint32_t cls, uint64_t key)
-{
-	const uint64_t *v = mp_hashmap_get(m, ((uint64_t)cls << 32 ^ key) | 1);
-	return v ? *v : 0;
-}
 
 /* Accesses to class cls by the code of a function that calls frame j
  * (frames above it; the most of any one of them). */

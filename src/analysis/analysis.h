@@ -168,6 +168,12 @@ struct an_class {
 	struct an_frame *stack;
 	int nstack, site_frame;
 	int first_alloc_thread; /* index into threads, -1 if none */
+	/* the functions whose code made its counted accesses (heap and
+	 * mmap rows; a merged row: the most of its stacks'), and the most
+	 * accesses one of them made */
+	uint32_t users;
+	uint64_t top_user;
+	int carved; /* blocks of the program's own allocator (memprism_malloclike) */
 };
 
 struct an_thread {

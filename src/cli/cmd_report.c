@@ -203,6 +203,12 @@ int cmd_report(int argc, char **argv)
 	if (!instrumented && res->nprocs && !sampled)
 		cli_note("note: the recorded program was not built with `memprism cc`: allocations were "
 			  "recorded, accesses were not. Rebuild with `memprism cc` to see accesses per object.");
+	for (size_t i = 0; i < res->nclasses; i++)
+		if (rp_pool_like(res, &res->classes[i])) {
+			char note[1024];
+			rp_pool_note(note, sizeof(note), res, &res->classes[i]);
+			cli_note("note: %s", note);
+		}
 	/* (text and JSON show the warnings; CSV has no room for them) */
 	int damage = cli_damage(res, ro.data_path, ro.format != RP_CSV);
 	err = rp_render(stdout, res, &ro);
