@@ -58,3 +58,17 @@ said "plain: the pool note" "^memprism: note: heap main \\(pool\\.c:${L[POOL]}\\
 run 0 "report -q of the plain pool" "$MEMPRISM" report -q --roi work --format csv plain.data
 [ -s last.err ] && fail "report -q said: $(cat last.err)"
 echo "ok: -q: no note"
+
+# under memprism's Valgrind tool: a plain gcc build, the same rows
+if "$MEMPRISM" doctor 2>/dev/null | grep -q '^  valgrind works:'; then
+	gcc -O1 -g -I"$MP_SRC/include" "$src" -o pool-gcc
+	"$MEMPRISM" record -q --no-pagemap --source valgrind -o vg.data -- ./pool-gcc > /dev/null
+	"$MEMPRISM" report --roi work --format csv vg.data > vg.csv
+	row vg.csv valgrind A 100 0 100 1
+	row vg.csv valgrind B 250 50 200 1
+	row vg.csv valgrind C 40 0 40 10
+	row vg.csv valgrind D 30 0 30 1
+	row vg.csv valgrind POOL 2 1 1 1
+else
+	echo "skip: --source valgrind does not work here"
+fi
