@@ -221,11 +221,23 @@ struct site_fn {
 	uint64_t own, up, total;
 };
 
+/* What a class's frame j (below its last) tells the judgement, worked out
+ * once: the rounds only add these up. */
+struct site_step {
+	uint32_t fn; /* fns index + 1; 0: the frame has no function (it is a site) */
+	uint8_t forced; /* forced_skip */
+	uint8_t ok; /* caller_ok */
+	uint64_t line, caller; /* line_key of the frame and of its caller */
+	uint64_t own, up; /* accesses to the class by its code, by its callers' */
+};
+
 struct sites {
 	struct an_state *st;
 	size_t nclasses;
 	struct an_frame **frames; /* per class, NULL: no stack */
 	int *nframes;
+	struct site_step **steps; /* per class, nframes - 1 of them */
+	uint64_t *accesses; /* per class: its counted accesses */
 	MP_VEC(struct site_fn) fns;
 	struct mp_hashmap fn_index; /* fn_key -> fns index + 1 */
 	/* (class << 32 ^ fn_key) -> accesses to the class by that function's
@@ -235,23 +247,25 @@ struct sites {
 	struct mp_hashmap own, chain, total;
 };
 
-static struct site_fn *fn_of(struct sites *S, const struct an_frame *f)
+/* The function of frame f: fns index + 1, made on first sight; 0 when f
+ * has no function (or on ENOMEM, st->oom). */
+static uint32_t fn_of(struct sites *S, const struct an_frame *f)
 {
 	if (!f->function)
-		return NULL;
+		return 0;
 	uint64_t key = fn_key(f->function, f->module);
 	uint64_t *v = mp_hashmap_get(&S->fn_index, key);
 	if (v)
-		return &S->fns.v[*v - 1];
+		return (uint32_t)*v;
 	const struct an_opts *o = S->st->opts;
 	struct site_fn s = { .key = key,
 			     .name = f->function,
 			     .pinned = named_in(f->function, o->not_wrappers, o->nnot_wrappers) };
 	if (mp_vec_push(&S->fns, s) || mp_hashmap_put(&S->fn_index, key, S->fns.n)) {
 		S->st->oom = 1;
-		return NULL;
+		return 0;
 	}
-	return &S->fns.v[S->fns.n - 1];
+	return (uint32_t)S->fns.n;
 }
 
 static uint64_t accesses_by(const struct mp_hashmap *m, uint32_t cls, uint64_t key)
@@ -319,7 +333,6 @@ static int gather_accesses(struct sites *S)
 	return 0;
 }
 
-
 /* Accesses to class cls by the code of a function that calls frame j
  * (frames above it; the most of any one of them). */
 static uint64_t callers_use(const struct sites *S, uint32_t cls, int j)
@@ -349,40 +362,64 @@ static uint64_t line_key(const struct an_frame *f)
 	return an_hash_str(where, 0x11e);
 }
 
+/* Class cls's steps (struct site_step): 0 or -ENOMEM. */
+static int prepare(struct sites *S, uint32_t cls)
+{
+	const struct an_opts *o = S->st->opts;
+	const struct an_frame *fr = S->frames[cls];
+	const int n = S->nframes[cls];
+	const uint64_t *t = mp_hashmap_get(&S->total, (uint64_t)cls + 1);
+	S->accesses[cls] = t ? *t : 0;
+	S->steps[cls] = calloc(n > 1 ? (size_t)(n - 1) : 1, sizeof(struct site_step));
+	if (!S->steps[cls])
+		return -ENOMEM;
+	for (int j = 0; j + 1 < n; j++) {
+		struct site_step *p = &S->steps[cls][j];
+		p->forced = (uint8_t)forced_skip(o, &fr[j]);
+		if (p->forced)
+			continue;
+		p->fn = fn_of(S, &fr[j]);
+		if (!p->fn)
+			continue;
+		p->ok = (uint8_t)caller_ok(&fr[j], &fr[j + 1]);
+		p->line = line_key(&fr[j]);
+		p->caller = line_key(&fr[j + 1]);
+		p->own = accesses_by(&S->own, cls, S->fns.v[p->fn - 1].key);
+		p->up = callers_use(S, cls, j);
+	}
+	return S->st->oom ? -ENOMEM : 0;
+}
+
 /* The site of class cls's stack as the wrappers judged so far have it:
  * the first frame that is neither skipped by force nor a wrapper whose
  * caller can be a site. With tally, each function the search passes
  * (the site's included) gets this class as evidence. */
 static int site_of(struct sites *S, uint32_t cls, int tally)
 {
-	const struct an_opts *o = S->st->opts;
-	const struct an_frame *fr = S->frames[cls];
 	const int n = S->nframes[cls];
-	const uint64_t *t = tally ? mp_hashmap_get(&S->total, (uint64_t)cls + 1) : NULL;
 	int j = 0;
 	for (; j + 1 < n; j++) {
-		if (forced_skip(o, &fr[j]))
+		const struct site_step *p = &S->steps[cls][j];
+		if (p->forced)
 			continue;
-		struct site_fn *f = fn_of(S, &fr[j]);
-		if (!f)
+		if (!p->fn)
 			break;
-		const int ok = caller_ok(&fr[j], &fr[j + 1]);
+		struct site_fn *f = &S->fns.v[p->fn - 1];
 		if (tally) {
-			uint64_t line = line_key(&fr[j]), caller = line_key(&fr[j + 1]);
 			if (!f->site)
-				f->site = line;
-			else if (f->site != line)
+				f->site = p->line;
+			else if (f->site != p->line)
 				f->more_sites = 1;
 			if (!f->caller)
-				f->caller = caller;
-			else if (f->caller != caller)
+				f->caller = p->caller;
+			else if (f->caller != p->caller)
 				f->more_callers = 1;
-			f->bad_caller |= !ok;
-			f->own += accesses_by(&S->own, cls, f->key);
-			f->up += callers_use(S, cls, j);
-			f->total += t ? *t : 0;
+			f->bad_caller |= !p->ok;
+			f->own += p->own;
+			f->up += p->up;
+			f->total += S->accesses[cls];
 		}
-		if (!(f->wrapper && ok))
+		if (!(f->wrapper && p->ok))
 			break;
 	}
 	return j;
@@ -412,8 +449,6 @@ static int judge_all(struct sites *S)
 		for (size_t c = 0; c < S->nclasses; c++)
 			if (S->frames[c])
 				site_of(S, (uint32_t)c, 1);
-		if (S->st->oom)
-			return -ENOMEM;
 		int changed = 0;
 		for (size_t i = 0; i < S->fns.n; i++) {
 			struct site_fn *f = &S->fns.v[i];
@@ -474,7 +509,9 @@ int an_sites_label(struct an_state *st)
 	mp_hashmap_init(&S.total);
 	S.frames = calloc(S.nclasses + 1, sizeof(*S.frames));
 	S.nframes = calloc(S.nclasses + 1, sizeof(*S.nframes));
-	if (!S.frames || !S.nframes)
+	S.steps = calloc(S.nclasses + 1, sizeof(*S.steps));
+	S.accesses = calloc(S.nclasses + 1, sizeof(*S.accesses));
+	if (!S.frames || !S.nframes || !S.steps || !S.accesses)
 		goto out;
 	for (size_t c = 0; c < S.nclasses; c++) {
 		struct an_frame frames[AN_MAX_FRAMES];
@@ -490,7 +527,12 @@ int an_sites_label(struct an_state *st)
 		S.nframes[c] = n;
 	}
 	an_pairs_finish(st);
-	if ((err = gather_accesses(&S)) != 0 || (err = judge_all(&S)) != 0)
+	if ((err = gather_accesses(&S)) != 0)
+		goto out;
+	for (size_t c = 0; c < S.nclasses; c++)
+		if (S.frames[c] && (err = prepare(&S, (uint32_t)c)) != 0)
+			goto out;
+	if ((err = judge_all(&S)) != 0)
 		goto out;
 	for (size_t c = 0; c < S.nclasses; c++)
 		if (S.frames[c] &&
@@ -500,8 +542,12 @@ int an_sites_label(struct an_state *st)
 out:
 	for (size_t c = 0; S.frames && c < S.nclasses; c++)
 		free(S.frames[c]);
+	for (size_t c = 0; S.steps && c < S.nclasses; c++)
+		free(S.steps[c]);
 	free(S.frames);
 	free(S.nframes);
+	free(S.steps);
+	free(S.accesses);
 	mp_vec_free(&S.fns);
 	mp_hashmap_fini(&S.fn_index);
 	mp_hashmap_fini(&S.own);

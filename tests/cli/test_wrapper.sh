@@ -90,3 +90,14 @@ if command -v sqlite3 > /dev/null; then
 	expect_eq "export --not-wrapper: get_buffer's row" 1 \
 		"$("$MEMPRISM" export --roi work --not-wrapper get_buffer --sqlite w2.db wrapper.data && sqlite3 w2.db "select count(*) from objects where label = 'heap get_buffer (wrapper.c:${L[GM]})'")"
 fi
+
+# --pages rules are matched during the replay, before the judgement: a
+# rule naming a row's site applies quietly; one naming a wrapper's line
+# applies to the blocks allocated through it and says they are sited above
+"$MEMPRISM" report --roi work --format json --model haswell-e5-2680v3 --pages "wrapper.c:${L[X1]}=2M" wrapper.data > p1.json
+grep -q '"warnings":\[\]' p1.json || fail "--pages wrapper.c:${L[X1]}: $(grep -o '"warnings".*' p1.json)"
+echo "ok: --pages wrapper.c:${L[X1]} names a row"
+"$MEMPRISM" report --roi work --format json --model haswell-e5-2680v3 --pages "wrapper.c:${L[XM]}=2M" wrapper.data > p2.json
+grep -q "\"--pages wrapper.c:${L[XM]}: also applied to the blocks of 3 allocation stacks that pass through a frame it names but are sited above it" p2.json ||
+	fail "--pages wrapper.c:${L[XM]}: no word of the wrapper's blocks: $(grep -o '"warnings".*' p2.json)"
+echo "ok: --pages wrapper.c:${L[XM]} says it named a wrapper's line"
