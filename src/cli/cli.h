@@ -13,6 +13,8 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_cc(int argc, char **argv);
 int cmd_cxx(int argc, char **argv);
+int cmd_gcc(int argc, char **argv);
+int cmd_gxx(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_tlb(int argc, char **argv);
 int cmd_memtrace(int argc, char **argv);

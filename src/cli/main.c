@@ -19,6 +19,8 @@ struct command {
 static const struct command commands[] = {
 	{ "cc", cmd_cc, "compile and link C with access instrumentation (drop-in for cc)" },
 	{ "c++", cmd_cxx, "compile and link C++ with access instrumentation (drop-in for c++)" },
+	{ "gcc", cmd_gcc, "the same with gcc (its ThreadSanitizer calls), for gcc-only builds" },
+	{ "g++", cmd_gxx, "the same with g++" },
 	{ "record", cmd_record, "run a program and record its objects and accesses" },
 	{ "report", cmd_report, "show accesses per object, site, kind, thread or function" },
 	{ "tlb", cmd_tlb, "where TLB misses and page walks concentrate, by page and object (modelled)" },

@@ -7,6 +7,14 @@
  * plugin) is the default where it was built; sanitizer-coverage callbacks
  * are the fallback, with the sanitizer link runtime kept out so our
  * callbacks are the ones that bind.
+ *
+ * `memprism gcc`: for projects that build only with gcc. gcc's
+ * ThreadSanitizer instrumentation (-fsanitize=thread) calls a function
+ * before every load and store; memprism's runtime defines those functions
+ * (rt_tsan.c). gcc has no -fno-sanitize-link-runtime: when it links with
+ * -fsanitize=thread it asks for -ltsan, which a linker script of that name
+ * in lib/memprism/gcc-tsan, first on the library path, answers with
+ * nothing, so libtsan's runtime never loads.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -91,6 +99,50 @@ char **mp_cc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *
 		inc,
 	};
 	const char *post[] = { libdir, rpath, "-Wl,--no-as-needed", "-lmemprism-rt", "-Wl,--as-needed", "-lpthread" };
+	size_t npre = sizeof(pre) / sizeof(pre[0]), npost = link ? sizeof(post) / sizeof(post[0]) : 0;
+	char **out = calloc(npre + (size_t)argc + npost + 1, sizeof(*out));
+	if (!out)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < npre; i++)
+		out[k++] = (char *)pre[i];
+	for (int i = 0; i < argc; i++)
+		out[k++] = argv[i];
+	for (size_t i = 0; i < npost; i++)
+		out[k++] = (char *)post[i];
+	out[k] = NULL;
+	return out;
+}
+
+/* The instrumented compiler: compiling and linking share the flags, since
+ * `memprism gcc app.c -o app` does both in one step. */
+char **mp_gcc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *argv)
+{
+	int link = 1, inputs = 0;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") || !strcmp(a, "-M") ||
+		    !strcmp(a, "-MM") || !strcmp(a, "-fsyntax-only"))
+			link = 0;
+		if (a[0] != '-')
+			inputs++;
+	}
+	if (argc == 0 || (inputs == 0 && link))
+		link = 0; /* `memprism gcc --version` and the like */
+	static char inc[4200], libdir[4200], shim[4300], rpath[4200];
+	snprintf(inc, sizeof(inc), "-I%s", paths->include);
+	snprintf(libdir, sizeof(libdir), "-L%s", paths->libdir);
+	snprintf(shim, sizeof(shim), "-L%s/gcc-tsan", paths->libdir);
+	snprintf(rpath, sizeof(rpath), "-Wl,-rpath,%s", paths->libdir);
+	const char *env = getenv(cxx ? "MEMPRISM_GXX" : "MEMPRISM_GCC");
+	const char *pre[] = {
+		env && *env ? env : cxx ? "g++" : "gcc",
+		"-fsanitize=thread",
+		/* function entry and exit: no use to us, a call each */
+		"--param=tsan-instrument-func-entry-exit=0",
+		inc,
+	};
+	const char *post[] = { shim, libdir, rpath, "-Wl,--no-as-needed", "-lmemprism-rt", "-Wl,--as-needed", "-lpthread" };
 	size_t npre = sizeof(pre) / sizeof(pre[0]), npost = link ? sizeof(post) / sizeof(post[0]) : 0;
 	char **out = calloc(npre + (size_t)argc + npost + 1, sizeof(*out));
 	if (!out)

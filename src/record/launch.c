@@ -93,7 +93,8 @@ int mp_program_inspect(const char *path, struct mp_program_info *info)
 			if (!gelf_getsym(d, (int)i, &s))
 				break;
 			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (name && !strncmp(name, MP_ABI_SANCOV_MARK, strlen(MP_ABI_SANCOV_MARK))) {
+			if (name && (!strncmp(name, MP_ABI_SANCOV_MARK, strlen(MP_ABI_SANCOV_MARK)) ||
+				     !strncmp(name, MP_ABI_TSAN_MARK, strlen(MP_ABI_TSAN_MARK)))) {
 				found = 1;
 				break;
 			}

@@ -127,5 +127,9 @@ char **mp_cc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *
  * chooses. NULL when inline was asked for and cannot be had, or the value
  * is unknown. */
 const char *mp_cc_instrumentation(const struct mp_paths *paths, int cxx, char *plugin, size_t len);
+/* The same for `memprism gcc ARGS`: gcc (MEMPRISM_GCC, MEMPRISM_GXX
+ * override) with its ThreadSanitizer instrumentation, whose functions the
+ * runtime defines, and the runtime in place of libtsan when linking. */
+char **mp_gcc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *argv);
 
 #endif

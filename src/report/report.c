@@ -214,7 +214,7 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 	const char *what = strcmp(res->source, "valgrind") == 0
 				   ? "valgrind: every load and store of every instruction, program and libraries "
 				     "(memprism's Valgrind tool)"
-				   : "inst: every load and store of memprism-cc code, libc mem*/str* as ranges";
+				   : "inst: every load and store of memprism cc/gcc code, libc mem*/str* as ranges";
 	if (res->mem_origin == AN_MEM_MODELLED)
 		fprintf(out, "source:    %s (measured counts)\n"
 			     "model:     %s: cache, TLB and DRAM figures are %sMODELLED%s (cache-line references "

@@ -251,7 +251,8 @@ static int rt_module_instrumented(const struct dl_phdr_info *info)
 			strtab += info->dlpi_addr;
 		/* the inline mark is a whole name: the string table holds it NUL-ended */
 		return memmem(strtab, strsz, MP_ABI_SANCOV_MARK, strlen(MP_ABI_SANCOV_MARK)) != NULL ||
-		       memmem(strtab, strsz, MP_ABI_INLINE_MARK, sizeof(MP_ABI_INLINE_MARK)) != NULL;
+		       memmem(strtab, strsz, MP_ABI_INLINE_MARK, sizeof(MP_ABI_INLINE_MARK)) != NULL ||
+		       memmem(strtab, strsz, MP_ABI_TSAN_MARK, strlen(MP_ABI_TSAN_MARK)) != NULL;
 	}
 	return 0;
 }

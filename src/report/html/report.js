@@ -55,7 +55,7 @@
 		row("processes", D.processes.map((p) => p.pid + " " + (p.exe || "?") + (p.instrumented ? "" : " (not instrumented)")).join(", "));
 		row("threads", String(D.threads.length));
 		const what = D.source === "valgrind" ? "valgrind: every load and store of every instruction, program and libraries "
-			: "inst: every load and store of memprism-cc code ";
+			: "inst: every load and store of memprism cc/gcc code ";
 		row("source", el("span", {}, what, el("span", { class: "measured", text: "(measured counts)" })));
 		if (D.mem_origin === "modelled")
 			row("model", el("span", {}, D.machine + ": cache, TLB and DRAM figures are ", el("span", { class: "modelled", text: "MODELLED" })));
