@@ -680,10 +680,9 @@ static void str_copy(char *dst, size_t cap, const struct trace_rec *r)
 	dst[n] = 0;
 }
 
-/* 1 if the n characters at s look like mkstemp's random six: letters and
- * digits of at least two of its three kinds (a word like "output" is no
- * such name; a random six is all of one kind about once in 200 draws). */
-static int looks_random(const char *s, size_t n)
+/* 1 if the n characters at s could be mkstemp's random ones: letters and
+ * digits; with mixed, of two kinds at least (not a word like "output"). */
+static int alnum_run(const char *s, size_t n, int mixed)
 {
 	int lower = 0, upper = 0, digit = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -694,7 +693,7 @@ static int looks_random(const char *s, size_t n)
 		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9'))
 			return 0;
 	}
-	return lower + upper + digit >= 2;
+	return !mixed || lower + upper + digit >= 2;
 }
 
 void an_file_name(char *out, size_t cap, const char *path)
@@ -718,11 +717,15 @@ void an_file_name(char *out, size_t cap, const char *path)
 		b = b ? b + 1 : name;
 		size_t bl = strlen(b);
 		char *dot = strrchr(b, '.');
+		/* (mkstemp's six are masked whatever they are: a random six is
+		 * all lower-case, word-like, once in 180 draws, and the row must
+		 * be the same in every run; a suffix's six, only when they do
+		 * not look like a word, so that data.txt stays itself) */
 		if (b[0] == '#' && bl > 1 && strspn(b + 1, "0123456789") == bl - 1) {
 			snprintf(b, (size_t)(name + sizeof(name) - b), "#N"); /* O_TMPFILE: #INODE */
-		} else if (bl >= 6 && looks_random(b + bl - 6, 6)) {
+		} else if (bl >= 6 && alnum_run(b + bl - 6, 6, 0)) {
 			memcpy(b + bl - 6, "XXXXXX", 6); /* mkstemp */
-		} else if (dot && dot - b >= 6 && looks_random(dot - 6, 6)) {
+		} else if (dot && dot - b >= 6 && alnum_run(dot - 6, 6, 1)) {
 			memcpy(dot - 6, "XXXXXX", 6); /* mkstemps, with a suffix */
 		}
 	}

@@ -596,8 +596,9 @@ void an_class_add_thread(struct an_class *c, uint32_t thread);
 void an_class_add_instance(struct an_state *st, uint32_t cls, uint64_t size, uint32_t thread);
 /* A mapped file's name as it stays from run to run, into out: path, but
  * for a temporary file (deleted while mapped, or under /tmp, /var/tmp,
- * /dev/shm) whose random part is masked: mkstemp's last six characters
- * (before a suffix too) as XXXXXX, O_TMPFILE's #INODE as #N. */
+ * /dev/shm) whose random part is masked: mkstemp's last six characters,
+ * when they are letters and digits, as XXXXXX (or six before a suffix that
+ * are of two kinds), O_TMPFILE's #INODE as #N. */
 void an_file_name(char *out, size_t cap, const char *path);
 uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *label);
 int an_replay_all(struct an_state *st);
