@@ -420,7 +420,7 @@ int cmd_record(int argc, char **argv)
 		cli_error("cannot run '%s': %s", ro.argv[0], mp_strerror(err));
 		return err == -ENOENT ? 127 : err == -EACCES || err == -ENOEXEC ? 126 : 2;
 	}
-	if (ro.left_running) {
+	if (ro.stopped_waiting && ro.left_running) {
 		/* (even with -q: the file is not complete yet) */
 		char ps[128];
 		pids_text(ps, sizeof(ps), ro.left_running, ro.left_pids);
@@ -429,6 +429,10 @@ int cmd_record(int argc, char **argv)
 			  ro.left_running, ro.left_running == 1 ? "process" : "processes", ro.argv[0],
 			  ro.left_running == 1 ? "is" : "are", ps, ro.left_running == 1 ? "records" : "record",
 			  ro.output, ro.left_running == 1 ? "it ends" : "they end");
+	} else if (ro.stopped_waiting) {
+		cli_error("warning: stopped waiting: processes that %s started are still running and record into "
+			  "%s: the trace is complete when they end",
+			  ro.argv[0], ro.output);
 	}
 	if (!quiet) {
 		struct stat st;

@@ -470,13 +470,14 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 		}
 		if (stop_at && now >= stop_at) {
 			/* ^C: whoever shares the terminal got it too and had a
-			 * moment to end; the rest runs on */
+			 * moment to end; the rest runs on (how many, if the
+			 * kernel lists a process's children) */
 			pid_t left[8];
 			o->left_running = adopted(left, 8);
+			o->stopped_waiting = 1;
 			for (unsigned i = 0; i < 8; i++)
 				o->left_pids[i] = i < o->left_running ? (int)left[i] : 0;
-			if (o->left_running)
-				break;
+			break;
 		}
 		if (pm && now >= next_look) {
 			int e = mp_pagemap_scan(pm);
@@ -499,8 +500,10 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 		long wait_us = 100000;
 		if (pm && next_look > now && (long)((next_look - now) / 1000) < wait_us)
 			wait_us = (long)((next_look - now) / 1000);
-		if (stop_at && (long)((stop_at - now) / 1000) < wait_us)
-			wait_us = stop_at > now ? (long)((stop_at - now) / 1000) : 0;
+		if (stop_at) {
+			long left_us = stop_at > now ? (long)((stop_at - now) / 1000) : 0;
+			wait_us = left_us < wait_us ? left_us : wait_us;
+		}
 		/* after a write error the rings are left alone (latched, reported
 		 * at close), but signals still reach the program */
 		int n = poll(pfd + (sess ? 0 : nfds), (nfds_t)(sess ? nfds + 1 : 1), (int)((wait_us + 999) / 1000));

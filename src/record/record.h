@@ -90,8 +90,10 @@ struct mp_record_opts {
 	 */
 	void (*on_linger)(void *arg, int status, unsigned n, const int *pids);
 	void *linger_arg;
-	/* OUT: processes of the program still running when ^C stopped the
-	 * wait (they go on appending to the file), and the first pids */
+	/* OUT: 1 if ^C stopped the wait while processes of the program still
+	 * ran (they go on appending to the file); how many (0: the kernel
+	 * does not list a process's children), and the first pids */
+	int stopped_waiting;
 	unsigned left_running;
 	int left_pids[8];
 	/* OUT, with -MP_ERR_NOT_REGULAR: the path that holds something else
