@@ -44,16 +44,25 @@ uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *l
 	return idx;
 }
 
-/* Class keyed by an allocation stack (heap blocks, mmaps): labelled at the
- * end, once symbols are known. */
-static uint32_t class_by_stack(struct an_state *st, enum an_kind kind, uint32_t stack)
+/* Class keyed by an allocation stack (heap blocks, mmaps) and, for a
+ * mapped file, the file's stable name (file_name): labelled at the end,
+ * once symbols are known. */
+static uint32_t class_by_stack(struct an_state *st, enum an_kind kind, uint32_t stack, const char *file)
 {
-	uint64_t key = mp_hash64(((uint64_t)stack << 8 | kind) + 0x51ed27) | 1;
+	uint64_t key = mp_hash64(((uint64_t)stack << 8 | kind) + 0x51ed27);
+	if (file)
+		key = an_hash_str(file, key);
+	key |= 1;
 	uint64_t *v = mp_hashmap_get(&st->class_index, key);
 	if (v)
 		return (uint32_t)*v;
 	struct an_class c = { .kind = kind, .first_alloc_thread = -1 };
+	if (file && !(c.file = strdup(file))) {
+		st->oom = 1;
+		return st->unknown_cls;
+	}
 	if (mp_vec_push(&st->classes, c) || mp_vec_push(&st->class_stack, stack)) {
+		free(c.file);
 		st->oom = 1;
 		return st->unknown_cls;
 	}
@@ -671,6 +680,58 @@ static void str_copy(char *dst, size_t cap, const struct trace_rec *r)
 	dst[n] = 0;
 }
 
+/* 1 if the n characters at s could be mkstemp's random ones: letters and
+ * digits; with mixed, of two kinds at least (not a word like "output"). */
+static int alnum_run(const char *s, size_t n, int mixed)
+{
+	int lower = 0, upper = 0, digit = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		lower |= c >= 'a' && c <= 'z';
+		upper |= c >= 'A' && c <= 'Z';
+		digit |= c >= '0' && c <= '9';
+		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9'))
+			return 0;
+	}
+	return !mixed || lower + upper + digit >= 2;
+}
+
+void an_file_name(char *out, size_t cap, const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	static const char *const tmp[] = { "/tmp/", "/var/tmp/", "/dev/shm/" };
+	size_t n = strlen(path), dl = sizeof(deleted) - 1;
+	int gone = n > dl && strcmp(path + n - dl, deleted) == 0;
+	if (gone)
+		n -= dl;
+	int temp = gone;
+	for (size_t i = 0; i < sizeof(tmp) / sizeof(tmp[0]); i++)
+		temp |= strncmp(path, tmp[i], strlen(tmp[i])) == 0;
+	char name[512];
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	memcpy(name, path, n);
+	name[n] = 0;
+	if (temp) {
+		char *b = strrchr(name, '/');
+		b = b ? b + 1 : name;
+		size_t bl = strlen(b);
+		char *dot = strrchr(b, '.');
+		/* (mkstemp's six are masked whatever they are: a random six is
+		 * all lower-case, word-like, once in 180 draws, and the row must
+		 * be the same in every run; a suffix's six, only when they do
+		 * not look like a word, so that data.txt stays itself) */
+		if (b[0] == '#' && bl > 1 && strspn(b + 1, "0123456789") == bl - 1) {
+			snprintf(b, (size_t)(name + sizeof(name) - b), "#N"); /* O_TMPFILE: #INODE */
+		} else if (bl >= 6 && alnum_run(b + bl - 6, 6, 0)) {
+			memcpy(b + bl - 6, "XXXXXX", 6); /* mkstemp */
+		} else if (dot && dot - b >= 6 && alnum_run(dot - 6, 6, 1)) {
+			memcpy(dot - 6, "XXXXXX", 6); /* mkstemps, with a suffix */
+		}
+	}
+	snprintf(out, cap, "%s%s", name, gone ? deleted : "");
+}
+
 void an_class_add_instance(struct an_state *st, uint32_t cls, uint64_t size, uint32_t thread)
 {
 	struct an_class *c = &st->classes.v[cls];
@@ -744,6 +805,11 @@ static void apply_event_in(struct an_state *st, struct an_stream *s, const struc
 	case MP_EV_ALLOC: {
 		uint64_t addr = f[2], size = f[3], group = f[6];
 		uint32_t cls;
+		if (f[5] == MP_FN_FREELIKE) {
+			if (an_objmap_remove_at(m, AN_LAYER_CARVED, addr) >= 0)
+				st->res->frees++;
+			break;
+		}
 		uint64_t *gv = group ? mp_hashmap_get(&p->groups, group) : NULL;
 		if (gv) {
 			cls = (uint32_t)*gv;
@@ -756,34 +822,49 @@ static void apply_event_in(struct an_state *st, struct an_stream *s, const struc
 			} else if (*sv >> 32) {
 				cls = (uint32_t)(*sv >> 32) - 1;
 			} else {
-				cls = class_by_stack(st, AN_KIND_HEAP, (uint32_t)*sv);
+				cls = class_by_stack(st, AN_KIND_HEAP, (uint32_t)*sv, NULL);
 				*sv |= (uint64_t)(cls + 1) << 32;
 			}
 		}
 		an_class_add_instance(st, cls, size, s->thread);
+		/* a block of the program's own allocator lies over the pool it
+		 * came from, which keeps the rest (an_objmap.h) */
+		const int layer = f[5] == MP_FN_MALLOCLIKE ? AN_LAYER_CARVED : AN_LAYER_OBJECT;
+		if (layer == AN_LAYER_CARVED)
+			st->classes.v[cls].carved = 1;
 		struct an_obj *o =
-			map_room(st, 1) ? an_objmap_insert(m, AN_LAYER_OBJECT, addr, addr + (size ? size : 1), cls) : NULL;
+			map_room(st, 1) ? an_objmap_insert(m, layer, addr, addr + (size ? size : 1), cls) : NULL;
 		if (o)
 			stream_prime(s, m, o);
 		st->res->allocations++;
 		st->threads.v[s->thread].allocations++;
 		break;
 	}
-	case MP_EV_FREE:
-		if (an_objmap_remove_at(m, AN_LAYER_OBJECT, f[2]) >= 0)
+	case MP_EV_FREE: {
+		uint64_t hi = 0;
+		if (an_objmap_take_at(m, AN_LAYER_OBJECT, f[2], &hi) >= 0) {
 			st->res->frees++;
+			/* the blocks carved from it end with it */
+			if (!an_objmap_layer_empty(m, AN_LAYER_CARVED))
+				an_objmap_punch(m, AN_LAYER_CARVED, f[2], hi);
+		}
 		break;
+	}
 	case MP_EV_MMAP: {
 		uint64_t addr = f[2], len = f[3];
-		uint32_t cls;
+		uint32_t cls, stk = stack_of(st, s, f[7]);
 		if (r->str_len) {
-			str_copy(buf + 5, sizeof(buf) - 5, r);
+			/* a file's row: its site and its name as it stays from
+			 * run to run */
+			char path[400];
+			str_copy(path, sizeof(path), r);
 			memcpy(buf, "file ", 5);
-			cls = an_class_by_label(st, AN_KIND_MMAP_FILE, buf);
+			an_file_name(buf + 5, sizeof(buf) - 5, path);
+			cls = stk == UINT32_MAX ? an_class_by_label(st, AN_KIND_MMAP_FILE, buf)
+						: class_by_stack(st, AN_KIND_MMAP_FILE, stk, buf + 5);
 		} else {
-			uint32_t stk = stack_of(st, s, f[7]);
 			cls = stk == UINT32_MAX ? an_class_by_label(st, AN_KIND_MMAP_ANON, "anonymous mmap")
-						: class_by_stack(st, AN_KIND_MMAP_ANON, stk);
+						: class_by_stack(st, AN_KIND_MMAP_ANON, stk, NULL);
 		}
 		an_class_add_instance(st, cls, len, s->thread);
 		if (map_room(st, 1))
@@ -791,12 +872,16 @@ static void apply_event_in(struct an_state *st, struct an_stream *s, const struc
 		break;
 	}
 	case MP_EV_MUNMAP:
+		if (!an_objmap_layer_empty(m, AN_LAYER_CARVED))
+			an_objmap_punch(m, AN_LAYER_CARVED, f[2], f[2] + f[3]);
 		an_objmap_punch(m, AN_LAYER_MAP, f[2], f[2] + f[3]);
 		an_objmap_punch(m, AN_LAYER_BASE, f[2], f[2] + f[3]);
 		break;
 	case MP_EV_MREMAP: {
 		struct an_obj *o = an_objmap_at(m, AN_LAYER_MAP, f[2]);
 		uint32_t cls = o ? o->cls : an_class_by_label(st, AN_KIND_MMAP_ANON, "anonymous mmap");
+		if (!an_objmap_layer_empty(m, AN_LAYER_CARVED))
+			an_objmap_punch(m, AN_LAYER_CARVED, f[2], f[2] + f[3]);
 		an_objmap_punch(m, AN_LAYER_MAP, f[2], f[2] + f[3]);
 		if (map_room(st, 1))
 			an_objmap_insert(m, AN_LAYER_MAP, f[4], f[4] + f[5], cls);
@@ -858,7 +943,10 @@ static void apply_event_in(struct an_state *st, struct an_stream *s, const struc
 		break;
 	}
 	case MP_EV_MODULE_UNLOAD:
-		/* its statics (object layer) and sections (map layer) end */
+		/* its statics (object layer), blocks carved from them and
+		 * sections (map layer) end */
+		if (!an_objmap_layer_empty(m, AN_LAYER_CARVED))
+			an_objmap_punch(m, AN_LAYER_CARVED, f[2], f[3]);
 		an_objmap_punch(m, AN_LAYER_OBJECT, f[2], f[3]);
 		an_objmap_punch(m, AN_LAYER_MAP, f[2], f[3]);
 		break;
@@ -917,9 +1005,12 @@ static void flush_run(struct an_state *st, struct an_stream *s)
 	s->run = (struct an_counts){ 0 };
 }
 
+static void pairs_flush(struct an_state *st, struct an_stream *s);
+
 static void flush_stream(struct an_state *st, struct an_stream *s)
 {
 	flush_run(st, s);
+	pairs_flush(st, s);
 	struct an_thread *t = &st->threads.v[s->thread];
 	add_counts(&t->c, &s->sum);
 	t->recorded += s->sum.loads + s->sum.stores + s->outside_roi;
@@ -977,6 +1068,70 @@ static inline uint32_t fn_of(struct an_state *st, struct an_stream *s, uint64_t 
 	 * front of the hash map */
 	struct an_ip_slot *slot = &s->ipc[(ip * 0x9e3779b97f4a7c15ull) >> 60];
 	return slot->fn && slot->ip == ip ? slot->fn : fn_lookup(st, s, ip, slot);
+}
+
+/* The wrapper judgement's evidence (an_sites.c): counted accesses per
+ * (class, code address), for classes with an allocation stack. A stream
+ * keeps a few at hand; one whose slot another wants goes to st->pairs. */
+static __attribute__((noinline)) void pair_spill(struct an_state *st, struct an_pair_slot *e)
+{
+	const uint32_t cls = (uint32_t)(e->key >> 32);
+	if (cls < st->class_stack.n && st->class_stack.v[cls] != UINT32_MAX) {
+		uint64_t *v = mp_hashmap_get(&st->pairs, e->key);
+		if (v)
+			*v += e->n;
+		else if (st->pairs.n < st->pairs_max && mp_hashmap_put(&st->pairs, e->key, e->n))
+			st->oom = 1;
+	}
+	e->key = e->n = 0;
+}
+
+static inline void pair_add(struct an_state *st, struct an_stream *s, uint32_t cls, uint32_t fn, uint64_t n)
+{
+	const uint64_t key = (uint64_t)cls << 32 | fn; /* (fn >= 1: never 0) */
+	struct an_pair_slot *e = &s->pairs[(key * 0x9e3779b97f4a7c15ull) >> (64 - AN_PAIR_BITS)];
+	if (e->key != key) {
+		if (e->key)
+			pair_spill(st, e);
+		e->key = key;
+	}
+	e->n += n;
+}
+
+static void pairs_flush(struct an_state *st, struct an_stream *s)
+{
+	for (unsigned i = 0; i < (1u << AN_PAIR_BITS); i++)
+		if (s->pairs[i].key)
+			pair_spill(st, &s->pairs[i]);
+}
+
+/* n counted accesses of class cls from code address fn (an_ip + 1). The
+ * code address's row, just counted, keeps the tally while its accesses
+ * stay in one class (the common case: a few instructions more a lookup);
+ * then it goes through the stream's slots. */
+static inline void ip_pair(struct an_state *st, struct an_stream *s, uint32_t fn, uint32_t cls, uint64_t n)
+{
+	struct an_ip *ip = &st->ips.v[fn - 1];
+	if (ip->pair_cls != cls + 1) {
+		if (ip->pair_n)
+			pair_add(st, s, ip->pair_cls - 1, fn, ip->pair_n);
+		ip->pair_cls = cls + 1;
+		ip->pair_n = 0;
+	}
+	ip->pair_n += n;
+}
+
+void an_pairs_finish(struct an_state *st)
+{
+	struct an_pair_slot e;
+	for (size_t i = 0; i < st->ips.n; i++) {
+		struct an_ip *ip = &st->ips.v[i];
+		if (!ip->pair_n)
+			continue;
+		e = (struct an_pair_slot){ (uint64_t)(ip->pair_cls - 1) << 32 | (i + 1), ip->pair_n };
+		pair_spill(st, &e);
+		ip->pair_n = 0;
+	}
 }
 
 /* The pattern summary of (cls, the stream's thread), through the stream's
@@ -1092,6 +1247,7 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 	}
 	count(&s->run, r->write, r->size);
 	count(&st->ips.v[s->last_fn - 1].c, r->write, r->size);
+	ip_pair(st, s, s->last_fn, cls, 1);
 	if (st->opts->patterns) {
 		if (!s->pat || cls != s->pat_cls) {
 			s->pat = pat_of(st, s, cls);
@@ -1235,6 +1391,7 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	/* the two code addresses' functions and tallies, the current one first */
 	uint32_t fn = s->last_fn, fn2 = s->other_fn;
 	struct an_counts *ipc = &st->ips.v[fn - 1].c, *ipc2 = fn2 ? &st->ips.v[fn2 - 1].c : ipc;
+	uint64_t pn = 0, pn2 = 0; /* accesses from each (pair_add) */
 	struct an_pat_stream *const ps = st->opts->patterns ? s->pat : NULL;
 	struct an_pat_run pat = { 0 };
 	if (ps)
@@ -1248,15 +1405,17 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 			break;
 		if (a.ip != k.ip) {
 			/* as apply_access: the other one becomes the last */
-			uint64_t ti = k.ip;
+			uint64_t ti = k.ip, tn = pn;
 			uint32_t tf = fn;
 			struct an_counts *tc = ipc;
 			k.ip = k.ip2;
 			fn = fn2;
 			ipc = ipc2;
+			pn = pn2;
 			k.ip2 = ti;
 			fn2 = tf;
 			ipc2 = tc;
+			pn2 = tn;
 			if (extras) {
 				s->last_ip = k.ip;
 				s->last_fn = fn;
@@ -1264,6 +1423,7 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 		}
 		count(&run, a.write, a.size);
 		count(ipc, a.write, a.size);
+		pn++;
 		if (ps)
 			an_pat_run_add(&pat, a.addr);
 		/* they read a whole record; of s->dec, which lags behind d here,
@@ -1280,6 +1440,10 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	}
 	if (ps)
 		an_pat_run_end(&pat);
+	if (pn)
+		ip_pair(st, s, fn, cls, pn);
+	if (pn2)
+		ip_pair(st, s, fn2, cls, pn2);
 	s->run = run;
 	s->dec = d;
 	s->last_ip = k.ip;
@@ -1342,9 +1506,14 @@ static void hook_event(struct an_state *st, struct an_stream *s, const struct tr
 			      .time = r->nf ? r->f[0] : 0, .cpu = s->cpu, .cls = UINT32_MAX, .f = r->f,
 			      .nf = r->nf, .str = r->str, .str_len = r->str_len };
 	const struct an_obj *o = NULL;
-	if (r->event == MP_EV_ALLOC && r->nf > 2)
-		o = an_objmap_at(&p->map, AN_LAYER_OBJECT, r->f[2]);
-	else if (r->event == MP_EV_MMAP && r->nf > 2)
+	if (r->event == MP_EV_ALLOC && r->nf > 5 && r->f[5] == MP_FN_FREELIKE) {
+		/* to the hooks, the end of a program allocator's block is a
+		 * free (its first fields are a FREE's) */
+		e.type = MP_EV_FREE;
+		e.nf = 3;
+	} else if (r->event == MP_EV_ALLOC && r->nf > 5) {
+		o = an_objmap_at(&p->map, r->f[5] == MP_FN_MALLOCLIKE ? AN_LAYER_CARVED : AN_LAYER_OBJECT, r->f[2]);
+	} else if (r->event == MP_EV_MMAP && r->nf > 2)
 		o = an_objmap_at(&p->map, AN_LAYER_MAP, r->f[2]);
 	if (o)
 		e.cls = o->cls;

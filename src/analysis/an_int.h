@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal state shared by the analysis files (an_attrib.c: replay and
- * attribution; an_symbols.c: modules and statics; an_result.c: labels and
- * the final tables). */
+ * attribution; an_symbols.c: modules and statics; an_sites.c: allocation
+ * sites, the wrapper judgement and labels; an_result.c: the final
+ * tables). */
 #ifndef MP_AN_INT_H
 #define MP_AN_INT_H
 
@@ -54,6 +55,7 @@ struct an_proc {
 #define AN_PAT_RECENT 4 /* pattern summaries a stream keeps at hand */
 #define AN_PART_RECENT 8 /* burst sampling: parts a stream keeps at hand (a power of two) */
 #define AN_OWN_CACHE 64 /* model line owners a stream keeps at hand (a power of two) */
+#define AN_PAIR_BITS 3 /* (class, function) tallies a stream keeps at hand: 1 << this */
 
 #define AN_AHEAD 16 /* model lookahead, records: covers a host memory miss or two */
 /* After its translation slot, a line's model sets are hinted this many
@@ -175,6 +177,12 @@ struct an_stream {
 		uint32_t row, fn, own;
 	} ownc[AN_OWN_CACHE];
 	uint32_t rep_cls, rep_fn; /* rep_fn: the code's function (a store's owner has it) */
+	/* counted accesses per (class << 32 | an_ip + 1), the wrapper
+	 * judgement's evidence (an_sites.c): a few at hand, in the slot of
+	 * their hash, the rest in st->pairs (key 0: empty) */
+	struct an_pair_slot {
+		uint64_t key, n;
+	} pairs[1u << AN_PAIR_BITS];
 	unsigned rep_core;
 	uint8_t rep_again, rep_shift, rep_phys, rep_thp;
 	unsigned cpu; /* CPU of the latest TIME record or event */
@@ -204,6 +212,11 @@ struct an_ip {
 	uint64_t fast_l1; /* model: L1 hits not yet in mem (an_model_finish) */
 	uint64_t fast_unk; /* model: L1 misses outside the set sample not yet in mem */
 	struct an_faults faults;
+	/* the class + 1 of its latest counted accesses and how many, not yet
+	 * in the wrapper judgement's tallies (an_attrib.c, ip_pair): a code
+	 * address mostly touches one object row */
+	uint32_t pair_cls;
+	uint64_t pair_n;
 };
 
 /* Burst sampling (record --sample-bursts): one thread's share of a class's
@@ -279,6 +292,11 @@ struct an_state {
 	uint64_t threads_max, ips_max;
 	uint32_t thread_sink; /* + 1, 0: none yet */
 	int held_warned, objects_warned, frames_warned, threads_warned, ips_warned;
+	/* counted accesses per (class with an allocation stack << 32 | an_ip
+	 * + 1), for the wrapper judgement (an_sites.c); pairs past pairs_max
+	 * are not kept (the judgement then has less evidence) */
+	struct mp_hashmap pairs;
+	uint64_t pairs_max;
 };
 
 /*
@@ -308,6 +326,8 @@ struct an_state {
 #define AN_PAGE_ROWS_PER_KIB 64
 #define AN_PLACED_FLOOR (1ull << 22) /* pages NUMA placement remembers (16 GiB) */
 #define AN_PLACED_PER_KIB 1024
+#define AN_PAIRS_FLOOR (1ull << 20) /* (class, code address) tallies of the wrapper judgement */
+#define AN_PAIRS_PER_KIB 64
 
 static inline uint64_t an_bound(const struct an_state *st, uint64_t floor, uint64_t per_kib)
 {
@@ -400,8 +420,17 @@ static inline struct an_part *an_part_of(struct an_state *st, struct an_stream *
 	return i == UINT32_MAX ? &st->part_sink : &st->parts.v[i];
 }
 
-/* Labels a heap/mmap class from its allocation stack now (idempotent). */
-void an_label_class(struct an_state *st, uint32_t cls);
+/* an_sites.c: allocation sites. After the replay: judges which functions
+ * are allocation wrappers (from the stacks and st->pairs) and labels every
+ * class with an allocation stack; 0 or -ENOMEM. */
+int an_sites_label(struct an_state *st);
+/* an_attrib.c: the tallies code addresses keep go to st->pairs (after
+ * the replay, before an_sites_label). */
+void an_pairs_finish(struct an_state *st);
+/* During the replay, before the judgement: 1 if pattern is in a label
+ * class cls (with an allocation stack) may get, whichever of the frames
+ * above its allocator the judgement takes for wrappers. */
+int an_sites_may_match(struct an_state *st, uint32_t cls, const char *pattern);
 
 /* an_model.c: the memory-system model over the replay (no-ops without one) */
 int an_model_init(struct an_state *st);
@@ -565,6 +594,12 @@ void an_warn(struct an_state *st, const char *fmt, ...) __attribute__((format(pr
 void an_class_add_thread(struct an_class *c, uint32_t thread);
 /* One more instance of cls, of size bytes, made by thread. */
 void an_class_add_instance(struct an_state *st, uint32_t cls, uint64_t size, uint32_t thread);
+/* A mapped file's name as it stays from run to run, into out: path, but
+ * for a temporary file (deleted while mapped, or under /tmp, /var/tmp,
+ * /dev/shm) whose random part is masked: mkstemp's last six characters,
+ * when they are letters and digits, as XXXXXX (or six before a suffix that
+ * are of two kinds), O_TMPFILE's #INODE as #N. */
+void an_file_name(char *out, size_t cap, const char *path);
 uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *label);
 int an_replay_all(struct an_state *st);
 uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid);

@@ -83,6 +83,10 @@ struct an_model {
 	unsigned l1_lat, l1_bucket; /* an L1 hit's latency and its histogram bucket */
 	unsigned lat[MP_LVL_COUNT]; /* mp_model_latency of each level */
 	MP_VEC(uint8_t) cls_shift; /* class -> page shift, 0 not decided yet */
+	/* class << 16 | what-if rule + 1, for each class a rule matched:
+	 * before its site was judged (an_sites_may_match), so checked
+	 * against its label at the end (an_model_pages) */
+	MP_VEC(uint64_t) cls_rule;
 	struct page_row *rows; /* linear probing, at most half full */
 	size_t rows_cap, nrows; /* rows_cap: a power of two, or 0 */
 	size_t rows_max; /* the file's bound (an_bound): pages past it get no row */
@@ -585,6 +589,7 @@ void an_model_fini(struct an_state *st)
 	mp_model_free(am->m);
 	free(am->rule_hits);
 	mp_vec_free(&am->cls_shift);
+	mp_vec_free(&am->cls_rule);
 	mp_vec_free(&am->owners);
 	mp_vec_free(&am->found);
 	mp_hashmap_fini(&am->owner_index);
@@ -635,16 +640,14 @@ static unsigned class_shift(struct an_state *st, struct an_model *am, uint32_t c
 		return s;
 	const struct an_opts *o = st->opts;
 	s = (uint8_t)(o->page_shift ? o->page_shift : AS_MAPPED);
-	if (o->npage_rules) {
-		an_label_class(st, cls);
-		const char *label = st->classes.v[cls].label;
-		for (size_t i = 0; label && i < o->npage_rules; i++)
-			if (strstr(label, o->page_rules[i].pattern)) {
-				s = (uint8_t)o->page_rules[i].shift;
-				am->rule_hits[i]++;
-				break;
-			}
-	}
+	for (size_t i = 0; i < o->npage_rules; i++)
+		if (an_sites_may_match(st, cls, o->page_rules[i].pattern)) {
+			s = (uint8_t)o->page_rules[i].shift;
+			am->rule_hits[i]++;
+			if (mp_vec_push(&am->cls_rule, ((uint64_t)cls << 16) | (i + 1)))
+				st->oom = 1;
+			break;
+		}
 	am->cls_shift.v[cls] = s;
 	return s;
 }
@@ -2025,6 +2028,30 @@ int an_model_pages(struct an_state *st, const uint32_t *remap)
 		if (!am->rule_hits[i])
 			an_warn(st, "--pages %s: no object's label contains \"%s\"", st->opts->page_rules[i].pattern,
 				st->opts->page_rules[i].pattern);
+	/* A rule was matched against every label a row could get, before
+	 * the wrappers were judged: rows it matched whose label does not
+	 * say so were sited above a frame it names. */
+	for (size_t i = 0; i < st->opts->npage_rules; i++) {
+		size_t n = 0;
+		const char *other = NULL;
+		for (size_t k = 0; k < am->cls_rule.n; k++) {
+			uint64_t e = am->cls_rule.v[k];
+			uint32_t cls = (uint32_t)(e >> 16);
+			if ((e & 0xffff) != i + 1 || !remap || cls >= st->classes.n)
+				continue;
+			const char *label = r->classes[remap[cls]].label;
+			if (label && !strstr(label, st->opts->page_rules[i].pattern)) {
+				n++;
+				other = label;
+			}
+		}
+		if (n)
+			an_warn(st,
+				"--pages %s: also applied to the blocks of %zu allocation %s that pass through a frame "
+				"it names but are sited above it (\"%s\"%s); -w or --not-wrapper decides where a site "
+				"is",
+				st->opts->page_rules[i].pattern, n, n == 1 ? "stack" : "stacks", other, n > 1 ? ", ..." : "");
+	}
 	if (!am->nrows)
 		return 0;
 	if (st->parts_on && pages_per_thread_merge(st, am))

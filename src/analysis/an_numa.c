@@ -524,7 +524,8 @@ void an_numa_event(struct an_state *st, struct an_stream *s, const struct trace_
 		}
 		break;
 	case MP_EV_ALLOC:
-		if (f[3] >= BIG_BLOCK)
+		/* (a block carved from a pool: its pages stay where they are) */
+		if (f[3] >= BIG_BLOCK && f[5] < MP_FN_MALLOCLIKE)
 			forget_pages(n, s->proc, f[2], f[2] + f[3]);
 		break;
 	default:

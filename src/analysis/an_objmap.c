@@ -626,7 +626,17 @@ static int tree_overlaps(struct an_objmap *m, const struct an_obj *o)
 	return 0;
 }
 
+int an_objmap_layer_empty(const struct an_objmap *m, int layer)
+{
+	return !m->root[layer] || !m->root[layer]->n;
+}
+
 int64_t an_objmap_remove_at(struct an_objmap *m, int layer, uint64_t lo)
+{
+	return an_objmap_take_at(m, layer, lo, NULL);
+}
+
+int64_t an_objmap_take_at(struct an_objmap *m, int layer, uint64_t lo, uint64_t *hi)
 {
 	struct an_obj *o = NULL;
 	if (layer == AN_LAYER_OBJECT && m->wait_live) {
@@ -648,6 +658,8 @@ int64_t an_objmap_remove_at(struct an_objmap *m, int layer, uint64_t lo)
 	if (!o)
 		return -1;
 	uint32_t cls = o->cls;
+	if (hi)
+		*hi = o->hi;
 	m->live--;
 	changed(m, o->lo, o->hi);
 	obj_release(m, o);

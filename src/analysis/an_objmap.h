@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The live objects of one address space at the current point of the replay,
- * in priority layers (user-named > heap/static/stack > mmaps/sections >
- * start-up mappings). Within a layer ranges never overlap: inserting a range
+ * in priority layers (user-named > blocks of the program's own allocators >
+ * heap/static/stack > mmaps/sections > start-up mappings). Within a layer ranges never overlap: inserting a range
  * ends whatever it overlaps (a block the program freed without us seeing it,
  * a MAP_FIXED over an old mapping). Each layer is a B+tree keyed by start.
  *
@@ -17,7 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { AN_LAYER_NAMED, AN_LAYER_OBJECT, AN_LAYER_MAP, AN_LAYER_BASE, AN_LAYERS };
+/* AN_LAYER_CARVED: memprism_malloclike blocks, over the pool (a heap
+ * block, a static, a mapping) they were carved from, which keeps the rest */
+enum { AN_LAYER_NAMED, AN_LAYER_CARVED, AN_LAYER_OBJECT, AN_LAYER_MAP, AN_LAYER_BASE, AN_LAYERS };
 
 struct an_obj {
 	uint64_t lo, hi;
@@ -71,6 +73,11 @@ void an_objmap_fini(struct an_objmap *m);
 struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi, uint32_t cls);
 /* Ends the object of layer starting exactly at lo; returns its class or -1. */
 int64_t an_objmap_remove_at(struct an_objmap *m, int layer, uint64_t lo);
+/* The same, and *hi gets the end of the object that ended. */
+int64_t an_objmap_take_at(struct an_objmap *m, int layer, uint64_t lo, uint64_t *hi);
+/* 1 if the layer holds no object (the objects waiting aside are
+ * AN_LAYER_OBJECT's, which this does not ask about). */
+int an_objmap_layer_empty(const struct an_objmap *m, int layer);
 /* Removes [lo,hi) from a layer: objects inside go, objects straddling an edge
  * are trimmed (munmap of part of a mapping). */
 void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi);

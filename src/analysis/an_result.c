@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * From replay state to the result tables: allocation stacks are symbolized
- * and labelled by their allocation site (skipping allocation wrappers), classes
- * that end up with the same label are merged, code addresses become
- * functions, and an_run ties the passes together.
+ * From replay state to the result tables: classes labelled by their
+ * allocation sites (an_sites.c) that end up with the same label are merged,
+ * code addresses become functions, burst sampling's estimates are made, and
+ * an_run ties the passes together.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -35,148 +35,6 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Runtime, C library and C++ runtime frames are never the allocation site. */
-/* memprism's runtime: its hooks are never a site */
-static int runtime_module(const char *m)
-{
-	return m && strncmp(m, "libmemprism-rt", 14) == 0;
-}
-
-/* Code of an installed library: a module under the directories the dynamic
- * linker searches by default and Debian installs libraries in, as opposed
- * to the program and the libraries built with it. A block that zlib, libc
- * or an MPI library allocates for the program is sited at the program's
- * call, wherever the library keeps its code. */
-static int installed_library(const char *path)
-{
-	static const char *const dirs[] = { "/lib/",	   "/lib32/",	  "/lib64/",	  "/libx32/",	    "/usr/lib/",
-					    "/usr/lib32/", "/usr/lib64/", "/usr/libx32/", "/usr/local/lib/" };
-	if (!path)
-		return 0;
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
-			return 1;
-	return 0;
-}
-
-static int contains_ci(const char *s, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (; *s; s++)
-		if (strncasecmp(s, needle, n) == 0)
-			return 1;
-	return 0;
-}
-
-/* Default wrapper heuristic: names that say "I allocate for my caller". */
-static int wrapper_name(const char *fn)
-{
-	size_t n = strlen(fn);
-	return contains_ci(fn, "alloc") || contains_ci(fn, "strdup") || strncmp(fn, "new_", 4) == 0 ||
-	       (n > 4 && strcmp(fn + n - 4, "_new") == 0) || strncmp(fn, "operator new", 12) == 0;
-}
-
-static int is_wrapper(const struct an_opts *o, const struct an_frame *f)
-{
-	if (runtime_module(f->module) || (f->library && !o->lib_sites))
-		return 1;
-	if (!f->function)
-		return 0;
-	for (size_t i = 0; i < o->nwrappers; i++)
-		if (strcmp(f->function, o->wrappers[i]) == 0)
-			return 1;
-	return !o->no_wrapper_heuristic && wrapper_name(f->function);
-}
-
-static void site_text(char *buf, size_t cap, const struct an_frame *f)
-{
-	if (f->function && f->file)
-		snprintf(buf, cap, "%s (%s:%d)", f->function, base_name(f->file), f->line);
-	else if (f->function)
-		snprintf(buf, cap, "%s (%s)", f->function, f->module ? f->module : "?");
-	else if (f->module)
-		snprintf(buf, cap, "%s+0x%llx", f->module, (unsigned long long)f->addr);
-	else
-		snprintf(buf, cap, "0x%llx", (unsigned long long)f->addr);
-}
-
-/* Symbolizes an allocation stack: every return address becomes its inline
- * chain (innermost first). */
-static int symbolize_stack(struct an_state *st, const struct an_stack *s, struct an_frame *out, int max)
-{
-	struct an_proc *p = &st->procs.v[s->proc];
-	int k = 0;
-	for (int i = 0; i < s->n && k < max; i++) {
-		struct sym_frame sf[8];
-		uint64_t a = s->frames[i] ? s->frames[i] - 1 : 0;
-		int n = p->sym ? sym_ctx_lookup(p->sym, a, sf, 8) : 0;
-		if (n <= 0) {
-			out[k++] = (struct an_frame){ .addr = s->frames[i] };
-			continue;
-		}
-		for (int j = 0; j < n && k < max; j++)
-			out[k++] = (struct an_frame){ .addr = s->frames[i], .function = sf[j].function,
-						      .file = sf[j].file, .module = sf[j].module,
-						      .line = sf[j].line, .inlined = sf[j].inlined,
-						      .library = installed_library(sf[j].module_path) };
-	}
-	return k;
-}
-
-static char *dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
-/* Labels heap and mmap class cls from its allocation stack (idempotent):
- * "heap function (file:line)" at the first frame that is not a wrapper or an
- * installed library's. The row keeps the whole stack. The model calls it
- * during replay to match what-if rules; the rest at the end. */
-void an_label_class(struct an_state *st, uint32_t cls)
-{
-	struct an_frame frames[AN_MAX_FRAMES];
-	struct an_class *c = &st->classes.v[cls];
-	uint32_t si = cls < st->class_stack.n ? st->class_stack.v[cls] : UINT32_MAX;
-	if (c->label || si == UINT32_MAX || si >= st->stacks.n)
-		return;
-	int n = symbolize_stack(st, &st->stacks.v[si], frames, AN_MAX_FRAMES);
-	int site = 0;
-	while (site + 1 < n && is_wrapper(st->opts, &frames[site]))
-		site++;
-	char buf[700], where[600];
-	if (n == 0)
-		snprintf(where, sizeof(where), "unknown site");
-	else
-		site_text(where, sizeof(where), &frames[site]);
-	snprintf(buf, sizeof(buf), "%s %s", c->kind == AN_KIND_HEAP ? "heap" : "mmap", where);
-	c->label = strdup(buf);
-	c->site = strdup(where);
-	c->function = n ? dup_or_null(frames[site].function) : NULL;
-	c->nstack = n;
-	c->site_frame = site;
-	if (c->nstack > 0) {
-		c->stack = calloc((size_t)c->nstack, sizeof(*c->stack));
-		if (!c->stack) {
-			c->nstack = 0;
-			return;
-		}
-		for (int j = 0; j < c->nstack; j++) {
-			struct an_frame f = frames[j];
-			/* frame strings belong to the sym ctx: copy them out */
-			f.function = dup_or_null(f.function);
-			f.file = dup_or_null(f.file);
-			f.module = dup_or_null(f.module);
-			c->stack[j] = f;
-		}
-	}
-}
-
-static void label_stack_classes(struct an_state *st)
-{
-	for (size_t i = 0; i < st->classes.n; i++)
-		an_label_class(st, (uint32_t)i);
-}
-
 static void counts_add(struct an_counts *a, const struct an_counts *b)
 {
 	a->loads += b->loads;
@@ -190,6 +48,7 @@ static void class_free_fields(struct an_class *c)
 	free(c->label);
 	free(c->site);
 	free(c->function);
+	free(c->file);
 	free(c->threads);
 	for (int j = 0; j < c->nstack; j++) {
 		free((char *)c->stack[j].function);
@@ -234,6 +93,9 @@ static int merge_classes(struct an_state *st, struct an_result *r, uint32_t *rem
 		d->bytes_allocated += c->bytes_allocated;
 		if (c->max_size > d->max_size)
 			d->max_size = c->max_size;
+		d->users = c->users > d->users ? c->users : d->users;
+		d->top_user = c->top_user > d->top_user ? c->top_user : d->top_user;
+		d->carved |= c->carved;
 		for (size_t t = 0; t < c->nthreads; t++)
 			an_class_add_thread(d, c->threads[t]);
 		class_free_fields(c);
@@ -637,6 +499,7 @@ static void state_fini(struct an_state *st)
 	mp_hashmap_fini(&st->stack_index);
 	mp_hashmap_fini(&st->thread_index);
 	mp_hashmap_fini(&st->ip_index);
+	mp_hashmap_fini(&st->pairs);
 	an_model_fini(st);
 	an_numa_fini(st);
 	an_phys_free(st);
@@ -695,6 +558,7 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	st.frames_max = an_bound(&st, AN_FRAMES_FLOOR, AN_FRAMES_PER_KIB);
 	st.threads_max = an_bound(&st, AN_THREADS_FLOOR, AN_THREADS_PER_KIB);
 	st.ips_max = an_bound(&st, AN_IPS_FLOOR, AN_IPS_PER_KIB);
+	st.pairs_max = an_bound(&st, AN_PAIRS_FLOOR, AN_PAIRS_PER_KIB);
 	char buf[1024];
 	if (trace_reader_meta(st.reader, "cmdline", buf, sizeof(buf)))
 		snprintf(r->cmdline, sizeof(r->cmdline), "%s", buf);
@@ -740,7 +604,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	if (err)
 		goto fail;
 	an_model_finish(&st);
-	label_stack_classes(&st);
+	if ((err = an_sites_label(&st)) != 0)
+		goto fail;
 	apply_sampling(&st, r);
 	an_model_scale_sets(&st);
 	err = build_functions(&st, r);

@@ -154,6 +154,7 @@ struct an_class {
 	char *label; /* what the user reads: "a0 = malloc … main (arrays.c:68)" */
 	char *site; /* allocation site "function (file:line)", or the label */
 	char *function; /* function of the site frame, or NULL */
+	char *file; /* a mapped file's name as it stays from run to run (an_file_name), or NULL */
 	struct an_counts c;
 	struct an_mem mem;
 	struct an_faults faults;
@@ -167,6 +168,12 @@ struct an_class {
 	struct an_frame *stack;
 	int nstack, site_frame;
 	int first_alloc_thread; /* index into threads, -1 if none */
+	/* the functions whose code made its counted accesses (heap and
+	 * mmap rows; a merged row: the most of its stacks'), and the most
+	 * accesses one of them made */
+	uint32_t users;
+	uint64_t top_user;
+	int carved; /* blocks of the program's own allocator (memprism_malloclike) */
 };
 
 struct an_thread {
@@ -369,9 +376,14 @@ struct an_opts {
 	/* called now and then during the replay: chunks done of total (NULL: none) */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
-	const char *const *wrappers; /* extra allocation wrapper function names */
+	/* allocation sites (docs/attribution.md): functions always taken for
+	 * allocation wrappers (-w), never taken for one (--not-wrapper), and
+	 * no judging of the others from what they do */
+	const char *const *wrappers;
 	size_t nwrappers;
-	int no_wrapper_heuristic; /* don't skip *alloc*-like frames by name */
+	const char *const *not_wrappers;
+	size_t nnot_wrappers;
+	int no_wrapper_heuristic;
 	int lib_sites; /* a library's frame can be a site (profiling the library itself) */
 	int skip_checksums; /* fuzzing only: see trace_reader_skip_checksums */
 	uint64_t max_model_range; /* bytes of one access the model takes at most (0: 1 TiB) */

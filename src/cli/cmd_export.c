@@ -6,7 +6,7 @@
 #include "cli/cli.h"
 #include "export/export.h"
 
-enum { K_BINNED = CLI_K_CMD, K_LIB_SITES };
+enum { K_BINNED = CLI_K_CMD, K_NOT_WRAPPER, K_LIB_SITES };
 
 static int run(int argc, char **argv);
 
@@ -24,6 +24,7 @@ static const struct cli_opt opts[] = {
 	  "and region begin/end"),
 	CLI_OPT("roi", 'r', "NAME", "only accesses made while region NAME was open"),
 	CLI_OPT("alloc-wrapper", 'w', "FN", "treat function FN as an allocation wrapper (repeatable)"),
+	CLI_OPT("not-wrapper", K_NOT_WRAPPER, "FN", "never treat function FN as one (repeatable)"),
 	CLI_OPT("lib-sites", K_LIB_SITES, NULL, "a frame in an installed library can be a site"),
 	CLI_TABLE(cli_opts_quiet_help),
 	CLI_END,
@@ -53,9 +54,9 @@ static void on_result(void *arg, const struct an_result *res)
 
 static int run(int argc, char **argv)
 {
-	const char *sqlite = NULL, *paraver = NULL, *wrappers[64];
+	const char *sqlite = NULL, *paraver = NULL, *wrappers[64], *not_wrappers[64];
 	struct ex_opts o = { 0 };
-	size_t nw = 0;
+	size_t nw = 0, nnot = 0;
 	struct cli_parse p;
 	int c;
 	cli_parse_init(&p, &cli_cmd_export, argc, argv);
@@ -82,6 +83,13 @@ static int run(int argc, char **argv)
 			}
 			wrappers[nw++] = optarg;
 			break;
+		case K_NOT_WRAPPER:
+			if (nnot == sizeof(not_wrappers) / sizeof(not_wrappers[0])) {
+				cli_error("too many --not-wrapper options (at most 64)");
+				return 2;
+			}
+			not_wrappers[nnot++] = optarg;
+			break;
 		case K_LIB_SITES:
 			o.lib_sites = 1;
 			break;
@@ -99,6 +107,8 @@ static int run(int argc, char **argv)
 		return 2;
 	o.wrappers = wrappers;
 	o.nwrappers = nw;
+	o.not_wrappers = not_wrappers;
+	o.nnot_wrappers = nnot;
 	struct damage_ctx dmg = { .path = o.data_path };
 	o.on_result = on_result;
 	o.result_arg = &dmg;

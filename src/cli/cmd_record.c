@@ -19,6 +19,32 @@
 #include "record/probe.h"
 #include "record/record.h"
 
+/* The pids as " (pid 12, 13, ...)" into buf. */
+static void pids_text(char *buf, size_t cap, unsigned n, const int *pids)
+{
+	size_t k = (size_t)snprintf(buf, cap, " (pid");
+	for (unsigned i = 0; i < n && i < 8 && k < cap; i++)
+		k += (size_t)snprintf(buf + k, cap - k, "%s %d", i ? "," : "", pids[i]);
+	if (k < cap)
+		snprintf(buf + k, cap - k, "%s)", n > 8 ? ", ..." : "");
+}
+
+/* mp_record_opts.on_linger: the program ended, what it started runs on. */
+static void say_linger(void *arg, int status, unsigned n, const int *pids)
+{
+	const struct mp_record_opts *ro = arg;
+	char ps[128] = "", how[64];
+	if (n)
+		pids_text(ps, sizeof(ps), n, pids);
+	if (WIFSIGNALED(status))
+		snprintf(how, sizeof(how), "was killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(how, sizeof(how), "exited (status %d)", WEXITSTATUS(status));
+	cli_error("note: %s %s; waiting for the %s it left running%s, which %s into %s too (^C stops "
+		  "waiting)",
+		  ro->argv[0], how, n == 1 ? "process" : "processes", ps, n == 1 ? "records" : "record", ro->output);
+}
+
 enum {
 	K_STACK_DEPTH = CLI_K_CMD,
 	K_SAMPLE_BURSTS,
@@ -100,12 +126,13 @@ const struct cli_cmd cli_cmd_record = {
 	.about = "Runs PROGRAM with memprism's runtime and writes what it did to a data file:\n"
 		 "every allocation, free, mapping, thread and loaded image (with call stacks),\n"
 		 "and every load and store if PROGRAM was built with `memprism cc`. Children\n"
-		 "and exec'd programs are recorded into the same file. The exit status is\n"
-		 "PROGRAM's (128+N if it died of signal N). SIGTERM and SIGHUP to record are\n"
-		 "passed on to PROGRAM (^C reaches it directly); if record is killed outright,\n"
-		 "PROGRAM gets SIGKILL. A static PROGRAM, or a set-user-ID, set-group-ID or\n"
-		 "file-capability one that gives you privileges, cannot be recorded: record\n"
-		 "warns and runs it.\n",
+		 "and exec'd programs are recorded into the same file; record returns when\n"
+		 "every process PROGRAM started has ended (daemons too: ^C stops that wait).\n"
+		 "The exit status is PROGRAM's (128+N if it died of signal N). SIGTERM and\n"
+		 "SIGHUP to record are passed on to PROGRAM, or to what it left running (^C\n"
+		 "reaches it directly); if record is killed outright, PROGRAM gets SIGKILL.\n"
+		 "A static PROGRAM, or a set-user-ID, set-group-ID or file-capability one\n"
+		 "that gives you privileges, cannot be recorded: record warns and runs it.\n",
 	.opts = opts,
 	.column = 24,
 	.stop_at_operand = 1, /* the program's options are its own */
@@ -361,6 +388,8 @@ static int run(int argc, char **argv)
 			  "accesses per object.",
 			  ro.argv[0]);
 	int status = -1, file_error = 0;
+	ro.on_linger = cli_quiet ? NULL : say_linger;
+	ro.linger_arg = &ro;
 	err = mp_record_run(&ro, &paths, &status, &file_error);
 	if (err == -MP_ERR_NOT_REGULAR) {
 		output_refused(&ro);
@@ -402,6 +431,20 @@ static int run(int argc, char **argv)
 	if (err) {
 		cli_error("cannot run '%s': %s", ro.argv[0], mp_strerror(err));
 		return err == -ENOENT ? 127 : err == -EACCES || err == -ENOEXEC ? 126 : 2;
+	}
+	if (ro.stopped_waiting && ro.left_running) {
+		/* (even with -q: the file is not complete yet) */
+		char ps[128];
+		pids_text(ps, sizeof(ps), ro.left_running, ro.left_pids);
+		cli_error("warning: stopped waiting: %u %s that %s started %s still running%s and %s into %s: "
+			  "the trace is complete when %s",
+			  ro.left_running, ro.left_running == 1 ? "process" : "processes", ro.argv[0],
+			  ro.left_running == 1 ? "is" : "are", ps, ro.left_running == 1 ? "records" : "record",
+			  ro.output, ro.left_running == 1 ? "it ends" : "they end");
+	} else if (ro.stopped_waiting) {
+		cli_error("warning: stopped waiting: processes that %s started are still running and record into "
+			  "%s: the trace is complete when they end",
+			  ro.argv[0], ro.output);
 	}
 	if (!cli_quiet) {
 		struct stat st;

@@ -12,7 +12,7 @@
 #include "common/mp_error.h"
 #include "report/report.h"
 
-enum { K_HTML = CLI_K_CMD, K_NO_WRAPPER_HEURISTIC, K_LIB_SITES, K_NUMA };
+enum { K_HTML = CLI_K_CMD, K_NOT_WRAPPER, K_NO_WRAPPER_HEURISTIC, K_LIB_SITES, K_NUMA };
 
 static int run(int argc, char **argv);
 
@@ -34,7 +34,13 @@ static const struct cli_opt opts[] = {
 	CLI_OPT("alloc-wrapper", 'w', "FN",
 	  "treat function FN as an allocation wrapper: the site\n"
 	  "is its caller (repeatable)"),
-	CLI_OPT("no-wrapper-heuristic", K_NO_WRAPPER_HEURISTIC, NULL, "don't skip *alloc*/*_new/new_* frames by name"),
+	CLI_OPT("not-wrapper", K_NOT_WRAPPER, "FN",
+	  "never treat function FN as an allocation wrapper: its\n"
+	  "allocations are sited in it (repeatable)"),
+	CLI_OPT("no-wrapper-heuristic", K_NO_WRAPPER_HEURISTIC, NULL,
+	  "don't judge which functions are wrappers (by default:\n"
+	  "one that allocates from one line and hands what it\n"
+	  "allocates to its caller; docs/attribution.md)"),
 	CLI_OPT("lib-sites", K_LIB_SITES, NULL,
 	  "a frame in an installed library (/usr/lib, ...) can\n"
 	  "be a site (default: the program's call into it)"),
@@ -76,11 +82,11 @@ static int run(int argc, char **argv)
 	struct rp_machine rpm;
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 30 };
 	struct an_opts ao = { 0 };
-	const char *wrappers[64], *html = NULL;
+	const char *wrappers[64], *not_wrappers[64], *html = NULL;
 	static struct mp_topo topo; /* simulated: owns no memory */
 	static struct an_numa_opts numa;
 	char terr[256];
-	size_t nwrappers = 0;
+	size_t nwrappers = 0, nnot = 0;
 	struct cli_parse p;
 	int c;
 	cli_parse_init(&p, &cli_cmd_report, argc, argv);
@@ -117,6 +123,13 @@ static int run(int argc, char **argv)
 			}
 			wrappers[nwrappers++] = optarg;
 			break;
+		case K_NOT_WRAPPER:
+			if (nnot == sizeof(not_wrappers) / sizeof(not_wrappers[0])) {
+				cli_error("too many --not-wrapper options (at most 64)");
+				return 2;
+			}
+			not_wrappers[nnot++] = optarg;
+			break;
 		case K_NUMA:
 			if (mp_topo_sim(optarg, &topo, terr, sizeof(terr))) {
 				cli_error("%s", terr);
@@ -144,6 +157,8 @@ static int run(int argc, char **argv)
 		return 2;
 	ao.wrappers = wrappers;
 	ao.nwrappers = nwrappers;
+	ao.not_wrappers = not_wrappers;
+	ao.nnot_wrappers = nnot;
 	if (cli_model_apply(&model, &ao, 0))
 		return 2;
 	ro.machine = cli_rp_machine(ao.machine, &rpm);
@@ -191,6 +206,12 @@ static int run(int argc, char **argv)
 	if (!instrumented && res->nprocs && !sampled)
 		cli_note("note: the recorded program was not built with `memprism cc`: allocations were "
 			  "recorded, accesses were not. Rebuild with `memprism cc` to see accesses per object.");
+	for (size_t i = 0; i < res->nclasses; i++)
+		if (rp_pool_like(res, &res->classes[i])) {
+			char note[1024];
+			rp_pool_note(note, sizeof(note), res, &res->classes[i]);
+			cli_note("note: %s", note);
+		}
 	/* (text and JSON show the warnings; CSV has no room for them) */
 	int damage = cli_damage(res, ro.data_path, ro.format != RP_CSV);
 	err = rp_render(stdout, res, &ro);

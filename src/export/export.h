@@ -18,8 +18,10 @@ struct ex_opts {
 	const char *data_path; /* memprism.data to read */
 	const char *roi; /* as report --roi (NULL: all accesses) */
 	int binned; /* sqlite: access_bins (time x address grids) instead of every access */
-	const char *const *wrappers; /* allocation wrappers, as an_opts */
+	const char *const *wrappers; /* allocation wrappers and functions never one, as an_opts */
 	size_t nwrappers;
+	const char *const *not_wrappers;
+	size_t nnot_wrappers;
 	int lib_sites; /* as an_opts */
 	/* called with the result of the replay before it is freed (NULL:
 	 * none): how the caller learns of a damaged file's warnings */

@@ -311,7 +311,10 @@ int ex_paraver_write(const char *prefix, const struct ex_opts *o, char *err, siz
 	}
 	struct an_opts ao = { .roi = o->roi,
 			      .wrappers = o->wrappers,
-			      .nwrappers = o->nwrappers, .lib_sites = o->lib_sites,
+			      .nwrappers = o->nwrappers,
+			      .not_wrappers = o->not_wrappers,
+			      .nnot_wrappers = o->nnot_wrappers,
+			      .lib_sites = o->lib_sites,
 			      .on_access = scan_access,
 			      .on_event = scan_event,
 			      .hook_arg = &p };

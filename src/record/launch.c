@@ -289,10 +289,18 @@ struct launch_sigs {
 	struct sigaction old_int, old_quit, old_pipe;
 	sigset_t old_mask, waitset;
 	int fd; /* signalfd of waitset */
+	int was_reaper; /* PR_GET_CHILD_SUBREAPER before */
 };
 
 static int launch_sigs_init(struct launch_sigs *ls)
 {
+	/* (with the signals, the launcher's other state while the program
+	 * runs:) orphans of the program's tree come to the launcher, which
+	 * waits for them (wait_program), so a daemon's chunks are in the file
+	 * when it returns, and SIGCHLD tells of their ends too */
+	ls->was_reaper = 0;
+	prctl(PR_GET_CHILD_SUBREAPER, &ls->was_reaper, 0, 0, 0);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	sigemptyset(&ls->waitset);
 	sigaddset(&ls->waitset, SIGCHLD);
 	static const int fwd[] = { SIGTERM, SIGHUP };
@@ -310,6 +318,7 @@ static int launch_sigs_init(struct launch_sigs *ls)
 	if (ls->fd < 0) {
 		int e = -errno;
 		sigprocmask(SIG_SETMASK, &ls->old_mask, NULL);
+		prctl(PR_SET_CHILD_SUBREAPER, ls->was_reaper, 0, 0, 0);
 		return e;
 	}
 	struct sigaction ign = { .sa_handler = SIG_IGN };
@@ -348,37 +357,80 @@ static void launch_sigs_parent(const struct launch_sigs *ls)
 	sigprocmask(SIG_SETMASK, &m, NULL);
 }
 
-/* Reads what arrived; TERM and HUP go on to pid when it is not reaped yet
- * (pid 0: swallowed, the program is gone). */
-static void launch_sigs_forward(const struct launch_sigs *ls, pid_t pid, struct mp_record_opts *o)
+/* The processes the launcher adopted (the program ended before them):
+ * its own children. Returns how many, the first cap of them in pids. */
+static unsigned adopted(pid_t *pids, unsigned cap)
+{
+	pid_t all[256];
+	unsigned n = 0;
+	mp_proc_children(getpid(), all, &n, 256);
+	for (unsigned i = 0; i < n && i < cap; i++)
+		pids[i] = all[i];
+	return n;
+}
+
+/* Reads what arrived; TERM and HUP go on to pid when it is not reaped yet,
+ * else to the processes it left running (pid 0: swallowed, the run is
+ * over). Returns 1 if SIGINT came (only asked for while the launcher waits
+ * for what the program left running: ^C stops that wait). */
+static int launch_sigs_forward(const struct launch_sigs *ls, pid_t pid, int reaped, struct mp_record_opts *o)
 {
 	struct signalfd_siginfo si;
+	int stop = 0;
 	while (read(ls->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD || !pid)
+		if (si.ssi_signo == SIGINT)
+			stop = 1;
+		if (si.ssi_signo == SIGCHLD || si.ssi_signo == SIGINT || !pid)
 			continue;
-		kill(pid, (int)si.ssi_signo);
+		if (reaped) {
+			pid_t left[256];
+			unsigned n = adopted(left, 256);
+			for (unsigned i = 0; i < n && i < 256; i++)
+				kill(left[i], (int)si.ssi_signo);
+		} else {
+			kill(pid, (int)si.ssi_signo);
+		}
 		o->forwarded_signal = (int)si.ssi_signo;
 	}
+	return stop;
+}
+
+/* The program ended and processes it started still run: ^C, ignored so
+ * far (it is the program's), now stops the launcher's wait for them. */
+static void launch_sigs_linger(struct launch_sigs *ls)
+{
+	sigaddset(&ls->waitset, SIGINT);
+	sigset_t m;
+	sigemptyset(&m);
+	sigaddset(&m, SIGINT);
+	/* (a blocked signal is never discarded as ignored: it waits for the
+	 * signalfd) */
+	sigprocmask(SIG_BLOCK, &m, NULL);
+	signalfd(ls->fd, &ls->waitset, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
 static void launch_sigs_restore(struct launch_sigs *ls)
 {
-	launch_sigs_forward(ls, 0, NULL); /* after the program's end: nobody to tell */
+	launch_sigs_forward(ls, 0, 0, NULL); /* after the program's end: nobody to tell */
 	close(ls->fd);
 	sigaction(SIGINT, &ls->old_int, NULL);
 	sigaction(SIGQUIT, &ls->old_quit, NULL);
 	sigaction(SIGPIPE, &ls->old_pipe, NULL);
 	sigprocmask(SIG_SETMASK, &ls->old_mask, NULL);
+	prctl(PR_SET_CHILD_SUBREAPER, ls->was_reaper, 0, 0, 0);
 }
 
-/* Waits for the program. Meanwhile: passes signals on (launch_sigs), drains
- * the sampling source's rings (woken by a ring passing its watermark) and
- * looks at the program's page tables now and then: soon after it starts,
- * so short runs get a look too, then at doubling intervals up to 250 ms,
- * and never more than a 20th of the time. SIGCHLD on the signalfd (or the
- * 100 ms poll) notices the program's end. */
+/* Waits for the program, then for the processes it left running, which
+ * the launcher (a child subreaper) adopted when their parents ended: the
+ * run is over when it has no child left (or ^C stopped that second wait).
+ * Meanwhile: passes signals on (launch_sigs), drains the sampling source's
+ * rings (woken by a ring passing its watermark) and looks at the
+ * program's page tables now and then: soon after it starts, so short runs
+ * get a look too, then at doubling intervals up to 250 ms, and never more
+ * than a 20th of the time. SIGCHLD on the signalfd (or the 100 ms poll)
+ * notices a process's end. */
 static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, struct mp_perf_session *sess,
-			 const struct launch_sigs *ls)
+			 struct launch_sigs *ls)
 {
 	struct mp_pagemap *pm = o->no_pagemap ? NULL : mp_pagemap_new(fd, pid);
 	int fds[1024];
@@ -388,16 +440,46 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 		pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
 	pfd[nfds] = (struct pollfd){ .fd = ls->fd, .events = POLLIN };
 	long interval_us = 4000;
-	uint64_t next_look = 0;
+	uint64_t next_look = 0, stop_at = 0;
+	int reaped = 0, lingering = 0;
 	for (;;) {
-		pid_t w = waitpid(pid, st, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			*st = 0; /* not our child any more: cannot happen */
+		int ws;
+		pid_t w;
+		while ((w = waitpid(-1, &ws, WNOHANG)) > 0)
+			if (w == pid) {
+				*st = ws;
+				reaped = 1;
+			}
+		if (w < 0 && errno == ECHILD) {
+			if (!reaped)
+				*st = 0; /* the program is not our child: cannot happen */
 			break;
 		}
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		if (reaped && !lingering) {
+			/* what it left running writes on into the file: wait */
+			lingering = 1;
+			pid_t left[8];
+			unsigned n = adopted(left, 8);
+			int pids[8];
+			for (unsigned i = 0; i < 8; i++)
+				pids[i] = i < n ? (int)left[i] : 0;
+			launch_sigs_linger(ls);
+			mp_pagemap_adopted(pm);
+			if (o->on_linger)
+				o->on_linger(o->linger_arg, *st, n, pids);
+		}
+		if (stop_at && now >= stop_at) {
+			/* ^C: whoever shares the terminal got it too and had a
+			 * moment to end; the rest runs on (how many, if the
+			 * kernel lists a process's children) */
+			pid_t left[8];
+			o->left_running = adopted(left, 8);
+			o->stopped_waiting = 1;
+			for (unsigned i = 0; i < 8; i++)
+				o->left_pids[i] = i < o->left_running ? (int)left[i] : 0;
+			break;
+		}
 		if (pm && now >= next_look) {
 			int e = mp_pagemap_scan(pm);
 			if (e) {
@@ -419,11 +501,15 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 		long wait_us = 100000;
 		if (pm && next_look > now && (long)((next_look - now) / 1000) < wait_us)
 			wait_us = (long)((next_look - now) / 1000);
+		if (stop_at) {
+			long left_us = stop_at > now ? (long)((stop_at - now) / 1000) : 0;
+			wait_us = left_us < wait_us ? left_us : wait_us;
+		}
 		/* after a write error the rings are left alone (latched, reported
 		 * at close), but signals still reach the program */
 		int n = poll(pfd + (sess ? 0 : nfds), (nfds_t)(sess ? nfds + 1 : 1), (int)((wait_us + 999) / 1000));
-		if (n > 0 && (pfd[nfds].revents & POLLIN))
-			launch_sigs_forward(ls, pid, o);
+		if (n > 0 && (pfd[nfds].revents & POLLIN) && launch_sigs_forward(ls, pid, reaped, o) && !stop_at)
+			stop_at = now_ns(CLOCK_MONOTONIC) + 500000000ull;
 		if (n < 0 && errno != EINTR) { /* cannot happen; no busy loop if it does */
 			struct timespec ts = { wait_us / 1000000, (wait_us % 1000000) * 1000 };
 			nanosleep(&ts, NULL);

@@ -275,8 +275,7 @@ static int scan_proc(struct mp_pagemap *pm, pid_t pid, int *saw_frames, int *saw
 	return err;
 }
 
-/* The children of every thread of pid (needs CONFIG_PROC_CHILDREN). */
-static void add_children(pid_t pid, pid_t *list, unsigned *n, unsigned cap)
+void mp_proc_children(pid_t pid, pid_t *list, unsigned *n, unsigned cap)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
@@ -300,13 +299,22 @@ static void add_children(pid_t pid, pid_t *list, unsigned *n, unsigned cap)
 	closedir(d);
 }
 
+void mp_pagemap_adopted(struct mp_pagemap *pm)
+{
+	if (pm)
+		pm->root = 0;
+}
+
 int mp_pagemap_scan(struct mp_pagemap *pm)
 {
 	pid_t list[MAX_PROCS];
 	unsigned n = 0;
-	list[n++] = pm->root;
+	if (pm->root)
+		list[n++] = pm->root;
+	else
+		mp_proc_children(getpid(), list, &n, MAX_PROCS);
 	for (unsigned i = 0; i < n; i++)
-		add_children(list[i], list, &n, MAX_PROCS);
+		mp_proc_children(list[i], list, &n, MAX_PROCS);
 	int saw_frames = 0, saw_present = 0, err = 0;
 	for (unsigned i = 0; i < n; i++) {
 		int e = scan_proc(pm, list[i], &saw_frames, &saw_present);

@@ -24,6 +24,15 @@ void mp_pagemap_free(struct mp_pagemap *pm);
  * hidden (not root: stop calling), or another negative errno. */
 int mp_pagemap_scan(struct mp_pagemap *pm);
 
+/* The tree is rooted at the caller from now on, the caller itself left
+ * out: the program ended, and the processes it left running were
+ * reparented to the launcher (a child subreaper). */
+void mp_pagemap_adopted(struct mp_pagemap *pm);
+
+/* Up to cap children of every thread of pid appended to list[*n..]
+ * (/proc/PID/task/TID/children: needs CONFIG_PROC_CHILDREN; none without). */
+void mp_proc_children(pid_t pid, pid_t *list, unsigned *n, unsigned cap);
+
 /* Pages seen with a frame so far, and scans made. */
 uint64_t mp_pagemap_pages(const struct mp_pagemap *pm);
 unsigned mp_pagemap_scans(const struct mp_pagemap *pm);

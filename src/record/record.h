@@ -78,6 +78,24 @@ struct mp_record_opts {
 	 * recording stopped there. 0 none */
 	int write_errno;
 	int forwarded_signal; /* OUT: the last SIGTERM/SIGHUP passed on to the program, 0 none */
+	/*
+	 * Processes the program started and left running (a daemon, a
+	 * background child) are reparented to the launcher, a child
+	 * subreaper, which waits for them as for the program: their chunks
+	 * are in the file when mp_record_run returns. on_linger (optional) is
+	 * called once when the program has ended and they still run, with
+	 * the program's wait status, how many the launcher adopted and the
+	 * pids of the first of them (at most 8). Meanwhile SIGTERM and SIGHUP
+	 * go on to them, and SIGINT (^C) stops the wait.
+	 */
+	void (*on_linger)(void *arg, int status, unsigned n, const int *pids);
+	void *linger_arg;
+	/* OUT: 1 if ^C stopped the wait while processes of the program still
+	 * ran (they go on appending to the file); how many (0: the kernel
+	 * does not list a process's children), and the first pids */
+	int stopped_waiting;
+	unsigned left_running;
+	int left_pids[8];
 	/* OUT, with -MP_ERR_NOT_REGULAR: the path that holds something else
 	 * (output or its .old) and its lstat st_mode */
 	char conflict_path[4096];

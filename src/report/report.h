@@ -82,6 +82,12 @@ enum rp_numa_table {
 };
 int rp_render_numa(FILE *out, const struct an_result *r, const struct rp_opts *o, enum rp_numa_table t);
 
+/* rp_pools.c: 1 if row c looks like a block the program carves into
+ * objects of its own (a pool, arena, slab, free list); the note that says
+ * so and how to annotate it, into buf. */
+int rp_pool_like(const struct an_result *r, const struct an_class *c);
+void rp_pool_note(char *buf, size_t cap, const struct an_result *r, const struct an_class *c);
+
 struct an_numa_finding;
 /* A finding's evidence and fix as sentences, into the caller's buffers. */
 void rp_numa_finding_text(const struct an_result *r, const struct an_numa_finding *f, char *ev, size_t evcap,

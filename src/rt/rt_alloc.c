@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Object lifecycle hooks: the malloc family, C++ operator new, and
- * mmap/munmap/mremap. Each records an event (with the global epoch, time, CPU
+ * Object lifecycle hooks: the malloc family, C++ operator new,
+ * mmap/munmap/mremap and System V shared memory (shmat/shmdt). Each records an event (with the global epoch, time, CPU
  * and, for allocations, a call stack) in the calling thread's stream.
  *
  * Frees are recorded before the real free, allocations after the real
@@ -20,6 +20,7 @@
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <unistd.h>
 
 #include "rt/rt_int.h"
@@ -362,6 +363,27 @@ NEW_HOOK(_Znam)
 
 /* --- mappings */
 
+/* A mapping with its allocation stack: MMAP event (path "" for anonymous
+ * memory). */
+static void ev_map(struct rt_thread *t, void *addr, size_t len, int prot, int flags, off_t off, const char *path,
+		   void *fp, void *ret)
+{
+	uint64_t stack = rt_stack_id(t, fp, ret);
+	uint64_t e;
+	uint8_t *p = rt_event_begin(t, MP_EV_MMAP, &e);
+	if (!p)
+		return;
+	p = mp_put_uv(p, rt_cpu());
+	p = mp_put_uv(p, (uint64_t)addr);
+	p = mp_put_uv(p, len);
+	p = mp_put_uv(p, (uint64_t)prot);
+	p = mp_put_uv(p, (uint64_t)(unsigned)flags);
+	p = mp_put_uv(p, (uint64_t)off);
+	p = mp_put_uv(p, stack);
+	p = rt_put_str(p, path, 255);
+	rt_event_end(t, p);
+}
+
 static void ev_mmap(struct rt_thread *t, void *addr, size_t len, int prot, int flags, int fd, off_t off,
 		    void *fp, void *ret)
 {
@@ -378,20 +400,7 @@ static void ev_mmap(struct rt_thread *t, void *addr, size_t len, int prot, int f
 		ssize_t n = readlink(link, path, sizeof(path) - 1);
 		path[n > 0 ? n : 0] = 0;
 	}
-	uint64_t stack = rt_stack_id(t, fp, ret);
-	uint64_t e;
-	uint8_t *p = rt_event_begin(t, MP_EV_MMAP, &e);
-	if (!p)
-		return;
-	p = mp_put_uv(p, rt_cpu());
-	p = mp_put_uv(p, (uint64_t)addr);
-	p = mp_put_uv(p, len);
-	p = mp_put_uv(p, (uint64_t)prot);
-	p = mp_put_uv(p, (uint64_t)(unsigned)flags);
-	p = mp_put_uv(p, (uint64_t)off);
-	p = mp_put_uv(p, stack);
-	p = rt_put_str(p, path, 255);
-	rt_event_end(t, p);
+	ev_map(t, addr, len, prot, flags, off, path, fp, ret);
 }
 
 RT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
@@ -453,4 +462,84 @@ RT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 	}
 	HOOK_LEAVE(t);
 	return p;
+}
+
+/* --- System V shared memory: shmat maps a segment as a shared mapping of
+ * a file named as /proc/PID/maps names it, /SYSV<key>, the same in every
+ * run for a fixed key (IPC_PRIVATE's is 0). shmdt names no length: the
+ * attachments are kept here (a few at once in real programs; past the
+ * table's room a detach is not recorded). */
+
+#define RT_SHM_MAX 64
+static struct {
+	uint64_t addr, len;
+} rt_shm[RT_SHM_MAX];
+static int rt_shm_lock;
+
+static void shm_lock(void)
+{
+	while (__atomic_exchange_n(&rt_shm_lock, 1, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void shm_unlock(void)
+{
+	__atomic_store_n(&rt_shm_lock, 0, __ATOMIC_RELEASE);
+}
+
+RT_EXPORT void *shmat(int id, const void *want, int flags)
+{
+	rt_resolve();
+	HOOK_ENTER(t);
+	void *p = rt_real.shmat(id, want, flags);
+	struct shmid_ds ds;
+	if (rec_ && p != (void *)-1 && shmctl(id, IPC_STAT, &ds) == 0) {
+		uint64_t page = (uint64_t)getpagesize(), len = ((uint64_t)ds.shm_segsz + page - 1) & ~(page - 1);
+		char path[16] = "/SYSV";
+		unsigned key = (unsigned)ds.shm_perm.__key;
+		for (int i = 0; i < 8; i++)
+			path[5 + i] = "0123456789abcdef"[(key >> (28 - 4 * i)) & 15];
+		path[13] = 0;
+		int prot = PROT_READ | (flags & SHM_RDONLY ? 0 : PROT_WRITE) | (flags & SHM_EXEC ? PROT_EXEC : 0);
+		ev_map(t, p, len, prot, MAP_SHARED, 0, path, __builtin_frame_address(0), __builtin_return_address(0));
+		shm_lock();
+		for (int i = 0; i < RT_SHM_MAX; i++)
+			if (!rt_shm[i].addr) {
+				rt_shm[i].addr = (uint64_t)p;
+				rt_shm[i].len = len;
+				break;
+			}
+		shm_unlock();
+	}
+	HOOK_LEAVE(t);
+	return p;
+}
+
+RT_EXPORT int shmdt(const void *addr)
+{
+	rt_resolve();
+	HOOK_ENTER(t);
+	uint64_t len = 0;
+	shm_lock();
+	for (int i = 0; i < RT_SHM_MAX; i++)
+		if (rt_shm[i].addr == (uint64_t)addr) {
+			len = rt_shm[i].len;
+			rt_shm[i].addr = 0;
+			break;
+		}
+	shm_unlock();
+	if (rec_ && len) {
+		uint64_t e;
+		uint8_t *p = rt_event_begin(t, MP_EV_MUNMAP, &e);
+		if (p) {
+			p = mp_put_uv(p, rt_cpu());
+			p = mp_put_uv(p, (uint64_t)addr);
+			p = mp_put_uv(p, len);
+			rt_event_end(t, p);
+		}
+		rt_pagemap_range((void *)addr, len);
+	}
+	int r = rt_real.shmdt(addr);
+	HOOK_LEAVE(t);
+	return r;
 }

@@ -139,6 +139,8 @@ struct rt_real {
 	pid_t (*fork)(void);
 	int (*execve)(const char *, char *const[], char *const[]);
 	void *(*dlopen)(const char *, int);
+	void *(*shmat)(int, const void *, int);
+	int (*shmdt)(const void *);
 };
 
 extern struct rt_real rt_real;

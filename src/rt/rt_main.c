@@ -122,6 +122,8 @@ void rt_resolve(void)
 	RT_RESOLVE(fork);
 	RT_RESOLVE(execve);
 	RT_RESOLVE(dlopen);
+	RT_RESOLVE(shmat);
+	RT_RESOLVE(shmdt);
 	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }
 
@@ -461,6 +463,10 @@ static void rt_atfork_child(void)
 	rt_proc.accesses = rt_proc.dropped = rt_proc.chunks = rt_proc.handler_jumps = 0;
 	rt_bufs_after_fork(&rt_self);
 	rt_write_process_chunk(parent, rt_proc.fork_epoch);
+	/* The forking thread is the child's main thread, on a stack of its
+	 * own: a copy of the parent's that the child's accesses go to from
+	 * now on, not the parent's stack row. */
+	rt_thread_start_event(&rt_self, 0);
 	rt_vg_process();
 	rt_guard_leave(&rt_self);
 }

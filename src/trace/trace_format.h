@@ -23,7 +23,11 @@ enum mp_format_version {
 	MP_FORMAT_V1 = 1, /* 2026-11: first version */
 	MP_FORMAT_V2 = 2, /* 2026-11: adds ACCESS_FAR and ACCESS_SLOT (classes 6, 7) */
 	MP_FORMAT_V3 = 3, /* 2026-11: streams of signal handlers (MP_TID_CONTEXT_SHIFT) */
-	MP_FORMAT_CURRENT = MP_FORMAT_V3,
+	/* adds ALLOC functions MP_FN_MALLOCLIKE and MP_FN_FREELIKE, the
+	 * program's own allocator's blocks (memprism.h), which a v3 reader
+	 * would take for heap blocks */
+	MP_FORMAT_V4 = 4,
+	MP_FORMAT_CURRENT = MP_FORMAT_V4,
 };
 
 /* File header: fixed part, then `meta_len` bytes of "key=value\n" text
@@ -268,6 +272,14 @@ enum mp_sample_kind {
 
 enum mp_alloc_fn {
 	MP_FN_MALLOC = 0, MP_FN_CALLOC, MP_FN_REALLOC, MP_FN_MEMALIGN, MP_FN_NEW,
+	/* v4: memprism_malloclike(addr, size): a block the program's own
+	 * allocator carved (from a heap block, a static, a mapping), an
+	 * object over what it was carved from until its FREELIKE */
+	MP_FN_MALLOCLIKE,
+	/* v4: memprism_freelike(addr): the MALLOCLIKE block at addr ends
+	 * (size 0, stack 0; an ALLOC record, as FREE has no room to say
+	 * whose free it is) */
+	MP_FN_FREELIKE,
 };
 
 /*

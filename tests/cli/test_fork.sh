@@ -1,13 +1,15 @@
 # fork (tests/rt/fork.c): the child inherits the parent's heap block A and
 # its site; A's row counts the parent's N+Q stores and the child's M loads and
-# lists both tids; B, allocated by the child, counts the child's P stores.
+# lists both tids; B, allocated by the child, counts the child's P stores;
+# the child's S stores to a local are on its own stack row, "main thread
+# stack (pid CHILD)", and none of them on the parent's.
 # JSON lists both processes, the child with ppid = the parent's pid.
 source "$(dirname "$0")/lib.sh"
 build_rt fork
 src="$MP_SRC/tests/rt/fork.c"
 "$MEMPRISM" record -q -o fork.data -- ./fork > out.txt
 cat out.txt
-N=1000 M=700 P=300 Q=400
+N=1000 M=700 P=300 Q=400 S=200
 read -r ppid cpid < <(sed -n 's/^parent \([0-9]*\) child \([0-9]*\)$/\1 \2/p' out.txt)
 [ -n "$ppid" ] && [ -n "$cpid" ] || fail "fork printed no pids"
 la=$(grep -n '/\* @A \*/' "$src" | cut -d: -f1) lb=$(grep -n '/\* @B \*/' "$src" | cut -d: -f1)
@@ -24,6 +26,11 @@ for roi in "--roi work" ""; do
 	expect_eq "B accesses ($w)" $P "$(csv_field obj.csv "$B" accesses)"
 	expect_eq "B stores ($w)" $P "$(csv_field obj.csv "$B" stores)"
 	expect_eq "B threads ($w)" 1 "$(csv_field obj.csv "$B" threads)"
+	expect_eq "child stack stores ($w)" $S "$(csv_field obj.csv "^main thread stack \\(pid $cpid\\)\$" stores)"
+	expect_eq "child stack threads ($w)" 1 "$(csv_field obj.csv "^main thread stack \\(pid $cpid\\)\$" threads)"
+	expect_eq "child stack instances ($w)" 1 "$(csv_field obj.csv "^main thread stack \\(pid $cpid\\)\$" instances)"
+	pst=$(csv_field obj.csv "^main thread stack \\(pid $ppid\\)\$" threads)
+	[ "$pst" = missing ] || expect_eq "parent stack threads ($w)" 1 "$pst"
 done
 "$MEMPRISM" report --roi work --format json fork.data > obj.json
 row_threads() { grep -o "\"label\":\"heap main (fork.c:$1)\"[^]]*\\]" obj.json | grep -o 'threads":\[[0-9,]*' | cut -d[ -f2; }

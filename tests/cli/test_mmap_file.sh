@@ -1,5 +1,5 @@
-# Mappings: a read-only file mapping is the row "file <absolute path>" with
-# one load per page read; anonymous mmaps are labelled by the line of the mmap
+# Mappings: a read-only file mapping is the row "file SITE <absolute path>"
+# with one load per page read; anonymous mmaps are labelled by the line of the mmap
 # call, with exact stores/loads; after munmap a new mapping (often at an
 # address just freed) is a different object (tests/rt/mmap_file.c).
 source "$(dirname "$0")/lib.sh"
@@ -10,7 +10,8 @@ cat out.txt
 path=$(realpath data.bin)
 "$MEMPRISM" report --roi work --format csv mmap.data > obj.csv
 re_path=$(printf '%s' "$path" | sed 's/[][\.*^$()+?{}|/]/\\&/g')
-flab="^file $re_path\$"
+lf=$(grep -n '/\* @FILE \*/' "$src" | cut -d: -f1)
+flab="^file main \\(mmap_file\\.c:$lf\\) $re_path\$"
 expect_eq "file loads" 256 "$(csv_field obj.csv "$flab" loads)"
 expect_eq "file stores" 0 "$(csv_field obj.csv "$flab" stores)"
 expect_eq "file bytes_loaded" 256 "$(csv_field obj.csv "$flab" bytes_loaded)"

@@ -7,6 +7,8 @@
  * too: regions are per process), all through volatile pointers:
  *   A: N + Q stores by the parent, M loads by the child -> 2 threads
  *   B: P stores by the child
+ *   the child's own stack: S stores to a volatile local, on the row
+ *   "main thread stack (pid CHILD)", not on the parent's stack row
  * Prints "parent PID child PID".
  *
  * `fork inherit`: the child does not open a region of its own; it runs
@@ -23,6 +25,7 @@
 #define M 700
 #define P 300
 #define Q 400
+#define S 200
 #define INTS 1024
 
 int main(int argc, char **argv)
@@ -51,6 +54,9 @@ int main(int argc, char **argv)
 			exit(1);
 		for (int i = 0; i < P; i++)
 			b[i % INTS] = (int)sum + i;
+		volatile int local[16];
+		for (int i = 0; i < S; i++)
+			local[i % 16] = i;
 		if (own_region)
 			memprism_region_end("work");
 		exit(0);

@@ -2,8 +2,9 @@
 /*
  * Mappings as objects. Usage: mmap_file PATH
  *  - PATH is created as a 1 MiB file (ftruncate: no access recorded), mapped
- *    read-only, and one byte of each 4096-byte page is read: 256 loads on the
- *    row "file <absolute PATH>".
+ *    read-only (@FILE), and one byte of each 4096-byte page is read: 256
+ *    loads on the row "file main (mmap_file.c:<line of @FILE>) <absolute
+ *    PATH>".
  *  - a 1 MiB anonymous private mapping (line marked @ANON) is written every
  *    64 bytes (16384 8-byte stores), then read every 4096 bytes (256 loads):
  *    row "mmap main (mmap_file.c:<line of @ANON>)".
@@ -33,7 +34,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memprism_region_begin("work");
-	const volatile char *f = mmap(NULL, SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	const volatile char *f = mmap(NULL, SIZE, PROT_READ, MAP_SHARED, fd, 0); /* @FILE */
 	volatile long *a = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); /* @ANON */
 	if (f == MAP_FAILED || a == MAP_FAILED) {
 		perror("mmap");

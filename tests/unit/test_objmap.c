@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The live-object map: layer priority, overlap replacement, punching holes,
- * and a randomized comparison against a brute-force model (inserts,
- * punches and frees). */
+/* The live-object map: layer priority (blocks carved from a pool over it
+ * too), overlap replacement, punching holes, and a randomized comparison
+ * against a brute-force model (inserts, punches and frees). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -511,8 +511,37 @@ static void test_wait_gap(void)
 	an_objmap_fini(&m);
 }
 
+/* A block carved from a pool lies over it for its lifetime; the pool keeps
+ * the rest, and the whole again when the block ends. */
+static void test_carved(void)
+{
+	struct an_objmap m;
+	an_objmap_init(&m);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 0x1000, 0x2000, 1); /* the pool */
+	CHECK(an_objmap_layer_empty(&m, AN_LAYER_CARVED));
+	an_objmap_insert(&m, AN_LAYER_CARVED, 0x1000, 0x1040, 2); /* at the pool's start */
+	an_objmap_insert(&m, AN_LAYER_CARVED, 0x1100, 0x1140, 3);
+	CHECK(!an_objmap_layer_empty(&m, AN_LAYER_CARVED));
+	CHECK_EQ(cls_at(&m, 0x1000), 2);
+	CHECK_EQ(cls_at(&m, 0x1040), 1);
+	CHECK_EQ(cls_at(&m, 0x1120), 3);
+	CHECK_EQ(cls_at(&m, 0x1140), 1);
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_CARVED, 0x1100), 3);
+	CHECK_EQ(cls_at(&m, 0x1120), 1);
+	/* the pool's end takes what was carved from it (an_attrib.c) */
+	uint64_t hi = 0;
+	CHECK_EQ(an_objmap_take_at(&m, AN_LAYER_OBJECT, 0x1000, &hi), 1);
+	CHECK_EQ(hi, 0x2000);
+	CHECK_EQ(cls_at(&m, 0x1000), 2);
+	an_objmap_punch(&m, AN_LAYER_CARVED, 0x1000, hi);
+	CHECK_EQ(cls_at(&m, 0x1000), -1);
+	CHECK(an_objmap_layer_empty(&m, AN_LAYER_CARVED));
+	an_objmap_fini(&m);
+}
+
 int main(void)
 {
+	test_carved();
 	test_wait_gap();
 	test_wait();
 	test_wait_overlap();
