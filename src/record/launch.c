@@ -29,6 +29,7 @@
 #include "common/varint.h"
 #include "common/mp_abi.h"
 #include "common/mp_env.h"
+#include "host/host.h"
 #include "record/pagemap.h"
 #include "record/perf_src.h"
 #include "record/record.h"
@@ -432,7 +433,7 @@ static void launch_sigs_restore(struct launch_sigs *ls)
 static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, struct mp_perf_session *sess,
 			 struct launch_sigs *ls)
 {
-	struct mp_pagemap *pm = o->no_pagemap ? NULL : mp_pagemap_new(fd, pid);
+	struct mp_pagemap *pm = o->no_pagemap || o->pagemap_err ? NULL : mp_pagemap_new(fd, pid);
 	int fds[1024];
 	struct pollfd pfd[1025];
 	int nfds = sess ? mp_perf_session_fds(sess, fds, 1024) : 0;
@@ -567,7 +568,11 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 		setenv(MP_ENV_NUMA, o->numa, 1);
 	else
 		unsetenv(MP_ENV_NUMA);
-	if (o->no_pagemap)
+	/* frames hidden from this user: known before the run, so a program
+	 * that ends before the first look is told about as one that does not */
+	if (!o->no_pagemap && mp_host_pagemap_pfn() == 0)
+		o->pagemap_err = -EPERM;
+	if (o->no_pagemap || o->pagemap_err)
 		unsetenv(MP_ENV_PAGEMAP);
 	else
 		setenv(MP_ENV_PAGEMAP, "1", 1); /* the runtime's last look at exit */
