@@ -199,6 +199,10 @@ Function *makePassiveCopy(Function &F)
 	copy->setDLLStorageClass(GlobalValue::DefaultStorageClass);
 	copy->setComdat(nullptr);
 	copy->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+	// Under link-time optimization the optimizer runs again: inlined back
+	// into its one caller, the copy's tail would be merged with the
+	// instrumented one's, and a merged call's debug location is line 0.
+	copy->addFnAttr(Attribute::NoInline);
 	return copy;
 }
 

@@ -32,3 +32,24 @@ for o in -O0 -O2; do
 	expect_eq "by-value struct and narrow arguments, $o, not recorded" "$want" "$(./abi$o)"
 	expect_eq "by-value struct and narrow arguments, $o, recorded" "$want" "$("$MEMPRISM" record -q -o abi.data -- ./abi$o)"
 done
+
+# Link-time optimization runs the optimizer again over the instrumented
+# code: the passive copy must stay a copy (not inlined back into its
+# function, where merging the two copies' tails left calls at line 0), so
+# every site keeps its line, with full and thin LTO.
+for lto in -flto -flto=thin; do
+	"$MEMPRISM" cc -O2 -g $lto "$MP_SRC/tests/rt/lto_sites.c" -o "lto$lto" || fail "memprism cc $lto failed"
+	expect_eq "$lto build runs" 1498500 "$(./lto$lto 1000)"
+	"$MEMPRISM" record -q -o lto.data -- "./lto$lto" 1000 >/dev/null
+	"$MEMPRISM" report --by site --format csv lto.data >lto.csv
+	for what in "first" "after the loop"; do
+		l=$(grep -n "site: $what" "$MP_SRC/tests/rt/lto_sites.c" | cut -d: -f1)
+		expect_eq "$lto: the block allocated $what is sited at its line" 8000 \
+			"$(csv_field lto.csv "main \\(lto_sites.c:$l\\)" size)"
+	done
+	l=$(grep -n "site: stdout" "$MP_SRC/tests/rt/lto_sites.c" | cut -d: -f1)
+	expect_eq "$lto: stdout's buffer is sited at the printf" '"heap"' \
+		"$(csv_field lto.csv "main \\(lto_sites.c:$l\\)" kind)"
+	grep -q 'lto_sites.c:0)' lto.csv && fail "$lto: a site at line 0: $(cat lto.csv)"
+	echo "ok: $lto: no site at line 0"
+done
