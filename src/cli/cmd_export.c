@@ -37,6 +37,14 @@ const struct cli_cmd cli_cmd_export = {
 	.usage = "(--sqlite DB | --paraver PREFIX) [OPTIONS] [FILE]",
 	.about = "Writes the analysed trace for other tools. FILE defaults to memprism.data.\n",
 	.opts = opts,
+	.examples = (const struct cli_example[]){
+		{ "memprism export --sqlite run.db",
+		  "objects, threads, allocations, regions and every access, for SQL" },
+		{ "memprism export --paraver run",
+		  "run.prv, run.pcf and run.row for Paraver" },
+		{ 0 },
+	},
+	.see_also = "memprism-report(1), sqlite3(1)",
 };
 
 struct damage_ctx {
