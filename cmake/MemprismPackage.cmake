@@ -16,7 +16,7 @@
 #    and the tool's directory links to that package's preload and default
 #    suppressions. Recommends, not Depends: the source is one of four, the
 #    rest of memprism works without it, and valgrind with the libc6-dbg it
-#    depends on is ~150 MB: apt installs it by default, a user who asks for
+#    depends on is 89 MB installed: apt installs it by default, a user who asks for
 #    --no-install-recommends gets memprism without that source.
 if(NOT CMAKE_SYSTEM_NAME STREQUAL "Linux")
   return()
