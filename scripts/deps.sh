@@ -5,6 +5,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config clang-16 libclang-rt-16-dev
       libdw-dev libelf-dev libzstd-dev zlib1g-dev libpfm4-dev libnuma-dev
       libsqlite3-dev sqlite3 chromium jq llvm-16-dev
+      man-db # the man pages' test (man, groff, col)
       valgrind) # record --source valgrind: headers and static core libraries to build the tool
 missing=()
 for p in "${pkgs[@]}"; do

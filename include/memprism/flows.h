@@ -13,8 +13,9 @@
  * CLOCK_MONOTONIC ns of the thread's latest recorded event or chunk stamp
  * (coarse: docs/numa.md).
  *
- * In the build tree, link the CMake target memprism-flows (as
- * examples/CMakeLists.txt does); an installable library is not made yet.
+ * Installed, link with `pkg-config --cflags --libs memprism-flows`
+ * (libmemprism-flows.so); in the build tree, link the CMake target
+ * memprism-flows (as examples/CMakeLists.txt does).
  * Functions return 0 or a negative errno-style code (mp_flows_strerror);
  * nothing prints.
  */

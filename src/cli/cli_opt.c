@@ -20,20 +20,19 @@ const struct cli_opt cli_opts_quiet_help[] = {
 	CLI_END,
 };
 
-static int is_end(const struct cli_opt *o)
+int cli_opt_is_end(const struct cli_opt *o)
 {
 	return !o->name && !o->help && !o->table;
 }
 
-/* A key that is also a short option: a letter or digit. */
-static int short_key(int key)
+int cli_opt_short_key(int key)
 {
 	return key > 0 && key < 0x80 && isalnum(key);
 }
 
 static void collect(struct cli_parse *p, const struct cli_opt *t, size_t *n, size_t *ns)
 {
-	for (; !is_end(t); t++) {
+	for (; !cli_opt_is_end(t); t++) {
 		if (t->table) {
 			collect(p, t->table, n, ns);
 			continue;
@@ -46,7 +45,7 @@ static void collect(struct cli_parse *p, const struct cli_opt *t, size_t *n, siz
 		if (i == *n && *n < CLI_MAX_OPTS)
 			p->longopts[(*n)++] = (struct option){ t->name, t->arg ? required_argument : no_argument, NULL,
 							       t->key };
-		if (short_key(t->key) && !strchr(p->shortopts, t->key) && *ns + 3 < sizeof(p->shortopts)) {
+		if (cli_opt_short_key(t->key) && !strchr(p->shortopts, t->key) && *ns + 3 < sizeof(p->shortopts)) {
 			p->shortopts[(*ns)++] = (char)t->key;
 			if (t->arg)
 				p->shortopts[(*ns)++] = ':';
@@ -76,7 +75,7 @@ void cli_parse_init(struct cli_parse *p, const struct cli_cmd *cmd, int argc, ch
 /* The row of key, for what its argument is called. */
 static const struct cli_opt *row_of(const struct cli_opt *t, int key)
 {
-	for (; t && !is_end(t); t++) {
+	for (; t && !cli_opt_is_end(t); t++) {
 		const struct cli_opt *r = t->table ? row_of(t->table, key) : t->name && t->key == key ? t : NULL;
 		if (r)
 			return r;
@@ -167,7 +166,7 @@ int cli_parse_next(struct cli_parse *p)
  * from column col on (on the next line when the option is wider). */
 static void print_rows(FILE *out, const struct cli_opt *t, unsigned col)
 {
-	for (; !is_end(t); t++) {
+	for (; !cli_opt_is_end(t); t++) {
 		if (t->table) {
 			print_rows(out, t->table, col);
 			continue;
@@ -176,7 +175,7 @@ static void print_rows(FILE *out, const struct cli_opt *t, unsigned col)
 			fprintf(out, "%s\n", t->help);
 			continue;
 		}
-		int n = short_key(t->key) ? fprintf(out, "  -%c, --%s", t->key, t->name) : fprintf(out, "      --%s", t->name);
+		int n = cli_opt_short_key(t->key) ? fprintf(out, "  -%c, --%s", t->key, t->name) : fprintf(out, "      --%s", t->name);
 		if (t->arg)
 			n += fprintf(out, " %s", t->arg);
 		if (n + 1 > (int)col) {
@@ -198,10 +197,22 @@ static void print_rows(FILE *out, const struct cli_opt *t, unsigned col)
 void cli_help(FILE *out, const struct cli_cmd *cmd)
 {
 	fprintf(out, "usage: memprism %s %s\n\n%s", cmd->name, cmd->usage, cmd->about);
-	if (!cmd->opts)
+	if (cmd->opts) {
+		fprintf(out, "\noptions:\n");
+		print_rows(out, cmd->opts, cmd->column ? cmd->column : 27);
+	}
+	if (!cmd->examples)
 		return;
-	fprintf(out, "\noptions:\n");
-	print_rows(out, cmd->opts, cmd->column ? cmd->column : 27);
+	fprintf(out, "\nexamples:\n");
+	for (const struct cli_example *e = cmd->examples; e->line; e++) {
+		fprintf(out, "  %s\n      ", e->line);
+		for (const char *w = e->what; *w; w++) {
+			fputc(*w, out);
+			if (*w == '\n')
+				fputs("      ", out);
+		}
+		fputc('\n', out);
+	}
 }
 
 void cli_list_opts(FILE *out, const struct cli_cmd *cmd)
@@ -210,6 +221,15 @@ void cli_list_opts(FILE *out, const struct cli_cmd *cmd)
 	cli_parse_init(&p, cmd, 0, NULL);
 	for (const struct option *o = p.longopts; o->name; o++)
 		fprintf(out, "--%s%s\n", o->name, o->has_arg ? "=" : "");
+}
+
+void cli_list_shorts(FILE *out, const struct cli_cmd *cmd)
+{
+	struct cli_parse p;
+	cli_parse_init(&p, cmd, 0, NULL);
+	for (const struct option *o = p.longopts; o->name; o++)
+		if (cli_opt_short_key(o->val))
+			fprintf(out, "-%c --%s%s\n", o->val, o->name, o->has_arg ? "=" : "");
 }
 
 /* --- --by and --format ------------------------------------------------- */
@@ -259,4 +279,51 @@ int cli_parse_format(const char *cmd, const char *arg, unsigned mask, enum cli_f
 	char list[128];
 	cli_error("%s: --format wants %s (got '%s')", cmd, names_of(list, sizeof(list), formats, 5, mask, " or "), arg);
 	return 2;
+}
+
+/* --- the words an argument may be (completion) ---------------------------- */
+
+static void print_masked(FILE *out, const char *const *names, size_t n, unsigned mask)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((mask >> i) & 1)
+			fprintf(out, "%s\n", names[i]);
+}
+
+void cli_list_values(FILE *out, const struct cli_cmd *cmd, const char *opt)
+{
+	/* (options of one name mean the same in every command: --threads and
+	 * --page-policy are numa's, --source record's) */
+	static const struct {
+		const char *opt;
+		const char *words;
+	} fixed[] = {
+		{ "source", "inst faults pmu valgrind" },
+		{ "thread-map", "recorded spread" },
+		{ "threads", "spread compact recorded" },
+		{ "pages", "4K 2M 1G" },
+		{ "page-size", "4K 2M 1G" },
+		{ "page-policy", "first-touch interleave bind:" },
+	};
+	if (!strcmp(opt, "by")) {
+		print_masked(out, views, sizeof(views) / sizeof(views[0]), cmd->views);
+		return;
+	}
+	if (!strcmp(opt, "format")) {
+		print_masked(out, formats, sizeof(formats) / sizeof(formats[0]), cmd->formats);
+		return;
+	}
+	if (!strcmp(opt, "model") || !strcmp(opt, "vs-model")) {
+		fprintf(out, "host\n");
+		for (const char *const *p = mp_machine_presets(); *p; p++)
+			fprintf(out, "%s\n", *p);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (!strcmp(opt, fixed[i].opt))
+			for (const char *w = fixed[i].words; *w;) {
+				size_t len = strcspn(w, " ");
+				fprintf(out, "%.*s\n", (int)len, w);
+				w += len + (w[len] == ' ');
+			}
 }

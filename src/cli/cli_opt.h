@@ -44,8 +44,23 @@ enum {
 	CLI_K_CMD = 0x2001,
 };
 
+/* An example of a command's use: shown by its --help and its man page. */
+struct cli_example {
+	const char *line; /* the command line, "memprism report --by site" */
+	const char *what; /* what it does, one or two short lines */
+};
+/* A section of the man page only (the report's columns): a title in
+ * capitals and its text, paragraphs apart by an empty line; a line that
+ * starts with spaces starts a new line, indented as it is. */
+struct cli_man_section {
+	const char *title;
+	const char *text;
+};
+
 /* A command: its name, what runs it, its one line in `memprism --help`,
- * and its help page, made of usage, about and the option table. */
+ * and its help page, made of usage, about, the option table and the
+ * examples. The man page memprism-NAME(1) is made of the same, and the
+ * sections of its own. */
 struct cli_cmd {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -55,6 +70,11 @@ struct cli_cmd {
 	const struct cli_opt *opts; /* NULL: the arguments are another program's (cc: the compiler's) */
 	unsigned column; /* where the options' help starts; 0: 27 */
 	int stop_at_operand; /* options end at the first operand (record: the program's are its own) */
+	const struct cli_example *examples; /* ending in { 0 }; NULL: none */
+	const struct cli_man_section *man; /* ending in { 0 }; NULL: none */
+	const char *see_also; /* other pages, "memprism-record(1), valgrind(1)" */
+	unsigned views; /* --by: the views it takes (1u << CLI_VIEW_...); 0: no --by */
+	unsigned formats; /* --format: the formats it takes (1u << CLI_FMT_...); 0: no --format */
 };
 
 /* The shared tables: -q and -h (every command that reads a trace), -h
@@ -88,6 +108,24 @@ void cli_help(FILE *out, const struct cli_cmd *cmd);
 /* Every long option getopt takes for cmd, one a line ("--by=" when it
  * wants an argument), for completion scripts and the help test. */
 void cli_list_opts(FILE *out, const struct cli_cmd *cmd);
+/* Every short option getopt takes for cmd with its long name, one a line
+ * ("-b --by=": '=' when it wants an argument), for completion. */
+void cli_list_shorts(FILE *out, const struct cli_cmd *cmd);
+/* The words an option's argument may be, one a line, for completion:
+ * --by's views and --format's formats as cmd takes them, --model's
+ * machines, --source's sources; nothing for a free argument. opt is the
+ * long name without "--". */
+void cli_list_values(FILE *out, const struct cli_cmd *cmd, const char *opt);
+
+/* The man pages (cli_man.c), in roff: memprism-NAME(1) from the same
+ * table as the help, and memprism(1) of the commands. */
+void cli_man_page(FILE *out, const struct cli_cmd *cmd);
+void cli_man_overview(FILE *out, const struct cli_cmd *const *cmds, size_t n);
+
+/* For the generators: the row that ends a table, and a key that is also a
+ * short option (a letter or digit). */
+int cli_opt_is_end(const struct cli_opt *o);
+int cli_opt_short_key(int key);
 
 /* The values of --by and --format, one vocabulary for every command;
  * each command takes those in its mask (1u << CLI_VIEW_..., 1u <<

@@ -38,6 +38,16 @@ const struct cli_cmd cli_cmd_cc = {
 	.summary = "compile and link C with access instrumentation (drop-in for cc)",
 	.usage = "[COMPILER ARGS]",
 	.about = CC_ABOUT("clang"),
+	.examples = (const struct cli_example[]){
+		{ "memprism cc -O2 -g app.c -o app",
+		  "compile and link with inline access instrumentation" },
+		{ "make CC=\"memprism cc\"",
+		  "a project's build, instrumented" },
+		{ "MEMPRISM_INSTRUMENT=sancov memprism cc -O2 -g app.c -o app",
+		  "sanitizer-coverage callbacks instead of the pass plugin" },
+		{ 0 },
+	},
+	.see_also = "memprism-record(1), memprism-gcc(1), clang(1)",
 };
 
 const struct cli_cmd cli_cmd_cxx = {
@@ -46,6 +56,16 @@ const struct cli_cmd cli_cmd_cxx = {
 	.summary = "compile and link C++ with access instrumentation (drop-in for c++)",
 	.usage = "[COMPILER ARGS]",
 	.about = CC_ABOUT("clang++"),
+	.examples = (const struct cli_example[]){
+		{ "memprism c++ -O2 -g app.cc -o app",
+		  "compile and link with inline access instrumentation" },
+		{ "make CXX=\"memprism c++\"",
+		  "a project's build, instrumented" },
+		{ "MEMPRISM_INSTRUMENT=sancov memprism c++ -O2 -g app.cc -o app",
+		  "sanitizer-coverage callbacks instead of the pass plugin" },
+		{ 0 },
+	},
+	.see_also = "memprism-record(1), memprism-gcc(1), clang(1)",
 };
 
 static int run_cc(int argc, char **argv, int cxx)
@@ -111,6 +131,12 @@ const struct cli_cmd cli_cmd_gcc = {
 	.summary = "the same with gcc (its ThreadSanitizer calls), for gcc-only builds",
 	.usage = "[COMPILER ARGS]",
 	.about = GCC_ABOUT("gcc"),
+	.examples = (const struct cli_example[]){
+		{ "memprism gcc -O2 -g app.c -o app",
+		  "compile and link with gcc's ThreadSanitizer calls into memprism's runtime" },
+		{ 0 },
+	},
+	.see_also = "memprism-record(1), memprism-cc(1), gcc(1)",
 };
 
 const struct cli_cmd cli_cmd_gxx = {
@@ -119,6 +145,12 @@ const struct cli_cmd cli_cmd_gxx = {
 	.summary = "the same with g++",
 	.usage = "[COMPILER ARGS]",
 	.about = GCC_ABOUT("g++"),
+	.examples = (const struct cli_example[]){
+		{ "memprism g++ -O2 -g app.cc -o app",
+		  "compile and link with g++'s ThreadSanitizer calls into memprism's runtime" },
+		{ 0 },
+	},
+	.see_also = "memprism-record(1), memprism-cc(1), gcc(1)",
 };
 
 static int run_gcc(int argc, char **argv, int cxx)

@@ -42,6 +42,12 @@ const struct cli_cmd cli_cmd_doctor = {
 		 "Exit status 0 when the probe ran, whatever it found.\n",
 	.opts = opts,
 	.column = 18,
+	.examples = (const struct cli_example[]){
+		{ "memprism doctor",
+		  "which sources work here (inst, faults, pmu, valgrind), and why not" },
+		{ 0 },
+	},
+	.see_also = "memprism-record(1)",
 };
 
 /* dl_iterate_phdr: this process's libc, whose file the programs run use. */

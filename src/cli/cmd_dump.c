@@ -38,6 +38,14 @@ const struct cli_cmd cli_cmd_dump = {
 	.about = "Prints every chunk of a data file (default memprism.data) and its events;\n"
 		 "with --accesses, every access too (long).\n",
 	.opts = opts,
+	.examples = (const struct cli_example[]){
+		{ "memprism dump | less",
+		  "the chunks and events of memprism.data" },
+		{ "memprism dump --accesses run.data",
+		  "every access and translation too" },
+		{ 0 },
+	},
+	.see_also = "memprism-report(1)",
 };
 
 static int run(int argc, char **argv)

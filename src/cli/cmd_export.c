@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* `memprism export (--sqlite DB | --paraver PREFIX) [OPTIONS] [FILE]` */
+/* `memprism export (--sqlite DB | --paraver PREFIX | --dhat FILE) [OPTIONS] [FILE]` */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "export/export.h"
 
-enum { K_BINNED = CLI_K_CMD, K_NOT_WRAPPER, K_LIB_SITES };
+enum { K_BINNED = CLI_K_CMD, K_NOT_WRAPPER, K_LIB_SITES, K_DHAT };
 
 static int run(int argc, char **argv);
 
@@ -22,6 +22,11 @@ static const struct cli_opt opts[] = {
 	  "Paraver trace PREFIX.prv/.pcf/.row: every counted access\n"
 	  "as an event (object, address, load/store) of its thread,\n"
 	  "and region begin/end"),
+	CLI_OPT("dhat", K_DHAT, "FILE",
+	  "DHAT's JSON (Valgrind's dh_view.html opens it): per heap\n"
+	  "allocation stack, blocks, bytes, bytes read and written,\n"
+	  "lifetimes (ns), live bytes at its and the heap's maximum\n"
+	  "and at the end"),
 	CLI_OPT("roi", 'r', "NAME", "only accesses made while region NAME was open"),
 	CLI_OPT("alloc-wrapper", 'w', "FN", "treat function FN as an allocation wrapper (repeatable)"),
 	CLI_OPT("not-wrapper", K_NOT_WRAPPER, "FN", "never treat function FN as one (repeatable)"),
@@ -33,10 +38,21 @@ static const struct cli_opt opts[] = {
 const struct cli_cmd cli_cmd_export = {
 	.name = "export",
 	.run = run,
-	.summary = "write an SQLite database or a Paraver trace of the attributed accesses",
-	.usage = "(--sqlite DB | --paraver PREFIX) [OPTIONS] [FILE]",
+	.summary = "write an SQLite database, a Paraver trace or DHAT's JSON of the attributed accesses",
+	.usage = "(--sqlite DB | --paraver PREFIX | --dhat FILE) [OPTIONS] [FILE]",
 	.about = "Writes the analysed trace for other tools. FILE defaults to memprism.data.\n",
 	.opts = opts,
+	.examples = (const struct cli_example[]){
+		{ "memprism export --sqlite run.db",
+		  "objects, threads, allocations, regions and every access, for SQL" },
+		{ "memprism export --paraver run",
+		  "run.prv, run.pcf and run.row for Paraver" },
+		{ "memprism export --dhat dhat.json",
+		  "the heap's allocation sites for DHAT's viewer: open\n"
+		  "/usr/libexec/valgrind/dh_view.html and load dhat.json" },
+		{ 0 },
+	},
+	.see_also = "memprism-report(1), sqlite3(1)",
 };
 
 struct damage_ctx {
@@ -54,7 +70,7 @@ static void on_result(void *arg, const struct an_result *res)
 
 static int run(int argc, char **argv)
 {
-	const char *sqlite = NULL, *paraver = NULL, *wrappers[64], *not_wrappers[64];
+	const char *sqlite = NULL, *paraver = NULL, *dhat = NULL, *wrappers[64], *not_wrappers[64];
 	struct ex_opts o = { 0 };
 	size_t nw = 0, nnot = 0;
 	struct cli_parse p;
@@ -69,6 +85,9 @@ static int run(int argc, char **argv)
 			break;
 		case 'p':
 			paraver = optarg;
+			break;
+		case K_DHAT:
+			dhat = optarg;
 			break;
 		case K_BINNED:
 			o.binned = 1;
@@ -95,8 +114,8 @@ static int run(int argc, char **argv)
 			break;
 		}
 	}
-	if (!sqlite && !paraver) {
-		cli_error("export what? give --sqlite DB or --paraver PREFIX (see `memprism export --help`)");
+	if (!sqlite && !paraver && !dhat) {
+		cli_error("export what? give --sqlite DB, --paraver PREFIX or --dhat FILE (see `memprism export --help`)");
 		return 2;
 	}
 	if (o.binned && !sqlite) {
@@ -119,6 +138,10 @@ static int run(int argc, char **argv)
 	}
 	if (paraver && ex_paraver_write(paraver, &o, err, sizeof(err))) {
 		cli_error("paraver export: %s", err);
+		return 1;
+	}
+	if (dhat && ex_dhat_write(dhat, &o, err, sizeof(err))) {
+		cli_error("dhat export: %s", err);
 		return 1;
 	}
 	return dmg.status;

@@ -36,6 +36,15 @@ const struct cli_cmd cli_cmd_fold = {
 		 "accessed, how often, and where in them. Phase = the access's ordinal within its\n"
 		 "instance / the instance's accesses. FILE defaults to memprism.data.\n",
 	.opts = opts,
+	.formats = 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV | 1u << CLI_FMT_HTML,
+	.examples = (const struct cli_example[]){
+		{ "memprism fold iter",
+		  "fold the instances of region \"iter\" into one: objects, addresses over its phase" },
+		{ "memprism fold iter -f html > fold.html",
+		  "the same as plots" },
+		{ 0 },
+	},
+	.see_also = "memprism-report(1)",
 };
 
 /* The two replays (an_run_two_pass): the first finds the instances, the
@@ -206,7 +215,7 @@ static int run(int argc, char **argv)
 			break;
 		case 'f': {
 			enum cli_format f;
-			if (cli_parse_format("fold", optarg, 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV | 1u << CLI_FMT_HTML, &f))
+			if (cli_parse_format("fold", optarg, cli_cmd_fold.formats, &f))
 				return 2;
 			csv = f == CLI_FMT_HTML ? 2 : f == CLI_FMT_CSV;
 			break;

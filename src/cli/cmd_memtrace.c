@@ -39,6 +39,13 @@ const struct cli_cmd cli_cmd_memtrace = {
 		 "writebacks, page-walk loads) as <paddr, r/w, time, pid, vaddr, object,\n"
 		 "page-walk>. All MODELLED. FILE defaults to memprism.data, the machine to host.\n",
 	.opts = opts,
+	.formats = 1u << CLI_FMT_CSV | 1u << CLI_FMT_BIN,
+	.examples = (const struct cli_example[]){
+		{ "memprism memtrace -o trace.csv",
+		  "every modelled DRAM request with its object, as CSV" },
+		{ 0 },
+	},
+	.see_also = "memprism-report(1)",
 };
 
 struct sink {
@@ -101,7 +108,7 @@ static int run(int argc, char **argv)
 			break;
 		case 'f': {
 			enum cli_format f;
-			if (cli_parse_format("memtrace", optarg, 1u << CLI_FMT_CSV | 1u << CLI_FMT_BIN, &f))
+			if (cli_parse_format("memtrace", optarg, cli_cmd_memtrace.formats, &f))
 				return 2;
 			bin = f == CLI_FMT_BIN;
 			break;

@@ -46,6 +46,10 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
+#define NUMA_VIEWS                                                                                                     \
+	(1u << CLI_VIEW_OBJECT | 1u << CLI_VIEW_SITE | 1u << CLI_VIEW_THREAD | 1u << CLI_VIEW_MATRIX |                 \
+	 1u << CLI_VIEW_TIMELINE | 1u << CLI_VIEW_FINDING)
+
 const struct cli_cmd cli_cmd_numa = {
 	.name = "numa",
 	.run = run,
@@ -58,11 +62,20 @@ const struct cli_cmd cli_cmd_numa = {
 		 "Recorded affinity and memory-policy calls are honoured (docs/numa.md).\n"
 		 "FILE defaults to memprism.data.\n",
 	.opts = opts,
+	.views = NUMA_VIEWS,
+	.formats = 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV | 1u << CLI_FMT_JSON,
+	.examples = (const struct cli_example[]){
+		{ "memprism numa",
+		  "remote accesses per object and thread, the node matrix, patterns and their fixes" },
+		{ "memprism numa --by timeline",
+		  "which threads and nodes used each object, when" },
+		{ "memprism numa --numa 4x8 --page-policy interleave",
+		  "on a simulated 4-node machine, pages interleaved" },
+		{ 0 },
+	},
+	.see_also = "memprism-record(1), memprism-report(1)",
 };
 
-#define NUMA_VIEWS                                                                                                     \
-	(1u << CLI_VIEW_OBJECT | 1u << CLI_VIEW_SITE | 1u << CLI_VIEW_THREAD | 1u << CLI_VIEW_MATRIX |                 \
-	 1u << CLI_VIEW_TIMELINE | 1u << CLI_VIEW_FINDING)
 static const enum rp_numa_table numa_table[] = {
 	[CLI_VIEW_OBJECT] = RP_NUMA_OBJECTS, [CLI_VIEW_SITE] = RP_NUMA_SITES,	    [CLI_VIEW_THREAD] = RP_NUMA_THREADS,
 	[CLI_VIEW_MATRIX] = RP_NUMA_MATRIX,  [CLI_VIEW_TIMELINE] = RP_NUMA_TIMELINE, [CLI_VIEW_FINDING] = RP_NUMA_FINDINGS,
@@ -181,7 +194,7 @@ static int run(int argc, char **argv)
 			break;
 		case 'b': {
 			enum cli_view v;
-			if (cli_parse_by("numa", optarg, NUMA_VIEWS, &v))
+			if (cli_parse_by("numa", optarg, cli_cmd_numa.views, &v))
 				return 2;
 			table = numa_table[v];
 			break;
@@ -191,8 +204,7 @@ static int run(int argc, char **argv)
 			break;
 		case 'f': {
 			enum cli_format f;
-			if (cli_parse_format("numa", optarg, 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV | 1u << CLI_FMT_JSON,
-					     &f))
+			if (cli_parse_format("numa", optarg, cli_cmd_numa.formats, &f))
 				return 2;
 			ro.format = f == CLI_FMT_JSON ? RP_JSON : f == CLI_FMT_CSV ? RP_CSV : RP_TEXT;
 			break;

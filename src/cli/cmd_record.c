@@ -136,6 +136,22 @@ const struct cli_cmd cli_cmd_record = {
 	.opts = opts,
 	.column = 24,
 	.stop_at_operand = 1, /* the program's options are its own */
+	.examples = (const struct cli_example[]){
+		{ "memprism record -- ./app args",
+		  "record ./app (built with memprism cc) into memprism.data" },
+		{ "memprism record -o run1.data --min-size 4096 -- ./app",
+		  "into run1.data, tracking only heap blocks of 4 KiB and more" },
+		{ "memprism record --sample-bursts 1000000,9000000 -- ./app",
+		  "a bounded trace for a long run: 1M accesses of every 10M per thread" },
+		{ "memprism record --source valgrind -- ./vendor-binary",
+		  "any binary, no rebuild: every load and store under memprism's Valgrind tool" },
+		{ "memprism record --source faults -- ./app",
+		  "any binary: the first touch of every page" },
+		{ "memprism record --numa 4x8 -- ./app",
+		  "simulate 4 NUMA nodes of 8 CPUs (then memprism numa)" },
+		{ 0 },
+	},
+	.see_also = "memprism-cc(1), memprism-report(1), memprism-doctor(1), valgrind(1)",
 };
 
 /* -o named something that is not a regular file, or its .old is not one:

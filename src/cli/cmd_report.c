@@ -56,6 +56,10 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
+#define REPORT_VIEWS                                                                                                   \
+	(1u << CLI_VIEW_OBJECT | 1u << CLI_VIEW_SITE | 1u << CLI_VIEW_KIND | 1u << CLI_VIEW_THREAD |                   \
+	 1u << CLI_VIEW_FUNCTION | 1u << CLI_VIEW_PAGE)
+
 const struct cli_cmd cli_cmd_report = {
 	.name = "report",
 	.run = run,
@@ -65,16 +69,70 @@ const struct cli_cmd cli_cmd_report = {
 		 "and shows loads, stores, bytes and share per row, most accessed first.\n"
 		 "FILE defaults to memprism.data.\n",
 	.opts = opts,
+	.views = REPORT_VIEWS,
+	.formats = 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV | 1u << CLI_FMT_JSON,
+	.examples = (const struct cli_example[]){
+		{ "memprism report",
+		  "accesses per object of memprism.data, most accessed first" },
+		{ "memprism report --by site",
+		  "allocation sites only: one row per call site, over all its blocks" },
+		{ "memprism report --roi kernel",
+		  "only what happened inside memprism_region_begin/end(\"kernel\")" },
+		{ "memprism report --model host",
+		  "and what this machine's caches and TLBs would do with the accesses" },
+		{ "memprism report --model nehalem-e5504 --pages 'app.c:88=2M'",
+		  "another machine, the object of app.c:88 in 2 MiB pages" },
+		{ "memprism report --format csv > objects.csv",
+		  "every row for a script (docs/report-formats.md)" },
+		{ "memprism report --html report.html",
+		  "the visual report: one page that opens offline" },
+		{ 0 },
+	},
+	.man = (const struct cli_man_section[]){
+		{ "COLUMNS",
+		  "The text view's columns (--format csv and json name theirs in docs/report-formats.md):\n"
+		  "  accesses    loads + stores; a libc memcpy/memset/... call counts as one access\n"
+		  "              of its length\n"
+		  "  share       the row's fraction of all counted accesses\n"
+		  "  loads, stores  the accesses by direction\n"
+		  "  bytes       bytes moved by the accesses\n"
+		  "  size        bytes allocated over all the row's instances\n"
+		  "  instances   allocations (threads, for thread-local variables)\n"
+		  "  threads     the threads that accessed it (their tids)\n"
+		  "  kind        heap, static, tls, stack, mmap, file, section, named, group,\n"
+		  "              mapping or unknown\n"
+		  "  pattern     how its threads walk it (object view): forward +64, backward -64,\n"
+		  "              strided +4096, random, mixed, same, few\n"
+		  "  object      the row: a heap row is its allocation site (heap FUNCTION\n"
+		  "              (FILE:LINE)), found by skipping allocation wrappers and installed\n"
+		  "              libraries; a static variable, stack, mapping or file by its name\n"
+		  "\n"
+		  "With --model every figure is modelled (the header says so) and the columns are:\n"
+		  "  DRAM reads, DRAM writes  memory requests: line fills, and writebacks charged\n"
+		  "              to the object, thread and function whose store dirtied the line\n"
+		  "  mem%        the row's share of all DRAM requests\n"
+		  "  L1%, L2%, L3%, DRAM%  the share of the row's cache-line references each level\n"
+		  "              served\n"
+		  "  page walks  walks of the modelled page walker (STLB misses)\n"
+		  "  walk%       the row's share of all page walks\n"
+		  "  cyc/ref     modelled cycles per cache-line reference\n"
+		  "A latency distribution per row and what to change (with the evidence) follow the table.\n"
+		  "\n"
+		  "With `memprism record --sample-bursts` every count is an estimate: each thread's\n"
+		  "recorded counts scaled by its (recorded + skipped) / recorded, and the report says so.\n" },
+		{ "EXIT STATUS",
+		  "0 when the report was written; 1 when the data file cannot be read, or its chunks are not a\n"
+		  "recording's; 2 for wrong options. A damaged or truncated file is reported as far as it\n"
+		  "can be read, with a warning.\n" },
+		{ 0 },
+	},
+	.see_also = "memprism-record(1), memprism-tlb(1), memprism-numa(1), memprism-whatif(1), memprism-export(1)",
 };
 
 static const enum rp_by by_view[] = {
 	[CLI_VIEW_OBJECT] = RP_BY_OBJECT, [CLI_VIEW_SITE] = RP_BY_SITE,		[CLI_VIEW_KIND] = RP_BY_KIND,
 	[CLI_VIEW_THREAD] = RP_BY_THREAD, [CLI_VIEW_FUNCTION] = RP_BY_FUNCTION, [CLI_VIEW_PAGE] = RP_BY_PAGE,
 };
-#define REPORT_VIEWS                                                                                                   \
-	(1u << CLI_VIEW_OBJECT | 1u << CLI_VIEW_SITE | 1u << CLI_VIEW_KIND | 1u << CLI_VIEW_THREAD |                   \
-	 1u << CLI_VIEW_FUNCTION | 1u << CLI_VIEW_PAGE)
-
 static int run(int argc, char **argv)
 {
 	static struct cli_model model; /* large: not on the stack */
@@ -96,7 +154,7 @@ static int run(int argc, char **argv)
 			return p.status;
 		case 'b': {
 			enum cli_view v;
-			if (cli_parse_by("report", optarg, REPORT_VIEWS, &v))
+			if (cli_parse_by("report", optarg, cli_cmd_report.views, &v))
 				return 2;
 			ro.by = by_view[v];
 			break;
@@ -106,8 +164,7 @@ static int run(int argc, char **argv)
 			break;
 		case 'f': {
 			enum cli_format f;
-			if (cli_parse_format("report", optarg, 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV | 1u << CLI_FMT_JSON,
-					     &f))
+			if (cli_parse_format("report", optarg, cli_cmd_report.formats, &f))
 				return 2;
 			ro.format = f == CLI_FMT_JSON ? RP_JSON : f == CLI_FMT_CSV ? RP_CSV : RP_TEXT;
 			break;

@@ -34,6 +34,15 @@ const struct cli_cmd cli_cmd_tlb = {
 		 "the object on each. FILE defaults to memprism.data; the machine to host.\n"
 		 "What-if: --pages NAME=2M puts an object in 2 MiB pages.\n",
 	.opts = opts,
+	.formats = 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV,
+	.examples = (const struct cli_example[]){
+		{ "memprism tlb",
+		  "where the model's page walks concentrate, by page and object, with huge-page advice" },
+		{ "memprism tlb --model haswell-e5-2680v3 --pages 2M",
+		  "the same on another machine, everything in 2 MiB pages" },
+		{ 0 },
+	},
+	.see_also = "memprism-report(1), memprism-whatif(1)",
 };
 
 static int run(int argc, char **argv)
@@ -55,7 +64,7 @@ static int run(int argc, char **argv)
 			break;
 		case 'f': {
 			enum cli_format f;
-			if (cli_parse_format("tlb", optarg, 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV, &f))
+			if (cli_parse_format("tlb", optarg, cli_cmd_tlb.formats, &f))
 				return 2;
 			ro.format = f == CLI_FMT_CSV ? RP_CSV : RP_TEXT;
 			break;

@@ -40,6 +40,15 @@ const struct cli_cmd cli_cmd_whatif = {
 		 "modelled cycles of both: huge pages for one object or for all, or another\n"
 		 "machine, without editing or re-running the program. All MODELLED.\n",
 	.opts = opts,
+	.formats = 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV,
+	.examples = (const struct cli_example[]){
+		{ "memprism whatif --model host --vs-pages 'app.c:88=2M'",
+		  "per object: walks, DRAM requests and cycles, before -> after 2 MiB pages for one object" },
+		{ "memprism whatif --model nehalem-e5504 --vs-model host",
+		  "the same trace on two machines" },
+		{ 0 },
+	},
+	.see_also = "memprism-report(1), memprism-tlb(1)",
 };
 
 static void describe(char *buf, size_t cap, const struct cli_model *m)
@@ -107,7 +116,7 @@ static int run(int argc, char **argv)
 			break;
 		case 'f': {
 			enum cli_format f;
-			if (cli_parse_format("whatif", optarg, 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV, &f))
+			if (cli_parse_format("whatif", optarg, cli_cmd_whatif.formats, &f))
 				return 2;
 			ro.format = f == CLI_FMT_CSV ? RP_CSV : RP_TEXT;
 			break;

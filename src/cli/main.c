@@ -105,8 +105,8 @@ static void usage(FILE *out)
 		MP_VERSION);
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
-	fprintf(out, "\n`memprism COMMAND --help` describes each command; `memprism --list-opts COMMAND`\n"
-		     "lists its long options, one a line (for completion scripts). A session:\n"
+	fprintf(out, "\n`memprism COMMAND --help` (or `man memprism-COMMAND`) describes each command;\n"
+		     "`memprism --list-opts COMMAND` lists its long options, one a line. A session:\n"
 		     "  memprism cc -O2 -g app.c -o app\n"
 		     "  memprism record -- ./app args\n"
 		     "  memprism report\n");
@@ -125,6 +125,42 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
 		printf("memprism %s\n", MP_VERSION);
+		return cli_finish_stdout();
+	}
+	/* (for completion and the man pages' generation; not in the help) */
+	if (!strcmp(cmd, "--list-commands")) {
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			printf("%s\n", commands[i]->name);
+		return cli_finish_stdout();
+	}
+	if (!strcmp(cmd, "--list-shorts")) {
+		const struct cli_cmd *c = argc == 3 ? command(argv[2]) : NULL;
+		if (!c) {
+			cli_error("--list-shorts wants one command");
+			return 2;
+		}
+		cli_list_shorts(stdout, c);
+		return cli_finish_stdout();
+	}
+	if (!strcmp(cmd, "--list-values")) {
+		const struct cli_cmd *c = argc == 4 ? command(argv[2]) : NULL;
+		if (!c) {
+			cli_error("--list-values wants a command and one of its options (--list-values report by)");
+			return 2;
+		}
+		cli_list_values(stdout, c, argv[3][0] == '-' && argv[3][1] == '-' ? argv[3] + 2 : argv[3]);
+		return cli_finish_stdout();
+	}
+	if (!strcmp(cmd, "--man")) {
+		const struct cli_cmd *c = argc == 3 ? command(argv[2]) : NULL;
+		if (argc > 3 || (argc == 3 && !c)) {
+			cli_error("--man wants no command (memprism(1)) or one (memprism-COMMAND(1))");
+			return 2;
+		}
+		if (c)
+			cli_man_page(stdout, c);
+		else
+			cli_man_overview(stdout, commands, NCOMMANDS);
 		return cli_finish_stdout();
 	}
 	if (!strcmp(cmd, "--list-opts")) {

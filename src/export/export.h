@@ -2,8 +2,9 @@
 /*
  * Exports of an analysed trace for the tools users already have: an SQLite
  * database (objects, threads, functions, accesses or binned accesses,
- * allocations, regions) and Paraver trace files (.prv/.pcf/.row, the
- * format of the BSC performance tools). Each export replays the trace itself
+ * allocations, regions), Paraver trace files (.prv/.pcf/.row, the
+ * format of the BSC performance tools) and DHAT's JSON file (Valgrind's
+ * dh_view.html). Each export replays the trace itself
  * (an_run) with its own stream hooks. Libraries never print: failures come
  * back as a negative errno / MP_ERR_* and a message in err.
  */
@@ -37,5 +38,11 @@ int ex_sqlite_write(const char *db, const struct ex_opts *o, char *err, size_t e
  * Paraver event record of its thread (object, address, load/store) at its
  * interpolated time. 0, or a negative error with a message in err. */
 int ex_paraver_write(const char *prefix, const struct ex_opts *o, char *err, size_t errlen);
+
+/* Writes path as DHAT's JSON (format version 2): one program point per
+ * heap row, with its blocks, bytes, reads and writes (bytes), lifetimes
+ * and live bytes at its maximum, at the heap's maximum and at the end.
+ * 0, or a negative error with a message in err. */
+int ex_dhat_write(const char *path, const struct ex_opts *o, char *err, size_t errlen);
 
 #endif

@@ -84,7 +84,7 @@ for i in 0 1 2 3 4; do
 done
 # bad input
 if "$MEMPRISM" export arrays.data 2> err.txt; then fail "export without a target succeeded"; fi
-grep -q 'give --sqlite DB or --paraver PREFIX' err.txt || fail "unclear error: $(cat err.txt)"
+grep -q 'give --sqlite DB, --paraver PREFIX or --dhat FILE' err.txt || fail "unclear error: $(cat err.txt)"
 if "$MEMPRISM" export --sqlite x.db missing.data 2> err.txt; then fail "missing data file accepted"; fi
 grep -q 'cannot read missing.data' err.txt || fail "unclear error: $(cat err.txt)"
 echo "ok: errors"

@@ -25,6 +25,16 @@ if [ -x "$MP_BUILD/lib/memprism/valgrind/memprism-amd64-linux" ] && command -v v
 		"$(csv_field v.csv "heap main \\(arrays.c:$line\\)" accesses)"
 fi
 
+# the man pages and the completion, where man and bash-completion look
+for page in memprism memprism-report memprism-record memprism-cc; do
+	[ -f "$P/share/man/man1/$page.1" ] || fail "no $page.1 in share/man/man1"
+done
+MANWIDTH=80 man -M "$P/share/man" memprism-report 2>/dev/null | col -bx >man.txt
+grep -q '^NAME' man.txt && grep -q -- '--by VIEW' man.txt || fail "man -M $P/share/man memprism-report: $(head -3 man.txt)"
+echo "ok: man memprism-report reads the installed page"
+[ -f "$P/share/bash-completion/completions/memprism" ] || fail "no share/bash-completion/completions/memprism"
+[ -f "$P/share/doc/memprism/LICENSE" ] && [ -f "$P/share/doc/memprism/copyright" ] || fail "no licence in share/doc/memprism"
+
 # the flow API installs as a header and a shared library a user's program
 # links against with a plain compiler (sanitized builds: their library needs
 # the sanitizer runtime, so this part runs in plain builds only)
@@ -37,8 +47,14 @@ if grep -q "__asan_" flows.syms; then
 else
 	exported=$(nm -D --defined-only "$lib" | awk '$3 !~ /^(mp_flow|_)/ { print $3 }')
 	expect_eq "symbols exported besides mp_flow*" "" "$exported"
-	cc -O2 -I"$P/include" "$MP_SRC/examples/flows_shared.c" -o flows_shared -L"$(dirname "$lib")" \
-		-lmemprism-flows -Wl,-rpath,"$(dirname "$lib")"
+	# (its flags from the installed pkg-config file, which names this prefix)
+	pc=$(dirname "$lib")/pkgconfig
+	[ -f "$pc/memprism-flows.pc" ] || fail "no memprism-flows.pc in $pc"
+	expect_eq "pkg-config --cflags --libs memprism-flows" "-I$P/include -L$(dirname "$lib") -lmemprism-flows" \
+		"$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs memprism-flows | sed 's/ *$//')"
+	# shellcheck disable=SC2046
+	cc -O2 "$MP_SRC/examples/flows_shared.c" -o flows_shared $(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs memprism-flows) \
+		-Wl,-rpath,"$(dirname "$lib")"
 	./flows_shared a.data 1 > fs.txt || fail "the installed flow API failed on a trace"
 	echo "ok: a program built against the installed flow API ran ($(wc -l < fs.txt) lines)"
 fi
