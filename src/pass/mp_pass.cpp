@@ -95,9 +95,12 @@ constexpr unsigned kInlineAllMaxSites = 16;
 constexpr const char *kAbiMark = MP_ABI_INLINE_MARK;
 constexpr const char *kRecordingVar = "__memprism_recording"; // rt_recording (src/rt/rt_int.h)
 // Constant-length memcpy/memmove/memset intrinsics up to this size are
-// expanded inline by the x86-64 back end (at most 8 moves of 8 bytes or
-// more), so no call reaches the interposed libc function: they are recorded
-// here. Longer ones become calls, which the runtime records.
+// recorded here, as one ranged access. Longer ones are made calls to libc's
+// function that the back end may not expand (nobuiltin), which the runtime
+// interposes and records: left to the back end, one of up to 16 vector
+// stores (memset up to 256 bytes at SSE2's 16, 512 with AVX) was expanded
+// inline and recorded by nobody. Only the recorded copy of a function
+// pays the call; its passive copy keeps the intrinsic.
 constexpr uint64_t kInlineMemMax = 64;
 
 // Size code of an access of `bytes` bytes: 0..6 for 1..64 bytes, else a
@@ -161,6 +164,43 @@ bool inlineMemIntrinsic(const Instruction &I)
 		return true;
 	auto *len = dyn_cast<ConstantInt>(M->getLength());
 	return len && len->getZExtValue() <= kInlineMemMax;
+}
+
+// A constant-length memcpy/memmove/memset above kInlineMemMax, which the
+// back end might expand inline unrecorded: it becomes a call to libc.
+bool longConstMemIntrinsic(const Instruction &I)
+{
+	auto *M = dyn_cast<MemIntrinsic>(&I);
+	if (!M || M->isVolatile() || isa<MemCpyInlineInst>(M) || isa<MemSetInlineInst>(M))
+		return false;
+	auto *len = dyn_cast<ConstantInt>(M->getLength());
+	return len && len->getZExtValue() > kInlineMemMax;
+}
+
+// That call, in place of the intrinsic: libc's function by name, marked
+// nobuiltin so neither the optimizer (InstCombine, or link-time
+// optimization) nor the back end turns it back into inline stores.
+void callLibcInstead(MemIntrinsic *MI)
+{
+	Module &M = *MI->getModule();
+	LLVMContext &C = M.getContext();
+	const DataLayout &DL = M.getDataLayout();
+	Type *ptrTy = PointerType::get(C, 0), *sizeTy = DL.getIntPtrType(C);
+	IRBuilder<> B(MI);
+	Value *len = B.CreateZExtOrTrunc(MI->getLength(), sizeTy);
+	CallInst *call;
+	if (auto *S = dyn_cast<MemSetInst>(MI)) {
+		FunctionCallee f = M.getOrInsertFunction("memset", ptrTy, ptrTy, B.getInt32Ty(), sizeTy);
+		call = B.CreateCall(f, { S->getDest(), B.CreateZExt(S->getValue(), B.getInt32Ty()), len });
+	} else {
+		auto *T = cast<MemTransferInst>(MI);
+		FunctionCallee f = M.getOrInsertFunction(isa<MemMoveInst>(T) ? "memmove" : "memcpy", ptrTy, ptrTy,
+							 ptrTy, sizeTy);
+		call = B.CreateCall(f, { T->getDest(), T->getSource(), len });
+	}
+	call->addFnAttr(Attribute::NoBuiltin);
+	call->setDebugLoc(MI->getDebugLoc());
+	MI->eraseFromParent();
 }
 
 /*
@@ -355,6 +395,7 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 	{
 		FunctionAnalysisManager &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
 		SmallVector<Instruction *, 256> work;
+		SmallVector<MemIntrinsic *, 32> toLibc; // long constant mem* intrinsics, made calls
 		DenseSet<Instruction *> cold; // sites that call the runtime instead of inlining
 		SmallVector<HotLoop, 32> hot;
 		DenseMap<Instruction *, unsigned> inHot; // site -> index in hot
@@ -371,6 +412,8 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 				if (isa<LoadInst>(I) || isa<StoreInst>(I) || isa<AtomicRMWInst>(I) ||
 				    isa<AtomicCmpXchgInst>(I) || inlineMemIntrinsic(I))
 					work.push_back(&I);
+				else if (longConstMemIntrinsic(I))
+					toLibc.push_back(cast<MemIntrinsic>(&I));
 			}
 			unsigned sites = (unsigned)(work.size() - before);
 			if (sites) {
@@ -546,6 +589,9 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 				emitBytes(I, S->getDest(), cast<ConstantInt>(S->getLength())->getZExtValue(), kWrite);
 			}
 		}
+
+		for (MemIntrinsic *MI : toLibc)
+			callLibcInstead(MI);
 
 		auto *mark = cast<GlobalVariable>(M.getOrInsertGlobal(kAbiMark, i32));
 		auto *ref = new GlobalVariable(M, ptrTy, true, GlobalValue::PrivateLinkage, mark, "memprism.abi");

@@ -20,3 +20,20 @@ expect_eq "b accesses (2 stores, 4 loads)" 6 "$(csv_field s.csv "$B" accesses)"
 expect_eq "strdup block stored" 6 "$(csv_field s.csv "$D" bytes_stored)"
 expect_eq "strndup block stored" 5 "$(csv_field s.csv "$E" bytes_stored)"
 expect_eq "strndup block size" 5 "$(csv_field s.csv "$E" size)"
+
+# Constant-length mem* calls and struct copies of every size, built with
+# builtins (the compiler makes them intrinsics): each one ranged access of
+# exactly its bytes, whether the pass records it (up to 64 bytes) or libc
+# does (beyond: never expanded inline unrecorded). Per iteration 8 stores
+# of 100+200+100+128+96+64+600+200 bytes and 5 loads of 100+128+96+64+200;
+# after the loop printf's three 1-byte loads.
+build_rt memconst
+n=10
+expect_eq "memconst output" 18 "$(./memconst $n)"
+"$MEMPRISM" record -q -o m.data -- ./memconst $n >/dev/null
+"$MEMPRISM" report --format csv m.data >m.csv
+M="heap main \\(memconst.c:$(grep -n "@block" "$MP_SRC/tests/rt/memconst.c" | cut -d: -f1)\\)"
+expect_eq "constant-length copies: stores" $((8 * n)) "$(csv_field m.csv "$M" stores)"
+expect_eq "constant-length copies: bytes stored" $((1488 * n)) "$(csv_field m.csv "$M" bytes_stored)"
+expect_eq "constant-length copies: loads" $((5 * n + 3)) "$(csv_field m.csv "$M" loads)"
+expect_eq "constant-length copies: bytes loaded" $((588 * n + 3)) "$(csv_field m.csv "$M" bytes_loaded)"
