@@ -390,6 +390,55 @@ void findHotLoops(Loop *L, SmallVectorImpl<HotLoop> &out)
 		findHotLoops(sub, out);
 }
 
+/*
+ * A function whose loops hold more sites than this (an interpreter's
+ * dispatch loop, a parser's state machine) keeps inline only the sites of
+ * its call-free loops, whole loops at a time, while their sites fit the
+ * budget; its other loop sites call the runtime. Inlined, each site adds
+ * blocks and live ranges to one huge function, and register allocation
+ * time grows faster than the function.
+ */
+constexpr unsigned kInlineLoopMaxSites = 256;
+
+void limitLoopSites(ArrayRef<Instruction *> work, size_t first, LoopInfo &LI, ArrayRef<HotLoop> hot,
+		    DenseSet<Instruction *> &cold, DenseMap<Instruction *, unsigned> &inHot)
+{
+	unsigned budget = kInlineLoopMaxSites, inLoops = 0;
+	for (size_t k = first; k < work.size(); k++)
+		if (LI.getLoopFor(work[k]->getParent()))
+			inLoops++;
+	if (inLoops <= budget)
+		return;
+	// sites per call-free loop, innermost loops first
+	DenseMap<unsigned, unsigned> perHot;
+	for (size_t k = first; k < work.size(); k++)
+		if (auto h = inHot.find(work[k]); h != inHot.end())
+			perHot[h->second]++;
+	SmallVector<unsigned, 16> order;
+	for (auto &[h, n] : perHot)
+		order.push_back(h);
+	llvm::sort(order, [&](unsigned a, unsigned b) {
+		unsigned da = hot[a].loop->getLoopDepth(), db = hot[b].loop->getLoopDepth();
+		return da != db ? da > db : a < b;
+	});
+	DenseSet<unsigned> keep;
+	for (unsigned h : order)
+		if (perHot[h] <= budget) {
+			budget -= perHot[h];
+			keep.insert(h);
+		}
+	for (size_t k = first; k < work.size(); k++) {
+		if (!LI.getLoopFor(work[k]->getParent()))
+			continue;
+		auto h = inHot.find(work[k]);
+		if (h != inHot.end() && keep.count(h->second))
+			continue;
+		if (h != inHot.end())
+			inHot.erase(h);
+		cold.insert(work[k]);
+	}
+}
+
 struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 	PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM)
 	{
@@ -435,6 +484,7 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 						if (hot[h].loop->contains(L))
 							inHot[work[k]] = (unsigned)h;
 				}
+				limitLoopSites(work, before, LI, hot, cold, inHot);
 			}
 			if (sites && worthVersioning(*F, sites))
 				versioned.push_back({ F, makePassiveCopy(*F) });

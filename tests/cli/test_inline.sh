@@ -76,3 +76,24 @@ c2 st three 10000 1
 WANT
 diff -u sites.want sites.txt || fail "accesses by array, direction and function (count, code addresses) differ"
 echo "ok: every array's accesses carry their line's one code address"
+
+# A function whose loops hold more than 256 sites: the loop with a call
+# calls the runtime at each of its 300 sites, the call-free loop inside it
+# stays inline, and both count exactly (tests/rt/inline_big.c).
+n=100
+"$MEMPRISM" cc -O2 -g -Rpass=memprism "$MP_SRC/tests/rt/inline_big.c" -o inline_big 2> big_remarks.txt
+expect_eq "inline_big output" "0 $((63 * n))" "$(./inline_big $n)"
+cold=$(objdump -d --no-show-raw-insn inline_big | awk '/<main>:/,/^$/' | grep -c 'call.*__memprism_access_cold')
+[ "$cold" -ge 300 ] || fail "the big loop's 300 sites should call the runtime: $cold calls"
+echo "ok: the big loop calls the runtime at $cold sites"
+grep -q "inline_big.c:$(grep -n 'call-free loop \*/' "$MP_SRC/tests/rt/inline_big.c" | cut -d: -f1):.*recording state kept in registers" \
+	big_remarks.txt || fail "the call-free loop lost its inline path: $(cat big_remarks.txt)"
+echo "ok: the call-free loop keeps its inline path"
+"$MEMPRISM" record -q -o big.data -- ./inline_big $n >/dev/null
+"$MEMPRISM" report --format csv big.data >big.csv
+A="heap main \\(inline_big.c:$(grep -n '@a' "$MP_SRC/tests/rt/inline_big.c" | cut -d: -f1)\\)"
+B="heap main \\(inline_big.c:$(grep -n '@b' "$MP_SRC/tests/rt/inline_big.c" | cut -d: -f1)\\)"
+expect_eq "big loop: bytes loaded from a (300 x 8 x n)" $((300 * 8 * n)) "$(csv_field big.csv "$A" bytes_loaded)"
+expect_eq "call-free loop: bytes stored to b (64 x 8 x n)" $((512 * n)) "$(csv_field big.csv "$B" bytes_stored)"
+expect_eq "call-free loop: bytes loaded from b (64 x 8 x n, and printf's)" $((512 * n + 8)) \
+	"$(csv_field big.csv "$B" bytes_loaded)"
