@@ -57,6 +57,16 @@ struct rp_machine;
 const struct rp_machine *cli_rp_machine(const struct mp_machine *m, struct rp_machine *out);
 /* After a run that read the trace: what `host` had to guess (cli_note). */
 void cli_model_note(const struct cli_model *m);
+/* The what-if behind a page-walk finding (rp_opts.check_pages, arg a
+ * struct cli_check): the trace at path analysed again with ao's options
+ * and model's, plus WHAT in pages of 1 << shift bytes, its rule first. */
+struct cli_check {
+	const char *path;
+	struct an_opts ao; /* the command's, before its hooks */
+	const struct cli_model *model;
+};
+struct an_mem;
+int cli_check_pages(void *arg, const char *what, unsigned shift, struct an_mem *total);
 
 struct rp_opts;
 /* report --html FILE (cli_html.c): 0 or 1 (message printed). */

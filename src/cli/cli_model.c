@@ -211,6 +211,36 @@ int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 	return 0;
 }
 
+int cli_check_pages(void *arg, const char *what, unsigned shift, struct an_mem *total)
+{
+	const struct cli_check *k = arg;
+	const struct cli_model *a = k->model;
+	static struct cli_model b; /* large: not on the stack */
+	if (a->nrules >= CLI_MAX_PAGE_RULES)
+		return -ENOSPC;
+	b = *a;
+	snprintf(b.patterns[0], sizeof(b.patterns[0]), "%s", what);
+	b.rules[0] = (struct an_page_rule){ b.patterns[0], shift };
+	for (size_t i = 0; i < a->nrules; i++) {
+		snprintf(b.patterns[i + 1], sizeof(b.patterns[i + 1]), "%s", a->rules[i].pattern);
+		b.rules[i + 1] = (struct an_page_rule){ b.patterns[i + 1], a->rules[i].shift };
+	}
+	b.nrules = a->nrules + 1;
+	struct an_opts ao = k->ao;
+	ao.page_rows = 0;
+	if (cli_model_apply(&b, &ao, 1))
+		return -EINVAL;
+	ao.progress = cli_progress;
+	ao.progress_arg = "checking a finding's what-if";
+	struct an_result *r = NULL;
+	int err = an_run(k->path, &ao, &r);
+	cli_progress_end();
+	if (!err)
+		*total = r->mem_total;
+	an_result_free(r);
+	return err;
+}
+
 const struct rp_machine *cli_rp_machine(const struct mp_machine *m, struct rp_machine *out)
 {
 	if (!m)

@@ -221,6 +221,12 @@ static int run(int argc, char **argv)
 	ro.machine = cli_rp_machine(ao.machine, &rpm);
 	ro.model_args = model.args;
 	ro.nmodel_args = model.nargs;
+	static struct cli_check check; /* each page-walk finding's what-if, run before it is shown */
+	if (model.have) {
+		check = (struct cli_check){ .path = ro.data_path, .ao = ao, .model = &model };
+		ro.check_pages = cli_check_pages;
+		ro.check_arg = &check;
+	}
 	if (html)
 		return cli_report_html(html, &ao, &ro);
 	/* the object view shows how each object is walked (an_pattern.h) */

@@ -85,6 +85,10 @@ static int run(int argc, char **argv)
 	ro.machine = cli_rp_machine(ao.machine, &rpm);
 	ro.model_args = model.args;
 	ro.nmodel_args = model.nargs;
+	static struct cli_check check; /* each page-walk finding's what-if, run before it is shown */
+	check = (struct cli_check){ .path = ro.data_path, .ao = ao, .model = &model };
+	ro.check_pages = cli_check_pages;
+	ro.check_arg = &check;
 	struct an_result *res = NULL;
 	ao.progress = cli_progress;
 	ao.progress_arg = "modelling the trace";

@@ -49,6 +49,12 @@ struct rp_opts {
 	const char *const *model_args;
 	size_t nmodel_args;
 	int color; /* text: ANSI colours (a terminal that wants them) */
+	/* Checks a page-walk finding before it is shown: the model run again
+	 * with the objects whose label contains `what` in pages of 1 << shift
+	 * bytes; 0 and that run's totals in *total, or -errno. NULL: findings
+	 * are shown unchecked. */
+	int (*check_pages)(void *arg, const char *what, unsigned shift, struct an_mem *total);
+	void *check_arg;
 };
 
 /* Renders r. -EINVAL for --by page on a recording without page faults. */

@@ -76,14 +76,21 @@ static size_t shell_word(char *buf, size_t cap, const char *s)
  * quoting than single quotes give. WHAT: the file:line of the allocation
  * site where it has one (what --pages matches in the label), else the
  * label. */
+/* What a --pages rule names for c: the file:line of its allocation site
+ * where it has one (what --pages matches in the label), else its label. */
+static void advice_what(char *what, size_t cap, const struct an_class *c)
+{
+	const char *s = c->site ? c->site : c->label, *open = strrchr(s, '('), *close = open ? strchr(open, ')') : NULL;
+	if (open && close && memchr(open, ':', (size_t)(close - open)) && (size_t)(close - open) < cap)
+		snprintf(what, cap, "%.*s", (int)(close - open - 1), open + 1);
+	else
+		snprintf(what, cap, "%s", c->label);
+}
+
 static void whatif_hint(char *buf, size_t cap, const struct an_class *c, const struct rp_opts *o, const char *size)
 {
 	char what[256];
-	const char *s = c->site ? c->site : c->label, *open = strrchr(s, '('), *close = open ? strchr(open, ')') : NULL;
-	if (open && close && memchr(open, ':', (size_t)(close - open)) && (size_t)(close - open) < sizeof(what))
-		snprintf(what, sizeof(what), "%.*s", (int)(close - open - 1), open + 1);
-	else
-		snprintf(what, sizeof(what), "%s", c->label);
+	advice_what(what, sizeof(what), c);
 	const char *parts[] = { what, o->roi, o->data_path };
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
 		if (parts[i] && strchr(parts[i], '\'')) {
@@ -137,16 +144,48 @@ static int by_share(const void *x, const void *y)
 	return a->kind < b->kind ? -1 : a->kind > b->kind;
 }
 
-static void walks_finding(const struct rp_opts *o, const struct an_class *c, struct rp_advice *a)
+/* The what-if of a page-walk finding, run (o->check_pages): the change is
+ * advised only if at least half the object's walks leave the total; moved
+ * onto its neighbours (a few small blocks in huge pages among others in
+ * small ones) they do not. Its figures go after the change. */
+static void check_walks(const struct rp_opts *o, const struct an_class *c, const struct an_mem *t, unsigned shift,
+			struct rp_advice *a)
+{
+	char what[256], wa[32], wb[32];
+	struct an_mem tb;
+	advice_what(what, sizeof(what), c);
+	if (!o->check_pages || o->check_pages(o->check_arg, what, shift, &tb))
+		return;
+	a->walks_a = t->walks;
+	a->walks_b = tb.walks;
+	uint64_t gone = t->walks > tb.walks ? t->walks - tb.walks : 0;
+	a->verdict = 2 * gone >= c->mem.walks ? 1 : -1;
+	snprintf(a->checked, sizeof(a->checked), "in %s pages, all page walks %s -> %s (%+.1f%%)",
+		 shift == 30 ? "1 GiB" : "2 MiB", rp_grouped(wa, sizeof(wa), t->walks), rp_grouped(wb, sizeof(wb), tb.walks),
+		 t->walks ? 100.0 * ((double)tb.walks - (double)t->walks) / (double)t->walks : 0.0);
+	size_t n = strlen(a->fix);
+	if (a->verdict > 0)
+		snprintf(a->fix + n, sizeof(a->fix) - n, "; checked by the model: %s", a->checked);
+}
+
+static void walks_finding(const struct rp_opts *o, const struct an_class *c, const struct an_mem *t,
+			  struct rp_advice *a)
 {
 	const struct rp_machine *m = o->machine;
 	const struct an_mem *x = &c->mem;
-	char w[32], pages[32], size[32], reach[32], hint[1024];
+	char w[32], pages[32], size[32], reach[32], hint[1024], nb[32], all[32];
 	int n = snprintf(a->evidence, sizeof(a->evidence),
 			 "%s page walks (%.1f%% of all), one per %.1f line references",
 			 rp_grouped(w, sizeof(w), x->walks), 100.0 * a->share, ratio(x->refs, x->walks));
 	uint64_t reach4 = m ? m->tlb_4k << 12 : 0, reach2 = m ? m->tlb_2m << 21 : 0;
-	if (c->max_size && reach4 && n > 0 && (size_t)n < sizeof(a->evidence))
+	/* many blocks, each within a page or two: huge pages for them alone
+	 * means an arena of their own */
+	int blocks = c->instances > 1 && c->max_size && c->max_size < (2u << 20);
+	if (blocks && n > 0 && (size_t)n < sizeof(a->evidence))
+		snprintf(a->evidence + n, sizeof(a->evidence) - (size_t)n, "; %s blocks of up to %s (%s in all)",
+			 rp_grouped(nb, sizeof(nb), c->instances), rp_human(size, sizeof(size), c->max_size),
+			 rp_human(all, sizeof(all), c->bytes_allocated));
+	else if (c->max_size && reach4 && n > 0 && (size_t)n < sizeof(a->evidence))
 		snprintf(a->evidence + n, sizeof(a->evidence) - (size_t)n,
 			 "; it spans %s (%s pages of 4 KiB), %.1fx what the TLBs reach in 4 KiB pages (%s)",
 			 rp_human(size, sizeof(size), c->max_size),
@@ -163,12 +202,19 @@ static void walks_finding(const struct rp_opts *o, const struct an_class *c, str
 			 "accesses (sort or block them) so fewer pages are in use at a time%s%s%s",
 			 rp_human(reach, sizeof(reach), reach2), hint[0] ? "; `" : "", hint,
 			 hint[0] ? "` estimates it" : "");
+	else if (blocks)
+		snprintf(a->fix, sizeof(a->fix),
+			 "give these blocks an arena of their own in 2 MiB pages (one 2 MiB-aligned region from "
+			 "mmap, madvise(p, size, MADV_HUGEPAGE) before its first touch, carved by a pool "
+			 "allocator), so they share a few huge pages instead of the heap's small ones%s%s%s",
+			 hint[0] ? "; `" : "", hint, hint[0] ? "` estimates the change" : "");
 	else
 		snprintf(a->fix, sizeof(a->fix),
 			 "put it in 2 MiB pages: allocate it 2 MiB-aligned (aligned_alloc(2 << 20, size) or mmap) "
 			 "and madvise(p, size, MADV_HUGEPAGE) before its first touch, or set transparent huge "
 			 "pages to always%s%s%s",
 			 hint[0] ? "; `" : "", hint, hint[0] ? "` estimates the change" : "");
+	check_walks(o, c, t, beyond ? 30 : 21, a);
 }
 
 static void passes_finding(const struct rp_opts *o, const struct an_class *c, const struct an_pattern *p,
@@ -301,8 +347,9 @@ size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsign
 		    ratio(x->walks, x->refs) >= ADV_WALK_RATE) {
 			a.kind = RP_ADV_WALKS;
 			a.value = ratio(x->walks, x->refs);
-			walks_finding(o, c, &a);
+			walks_finding(o, c, t, &a);
 			add(out, cap, &n, &a);
+			a.verdict = 0; /* (the what-if was this finding's) */
 		}
 		uint64_t nlines = (c->bytes_allocated + line - 1) / line;
 		uint64_t misses = x->refs - x->level[MP_LVL_L1], k = p ? (uint64_t)llabs(p->stride) / line : 0;
@@ -353,16 +400,38 @@ size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsign
 void rp_advice_text(FILE *out, const struct an_result *r, const struct rp_opts *o, unsigned kinds)
 {
 	struct rp_advice adv[RP_ADVICE_MAX];
-	size_t n = rp_advice_find(r, o, kinds, adv, RP_ADVICE_MAX);
+	size_t n = rp_advice_find(r, o, kinds, adv, RP_ADVICE_MAX), shown = 0;
 	fprintf(out, "\nwhat to change (from the modelled figures):\n");
-	if (!n)
+	for (size_t i = 0; i < n; i++)
+		if (adv[i].verdict >= 0) {
+			fprintf(out, "  %s: %s\n    evidence: %s\n    change:   %s\n", rp_advice_name(adv[i].kind),
+				adv[i].cls->label, adv[i].evidence, adv[i].fix);
+			shown++;
+		}
+	if (!shown)
 		fprintf(out, "  none: no object has %s worth a change (thresholds: docs/model.md)\n",
 			kinds == (1u << RP_ADV_WALKS)
 				? "page walks"
 				: "page walks, DRAM passes, line use, store fills or set conflicts");
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "  %s: %s\n    evidence: %s\n    change:   %s\n", rp_advice_name(adv[i].kind),
-			adv[i].cls->label, adv[i].evidence, adv[i].fix);
+		if (adv[i].verdict < 0)
+			fprintf(out,
+				"  not advised: huge pages for %s: %s; its own what-if does not confirm the change\n"
+				"    evidence: %s\n",
+				adv[i].cls->label, adv[i].checked, adv[i].evidence);
+}
+
+static void advice_json(FILE *out, const struct rp_advice *a, void (*str)(FILE *out, const char *s))
+{
+	fprintf(out, "{\"kind\":\"%s\",\"object\":", rp_advice_name(a->kind));
+	str(out, a->cls->label);
+	fprintf(out, ",\"share\":%.6f,\"value\":%.6f,\"evidence\":", a->share, a->value);
+	str(out, a->evidence);
+	fprintf(out, ",\"fix\":");
+	str(out, a->fix);
+	if (a->verdict)
+		fprintf(out, ",\"whatif_walks\":[%" PRIu64 ",%" PRIu64 "]", a->walks_a, a->walks_b);
+	fprintf(out, "}");
 }
 
 void rp_advice_json(FILE *out, const struct an_result *r, const struct rp_opts *o,
@@ -370,15 +439,21 @@ void rp_advice_json(FILE *out, const struct an_result *r, const struct rp_opts *
 {
 	struct rp_advice adv[RP_ADVICE_MAX];
 	size_t n = rp_advice_find(r, o, RP_ADVICE_ALL, adv, RP_ADVICE_MAX);
+	int first = 1;
 	fprintf(out, "\"findings\":[");
-	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%s{\"kind\":\"%s\",\"object\":", i ? "," : "", rp_advice_name(adv[i].kind));
-		str(out, adv[i].cls->label);
-		fprintf(out, ",\"share\":%.6f,\"value\":%.6f,\"evidence\":", adv[i].share, adv[i].value);
-		str(out, adv[i].evidence);
-		fprintf(out, ",\"fix\":");
-		str(out, adv[i].fix);
-		fprintf(out, "}");
-	}
+	for (size_t i = 0; i < n; i++)
+		if (adv[i].verdict >= 0) {
+			fprintf(out, "%s", first ? "" : ",");
+			advice_json(out, &adv[i], str);
+			first = 0;
+		}
+	fprintf(out, "],\"not_advised\":[");
+	first = 1;
+	for (size_t i = 0; i < n; i++)
+		if (adv[i].verdict < 0) {
+			fprintf(out, "%s", first ? "" : ",");
+			advice_json(out, &adv[i], str);
+			first = 0;
+		}
 	fprintf(out, "]");
 }

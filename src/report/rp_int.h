@@ -45,6 +45,13 @@ struct rp_advice {
 	 * L1 fills per line */
 	double value;
 	char evidence[512], fix[1536]; /* (fix: with a what-if command of up to 1 KiB) */
+	/* page walks, with o->check_pages: 1 the what-if confirms the change
+	 * (at least half the object's walks gone from the total), -1 it does
+	 * not (the finding is not advised), 0 unchecked; all walks without
+	 * and with the change */
+	int verdict;
+	uint64_t walks_a, walks_b;
+	char checked[160]; /* the what-if's figures, in words */
 };
 /* "page-walks", "dram-passes", "line-use", "store-fills", "set-conflicts". */
 const char *rp_advice_name(enum rp_advice_kind k);
