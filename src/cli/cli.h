@@ -90,6 +90,17 @@ void cli_data_error(int err, const char *path, int named, const char *record_hin
  * trusted (AN_DAMAGE_UNTRUSTED: the output is still written), else 0. */
 int cli_damage(const struct an_result *res, const char *path, int warnings_shown);
 
+/* Several data files (cli_merge.c, docs/mpi.md): 1 when the operands from
+ * optind on are more than one file, or a directory. */
+int cli_merge_wanted(int argc, char **argv, int optind);
+/* Reads the operands' files one at a time into a merge: refuses files of
+ * different programs and a rank given twice (unless force), warns of a
+ * file that cannot be read, a damaged one and a rank without a file, and
+ * goes on. 0 and *out (an_merge_free), or the exit status (message said).
+ * ao's progress fields are set. */
+struct an_merge;
+int cli_merge_run(int argc, char **argv, int optind, int force, struct an_opts *ao, struct an_merge **out);
+
 /* "memprism: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Flushes stdout and reports a write error (full disk, closed pipe): 0 or 1. */

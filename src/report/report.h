@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "analysis/an_bins.h"
+#include "analysis/an_merge.h"
 #include "analysis/an_pattern.h"
 #include "analysis/analysis.h"
 
@@ -17,6 +18,8 @@ enum rp_by {
 	RP_BY_THREAD,
 	RP_BY_FUNCTION,
 	RP_BY_PAGE, /* first touch of each page: record --source faults only */
+	RP_BY_RANK, /* one row per data file of a merge (rank), or the one file */
+	RP_BY_PROCESS, /* one row per process (the pid of each file) */
 };
 enum rp_format { RP_TEXT, RP_CSV, RP_JSON };
 
@@ -49,6 +52,10 @@ struct rp_opts {
 	const char *const *model_args;
 	size_t nmodel_args;
 	int color; /* text: ANSI colours (a terminal that wants them) */
+	/* the result is this merge's (several data files: an_merge.h): the
+	 * object view adds each row's spread over the files, and the rank
+	 * view lists them; NULL for one file */
+	const struct an_merge *merge;
 };
 
 /* Renders r. -EINVAL for --by page on a recording without page faults. */

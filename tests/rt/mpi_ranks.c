@@ -6,6 +6,8 @@
  * r + 2 times, all through a volatile pointer:
  *   @A of rank r: 1 instance of 4 * N(r) bytes, N(r) stores,
  *                 (r + 2) * N(r) loads
+ * and stores r + 1 times to a static, whatever the load address (ASLR):
+ *   @H (hits): r + 1 stores
  * Then an MPI_Allreduce of the ranks' sums (MPI's own memory is not
  * instrumented: it is not built by `memprism cc`). Rank 0 prints
  * "ranks SIZE sum TOTAL".
@@ -14,8 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+static volatile int hits[16]; /* @H */
+
 static long work(int rank)
 {
+	for (int k = 0; k <= rank; k++)
+		hits[k % 16] = k;
 	long n = 1000L * (rank + 1);
 	volatile int *a = malloc((size_t)n * sizeof(int)); /* @A */
 	if (!a)

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+/* Several data files in one report (docs/mpi.md): the operands, the checks
+ * that they belong together, and the merge's run with its words. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analysis/an_merge.h"
+#include "cli/cli.h"
+#include "common/mp_error.h"
+
+int cli_merge_wanted(int argc, char **argv, int optind)
+{
+	struct stat st;
+	if (argc - optind > 1)
+		return 1;
+	return optind < argc && stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static char progress_what[4300];
+
+static void on_part(void *arg, const struct an_merge_part *p, size_t i, size_t n)
+{
+	(void)arg;
+	cli_progress_end();
+	if (p->rank >= 0)
+		snprintf(progress_what, sizeof(progress_what), "reading rank %d (%zu of %zu files)", p->rank, i + 1, n);
+	else
+		snprintf(progress_what, sizeof(progress_what), "reading %s (%zu of %zu files)", p->path, i + 1, n);
+}
+
+static const char *name(char *buf, size_t cap, const struct an_merge_part *p)
+{
+	if (p->rank >= 0)
+		snprintf(buf, cap, "%s (rank %d)", p->path, p->rank);
+	else
+		snprintf(buf, cap, "%s", p->path);
+	return buf;
+}
+
+int cli_merge_run(int argc, char **argv, int optind, int force, struct an_opts *ao, struct an_merge **out)
+{
+	*out = NULL;
+	struct an_merge *m = NULL;
+	const char *bad = NULL;
+	int err = an_merge_open((const char *const *)argv + optind, (size_t)(argc - optind), &m, &bad);
+	if (err == -ENODATA) {
+		cli_error("%s holds no memprism data files", bad);
+		return 2;
+	}
+	if (err) {
+		cli_error("cannot read %s: %s", bad ? bad : "the data files", mp_strerror(err));
+		return err == -ENOMEM ? 1 : 2;
+	}
+	size_t a, b;
+	char na[4200], nb[4200];
+	if (!force && an_merge_mismatch(m, &a, &b)) {
+		const struct an_merge_part *pa = an_merge_part(m, a), *pb = an_merge_part(m, b);
+		cli_error("%s records %s, %s records %s: files of different programs are not merged (--force merges "
+			  "them anyway, row by row)",
+			  name(na, sizeof(na), pa), pa->program, name(nb, sizeof(nb), pb), pb->program);
+		an_merge_free(m);
+		return 2;
+	}
+	if (!force && an_merge_duplicate(m, &a, &b)) {
+		cli_error("%s and %s both hold rank %d: files of two runs? Give one run's files (--force merges them "
+			  "anyway)",
+			  an_merge_part(m, a)->path, an_merge_part(m, b)->path, an_merge_part(m, a)->rank);
+		an_merge_free(m);
+		return 2;
+	}
+	ao->progress = cli_progress;
+	ao->progress_arg = progress_what;
+	err = an_merge_run(m, ao, on_part, NULL);
+	cli_progress_end();
+	if (err == -ENODATA) {
+		for (size_t i = 0; i < an_merge_nparts(m); i++)
+			cli_error("cannot read %s: %s", name(na, sizeof(na), an_merge_part(m, i)),
+				  mp_strerror(an_merge_part(m, i)->err));
+		cli_error("none of the %zu data files could be read", an_merge_nparts(m));
+		an_merge_free(m);
+		return 1;
+	}
+	if (err) {
+		cli_error("cannot merge the data files: %s", mp_strerror(err));
+		an_merge_free(m);
+		return 1;
+	}
+	/* what is missing, on stderr whatever the format: the report goes on */
+	for (size_t i = 0; i < an_merge_nparts(m); i++) {
+		const struct an_merge_part *p = an_merge_part(m, i);
+		if (p->err)
+			cli_error("warning: %s was not read: %s; the report goes on without it", name(na, sizeof(na), p),
+				  mp_strerror(p->err));
+		else if (p->damaged)
+			cli_error("warning: %s is damaged or truncated; the report covers what could be read of it (its "
+				  "warnings say what was not)",
+				  name(na, sizeof(na), p));
+	}
+	const struct an_result *r = an_merge_result(m);
+	for (size_t i = 0; i < r->nwarnings; i++)
+		if (strncmp(r->warnings[i], "rank ", 5) == 0 && strstr(r->warnings[i], ": no readable data file"))
+			cli_error("warning: %s", r->warnings[i]);
+	*out = m;
+	return 0;
+}
