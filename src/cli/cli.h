@@ -100,6 +100,8 @@ int cli_merge_wanted(int argc, char **argv, int optind);
  * ao's progress fields are set. */
 struct an_merge;
 int cli_merge_run(int argc, char **argv, int optind, int force, struct an_opts *ao, struct an_merge **out);
+/* The same again over the same files (whatif's B): no checks said twice. */
+int cli_merge_again(int argc, char **argv, int optind, struct an_opts *ao, struct an_merge **out);
 
 /* "memprism: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

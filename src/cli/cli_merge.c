@@ -11,6 +11,13 @@
 #include "cli/cli.h"
 #include "common/mp_error.h"
 
+const struct cli_opt cli_opts_merge[] = {
+	CLI_OPT("force", CLI_K_FORCE, NULL,
+	  "several data files: merge them even when they record\n"
+	  "different programs, or two of them the same rank"),
+	CLI_END,
+};
+
 int cli_merge_wanted(int argc, char **argv, int optind)
 {
 	struct stat st;
@@ -40,7 +47,8 @@ static const char *name(char *buf, size_t cap, const struct an_merge_part *p)
 	return buf;
 }
 
-int cli_merge_run(int argc, char **argv, int optind, int force, struct an_opts *ao, struct an_merge **out)
+static int merge_run(int argc, char **argv, int optind, int force, int say, struct an_opts *ao,
+		     struct an_merge **out)
 {
 	*out = NULL;
 	struct an_merge *m = NULL;
@@ -88,6 +96,9 @@ int cli_merge_run(int argc, char **argv, int optind, int force, struct an_opts *
 		an_merge_free(m);
 		return 1;
 	}
+	*out = m;
+	if (!say)
+		return 0;
 	/* what is missing, on stderr whatever the format: the report goes on */
 	for (size_t i = 0; i < an_merge_nparts(m); i++) {
 		const struct an_merge_part *p = an_merge_part(m, i);
@@ -103,6 +114,15 @@ int cli_merge_run(int argc, char **argv, int optind, int force, struct an_opts *
 	for (size_t i = 0; i < r->nwarnings; i++)
 		if (strncmp(r->warnings[i], "rank ", 5) == 0 && strstr(r->warnings[i], ": no readable data file"))
 			cli_error("warning: %s", r->warnings[i]);
-	*out = m;
 	return 0;
+}
+
+int cli_merge_run(int argc, char **argv, int optind, int force, struct an_opts *ao, struct an_merge **out)
+{
+	return merge_run(argc, argv, optind, force, 1, ao, out);
+}
+
+int cli_merge_again(int argc, char **argv, int optind, struct an_opts *ao, struct an_merge **out)
+{
+	return merge_run(argc, argv, optind, 1, 0, ao, out);
 }

@@ -13,7 +13,7 @@
 #include "common/mp_error.h"
 #include "report/report.h"
 
-enum { K_HTML = CLI_K_CMD, K_NOT_WRAPPER, K_NO_WRAPPER_HEURISTIC, K_LIB_SITES, K_NUMA, K_FORCE };
+enum { K_HTML = CLI_K_CMD, K_NOT_WRAPPER, K_NO_WRAPPER_HEURISTIC, K_LIB_SITES, K_NUMA };
 
 static int run(int argc, char **argv);
 
@@ -51,9 +51,7 @@ static const struct cli_opt opts[] = {
 	  "place threads and pages on a simulated NUMA machine\n"
 	  "(e.g. 4x8): with --model, fills from another node's\n"
 	  "memory are remote DRAM (`memprism numa` for the rest)"),
-	CLI_OPT("force", K_FORCE, NULL,
-	  "several data files: merge them even when they record\n"
-	  "different programs, or two of them the same rank"),
+	CLI_TABLE(cli_opts_merge),
 	CLI_TABLE(cli_opts_quiet_help),
 	CLI_TEXT("On a terminal the text view fits its width and shows progress while it reads\n"
 		 "(and the time left)."),
@@ -190,7 +188,7 @@ static int run(int argc, char **argv)
 		case K_HTML:
 			html = optarg;
 			break;
-		case K_FORCE:
+		case CLI_K_FORCE:
 			force = 1;
 			break;
 		default:

@@ -79,6 +79,27 @@ labels m.csv | sort > got.txt
 diff want.txt got.txt > d.txt || fail "merged rows are not the files' rows: $(head d.txt)"
 expect_eq "merged rows, one per object" "$(wc -l < want.txt)" "$(wc -l < got.txt)"
 
+# the model: each rank on a machine of its own, the figures add up (report,
+# whatif); the TLB view's pages are each rank's own
+mach=nehalem-e5504
+"$MEMPRISM" report -q --model $mach --format csv . > mm.csv
+"$MEMPRISM" whatif -q --model $mach --vs-pages 2M --format csv . > mw.csv
+"$MEMPRISM" tlb -q --model $mach --format csv . > mt.csv
+rr=0 rw=0 wa=0 da=0 pages=0
+for r in 0 1 2 3; do
+	"$MEMPRISM" report -q --model $mach --format csv memprism.rank$r.data > x.csv
+	rr=$((rr + $(csv_field x.csv "$A" dram_reads))) rw=$((rw + $(csv_field x.csv "$A" dram_writes)))
+	"$MEMPRISM" whatif -q --model $mach --vs-pages 2M --format csv memprism.rank$r.data > x.csv
+	wa=$((wa + $(csv_field x.csv "$A" walks_a))) da=$((da + $(csv_field x.csv "$A" dram_a)))
+	pages=$((pages + $("$MEMPRISM" tlb -q --model $mach --format csv memprism.rank$r.data | tail -n +2 | wc -l)))
+done
+[ "$rr" -gt 0 ] || fail "the model found no DRAM reads of the site"
+expect_eq "merged model: DRAM reads" $rr "$(csv_field mm.csv "$A" dram_reads)"
+expect_eq "merged model: DRAM writes" $rw "$(csv_field mm.csv "$A" dram_writes)"
+expect_eq "merged whatif: A's walks" $wa "$(csv_field mw.csv "$A" walks_a)"
+expect_eq "merged whatif: A's DRAM" $da "$(csv_field mw.csv "$A" dram_a)"
+expect_eq "merged tlb: pages" $pages "$(tail -n +2 mt.csv | wc -l)"
+
 # --by rank: each file's own figures; --by process: each rank's process
 "$MEMPRISM" report --by rank --format csv . > rank.csv
 for r in 0 1 2 3; do
