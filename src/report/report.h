@@ -70,6 +70,13 @@ int rp_render_tlb(FILE *out, const struct an_result *r, const struct rp_opts *o)
  * what_a/what_b describe the configurations. Text or CSV. */
 int rp_render_compare(FILE *out, const struct an_result *a, const struct an_result *b, const struct rp_opts *o,
 		      const char *what_a, const char *what_b);
+/* `memprism diff` (report_diff.c): per object, a's figures (before) and
+ * b's (after) and the change, rows matched by label, then by their site's
+ * function and file (a moved line keeps its row), sorted by the size of
+ * the change; new and vanished rows too. what_a/what_b name the sides.
+ * Text, CSV or JSON (docs/report-formats.md). 0 or -ENOMEM. */
+int rp_render_diff(FILE *out, const struct an_result *a, const struct an_result *b, const struct rp_opts *o,
+		   const char *what_a, const char *what_b);
 /* The visual report: one self-contained HTML page (docs/report-formats.md).
  * bins (may be NULL) hold the time x address grids; o->patterns the access
  * patterns. Returns 0, -ENOMEM or -EIO. */
