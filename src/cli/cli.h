@@ -93,7 +93,7 @@ int cli_damage(const struct an_result *res, const char *path, int warnings_shown
 /* Several data files (cli_merge.c, docs/mpi.md): 1 when the operands from
  * optind on are more than one file, or a directory. */
 int cli_merge_wanted(int argc, char **argv, int optind);
-/* Reads the operands' files one at a time into a merge: refuses files of
+/* Reads the operands' files (none: memprism.data) one at a time into a merge: refuses files of
  * different programs and a rank given twice (unless force), warns of a
  * file that cannot be read, a damaged one and a rank without a file, and
  * goes on. 0 and *out (an_merge_free), or the exit status (message said).

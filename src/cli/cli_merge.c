@@ -53,7 +53,9 @@ static int merge_run(int argc, char **argv, int optind, int force, int say, stru
 	*out = NULL;
 	struct an_merge *m = NULL;
 	const char *bad = NULL;
-	int err = an_merge_open((const char *const *)argv + optind, (size_t)(argc - optind), &m, &bad);
+	static const char *const fallback[] = { "memprism.data" };
+	const char *const *paths = argc > optind ? (const char *const *)argv + optind : fallback;
+	int err = an_merge_open(paths, argc > optind ? (size_t)(argc - optind) : 1, &m, &bad);
 	if (err == -ENODATA) {
 		cli_error("%s holds no memprism data files", bad);
 		return 2;
@@ -83,6 +85,12 @@ static int merge_run(int argc, char **argv, int optind, int force, int say, stru
 	ao->progress_arg = progress_what;
 	err = an_merge_run(m, ao, on_part, NULL);
 	cli_progress_end();
+	if (err == -ENODATA && an_merge_nparts(m) == 1) { /* (one file: as the commands say it) */
+		cli_data_error(an_merge_part(m, 0)->err, an_merge_part(m, 0)->path, argc > optind,
+			       "memprism record -- PROGRAM");
+		an_merge_free(m);
+		return 1;
+	}
 	if (err == -ENODATA) {
 		for (size_t i = 0; i < an_merge_nparts(m); i++)
 			cli_error("cannot read %s: %s", name(na, sizeof(na), an_merge_part(m, i)),

@@ -197,7 +197,8 @@ static int run(int argc, char **argv)
 				return 2;
 		}
 	}
-	int merged = cli_merge_wanted(argc, argv, optind);
+	/* (the rank and process views read the files' headers: a merge of one) */
+	int merged = cli_merge_wanted(argc, argv, optind) || ro.by == RP_BY_RANK || ro.by == RP_BY_PROCESS;
 	if (!merged && cli_data_path(argc, argv, optind, &ro.data_path))
 		return 2;
 	ao.wrappers = wrappers;
@@ -210,7 +211,8 @@ static int run(int argc, char **argv)
 	ro.model_args = model.args;
 	ro.nmodel_args = model.nargs;
 	if (merged && html) {
-		cli_error("--html takes one data file (the merged views are text, CSV and JSON)");
+		cli_error("--html takes one data file, and no --by rank or process (those views, and merged "
+			  "reports, are text, CSV and JSON)");
 		return 2;
 	}
 	if (merged)
