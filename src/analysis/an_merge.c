@@ -85,6 +85,8 @@ static void read_header(struct an_merge_part *p)
 		p->rank_size = atoi(buf);
 	if (!trace_reader_meta(r, "host", p->host, sizeof(p->host)))
 		p->host[0] = 0;
+	if (!trace_reader_meta(r, "rank_job", p->job, sizeof(p->job)))
+		p->job[0] = 0;
 	if (trace_reader_meta(r, "program", buf, sizeof(buf))) {
 		const char *b = base_name(buf);
 		size_t n = strnlen(b, sizeof(p->program) - 1);
@@ -270,6 +272,23 @@ int an_merge_duplicate(const struct an_merge *m, size_t *a, size_t *b)
 			*a = i - 1;
 			*b = i;
 			return 1;
+		}
+	return 0;
+}
+
+int an_merge_runs_differ(const struct an_merge *m, size_t *a, size_t *b)
+{
+	for (size_t i = 0; i < m->nparts; i++)
+		for (size_t j = i + 1; j < m->nparts; j++) {
+			const struct an_merge_part *x = &m->parts[i], *y = &m->parts[j];
+			if (x->rank < 0 || y->rank < 0)
+				continue;
+			if ((x->job[0] && y->job[0] && strcmp(x->job, y->job) != 0) ||
+			    (x->rank_size && y->rank_size && x->rank_size != y->rank_size)) {
+				*a = i;
+				*b = j;
+				return 1;
+			}
 		}
 	return 0;
 }

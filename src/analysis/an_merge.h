@@ -27,6 +27,7 @@ struct an_merge_part {
 	int rank; /* the header's rank (record under mpirun/srun), -1 none */
 	int rank_size; /* the job's processes as the header says, 0 unknown */
 	char host[128], program[256]; /* the header's host, the program's base name */
+	char job[128]; /* the header's rank_job: the launch the rank was of, "" unknown */
 	/* 0 read (damaged or not: see damaged), or an_run's error: the file
 	 * counts for nothing in the figures */
 	int err;
@@ -60,6 +61,9 @@ const struct an_merge_part *an_merge_part(const struct an_merge *m, size_t i);
 int an_merge_mismatch(const struct an_merge *m, size_t *a, size_t *b);
 /* A rank that two parts claim: 1 and *a, *b set, else 0. */
 int an_merge_duplicate(const struct an_merge *m, size_t *a, size_t *b);
+/* Two ranked parts of different jobs (their headers' rank_job, or the
+ * job's size, differ where both say): 1 and *a, *b set, else 0. */
+int an_merge_runs_differ(const struct an_merge *m, size_t *a, size_t *b);
 
 /*
  * Analyses every part with an_run(path, o) in turn and folds its result

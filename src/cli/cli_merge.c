@@ -47,6 +47,18 @@ static const char *name(char *buf, size_t cap, const struct an_merge_part *p)
 	return buf;
 }
 
+/* "job 963444737, 4 ranks" (either part may be unknown) */
+static const char *job(char *buf, size_t cap, const struct an_merge_part *p)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	if (p->job[0])
+		n = (size_t)snprintf(buf, cap, "job %s", p->job);
+	if (p->rank_size && n < cap)
+		snprintf(buf + n, cap - n, "%s%d ranks", n ? ", " : "", p->rank_size);
+	return buf;
+}
+
 static int merge_run(int argc, char **argv, int optind, int force, int say, struct an_opts *ao,
 		     struct an_merge **out)
 {
@@ -71,6 +83,15 @@ static int merge_run(int argc, char **argv, int optind, int force, int say, stru
 		cli_error("%s records %s, %s records %s: files of different programs are not merged (--force merges "
 			  "them anyway, row by row)",
 			  name(na, sizeof(na), pa), pa->program, name(nb, sizeof(nb), pb), pb->program);
+		an_merge_free(m);
+		return 2;
+	}
+	if (!force && an_merge_runs_differ(m, &a, &b)) {
+		const struct an_merge_part *pa = an_merge_part(m, a), *pb = an_merge_part(m, b);
+		char ja[200], jb[200];
+		cli_error("%s and %s are of different runs (%s; %s): give one run's files (--force merges them anyway)",
+			  name(na, sizeof(na), pa), name(nb, sizeof(nb), pb), job(ja, sizeof(ja), pa),
+			  job(jb, sizeof(jb), pb));
 		an_merge_free(m);
 		return 2;
 	}

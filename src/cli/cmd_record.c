@@ -330,14 +330,15 @@ static int run(int argc, char **argv)
 		return 2;
 	}
 	ro.argv = argv + optind;
-	struct mp_rank rk;
+	static struct mp_rank rk; /* (ro keeps pointers into it) */
 	if (mp_rank_detect(&rk)) {
 		cli_error("cannot tell this process's rank: %s is '%s', not a number (unset it, or fix the "
 			  "launcher's environment)",
 			  rk.var, getenv(rk.var));
 		return 2;
 	}
-	const char *pattern = ro.output ? ro.output : rk.var ? "memprism.rank%r.data" : "memprism.data";
+	static const char default_ranked[] = "memprism.rank%r.data";
+	const char *pattern = ro.output ? ro.output : rk.var ? default_ranked : "memprism.data";
 	int xerr = mp_output_expand(pattern, &rk, output, sizeof(output));
 	if (xerr == -EINVAL) {
 		cli_error("-o %s: %s", pattern,
@@ -354,6 +355,7 @@ static int run(int argc, char **argv)
 	ro.rank = rk.rank;
 	ro.rank_size = rk.size;
 	ro.rank_var = rk.var;
+	ro.rank_job = rk.job;
 	if (ro.pmu.jitter_pct && ro.source != MP_SOURCE_PMU) {
 		/* faults samples every fault (period 1): nothing to vary */
 		cli_error("--period-jitter applies to --source pmu only (%s)",
@@ -517,9 +519,14 @@ static int run(int argc, char **argv)
 			fprintf(stderr,
 				"memprism: the SPE buffer filled %llu times: records were lost (raise --period)\n",
 				(unsigned long long)stats.aux_truncated);
-		fprintf(stderr, "memprism: wrote %s (%lld bytes); see it with `memprism report%s%s`\n", ro.output,
-			size, strcmp(ro.output, "memprism.data") ? " " : "",
-			strcmp(ro.output, "memprism.data") ? ro.output : "");
+		if (ro.rank_var && pattern == default_ranked) /* (every rank says it: the job's files) */
+			fprintf(stderr, "memprism: rank %d wrote %s (%lld bytes); see every rank with `memprism report "
+					"memprism.rank*.data`\n",
+				ro.rank, ro.output, size);
+		else
+			fprintf(stderr, "memprism: wrote %s (%lld bytes); see it with `memprism report%s%s`\n",
+				ro.output, size, strcmp(ro.output, "memprism.data") ? " " : "",
+				strcmp(ro.output, "memprism.data") ? ro.output : "");
 	}
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);

@@ -48,6 +48,14 @@ int mp_rank_detect(struct mp_rank *out)
 		out->rank = (int)r;
 		long n = vars[i].size ? parse_count(getenv(vars[i].size)) : -1;
 		out->size = n > 0 ? (int)n : 0;
+		const char *ns = getenv("PMIX_NAMESPACE"), *jobid = getenv("OMPI_MCA_ess_base_jobid");
+		const char *sj = getenv("SLURM_JOB_ID"), *ss = getenv("SLURM_STEP_ID");
+		if (ns && *ns)
+			snprintf(out->job, sizeof(out->job), "%s", ns);
+		else if (jobid && *jobid)
+			snprintf(out->job, sizeof(out->job), "%s", jobid);
+		else if (sj && *sj)
+			snprintf(out->job, sizeof(out->job), "%s.%s", sj, ss ? ss : "");
 		return 0;
 	}
 	return 0;

@@ -15,6 +15,10 @@ struct mp_rank {
 	int rank; /* -1: not started by a parallel launcher */
 	int size; /* processes in the job, 0 unknown */
 	const char *var; /* the variable the rank came from, NULL with none */
+	/* the job (launch) the rank belongs to, so that files of two runs are
+	 * not taken for one: PMIX_NAMESPACE, OMPI_MCA_ess_base_jobid, or
+	 * SLURM_JOB_ID.SLURM_STEP_ID; "" when the launcher names none */
+	char job[128];
 };
 
 /*
@@ -22,7 +26,7 @@ struct mp_rank {
  * OMPI_COMM_WORLD_RANK (Open MPI), PMI_RANK (MPICH, Intel MPI), PMIX_RANK
  * (PMIx launchers), SLURM_PROCID (srun). 0 and *out filled (rank -1 when
  * none is set), or -EINVAL when one is set but is not a number from 0 to
- * 2^31 - 1 (out->var names it).
+ * 2^31 - 1 (out->var names it). out->job is filled with the rank.
  */
 int mp_rank_detect(struct mp_rank *out);
 

@@ -78,6 +78,7 @@ struct mp_record_opts {
 	 * when rank_var is NULL. rank_size 0: unknown */
 	int rank, rank_size;
 	const char *rank_var;
+	const char *rank_job; /* the job the rank belongs to (rank.h), NULL or "": none */
 	/* OUT: errno of the first failed append to the data file, by the
 	 * runtime or the launcher (the header's MP_FILE_WRITE_FAILED): the
 	 * recording stopped there. 0 none */

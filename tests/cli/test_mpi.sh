@@ -11,10 +11,11 @@
 # Merged (report FILES... or DIR): the site's row is the sum over ranks,
 # exactly, its spread over the files the arithmetic's, one row per site,
 # static and stack kind though ASLR loaded every rank elsewhere; --by rank
-# and --by process give each rank's own figures; files of another program
-# or a rank twice are refused (--force merges), a rank missing or cut short
-# is named and the report goes on. Skipped (77) without mpicc and mpirun (scripts/deps.sh installs
-# openmpi-bin and libopenmpi-dev).
+# and --by process give each rank's own figures; the model's figures add
+# up; files of another program, a rank twice and ranks of two runs are
+# refused (--force merges), a rank missing or cut short is named and the
+# report goes on. Skipped (77) without mpicc and mpirun (scripts/deps.sh
+# installs openmpi-bin and libopenmpi-dev).
 source "$(dirname "$0")/lib.sh"
 command -v mpicc >/dev/null && command -v mpirun >/dev/null || {
 	echo "skip: no mpicc/mpirun (openmpi-bin, libopenmpi-dev)"
@@ -147,6 +148,10 @@ echo "ok: refused patterns left no file"
 run 2 "another program" "$MEMPRISM" report memprism.rank0.data solo.data
 said "another program" "memprism.rank0.data \\(rank 0\\) records mpi_ranks, solo.data records one: files of different programs"
 run 0 "another program, --force" "$MEMPRISM" report --force memprism.rank0.data solo.data
+mkdir mixed
+cp out/run-0.%.data out/run-1.%.data memprism.rank2.data memprism.rank3.data mixed/
+run 2 "two runs' ranks" "$MEMPRISM" report mixed
+said "two runs' ranks" "are of different runs \\(job [^,]+, 4 ranks; job [^,]+, 4 ranks\\)"
 mkdir dup part cut
 cp memprism.rank[0-3].data dup/ && cp memprism.rank1.data dup/again.data
 run 2 "a rank twice" "$MEMPRISM" report dup
