@@ -192,6 +192,7 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 		o->data_path ? o->data_path : "memprism.data", by_name(o->by), o->color ? "\033[0m" : "");
 	if (res->cmdline[0])
 		fprintf(out, "command:   %s\n", res->cmdline);
+	rp_parts_text(out, o);
 	int instrumented = 0;
 	for (size_t i = 0; i < res->nprocs; i++)
 		instrumented += res->procs[i].instrumented;

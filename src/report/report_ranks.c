@@ -197,6 +197,7 @@ int rp_render_procs(FILE *out, const struct an_result *res, const struct rp_opts
 			rank_view ? "rank" : "process");
 		if (res->cmdline[0])
 			fprintf(out, "command:   %s\n", res->cmdline);
+		rp_parts_text(out, o);
 		fprintf(out, "accesses:  %s (loads %s, stores %s)\n\n", rp_grouped(a, sizeof(a), total),
 			rp_grouped(b, sizeof(b), res->total.loads), rp_grouped(c, sizeof(c), res->total.stores));
 		fprintf(out, "%6s %-16s %8s %14s %6s %14s %14s %10s %7s", "rank", "host", "pid", "accesses", "share",
@@ -322,4 +323,47 @@ void rp_spread_text(FILE *out, const struct an_result *res, const struct rp_opts
 		fprintf(out, "%14s %14s %14s %-12s %s\n", rp_grouped(a, sizeof(a), s.min), m,
 			rp_grouped(b, sizeof(b), s.max), id, cls[i]->label);
 	}
+}
+
+void rp_parts_text(FILE *out, const struct rp_opts *o)
+{
+	if (!o->merge)
+		return;
+	size_t n = an_merge_nparts(o->merge), read = 0, unranked = 0;
+	for (size_t i = 0; i < n; i++) {
+		read += !an_merge_part(o->merge, i)->err;
+		unranked += an_merge_part(o->merge, i)->rank < 0;
+	}
+	fprintf(out, "files:     %zu (%zu read)", n, read);
+	/* ranks as runs "0-3, 5" (the parts are in rank order) */
+	const char *sep = "; ranks ";
+	for (size_t i = 0; i < n;) {
+		int r = an_merge_part(o->merge, i)->rank;
+		if (r < 0)
+			break;
+		size_t j = i;
+		while (j + 1 < n && an_merge_part(o->merge, j + 1)->rank == an_merge_part(o->merge, j)->rank + 1)
+			j++;
+		if (j > i)
+			fprintf(out, "%s%d-%d", sep, r, an_merge_part(o->merge, j)->rank);
+		else
+			fprintf(out, "%s%d", sep, r);
+		sep = ", ";
+		i = j + 1;
+	}
+	if (unranked)
+		fprintf(out, "; %zu without a rank", unranked);
+	/* the hosts, each once */
+	sep = "; hosts ";
+	for (size_t i = 0; i < n; i++) {
+		const char *h = an_merge_part(o->merge, i)->host;
+		size_t k = 0;
+		while (k < i && strcmp(an_merge_part(o->merge, k)->host, h) != 0)
+			k++;
+		if (k < i || !h[0])
+			continue;
+		fprintf(out, "%s%s", sep, h);
+		sep = ", ";
+	}
+	fprintf(out, "\n");
 }

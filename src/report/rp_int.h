@@ -80,6 +80,9 @@ void rp_spread_csv(FILE *out, const struct an_result *res, const struct rp_opts 
 void rp_spread_json(FILE *out, const struct an_result *res, const struct rp_opts *o, const struct an_class *c);
 void rp_spread_text(FILE *out, const struct an_result *res, const struct rp_opts *o,
 		    const struct an_class *const *cls, size_t n);
+/* The merge's files in the text header: "files:     4 (4 read); ranks
+ * 0-3; hosts a, b" (nothing without a merge). */
+void rp_parts_text(FILE *out, const struct rp_opts *o);
 /* The merge's files as a JSON member ("files":[...]), nothing without one. */
 void rp_parts_json(FILE *out, const struct rp_opts *o);
 

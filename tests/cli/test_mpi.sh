@@ -160,6 +160,8 @@ cp memprism.rank[013].data part/
 run 0 "rank 2 missing" "$MEMPRISM" report --format csv part
 said "rank 2 missing" "rank 2 of 4: no readable data file"
 expect_eq "rank 2 missing: the rest" 35000 "$(csv_field last.out "$A" accesses)"
+expect_eq "rank 2 missing: the spread of 3" "3 3000 8000 24000 \"3\"" "$(for c in files file_min file_median file_max file_top; do
+	csv_field last.out "$A" $c; done | xargs -d'\n' echo)"
 cp memprism.rank[013].data cut/ && head -c 100 memprism.rank2.data > cut/memprism.rank2.data
 run 0 "rank 2's header cut" "$MEMPRISM" report --format csv cut
 said "rank 2's header cut" "cut/memprism.rank2.data was not read: .*the report goes on"
