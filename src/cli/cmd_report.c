@@ -73,7 +73,7 @@ const struct cli_cmd cli_cmd_report = {
 		 "kind), never by address; each row then shows how its accesses spread over\n"
 		 "the files (min, median, max and the rank with the most). A file that cannot\n"
 		 "be read, or a rank of the job without a file, is named and left out\n"
-		 "(docs/mpi.md).\n",
+		 "(docs/mpi.md). --html of several files has no time x address plots.\n",
 	.opts = opts,
 };
 
@@ -87,9 +87,15 @@ static const enum rp_by by_view[] = {
 	 1u << CLI_VIEW_FUNCTION | 1u << CLI_VIEW_PAGE | 1u << CLI_VIEW_RANK | 1u << CLI_VIEW_PROCESS)
 
 /* Several data files: merged (cli_merge.c), one at a time. */
-static int run_merged(int argc, char **argv, int optind, int force, struct an_opts *ao, struct rp_opts *ro)
+/* Several data files: merged (cli_merge.c), one at a time. html: the
+ * visual report of the merge (its tables: no time x address plots, which
+ * place accesses against one process's addresses and time). */
+static int run_merged(int argc, char **argv, int optind, int force, const char *html, struct an_opts *ao,
+		      struct rp_opts *ro)
 {
 	struct an_merge *m;
+	if (html)
+		ao->page_rows = 1; /* (the TLB section's pages) */
 	int status = cli_merge_run(argc, argv, optind, force, ao, &m);
 	if (status)
 		return status;
@@ -105,8 +111,20 @@ static int run_merged(int argc, char **argv, int optind, int force, struct an_op
 	ro->merge = m;
 	ro->width = cli_term_width();
 	ro->color = cli_use_color();
-	int err = rp_render(stdout, res, ro);
 	int damage = res->damaged & AN_DAMAGE_UNTRUSTED ? 1 : 0;
+	if (html) {
+		FILE *out = fopen(html, "w");
+		int err = out ? rp_render_html(out, res, ro, NULL) : -errno;
+		if (out && fclose(out) != 0 && !err)
+			err = -errno;
+		an_merge_free(m);
+		if (err) {
+			cli_error("cannot write %s: %s", html, mp_strerror(err));
+			return 1;
+		}
+		return damage;
+	}
+	int err = rp_render(stdout, res, ro);
 	an_merge_free(m);
 	if (err) {
 		cli_error("cannot render the report: %s", mp_strerror(err));
@@ -210,13 +228,12 @@ static int run(int argc, char **argv)
 	ro.machine = cli_rp_machine(ao.machine, &rpm);
 	ro.model_args = model.args;
 	ro.nmodel_args = model.nargs;
-	if (merged && html) {
-		cli_error("--html takes one data file, and no --by rank or process (those views, and merged "
-			  "reports, are text, CSV and JSON)");
+	if (merged && html && (ro.by == RP_BY_RANK || ro.by == RP_BY_PROCESS)) {
+		cli_error("--html has no --by rank or process (those views are text, CSV and JSON)");
 		return 2;
 	}
 	if (merged)
-		return run_merged(argc, argv, optind, force, &ao, &ro);
+		return run_merged(argc, argv, optind, force, html, &ao, &ro);
 	if (html)
 		return cli_report_html(html, &ao, &ro);
 	/* the object view shows how each object is walked (an_pattern.h) */

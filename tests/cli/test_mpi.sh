@@ -12,7 +12,7 @@
 # exactly, its spread over the files the arithmetic's, one row per site,
 # static and stack kind though ASLR loaded every rank elsewhere; --by rank
 # and --by process give each rank's own figures; the model's figures add
-# up; files of another program, a rank twice and ranks of two runs are
+# up; --html shows the merged rows; files of another program, a rank twice and ranks of two runs are
 # refused (--force merges), a rank missing or cut short is named and the
 # report goes on. Skipped (77) without mpicc and mpirun (scripts/deps.sh
 # installs openmpi-bin and libopenmpi-dev).
@@ -100,6 +100,17 @@ expect_eq "merged model: DRAM writes" $rw "$(csv_field mm.csv "$A" dram_writes)"
 expect_eq "merged whatif: A's walks" $wa "$(csv_field mw.csv "$A" walks_a)"
 expect_eq "merged whatif: A's DRAM" $da "$(csv_field mw.csv "$A" dram_a)"
 expect_eq "merged tlb: pages" $pages "$(tail -n +2 mt.csv | wc -l)"
+
+# the visual report of the merge: a table row per merged row (no plots)
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$browser" ]; then
+	"$MEMPRISM" report --html m.html .
+	timeout 120 "$browser" --headless=new --no-sandbox --disable-gpu --user-data-dir="$MP_SCRATCH/chrome-profile" \
+		--virtual-time-budget=10000 --dump-dom "file://$MP_SCRATCH/m.html" > dom.html 2>/dev/null
+	st=$(grep -o '<pre id="status">[^<]*' dom.html | sed 's/.*>//')
+	expect_eq "--html of the merge" "ok objects=$(($(wc -l < m.csv) - 1)) rows=$(($(wc -l < m.csv) - 1)) plots=0" \
+		"$(echo "$st" | cut -d' ' -f1-4)"
+fi
 
 # --by rank: each file's own figures; --by process: each rank's process
 "$MEMPRISM" report --by rank --format csv . > rank.csv
