@@ -54,7 +54,8 @@ int cli_parse_limit(const char *arg, size_t *out)
 int cli_data_path(int argc, char **argv, int optind, const char **path)
 {
 	if (argc - optind > 1) {
-		cli_error("one data file at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+		cli_error("one data file at a time (got '%s' and '%s'; report, tlb, whatif and diff merge several)",
+			  argv[optind], argv[optind + 1]);
 		return 2;
 	}
 	*path = optind < argc ? argv[optind] : "memprism.data";
