@@ -6,7 +6,8 @@ pkgs=(build-essential cmake pkg-config clang-16 libclang-rt-16-dev
       libdw-dev libelf-dev libzstd-dev zlib1g-dev libpfm4-dev libnuma-dev
       libsqlite3-dev sqlite3 chromium jq llvm-16-dev
       man-db # the man pages' test (man, groff, col)
-      valgrind) # record --source valgrind: headers and static core libraries to build the tool
+      valgrind # record --source valgrind: headers and static core libraries to build the tool
+      openmpi-bin libopenmpi-dev) # tests/cli/test_mpi.sh: mpirun and mpicc
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,7 +14,7 @@
 /* The commands, in `memprism --help`'s order (main.c's table): each
  * cmd_<name>.c defines its own, with its option table. */
 extern const struct cli_cmd cli_cmd_cc, cli_cmd_cxx, cli_cmd_gcc, cli_cmd_gxx, cli_cmd_record, cli_cmd_report,
-	cli_cmd_tlb, cli_cmd_numa, cli_cmd_whatif, cli_cmd_memtrace, cli_cmd_fold, cli_cmd_export, cli_cmd_dump,
+	cli_cmd_tlb, cli_cmd_numa, cli_cmd_whatif, cli_cmd_diff, cli_cmd_memtrace, cli_cmd_fold, cli_cmd_export, cli_cmd_dump,
 	cli_cmd_doctor;
 
 /* The model options (cli_model.c): rows cli_opts_model and, where the
@@ -99,6 +99,19 @@ void cli_data_error(int err, const char *path, int named, const char *record_hin
  * the exit status the result calls for: 1 when its figures cannot be
  * trusted (AN_DAMAGE_UNTRUSTED: the output is still written), else 0. */
 int cli_damage(const struct an_result *res, const char *path, int warnings_shown);
+
+/* Several data files (cli_merge.c, docs/mpi.md): 1 when the operands from
+ * optind on are more than one file, or a directory. */
+int cli_merge_wanted(int argc, char **argv, int optind);
+/* Reads the operands' files (none: memprism.data) one at a time into a merge: refuses files of
+ * different programs and a rank given twice (unless force), warns of a
+ * file that cannot be read, a damaged one and a rank without a file, and
+ * goes on. 0 and *out (an_merge_free), or the exit status (message said).
+ * ao's progress fields are set. */
+struct an_merge;
+int cli_merge_run(int argc, char **argv, int optind, int force, struct an_opts *ao, struct an_merge **out);
+/* The same again over the same files (whatif's B): no checks said twice. */
+int cli_merge_again(int argc, char **argv, int optind, struct an_opts *ao, struct an_merge **out);
 
 /* "memprism: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

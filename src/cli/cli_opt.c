@@ -235,7 +235,7 @@ void cli_list_shorts(FILE *out, const struct cli_cmd *cmd)
 /* --- --by and --format ------------------------------------------------- */
 
 static const char *const views[] = { "object", "site",   "kind",     "thread", "function",
-				     "page",   "matrix", "timeline", "finding" };
+				     "page",   "matrix", "timeline", "finding", "rank", "process" };
 static const char *const formats[] = { "text", "csv", "json", "html", "bin" };
 
 /* "a, b or c" of the names in mask, into buf. */
@@ -265,7 +265,7 @@ int cli_parse_by(const char *cmd, const char *arg, unsigned mask, enum cli_view 
 		}
 	}
 	char list[256];
-	cli_error("%s: --by wants %s (got '%s')", cmd, names_of(list, sizeof(list), views, 9, mask, " or "), arg);
+	cli_error("%s: --by wants %s (got '%s')", cmd, names_of(list, sizeof(list), views, sizeof(views) / sizeof(views[0]), mask, " or "), arg);
 	return 2;
 }
 

@@ -41,6 +41,7 @@ enum {
 	CLI_K_THREAD_MAP,
 	CLI_K_SAMPLE_SETS,
 	CLI_K_SAMPLE_BURSTS,
+	CLI_K_FORCE,
 	CLI_K_CMD = 0x2001,
 };
 
@@ -80,6 +81,8 @@ struct cli_cmd {
 /* The shared tables: -q and -h (every command that reads a trace), -h
  * alone, the model's options and its sampling options. */
 extern const struct cli_opt cli_opts_quiet_help[], cli_opts_help[], cli_opts_model[], cli_opts_sampling[];
+/* --force of the commands that merge several data files (cli_merge.c) */
+extern const struct cli_opt cli_opts_merge[];
 
 #define CLI_MAX_OPTS 64
 struct cli_parse {
@@ -140,6 +143,8 @@ enum cli_view {
 	CLI_VIEW_MATRIX,
 	CLI_VIEW_TIMELINE,
 	CLI_VIEW_FINDING,
+	CLI_VIEW_RANK, /* one row per data file (rank) */
+	CLI_VIEW_PROCESS, /* one row per process */
 };
 enum cli_format { CLI_FMT_TEXT, CLI_FMT_CSV, CLI_FMT_JSON, CLI_FMT_HTML, CLI_FMT_BIN };
 /* --by VIEW (the plural, "sites", is the same): 0 and *out, or 2 after

@@ -72,6 +72,12 @@ static int run(int argc, char **argv)
 	if (h->flags & MP_FILE_WRITE_FAILED)
 		printf(", a write failed during the recording (%s)", strerror(MP_FILE_WRITE_ERRNO(h->flags)));
 	printf("\n");
+	char rank[32], size[32], var[64], host[256];
+	if (trace_reader_meta(r, "rank", rank, sizeof(rank)))
+		printf("  rank %s of %s (%s) on host %s\n", rank,
+		       trace_reader_meta(r, "rank_size", size, sizeof(size)) && strcmp(size, "0") ? size : "?",
+		       trace_reader_meta(r, "rank_var", var, sizeof(var)) ? var : "?",
+		       trace_reader_meta(r, "host", host, sizeof(host)) ? host : "?");
 	struct trace_chunk ch;
 	while (trace_reader_next(r, &ch)) {
 		printf("@%llu chunk type %u codec %u pid %u tid %u proc %016llx seq %u raw %u stored %u",

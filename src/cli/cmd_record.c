@@ -17,6 +17,7 @@
 #include "common/mp_error.h"
 #include "model/topology.h"
 #include "record/probe.h"
+#include "record/rank.h"
 #include "record/record.h"
 
 /* The pids as " (pid 12, 13, ...)" into buf. */
@@ -64,7 +65,12 @@ static const struct cli_opt opts[] = {
 	  "data file (default memprism.data): a new regular file; an\n"
 	  "existing regular file is kept as FILE.old. A directory,\n"
 	  "device, FIFO, socket or symlink at FILE or FILE.old is\n"
-	  "refused (status 2) and left as it is"),
+	  "refused (status 2) and left as it is. In FILE, %r is\n"
+	  "the rank, %h the host, %p record's pid, %% a percent.\n"
+	  "Under mpirun or srun (OMPI_COMM_WORLD_RANK, PMI_RANK,\n"
+	  "PMIX_RANK or SLURM_PROCID set) each rank writes its own\n"
+	  "file: memprism.rank%r.data by default, FILE.rankN for a\n"
+	  "FILE without %r (docs/mpi.md)"),
 	CLI_OPT("source", 's', "SOURCE",
 	  "where accesses come from:\n"
 	  "  inst    every load/store of a `memprism cc` build (default)\n"
@@ -132,7 +138,10 @@ const struct cli_cmd cli_cmd_record = {
 		 "SIGHUP to record are passed on to PROGRAM, or to what it left running (^C\n"
 		 "reaches it directly); if record is killed outright, PROGRAM gets SIGKILL.\n"
 		 "A static PROGRAM, or a set-user-ID, set-group-ID or file-capability one\n"
-		 "that gives you privileges, cannot be recorded: record warns and runs it.\n",
+		 "that gives you privileges, cannot be recorded: record warns and runs it.\n"
+		 "Under mpirun or srun, put record after the launcher (mpirun -np 4 memprism\n"
+		 "record -- ./app): each rank writes its own file, rank and host in its header,\n"
+		 "and `memprism report` takes them together (docs/mpi.md).\n",
 	.opts = opts,
 	.column = 24,
 	.stop_at_operand = 1, /* the program's options are its own */
@@ -241,7 +250,8 @@ static int run(int argc, char **argv)
 {
 	struct mp_topo topo;
 	char terr[256];
-	struct mp_record_opts ro = { .output = "memprism.data" };
+	struct mp_record_opts ro = { .output = NULL };
+	static char output[PATH_MAX]; /* -o's pattern expanded */
 	struct cli_parse p;
 	int c;
 	cli_parse_init(&p, &cli_cmd_record, argc, argv);
@@ -336,6 +346,32 @@ static int run(int argc, char **argv)
 		return 2;
 	}
 	ro.argv = argv + optind;
+	static struct mp_rank rk; /* (ro keeps pointers into it) */
+	if (mp_rank_detect(&rk)) {
+		cli_error("cannot tell this process's rank: %s is '%s', not a number (unset it, or fix the "
+			  "launcher's environment)",
+			  rk.var, getenv(rk.var));
+		return 2;
+	}
+	static const char default_ranked[] = "memprism.rank%r.data";
+	const char *pattern = ro.output ? ro.output : rk.var ? default_ranked : "memprism.data";
+	int xerr = mp_output_expand(pattern, &rk, output, sizeof(output));
+	if (xerr == -EINVAL) {
+		cli_error("-o %s: %s", pattern,
+			  rk.var ? "% is followed by r (rank), h (host), p (pid) or % in a file name pattern"
+				 : "%r needs a rank, and no launcher set one (OMPI_COMM_WORLD_RANK, PMI_RANK, "
+				   "PMIX_RANK, SLURM_PROCID); otherwise % is followed by h (host), p (pid) or %");
+		return 2;
+	}
+	if (xerr) {
+		cli_error("-o %s: the file name is too long", pattern);
+		return 2;
+	}
+	ro.output = output;
+	ro.rank = rk.rank;
+	ro.rank_size = rk.size;
+	ro.rank_var = rk.var;
+	ro.rank_job = rk.job;
 	if (ro.pmu.jitter_pct && ro.source != MP_SOURCE_PMU) {
 		/* faults samples every fault (period 1): nothing to vary */
 		cli_error("--period-jitter applies to --source pmu only (%s)",
@@ -499,9 +535,14 @@ static int run(int argc, char **argv)
 			fprintf(stderr,
 				"memprism: the SPE buffer filled %llu times: records were lost (raise --period)\n",
 				(unsigned long long)stats.aux_truncated);
-		fprintf(stderr, "memprism: wrote %s (%lld bytes); see it with `memprism report%s%s`\n", ro.output,
-			size, strcmp(ro.output, "memprism.data") ? " " : "",
-			strcmp(ro.output, "memprism.data") ? ro.output : "");
+		if (ro.rank_var && pattern == default_ranked) /* (every rank says it: the job's files) */
+			fprintf(stderr, "memprism: rank %d wrote %s (%lld bytes); see every rank with `memprism report "
+					"memprism.rank*.data`\n",
+				ro.rank, ro.output, size);
+		else
+			fprintf(stderr, "memprism: wrote %s (%lld bytes); see it with `memprism report%s%s`\n",
+				ro.output, size, strcmp(ro.output, "memprism.data") ? " " : "",
+				strcmp(ro.output, "memprism.data") ? ro.output : "");
 	}
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);

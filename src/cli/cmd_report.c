@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/an_merge.h"
 #include "analysis/an_pattern.h"
 #include "analysis/analysis.h"
 #include "analysis/an_numa.h"
@@ -20,7 +21,9 @@ static const struct cli_opt opts[] = {
 	CLI_OPT("by", 'b', "VIEW",
 	  "object (default), site, kind, thread, function, or page\n"
 	  "(page: who first touched each page; --source faults);\n"
-	  "the plural is the same view (sites)"),
+	  "rank (a row per data file: rank, host, status) or\n"
+	  "process (a row per process of each file); the plural\n"
+	  "is the same view (sites)"),
 	CLI_OPT("roi", 'r', "NAME",
 	  "count only accesses made while region NAME was open\n"
 	  "(mp_region_begin/end in <memprism.h>)"),
@@ -48,6 +51,7 @@ static const struct cli_opt opts[] = {
 	  "place threads and pages on a simulated NUMA machine\n"
 	  "(e.g. 4x8): with --model, fills from another node's\n"
 	  "memory are remote DRAM (`memprism numa` for the rest)"),
+	CLI_TABLE(cli_opts_merge),
 	CLI_TABLE(cli_opts_quiet_help),
 	CLI_TEXT("On a terminal the text view fits its width and shows progress while it reads\n"
 		 "(and the time left)."),
@@ -58,16 +62,22 @@ static const struct cli_opt opts[] = {
 
 #define REPORT_VIEWS                                                                                                   \
 	(1u << CLI_VIEW_OBJECT | 1u << CLI_VIEW_SITE | 1u << CLI_VIEW_KIND | 1u << CLI_VIEW_THREAD |                   \
-	 1u << CLI_VIEW_FUNCTION | 1u << CLI_VIEW_PAGE)
+	 1u << CLI_VIEW_FUNCTION | 1u << CLI_VIEW_PAGE | 1u << CLI_VIEW_RANK | 1u << CLI_VIEW_PROCESS)
 
 const struct cli_cmd cli_cmd_report = {
 	.name = "report",
 	.run = run,
 	.summary = "show accesses per object, site, kind, thread or function",
-	.usage = "[OPTIONS] [FILE]",
+	.usage = "[OPTIONS] [FILE|DIR...]",
 	.about = "Attributes every recorded access to the object it touched at that moment\n"
 		 "and shows loads, stores, bytes and share per row, most accessed first.\n"
-		 "FILE defaults to memprism.data.\n",
+		 "FILE defaults to memprism.data. Several files, or a directory of them (an\n"
+		 "MPI job's ranks), make one report: each file is read in turn and its rows\n"
+		 "are merged by what their objects are (allocation site, module and symbol,\n"
+		 "kind), never by address; each row then shows how its accesses spread over\n"
+		 "the files (min, median, max and the rank with the most). A file that cannot\n"
+		 "be read, or a rank of the job without a file, is named and left out\n"
+		 "(docs/mpi.md). --html of several files has no time x address plots.\n",
 	.opts = opts,
 	.views = REPORT_VIEWS,
 	.formats = 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV | 1u << CLI_FMT_JSON,
@@ -132,7 +142,54 @@ const struct cli_cmd cli_cmd_report = {
 static const enum rp_by by_view[] = {
 	[CLI_VIEW_OBJECT] = RP_BY_OBJECT, [CLI_VIEW_SITE] = RP_BY_SITE,		[CLI_VIEW_KIND] = RP_BY_KIND,
 	[CLI_VIEW_THREAD] = RP_BY_THREAD, [CLI_VIEW_FUNCTION] = RP_BY_FUNCTION, [CLI_VIEW_PAGE] = RP_BY_PAGE,
+	[CLI_VIEW_RANK] = RP_BY_RANK,	  [CLI_VIEW_PROCESS] = RP_BY_PROCESS,
 };
+/* Several data files: merged (cli_merge.c), one at a time. html: the
+ * visual report of the merge (its tables: no time x address plots, which
+ * place accesses against one process's addresses and time). */
+static int run_merged(int argc, char **argv, int optind, int force, const char *html, struct an_opts *ao,
+		      struct rp_opts *ro)
+{
+	struct an_merge *m;
+	if (html)
+		ao->page_rows = 1; /* (the TLB section's pages) */
+	int status = cli_merge_run(argc, argv, optind, force, ao, &m);
+	if (status)
+		return status;
+	const struct an_result *res = an_merge_result(m);
+	if (ro->by == RP_BY_PAGE && strcmp(res->source, "faults") != 0) {
+		cli_error("--by page needs recordings made with `memprism record --source faults`");
+		an_merge_free(m);
+		return 2;
+	}
+	char what[64];
+	snprintf(what, sizeof(what), "%zu data files", an_merge_nparts(m));
+	ro->data_path = what;
+	ro->merge = m;
+	ro->width = cli_term_width();
+	ro->color = cli_use_color();
+	int damage = res->damaged & AN_DAMAGE_UNTRUSTED ? 1 : 0;
+	if (html) {
+		FILE *out = fopen(html, "w");
+		int err = out ? rp_render_html(out, res, ro, NULL) : -errno;
+		if (out && fclose(out) != 0 && !err)
+			err = -errno;
+		an_merge_free(m);
+		if (err) {
+			cli_error("cannot write %s: %s", html, mp_strerror(err));
+			return 1;
+		}
+		return damage;
+	}
+	int err = rp_render(stdout, res, ro);
+	an_merge_free(m);
+	if (err) {
+		cli_error("cannot render the report: %s", mp_strerror(err));
+		return 1;
+	}
+	return cli_finish_stdout() | damage;
+}
+
 static int run(int argc, char **argv)
 {
 	static struct cli_model model; /* large: not on the stack */
@@ -145,6 +202,7 @@ static int run(int argc, char **argv)
 	static struct an_numa_opts numa;
 	char terr[256];
 	size_t nwrappers = 0, nnot = 0;
+	int force = 0;
 	struct cli_parse p;
 	int c;
 	cli_parse_init(&p, &cli_cmd_report, argc, argv);
@@ -204,13 +262,18 @@ static int run(int argc, char **argv)
 		case K_HTML:
 			html = optarg;
 			break;
+		case CLI_K_FORCE:
+			force = 1;
+			break;
 		default:
 			/* (the table's other keys are the model's) */
 			if (cli_model_option(&model, c, optarg))
 				return 2;
 		}
 	}
-	if (cli_data_path(argc, argv, optind, &ro.data_path))
+	/* (the rank and process views read the files' headers: a merge of one) */
+	int merged = cli_merge_wanted(argc, argv, optind) || ro.by == RP_BY_RANK || ro.by == RP_BY_PROCESS;
+	if (!merged && cli_data_path(argc, argv, optind, &ro.data_path))
 		return 2;
 	ao.wrappers = wrappers;
 	ao.nwrappers = nwrappers;
@@ -221,8 +284,14 @@ static int run(int argc, char **argv)
 	ro.machine = cli_rp_machine(ao.machine, &rpm);
 	ro.model_args = model.args;
 	ro.nmodel_args = model.nargs;
+	if (merged && html && (ro.by == RP_BY_RANK || ro.by == RP_BY_PROCESS)) {
+		cli_error("--html has no --by rank or process (those views are text, CSV and JSON)");
+		return 2;
+	}
+	if (merged)
+		return run_merged(argc, argv, optind, force, html, &ao, &ro);
 	static struct cli_check check; /* each page-walk finding's what-if, run before it is shown */
-	if (model.have) {
+	if (model.have) { /* (one file: a merge has no one trace to replay) */
 		check = (struct cli_check){ .path = ro.data_path, .ao = ao, .model = &model };
 		ro.check_pages = cli_check_pages;
 		ro.check_arg = &check;

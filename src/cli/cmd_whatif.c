@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/an_merge.h"
 #include "analysis/analysis.h"
 #include "cli/cli.h"
 #include "common/mp_error.h"
@@ -24,6 +25,7 @@ static const struct cli_opt opts[] = {
 	CLI_OPT("roi", 'r', "NAME", "count only accesses made while region NAME was open"),
 	CLI_OPT("format", 'f', "FORMAT", "text (default) or csv"),
 	CLI_OPT("limit", 'n', "N", "rows in text (default 20, 0 for all)"),
+	CLI_TABLE(cli_opts_merge),
 	CLI_TABLE(cli_opts_quiet_help),
 	CLI_TABLE(cli_opts_model),
 	CLI_TABLE(cli_opts_sampling),
@@ -34,11 +36,14 @@ const struct cli_cmd cli_cmd_whatif = {
 	.name = "whatif",
 	.run = run,
 	.summary = "the trace under two model configurations (machine, huge pages), per object",
-	.usage = "[OPTIONS] [FILE]",
+	.usage = "[OPTIONS] [FILE|DIR...]",
 	.about = "Re-simulates the recorded accesses twice, A as given by --model/--pages and B\n"
 		 "with the changes below, and shows per object the page walks, DRAM requests and\n"
 		 "modelled cycles of both: huge pages for one object or for all, or another\n"
-		 "machine, without editing or re-running the program. All MODELLED.\n",
+		 "machine, without editing or re-running the program. All MODELLED. Several\n"
+		 "files, or a directory of them (an MPI job's ranks), are modelled one at a\n"
+		 "time, each process on a machine of its own, and merged by object\n"
+		 "(docs/mpi.md).\n",
 	.opts = opts,
 	.formats = 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV,
 	.examples = (const struct cli_example[]){
@@ -87,6 +92,40 @@ static void print_warnings(const struct an_result *ra, const struct an_result *r
 		}
 }
 
+/* Several data files: A and B each merged over them (cli_merge.c), one
+ * file at a time. mb: B's model when it has a machine of its own. */
+static int run_merged(int argc, char **argv, int optind, int force, struct an_opts *aa, struct an_opts *ab,
+		      struct rp_opts *ro, const char *da, const char *db, const struct cli_model *ma,
+		      const struct cli_model *mb)
+{
+	struct an_merge *a = NULL, *b = NULL;
+	int status = cli_merge_run(argc, argv, optind, force, aa, &a);
+	if (!status)
+		status = cli_merge_again(argc, argv, optind, ab, &b);
+	if (status) {
+		an_merge_free(a);
+		return status;
+	}
+	cli_model_note(ma);
+	if (mb)
+		cli_model_note(mb);
+	char what[64];
+	snprintf(what, sizeof(what), "%zu data files", an_merge_nparts(a));
+	ro->data_path = what;
+	const struct an_result *ra = an_merge_result(a), *rb = an_merge_result(b);
+	int err = rp_render_compare(stdout, ra, rb, ro, da, db);
+	if (ro->format == RP_TEXT)
+		print_warnings(ra, rb);
+	int damage = ra->damaged & AN_DAMAGE_UNTRUSTED ? 1 : 0;
+	an_merge_free(a);
+	an_merge_free(b);
+	if (err) {
+		cli_error("cannot render the comparison: %s", mp_strerror(err));
+		return 1;
+	}
+	return cli_finish_stdout() | damage;
+}
+
 static int run(int argc, char **argv)
 {
 	static struct cli_model ma, mb, vs;
@@ -95,7 +134,7 @@ static int run(int argc, char **argv)
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 20 };
 	const char *roi = NULL;
 	struct cli_parse p;
-	int c, changed = 0;
+	int c, changed = 0, force = 0;
 	cli_parse_init(&p, &cli_cmd_whatif, argc, argv);
 	while ((c = cli_parse_next(&p)) != -1) {
 		switch (c) {
@@ -125,6 +164,9 @@ static int run(int argc, char **argv)
 			if (cli_parse_limit(optarg, &ro.limit))
 				return 2;
 			break;
+		case CLI_K_FORCE:
+			force = 1;
+			break;
 		default:
 			if (cli_model_option(&ma, c, optarg))
 				return 2;
@@ -134,7 +176,8 @@ static int run(int argc, char **argv)
 		cli_error("whatif: say what B changes: --vs-model MACHINE and/or --vs-pages RULE");
 		return 2;
 	}
-	if (cli_data_path(argc, argv, optind, &ro.data_path))
+	int merged = cli_merge_wanted(argc, argv, optind);
+	if (!merged && cli_data_path(argc, argv, optind, &ro.data_path))
 		return 2;
 	struct an_opts aa = { .roi = roi }, ab = { .roi = roi };
 	if (cli_model_apply(&ma, &aa, 1))
@@ -158,6 +201,8 @@ static int run(int argc, char **argv)
 	char da[512], db[512];
 	describe(da, sizeof(da), &ma);
 	describe(db, sizeof(db), &mb);
+	if (merged)
+		return run_merged(argc, argv, optind, force, &aa, &ab, &ro, da, db, &ma, vs.have ? &mb : NULL);
 	struct an_result *ra = NULL, *rb = NULL;
 	aa.progress = ab.progress = cli_progress;
 	aa.progress_arg = "modelling A";

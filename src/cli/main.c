@@ -15,7 +15,7 @@
  * its one-line summary and its option table (cmd_<name>.c). */
 static const struct cli_cmd *const commands[] = {
 	&cli_cmd_cc,	 &cli_cmd_cxx,	  &cli_cmd_gcc,	     &cli_cmd_gxx,  &cli_cmd_record,
-	&cli_cmd_report, &cli_cmd_tlb,	  &cli_cmd_numa,     &cli_cmd_whatif, &cli_cmd_memtrace,
+	&cli_cmd_report, &cli_cmd_tlb,	  &cli_cmd_numa,     &cli_cmd_whatif, &cli_cmd_diff, &cli_cmd_memtrace,
 	&cli_cmd_fold,	 &cli_cmd_export, &cli_cmd_dump,     &cli_cmd_doctor,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -54,7 +54,8 @@ int cli_parse_limit(const char *arg, size_t *out)
 int cli_data_path(int argc, char **argv, int optind, const char **path)
 {
 	if (argc - optind > 1) {
-		cli_error("one data file at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+		cli_error("one data file at a time (got '%s' and '%s'; report, tlb, whatif and diff merge several)",
+			  argv[optind], argv[optind + 1]);
 		return 2;
 	}
 	*path = optind < argc ? argv[optind] : "memprism.data";

@@ -160,6 +160,11 @@ static size_t build_meta(char *buf, size_t cap, const struct mp_record_opts *o, 
 		n += mp_numa_meta(buf + n, cap - n, o->numa);
 	if (o->min_size && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "min_size=%llu\n", o->min_size);
+	if (o->rank_var && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "rank=%d\nrank_size=%d\nrank_var=%s\n", o->rank,
+				      o->rank_size, o->rank_var);
+	if (o->rank_var && o->rank_job && o->rank_job[0] && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "rank_job=%s\n", o->rank_job);
 	/* what the sampled sources kept: readers can say children were left out */
 	if ((o->source == MP_SOURCE_FAULTS || o->source == MP_SOURCE_PMU) && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "sample_children=%d\n", o->children ? 1 : 0);

@@ -73,6 +73,12 @@ struct mp_record_opts {
 	size_t ring_pages; /* pmu/faults: data pages per CPU ring (power of two), 0 = 128 */
 	struct mp_perf_stats *stats; /* OUT (optional): pmu/faults sample counts */
 	const char *numa; /* simulated NUMA topology "NODESxCPUS" (record --numa), NULL: none */
+	/* this process's rank in a parallel job (rank.h) and the launcher's
+	 * variable it came from, written into the header's meta text; none
+	 * when rank_var is NULL. rank_size 0: unknown */
+	int rank, rank_size;
+	const char *rank_var;
+	const char *rank_job; /* the job the rank belongs to (rank.h), NULL or "": none */
 	/* OUT: errno of the first failed append to the data file, by the
 	 * runtime or the launcher (the header's MP_FILE_WRITE_FAILED): the
 	 * recording stopped there. 0 none */

@@ -144,6 +144,9 @@ static struct row *build_rows(const struct an_result *res, enum rp_by by, size_t
 		break;
 	case RP_BY_PAGE:
 		break; /* rp_render_faults' view */
+	case RP_BY_RANK:
+	case RP_BY_PROCESS:
+		break; /* rp_render_procs' views */
 	}
 	qsort(rows, n, sizeof(*rows), by_accesses);
 	*nrows = n;
@@ -189,6 +192,7 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 		o->data_path ? o->data_path : "memprism.data", by_name(o->by), o->color ? "\033[0m" : "");
 	if (res->cmdline[0])
 		fprintf(out, "command:   %s\n", res->cmdline);
+	rp_parts_text(out, o);
 	int instrumented = 0;
 	for (size_t i = 0; i < res->nprocs; i++)
 		instrumented += res->procs[i].instrumented;
@@ -457,6 +461,17 @@ static int render_text(FILE *out, const struct an_result *res, const struct rp_o
 		shown++;
 	}
 findings:
+	if (o->merge && o->by == RP_BY_OBJECT) {
+		size_t k = o->limit && o->limit < n ? o->limit : n, m = 0;
+		const struct an_class **cls = calloc(k ? k : 1, sizeof(*cls));
+		if (!cls)
+			return -ENOMEM;
+		for (size_t i = 0; i < k; i++)
+			if (rows[i].cls)
+				cls[m++] = rows[i].cls;
+		rp_spread_text(out, res, o, cls, m);
+		free(cls);
+	}
 	if (res->mem_origin == AN_MEM_MODELLED && o->by == RP_BY_OBJECT)
 		rp_advice_text(out, res, o, RP_ADVICE_ALL);
 	if (res->nwarnings)
@@ -471,13 +486,15 @@ static int render_csv(FILE *out, const struct an_result *res, const struct rp_op
 {
 	int mem = res->mem_origin != AN_MEM_NONE;
 	int pat = o->patterns && o->by == RP_BY_OBJECT;
-	fprintf(out, "%s,kind,accesses,loads,stores,bytes_loaded,bytes_stored,share,size,instances,max_size,threads%s%s\n",
+	fprintf(out, "%s,kind,accesses,loads,stores,bytes_loaded,bytes_stored,share,size,instances,max_size,threads%s%s",
 		by_name(o->by),
 		mem ? ",origin,refs,l1,lfb,l2,l3,local_dram,remote_dram,remote_cache,dtlb_hits,stlb_hits,walks,"
 		      "walk_refs,walk_dram,dram_reads,dram_writes,dram_share,walk_share,avg_latency,latency_p50,latency_p90,"
 		      "latency_p99"
 		    : "",
 		pat ? ",pattern,stride,pattern_share,pattern_top_share,forward_share,backward_share,reuse_share" : "");
+	rp_spread_csv_header(out, o);
+	fputc('\n', out);
 	const struct an_mem *t = &res->mem_total;
 	uint64_t total = acc(&res->total);
 	for (size_t i = 0; i < n; i++) {
@@ -520,6 +537,7 @@ static int render_csv(FILE *out, const struct an_result *res, const struct rp_op
 			fprintf(out, ",%s,%lld,%.6f,%.6f,%.6f,%.6f,%.6f", an_pat_name(p->kind), (long long)p->stride,
 				p->share, p->top_share, p->forward, p->backward, p->reuse);
 		}
+		rp_spread_csv(out, res, o, r->cls);
 		fputc('\n', out);
 	}
 	return 0;
@@ -581,6 +599,7 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 	fprintf(out, ",\"outside_roi\":%llu},\"mem_origin\":\"%s\",\"machine\":", (unsigned long long)res->accesses_outside_roi,
 		res->mem_origin == AN_MEM_MODELLED ? "modelled" : res->mem_origin == AN_MEM_MEASURED ? "measured" : "none");
 	rp_json_str(out, res->machine[0] ? res->machine : NULL);
+	rp_parts_json(out, o);
 	fprintf(out, ",\"sample_sets\":%u,\"unsampled_objects\":%llu,\"l1_estimated_refs\":%llu,\"processes\":[",
 		res->mem_sample_sets > 1 ? res->mem_sample_sets : 1, (unsigned long long)res->mem_unsampled_objects,
 		(unsigned long long)res->mem_l1_estimated);
@@ -631,6 +650,8 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 				an_pat_name(p->kind), (long long)p->stride, p->share, p->top_share, p->forward,
 				p->backward, p->reuse, (unsigned long long)p->streams);
 		}
+		if (o->by == RP_BY_OBJECT)
+			rp_spread_json(out, res, o, r->cls);
 		if (r->cls && r->cls->site) {
 			fprintf(out, ",\"site\":");
 			rp_json_str(out, r->cls->site);
@@ -666,6 +687,8 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 
 int rp_render(FILE *out, const struct an_result *res, const struct rp_opts *o)
 {
+	if (o->by == RP_BY_RANK || o->by == RP_BY_PROCESS)
+		return rp_render_procs(out, res, o);
 	if (strcmp(res->source, "faults") == 0)
 		return rp_render_faults(out, res, o);
 	if (strcmp(res->source, "pmu") == 0)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "analysis/an_bins.h"
+#include "analysis/an_merge.h"
 #include "analysis/an_pattern.h"
 #include "analysis/analysis.h"
 
@@ -17,6 +18,8 @@ enum rp_by {
 	RP_BY_THREAD,
 	RP_BY_FUNCTION,
 	RP_BY_PAGE, /* first touch of each page: record --source faults only */
+	RP_BY_RANK, /* one row per data file of a merge (rank), or the one file */
+	RP_BY_PROCESS, /* one row per process (the pid of each file) */
 };
 enum rp_format { RP_TEXT, RP_CSV, RP_JSON };
 
@@ -55,6 +58,10 @@ struct rp_opts {
 	 * are shown unchecked. */
 	int (*check_pages)(void *arg, const char *what, unsigned shift, struct an_mem *total);
 	void *check_arg;
+	/* the result is this merge's (several data files: an_merge.h): the
+	 * object view adds each row's spread over the files, and the rank
+	 * view lists them; NULL for one file */
+	const struct an_merge *merge;
 };
 
 /* Renders r. -EINVAL for --by page on a recording without page faults. */
@@ -69,6 +76,13 @@ int rp_render_tlb(FILE *out, const struct an_result *r, const struct rp_opts *o)
  * what_a/what_b describe the configurations. Text or CSV. */
 int rp_render_compare(FILE *out, const struct an_result *a, const struct an_result *b, const struct rp_opts *o,
 		      const char *what_a, const char *what_b);
+/* `memprism diff` (report_diff.c): per object, a's figures (before) and
+ * b's (after) and the change, rows matched by label, then by their site's
+ * function and file (a moved line keeps its row), sorted by the size of
+ * the change; new and vanished rows too. what_a/what_b name the sides.
+ * Text, CSV or JSON (docs/report-formats.md). 0 or -ENOMEM. */
+int rp_render_diff(FILE *out, const struct an_result *a, const struct an_result *b, const struct rp_opts *o,
+		   const char *what_a, const char *what_b);
 /* The visual report: one self-contained HTML page (docs/report-formats.md).
  * bins (may be NULL) hold the time x address grids; o->patterns the access
  * patterns. Returns 0, -ENOMEM or -EIO. */

@@ -76,4 +76,21 @@ int rp_render_faults(FILE *out, const struct an_result *res, const struct rp_opt
  * CSV (JSON: the text is rendered). -EINVAL for --by page. */
 int rp_render_pmu(FILE *out, const struct an_result *res, const struct rp_opts *o);
 
+/* --by rank and --by process (report_ranks.c): one row per data file of
+ * o->merge (or the one file), one per process of each. */
+int rp_render_procs(FILE *out, const struct an_result *res, const struct rp_opts *o);
+/* A merge's spread of the object view's rows (report_ranks.c): the CSV
+ * columns' names, a row's columns, its JSON member, and the text section
+ * after the table (rows' classes in the order shown, up to limit). */
+void rp_spread_csv_header(FILE *out, const struct rp_opts *o);
+void rp_spread_csv(FILE *out, const struct an_result *res, const struct rp_opts *o, const struct an_class *c);
+void rp_spread_json(FILE *out, const struct an_result *res, const struct rp_opts *o, const struct an_class *c);
+void rp_spread_text(FILE *out, const struct an_result *res, const struct rp_opts *o,
+		    const struct an_class *const *cls, size_t n);
+/* The merge's files in the text header: "files:     4 (4 read); ranks
+ * 0-3; hosts a, b" (nothing without a merge). */
+void rp_parts_text(FILE *out, const struct rp_opts *o);
+/* The merge's files as a JSON member ("files":[...]), nothing without one. */
+void rp_parts_json(FILE *out, const struct rp_opts *o);
+
 #endif

@@ -27,8 +27,8 @@ check() { # what expected WORD...
 }
 
 check "commands starting re" "record report" re
-check "commands starting d" "doctor dump" d
-check "report --f" "--format" report --f
+check "commands starting d" "diff doctor dump" d
+check "report --f" "--force --format" report --f
 check "record --so" "--source" record --so
 check "report --by" "function kind object page site thread" report --by ""
 check "numa --by t" "thread timeline" numa --by t

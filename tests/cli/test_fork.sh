@@ -4,6 +4,7 @@
 # the child's S stores to a local are on its own stack row, "main thread
 # stack (pid CHILD)", and none of them on the parent's.
 # JSON lists both processes, the child with ppid = the parent's pid.
+# --by process has a row for each, with its own loads and stores.
 source "$(dirname "$0")/lib.sh"
 build_rt fork
 src="$MP_SRC/tests/rt/fork.c"
@@ -48,3 +49,8 @@ grep -q "{\"pid\":$cpid,\"ppid\":$ppid,[^}]*\"instrumented\":true,\"ended\":true
 echo "ok: processes $procs"
 grep -q '"warnings":\[\]' obj.json || fail "unexpected warnings: $(grep -o '"warnings".*' obj.json)"
 echo "ok: no warnings"
+# --by process: the parent's and the child's own figures, each its own row
+"$MEMPRISM" report --by process --format csv fork.data > proc.csv
+expect_eq "--by process: rows" 2 "$(tail -n +2 proc.csv | wc -l)"
+expect_eq "--by process: child" "$cpid,$M,$((P + S))" "$(awk -F, -v p="$cpid" '$3 == p { print $3 "," $6 "," $7 }' proc.csv)"
+expect_eq "--by process: parent's stores" $((N + Q)) "$(awk -F, -v p="$ppid" '$3 == p { print $7 }' proc.csv)"
