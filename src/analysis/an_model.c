@@ -38,7 +38,7 @@ struct page_row {
 };
 
 /* burst sampling: a range of this many lines or more is a long one (an
- * initialisation's memset, say), counted apart per thread (apply_sampling
+ * initialisation's memset, say), counted apart per thread (an_result_sampling
  * warns when such lines are much of a scaled thread's) */
 #define AN_LONG_RANGE_LINES 64
 /* burst sampling: accesses a window of bursts takes at least before the
@@ -168,41 +168,6 @@ struct an_model {
 	struct an_state *st;
 };
 
-void an_mem_add(struct an_mem *a, const struct an_mem *b)
-{
-	a->refs += b->refs;
-	for (int i = 0; i < MP_LVL_COUNT; i++)
-		a->level[i] += b->level[i];
-	for (int i = 0; i < MP_TLB_COUNT; i++)
-		a->tlb[i] += b->tlb[i];
-	a->dram_reads += b->dram_reads;
-	a->dram_writes += b->dram_writes;
-	a->store_fills += b->store_fills;
-	a->walks += b->walks;
-	a->walk_refs += b->walk_refs;
-	a->walk_dram += b->walk_dram;
-	a->remote += b->remote;
-	a->latency_sum += b->latency_sum;
-	a->latency_n += b->latency_n;
-	for (int i = 0; i < AN_LAT_BUCKETS; i++)
-		a->latency_hist[i] += b->latency_hist[i];
-	a->miss_modelled += b->miss_modelled;
-	a->miss_unmodelled += b->miss_unmodelled;
-	a->miss_latency_sum += b->miss_latency_sum;
-	for (int i = 0; i < AN_LAT_BUCKETS; i++)
-		a->miss_latency_hist[i] += b->miss_latency_hist[i];
-	for (int i = 0; i < 3; i++)
-		a->once[i] += b->once[i];
-	a->once_lat += b->once_lat;
-	a->once_walk[0] += b->once_walk[0];
-	a->once_walk[1] += b->once_walk[1];
-	a->once_walk_dram += b->once_walk_dram;
-	a->first_unused += b->first_unused;
-	a->first_single += b->first_single;
-	a->walk_unused += b->walk_unused;
-	a->walk_single += b->walk_single;
-}
-
 /* The owner id of a line stream s references for class cls now (struct
  * owner), made on first use; MP_MODEL_NO_OWNER on ENOMEM (st->oom set). */
 static uint32_t owner_of(struct an_state *st, struct an_model *am, struct an_stream *s, uint32_t cls)
@@ -298,7 +263,7 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 	if (ow->fn)
 		st->ips.v[ow->fn - 1].mem.dram_writes++;
 	if (st->parts_on) {
-		st->parts.v[ow->row].mem.dram_writes++; /* the total is the parts' sum (apply_sampling) */
+		st->parts.v[ow->row].mem.dram_writes++; /* the total is the parts' sum (an_result_sampling) */
 		return;
 	}
 	st->classes.v[cls].mem.dram_writes++;
@@ -309,7 +274,7 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
  * again in a later burst (mp_model_track_first): if it was in use in its
  * burst, judged when the window of bursts it was found in ends
  * (burst_window); if not (skips 0), counted as seen in two bursts, which
- * apply_sampling takes as one fill where the footprint fits the LLC. */
+ * an_result_sampling takes as one fill where the footprint fits the LLC. */
 /* Two owners of one part (object and thread): a fill one of them counted
  * the other may take back (mp_model_track_same). */
 static int same_part(void *arg, uint32_t a, uint32_t b)
@@ -433,7 +398,7 @@ static void burst_window(struct an_state *st, struct an_model *am, int last)
 		    : f->walk == FOUND_PT_LINE ? skip_fills * am->burst_on / am->burst_off >= mm->llc.ways / 2.0
 					       : skip_fills * f->skips >= mm->llc.ways / 2.0) {
 			/* (seen in two bursts all the same: one fill where the
-			 * footprint fits the LLC, apply_sampling) */
+			 * footprint fits the LLC, an_result_sampling) */
 			struct an_mem *rows[3];
 			owner_rows(st, am, f->owner, rows);
 			for (int r = 0; r < 3 && rows[r] && f->walk == FOUND_LINE; r++)
@@ -926,7 +891,7 @@ void an_model_flush_fast(struct an_state *st, struct an_stream *s)
 	const struct an_model *am = st->model;
 	mem_add_fast(&st->threads.v[s->thread].mem, am, n, unk);
 	if (st->parts_on) {
-		/* the total is the parts' sum (apply_sampling) */
+		/* the total is the parts' sum (an_result_sampling) */
 		mem_add_fast(&an_part_of(st, s, s->fast_cls)->mem, am, n, unk);
 		return;
 	}
@@ -1952,7 +1917,7 @@ static int page_row_cmp(const void *a, const void *b)
 }
 
 /* Burst sampling: a page's rows, one per thread, each scaled by its
- * thread's factor (set by apply_sampling) and merged into one, in the
+ * thread's factor (set by an_result_sampling) and merged into one, in the
  * order the first was made; its object is the one seen last. The table
  * is rebuilt dense (rows_cap = nrows rows, no longer probed). */
 static int pages_per_thread_merge(struct an_state *st, struct an_model *am)
@@ -1973,7 +1938,7 @@ static int pages_per_thread_merge(struct an_state *st, struct an_model *am)
 		 * back (burst_window), found in the DTLB no miss there either;
 		 * where the pages fit the STLB, those of pages seen in two
 		 * bursts too, and f - wp of those seen in one (as the rows'
-		 * an_mem.walk_unused and walk_single: apply_sampling) */
+		 * an_mem.walk_unused and walk_single: an_result_sampling) */
 		uint64_t once = w.once_dtlb + w.once_stlb < w.walks ? w.once_dtlb + w.once_stlb : w.walks;
 		uint64_t refs = once && w.walks ? w.walk_refs * once / w.walks : 0;
 		uint64_t dmiss = w.once_dtlb < w.dtlb_misses ? w.once_dtlb : w.dtlb_misses;

@@ -72,7 +72,7 @@ struct an_mem {
 	uint64_t dram_writes_left;
 	/* and those of LLC sets that had not evicted: they stand for as many
 	 * writebacks only where the program's footprint made lines come and
-	 * go, by the share of it the LLC could not hold (apply_sampling) */
+	 * go, by the share of it the LLC could not hold (an_result_sampling) */
 	uint64_t dram_writes_left_p;
 	/* burst sampling, until applied (an_model_scale_sets): first fills
 	 * of lines that stayed in use across a skip, by where the next burst
@@ -95,7 +95,7 @@ struct an_mem {
 	 * one burst only (first_single): where the footprint fits the LLC,
 	 * each of the first stands for one fill, each of the second for
 	 * itself and its share of the lines no burst saw (an_result.c,
-	 * apply_sampling) */
+	 * an_result_sampling) */
 	uint64_t first_unused, first_single;
 	/* and the same for pages' first walks, where the page footprint fits
 	 * the STLB */
