@@ -76,6 +76,48 @@ static void state_fini(struct an_state *st)
 	trace_reader_close(st->reader);
 }
 
+/* The processes into r->procs, each with what its records tell of how it
+ * ended said as a warning; 0 or -ENOMEM. */
+static int procs_to_result(struct an_state *st, struct an_result *r)
+{
+	r->procs = calloc(st->procs.n ? st->procs.n : 1, sizeof(*r->procs));
+	if (!r->procs)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->procs.n; i++) {
+		struct an_proc *p = &st->procs.v[i];
+		struct an_process *q = &r->procs[r->nprocs++];
+		*q = (struct an_process){ .pid = p->pid, .ppid = p->ppid, .proc_id = p->id,
+					  .parent_proc = p->parent_id, .instrumented = p->instrumented,
+					  .ended = p->ended, .end_status = p->end_status,
+					  .accesses = p->accesses };
+		q->exe = p->exe;
+		p->exe = NULL;
+		if (!p->have_record)
+			an_warn(st, "process %u: its start record is missing (damaged file?)", p->pid);
+		else if (!p->ended && r->write_errno)
+			an_warn(st, "process %u (%s) has no end record: writing the data file failed during the "
+				     "recording (%s%s), which stopped it; its last unwritten records are lost",
+				p->pid, base_name(q->exe ? q->exe : "?"), strerror(r->write_errno),
+				r->write_errno == ENOSPC ? ": the disk was full" : "");
+		else if (!p->ended)
+			an_warn(st, "process %u (%s) did not shut down cleanly (killed?): its last unwritten "
+				     "records are lost",
+				p->pid, base_name(q->exe ? q->exe : "?"));
+		else if (p->end_status >= 0x100 && p->end_status < MP_END_EXEC)
+			an_warn(st, "process %u (%s) died of signal %llu; everything it recorded was saved",
+				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)(p->end_status - 0x100));
+		if (p->lost)
+			an_warn(st, "process %u (%s): %llu accesses and events of signal handlers nested too deep "
+				     "to record are not counted",
+				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)p->lost);
+		if (p->handler_jumps)
+			an_warn(st, "process %u (%s): %llu signal handlers left by longjmp; the code each one "
+				     "interrupted may miss the accesses of the loop iteration it was in",
+				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)p->handler_jumps);
+	}
+	return 0;
+}
+
 int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 {
 	static const struct an_opts defaults;
@@ -172,43 +214,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	r->nthreads = st.threads.n;
 	st.threads.v = NULL;
 	st.threads.n = 0;
-	r->procs = calloc(st.procs.n ? st.procs.n : 1, sizeof(*r->procs));
-	if (!r->procs) {
-		err = -ENOMEM;
+	if ((err = procs_to_result(&st, r)) != 0)
 		goto fail;
-	}
-	for (size_t i = 0; i < st.procs.n; i++) {
-		struct an_proc *p = &st.procs.v[i];
-		struct an_process *q = &r->procs[r->nprocs++];
-		*q = (struct an_process){ .pid = p->pid, .ppid = p->ppid, .proc_id = p->id,
-					  .parent_proc = p->parent_id, .instrumented = p->instrumented,
-					  .ended = p->ended, .end_status = p->end_status,
-					  .accesses = p->accesses };
-		q->exe = p->exe;
-		p->exe = NULL;
-		if (!p->have_record)
-			an_warn(&st, "process %u: its start record is missing (damaged file?)", p->pid);
-		else if (!p->ended && r->write_errno)
-			an_warn(&st, "process %u (%s) has no end record: writing the data file failed during the "
-				     "recording (%s%s), which stopped it; its last unwritten records are lost",
-				p->pid, base_name(q->exe ? q->exe : "?"), strerror(r->write_errno),
-				r->write_errno == ENOSPC ? ": the disk was full" : "");
-		else if (!p->ended)
-			an_warn(&st, "process %u (%s) did not shut down cleanly (killed?): its last unwritten "
-				     "records are lost",
-				p->pid, base_name(q->exe ? q->exe : "?"));
-		else if (p->end_status >= 0x100 && p->end_status < MP_END_EXEC)
-			an_warn(&st, "process %u (%s) died of signal %llu; everything it recorded was saved",
-				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)(p->end_status - 0x100));
-		if (p->lost)
-			an_warn(&st, "process %u (%s): %llu accesses and events of signal handlers nested too deep "
-				     "to record are not counted",
-				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)p->lost);
-		if (p->handler_jumps)
-			an_warn(&st, "process %u (%s): %llu signal handlers left by longjmp; the code each one "
-				     "interrupted may miss the accesses of the loop iteration it was in",
-				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)p->handler_jumps);
-	}
 	if (!st.procs.n && r->run_status != -1)
 		an_warn(&st, "no process of the program recorded anything: it ran without memprism's runtime "
 			     "(statically linked, or set-user-ID, set-group-ID or with file capabilities: "
