@@ -633,6 +633,16 @@ int an_result_classes(struct an_state *st, struct an_result *r, uint32_t *remap)
  * when they are letters and digits, as XXXXXX (or six before a suffix that
  * are of two kinds), O_TMPFILE's #INODE as #N. */
 void an_file_name(char *out, size_t cap, const char *path);
+/* an_index.c: walks the file's chunk headers: each STREAM chunk to its
+ * stream, processes, ends, PAGEMAP and SAMPLES chunks noted; 0 or a
+ * negative errno. */
+int an_index_chunks(struct an_state *st);
+/* an_events.c: applies event record r of stream s to its process's map
+ * and the registry. */
+void an_event_apply(struct an_state *st, struct an_stream *s, const struct trace_rec *r);
+/* 1 if n more objects may be live at once (the file's bound); else 0,
+ * damage noted and warned once. */
+int an_map_room(struct an_state *st, uint64_t n);
 /* an_replay.c: indexes the file's chunks and replays every process,
  * parents first; 0 or a negative errno. */
 int an_replay_all(struct an_state *st);
