@@ -232,7 +232,7 @@ struct an_part {
 	struct an_mem mem;
 };
 
-struct an_model; /* an_model.c */
+struct an_model; /* an_model_int.h */
 /* What the replay's loops need of the model to take a repeated reference
  * without a call (an_model_repeat): its line mask and mp_model_seq. */
 struct an_model_rep {

@@ -79,7 +79,7 @@ struct an_mem {
 	 * found them (once[0..2]: L1, L2, LLC), and the cycles of their DRAM
 	 * latency over that level's; scaling by a factor f leaves f - 1 of
 	 * each, the fills the skipped accesses would have hit instead
-	 * (an_model.c, on_first) */
+	 * (an_model_burst.c, anm_on_first) */
 	uint64_t once[3], once_lat;
 	/* the same for first walks of pages found in the DTLB (once_walk[0])
 	 * or the STLB ([1]) after skips: f - 1 of each scaled walk is taken

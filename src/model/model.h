@@ -247,7 +247,7 @@ void mp_model_flush(struct mp_model *m);
 /* mp_model_flush, but the dirty lines are reported to the writeback
  * callback only where their LLC set has evicted a line before: where the
  * footprint outgrew the LLC, so that the lines were in a steady state of
- * coming and going, not cached for good. Burst sampling's end (an_model.c:
+ * coming and going, not cached for good. Burst sampling's end (an_model_burst.c:
  * such a line stands for the lines the skipped accesses would have had
  * written back meanwhile). */
 void mp_model_flush_turned(struct mp_model *m);

@@ -6,7 +6,8 @@
 #
 # Calls: from the undefined symbols of each object in ARCHIVE (the built
 # libmp_analysis.a, read with nm), each call into another object of the
-# archive must go to a stage listed before the caller's in TABLE: a call
+# archive must go to the caller's stage or one listed before it in TABLE
+# (a stage may be several files, which share an internal header): a call
 # to a later stage fails with the caller, the callee and the symbol. An
 # object the table does not list fails too.
 # Sizes: every *.c under SRC (src/) against TABLE's limits, lines of a file
@@ -38,9 +39,11 @@ awk -v table="$table" '
 BEGIN {
 	while ((getline line < table) > 0) {
 		if (line ~ /^stage[[:space:]]/) {
-			split(line, p, /[[:space:]]+/)
-			rank[p[2]] = ++n
-			name[n] = p[2]
+			k = split(line, p, /[[:space:]]+/)
+			n++
+			for (i = 2; i <= k; i++)
+				if (p[i] != "")
+					rank[p[i]] = n
 		}
 	}
 }
