@@ -696,24 +696,177 @@ static inline uint64_t next_modelled(const uint8_t *lv, uint64_t i, uint64_t n)
 	return i;
 }
 
+/* An access longer than the model takes (an_opts.max_model_range): a line
+ * at a time, 2^34 lines take hours; a call that long is far likelier a
+ * damaged length than a program's. Counted, not modelled; warned once. */
+static __attribute__((noinline)) void range_over(struct an_state *st, struct an_model *am, const struct an_stream *s,
+						 const struct trace_rec *r, struct mp_outcome *sum)
+{
+	outcome_init(sum, 12);
+	if (!am->range_warned) {
+		am->range_warned = 1;
+		st->res->damaged |= AN_DAMAGE_PARTIAL;
+		an_warn(st,
+			"thread %u: an access of %llu bytes at %#llx, over the %llu bytes the model takes in "
+			"one (a damaged file?): counted but not modelled",
+			s->tid & MP_TID_MASK, (unsigned long long)r->size, (unsigned long long)r->addr,
+			(unsigned long long)am->range_max);
+	}
+}
+
+/* The DRAM requests of one line reference to the on_dram hook: its walk's
+ * first (walk_dram of them), then its own fill (dram). */
+static __attribute__((noinline)) void dram_hook(struct an_state *st, struct an_stream *s, uint32_t cls, uint64_t a,
+						uint64_t paddr, int counted, unsigned walk_dram, int dram)
+{
+	struct an_dram d = { .proc = s->proc,
+			     .thread = s->thread,
+			     .cls = cls,
+			     .vaddr = a,
+			     .paddr = paddr,
+			     .time = s->dec.time,
+			     .counted = counted };
+	d.walk = 1;
+	for (unsigned w = 0; w < walk_dram; w++)
+		st->opts->on_dram(st->opts->hook_arg, &d);
+	d.walk = 0;
+	if (dram)
+		st->opts->on_dram(st->opts->hook_arg, &d);
+}
+
+/* A line reference that did not hit L1 with its translation at hand
+ * (model_access): the lookahead armed, NUMA's remote fills, the
+ * footprint, the access's outcome, the DRAM hook, and its counts (into
+ * range when batch). Inlined: model_access's loop as one. */
+static inline __attribute__((always_inline)) void line_missed(struct an_state *st, struct an_model *am,
+							      struct an_stream *s, uint32_t cls,
+							      const struct trace_rec *r, int counted, int batch,
+							      struct mp_model_out *o, uint64_t a, uint64_t paddr,
+							      unsigned shift, struct an_mem *range, struct mp_outcome *sum)
+{
+	/* a page missed the DTLB: its slots are worth prefetching
+	 * ahead when the tables they are in outgrow the host's caches;
+	 * so are the model's sets for lines that miss L2, when they do
+	 * (for as long as such misses keep coming: a few now and then
+	 * are not worth a second decoder). Not for a stream's page or
+	 * line, next to the last one that missed (a few lines apart
+	 * under set sampling): the second decoder skips hinting
+	 * those, the host's prefetcher brings their sets, and it cost
+	 * every access all the same (arrays' bounded report: 10% of
+	 * its instructions, nothing hinted) */
+	if (o->tlb != MP_TLB_L1_HIT &&
+	    (st->res->phys_pages >= AN_AHEAD_PAGES || am->nrows >= AN_AHEAD_PAGES)) {
+		const uint64_t pg = a >> shift;
+		if (pg - s->miss_page + 1 > 2)
+			s->ahead_on = AN_AHEAD_KEEP;
+		s->miss_page = pg;
+	} else if (o->level >= MP_LVL_L3 && am->hint_sets) {
+		const uint64_t ln = a >> am->line_shift, near = 2 * am->sample_sets;
+		if (ln - s->miss_line + near > 2 * near)
+			s->ahead_on = s->ahead_on + AN_AHEAD_CREDIT < AN_AHEAD_KEEP
+					      ? s->ahead_on + AN_AHEAD_CREDIT
+					      : AN_AHEAD_KEEP;
+		s->miss_line = ln;
+	}
+	unsigned from, to;
+	if (o->level == MP_LVL_LOCAL_DRAM && st->numa && an_numa_nodes(st, s, a, &from, &to) &&
+	    from != to) {
+		/* a NUMA topology says where the page is: a fill from another
+		 * node's memory, at the latency its distance gives */
+		o->level = MP_LVL_REMOTE_DRAM;
+		o->latency += an_numa_latency(st, from, to, st->opts->machine->dram_latency) -
+			     st->opts->machine->dram_latency;
+	}
+	if (am->seen) {
+		seen_mark(am, s, a);
+		span_touch(st, am, s, cls, a);
+	}
+	if (o->level > sum->level)
+		sum->level = o->level;
+	if (o->tlb > sum->tlb)
+		sum->tlb = o->tlb;
+	sum->latency += o->latency;
+	int dram = o->level == MP_LVL_LOCAL_DRAM || o->level == MP_LVL_REMOTE_DRAM;
+	am->fills += dram ? am->sample_sets : 0;
+	am->walks += o->tlb == MP_TLB_WALK;
+	if (st->opts->on_dram && (dram || o->walk_dram))
+		dram_hook(st, s, cls, a, paddr, counted, o->walk_dram, dram);
+	if (!counted)
+		return;
+	if (!batch && o->level == MP_LVL_UNKNOWN && o->tlb == MP_TLB_L1_HIT)
+		count_unmodelled(st, s, cls); /* (all mem_count_sampled counts of it) */
+	else if (!batch) {
+		mem_count_all(st, s, cls, o);
+		if (dram && r->write && !r->range)
+			store_fill_count(st, s, cls);
+	} else if (am->sample_sets > 1)
+		mem_count_sampled(range, o, am->sample_sets);
+	else
+		mem_count(range, o);
+	if (o->tlb != MP_TLB_L1_HIT && st->opts->page_rows)
+		page_count(st, am, s->proc, st->parts_on ? s->thread : 0, a, shift, cls, o);
+}
+
+/* Set sampling: the lines of a long range skipped in its middle pages
+ * (model_access) hit L1 as often as the modelled lines of those pages
+ * did (mid_lines > 0: every page's first line is modelled). */
+static inline void lines_skipped(struct an_state *st, const struct an_model *am, struct an_stream *s, uint32_t cls,
+				 int counted, uint64_t skipped, uint64_t mid_lines, uint64_t mid_l1, struct an_mem *range,
+				 struct mp_outcome *sum)
+{
+	uint64_t hits = (2 * skipped * mid_l1 + mid_lines) / (2 * mid_lines), misses = skipped - hits;
+	if (sum->tlb < MP_TLB_L1_HIT)
+		sum->tlb = MP_TLB_L1_HIT;
+	if (hits && sum->level < MP_LVL_L1)
+		sum->level = MP_LVL_L1;
+	sum->latency += (uint32_t)(hits * am->l1_lat);
+	if (counted) {
+		st->res->mem_l1_estimated += skipped;
+		an_model_count_fast(st, s, cls, hits);
+		range->refs += misses;
+		range->tlb[MP_TLB_L1_HIT] += misses;
+		range->miss_unmodelled += misses;
+	}
+}
+
+/* A long range (model_access): the page two ahead's translation slot and
+ * TLB row, which the replay's lookahead (record by record) cannot see
+ * coming. */
+static inline void range_prefetch(const struct an_state *st, const struct an_model *am, const struct an_stream *s,
+				  uint64_t a)
+{
+	uint64_t ahead = a + 8192;
+	if (st->phys)
+		an_phys_prefetch(st->phys, st->procs.v[s->proc].pid, ahead);
+	if (am->rows_cap)
+		__builtin_prefetch(
+			&am->rows[row_home(s->proc, ahead >> 12, 12, st->parts_on ? s->thread : 0, am->rows_cap)]);
+}
+
+/* A one-line reference the model says a repeat of changes nothing (again:
+ * MP_AGAIN_*): kept for an_model_repeat. */
+static inline __attribute__((always_inline)) void rep_keep(const struct an_state *st, struct an_stream *s,
+							   uint32_t cls, unsigned core, uint8_t again, uint64_t a,
+							   uint64_t paddr, unsigned shift, unsigned cshift)
+{
+	s->rep_a = a;
+	s->rep_cls = cls;
+	s->rep_fn = s->last_fn;
+	s->rep_core = core;
+	s->rep_again = again;
+	s->rep_seq = *st->model_rep.seq;
+	s->rep_shift = (uint8_t)shift;
+	s->rep_phys = paddr != 0;
+	s->rep_thp = paddr && shift == 21 && cshift == AS_MAPPED;
+}
+
 /* Everything but the stream's repeated reference (an_model_access). */
 static __attribute__((noinline)) void model_access(struct an_state *st, struct an_stream *s, uint32_t cls,
 						   const struct trace_rec *r, int counted, struct mp_outcome *sum)
 {
 	struct an_model *am = st->model;
 	if (r->size > am->range_max) {
-		/* a line at a time, 2^34 lines take hours; a call that long is
-		 * far likelier a damaged length than a program's */
-		outcome_init(sum, 12);
-		if (!am->range_warned) {
-			am->range_warned = 1;
-			st->res->damaged |= AN_DAMAGE_PARTIAL;
-			an_warn(st,
-				"thread %u: an access of %llu bytes at %#llx, over the %llu bytes the model takes in "
-				"one (a damaged file?): counted but not modelled",
-				s->tid & MP_TID_MASK, (unsigned long long)r->size, (unsigned long long)r->addr,
-				(unsigned long long)am->range_max);
-		}
+		range_over(st, am, s, r, sum);
 		return;
 	}
 	unsigned core = stream_core(st, am, s);
@@ -769,17 +922,8 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			n = n < nlines - k ? n : nlines - k;
 			n = n < MP_MODEL_LINES_MAX ? n : MP_MODEL_LINES_MAX;
 		}
-		if (nlines - k > n + 64 && (am->rows_cap || st->phys)) {
-			/* a long range: the page two ahead's translation slot and TLB
-			 * row, which the replay's lookahead (record by record) cannot
-			 * see coming */
-			uint64_t ahead = a + 8192;
-			if (st->phys)
-				an_phys_prefetch(st->phys, st->procs.v[s->proc].pid, ahead);
-			if (am->rows_cap)
-				__builtin_prefetch(&am->rows[row_home(s->proc, ahead >> 12, 12,
-								      st->parts_on ? s->thread : 0, am->rows_cap)]);
-		}
+		if (nlines - k > n + 64 && (am->rows_cap || st->phys))
+			range_prefetch(st, am, s, a);
 		unsigned skip = 0; /* lines skipped in this page */
 		if (skipping && k + n > skip_end && !tail) {
 			tail = 1;
@@ -843,17 +987,8 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				o = (struct mp_model_out){ .level = lv[i],
 							   .tlb = MP_TLB_L1_HIT,
 							   .latency = am->lat[lv[i]] };
-			if (nlines == 1 && o.again) {
-				s->rep_a = a;
-				s->rep_cls = cls;
-				s->rep_fn = s->last_fn;
-				s->rep_core = core;
-				s->rep_again = o.again;
-				s->rep_seq = *st->model_rep.seq;
-				s->rep_shift = (uint8_t)shift;
-				s->rep_phys = paddr != 0;
-				s->rep_thp = paddr && shift == 21 && cshift == AS_MAPPED;
-			}
+			if (nlines == 1 && o.again)
+				rep_keep(st, s, cls, core, o.again, a, paddr, shift, cshift);
 			if (o.level == MP_LVL_L1 && o.tlb == MP_TLB_L1_HIT) {
 				/* the common case: no DRAM, no NUMA, no page row, and a run
 				 * of them is counted at once */
@@ -866,100 +1001,11 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 					an_model_count_fast(st, s, cls, 1);
 				continue;
 			}
-			/* a page missed the DTLB: its slots are worth prefetching
-			 * ahead when the tables they are in outgrow the host's caches;
-			 * so are the model's sets for lines that miss L2, when they do
-			 * (for as long as such misses keep coming: a few now and then
-			 * are not worth a second decoder). Not for a stream's page or
-			 * line, next to the last one that missed (a few lines apart
-			 * under set sampling): the second decoder skips hinting
-			 * those, the host's prefetcher brings their sets, and it cost
-			 * every access all the same (arrays' bounded report: 10% of
-			 * its instructions, nothing hinted) */
-			if (o.tlb != MP_TLB_L1_HIT &&
-			    (st->res->phys_pages >= AN_AHEAD_PAGES || am->nrows >= AN_AHEAD_PAGES)) {
-				const uint64_t pg = a >> shift;
-				if (pg - s->miss_page + 1 > 2)
-					s->ahead_on = AN_AHEAD_KEEP;
-				s->miss_page = pg;
-			} else if (o.level >= MP_LVL_L3 && am->hint_sets) {
-				const uint64_t ln = a >> am->line_shift, near = 2 * am->sample_sets;
-				if (ln - s->miss_line + near > 2 * near)
-					s->ahead_on = s->ahead_on + AN_AHEAD_CREDIT < AN_AHEAD_KEEP
-							      ? s->ahead_on + AN_AHEAD_CREDIT
-							      : AN_AHEAD_KEEP;
-				s->miss_line = ln;
-			}
-			unsigned from, to;
-			if (o.level == MP_LVL_LOCAL_DRAM && st->numa && an_numa_nodes(st, s, a, &from, &to) &&
-			    from != to) {
-				/* a NUMA topology says where the page is: a fill from another
-				 * node's memory, at the latency its distance gives */
-				o.level = MP_LVL_REMOTE_DRAM;
-				o.latency += an_numa_latency(st, from, to, st->opts->machine->dram_latency) -
-					     st->opts->machine->dram_latency;
-			}
-			if (am->seen) {
-				seen_mark(am, s, a);
-				span_touch(st, am, s, cls, a);
-			}
-			if (o.level > sum->level)
-				sum->level = o.level;
-			if (o.tlb > sum->tlb)
-				sum->tlb = o.tlb;
-			sum->latency += o.latency;
-			int dram = o.level == MP_LVL_LOCAL_DRAM || o.level == MP_LVL_REMOTE_DRAM;
-			am->fills += dram ? am->sample_sets : 0;
-			am->walks += o.tlb == MP_TLB_WALK;
-			if (st->opts->on_dram && (dram || o.walk_dram)) {
-				struct an_dram d = { .proc = s->proc,
-						     .thread = s->thread,
-						     .cls = cls,
-						     .vaddr = a,
-						     .paddr = paddr,
-						     .time = s->dec.time,
-						     .counted = counted };
-				d.walk = 1;
-				for (unsigned w = 0; w < o.walk_dram; w++)
-					st->opts->on_dram(st->opts->hook_arg, &d);
-				d.walk = 0;
-				if (dram)
-					st->opts->on_dram(st->opts->hook_arg, &d);
-			}
-			if (!counted)
-				continue;
-			if (!batch && o.level == MP_LVL_UNKNOWN && o.tlb == MP_TLB_L1_HIT)
-				count_unmodelled(st, s, cls); /* (all mem_count_sampled counts of it) */
-			else if (!batch) {
-				mem_count_all(st, s, cls, &o);
-				if (dram && r->write && !r->range)
-					store_fill_count(st, s, cls);
-			} else if (am->sample_sets > 1)
-				mem_count_sampled(&range, &o, am->sample_sets);
-			else
-				mem_count(&range, &o);
-			if (o.tlb != MP_TLB_L1_HIT && st->opts->page_rows)
-				page_count(st, am, s->proc, st->parts_on ? s->thread : 0, a, shift, cls, &o);
+			line_missed(st, am, s, cls, r, counted, batch, &o, a, paddr, shift, &range, sum);
 		}
 	}
-	if (skipped) {
-		/* the skipped lines hit L1 as often as the modelled lines of
-		 * the pages they were in (mid_lines > 0: every page's first
-		 * line is modelled) */
-		uint64_t hits = (2 * skipped * mid_l1 + mid_lines) / (2 * mid_lines), misses = skipped - hits;
-		if (sum->tlb < MP_TLB_L1_HIT)
-			sum->tlb = MP_TLB_L1_HIT;
-		if (hits && sum->level < MP_LVL_L1)
-			sum->level = MP_LVL_L1;
-		sum->latency += (uint32_t)(hits * am->l1_lat);
-		if (counted) {
-			st->res->mem_l1_estimated += skipped;
-			an_model_count_fast(st, s, cls, hits);
-			range.refs += misses;
-			range.tlb[MP_TLB_L1_HIT] += misses;
-			range.miss_unmodelled += misses;
-		}
-	}
+	if (skipped)
+		lines_skipped(st, am, s, cls, counted, skipped, mid_lines, mid_l1, &range, sum);
 	if (batch && range.refs)
 		mem_add_all(st, s, cls, &range);
 }

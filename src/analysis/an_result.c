@@ -220,6 +220,111 @@ static double overshoot(const struct an_fit *fit, char *most, size_t len)
 	return up;
 }
 
+/* Burst sampling with the model: what its estimates rest on, said as
+ * warnings (an_result_sampling's fit, weights and the writes the dirty
+ * lines left stand for); full: the advice to model without sampling. */
+static void sampling_warnings(struct an_state *st, const struct an_result *r, const struct an_fit *fit,
+			      const struct seen_weight *sw, uint64_t p1, uint64_t p2, double left_writes,
+			      const char *full)
+{
+	const struct mp_machine *mm = st->opts->machine;
+	an_warn(st,
+		"the model saw only the sampled bursts (%s --sample-bursts): its figures are "
+		"scaled estimates, and cache state between bursts is not what the program had",
+		st->replay_on ? "replayed with" : "record");
+	/* (a footprint that fits the LLC, pages that fit the STLB: above) */
+	char walks[200];
+	if (sw->pages)
+		snprintf(walks, sizeof(walks),
+			 "a page's first walk likewise, %.2f times when one burst saw it (%llu pages seen in "
+			 "one burst, %llu in two)",
+			 sw->wp, (unsigned long long)p1, (unsigned long long)p2);
+	else
+		snprintf(walks, sizeof(walks), "page walks of pages seen in one burst only are scaled as if they "
+					       "recurred");
+	const unsigned long long touched = fit->lines * mm->line >> 10, llc_kib = mm->llc.size >> 10;
+	const int touched_fits = fit->lines && fit->lines <= fit->llc;
+	if (sw->lines)
+		an_warn(st,
+			"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its "
+			"misses are mostly first touches, which the skipped accesses would have hit; a line's "
+			"first fill counts once when a later burst saw the line, and %.2f times (at most its "
+			"thread's factor) when none did "
+			"(itself and the lines no burst saw, from %llu lines seen in one burst and %llu in "
+			"two); %s: DRAM and page-walk estimates are rough: %s",
+			touched, llc_kib, sw->w, (unsigned long long)fit->f1, (unsigned long long)fit->f2, walks,
+			full);
+	else if (touched_fits && fit->tracked && fit->footprint > (double)fit->llc) {
+		/* The bursts alone may not fill the LLC that the program's
+		 * footprint keeps full: then they find fewer lines cached
+		 * than the program did (randacc 64 MiB on Haswell's 30 MiB in
+		 * bursts of 10,000 in 100,000: DRAM reads +50%). At random,
+		 * the program hit the LLC for its share of the footprint
+		 * (overshoot). */
+		char why[256] = "", most[64];
+		const double up = overshoot(fit, most, sizeof(most));
+		if (an_model_llc_filled(st) < 0.5 && up >= 0.05)
+			snprintf(why, sizeof(why),
+				 "; the bursts filled too little of the LLC for its sets to evict, which "
+				 "the skipped accesses kept full: DRAM estimates may be %s too high%s",
+				 most, up >= 0.2 ? ": model a full trace" : "");
+		an_warn(st,
+			"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB), but "
+			"with the lines no burst saw (from %llu lines seen in one burst and %llu in two) the "
+			"program's is ~%llu KiB, which does not: its misses are scaled as if they recurred%s",
+			touched, llc_kib, (unsigned long long)fit->f1, (unsigned long long)fit->f2,
+			(unsigned long long)(fit->footprint * mm->line / 1024), why);
+	} else if (touched_fits && fit->tracked)
+		an_warn(st,
+			"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB), and "
+			"with the lines no burst saw (Chao1: ~%llu KiB) it would still, but the data objects "
+			"the bursts touched span %s the LLC: where lines are seen unevenly (a big array "
+			"streamed beside a small one in use, bursts in step with a scan) that estimate is "
+			"too low, so misses are scaled as if they recurred: DRAM and page-walk estimates may "
+			"be too high: %s",
+			touched, llc_kib, (unsigned long long)(fit->footprint * mm->line / 1024),
+			fit->bound == UINT64_MAX ? "more than twice" : "more than", full);
+	else if (touched_fits)
+		an_warn(st,
+			"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its "
+			"misses are mostly first touches, which the skipped accesses would have hit; scaled as "
+			"if they recurred, DRAM and page-walk estimates are likely far too high: %s",
+			touched, llc_kib, full);
+	else if (fit->tracked && fit->footprint > (double)fit->llc &&
+		 (double)fit->llc / (fit->footprint - (double)fit->llc) >= 0.2) {
+		/* A footprint past the LLC but within ~6 times it: between
+		 * two bursts the model sees 1/f of the program's traffic,
+		 * so lines stay cached longer in its bursts than they did
+		 * in the program, and a line's first fill in a burst,
+		 * scaled as if it recurred, had often been cached in the
+		 * program (touched once before, in a skip). randacc on the
+		 * host's 32 MiB, bursts 1:9: 36 MiB +97% DRAM reads, 48
+		 * MiB +35%, 64 MiB +16%, 256 MiB +2%. overshoot's bound is
+		 * loose here: 2x to 8x those errors. */
+		char most[64];
+		overshoot(fit, most, sizeof(most));
+		an_warn(st,
+			"the footprint the bursts touched (~%llu KiB) is past the modelled LLC (%llu KiB), "
+			"but with the lines no burst saw the program's (~%llu KiB) is within %.1f times it: "
+			"lines filled in a burst for the first time are scaled as if they recurred, though "
+			"the program, whose skipped accesses the model did not see, often still had them "
+			"cached: DRAM estimates may be %s too high: %s",
+			touched, llc_kib, (unsigned long long)(fit->footprint * mm->line / 1024),
+			fit->footprint / (double)fit->llc, most, full);
+	}
+	if (left_writes > 0.5 * (double)r->mem_total.dram_writes && left_writes >= 1000)
+		an_warn(st,
+			"%.0f%% of the DRAM write estimate are writebacks the dirty lines still cached at the "
+			"end stand for (each, those its thread's skipped accesses would have caused): rough",
+			100 * left_writes / (double)r->mem_total.dram_writes);
+	if (r->recorded_accesses < 10000)
+		an_warn(st,
+			"the bursts recorded %llu accesses of %llu: too few for the model's estimates to mean "
+			"much: %s",
+			(unsigned long long)r->recorded_accesses,
+			(unsigned long long)(r->recorded_accesses + r->skipped_accesses), full);
+}
+
 /*
  * Burst sampling: recorded figures become estimates of the whole run, each
  * thread's scaled by its own factor, (recorded + skipped) / recorded. A
@@ -331,103 +436,8 @@ void an_result_sampling(struct an_state *st, struct an_result *r)
 	r->accesses_outside_roi = (uint64_t)(outside + 0.5);
 	r->refs_physical = (uint64_t)(phys + 0.5);
 	r->refs_thp = (uint64_t)(thp + 0.5);
-	if (st->model && r->skipped_accesses) {
-		an_warn(st,
-			"the model saw only the sampled bursts (%s --sample-bursts): its figures are "
-			"scaled estimates, and cache state between bursts is not what the program had",
-			st->replay_on ? "replayed with" : "record");
-		/* (a footprint that fits the LLC, pages that fit the STLB: above) */
-		char walks[200];
-		if (sw.pages)
-			snprintf(walks, sizeof(walks),
-				 "a page's first walk likewise, %.2f times when one burst saw it (%llu pages seen in "
-				 "one burst, %llu in two)",
-				 sw.wp, (unsigned long long)p1, (unsigned long long)p2);
-		else
-			snprintf(walks, sizeof(walks), "page walks of pages seen in one burst only are scaled as if they "
-						       "recurred");
-		const unsigned long long touched = fit.lines * mm->line >> 10, llc_kib = mm->llc.size >> 10;
-		const int touched_fits = fit.lines && fit.lines <= fit.llc;
-		if (sw.lines)
-			an_warn(st,
-				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its "
-				"misses are mostly first touches, which the skipped accesses would have hit; a line's "
-				"first fill counts once when a later burst saw the line, and %.2f times (at most its "
-				"thread's factor) when none did "
-				"(itself and the lines no burst saw, from %llu lines seen in one burst and %llu in "
-				"two); %s: DRAM and page-walk estimates are rough: %s",
-				touched, llc_kib, sw.w, (unsigned long long)fit.f1, (unsigned long long)fit.f2, walks,
-				full);
-		else if (touched_fits && fit.tracked && fit.footprint > (double)fit.llc) {
-			/* The bursts alone may not fill the LLC that the program's
-			 * footprint keeps full: then they find fewer lines cached
-			 * than the program did (randacc 64 MiB on Haswell's 30 MiB in
-			 * bursts of 10,000 in 100,000: DRAM reads +50%). At random,
-			 * the program hit the LLC for its share of the footprint
-			 * (overshoot). */
-			char why[256] = "", most[64];
-			const double up = overshoot(&fit, most, sizeof(most));
-			if (an_model_llc_filled(st) < 0.5 && up >= 0.05)
-				snprintf(why, sizeof(why),
-					 "; the bursts filled too little of the LLC for its sets to evict, which "
-					 "the skipped accesses kept full: DRAM estimates may be %s too high%s",
-					 most, up >= 0.2 ? ": model a full trace" : "");
-			an_warn(st,
-				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB), but "
-				"with the lines no burst saw (from %llu lines seen in one burst and %llu in two) the "
-				"program's is ~%llu KiB, which does not: its misses are scaled as if they recurred%s",
-				touched, llc_kib, (unsigned long long)fit.f1, (unsigned long long)fit.f2,
-				(unsigned long long)(fit.footprint * mm->line / 1024), why);
-		} else if (touched_fits && fit.tracked)
-			an_warn(st,
-				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB), and "
-				"with the lines no burst saw (Chao1: ~%llu KiB) it would still, but the data objects "
-				"the bursts touched span %s the LLC: where lines are seen unevenly (a big array "
-				"streamed beside a small one in use, bursts in step with a scan) that estimate is "
-				"too low, so misses are scaled as if they recurred: DRAM and page-walk estimates may "
-				"be too high: %s",
-				touched, llc_kib, (unsigned long long)(fit.footprint * mm->line / 1024),
-				fit.bound == UINT64_MAX ? "more than twice" : "more than", full);
-		else if (touched_fits)
-			an_warn(st,
-				"the footprint the bursts touched (~%llu KiB) fits the modelled LLC (%llu KiB): its "
-				"misses are mostly first touches, which the skipped accesses would have hit; scaled as "
-				"if they recurred, DRAM and page-walk estimates are likely far too high: %s",
-				touched, llc_kib, full);
-		else if (fit.tracked && fit.footprint > (double)fit.llc &&
-			 (double)fit.llc / (fit.footprint - (double)fit.llc) >= 0.2) {
-			/* A footprint past the LLC but within ~6 times it: between
-			 * two bursts the model sees 1/f of the program's traffic,
-			 * so lines stay cached longer in its bursts than they did
-			 * in the program, and a line's first fill in a burst,
-			 * scaled as if it recurred, had often been cached in the
-			 * program (touched once before, in a skip). randacc on the
-			 * host's 32 MiB, bursts 1:9: 36 MiB +97% DRAM reads, 48
-			 * MiB +35%, 64 MiB +16%, 256 MiB +2%. overshoot's bound is
-			 * loose here: 2x to 8x those errors. */
-			char most[64];
-			overshoot(&fit, most, sizeof(most));
-			an_warn(st,
-				"the footprint the bursts touched (~%llu KiB) is past the modelled LLC (%llu KiB), "
-				"but with the lines no burst saw the program's (~%llu KiB) is within %.1f times it: "
-				"lines filled in a burst for the first time are scaled as if they recurred, though "
-				"the program, whose skipped accesses the model did not see, often still had them "
-				"cached: DRAM estimates may be %s too high: %s",
-				touched, llc_kib, (unsigned long long)(fit.footprint * mm->line / 1024),
-				fit.footprint / (double)fit.llc, most, full);
-		}
-		if (left_writes > 0.5 * (double)r->mem_total.dram_writes && left_writes >= 1000)
-			an_warn(st,
-				"%.0f%% of the DRAM write estimate are writebacks the dirty lines still cached at the "
-				"end stand for (each, those its thread's skipped accesses would have caused): rough",
-				100 * left_writes / (double)r->mem_total.dram_writes);
-		if (r->recorded_accesses < 10000)
-			an_warn(st,
-				"the bursts recorded %llu accesses of %llu: too few for the model's estimates to mean "
-				"much: %s",
-				(unsigned long long)r->recorded_accesses,
-				(unsigned long long)(r->recorded_accesses + r->skipped_accesses), full);
-	}
+	if (st->model && r->skipped_accesses)
+		sampling_warnings(st, r, &fit, &sw, p1, p2, left_writes, full);
 }
 
 void an_result_free(struct an_result *r)
