@@ -11,6 +11,7 @@
 
 #include "analysis/an_int.h"
 #include "model/model.h"
+#include "model/model_burst.h"
 
 /* A page that missed the first-level DTLB: its row of the TLB view, kept
  * in an open-addressed table so that a miss costs one probe (most often one
