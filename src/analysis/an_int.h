@@ -3,8 +3,8 @@
  * order of tests/layout/stages.txt (CONTRIBUTING.md): an_run.c the entry;
  * an_replay.c the replay and attribution; an_registry.c classes, stacks,
  * threads, processes; an_symbols.c modules and statics; an_sites.c
- * allocation sites, the wrapper judgement and labels; an_result.c the
- * final tables. */
+ * allocation sites, the wrapper judgement and labels; an_bursts.c burst
+ * sampling's estimates; an_result.c the final tables. */
 #ifndef MP_AN_INT_H
 #define MP_AN_INT_H
 
@@ -224,8 +224,8 @@ struct an_ip {
 /* Burst sampling (record --sample-bursts): one thread's share of a class's
  * figures. A thread's estimates are its recorded figures x its own factor,
  * (recorded + skipped) / recorded, known only once its stream has ended: so
- * class figures are kept per (class, thread) until then (an_result.c,
- * an_result_sampling). Code addresses and threads are kept per thread anyway. */
+ * class figures are kept per (class, thread) until then (an_bursts.c,
+ * an_bursts_apply). Code addresses and threads are kept per thread anyway. */
 struct an_part {
 	uint32_t cls, thread;
 	struct an_counts c;
@@ -350,7 +350,7 @@ static inline uint64_t an_hash_str(const char *s, uint64_t seed)
 }
 
 /* A count estimated from a sample: v x f, rounded (burst sampling's
- * factors, an_result.c's an_result_sampling and the tables scaled after it). */
+ * factors, an_bursts.c's an_bursts_apply and the tables scaled after it). */
 static inline uint64_t an_scaled(uint64_t v, double f)
 {
 	if (f == 1.0)
@@ -509,8 +509,8 @@ void an_model_clean(struct an_state *st, struct an_stream *s, int counted);
 void an_model_stream_done(struct an_state *st, struct an_stream *s);
 /* After the replay: adds the code addresses' pending L1 hits. */
 void an_model_finish(struct an_state *st);
-/* The model's estimates, after the burst sampling's factors (an_result.c,
- * an_result_sampling): burst sampling's first fills of lines in use across
+/* The model's estimates, after the burst sampling's factors (an_bursts.c,
+ * an_bursts_apply): burst sampling's first fills of lines in use across
  * skips become hits (an_mem.once); set sampling (--sample-sets) scales
  * each row's modelled misses up to all its misses, a ratio that holds
  * for a row's weighted sum as a whole. */
@@ -618,9 +618,16 @@ uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid);
 /* The st->procs index of process proc_id (pid: its pid), or -ENOMEM. */
 int an_proc_get(struct an_state *st, uint64_t proc_id, uint32_t pid);
 
+/* an_tally.c: adds b's counts to a (an_mem_add, analysis.h: the model's). */
+void an_counts_add(struct an_counts *a, const struct an_counts *b);
+
+/* an_bursts.c: burst sampling's estimates, after the replay and the site
+ * judgement: each thread's figures times its own factor, classes and
+ * totals the sums of their parts, warnings on what they rest on. */
+void an_bursts_apply(struct an_state *st, struct an_result *r);
+
 /* an_result.c: the replay's state into the result's tables (an_run calls
- * them in turn). Burst sampling's factors applied to the figures: */
-void an_result_sampling(struct an_state *st, struct an_result *r);
+ * them in turn). */
 /* Code addresses -> r->functions; 0 or -ENOMEM. */
 int an_result_functions(struct an_state *st, struct an_result *r);
 /* Classes with the same label merged into r->classes; remap (OUT): state

@@ -114,7 +114,7 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 	if (ow->fn)
 		st->ips.v[ow->fn - 1].mem.dram_writes++;
 	if (st->parts_on) {
-		st->parts.v[ow->row].mem.dram_writes++; /* the total is the parts' sum (an_result_sampling) */
+		st->parts.v[ow->row].mem.dram_writes++; /* the total is the parts' sum (an_bursts_apply) */
 		return;
 	}
 	st->classes.v[cls].mem.dram_writes++;
@@ -513,7 +513,7 @@ void an_model_flush_fast(struct an_state *st, struct an_stream *s)
 	const struct an_model *am = st->model;
 	mem_add_fast(&st->threads.v[s->thread].mem, am, n, unk);
 	if (st->parts_on) {
-		/* the total is the parts' sum (an_result_sampling) */
+		/* the total is the parts' sum (an_bursts_apply) */
 		mem_add_fast(&an_part_of(st, s, s->fast_cls)->mem, am, n, unk);
 		return;
 	}

@@ -27,7 +27,7 @@ int anm_same_part(void *arg, uint32_t a, uint32_t b)
  * again in a later burst (mp_model_track_first): if it was in use in its
  * burst, judged when the window of bursts it was found in ends
  * (anm_burst_window); if not (skips 0), counted as seen in two bursts, which
- * an_result_sampling takes as one fill where the footprint fits the LLC. */
+ * an_bursts_apply takes as one fill where the footprint fits the LLC. */
 void anm_on_first(void *arg, uint32_t owner, unsigned level, unsigned skips, int walk)
 {
 	struct an_model *am = arg;
@@ -151,7 +151,7 @@ void anm_burst_window(struct an_state *st, struct an_model *am, int last)
 		    : f->walk == FOUND_PT_LINE ? skip_fills * am->burst_on / am->burst_off >= mm->llc.ways / 2.0
 					       : skip_fills * f->skips >= mm->llc.ways / 2.0) {
 			/* (seen in two bursts all the same: one fill where the
-			 * footprint fits the LLC, an_result_sampling) */
+			 * footprint fits the LLC, an_bursts_apply) */
 			struct an_mem *rows[3];
 			anm_owner_rows(st, am, f->owner, rows);
 			for (int r = 0; r < 3 && rows[r] && f->walk == FOUND_LINE; r++)

@@ -31,7 +31,7 @@ struct page_row {
 };
 
 /* burst sampling: a range of this many lines or more is a long one (an
- * initialisation's memset, say), counted apart per thread (an_result_sampling
+ * initialisation's memset, say), counted apart per thread (an_bursts_apply
  * warns when such lines are much of a scaled thread's) */
 #define AN_LONG_RANGE_LINES 64
 /* burst sampling: accesses a window of bursts takes at least before the

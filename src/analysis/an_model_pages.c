@@ -30,7 +30,7 @@ static int page_row_cmp(const void *a, const void *b)
 }
 
 /* Burst sampling: a page's rows, one per thread, each scaled by its
- * thread's factor (set by an_result_sampling) and merged into one, in the
+ * thread's factor (set by an_bursts_apply) and merged into one, in the
  * order the first was made; its object is the one seen last. The table
  * is rebuilt dense (rows_cap = nrows rows, no longer probed). */
 static int pages_per_thread_merge(struct an_state *st, struct an_model *am)
@@ -51,7 +51,7 @@ static int pages_per_thread_merge(struct an_state *st, struct an_model *am)
 		 * back (anm_burst_window), found in the DTLB no miss there either;
 		 * where the pages fit the STLB, those of pages seen in two
 		 * bursts too, and f - wp of those seen in one (as the rows'
-		 * an_mem.walk_unused and walk_single: an_result_sampling) */
+		 * an_mem.walk_unused and walk_single: an_bursts_apply) */
 		uint64_t once = w.once_dtlb + w.once_stlb < w.walks ? w.once_dtlb + w.once_stlb : w.walks;
 		uint64_t refs = once && w.walks ? w.walk_refs * once / w.walks : 0;
 		uint64_t dmiss = w.once_dtlb < w.dtlb_misses ? w.once_dtlb : w.dtlb_misses;

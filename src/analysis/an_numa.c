@@ -1037,7 +1037,7 @@ static int find_patterns(struct an_numa_result *r)
 /* Burst sampling: the tables counted the recorded accesses; each thread's
  * part (its tally and matrix, its uses of objects and its runs on their
  * timelines, kept apart by tally) is scaled by its own factor, set by
- * an_result_sampling, and the matrix, totals and objects' figures become the
+ * an_bursts_apply, and the matrix, totals and objects' figures become the
  * sums of the scaled parts, as report's rows do. */
 static void scale_by_thread(struct an_state *st, struct an_numa *n, struct ntables *tb)
 {

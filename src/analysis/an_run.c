@@ -192,7 +192,7 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	an_pairs_finish(&st);
 	if ((err = an_sites_label(&st)) != 0)
 		goto fail;
-	an_result_sampling(&st, r);
+	an_bursts_apply(&st, r);
 	an_model_scale_sets(&st);
 	err = an_result_functions(&st, r);
 	uint32_t *remap = calloc(st.classes.n + 1, sizeof(*remap));

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Memory tallies (struct an_mem): the model's figures of a row (object,
- * code address, thread, page), added up as rows merge.
+ * Tallies of a row (object, code address, thread, page): its access
+ * counts (struct an_counts) and the model's figures (struct an_mem),
+ * added up as rows merge.
  */
-#include "analysis/analysis.h"
+#include "analysis/an_int.h"
 
 void an_mem_add(struct an_mem *a, const struct an_mem *b)
 {
@@ -38,4 +39,12 @@ void an_mem_add(struct an_mem *a, const struct an_mem *b)
 	a->first_single += b->first_single;
 	a->walk_unused += b->walk_unused;
 	a->walk_single += b->walk_single;
+}
+
+void an_counts_add(struct an_counts *a, const struct an_counts *b)
+{
+	a->loads += b->loads;
+	a->stores += b->stores;
+	a->bytes_loaded += b->bytes_loaded;
+	a->bytes_stored += b->bytes_stored;
 }
