@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal state shared by the analysis files (an_attrib.c: replay and
- * attribution; an_symbols.c: modules and statics; an_sites.c: allocation
- * sites, the wrapper judgement and labels; an_result.c: the final
- * tables). */
+/* Internal state shared by the analysis files, one stage each, in the
+ * order of tests/layout/stages.txt (CONTRIBUTING.md): an_run.c the entry;
+ * an_replay.c the replay and attribution; an_registry.c classes, stacks,
+ * threads, processes; an_symbols.c modules and statics; an_sites.c
+ * allocation sites, the wrapper judgement and labels; an_bursts.c burst
+ * sampling's estimates; an_result.c the final tables. */
 #ifndef MP_AN_INT_H
 #define MP_AN_INT_H
 
@@ -117,7 +119,7 @@ struct an_stream {
 	uint64_t other_ip;
 	uint32_t other_fn;
 	/* counts of the current run of counted accesses to class run_cls, not
-	 * yet added to the class (an_attrib.c, flush_run); and of the runs
+	 * yet added to the class (an_replay.c, flush_run); and of the runs
 	 * before, not yet added to the thread, process and totals (end of the
 	 * stream) */
 	struct an_counts run, sum;
@@ -213,7 +215,7 @@ struct an_ip {
 	uint64_t fast_unk; /* model: L1 misses outside the set sample not yet in mem */
 	struct an_faults faults;
 	/* the class + 1 of its latest counted accesses and how many, not yet
-	 * in the wrapper judgement's tallies (an_attrib.c, ip_pair): a code
+	 * in the wrapper judgement's tallies (an_replay.c, ip_pair): a code
 	 * address mostly touches one object row */
 	uint32_t pair_cls;
 	uint64_t pair_n;
@@ -222,15 +224,15 @@ struct an_ip {
 /* Burst sampling (record --sample-bursts): one thread's share of a class's
  * figures. A thread's estimates are its recorded figures x its own factor,
  * (recorded + skipped) / recorded, known only once its stream has ended: so
- * class figures are kept per (class, thread) until then (an_result.c,
- * apply_sampling). Code addresses and threads are kept per thread anyway. */
+ * class figures are kept per (class, thread) until then (an_bursts.c,
+ * an_bursts_apply). Code addresses and threads are kept per thread anyway. */
 struct an_part {
 	uint32_t cls, thread;
 	struct an_counts c;
 	struct an_mem mem;
 };
 
-struct an_model; /* an_model.c */
+struct an_model; /* an_model_int.h */
 /* What the replay's loops need of the model to take a repeated reference
  * without a call (an_model_repeat): its line mask and mp_model_seq. */
 struct an_model_rep {
@@ -348,7 +350,7 @@ static inline uint64_t an_hash_str(const char *s, uint64_t seed)
 }
 
 /* A count estimated from a sample: v x f, rounded (burst sampling's
- * factors, an_result.c's apply_sampling and the tables scaled after it). */
+ * factors, an_bursts.c's an_bursts_apply and the tables scaled after it). */
 static inline uint64_t an_scaled(uint64_t v, double f)
 {
 	if (f == 1.0)
@@ -359,7 +361,7 @@ static inline uint64_t an_scaled(uint64_t v, double f)
 	return x < 18446744073709551616.0 ? (uint64_t)x : UINT64_MAX;
 }
 
-/* calloc(n, size) for a big table probed at random: its pages written up
+/* an_table.c: calloc(n, size) for a big table probed at random: its pages written up
  * front (none left to the shared zero page), and transparent huge pages
  * asked for, so a probe costs no host TLB miss. Free with free(). */
 void *an_table_calloc(size_t n, size_t size);
@@ -420,11 +422,12 @@ static inline struct an_part *an_part_of(struct an_state *st, struct an_stream *
 	return i == UINT32_MAX ? &st->part_sink : &st->parts.v[i];
 }
 
-/* an_sites.c: allocation sites. After the replay: judges which functions
- * are allocation wrappers (from the stacks and st->pairs) and labels every
- * class with an allocation stack; 0 or -ENOMEM. */
+/* an_sites.c: allocation sites. After the replay and an_pairs_finish:
+ * judges which functions are allocation wrappers (from the stacks and
+ * st->pairs) and labels every class with an allocation stack; 0 or
+ * -ENOMEM. */
 int an_sites_label(struct an_state *st);
-/* an_attrib.c: the tallies code addresses keep go to st->pairs (after
+/* an_replay.c: the tallies code addresses keep go to st->pairs (after
  * the replay, before an_sites_label). */
 void an_pairs_finish(struct an_state *st);
 /* During the replay, before the judgement: 1 if pattern is in a label
@@ -506,8 +509,8 @@ void an_model_clean(struct an_state *st, struct an_stream *s, int counted);
 void an_model_stream_done(struct an_state *st, struct an_stream *s);
 /* After the replay: adds the code addresses' pending L1 hits. */
 void an_model_finish(struct an_state *st);
-/* The model's estimates, after the burst sampling's factors (an_result.c,
- * apply_sampling): burst sampling's first fills of lines in use across
+/* The model's estimates, after the burst sampling's factors (an_bursts.c,
+ * an_bursts_apply): burst sampling's first fills of lines in use across
  * skips become hits (an_mem.once); set sampling (--sample-sets) scales
  * each row's modelled misses up to all its misses, a ratio that holds
  * for a row's weighted sum as a whole. */
@@ -589,20 +592,67 @@ unsigned an_numa_latency(const struct an_state *st, unsigned from, unsigned to, 
 /* Builds res->numa; remap: state class -> result class. */
 int an_numa_finish(struct an_state *st, struct an_result *res, const uint32_t *remap);
 
+/* an_warn.c: keeps a warning for the result (at most 100, each once). */
 void an_warn(struct an_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* an_registry.c: classes, stacks, threads, processes, code addresses
+ * (an_ip_get and an_part_find above), each made on first sight. On
+ * ENOMEM st->oom is set. */
+/* The class of label (statics, stacks, mappings, names). */
+uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *label);
+/* The class of an allocation stack (heap blocks, mmaps) and, for a mapped
+ * file, its stable name file (an_file_name), else NULL: labelled after
+ * the replay (an_sites_label). */
+uint32_t an_class_by_stack(struct an_state *st, enum an_kind kind, uint32_t stack, const char *file);
 /* Adds thread to the class's set of threads that touched it. */
 void an_class_add_thread(struct an_class *c, uint32_t thread);
 /* One more instance of cls, of size bytes, made by thread. */
 void an_class_add_instance(struct an_state *st, uint32_t cls, uint64_t size, uint32_t thread);
+/* Frees what the class owns (not c itself). */
+void an_class_free_fields(struct an_class *c);
+/* The st->stacks index of the n frames of process proc, interned;
+ * UINT32_MAX past the file's bound (warned) or on ENOMEM. */
+uint32_t an_stack_intern(struct an_state *st, uint32_t proc, const uint64_t *frames, int n);
+/* The st->threads index of (pid, tid); past the file's bound, one shared row. */
+uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid);
+/* The st->procs index of process proc_id (pid: its pid), or -ENOMEM. */
+int an_proc_get(struct an_state *st, uint64_t proc_id, uint32_t pid);
+
+/* an_tally.c: adds b's counts to a (an_mem_add, analysis.h: the model's). */
+void an_counts_add(struct an_counts *a, const struct an_counts *b);
+
+/* an_bursts.c: burst sampling's estimates, after the replay and the site
+ * judgement: each thread's figures times its own factor, classes and
+ * totals the sums of their parts, warnings on what they rest on. */
+void an_bursts_apply(struct an_state *st, struct an_result *r);
+
+/* an_result.c: the replay's state into the result's tables (an_run calls
+ * them in turn). */
+/* Code addresses -> r->functions; 0 or -ENOMEM. */
+int an_result_functions(struct an_state *st, struct an_result *r);
+/* Classes with the same label merged into r->classes; remap (OUT): state
+ * class -> result class. 0 or -ENOMEM. */
+int an_result_classes(struct an_state *st, struct an_result *r, uint32_t *remap);
+
 /* A mapped file's name as it stays from run to run, into out: path, but
  * for a temporary file (deleted while mapped, or under /tmp, /var/tmp,
  * /dev/shm) whose random part is masked: mkstemp's last six characters,
  * when they are letters and digits, as XXXXXX (or six before a suffix that
  * are of two kinds), O_TMPFILE's #INODE as #N. */
 void an_file_name(char *out, size_t cap, const char *path);
-uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *label);
+/* an_index.c: walks the file's chunk headers: each STREAM chunk to its
+ * stream, processes, ends, PAGEMAP and SAMPLES chunks noted; 0 or a
+ * negative errno. */
+int an_index_chunks(struct an_state *st);
+/* an_events.c: applies event record r of stream s to its process's map
+ * and the registry. */
+void an_event_apply(struct an_state *st, struct an_stream *s, const struct trace_rec *r);
+/* 1 if n more objects may be live at once (the file's bound); else 0,
+ * damage noted and warned once. */
+int an_map_room(struct an_state *st, uint64_t n);
+/* an_replay.c: indexes the file's chunks and replays every process,
+ * parents first; 0 or a negative errno. */
 int an_replay_all(struct an_state *st);
-uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid);
 /* Process pi's first access: its first modules are known; their debug info
  * loads on another core while the replay goes on (the first two processes
  * only: forked children would each load the same libraries again). */

@@ -526,7 +526,6 @@ int an_sites_label(struct an_state *st)
 		memcpy(S.frames[c], frames, (size_t)n * sizeof(*frames));
 		S.nframes[c] = n;
 	}
-	an_pairs_finish(st);
 	if ((err = gather_accesses(&S)) != 0)
 		goto out;
 	for (size_t c = 0; c < S.nclasses; c++)

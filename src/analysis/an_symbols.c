@@ -5,29 +5,11 @@
  * objects, live from the moment the image was loaded.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/an_int.h"
 #include "sym/sym.h"
-
-void an_warn(struct an_state *st, const char *fmt, ...)
-{
-	if (st->warnings.n >= 100)
-		return; /* enough to tell the story */
-	char buf[2048]; /* (bounded sampling's run to ~700: 512 cut their advice off) */
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	for (size_t i = 0; i < st->warnings.n; i++)
-		if (strcmp(st->warnings.v[i], buf) == 0)
-			return; /* e.g. a forked child re-registering its parent's images */
-	char *s = strdup(buf);
-	if (!s || mp_vec_push(&st->warnings, s))
-		free(s);
-}
 
 static const char *base_name(const char *path)
 {

@@ -68,18 +68,18 @@ struct an_mem {
 	/* burst sampling, until the figures are scaled: dirty lines left
 	 * cached at the end that stand for writebacks the skipped accesses
 	 * would have caused (an_model_finish); scaling by a factor f adds
-	 * f - 1 DRAM writes for each (an_result.c) */
+	 * f - 1 DRAM writes for each (an_bursts.c) */
 	uint64_t dram_writes_left;
 	/* and those of LLC sets that had not evicted: they stand for as many
 	 * writebacks only where the program's footprint made lines come and
-	 * go, by the share of it the LLC could not hold (apply_sampling) */
+	 * go, by the share of it the LLC could not hold (an_bursts_apply) */
 	uint64_t dram_writes_left_p;
 	/* burst sampling, until applied (an_model_scale_sets): first fills
 	 * of lines that stayed in use across a skip, by where the next burst
 	 * found them (once[0..2]: L1, L2, LLC), and the cycles of their DRAM
 	 * latency over that level's; scaling by a factor f leaves f - 1 of
 	 * each, the fills the skipped accesses would have hit instead
-	 * (an_model.c, on_first) */
+	 * (an_model_burst.c, anm_on_first) */
 	uint64_t once[3], once_lat;
 	/* the same for first walks of pages found in the DTLB (once_walk[0])
 	 * or the STLB ([1]) after skips: f - 1 of each scaled walk is taken
@@ -94,8 +94,8 @@ struct an_mem {
 	 * but not in use in the first (first_unused), and of lines seen in
 	 * one burst only (first_single): where the footprint fits the LLC,
 	 * each of the first stands for one fill, each of the second for
-	 * itself and its share of the lines no burst saw (an_result.c,
-	 * apply_sampling) */
+	 * itself and its share of the lines no burst saw (an_bursts.c,
+	 * an_bursts_apply) */
 	uint64_t first_unused, first_single;
 	/* and the same for pages' first walks, where the page footprint fits
 	 * the STLB */

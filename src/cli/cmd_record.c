@@ -246,11 +246,15 @@ static void say_unrecordable(const char *name, const struct mp_program_info *pi,
 	}
 }
 
-static int run(int argc, char **argv)
+/* Under a launcher, with no -o: the file is named by rank (say_done says so) */
+static const char default_ranked[] = "memprism.rank%r.data";
+static int named_by_rank;
+
+/* The options into *ro (topo: --numa's machine, which ro->numa points
+ * into); -1 to go on, else the exit status (--help: 0; bad usage: 2). */
+static int parse(int argc, char **argv, struct mp_record_opts *ro, struct mp_topo *topo)
 {
-	struct mp_topo topo;
 	char terr[256];
-	struct mp_record_opts ro = { .output = NULL };
 	static char output[PATH_MAX]; /* -o's pattern expanded */
 	struct cli_parse p;
 	int c;
@@ -260,17 +264,17 @@ static int run(int argc, char **argv)
 		case CLI_EXIT:
 			return p.status;
 		case 'o':
-			ro.output = optarg;
+			ro->output = optarg;
 			break;
 		case K_NO_PAGEMAP:
-			ro.no_pagemap = 1;
+			ro->no_pagemap = 1;
 			break;
 		case K_NUMA:
-			if (mp_topo_sim(optarg, &topo, terr, sizeof(terr))) {
+			if (mp_topo_sim(optarg, topo, terr, sizeof(terr))) {
 				cli_error("%s", terr);
 				return 2;
 			}
-			ro.numa = topo.spec;
+			ro->numa = topo->spec;
 			break;
 		case 's': {
 			int src = mp_source_parse(optarg);
@@ -278,7 +282,7 @@ static int run(int argc, char **argv)
 				cli_error("unknown source '%s' (inst, pmu, faults or valgrind)", optarg);
 				return 2;
 			}
-			ro.source = (enum mp_source)src;
+			ro->source = (enum mp_source)src;
 			break;
 		}
 		case K_STACK_DEPTH: {
@@ -288,20 +292,20 @@ static int run(int argc, char **argv)
 				cli_error("--stack-depth wants a number from 1 to 64, not '%s'", optarg);
 				return 2;
 			}
-			ro.stack_depth = (int)d;
+			ro->stack_depth = (int)d;
 			break;
 		}
 		case K_SAMPLE_BURSTS: {
 			uint64_t on, off;
 			if (cli_parse_bursts(optarg, &on, &off))
 				return 2;
-			ro.burst_on = on;
-			ro.burst_off = off;
+			ro->burst_on = on;
+			ro->burst_off = off;
 			break;
 		}
 		case K_MIN_SIZE: {
 			char *end;
-			ro.min_size = strtoull(optarg, &end, 10);
+			ro->min_size = strtoull(optarg, &end, 10);
 			if (*end || optarg[0] == '-' || !optarg[0]) {
 				cli_error("--min-size wants a number of bytes, not '%s'", optarg);
 				return 2;
@@ -318,9 +322,9 @@ static int run(int argc, char **argv)
 				return 2;
 			}
 			if (c == K_PERIOD)
-				ro.pmu.period = v;
+				ro->pmu.period = v;
 			else
-				ro.pmu.ldlat = (unsigned)v;
+				ro->pmu.ldlat = (unsigned)v;
 			break;
 		}
 		case K_PERIOD_JITTER: {
@@ -330,14 +334,14 @@ static int run(int argc, char **argv)
 				cli_error("--period-jitter wants a percentage from 1 to 100, not '%s'", optarg);
 				return 2;
 			}
-			ro.pmu.jitter_pct = (unsigned)v;
+			ro->pmu.jitter_pct = (unsigned)v;
 			break;
 		}
 		case K_CHILDREN:
-			ro.children = 1;
+			ro->children = 1;
 			break;
 		case 'g':
-			ro.pmu.callchain = 1;
+			ro->pmu.callchain = 1;
 			break;
 		}
 	}
@@ -345,7 +349,7 @@ static int run(int argc, char **argv)
 		cli_error("no program given: memprism record [OPTIONS] -- PROGRAM [ARGS]");
 		return 2;
 	}
-	ro.argv = argv + optind;
+	ro->argv = argv + optind;
 	static struct mp_rank rk; /* (ro keeps pointers into it) */
 	if (mp_rank_detect(&rk)) {
 		cli_error("cannot tell this process's rank: %s is '%s', not a number (unset it, or fix the "
@@ -353,8 +357,8 @@ static int run(int argc, char **argv)
 			  rk.var, getenv(rk.var));
 		return 2;
 	}
-	static const char default_ranked[] = "memprism.rank%r.data";
-	const char *pattern = ro.output ? ro.output : rk.var ? default_ranked : "memprism.data";
+		const char *pattern = ro->output ? ro->output : rk.var ? default_ranked : "memprism.data";
+	named_by_rank = pattern == default_ranked;
 	int xerr = mp_output_expand(pattern, &rk, output, sizeof(output));
 	if (xerr == -EINVAL) {
 		cli_error("-o %s: %s", pattern,
@@ -367,61 +371,65 @@ static int run(int argc, char **argv)
 		cli_error("-o %s: the file name is too long", pattern);
 		return 2;
 	}
-	ro.output = output;
-	ro.rank = rk.rank;
-	ro.rank_size = rk.size;
-	ro.rank_var = rk.var;
-	ro.rank_job = rk.job;
-	if (ro.pmu.jitter_pct && ro.source != MP_SOURCE_PMU) {
+	ro->output = output;
+	ro->rank = rk.rank;
+	ro->rank_size = rk.size;
+	ro->rank_var = rk.var;
+	ro->rank_job = rk.job;
+	if (ro->pmu.jitter_pct && ro->source != MP_SOURCE_PMU) {
 		/* faults samples every fault (period 1): nothing to vary */
 		cli_error("--period-jitter applies to --source pmu only (%s)",
-			  ro.source == MP_SOURCE_FAULTS ? "faults samples every page fault: its period is 1"
+			  ro->source == MP_SOURCE_FAULTS ? "faults samples every page fault: its period is 1"
 							: "inst records every access");
 		return 2;
 	}
-	if (ro.children && (ro.source == MP_SOURCE_INST || ro.source == MP_SOURCE_VALGRIND)) {
+	if (ro->children && (ro->source == MP_SOURCE_INST || ro->source == MP_SOURCE_VALGRIND)) {
 		cli_error("--children applies to --source pmu and faults (%s records children always)",
-			  mp_source_name(ro.source));
+			  mp_source_name(ro->source));
 		return 2;
 	}
-	if (ro.burst_on && ro.source == MP_SOURCE_VALGRIND) {
+	if (ro->burst_on && ro->source == MP_SOURCE_VALGRIND) {
 		cli_error("--sample-bursts applies to --source inst (valgrind records every access)");
 		return 2;
 	}
-	struct mp_probe probe;
-	struct mp_perf_stats stats = { 0 };
-	if (ro.source != MP_SOURCE_INST) {
+	return -1;
+}
+
+/* Before anything runs: the source can work here (the probe of `memprism
+ * doctor`), memprism's parts are found (*paths), the program is one that
+ * can be run and recorded (or what is not recorded is said). -1 to go
+ * on, else the exit status. */
+static int check_run(const struct mp_record_opts *ro, struct mp_probe *probe, struct mp_paths *paths)
+{
+	if (ro->source != MP_SOURCE_INST) {
 		/* the same probe and words as `memprism doctor`, before anything runs */
 		char why[512], next[512];
-		mp_probe_run(&probe);
-		if (!mp_probe_source(&probe, ro.source, why, sizeof(why), next, sizeof(next))) {
-			if (ro.source == MP_SOURCE_VALGRIND) { /* (one line: what is missing, what to install) */
+		mp_probe_run(probe);
+		if (!mp_probe_source(probe, ro->source, why, sizeof(why), next, sizeof(next))) {
+			if (ro->source == MP_SOURCE_VALGRIND) { /* (one line: what is missing, what to install) */
 				cli_error("--source valgrind cannot work on this machine: %s: %s", why, next);
 				return 2;
 			}
-			cli_error("--source %s cannot work on this machine: %s", mp_source_name(ro.source), why);
+			cli_error("--source %s cannot work on this machine: %s", mp_source_name(ro->source), why);
 			cli_error("next: %s", next);
 			return 2;
 		}
 	}
-	ro.probe = &probe;
-	ro.stats = &stats;
-	struct mp_paths paths;
-	int err = mp_paths_find(&paths);
+	int err = mp_paths_find(paths);
 	if (err) {
 		cli_error("%s (is memprism installed completely?)", mp_strerror(err));
 		return 2;
 	}
 	char prog[PATH_MAX];
-	err = mp_find_program(ro.argv[0], prog, sizeof(prog));
+	err = mp_find_program(ro->argv[0], prog, sizeof(prog));
 	if (err) {
-		cli_error("cannot run '%s': %s", ro.argv[0],
+		cli_error("cannot run '%s': %s", ro->argv[0],
 			  err == -ENOENT ? "no such program (not a path, and not found on PATH)" : mp_strerror(err));
 		return 127;
 	}
 	struct stat sb;
 	if (stat(prog, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		cli_error("cannot run '%s': it is a directory", ro.argv[0]);
+		cli_error("cannot run '%s': it is a directory", ro->argv[0]);
 		return 126;
 	}
 	struct mp_program_info pi;
@@ -429,121 +437,156 @@ static int run(int argc, char **argv)
 	if (!inspect_err && pi.instrumented == 2) {
 		cli_error("cannot run '%s': it was built by another version of `memprism cc`, whose inline "
 			  "instrumentation this runtime does not take. Rebuild it with this `memprism cc`.",
-			  ro.argv[0]);
+			  ro->argv[0]);
 		return 2;
 	}
 	if (!inspect_err && (pi.is_static || pi.secure))
-		say_unrecordable(ro.argv[0], &pi, ro.source);
-	else if (!inspect_err && !pi.instrumented && !cli_quiet && ro.source == MP_SOURCE_INST)
+		say_unrecordable(ro->argv[0], &pi, ro->source);
+	else if (!inspect_err && !pi.instrumented && !cli_quiet && ro->source == MP_SOURCE_INST)
 		cli_error("note: %s was not built with `memprism cc`: its allocations are recorded, its "
 			  "accesses are not. Rebuild with `memprism cc` (or CC=\"memprism cc\" make) to see "
 			  "accesses per object.",
-			  ro.argv[0]);
-	int status = -1, file_error = 0;
-	ro.on_linger = cli_quiet ? NULL : say_linger;
-	ro.linger_arg = &ro;
-	err = mp_record_run(&ro, &paths, &status, &file_error);
+			  ro->argv[0]);
+	return -1;
+}
+
+/* What mp_record_run's outcome err (file_error: 1 the data file, 2 the
+ * source; status: the program's, -1 if it did not run) means, said; -1
+ * when the recording stands (the program ran, and at most the run's end
+ * could not be written), else the exit status. */
+static int record_outcome(const struct mp_record_opts *ro, int err, int file_error, int status)
+{
 	if (err == -MP_ERR_NOT_REGULAR) {
-		output_refused(&ro);
+		output_refused(ro);
 		return 2;
 	}
 	if (err == -EAGAIN && file_error == 1) {
 		cli_error("cannot record to %s: it was replaced while memprism moved it to %s.old (put back); try "
 			  "again",
-			  ro.output, ro.output);
+			  ro->output, ro->output);
 		return 2;
 	}
-	if (ro.write_errno)
+	if (ro->write_errno)
 		cli_error("warning: the recording stopped early: writing %s failed: %s%s; the trace holds what was "
 			  "written before",
-			  ro.output, strerror(ro.write_errno),
-			  ro.write_errno == ENOSPC ? " (the disk is full)" : "");
+			  ro->output, strerror(ro->write_errno),
+			  ro->write_errno == ENOSPC ? " (the disk is full)" : "");
 	if (err && file_error && status != -1) {
 		/* the program ran; only the run's end could not be appended */
-		if (-err != ro.write_errno)
-			cli_error("warning: cannot finish %s: %s", ro.output, mp_strerror(err));
-		err = 0;
+		if (-err != ro->write_errno)
+			cli_error("warning: cannot finish %s: %s", ro->output, mp_strerror(err));
+		return -1;
 	}
 	if (err && file_error == 2 && err == -ERANGE) {
 		/* mp_perf_parse_event: a value wider than its format/ field */
 		cli_error("cannot start --source pmu: --ldlat %u does not fit this PMU's field (Arm SPE "
 			  "min_latency: at most 4095)",
-			  ro.pmu.ldlat);
+			  ro->pmu.ldlat);
 		return 2;
 	}
 	if (err && file_error == 2) {
-		cli_error("cannot start --source %s: %s (see `memprism doctor`)", mp_source_name(ro.source),
+		cli_error("cannot start --source %s: %s (see `memprism doctor`)", mp_source_name(ro->source),
 			  mp_strerror(err));
 		return 2;
 	}
 	if (err && file_error) {
-		cli_error("cannot record to %s: %s", ro.output, mp_strerror(err));
+		cli_error("cannot record to %s: %s", ro->output, mp_strerror(err));
 		return 2;
 	}
 	if (err) {
-		cli_error("cannot run '%s': %s", ro.argv[0], mp_strerror(err));
+		cli_error("cannot run '%s': %s", ro->argv[0], mp_strerror(err));
 		return err == -ENOENT ? 127 : err == -EACCES || err == -ENOEXEC ? 126 : 2;
 	}
-	if (ro.stopped_waiting && ro.left_running) {
+	return -1;
+}
+
+/* After the run: processes still recording, and (unless -q) what was
+ * recorded, into which file. */
+static void say_done(const struct mp_record_opts *ro, const struct mp_perf_stats *stats, int status)
+{
+	if (ro->stopped_waiting && ro->left_running) {
 		/* (even with -q: the file is not complete yet) */
 		char ps[128];
-		pids_text(ps, sizeof(ps), ro.left_running, ro.left_pids);
+		pids_text(ps, sizeof(ps), ro->left_running, ro->left_pids);
 		cli_error("warning: stopped waiting: %u %s that %s started %s still running%s and %s into %s: "
 			  "the trace is complete when %s",
-			  ro.left_running, ro.left_running == 1 ? "process" : "processes", ro.argv[0],
-			  ro.left_running == 1 ? "is" : "are", ps, ro.left_running == 1 ? "records" : "record",
-			  ro.output, ro.left_running == 1 ? "it ends" : "they end");
-	} else if (ro.stopped_waiting) {
+			  ro->left_running, ro->left_running == 1 ? "process" : "processes", ro->argv[0],
+			  ro->left_running == 1 ? "is" : "are", ps, ro->left_running == 1 ? "records" : "record",
+			  ro->output, ro->left_running == 1 ? "it ends" : "they end");
+	} else if (ro->stopped_waiting) {
 		cli_error("warning: stopped waiting: processes that %s started are still running and record into "
 			  "%s: the trace is complete when they end",
-			  ro.argv[0], ro.output);
+			  ro->argv[0], ro->output);
 	}
 	if (!cli_quiet) {
 		struct stat st;
-		long long size = stat(ro.output, &st) == 0 ? (long long)st.st_size : -1;
-		if (ro.forwarded_signal)
-			cli_error("got SIG%s: passed it on to %s", sigabbrev_np(ro.forwarded_signal),
-				  ro.argv[0]);
+		long long size = stat(ro->output, &st) == 0 ? (long long)st.st_size : -1;
+		if (ro->forwarded_signal)
+			cli_error("got SIG%s: passed it on to %s", sigabbrev_np(ro->forwarded_signal),
+				  ro->argv[0]);
 		if (WIFSIGNALED(status))
 			cli_error("%s was killed by signal %d; the trace holds what it recorded until then",
-				  ro.argv[0], WTERMSIG(status));
-		if (ro.pagemap_err == -EPERM)
+				  ro->argv[0], WTERMSIG(status));
+		if (ro->pagemap_err == -EPERM)
 			cli_error("note: physical addresses not recorded: /proc/PID/pagemap hides frame numbers "
 				  "from non-root users (the model will index caches virtually)");
-		else if (ro.pagemap_err && -ro.pagemap_err != ro.write_errno)
-			cli_error("note: physical addresses recorded only in part: %s", mp_strerror(ro.pagemap_err));
-		else if (!ro.no_pagemap)
+		else if (ro->pagemap_err && -ro->pagemap_err != ro->write_errno)
+			cli_error("note: physical addresses recorded only in part: %s", mp_strerror(ro->pagemap_err));
+		else if (!ro->no_pagemap)
 			fprintf(stderr, "memprism: physical addresses of %llu pages (%u looks at the page tables)\n",
-				ro.pagemap_pages, ro.pagemap_scans);
-		if (ro.source == MP_SOURCE_FAULTS)
-			fprintf(stderr, "memprism: %llu page faults sampled%s", (unsigned long long)stats.faults,
-				stats.lost ? "" : "\n");
-		else if (ro.source == MP_SOURCE_PMU)
-			fprintf(stderr, "memprism: %llu samples%s", (unsigned long long)stats.samples,
-				stats.lost ? "" : "\n");
-		if (stats.lost)
+				ro->pagemap_pages, ro->pagemap_scans);
+		if (ro->source == MP_SOURCE_FAULTS)
+			fprintf(stderr, "memprism: %llu page faults sampled%s", (unsigned long long)stats->faults,
+				stats->lost ? "" : "\n");
+		else if (ro->source == MP_SOURCE_PMU)
+			fprintf(stderr, "memprism: %llu samples%s", (unsigned long long)stats->samples,
+				stats->lost ? "" : "\n");
+		if (stats->lost)
 			fprintf(stderr, ", %llu lost (the rings filled up faster than memprism drained them)\n",
-				(unsigned long long)stats.lost);
-		if (stats.other_procs)
+				(unsigned long long)stats->lost);
+		if (stats->other_procs)
 			fprintf(stderr, "memprism: %llu %s of child processes left out (--children keeps them)\n",
-				(unsigned long long)stats.other_procs,
-				ro.source == MP_SOURCE_FAULTS ? "page faults" : "samples");
-		if (stats.period_changes)
+				(unsigned long long)stats->other_procs,
+				ro->source == MP_SOURCE_FAULTS ? "page faults" : "samples");
+		if (stats->period_changes)
 			fprintf(stderr, "memprism: sampling periods re-drawn %llu times (--period-jitter)\n",
-				(unsigned long long)stats.period_changes);
-		if (stats.aux_truncated)
+				(unsigned long long)stats->period_changes);
+		if (stats->aux_truncated)
 			fprintf(stderr,
 				"memprism: the SPE buffer filled %llu times: records were lost (raise --period)\n",
-				(unsigned long long)stats.aux_truncated);
-		if (ro.rank_var && pattern == default_ranked) /* (every rank says it: the job's files) */
+				(unsigned long long)stats->aux_truncated);
+		if (ro->rank_var && named_by_rank) /* (every rank says it: the job's files) */
 			fprintf(stderr, "memprism: rank %d wrote %s (%lld bytes); see every rank with `memprism report "
 					"memprism.rank*.data`\n",
-				ro.rank, ro.output, size);
+				ro->rank, ro->output, size);
 		else
 			fprintf(stderr, "memprism: wrote %s (%lld bytes); see it with `memprism report%s%s`\n",
-				ro.output, size, strcmp(ro.output, "memprism.data") ? " " : "",
-				strcmp(ro.output, "memprism.data") ? ro.output : "");
+				ro->output, size, strcmp(ro->output, "memprism.data") ? " " : "",
+				strcmp(ro->output, "memprism.data") ? ro->output : "");
 	}
+}
+
+static int run(int argc, char **argv)
+{
+	struct mp_topo topo;
+	struct mp_record_opts ro = { .output = NULL }; /* (parse names it) */
+	int ret = parse(argc, argv, &ro, &topo);
+	if (ret >= 0)
+		return ret;
+	struct mp_probe probe;
+	struct mp_perf_stats stats = { 0 };
+	struct mp_paths paths;
+	ro.probe = &probe;
+	ro.stats = &stats;
+	if ((ret = check_run(&ro, &probe, &paths)) >= 0)
+		return ret;
+	int status = -1, file_error = 0;
+	ro.on_linger = cli_quiet ? NULL : say_linger;
+	ro.linger_arg = &ro;
+	int err = mp_record_run(&ro, &paths, &status, &file_error);
+	if ((ret = record_outcome(&ro, err, file_error, status)) >= 0)
+		return ret;
+	say_done(&ro, &stats, status);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

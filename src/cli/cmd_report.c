@@ -190,6 +190,76 @@ static int run_merged(int argc, char **argv, int optind, int force, const char *
 	return cli_finish_stdout() | damage;
 }
 
+/* One data file: analysed, with its notes, and rendered (html: the visual
+ * report instead); named: the file was given, not the default. */
+static int run_one(struct an_opts *ao, struct rp_opts *ro, const char *html, struct cli_model *model, int named)
+{
+	static struct cli_check check; /* each page-walk finding's what-if, run before it is shown */
+	if (model->have) { /* (one file: a merge has no one trace to replay) */
+		check = (struct cli_check){ .path = ro->data_path, .ao = *ao, .model = model };
+		ro->check_pages = cli_check_pages;
+		ro->check_arg = &check;
+	}
+	if (html)
+		return cli_report_html(html, ao, ro);
+	/* the object view shows how each object is walked (an_pattern.h) */
+	struct an_patterns *pats = NULL;
+	if (ro->by == RP_BY_OBJECT) {
+		pats = an_patterns_new();
+		if (!pats) {
+			cli_error("out of memory");
+			return 1;
+		}
+		ao->patterns = pats;
+	}
+	struct an_result *res = NULL;
+	struct an_pattern *patv = NULL;
+	ao->progress = cli_progress;
+	ao->progress_arg = "reading the trace";
+	ro->width = cli_term_width();
+	ro->color = cli_use_color();
+	int err = an_run(ro->data_path, ao, &res);
+	cli_progress_end();
+	if (!err && pats && !(err = an_patterns_error(pats)))
+		err = an_patterns_by_class(pats, res, &patv);
+	an_patterns_free(pats);
+	ro->patterns = patv;
+	if (err) {
+		an_result_free(res);
+		cli_data_error(err, ro->data_path, named, "memprism record -- PROGRAM");
+		return 1;
+	}
+	cli_model_note(model);
+	int instrumented = 0;
+	for (size_t i = 0; i < res->nprocs; i++)
+		instrumented += res->procs[i].instrumented;
+	int sampled = strcmp(res->source, "faults") == 0 || strcmp(res->source, "pmu") == 0;
+	if (ro->by == RP_BY_PAGE && strcmp(res->source, "faults") != 0) {
+		cli_error("--by page needs a recording made with `memprism record --source faults`");
+		an_result_free(res);
+		return 2;
+	}
+	if (!instrumented && res->nprocs && !sampled)
+		cli_note("note: the recorded program was not built with `memprism cc`: allocations were "
+			  "recorded, accesses were not. Rebuild with `memprism cc` to see accesses per object.");
+	for (size_t i = 0; i < res->nclasses; i++)
+		if (rp_pool_like(res, &res->classes[i])) {
+			char note[1024];
+			rp_pool_note(note, sizeof(note), res, &res->classes[i]);
+			cli_note("note: %s", note);
+		}
+	/* (text and JSON show the warnings; CSV has no room for them) */
+	int damage = cli_damage(res, ro->data_path, ro->format != RP_CSV);
+	err = rp_render(stdout, res, ro);
+	an_result_free(res);
+	free(patv);
+	if (err) {
+		cli_error("cannot render the report: %s", mp_strerror(err));
+		return 1;
+	}
+	return cli_finish_stdout() | damage;
+}
+
 static int run(int argc, char **argv)
 {
 	static struct cli_model model; /* large: not on the stack */
@@ -290,68 +360,5 @@ static int run(int argc, char **argv)
 	}
 	if (merged)
 		return run_merged(argc, argv, optind, force, html, &ao, &ro);
-	static struct cli_check check; /* each page-walk finding's what-if, run before it is shown */
-	if (model.have) { /* (one file: a merge has no one trace to replay) */
-		check = (struct cli_check){ .path = ro.data_path, .ao = ao, .model = &model };
-		ro.check_pages = cli_check_pages;
-		ro.check_arg = &check;
-	}
-	if (html)
-		return cli_report_html(html, &ao, &ro);
-	/* the object view shows how each object is walked (an_pattern.h) */
-	struct an_patterns *pats = NULL;
-	if (ro.by == RP_BY_OBJECT) {
-		pats = an_patterns_new();
-		if (!pats) {
-			cli_error("out of memory");
-			return 1;
-		}
-		ao.patterns = pats;
-	}
-	struct an_result *res = NULL;
-	struct an_pattern *patv = NULL;
-	ao.progress = cli_progress;
-	ao.progress_arg = "reading the trace";
-	ro.width = cli_term_width();
-	ro.color = cli_use_color();
-	int err = an_run(ro.data_path, &ao, &res);
-	cli_progress_end();
-	if (!err && pats && !(err = an_patterns_error(pats)))
-		err = an_patterns_by_class(pats, res, &patv);
-	an_patterns_free(pats);
-	ro.patterns = patv;
-	if (err) {
-		an_result_free(res);
-		cli_data_error(err, ro.data_path, optind < argc, "memprism record -- PROGRAM");
-		return 1;
-	}
-	cli_model_note(&model);
-	int instrumented = 0;
-	for (size_t i = 0; i < res->nprocs; i++)
-		instrumented += res->procs[i].instrumented;
-	int sampled = strcmp(res->source, "faults") == 0 || strcmp(res->source, "pmu") == 0;
-	if (ro.by == RP_BY_PAGE && strcmp(res->source, "faults") != 0) {
-		cli_error("--by page needs a recording made with `memprism record --source faults`");
-		an_result_free(res);
-		return 2;
-	}
-	if (!instrumented && res->nprocs && !sampled)
-		cli_note("note: the recorded program was not built with `memprism cc`: allocations were "
-			  "recorded, accesses were not. Rebuild with `memprism cc` to see accesses per object.");
-	for (size_t i = 0; i < res->nclasses; i++)
-		if (rp_pool_like(res, &res->classes[i])) {
-			char note[1024];
-			rp_pool_note(note, sizeof(note), res, &res->classes[i]);
-			cli_note("note: %s", note);
-		}
-	/* (text and JSON show the warnings; CSV has no room for them) */
-	int damage = cli_damage(res, ro.data_path, ro.format != RP_CSV);
-	err = rp_render(stdout, res, &ro);
-	an_result_free(res);
-	free(patv);
-	if (err) {
-		cli_error("cannot render the report: %s", mp_strerror(err));
-		return 1;
-	}
-	return cli_finish_stdout() | damage;
+	return run_one(&ao, &ro, html, &model, optind < argc);
 }

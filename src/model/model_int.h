@@ -10,6 +10,7 @@
 #endif
 
 #include "model/model.h"
+#include "model/model_burst.h"
 
 enum {
 	MC_DIRTY = 1,
@@ -333,5 +334,62 @@ static inline uint64_t model_cache_key(const struct model_cache *c, uint64_t idx
 {
 	return *mc_tag(c, idx) - 1;
 }
+
+/* The model's state, shared by its files (model.c: the access path;
+ * model_burst.c: burst sampling's entry points). */
+#define VA_MASK ((1ull << 48) - 1)
+#define PT_BIT (1ull << 62) /* a paging-structure line (its walker's) */
+#define PHYS_BIT (1ull << 61) /* a physical line: no address-space bits */
+#define SPACE_SHIFT 42
+
+struct model_core {
+	struct model_cache l1, l2;
+	struct model_cache dtlb[MP_PAGE_SIZES]; /* an absent array: sets == 0 */
+	struct model_cache stlb;
+	struct model_cache psc[3]; /* PML4E, PDPTE, PDE caches */
+	unsigned socket;
+	int active;
+	uint64_t last_key, last_idx; /* fast path: the line of the last reference */
+	uint64_t last_page, last_tlb_idx; /* and its L1 DTLB entry */
+	int last_tlb_ps;
+};
+
+struct mp_model {
+	struct mp_machine mach;
+	unsigned ncores, line_shift;
+	struct model_core *core;
+	struct model_cache *llc; /* one per socket */
+	unsigned *active; /* cores that made a reference, in order */
+	unsigned nactive;
+	uint8_t *socket_active;
+	unsigned nsockets_active;
+	mp_model_wb_fn wb;
+	void *wb_arg;
+	uint64_t seq; /* mp_model_seq */
+	uint64_t sample_mask; /* set sampling: lines with key & mask != 0 stay out of L2 and the LLC */
+	/* mp_model_range_begin: pages (page keys + 1, open addressing) that
+	 * other cores' L1s held lines of; held_cap 0 = nothing noted */
+	uint64_t *held;
+	size_t held_cap, held_n;
+	int held_bad; /* the note failed (no memory): skip nothing */
+	uint64_t skipped_pages; /* pages skipped since mp_model_range_begin */
+	/* a bit per LLC set (any socket) that has evicted a line, and while
+	 * mp_model_flush_turned runs (1), writebacks only from those sets;
+	 * while mp_model_flush_told runs (2), all, none turning */
+	uint64_t *turned;
+	int flush_turned;
+	int wb_turned; /* in a writeback callback of the end's flushes: llc_set_turned of its line */
+	/* mp_model_track_first: the call, a bitmap of the hashes of the data
+	 * lines filled so far (1 << first_log2 bits), one of the pages walked
+	 * by each core (1 << page_log2), the burst's tag as MC_BURST holds it */
+	mp_model_first_fn first_fn;
+	mp_model_same_fn same_fn;
+	mp_model_first_walk_fn first_walk_fn;
+	void *first_arg;
+	uint64_t *first_seen, *page_seen;
+	unsigned first_log2, page_log2;
+	uint8_t burst_tag;
+	uint64_t first_lines, first_pages; /* first fills (data lines) and walks marked so far */
+};
 
 #endif

@@ -530,6 +530,20 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 	mp_pagemap_free(pm);
 }
 
+/* Whether the page tables are looked at (the launcher's looks, and the
+ * runtime's last one at exit): frames hidden from this user are known
+ * before the run, so a program that ends before the first look is told
+ * about as one that does not. */
+static void pagemap_env(struct mp_record_opts *o)
+{
+	if (!o->no_pagemap && mp_host_pagemap_pfn() == 0)
+		o->pagemap_err = -EPERM;
+	if (o->no_pagemap || o->pagemap_err)
+		unsetenv(MP_ENV_PAGEMAP);
+	else
+		setenv(MP_ENV_PAGEMAP, "1", 1);
+}
+
 int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *status,
 		  int *file_error)
 {
@@ -573,14 +587,7 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 		setenv(MP_ENV_NUMA, o->numa, 1);
 	else
 		unsetenv(MP_ENV_NUMA);
-	/* frames hidden from this user: known before the run, so a program
-	 * that ends before the first look is told about as one that does not */
-	if (!o->no_pagemap && mp_host_pagemap_pfn() == 0)
-		o->pagemap_err = -EPERM;
-	if (o->no_pagemap || o->pagemap_err)
-		unsetenv(MP_ENV_PAGEMAP);
-	else
-		setenv(MP_ENV_PAGEMAP, "1", 1); /* the runtime's last look at exit */
+	pagemap_env(o);
 	int sampled = o->source == MP_SOURCE_FAULTS || o->source == MP_SOURCE_PMU;
 	if (sampled)
 		setenv(MP_ENV_EXACT_TIMES, "1", 1);

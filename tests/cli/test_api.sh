@@ -4,7 +4,7 @@
 # BUG (fails today, last block of checks): a named sub-range does not take
 # precedence over the heap block around it when the program walks the block
 # sequentially: all 1024 stores go to the heap row and "named middle" gets 0.
-# The per-thread lookup cache in apply_access (src/analysis/an_attrib.c)
+# The per-thread lookup cache in apply_access (src/analysis/an_replay.c)
 # reuses the previously hit object while the address stays inside it and the
 # map is unchanged, without checking higher-priority layers; once an access
 # hits the heap block, the named range inside it is never looked up.

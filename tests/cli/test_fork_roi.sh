@@ -7,7 +7,7 @@
 # region. Expected A = N+M+Q (2 threads) and B = P under --roi work; memprism
 # reports A = N+Q (1 thread) and B = 0: the analysis starts each child with
 # roi_depth 0 instead of the parent's depth at the fork epoch
-# (src/analysis/an_attrib.c, fork_children_upto copies the object map only).
+# (src/analysis/an_replay.c, fork_children_upto copies the object map only).
 source "$(dirname "$0")/lib.sh"
 build_rt fork
 src="$MP_SRC/tests/rt/fork.c"

@@ -1,6 +1,6 @@
 # BUG (fails today): an object inside another object is missed when the
 # previous access of the same thread hit the outer object.
-# apply_access (src/analysis/an_attrib.c) keeps a per-thread cache of the
+# apply_access (src/analysis/an_replay.c) keeps a per-thread cache of the
 # last object hit and reuses it while the address stays inside it and the
 # object map is unchanged, without checking the higher-priority layers
 # (an_objmap_find_safe's order: named > heap/static/stack > mmap/section >

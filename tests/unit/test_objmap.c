@@ -528,7 +528,7 @@ static void test_carved(void)
 	CHECK_EQ(cls_at(&m, 0x1140), 1);
 	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_CARVED, 0x1100), 3);
 	CHECK_EQ(cls_at(&m, 0x1120), 1);
-	/* the pool's end takes what was carved from it (an_attrib.c) */
+	/* the pool's end takes what was carved from it (an_replay.c) */
 	uint64_t hi = 0;
 	CHECK_EQ(an_objmap_take_at(&m, AN_LAYER_OBJECT, 0x1000, &hi), 1);
 	CHECK_EQ(hi, 0x2000);

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The model's lookahead: while pages miss the DTLB, a second decoder runs
+ * up to AN_AHEAD records ahead of the replay and prefetches the host
+ * memory modelling them will read (the translation's table slot, the
+ * page row, the model's sets and the victim's), changing no state.
+ */
+#include <string.h>
+
+#include "analysis/an_model_int.h"
+
+/* Far enough ahead for the hint to arrive, the translation slot and TLB
+ * row of each new page: over many pages these are the replay's host cache
+ * misses. Then, for each new line, in stages that each read what the one
+ * before fetched: its frame, the model's L2 and LLC sets for it and its
+ * walk's last level, and the LLC set its L2 victim will go to. Over an
+ * LLC of 32 MiB (8 MiB of sets) a random reference otherwise waits on
+ * three or four host misses in turn: the hints halve randacc's model time. */
+void an_model_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
+{
+	const struct an_model *am = st->model;
+	if (restart || !--s->ahead_on) {
+		s->ahead_n = 0;
+		s->ahead_page = s->ahead_line = UINT64_MAX;
+		memset(s->ahead_lines, 0, sizeof(s->ahead_lines));
+		return;
+	}
+	if (s->ahead_n)
+		s->ahead_n--;
+	else
+		s->ahead = s->dec; /* caught up (a new chunk, or the end of one) */
+	struct trace_rec r;
+	const uint32_t pid = st->procs.v[s->proc].pid;
+	while (s->ahead_n < AN_AHEAD && trace_dec_next(&s->ahead, &r) == 1) {
+		s->ahead_n++;
+		/* the lines of earlier records, as the hints before had time to
+		 * arrive: the frame, then the model's sets, then the victim's */
+		_Static_assert((AN_AHEAD & (AN_AHEAD - 1)) == 0 && AN_AHEAD_SETS < AN_AHEAD_VICTIM &&
+				       AN_AHEAD_VICTIM < AN_AHEAD,
+			       "stages of the lookahead ring (indices wrap with the counter)");
+		__typeof__(s->ahead_lines[0]) *e = NULL;
+		if (am->hint_sets) {
+			unsigned q = s->ahead_seq++;
+			e = &s->ahead_lines[(q - AN_AHEAD_SETS) % AN_AHEAD];
+			if (e->a1) {
+				uint64_t lo, hi;
+				uint32_t fl;
+				if (!st->phys || !an_phys_translate(st->phys, pid, e->a1 - 1, s->ahead.time, &e->paddr,
+								    &fl, &lo, &hi))
+					e->paddr = 0;
+				mp_model_prefetch(am->m, s->core, s->proc, e->a1 - 1, e->paddr);
+			}
+			e = &s->ahead_lines[(q - AN_AHEAD_VICTIM) % AN_AHEAD];
+			if (e->a1)
+				mp_model_prefetch_victim(am->m, s->core, s->proc, e->a1 - 1, e->paddr);
+			e = &s->ahead_lines[q % AN_AHEAD];
+			e->a1 = 0;
+		}
+		if (r.cls != MP_REC_ACCESS)
+			continue;
+		if (e) {
+			/* (not a line next to the last one or two away, a stream's:
+			 * the host's own prefetcher brings their sets) */
+			uint64_t ln = r.addr >> am->line_shift;
+			if (ln - s->ahead_line + 2 > 4)
+				e->a1 = r.addr + 1;
+			s->ahead_line = ln;
+		}
+		if (r.addr >> 12 == s->ahead_page)
+			continue;
+		s->ahead_page = r.addr >> 12;
+		if (st->phys)
+			an_phys_prefetch(st->phys, pid, r.addr);
+		if (am->rows_cap) {
+			const struct page_row *w =
+				&am->rows[row_home(s->proc, r.addr >> 12, 12, st->parts_on ? s->thread : 0, am->rows_cap)];
+			__builtin_prefetch(w);
+			__builtin_prefetch((const char *)(w + 1) - 1); /* it may straddle two lines */
+		}
+	}
+}

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/* The model stage's own state (struct an_model) and what its files share:
+ * an_model.c feeds the replay's accesses to src/model and counts their
+ * outcomes; an_model_burst.c keeps burst sampling's bookkeeping (first
+ * fills and walks found again, the footprint and its bounds, the
+ * estimates made after the replay); an_model_pages.c hands the TLB view's
+ * page rows to the result; an_lookahead.c prefetches what the model will
+ * read. No file outside these includes it. */
+#ifndef MP_AN_MODEL_INT_H
+#define MP_AN_MODEL_INT_H
+
+#include "analysis/an_int.h"
+#include "model/model.h"
+#include "model/model_burst.h"
+
+/* A page that missed the first-level DTLB: its row of the TLB view, kept
+ * in an open-addressed table so that a miss costs one probe (most often one
+ * host cache line) instead of an index lookup and then the row. */
+struct page_row {
+	uint64_t addr; /* page start (virtual) */
+	uint64_t dtlb_misses, walks, walk_refs; /* dtlb_misses 0: empty slot */
+	uint64_t once_dtlb, once_stlb; /* burst sampling: first walks found in the DTLB, STLB after skips */
+	/* and first walks of the page seen in two bursts, and in one only
+	 * (an_mem.walk_unused, walk_single) */
+	uint64_t once_unused, once_single;
+	uint64_t last; /* an_model.page_tick when cls was seen */
+	uint32_t proc, cls;
+	uint32_t thread; /* burst sampling: the thread whose misses these are; else 0 */
+	uint32_t order; /* rows are handed over in the order they were made */
+	uint8_t shift;
+};
+
+/* burst sampling: a range of this many lines or more is a long one (an
+ * initialisation's memset, say), counted apart per thread (an_bursts_apply
+ * warns when such lines are much of a scaled thread's) */
+#define AN_LONG_RANGE_LINES 64
+/* burst sampling: accesses a window of bursts takes at least before the
+ * first fills found again in it are judged by its rate of fills
+ * (anm_burst_window) */
+#define AN_WINDOW_ACCESSES 1000
+/* the longest access the model takes, in bytes (model_access), unless
+ * an_opts.max_model_range says otherwise */
+#define AN_MODEL_RANGE_MAX (1ull << 40)
+#define AN_SEEN_MAX_LOG2 27 /* an_model.seen: at most 16 MiB (an LLC of 2 GiB) */
+#define AN_SEEN_SAMPLE 4 /* log2: 1 line in 16 (by hash) is marked */
+
+/* The owner the model keeps with a line: who last wrote it, so that its
+ * DRAM write goes to that object (under burst sampling, its part of the
+ * writing thread), thread and code address. */
+struct owner {
+	uint32_t row; /* class, or part when st->parts_on */
+	uint32_t thread;
+	uint32_t fn; /* an_ip index + 1, 0: none */
+};
+
+/* Burst sampling: a tracked first fill's line found again (anm_on_first). */
+enum { FOUND_LINE, FOUND_PAGE, FOUND_PT_LINE }; /* what first_found.walk found again */
+
+struct first_found {
+	uint32_t owner;
+	uint8_t level, skips; /* level: MP_LVL_* for a line, MP_TLB_* for a page */
+	uint8_t walk, shift; /* FOUND_*, and a page's (proc, page, shift) */
+	uint32_t proc;
+	uint64_t page;
+};
+
+struct an_model {
+	struct mp_model *m;
+	MP_VEC(struct owner) owners; /* the model's owner ids index this */
+	struct mp_hashmap owner_index; /* hash of an owner (probed on) -> index */
+	uint64_t sample_sets; /* set sampling: L2/LLC modelled for 1 set in this many (1: all) */
+	uint64_t range_tail; /* set sampling: mp_model_range_tail_lines, 0 no skipping */
+	int count_apart; /* set or burst sampling: references are counted by mem_count_apart */
+	unsigned ncores, line_shift;
+	uint64_t line;
+	unsigned l1_lat, l1_bucket; /* an L1 hit's latency and its histogram bucket */
+	unsigned lat[MP_LVL_COUNT]; /* mp_model_latency of each level */
+	MP_VEC(uint8_t) cls_shift; /* class -> page shift, 0 not decided yet */
+	/* class << 16 | what-if rule + 1, for each class a rule matched:
+	 * before its site was judged (an_sites_may_match), so checked
+	 * against its label at the end (an_model_pages) */
+	MP_VEC(uint64_t) cls_rule;
+	struct page_row *rows; /* linear probing, at most half full */
+	size_t rows_cap, nrows; /* rows_cap: a power of two, or 0 */
+	size_t rows_max; /* the file's bound (an_bound): pages past it get no row */
+	int rows_warned;
+	uint64_t page_tick; /* page_count calls */
+	/* burst sampling: a bit per hashed line that missed L1 (every line's
+	 * first reference does), for the footprint the bursts saw; only 1
+	 * line in 2^AN_SEEN_SAMPLE (by hash) is marked. The footprint only
+	 * matters while it may fit the LLC, so marking stops (and the bitmap
+	 * goes) once the marks say twice the LLC: a bitmap sized for that
+	 * stays in the host's caches (a 2 MiB one, a host cache miss a mark,
+	 * cost 6% of a bounded arrays report). */
+	uint64_t *seen;
+	/* burst sampling: the pages of the data objects (heap, static, ...)
+	 * the bursts touched, whole, and of the others the pages they
+	 * touched, by linear counting as seen; span_over: past twice the
+	 * LLC, or an object that big (an_model_span, span_touch) */
+	uint64_t *span;
+	unsigned span_log2;
+	uint64_t span_marks, span_limit;
+	int span_over;
+	/* the same bound by core, in pages of the size each is modelled in,
+	 * counted exactly up to the STLB's entries a core (wspan_over past
+	 * them): whether the pages fit the STLBs, so that a page walk is a
+	 * first one, and how many first walks there can be (pages x cores,
+	 * as first walks are counted: an_model_walk_weight). The bound above,
+	 * in 4 KiB pages up to twice the LLC, said no for 320 MiB in 2 MiB
+	 * pages: walks came out 2-11x; by process, not core, it left no room
+	 * for the first walks of the cores the bursts did not see: arrays'
+	 * workers on the core where the main thread had not walked, -30%. */
+	struct wspan_slot {
+		uint64_t page;
+		uint32_t proc;
+		uint16_t core;
+		uint8_t shift, used;
+	} *wspan;
+	size_t wspan_cap; /* a power of two, at least twice wspan_n */
+	uint64_t wspan_n, wspan_limit, *wspan_core_n; /* pages in all, by core; a core's limit */
+	int wspan_over;
+	unsigned seen_log2; /* bits in seen: 1 << seen_log2 */
+	uint64_t seen_marks, seen_limit; /* bits set; where marking stops */
+	int seen_any; /* a line missed L1, marked or not */
+	int seen_over; /* marking stopped: the footprint is over twice the LLC */
+	size_t *rule_hits; /* per what-if rule: classes it matched */
+	int hint_sets; /* the model's sets outgrow the host's caches: the lookahead hints them */
+	int counting; /* the access being modelled is inside --roi */
+	int left; /* writebacks are of lines left at the end (an_model_finish) */
+	uint64_t range_max; /* the longest access it takes (AN_MODEL_RANGE_MAX) */
+	int range_warned; /* a longer one was left out */
+	/* burst sampling: first fills are tracked (anm_on_first); the burst the
+	 * model was last told of; OFF, the accesses of a skip; the model's
+	 * fills so far (sampled sets: each counts for all the sets), and
+	 * where the current window of bursts began, in fills and accesses;
+	 * the lines found again in it, to be judged at its end */
+	int first_on;
+	unsigned burst;
+	double burst_on, burst_off;
+	uint64_t fills, win_fills, win_accesses, walks, win_walks;
+	MP_VEC(struct first_found) found;
+	/* first fills and walks the model marked (mp_model_first_counts) up
+	 * to the current window, and how many of them it reported found */
+	uint64_t win_first_lines, win_first_pages, found_lines, found_pages;
+	uint64_t seen_once, seen_twice; /* data lines seen in one, two bursts (an_model_finish) */
+	/* the same per object class (st->classes index): Chao1 per class,
+	 * summed, sees a big array streamed once beside a small one in use */
+	struct cls_seen {
+		uint64_t once, twice;
+	} *cls_seen;
+	size_t ncls_seen;
+	uint64_t pages_once, pages_twice; /* pages (per core) seen in one, two bursts */
+	/* the same by the thread of the walk (index thread + 1; 0: not
+	 * known): a thread that skipped nothing saw its pages whole, and they
+	 * stand for no unseen ones (an_model_walk_weight) */
+	struct cls_seen *thread_pages;
+	size_t nthread_pages;
+	int left_failed; /* mp_model_first_left had no memory */
+	double llc_filled; /* the LLC's sets that evicted, before the end's flush */
+	struct an_stream *cur; /* the stream whose access is being modelled */
+	struct an_state *st;
+};
+
+#define AS_MAPPED 1 /* anm_class_shift: the page size the page was mapped with */
+#define AN_SEEN_MUL 0x9e3779b97f4a7c15ull
+
+/* thread: burst sampling keeps a page's rows per thread, which is scaled
+ * by its own factor (an_model_pages); else 0 */
+static inline size_t row_home(uint32_t proc, uint64_t page, unsigned shift, uint32_t thread, size_t cap)
+{
+	return mp_hash64(page ^ ((uint64_t)proc << 48) ^ ((uint64_t)shift << 58) ^ ((uint64_t)thread << 32)) &
+	       (cap - 1);
+}
+
+/* The model's core of the stream's thread (as it is now). */
+static inline unsigned stream_core(const struct an_state *st, const struct an_model *am, struct an_stream *s)
+{
+	if (s->core_of != s->cpu + 1) {
+		/* the core changes only when the thread moves: no division per access */
+		s->core_of = s->cpu + 1;
+		s->core = (st->opts->thread_map == AN_MAP_SPREAD ? s->thread : s->cpu) % am->ncores;
+	}
+	return s->core;
+}
+
+/* An object is in the bound whole, but for a stack, whose reservation
+ * (8 MiB, or a thread's 512) is mostly never used: from the deepest
+ * address the bursts touched to its top (span_touch); and for accesses to
+ * no object, their pages. Counting only the pages touched of a file
+ * mapping or a stack would put a 40 MiB file and 100 MiB of recursion in
+ * 18 MiB that fits the LLC: -90% and -97% reads. */
+static inline int span_whole(const struct an_state *st, uint32_t cls)
+{
+	enum an_kind k = cls < st->classes.n ? st->classes.v[cls].kind : AN_KIND_UNKNOWN;
+	return k != AN_KIND_STACK && k != AN_KIND_UNKNOWN;
+}
+
+/* an_model.c */
+/* The rows an owner's counts go to: its object row (class or part),
+ * thread and code address (NULL: none), rows[0..2]. */
+void anm_owner_rows(struct an_state *st, const struct an_model *am, uint32_t owner, struct an_mem *rows[3]);
+/* The page size class cls is modelled in, as a shift, or AS_MAPPED. */
+unsigned anm_class_shift(struct an_state *st, struct an_model *am, uint32_t cls);
+/* The page's row (page_count), NULL if it has none. */
+struct page_row *anm_page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift, uint32_t thread);
+
+/* an_model_burst.c: burst sampling */
+/* The model's callbacks (mp_model_track_same, mp_model_track_first,
+ * mp_model_first_left); arg: the an_model. */
+int anm_same_part(void *arg, uint32_t a, uint32_t b);
+void anm_on_first(void *arg, uint32_t owner, unsigned level, unsigned skips, int walk);
+void anm_on_first_walk(void *arg, uint32_t owner, unsigned tlb, unsigned skips, uint64_t page, unsigned shift);
+void anm_on_left(void *arg, uint32_t owner, unsigned bursts, const struct mp_model_left_page *page);
+/* A window of bursts ends (last: the replay's end): the lines and pages
+ * found again in it are judged by its rates. */
+void anm_burst_window(struct an_state *st, struct an_model *am, int last);
+/* Page pg of process proc into the footprint's bound. */
+void anm_span_set(struct an_model *am, uint32_t proc, uint64_t pg);
+/* Page pg (of 1 << shift bytes) of proc into core's walk bound; and the
+ * pages of [lo, hi). */
+void anm_wspan_add(struct an_model *am, uint32_t proc, unsigned core, unsigned shift, uint64_t pg);
+void anm_wspan_range(struct an_model *am, uint32_t proc, unsigned core, unsigned shift, uint64_t lo, uint64_t hi);
+/* The page size of class cls in the bounds, as a shift. */
+unsigned anm_span_shift(struct an_state *st, struct an_model *am, uint32_t cls);
+
+#endif
