@@ -32,9 +32,15 @@ struct range {
 	uint64_t lo, hi;
 };
 
+/* A replay class's accessed addresses as at most AN_BINS_SEGS ranges. */
+struct segs {
+	struct range r[AN_BINS_SEGS];
+	unsigned n, last; /* last: the range the previous access fell in */
+};
+
 struct an_bins {
 	MP_VEC(struct bin_thread) threads;
-	MP_VEC(struct range) ranges; /* by replay class; lo > hi: not accessed */
+	MP_VEC(struct segs) ranges; /* by replay class; n == 0: not accessed */
 	int32_t *grid_of; /* replay class -> grids index, -1 */
 	size_t ngrid_of;
 	struct an_grid *grids;
@@ -94,6 +100,68 @@ static void stamp(struct an_bins *b, struct bin_thread *th, uint64_t time)
 		b->oom = 1;
 }
 
+/* Ranges r[0..n) sorted by lo and disjoint: while more than max, the two
+ * with the smallest gap between them become one, so the gaps left are the
+ * largest. */
+static unsigned segs_shrink(struct range *r, unsigned n, unsigned max)
+{
+	while (n > max) {
+		unsigned k = 0;
+		for (unsigned i = 1; i + 1 < n; i++)
+			if (r[i + 1].lo - r[i].hi < r[k + 1].lo - r[k].hi)
+				k = i;
+		r[k].hi = r[k + 1].hi;
+		memmove(&r[k + 1], &r[k + 2], (n - k - 2) * sizeof(*r));
+		n--;
+	}
+	return n;
+}
+
+/* [lo, hi) joins the class's ranges: most accesses fall in the range the
+ * last one did. */
+static void segs_add(struct segs *s, uint64_t lo, uint64_t hi)
+{
+	struct range *l = &s->r[s->last];
+	if (s->n && lo >= l->lo && hi <= l->hi)
+		return;
+	unsigned i = 0;
+	while (i < s->n && s->r[i].hi < lo)
+		i++;
+	if (i < s->n && s->r[i].lo <= hi) { /* touches range i (and maybe those after it) */
+		if (lo < s->r[i].lo)
+			s->r[i].lo = lo;
+		if (hi > s->r[i].hi)
+			s->r[i].hi = hi;
+		unsigned j = i + 1;
+		while (j < s->n && s->r[j].lo <= s->r[i].hi) {
+			if (s->r[j].hi > s->r[i].hi)
+				s->r[i].hi = s->r[j].hi;
+			j++;
+		}
+		memmove(&s->r[i + 1], &s->r[j], (s->n - j) * sizeof(*s->r));
+		s->n -= j - i - 1;
+		s->last = i;
+		return;
+	}
+	/* a new range at i; one over the limit, and the closest two join */
+	struct range tmp[AN_BINS_SEGS + 1];
+	memcpy(tmp, s->r, i * sizeof(*tmp));
+	tmp[i] = (struct range){ lo, hi };
+	memcpy(&tmp[i + 1], &s->r[i], (s->n - i) * sizeof(*tmp));
+	s->n = segs_shrink(tmp, s->n + 1, AN_BINS_SEGS);
+	memcpy(s->r, tmp, s->n * sizeof(*tmp));
+	s->last = 0;
+	for (unsigned k = 0; k < s->n; k++)
+		if (lo >= s->r[k].lo && lo < s->r[k].hi)
+			s->last = k;
+}
+
+static int by_lo(const void *x, const void *y)
+{
+	const struct range *a = x, *b = y;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
 void an_bins_scan_access(void *arg, const struct an_access *a)
 {
 	struct an_bins *b = arg;
@@ -112,16 +180,10 @@ void an_bins_scan_access(void *arg, const struct an_access *a)
 				b->oom = 1;
 				return;
 			}
-			for (size_t i = old; i <= a->cls; i++)
-				b->ranges.v[i] = (struct range){ UINT64_MAX, 0 };
+			memset(b->ranges.v + old, 0, ((size_t)a->cls + 1 - old) * sizeof(*b->ranges.v));
 			b->ranges.n = (size_t)a->cls + 1;
 		}
-		struct range *r = &b->ranges.v[a->cls];
-		uint64_t end = a->addr + (a->size ? a->size : 1);
-		if (a->addr < r->lo)
-			r->lo = a->addr;
-		if (end > r->hi)
-			r->hi = end;
+		segs_add(&b->ranges.v[a->cls], a->addr, a->addr + (a->size ? a->size : 1));
 	}
 	th->n++;
 }
@@ -175,6 +237,36 @@ static int by_accesses_desc(const void *x, const void *y, void *arg)
 	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
 }
 
+/* A class's ranges, gathered from its replay classes': sorted, joined
+ * where they overlap, and shrunk to AN_BINS_SEGS whenever the room for
+ * twice that fills. */
+struct class_segs {
+	struct range r[2 * AN_BINS_SEGS];
+	unsigned n;
+};
+
+static void class_segs_finish(struct class_segs *k)
+{
+	qsort(k->r, k->n, sizeof(*k->r), by_lo);
+	unsigned m = 0;
+	for (unsigned i = 0; i < k->n; i++) {
+		if (m && k->r[i].lo <= k->r[m - 1].hi) {
+			if (k->r[i].hi > k->r[m - 1].hi)
+				k->r[m - 1].hi = k->r[i].hi;
+		} else {
+			k->r[m++] = k->r[i];
+		}
+	}
+	k->n = segs_shrink(k->r, m, AN_BINS_SEGS);
+}
+
+static void class_segs_add(struct class_segs *k, struct range r)
+{
+	if (k->n == 2 * AN_BINS_SEGS)
+		class_segs_finish(k);
+	k->r[k->n++] = r;
+}
+
 int an_bins_plan(struct an_bins *b, const struct an_result *r, size_t max_objects)
 {
 	if (b->oom)
@@ -205,28 +297,26 @@ int an_bins_plan(struct an_bins *b, const struct an_result *r, size_t max_object
 	/* the most accessed classes get grids over the union of their replay
 	 * classes' ranges */
 	uint32_t *order = calloc(r->nclasses ? r->nclasses : 1, sizeof(*order));
-	struct range *rr = calloc(r->nclasses ? r->nclasses : 1, sizeof(*rr));
+	struct class_segs *cs = calloc(r->nclasses ? r->nclasses : 1, sizeof(*cs));
 	b->grid_of = calloc(b->ranges.n ? b->ranges.n : 1, sizeof(*b->grid_of));
-	if (!order || !rr || !b->grid_of)
+	if (!order || !cs || !b->grid_of)
 		goto oom;
 	b->ngrid_of = b->ranges.n;
-	for (size_t c = 0; c < r->nclasses; c++) {
+	for (size_t c = 0; c < r->nclasses; c++)
 		order[c] = (uint32_t)c;
-		rr[c] = (struct range){ UINT64_MAX, 0 };
-	}
 	for (size_t i = 0; i < b->ranges.n; i++) {
 		b->grid_of[i] = -1;
 		uint32_t c = i < r->nclass_map ? r->class_map[i] : UINT32_MAX;
-		if (c >= r->nclasses || b->ranges.v[i].lo >= b->ranges.v[i].hi)
+		if (c >= r->nclasses)
 			continue;
-		if (b->ranges.v[i].lo < rr[c].lo)
-			rr[c].lo = b->ranges.v[i].lo;
-		if (b->ranges.v[i].hi > rr[c].hi)
-			rr[c].hi = b->ranges.v[i].hi;
+		for (unsigned k = 0; k < b->ranges.v[i].n; k++)
+			class_segs_add(&cs[c], b->ranges.v[i].r[k]);
 	}
+	for (size_t c = 0; c < r->nclasses; c++)
+		class_segs_finish(&cs[c]);
 	qsort_r(order, r->nclasses, sizeof(*order), by_accesses_desc, (void *)r);
 	size_t n = 0;
-	while (n < r->nclasses && n < max_objects && rr[order[n]].lo < rr[order[n]].hi)
+	while (n < r->nclasses && n < max_objects && cs[order[n]].n)
 		n++;
 	b->grids = calloc(n ? n : 1, sizeof(*b->grids));
 	if (!b->grids)
@@ -234,10 +324,16 @@ int an_bins_plan(struct an_bins *b, const struct an_result *r, size_t max_object
 	int model = r->mem_origin == AN_MEM_MODELLED;
 	for (size_t g = 0; g < n; g++) {
 		struct an_grid *gr = &b->grids[g];
+		const struct class_segs *k = &cs[order[g]];
 		b->ngrids = g + 1;
 		gr->cls = order[g];
-		gr->lo = rr[order[g]].lo;
-		gr->hi = rr[order[g]].hi;
+		gr->lo = k->r[0].lo;
+		gr->hi = k->r[k->n - 1].hi;
+		gr->nseg = k->n;
+		for (unsigned j = 0; j < k->n; j++) {
+			gr->seg[j] = (struct an_seg){ k->r[j].lo, k->r[j].hi, gr->span };
+			gr->span += k->r[j].hi - k->r[j].lo;
+		}
 		gr->loads = calloc((size_t)AN_BINS_T * AN_BINS_A, sizeof(uint32_t));
 		gr->stores = calloc((size_t)AN_BINS_T * AN_BINS_A, sizeof(uint32_t));
 		gr->dram = model ? calloc((size_t)AN_BINS_T * AN_BINS_A, sizeof(uint32_t)) : NULL;
@@ -251,11 +347,11 @@ int an_bins_plan(struct an_bins *b, const struct an_result *r, size_t max_object
 				b->grid_of[i] = (int32_t)g;
 	}
 	free(order);
-	free(rr);
+	free(cs);
 	return 0;
 oom:
 	free(order);
-	free(rr);
+	free(cs);
 	b->oom = 1;
 	return -ENOMEM;
 }
@@ -296,14 +392,18 @@ static void fill(struct an_bins *b, const struct an_access *a, uint64_t t)
 	size_t tb = t <= b->t0 ? 0 : (size_t)((double)(t - b->t0) * AN_BINS_T / span);
 	if (tb >= AN_BINS_T)
 		tb = AN_BINS_T - 1;
-	if (a->addr < g->lo || a->addr >= g->hi)
+	const struct an_seg *sg = NULL;
+	for (size_t i = 0; i < g->nseg && !sg; i++)
+		if (a->addr >= g->seg[i].lo && a->addr < g->seg[i].hi)
+			sg = &g->seg[i];
+	if (!sg)
 		return;
-	double w = (double)(g->hi - g->lo);
+	double w = (double)g->span;
 	uint64_t last = a->addr + (a->size ? a->size - 1 : 0);
-	if (last >= g->hi)
-		last = g->hi - 1;
-	size_t a0 = (size_t)((double)(a->addr - g->lo) * AN_BINS_A / w);
-	size_t a1 = (size_t)((double)(last - g->lo) * AN_BINS_A / w);
+	if (last >= sg->hi)
+		last = sg->hi - 1;
+	size_t a0 = (size_t)((double)(sg->off + (a->addr - sg->lo)) * AN_BINS_A / w);
+	size_t a1 = (size_t)((double)(sg->off + (last - sg->lo)) * AN_BINS_A / w);
 	if (a1 >= AN_BINS_A)
 		a1 = AN_BINS_A - 1;
 	if (a0 > a1)

@@ -26,10 +26,22 @@
 #define AN_BINS_T 512
 #define AN_BINS_A 256
 
+/* An object's address axis skips the largest gaps between what was
+ * accessed (instances in the brk heap and in mmap'd space lie terabytes
+ * apart): at most AN_BINS_SEGS ranges, laid end to end. */
+#define AN_BINS_SEGS 8
+struct an_seg {
+	uint64_t lo, hi; /* [lo, hi) */
+	uint64_t off; /* where it starts on the axis: the lengths of those before it */
+};
+
 /* One object's grid. Cell (t, a) is index t * AN_BINS_A + a. */
 struct an_grid {
 	uint32_t cls; /* an_result.classes index */
-	uint64_t lo, hi; /* address range the A bins cover: [lo, hi) */
+	uint64_t lo, hi; /* the accessed addresses lie in [lo, hi) */
+	struct an_seg seg[AN_BINS_SEGS]; /* the A bins cover these, by address */
+	size_t nseg;
+	uint64_t span; /* their lengths' sum: the axis */
 	uint32_t *loads, *stores; /* AN_BINS_T * AN_BINS_A counts */
 	uint32_t *dram; /* loads served by DRAM (model only), else NULL */
 	uint64_t binned; /* accesses binned (a ranged access counts once) */

@@ -50,7 +50,8 @@ static const char schema_bins[] =
 	"CREATE TABLE access_bins(object_id INTEGER, time_bin INTEGER, addr_bin INTEGER, loads INTEGER,"
 	" stores INTEGER, dram_loads INTEGER);"
 	"CREATE TABLE bin_axes(object_id INTEGER PRIMARY KEY, addr_lo INTEGER, addr_hi INTEGER, addr_bins INTEGER,"
-	" time_lo INTEGER, time_hi INTEGER, time_bins INTEGER);";
+	" time_lo INTEGER, time_hi INTEGER, time_bins INTEGER, addr_span INTEGER);"
+	"CREATE TABLE bin_segments(object_id INTEGER, addr_lo INTEGER, addr_hi INTEGER, axis_offset INTEGER);";
 
 struct alloc_rec {
 	uint32_t thread, cls;
@@ -341,12 +342,14 @@ static int write_tables(struct sq *q, const struct an_result *r, const struct an
 
 static int write_bins(struct sq *q, const struct an_bins *b, char *err, size_t errlen)
 {
-	sqlite3_stmt *s = NULL, *ax = NULL;
+	sqlite3_stmt *s = NULL, *ax = NULL, *sg = NULL;
 	int e;
 	if ((e = prepare(q, "INSERT INTO access_bins VALUES(?,?,?,?,?,?)", &s, err, errlen)))
 		return e;
-	if ((e = prepare(q, "INSERT INTO bin_axes VALUES(?,?,?,?,?,?,?)", &ax, err, errlen))) {
+	if ((e = prepare(q, "INSERT INTO bin_axes VALUES(?,?,?,?,?,?,?,?)", &ax, err, errlen)) ||
+	    (e = prepare(q, "INSERT INTO bin_segments VALUES(?,?,?,?)", &sg, err, errlen))) {
 		sqlite3_finalize(s);
+		sqlite3_finalize(ax);
 		return e;
 	}
 	uint64_t t0, t1;
@@ -360,7 +363,15 @@ static int write_bins(struct sq *q, const struct an_bins *b, char *err, size_t e
 		sqlite3_bind_int64(ax, 5, (sqlite3_int64)t0);
 		sqlite3_bind_int64(ax, 6, (sqlite3_int64)t1);
 		sqlite3_bind_int(ax, 7, AN_BINS_T);
+		sqlite3_bind_int64(ax, 8, (sqlite3_int64)gr->span);
 		step(q, ax);
+		for (size_t k = 0; k < gr->nseg; k++) {
+			sqlite3_bind_int64(sg, 1, gr->cls);
+			sqlite3_bind_int64(sg, 2, (sqlite3_int64)gr->seg[k].lo);
+			sqlite3_bind_int64(sg, 3, (sqlite3_int64)gr->seg[k].hi);
+			sqlite3_bind_int64(sg, 4, (sqlite3_int64)gr->seg[k].off);
+			step(q, sg);
+		}
 		for (size_t c = 0; c < (size_t)AN_BINS_T * AN_BINS_A; c++) {
 			if (!gr->loads[c] && !gr->stores[c])
 				continue;
@@ -378,6 +389,7 @@ static int write_bins(struct sq *q, const struct an_bins *b, char *err, size_t e
 	}
 	sqlite3_finalize(s);
 	sqlite3_finalize(ax);
+	sqlite3_finalize(sg);
 	return 0;
 }
 

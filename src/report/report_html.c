@@ -114,6 +114,31 @@ static void write_numa(FILE *out, const struct an_result *r)
 	fprintf(out, "]}");
 }
 
+/* The grids (an_bins.h): each object's axis and its sparse cells,
+ * [cell, loads, stores(, dram)] flattened. */
+static void write_grids(FILE *out, const struct an_bins *bins, size_t ng)
+{
+	for (size_t g = 0; g < ng; g++) {
+		const struct an_grid *gr = an_bins_grid(bins, g);
+		fprintf(out, "%s{\"obj\":%u,\"lo\":\"0x%llx\",\"span\":%llu,\"segs\":[", g ? "," : "", gr->cls, u(gr->lo),
+			u(gr->span));
+		for (size_t k = 0; k < gr->nseg; k++)
+			fprintf(out, "%s[\"0x%llx\",%llu,%llu]", k ? "," : "", u(gr->seg[k].lo),
+				u(gr->seg[k].hi - gr->seg[k].lo), u(gr->seg[k].off));
+		fprintf(out, "],\"binned\":%llu,\"dram\":%s,\"cells\":[", u(gr->binned), gr->dram ? "true" : "false");
+		int first = 1;
+		for (size_t cell = 0; cell < (size_t)AN_BINS_T * AN_BINS_A; cell++) {
+			if (!gr->loads[cell] && !gr->stores[cell])
+				continue;
+			fprintf(out, "%s%zu,%u,%u", first ? "" : ",", cell, gr->loads[cell], gr->stores[cell]);
+			if (gr->dram)
+				fprintf(out, ",%u", gr->dram[cell]);
+			first = 0;
+		}
+		fprintf(out, "]}");
+	}
+}
+
 static int write_data(FILE *out, const struct an_result *r, const struct rp_opts *o, const struct an_bins *bins)
 {
 	int mem = r->mem_origin != AN_MEM_NONE;
@@ -206,23 +231,7 @@ static int write_data(FILE *out, const struct an_result *r, const struct rp_opts
 		an_bins_time(bins, &t0, &t1);
 	fprintf(out, "],\"time\":{\"t0\":%llu,\"t1\":%llu,\"T\":%d,\"A\":%d},\"grids\":[", u(t0), u(t1), AN_BINS_T,
 		AN_BINS_A);
-	/* sparse cells: [cell, loads, stores(, dram)] flattened */
-	for (size_t g = 0; g < ng; g++) {
-		const struct an_grid *gr = an_bins_grid(bins, g);
-		fprintf(out, "%s{\"obj\":%u,\"lo\":\"0x%llx\",\"span\":%llu,\"binned\":%llu,\"dram\":%s,\"cells\":[",
-			g ? "," : "", gr->cls, u(gr->lo), u(gr->hi - gr->lo), u(gr->binned),
-			gr->dram ? "true" : "false");
-		int first = 1;
-		for (size_t cell = 0; cell < (size_t)AN_BINS_T * AN_BINS_A; cell++) {
-			if (!gr->loads[cell] && !gr->stores[cell])
-				continue;
-			fprintf(out, "%s%zu,%u,%u", first ? "" : ",", cell, gr->loads[cell], gr->stores[cell]);
-			if (gr->dram)
-				fprintf(out, ",%u", gr->dram[cell]);
-			first = 0;
-		}
-		fprintf(out, "]}");
-	}
+	write_grids(out, bins, ng);
 	fprintf(out, "]");
 	if (mem) {
 		fprintf(out, ",\"functions\":[");

@@ -145,6 +145,12 @@
 			ctx.fillRect(PL - 4, y, 4, 1);
 			ctx.fillText("+" + human(Math.round((g.span * i) / 4)), PL - 6, Math.max(y + 4, PT + 8));
 		}
+		// where a gap between the accessed addresses was left out
+		ctx.fillStyle = "#888";
+		for (let k = 1; k < g.segs.length; k++) {
+			const y = Math.round(PT + A - (A * g.segs[k][2]) / g.span);
+			for (let x = 0; x < T; x += 6) ctx.fillRect(PL + x, y, 3, 1);
+		}
 		timeAxis(ctx, PL, PT + A + 2, T);
 		const p = o.pattern;
 		const ev = p && p.kind !== "few"
@@ -155,7 +161,10 @@
 		return el("div", { class: "plot", id: "plot-" + o.id },
 			el("h3", { text: o.label, title: o.label }),
 			el("div", { class: "pat" }, el("b", { text: "pattern: " + patText(o) }), ev),
-			el("div", { class: "pat", text: "address " + g.lo + " + offset; " + fmt(g.binned) + " accesses binned, " + fmt(acc(o)) + " counted" }),
+			el("div", { class: "pat", text: (g.segs.length > 1
+				? "addresses in " + g.segs.length + " ranges laid end to end (the gaps between them left out, dashed): " +
+					g.segs.map(sg => sg[0] + " (" + human(sg[1]) + ")").join(", ")
+				: "address " + g.lo + " + offset") + "; " + fmt(g.binned) + " accesses binned, " + fmt(acc(o)) + " counted" }),
 			cv);
 	}
 	// All plotted objects as bands of one address axis (the BSC tools paper's Figure 3).
