@@ -24,11 +24,11 @@ struct an_merge {
 	struct an_merge_part *parts;
 	size_t nparts;
 	struct an_result *res;
-	size_t classes_cap, threads_cap, functions_cap, procs_cap, pages_cap, touches_cap, warnings_cap;
+	size_t classes_cap, threads_cap, functions_cap, lines_cap, procs_cap, pages_cap, touches_cap, warnings_cap;
 	/* acc[cls][part]: each merged row's accesses by part */
 	uint64_t **acc;
-	struct mp_hashmap class_keys, function_keys; /* hash -> index + 1 of the first with it */
-	uint32_t *class_next, *function_next; /* the next index with the same hash + 1, 0 none */
+	struct mp_hashmap class_keys, function_keys, line_keys; /* hash -> index + 1 of the first with it */
+	uint32_t *class_next, *function_next, *line_next; /* the next index with the same hash + 1, 0 none */
 };
 
 static const char *base_name(const char *path)
@@ -209,6 +209,7 @@ int an_merge_open(const char *const *paths, size_t n, struct an_merge **out, con
 		}
 	mp_hashmap_init(&m->class_keys);
 	mp_hashmap_init(&m->function_keys);
+	mp_hashmap_init(&m->line_keys);
 	*out = m;
 	return 0;
 }
@@ -228,8 +229,10 @@ void an_merge_free(struct an_merge *m)
 	an_result_free(m->res);
 	mp_hashmap_fini(&m->class_keys);
 	mp_hashmap_fini(&m->function_keys);
+	mp_hashmap_fini(&m->line_keys);
 	free(m->class_next);
 	free(m->function_next);
+	free(m->line_next);
 	free(m);
 }
 
@@ -398,36 +401,47 @@ static int fold_classes(struct an_merge *m, struct an_result *r, size_t part, si
 	return 0;
 }
 
-static int fold_functions(struct an_merge *m, struct an_result *r)
+/* One file's functions (or source lines) into the merge's, by name. */
+static int fold_rows(struct an_function **rows, size_t *nrows, size_t *rows_cap, uint32_t **next,
+		     struct mp_hashmap *keys, struct an_function *from, size_t nfrom)
 {
-	struct an_result *R = m->res;
-	for (size_t i = 0; i < r->nfunctions; i++) {
-		struct an_function *f = &r->functions[i];
+	for (size_t i = 0; i < nfrom; i++) {
+		struct an_function *f = &from[i];
 		if (!f->name)
 			continue;
 		uint64_t h = hash_str(f->name, 0);
-		uint64_t *v = mp_hashmap_get(&m->function_keys, h);
+		uint64_t *v = mp_hashmap_get(keys, h);
 		uint32_t head = v ? (uint32_t)*v : 0, j = head; /* (v does not survive a put) */
-		while (j && strcmp(R->functions[j - 1].name, f->name) != 0)
-			j = m->function_next[j - 1];
+		while (j && strcmp((*rows)[j - 1].name, f->name) != 0)
+			j = (*next)[j - 1];
 		if (j) {
-			struct an_function *d = &R->functions[j - 1];
+			struct an_function *d = &(*rows)[j - 1];
 			counts_add(&d->c, &f->c);
 			an_mem_add(&d->mem, &f->mem);
 			faults_add(&d->faults, &f->faults);
 			continue;
 		}
-		size_t k = R->nfunctions, cap = m->functions_cap;
-		if (grow(&R->functions, &m->functions_cap, k + 1, sizeof(*R->functions)) ||
-		    grow(&m->function_next, &cap, k + 1, sizeof(*m->function_next)) ||
-		    mp_hashmap_put(&m->function_keys, h, k + 1))
+		size_t k = *nrows, cap = *rows_cap;
+		if (grow(rows, rows_cap, k + 1, sizeof(**rows)) || grow(next, &cap, k + 1, sizeof(**next)) ||
+		    mp_hashmap_put(keys, h, k + 1))
 			return -ENOMEM;
-		m->function_next[k] = head;
-		R->functions[k] = *f;
+		(*next)[k] = head;
+		(*rows)[k] = *f;
 		memset(f, 0, sizeof(*f));
-		R->nfunctions++;
+		(*nrows)++;
 	}
 	return 0;
+}
+
+static int fold_functions(struct an_merge *m, struct an_result *r)
+{
+	struct an_result *R = m->res;
+	return fold_rows(&R->functions, &R->nfunctions, &m->functions_cap, &m->function_next, &m->function_keys,
+			 r->functions, r->nfunctions) ||
+			       fold_rows(&R->lines, &R->nlines, &m->lines_cap, &m->line_next, &m->line_keys, r->lines,
+					 r->nlines)
+		       ? -ENOMEM
+		       : 0;
 }
 
 static int warn(struct an_merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -71,15 +71,47 @@ int an_result_classes(struct an_state *st, struct an_result *r, uint32_t *remap)
 	return 0;
 }
 
-/* Code addresses -> functions (innermost, inlined functions included). */
+/* The row of `name` in module in rows (*n of them), found by byname or
+ * added; -1 when out of memory. */
+static long row_of(struct mp_hashmap *byname, struct an_function *rows, size_t *n, const char *name,
+		   const char *module)
+{
+	uint64_t h = an_hash_str(name, an_hash_str(module, 0));
+	uint64_t *v = mp_hashmap_get(byname, h);
+	if (v)
+		return (long)*v;
+	struct an_function *f = &rows[*n];
+	f->name = strdup(name);
+	f->module = strdup(module);
+	if (!f->name || !f->module || mp_hashmap_put(byname, h, *n)) {
+		free(f->name);
+		free(f->module);
+		*f = (struct an_function){ 0 };
+		return -1;
+	}
+	return (long)(*n)++;
+}
+
+static void row_add(struct an_function *f, const struct an_ip *ip)
+{
+	an_counts_add(&f->c, &ip->c);
+	an_mem_add(&f->mem, &ip->mem);
+	an_samples_merge_ip(f, ip);
+}
+
+/* Code addresses -> functions and source lines (innermost, inlined
+ * functions included). */
 int an_result_functions(struct an_state *st, struct an_result *r)
 {
-	struct mp_hashmap byname;
+	struct mp_hashmap byname, byline;
 	mp_hashmap_init(&byname);
+	mp_hashmap_init(&byline);
 	r->functions = calloc(st->ips.n ? st->ips.n : 1, sizeof(*r->functions));
-	if (!r->functions)
-		return -ENOMEM;
-	for (size_t i = 0; i < st->ips.n; i++) {
+	r->lines = calloc(st->ips.n ? st->ips.n : 1, sizeof(*r->lines));
+	int err = 0;
+	if (!r->functions || !r->lines)
+		err = -ENOMEM;
+	for (size_t i = 0; i < st->ips.n && !err; i++) {
 		struct an_ip *ip = &st->ips.v[i];
 		struct an_proc *p = &st->procs.v[ip->proc];
 		struct sym_frame sf[8];
@@ -96,25 +128,25 @@ int an_result_functions(struct an_state *st, struct an_result *r)
 		else
 			snprintf(name, sizeof(name), "0x%llx", (unsigned long long)ip->ip);
 		const char *module = n > 0 && sf[0].module ? sf[0].module : "?";
-		uint64_t h = an_hash_str(name, an_hash_str(module, 0));
-		uint64_t *v = mp_hashmap_get(&byname, h);
-		if (!v) {
-			struct an_function *f = &r->functions[r->nfunctions];
-			f->name = strdup(name);
-			f->module = strdup(module);
-			if (mp_hashmap_put(&byname, h, r->nfunctions)) {
-				mp_hashmap_fini(&byname);
-				return -ENOMEM;
-			}
-			v = mp_hashmap_get(&byname, h);
-			r->nfunctions++;
+		long f = row_of(&byname, r->functions, &r->nfunctions, name, module);
+		char line[700];
+		if (n > 0 && sf[0].file && sf[0].line > 0) {
+			const char *base = strrchr(sf[0].file, '/');
+			snprintf(line, sizeof(line), "%s:%d %s", base ? base + 1 : sf[0].file, sf[0].line, name);
+		} else {
+			snprintf(line, sizeof(line), "%s", name);
 		}
-		an_counts_add(&r->functions[*v].c, &ip->c);
-		an_mem_add(&r->functions[*v].mem, &ip->mem);
-		an_samples_merge_ip(&r->functions[*v], ip);
+		long l = f < 0 ? -1 : row_of(&byline, r->lines, &r->nlines, line, module);
+		if (l < 0) {
+			err = -ENOMEM;
+			break;
+		}
+		row_add(&r->functions[f], ip);
+		row_add(&r->lines[l], ip);
 	}
 	mp_hashmap_fini(&byname);
-	return 0;
+	mp_hashmap_fini(&byline);
+	return err;
 }
 
 void an_result_free(struct an_result *r)
@@ -125,6 +157,11 @@ void an_result_free(struct an_result *r)
 		an_class_free_fields(&r->classes[i]);
 	free(r->classes);
 	free(r->threads);
+	for (size_t i = 0; i < r->nlines; i++) {
+		free(r->lines[i].name);
+		free(r->lines[i].module);
+	}
+	free(r->lines);
 	for (size_t i = 0; i < r->nfunctions; i++) {
 		free(r->functions[i].name);
 		free(r->functions[i].module);

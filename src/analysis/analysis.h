@@ -232,6 +232,11 @@ struct an_result {
 	size_t nthreads;
 	struct an_function *functions;
 	size_t nfunctions;
+	/* the same code addresses by source line (innermost frame, inlined
+	 * functions included): name "FILE:LINE function", FILE the base name;
+	 * addresses without a line keep their function's name */
+	struct an_function *lines;
+	size_t nlines;
 	struct an_process *procs;
 	size_t nprocs;
 	struct an_counts total; /* every attributed access (after --roi) */

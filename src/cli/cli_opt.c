@@ -235,7 +235,7 @@ void cli_list_shorts(FILE *out, const struct cli_cmd *cmd)
 /* --- --by and --format ------------------------------------------------- */
 
 static const char *const views[] = { "object", "site",   "kind",     "thread", "function",
-				     "page",   "matrix", "timeline", "finding", "rank", "process" };
+				     "page",   "matrix", "timeline", "finding", "rank", "process", "line" };
 static const char *const formats[] = { "text", "csv", "json", "html", "bin" };
 
 /* "a, b or c" of the names in mask, into buf. */

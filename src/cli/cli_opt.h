@@ -145,6 +145,7 @@ enum cli_view {
 	CLI_VIEW_FINDING,
 	CLI_VIEW_RANK, /* one row per data file (rank) */
 	CLI_VIEW_PROCESS, /* one row per process */
+	CLI_VIEW_LINE, /* one row per source line of the accessing code */
 };
 enum cli_format { CLI_FMT_TEXT, CLI_FMT_CSV, CLI_FMT_JSON, CLI_FMT_HTML, CLI_FMT_BIN };
 /* --by VIEW (the plural, "sites", is the same): 0 and *out, or 2 after

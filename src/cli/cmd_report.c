@@ -19,8 +19,9 @@ static int run(int argc, char **argv);
 
 static const struct cli_opt opts[] = {
 	CLI_OPT("by", 'b', "VIEW",
-	  "object (default), site, kind, thread, function, or page\n"
-	  "(page: who first touched each page; --source faults);\n"
+	  "object (default), site, kind, thread, function, line\n"
+	  "(the source line of the code that made the accesses),\n"
+	  "or page (who first touched each page; --source faults);\n"
 	  "rank (a row per data file: rank, host, status) or\n"
 	  "process (a row per process of each file); the plural\n"
 	  "is the same view (sites)"),
@@ -62,7 +63,8 @@ static const struct cli_opt opts[] = {
 
 #define REPORT_VIEWS                                                                                                   \
 	(1u << CLI_VIEW_OBJECT | 1u << CLI_VIEW_SITE | 1u << CLI_VIEW_KIND | 1u << CLI_VIEW_THREAD |                   \
-	 1u << CLI_VIEW_FUNCTION | 1u << CLI_VIEW_PAGE | 1u << CLI_VIEW_RANK | 1u << CLI_VIEW_PROCESS)
+	 1u << CLI_VIEW_FUNCTION | 1u << CLI_VIEW_PAGE | 1u << CLI_VIEW_RANK | 1u << CLI_VIEW_PROCESS |               \
+	 1u << CLI_VIEW_LINE)
 
 const struct cli_cmd cli_cmd_report = {
 	.name = "report",
@@ -142,7 +144,7 @@ const struct cli_cmd cli_cmd_report = {
 static const enum rp_by by_view[] = {
 	[CLI_VIEW_OBJECT] = RP_BY_OBJECT, [CLI_VIEW_SITE] = RP_BY_SITE,		[CLI_VIEW_KIND] = RP_BY_KIND,
 	[CLI_VIEW_THREAD] = RP_BY_THREAD, [CLI_VIEW_FUNCTION] = RP_BY_FUNCTION, [CLI_VIEW_PAGE] = RP_BY_PAGE,
-	[CLI_VIEW_RANK] = RP_BY_RANK,	  [CLI_VIEW_PROCESS] = RP_BY_PROCESS,
+	[CLI_VIEW_RANK] = RP_BY_RANK,	  [CLI_VIEW_PROCESS] = RP_BY_PROCESS,	[CLI_VIEW_LINE] = RP_BY_LINE,
 };
 /* Several data files: merged (cli_merge.c), one at a time. html: the
  * visual report of the merge (its tables: no time x address plots, which

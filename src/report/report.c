@@ -82,7 +82,7 @@ static void free_rows(struct row *rows, size_t n)
  * the same key into one row. */
 static struct row *build_rows(const struct an_result *res, enum rp_by by, size_t *nrows)
 {
-	size_t cap = res->nclasses + res->nthreads + res->nfunctions + AN_KIND_COUNT + 1;
+	size_t cap = res->nclasses + res->nthreads + res->nfunctions + res->nlines + AN_KIND_COUNT + 1;
 	struct row *rows = calloc(cap, sizeof(*rows));
 	size_t n = 0;
 	if (!rows)
@@ -137,11 +137,13 @@ static struct row *build_rows(const struct an_result *res, enum rp_by by, size_t
 		}
 		break;
 	case RP_BY_FUNCTION:
-		for (size_t i = 0; i < res->nfunctions; i++) {
-			const struct an_function *f = &res->functions[i];
-			rows[n++] = (struct row){ .label = f->name, .kind = f->module, .c = f->c, .mem = f->mem };
-		}
+	case RP_BY_LINE: {
+		const struct an_function *fs = by == RP_BY_LINE ? res->lines : res->functions;
+		size_t nf = by == RP_BY_LINE ? res->nlines : res->nfunctions;
+		for (size_t i = 0; i < nf; i++)
+			rows[n++] = (struct row){ .label = fs[i].name, .kind = fs[i].module, .c = fs[i].c, .mem = fs[i].mem };
 		break;
+	}
 	case RP_BY_PAGE:
 		break; /* rp_render_faults' view */
 	case RP_BY_RANK:
@@ -158,8 +160,8 @@ oom:
 
 static const char *by_name(enum rp_by by)
 {
-	static const char *const n[] = { "object", "site", "kind", "thread", "function" };
-	return n[by];
+	static const char *const n[] = { "object", "site", "kind", "thread", "function", "page", "rank", "process", "line" };
+	return (unsigned)by < sizeof(n) / sizeof(n[0]) ? n[by] : "?";
 }
 
 static void threads_text(char *buf, size_t cap, const struct an_result *res, const struct row *r)

@@ -20,6 +20,7 @@ enum rp_by {
 	RP_BY_PAGE, /* first touch of each page: record --source faults only */
 	RP_BY_RANK, /* one row per data file of a merge (rank), or the one file */
 	RP_BY_PROCESS, /* one row per process (the pid of each file) */
+	RP_BY_LINE, /* one row per source line of the accessing code */
 };
 enum rp_format { RP_TEXT, RP_CSV, RP_JSON };
 

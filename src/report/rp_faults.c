@@ -53,7 +53,7 @@ static void free_frows(struct frow *rows, size_t n)
 
 static struct frow *build(const struct an_result *res, enum rp_by by, size_t *nrows)
 {
-	size_t cap = res->nclasses + res->nthreads + res->nfunctions + 1;
+	size_t cap = res->nclasses + res->nthreads + res->nfunctions + res->nlines + 1;
 	struct frow *rows = calloc(cap, sizeof(*rows));
 	size_t n = 0;
 	if (!rows)
@@ -100,13 +100,17 @@ static struct frow *build(const struct an_result *res, enum rp_by by, size_t *nr
 		}
 		break;
 	case RP_BY_FUNCTION:
-		for (size_t i = 0; i < res->nfunctions; i++) {
-			const struct an_function *f = &res->functions[i];
+	case RP_BY_LINE: {
+		const struct an_function *fs = by == RP_BY_LINE ? res->lines : res->functions;
+		size_t nf = by == RP_BY_LINE ? res->nlines : res->nfunctions;
+		for (size_t i = 0; i < nf; i++) {
+			const struct an_function *f = &fs[i];
 			if (f->faults.faults || f->mem.refs)
 				rows[n++] = (struct frow){ .label = f->name, .kind = f->module, .f = f->faults,
 							   .mem = f->mem };
 		}
 		break;
+	}
 	default:
 		break;
 	}
@@ -121,7 +125,7 @@ oom:
 
 static const char *view_name(enum rp_by by)
 {
-	static const char *const n[] = { "object", "site", "kind", "thread", "function", "page" };
+	static const char *const n[] = { "object", "site", "kind", "thread", "function", "page", "rank", "process", "line" };
 	return (unsigned)by < sizeof(n) / sizeof(n[0]) ? n[by] : "?";
 }
 
@@ -276,7 +280,7 @@ int rp_render_faults(FILE *out, const struct an_result *res, const struct rp_opt
 		fprintf(out, "%12s %6s %8s %10s", "faults", "share", "major", "pages");
 		if (sized)
 			fprintf(out, " %10s %9s %-12s", "size", "instances", o->by == RP_BY_OBJECT ? "threads" : "");
-		if (o->by == RP_BY_FUNCTION)
+		if (o->by == RP_BY_FUNCTION || o->by == RP_BY_LINE)
 			fprintf(out, " %-16s", "module");
 		else if (o->by != RP_BY_KIND && o->by != RP_BY_THREAD)
 			fprintf(out, " %-8s", "kind");
@@ -295,7 +299,7 @@ int rp_render_faults(FILE *out, const struct an_result *res, const struct rp_opt
 				fprintf(out, " %10s %9s %-12s", r->size ? rp_human(d, sizeof(d), r->size) : "-",
 					rp_grouped(a, sizeof(a), r->instances), o->by == RP_BY_OBJECT ? t : "");
 			}
-			if (o->by == RP_BY_FUNCTION)
+			if (o->by == RP_BY_FUNCTION || o->by == RP_BY_LINE)
 				fprintf(out, " %-16s", r->kind ? r->kind : "?");
 			else if (o->by != RP_BY_KIND && o->by != RP_BY_THREAD)
 				fprintf(out, " %-8s", r->kind);

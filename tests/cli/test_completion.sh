@@ -30,7 +30,7 @@ check "commands starting re" "record report" re
 check "commands starting d" "diff doctor dump" d
 check "report --f" "--force --format" report --f
 check "record --so" "--source" record --so
-check "report --by" "function kind object page process rank site thread" report --by ""
+check "report --by" "function kind line object page process rank site thread" report --by ""
 check "numa --by t" "thread timeline" numa --by t
 check "report --by m (numa's matrix is not report's)" "" report --by m
 check "report -b s" "site" report -b s
