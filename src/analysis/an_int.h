@@ -629,7 +629,9 @@ void an_bursts_apply(struct an_state *st, struct an_result *r);
 /* an_result.c: the replay's state into the result's tables (an_run calls
  * them in turn). */
 /* Code addresses -> r->functions; 0 or -ENOMEM. */
-int an_result_functions(struct an_state *st, struct an_result *r);
+int an_result_functions(struct an_state *st, struct an_result *r, uint32_t **line_of);
+int an_result_line_objects(struct an_state *st, struct an_result *r, const uint32_t *line_of,
+			   const uint32_t *remap);
 /* Classes with the same label merged into r->classes; remap (OUT): state
  * class -> result class. 0 or -ENOMEM. */
 int an_result_classes(struct an_state *st, struct an_result *r, uint32_t *remap);

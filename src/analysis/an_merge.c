@@ -419,6 +419,13 @@ static int fold_rows(struct an_function **rows, size_t *nrows, size_t *rows_cap,
 			counts_add(&d->c, &f->c);
 			an_mem_add(&d->mem, &f->mem);
 			faults_add(&d->faults, &f->faults);
+			if (f->top_object_accesses > d->top_object_accesses) { /* (lines: the larger) */
+				char *t = d->top_object;
+				d->top_object = f->top_object;
+				f->top_object = t;
+				d->top_object_accesses = f->top_object_accesses;
+			}
+			d->objects = f->objects > d->objects ? f->objects : d->objects;
 			continue;
 		}
 		size_t k = *nrows, cap = *rows_cap;

@@ -101,15 +101,16 @@ static void row_add(struct an_function *f, const struct an_ip *ip)
 
 /* Code addresses -> functions and source lines (innermost, inlined
  * functions included). */
-int an_result_functions(struct an_state *st, struct an_result *r)
+int an_result_functions(struct an_state *st, struct an_result *r, uint32_t **line_of)
 {
 	struct mp_hashmap byname, byline;
 	mp_hashmap_init(&byname);
 	mp_hashmap_init(&byline);
 	r->functions = calloc(st->ips.n ? st->ips.n : 1, sizeof(*r->functions));
 	r->lines = calloc(st->ips.n ? st->ips.n : 1, sizeof(*r->lines));
+	*line_of = calloc(st->ips.n ? st->ips.n : 1, sizeof(**line_of));
 	int err = 0;
-	if (!r->functions || !r->lines)
+	if (!r->functions || !r->lines || !*line_of)
 		err = -ENOMEM;
 	for (size_t i = 0; i < st->ips.n && !err; i++) {
 		struct an_ip *ip = &st->ips.v[i];
@@ -141,12 +142,69 @@ int an_result_functions(struct an_state *st, struct an_result *r)
 			err = -ENOMEM;
 			break;
 		}
+		if (n > 0 && sf[0].file && sf[0].line > 0 && !r->lines[l].file) {
+			r->lines[l].line = sf[0].line;
+			if (!(r->lines[l].file = strdup(sf[0].file))) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		(*line_of)[i] = (uint32_t)l;
 		row_add(&r->functions[f], ip);
 		row_add(&r->lines[l], ip);
 	}
 	mp_hashmap_fini(&byname);
 	mp_hashmap_fini(&byline);
 	return err;
+}
+
+/* Each source line's objects, from the replay's (class, code address)
+ * tallies (st->pairs): how many, and the one with the most accesses.
+ * line_of: code address -> line row; remap: replay class -> classes index. */
+int an_result_line_objects(struct an_state *st, struct an_result *r, const uint32_t *line_of,
+			   const uint32_t *remap)
+{
+	struct mp_hashmap per; /* line << 32 | classes index -> accesses */
+	mp_hashmap_init(&per);
+	const struct mp_hashmap *m = &st->pairs;
+	for (size_t i = 0; i < m->cap; i++) {
+		uint64_t key = m->keys[i];
+		if (!key)
+			continue;
+		uint32_t cls = (uint32_t)(key >> 32), ipi = (uint32_t)key - 1;
+		if (cls >= st->classes.n || ipi >= st->ips.n)
+			continue;
+		uint64_t k = (uint64_t)line_of[ipi] << 32 | remap[cls], *v = mp_hashmap_get(&per, k + 1);
+		if (v)
+			*v += m->vals[i];
+		else if (mp_hashmap_put(&per, k + 1, m->vals[i])) {
+			mp_hashmap_fini(&per);
+			return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < per.cap; i++) {
+		if (!per.keys[i])
+			continue;
+		uint64_t k = per.keys[i] - 1, n = per.vals[i];
+		uint32_t l = (uint32_t)(k >> 32), c = (uint32_t)k;
+		if (l >= r->nlines || c >= r->nclasses)
+			continue;
+		struct an_function *f = &r->lines[l];
+		f->objects++;
+		if (n > f->top_object_accesses ||
+		    (n == f->top_object_accesses && f->top_object && strcmp(r->classes[c].label, f->top_object) < 0)) {
+			char *label = strdup(r->classes[c].label);
+			if (!label) {
+				mp_hashmap_fini(&per);
+				return -ENOMEM;
+			}
+			free(f->top_object);
+			f->top_object = label;
+			f->top_object_accesses = n;
+		}
+	}
+	mp_hashmap_fini(&per);
+	return 0;
 }
 
 void an_result_free(struct an_result *r)
@@ -160,6 +218,8 @@ void an_result_free(struct an_result *r)
 	for (size_t i = 0; i < r->nlines; i++) {
 		free(r->lines[i].name);
 		free(r->lines[i].module);
+		free(r->lines[i].file);
+		free(r->lines[i].top_object);
 	}
 	free(r->lines);
 	for (size_t i = 0; i < r->nfunctions; i++) {

@@ -194,12 +194,16 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		goto fail;
 	an_bursts_apply(&st, r);
 	an_model_scale_sets(&st);
-	err = an_result_functions(&st, r);
+	uint32_t *line_of = NULL;
+	err = an_result_functions(&st, r, &line_of);
 	uint32_t *remap = calloc(st.classes.n + 1, sizeof(*remap));
 	if (!remap && !err)
 		err = -ENOMEM;
 	if (!err)
 		err = an_result_classes(&st, r, remap);
+	if (!err)
+		err = an_result_line_objects(&st, r, line_of, remap);
+	free(line_of);
 	if (!err)
 		err = an_model_pages(&st, remap);
 	if (!err)

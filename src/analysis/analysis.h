@@ -200,6 +200,15 @@ struct an_function {
 	struct an_counts c;
 	struct an_mem mem;
 	struct an_faults faults;
+	/* source lines (an_result.lines) only: the file as the debug
+	 * information names it and the line (NULL, 0: none); the object its
+	 * accesses went to most (its label), with how many, and how many
+	 * objects they went to */
+	char *file;
+	int line;
+	char *top_object;
+	uint64_t top_object_accesses;
+	uint32_t objects;
 };
 
 struct an_process {

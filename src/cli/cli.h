@@ -14,7 +14,7 @@
 /* The commands, in `memprism --help`'s order (main.c's table): each
  * cmd_<name>.c defines its own, with its option table. */
 extern const struct cli_cmd cli_cmd_cc, cli_cmd_cxx, cli_cmd_gcc, cli_cmd_gxx, cli_cmd_record, cli_cmd_report,
-	cli_cmd_tlb, cli_cmd_numa, cli_cmd_whatif, cli_cmd_diff, cli_cmd_memtrace, cli_cmd_fold, cli_cmd_export, cli_cmd_dump,
+	cli_cmd_annotate, cli_cmd_tlb, cli_cmd_numa, cli_cmd_whatif, cli_cmd_diff, cli_cmd_memtrace, cli_cmd_fold, cli_cmd_export, cli_cmd_dump,
 	cli_cmd_doctor;
 
 /* The model options (cli_model.c): rows cli_opts_model and, where the

@@ -15,7 +15,7 @@
  * its one-line summary and its option table (cmd_<name>.c). */
 static const struct cli_cmd *const commands[] = {
 	&cli_cmd_cc,	 &cli_cmd_cxx,	  &cli_cmd_gcc,	     &cli_cmd_gxx,  &cli_cmd_record,
-	&cli_cmd_report, &cli_cmd_tlb,	  &cli_cmd_numa,     &cli_cmd_whatif, &cli_cmd_diff, &cli_cmd_memtrace,
+	&cli_cmd_report, &cli_cmd_annotate, &cli_cmd_tlb,	  &cli_cmd_numa,     &cli_cmd_whatif, &cli_cmd_diff, &cli_cmd_memtrace,
 	&cli_cmd_fold,	 &cli_cmd_export, &cli_cmd_dump,     &cli_cmd_doctor,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -72,6 +72,19 @@ int rp_render(FILE *out, const struct an_result *r, const struct rp_opts *o);
  * object, hottest pages (text), or one row per page (CSV). */
 int rp_render_tlb(FILE *out, const struct an_result *r, const struct rp_opts *o);
 
+/* `memprism annotate` (report_annotate.c): the source of the lines that
+ * made the accesses, each with its counts and its object. */
+struct rp_annotate_opts {
+	const char *data_path;
+	const char *const *what; /* functions or source files to show; none: every file */
+	size_t nwhat;
+	const char *const *source_dirs; /* where to look for sources that moved */
+	size_t nsource_dirs;
+	unsigned context; /* lines shown around each line with accesses */
+	double threshold; /* percent of all accesses a line needs to be shown */
+};
+int rp_render_annotate(FILE *out, const struct an_result *r, const struct rp_annotate_opts *a);
+
 /* The what-if view: per object, page walks, DRAM requests and modelled
  * cycles under configuration a and b (both modelled results of one trace);
  * what_a/what_b describe the configurations. Text or CSV. */

@@ -1,5 +1,5 @@
-# report --by line: each source line's accesses, exactly, for one file and
-# for a merge of two (tests/rt/lines.c: a loop per line).
+# report --by line and annotate: each source line's accesses, exactly, for
+# one file and for a merge of two (tests/rt/lines.c: a loop per line).
 source "$(dirname "$0")/lib.sh"
 "$MEMPRISM" cc -O1 -g "$MP_SRC/tests/rt/lines.c" -o lines
 n=100000
@@ -20,3 +20,37 @@ echo "ok: the text view has the line rows"
 cp l.data l2.data
 "$MEMPRISM" report -q --by line --force --format csv l.data l2.data >m.csv
 expect_eq "merged copy line: loads" $((2 * n)) "$(csv_field m.csv "^$(at copy)\$" loads)"
+
+# annotate: the source with each line's counts and the object it went to
+"$MEMPRISM" annotate -i l.data >a.txt
+ln() { grep -n "@$1" "$MP_SRC/tests/rt/lines.c" | cut -d: -f1; }
+row() { grep -E "^[> ] +[0-9,.]+ +[0-9.%]+ +[0-9,.]+ +[0-9,.]+ +$(ln "$1") " a.txt; }
+expect_eq "annotate: the fill line" "> 100,000 25.0% 0 100,000 $(ln fill) a[i] = i; /* @fill */ <- heap main (lines.c:$(ln a))" \
+	"$(row fill | tr -s ' \t' ' ')"
+expect_eq "annotate: the copy line, two objects" "> 200,000 50.0% 100,000 100,000 $(ln copy) b[i] = a[i] * 2; /* @copy */ <- heap main (lines.c:$(ln a)) (+1 more)" \
+	"$(row copy | tr -s ' \t' ' ')"
+expect_eq "annotate: the sum line" "> 100,000 25.0% 100,000 0 $(ln sum) s += b[i]; /* @sum */ <- heap main (lines.c:$(ln b))" \
+	"$(row sum | tr -s ' \t' ' ')"
+grep -qE "^ +\. +\. +\. +\. +$(($(ln fill) - 1))[[:space:]]+for" a.txt || fail "annotate: no context line before the fill line: $(cat a.txt)"
+echo "ok: context lines"
+# a function picks its lines; sources that moved are found with --source-dir
+"$MEMPRISM" annotate -i l.data nosuchfunction >none.txt
+grep -q "no line of what was asked for" none.txt || fail "annotate of a function with no lines: $(cat none.txt)"
+"$MEMPRISM" annotate -i l.data main >main.txt
+grep -q "@fill" main.txt || fail "annotate main: no source: $(cat main.txt)"
+echo "ok: annotate main shows main's lines"
+rm -rf built moved && mkdir built && cp "$MP_SRC/tests/rt/lines.c" built/
+"$MEMPRISM" cc -O1 -g "$PWD/built/lines.c" -o lines2
+"$MEMPRISM" record -q -o l2.data -- ./lines2 1000 >/dev/null
+mv built moved
+"$MEMPRISM" annotate -i l2.data >gone.txt
+grep -q "source not found; --source-dir DIR names where it is" gone.txt || fail "a moved source: $(cat gone.txt)"
+"$MEMPRISM" annotate -i l2.data --source-dir moved >found.txt
+grep -q "(source: moved/lines.c)" found.txt && grep -q "@copy" found.txt || fail "--source-dir: $(cat found.txt)"
+echo "ok: --source-dir finds a moved source"
+# with the model: each line's DRAM reads as the line view has them
+"$MEMPRISM" report -q --by line --model nehalem-e5504 --format csv l.data >lm.csv
+"$MEMPRISM" annotate -q --model nehalem-e5504 -i l.data >am.txt
+expect_eq "annotate --model: the fill line's DRAM reads (its store fills)" "$(csv_field lm.csv "^$(at fill)\$" dram_reads)" \
+	"$(grep -E "^> .* $(ln fill) " am.txt | tr -s ' ' | cut -d' ' -f6 | tr -d ,)"
+run 2 "annotate --threshold 200" "$MEMPRISM" annotate --threshold 200 -i l.data

@@ -7,7 +7,8 @@
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 100000;
-	long *a = malloc((size_t)n * sizeof(*a)), *b = malloc((size_t)n * sizeof(*b));
+	long *a = malloc((size_t)n * sizeof(*a)); /* @a */
+	long *b = malloc((size_t)n * sizeof(*b)); /* @b */
 	for (long i = 0; i < n; i++)
 		a[i] = i; /* @fill */
 	for (long i = 0; i < n; i++)
