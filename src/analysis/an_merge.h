@@ -66,13 +66,18 @@ int an_merge_duplicate(const struct an_merge *m, size_t *a, size_t *b);
 int an_merge_runs_differ(const struct an_merge *m, size_t *a, size_t *b);
 
 /*
- * Analyses every part with an_run(path, o) in turn and folds its result
- * in (o->patterns must be NULL: patterns are not merged). A part that
- * cannot be read keeps its error, and a warning names it; the others go
- * on. progress (NULL: none) is called before each part with its index.
- * 0, or -ENOMEM (the merge is then unusable), or -ENODATA when no part
- * could be read.
+ * Analyses every part with an_run(path, o) and folds its result in, in
+ * the parts' order (o->patterns must be NULL: patterns are not merged).
+ * With jobs > 1 (an_merge_set_jobs) that many parts are analysed at once,
+ * each on a thread of its own, at most jobs results ahead of the fold:
+ * the merge is the same, byte for byte, and memory grows with jobs, not
+ * with the parts. A part that cannot be read keeps its error, and a
+ * warning names it; the others go on. progress (NULL: none) is called
+ * before each part is folded in (with one job, before it is read); o's
+ * progress and hooks are used with one job only. 0, or -ENOMEM (the
+ * merge is then unusable), or -ENODATA when no part could be read.
  */
+void an_merge_set_jobs(struct an_merge *m, unsigned jobs);
 int an_merge_run(struct an_merge *m, const struct an_opts *o,
 		 void (*progress)(void *arg, const struct an_merge_part *p, size_t i, size_t n), void *arg);
 

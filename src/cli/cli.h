@@ -103,13 +103,16 @@ int cli_damage(const struct an_result *res, const char *path, int warnings_shown
 /* Several data files (cli_merge.c, docs/mpi.md): 1 when the operands from
  * optind on are more than one file, or a directory. */
 int cli_merge_wanted(int argc, char **argv, int optind);
-/* Reads the operands' files (none: memprism.data) one at a time into a merge: refuses files of
+/* Reads the operands' files (none: memprism.data) into a merge (--jobs at once): refuses files of
  * different programs and a rank given twice (unless force), warns of a
  * file that cannot be read, a damaged one and a rank without a file, and
  * goes on. 0 and *out (an_merge_free), or the exit status (message said).
  * ao's progress fields are set. */
 struct an_merge;
 int cli_merge_run(int argc, char **argv, int optind, int force, struct an_opts *ao, struct an_merge **out);
+/* --jobs N (cli_parse_next takes it for every command with the merge's
+ * options): 0, or 2 with the message printed. */
+int cli_parse_jobs(const char *arg);
 /* The same again over the same files (whatif's B): no checks said twice. */
 int cli_merge_again(int argc, char **argv, int optind, struct an_opts *ao, struct an_merge **out);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis/an_merge.h"
 #include "cli/cli.h"
@@ -15,8 +16,26 @@ const struct cli_opt cli_opts_merge[] = {
 	CLI_OPT("force", CLI_K_FORCE, NULL,
 	  "several data files: merge them even when they record\n"
 	  "different programs, or two of them the same rank"),
+	CLI_OPT("jobs", CLI_K_JOBS, "N",
+	  "several data files: analyse N at once (default: one\n"
+	  "per CPU); the same report, memory for N analyses"),
 	CLI_END,
 };
+
+static unsigned jobs; /* --jobs; 0: one per online CPU */
+
+int cli_parse_jobs(const char *arg)
+{
+	char *end;
+	errno = 0;
+	unsigned long n = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || n < 1 || n > 64) {
+		cli_error("--jobs wants a number from 1 to 64 (got '%s')", arg);
+		return 2;
+	}
+	jobs = (unsigned)n;
+	return 0;
+}
 
 int cli_merge_wanted(int argc, char **argv, int optind)
 {
@@ -104,6 +123,8 @@ static int merge_run(int argc, char **argv, int optind, int force, int say, stru
 	}
 	ao->progress = cli_progress;
 	ao->progress_arg = progress_what;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	an_merge_set_jobs(m, jobs ? jobs : cpus > 64 ? 64 : cpus > 0 ? (unsigned)cpus : 1);
 	err = an_merge_run(m, ao, on_part, NULL);
 	cli_progress_end();
 	if (err == -ENODATA && an_merge_nparts(m) == 1) { /* (one file: as the commands say it) */

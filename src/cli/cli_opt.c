@@ -156,6 +156,13 @@ int cli_parse_next(struct cli_parse *p)
 			cli_quiet = 1;
 			continue;
 		}
+		if (c == CLI_K_JOBS) { /* (the merge's: cli_merge.c) */
+			if (cli_parse_jobs(optarg)) {
+				p->status = 2;
+				return CLI_EXIT;
+			}
+			continue;
+		}
 		if (c == '?' || c == ':')
 			return bad_option(p, c);
 		return c;

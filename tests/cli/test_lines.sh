@@ -54,3 +54,18 @@ echo "ok: --source-dir finds a moved source"
 expect_eq "annotate --model: the fill line's DRAM reads (its store fills)" "$(csv_field lm.csv "^$(at fill)\$" dram_reads)" \
 	"$(grep -E "^> .* $(ln fill) " am.txt | tr -s ' ' | cut -d' ' -f6 | tr -d ,)"
 run 2 "annotate --threshold 200" "$MEMPRISM" annotate --threshold 200 -i l.data
+
+# several files analysed at once (--jobs): the same merge, byte for byte
+for k in 1 2 3 4 5; do "$MEMPRISM" record -q -o "j$k.data" -- ./lines $((k * 1000)) >/dev/null; done
+for j in 1 2 4; do
+	"$MEMPRISM" report -q --jobs $j --by line --format csv j?.data >"jobs$j.csv"
+	"$MEMPRISM" report -q --jobs $j --model nehalem-e5504 j?.data >"jobs$j.txt"
+done
+expect_eq "merged fill line: stores of the five runs" 15000 "$(csv_field jobs1.csv "^$(at fill)\$" stores)"
+for j in 2 4; do
+	cmp -s jobs1.csv "jobs$j.csv" || fail "--jobs $j: a different line view: $(diff jobs1.csv "jobs$j.csv" | head)"
+	cmp -s jobs1.txt "jobs$j.txt" || fail "--jobs $j: a different modelled report: $(diff jobs1.txt "jobs$j.txt" | head)"
+done
+echo "ok: --jobs 2 and 4 give --jobs 1's reports byte for byte"
+run 2 "--jobs 0" "$MEMPRISM" report --jobs 0 j1.data j2.data
+said "--jobs 0" "from 1 to 64"
