@@ -9,6 +9,7 @@
  * object; the script (report_html_js.h) draws it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,6 +140,129 @@ static void write_grids(FILE *out, const struct an_bins *bins, size_t ng)
 	}
 }
 
+/* The source of the hottest functions, for the page's source section (a
+ * click on a function opens it, as `memprism annotate` prints it): each
+ * function's rows of r->lines (named "FILE:LINE function"), with
+ * HTML_SRC_CONTEXT lines of text around them, read from the file the
+ * debug information names (none when it is not there). */
+#define HTML_SRC_FUNCS 16
+#define HTML_SRC_CONTEXT 2
+#define HTML_SRC_WIDTH 240 /* characters of a source line kept */
+
+static uint64_t fn_accesses(const struct an_function *f)
+{
+	return f->c.loads + f->c.stores;
+}
+
+static int by_line_no(const void *x, const void *y)
+{
+	const struct an_function *a = *(const struct an_function *const *)x, *b = *(const struct an_function *const *)y;
+	int c = strcmp(a->file, b->file);
+	return c ? c : a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* One file's lines of one function: [line, text, accesses, loads, stores,
+ * dram] for those with accesses, [line, text] for the context. */
+static void write_source_file(FILE *out, const struct an_function *const *ls, size_t n, int mem)
+{
+	fprintf(out, "{\"file\":");
+	jstr(out, ls[0]->file);
+	FILE *src = fopen(ls[0]->file, "r");
+	fprintf(out, ",\"found\":%s,\"lines\":[", src ? "true" : "false");
+	char *buf = NULL;
+	size_t cap = 0, k = 0;
+	int ln = 0, first = 1;
+	if (!src) { /* the lines alone */
+		for (size_t i = 0; i < n; i++) {
+			fprintf(out, "%s[%d,\"\",%llu,%llu,%llu,%llu]", i ? "," : "", ls[i]->line, u(fn_accesses(ls[i])),
+				u(ls[i]->c.loads), u(ls[i]->c.stores), u(mem ? ls[i]->mem.dram_reads : 0));
+		}
+		fprintf(out, "]}");
+		return;
+	}
+	ssize_t len;
+	while (k < n && (len = getline(&buf, &cap, src)) >= 0) {
+		ln++;
+		while (k < n && ls[k]->line < ln)
+			k++;
+		if (k >= n && ln > ls[n - 1]->line + HTML_SRC_CONTEXT)
+			break;
+		const struct an_function *f = k < n && ls[k]->line == ln ? ls[k] : NULL;
+		int near = f || (k < n && ls[k]->line - ln <= HTML_SRC_CONTEXT) ||
+			   (k > 0 && ln - ls[k - 1]->line <= HTML_SRC_CONTEXT) ||
+			   (k >= n && ln - ls[n - 1]->line <= HTML_SRC_CONTEXT);
+		if (!near)
+			continue;
+		if (len && buf[len - 1] == '\n')
+			buf[--len] = 0;
+		if (len > HTML_SRC_WIDTH)
+			buf[HTML_SRC_WIDTH] = 0;
+		fprintf(out, "%s[%d,", first ? "" : ",", ln);
+		jstr(out, buf);
+		if (f)
+			fprintf(out, ",%llu,%llu,%llu,%llu", u(fn_accesses(f)), u(f->c.loads), u(f->c.stores),
+				u(mem ? f->mem.dram_reads : 0));
+		fprintf(out, "]");
+		first = 0;
+	}
+	free(buf);
+	fclose(src);
+	fprintf(out, "]}");
+}
+
+static int write_sources(FILE *out, const struct an_result *r)
+{
+	int mem = r->mem_origin != AN_MEM_NONE;
+	size_t top[HTML_SRC_FUNCS], ntop = 0;
+	/* the hottest functions, most accesses first */
+	for (size_t i = 0; i < r->nfunctions; i++) {
+		uint64_t a = fn_accesses(&r->functions[i]);
+		if (!a)
+			continue;
+		size_t j = ntop < HTML_SRC_FUNCS ? ntop++ : HTML_SRC_FUNCS;
+		while (j > 0 && fn_accesses(&r->functions[top[j - 1]]) < a) {
+			if (j < HTML_SRC_FUNCS)
+				top[j] = top[j - 1];
+			j--;
+		}
+		if (j < HTML_SRC_FUNCS)
+			top[j] = i;
+	}
+	const struct an_function **ls = calloc(r->nlines ? r->nlines : 1, sizeof(*ls));
+	if (!ls)
+		return -ENOMEM;
+	fprintf(out, ",\"sources\":[");
+	int firstf = 1;
+	for (size_t t = 0; t < ntop; t++) {
+		const struct an_function *f = &r->functions[top[t]];
+		size_t n = 0;
+		for (size_t i = 0; i < r->nlines; i++) {
+			const struct an_function *l = &r->lines[i];
+			const char *fn = strchr(l->name, ' ');
+			if (l->file && fn && !strcmp(fn + 1, f->name) && !strcmp(l->module, f->module) && fn_accesses(l))
+				ls[n++] = l;
+		}
+		if (!n)
+			continue;
+		qsort(ls, n, sizeof(*ls), by_line_no);
+		fprintf(out, "%s{\"function\":", firstf ? "" : ",");
+		jstr(out, f->name);
+		fprintf(out, ",\"accesses\":%llu,\"files\":[", u(fn_accesses(f)));
+		for (size_t a = 0, b; a < n; a = b) { /* one file at a time */
+			for (b = a + 1; b < n && !strcmp(ls[b]->file, ls[a]->file); b++)
+				;
+			if (a)
+				fputc(',', out);
+			write_source_file(out, ls + a, b - a, mem);
+		}
+		fprintf(out, "]}");
+		firstf = 0;
+	}
+	fprintf(out, "]");
+	free(ls);
+	return 0;
+}
+
 static int write_data(FILE *out, const struct an_result *r, const struct rp_opts *o, const struct an_bins *bins)
 {
 	int mem = r->mem_origin != AN_MEM_NONE;
@@ -233,6 +357,8 @@ static int write_data(FILE *out, const struct an_result *r, const struct rp_opts
 		AN_BINS_A);
 	write_grids(out, bins, ng);
 	fprintf(out, "]");
+	if (write_sources(out, r))
+		return -ENOMEM;
 	if (mem) {
 		fprintf(out, ",\"functions\":[");
 		/* the functions with the most outcomes */

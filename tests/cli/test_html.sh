@@ -35,6 +35,17 @@ expect_eq "objects in the data" "$nobj" "$(field objects)"
 expect_eq "plots (5 arrays + main stack)" 6 "$(field plots)"
 expect_eq "band overview" 1 "$(field overview)"
 expect_eq "no findings without a model" -1 "$(field findings)"
+[ "$(field sources)" -ge 1 ] || fail "no source section"
+# the hottest line's row: its accesses as the line view counts them (the
+# page's report has --roi kernel), marked hot
+"$MEMPRISM" report --roi kernel --by line --format csv arrays.data | sed -n 2p >hot.csv
+hl=$(cut -d'"' -f2 hot.csv | cut -d' ' -f1 | cut -d: -f2)
+ha=$(cut -d, -f3 hot.csv | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
+grep -o '<tr class="hot">\(<td[^>]*>[^<]*</td>\)*</tr>' dom.html | grep -q "^<tr class=\"hot\"><td>$ha</td>.*<td>$hl</td>" ||
+	fail "no hot source row for line $hl with $ha accesses"
+echo "ok: the hottest line ($hl, $ha accesses) is marked in the source"
+grep -q '<details class="src" open="">' dom.html || fail "the hottest function's source is not open"
+echo "ok: the source section ($(field sources) functions, the hottest open)"
 if grep -q 'CONSOLE' chrome.log; then
 	grep 'CONSOLE' chrome.log >&2
 	fail "console messages"

@@ -282,6 +282,40 @@
 		return table;
 	}
 
+	// --- the hottest functions' source, a <details> each --------------------
+	function sources() {
+		const mem = D.mem_origin !== "none";
+		// the 10 hottest lines of the page are marked
+		const all = D.sources.flatMap((s) => s.files.flatMap((f) => f.lines.filter((l) => l.length > 2).map((l) => l[2])));
+		all.sort((a, b) => b - a);
+		const sum = all.reduce((a, b) => a + b, 0);
+		const hot = Math.max(all.length ? all[Math.min(9, all.length - 1)] : Infinity, sum / 100); // and 1% of them
+		const box = el("div", { id: "sources" });
+		for (const s of D.sources) {
+			const d = el("details", D.sources[0] === s ? { class: "src", open: "" } : { class: "src" }, el("summary", { text: s.function + " — " + fmt(s.accesses) + " accesses" }));
+			for (const f of s.files) {
+				d.append(el("div", { class: "pat", text: f.file + (f.found ? "" : " (source not found: the lines alone)") }));
+				const t = el("table", { class: "src" }, el("thead", {}, el("tr", {}, el("th", { text: "accesses" }), el("th", { text: "loads" }),
+					el("th", { text: "stores" }), mem ? el("th", { text: "DRAM reads" }) : null, el("th", { text: "line" }), el("th", { class: "l", text: "source" }))));
+				const tb = el("tbody");
+				let last = 0;
+				for (const l of f.lines) {
+					if (last && l[0] > last + 1) tb.append(el("tr", {}, el("td", { class: "gap", colspan: mem ? 6 : 5, text: "⋮" })));
+					last = l[0];
+					const has = l.length > 2;
+					const tr = el("tr", has && l[2] >= hot ? { class: "hot" } : {}, el("td", { text: has ? fmt(l[2]) : "" }), el("td", { text: has ? fmt(l[3]) : "" }),
+						el("td", { text: has ? fmt(l[4]) : "" }), mem ? el("td", { text: has ? fmt(l[5]) : "" }) : null, el("td", { text: String(l[0]) }),
+						el("td", { class: "l code", text: l[1] }));
+					tb.append(tr);
+				}
+				t.append(tb);
+				d.append(t);
+			}
+			box.append(d);
+		}
+		return box;
+	}
+
 	// --- memory levels per function (model or PMU) ------------------------
 	function functions() {
 		const lv = [["L1", "l1", "#4c9f38"], ["LFB", "lfb", "#9acd32"], ["L2", "l2", "#f2c200"], ["L3", "l3", "#f28e2b"], ["DRAM", "dram", "#d62728"]];
@@ -414,6 +448,8 @@
 	app.append(plots);
 	if (D.functions && D.functions.length)
 		app.append(el("h2", { text: "Memory levels per function (" + D.mem_origin + ", shares of line references)" }), functions());
+	if (D.sources && D.sources.length)
+		app.append(el("h2", { text: "Source of the hottest functions (click one: its lines' accesses, as memprism annotate shows them)" }), sources());
 	if (D.page_walks && D.page_walks.length)
 		app.append(el("h2", { text: "Page walks over pages (CDF, modelled)" }), walkCdf());
 	if (D.numa) app.append(el("h2", { text: "NUMA: where accesses went (" + D.numa.nodes + " nodes, " + D.numa.origin + ")" }), numa());
@@ -424,5 +460,6 @@
 			" plots=" + document.querySelectorAll("#plots canvas").length + " overview=" + (document.getElementById("overview") ? 1 : 0) +
 			" functions=" + (D.functions ? D.functions.length : 0) + " cdf=" + (document.getElementById("walk-cdf") ? 1 : 0) +
 			" numa=" + (document.getElementById("numa-matrix") ? document.querySelectorAll(".numa-timeline").length : -1) +
-			" findings=" + (D.findings ? document.querySelectorAll("#findings li.finding").length : -1) + " render_ms=" + ms;
+			" findings=" + (D.findings ? document.querySelectorAll("#findings li.finding").length : -1) +
+			" sources=" + document.querySelectorAll("#sources details").length + " render_ms=" + ms;
 })();
