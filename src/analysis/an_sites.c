@@ -467,15 +467,31 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-/* Labels class cls "KIND SITE" at frame site of its n frames; the row
- * keeps the whole stack, its strings copied out of the sym ctx. */
-static int label_class(struct an_class *c, const struct an_frame *frames, int n, int site)
+/* The site's text, and levels of its callers after it: "f (a.c:3) <- g
+ * (a.c:9)" (as many as the stack has). */
+static void context_text(char *buf, size_t cap, const struct an_frame *frames, int n, int site, int levels)
+{
+	if (n == 0) {
+		snprintf(buf, cap, "unknown site");
+		return;
+	}
+	site_text(buf, cap, &frames[site]);
+	for (int k = 1; k <= levels && site + k < n; k++) {
+		size_t len = strlen(buf);
+		if (len + 5 >= cap)
+			break;
+		memcpy(buf + len, " <- ", 5);
+		site_text(buf + len + 4, cap - len - 4, &frames[site + k]);
+	}
+}
+
+/* Labels class cls "KIND SITE" at frame site of its n frames, with levels
+ * of its calling context; the row keeps the whole stack, its strings
+ * copied out of the sym ctx. */
+static int label_class(struct an_class *c, const struct an_frame *frames, int n, int site, int levels)
 {
 	char buf[1200], where[600];
-	if (n == 0)
-		snprintf(where, sizeof(where), "unknown site");
-	else
-		site_text(where, sizeof(where), &frames[site]);
+	context_text(where, sizeof(where), frames, n, site, levels);
 	label_text(buf, sizeof(buf), c, where);
 	c->label = strdup(buf);
 	c->site = strdup(where);
@@ -497,6 +513,51 @@ static int label_class(struct an_class *c, const struct an_frame *frames, int n,
 		}
 	}
 	return 0;
+}
+
+/* Every class's label, with its calling context as st->opts->context
+ * says: by default one level up for the sites whose blocks come from
+ * several callers (a generic constructor's), so each caller's blocks are
+ * a row of their own. */
+static int label_all(struct sites *S)
+{
+	int depth = S->st->opts->context, err = 0;
+	int *site = calloc(S->nclasses + 1, sizeof(*site));
+	struct mp_hashmap caller, several; /* site text -> its first caller's; sites with several */
+	mp_hashmap_init(&caller);
+	mp_hashmap_init(&several);
+	if (!site)
+		return -ENOMEM;
+	for (size_t c = 0; c < S->nclasses; c++) {
+		if (!S->frames[c])
+			continue;
+		site[c] = site_of(S, (uint32_t)c, 0);
+		if (depth != 0 || !S->nframes[c])
+			continue;
+		char where[600], up[600];
+		context_text(where, sizeof(where), S->frames[c], S->nframes[c], site[c], 0);
+		context_text(up, sizeof(up), S->frames[c], S->nframes[c], site[c], 1);
+		uint64_t h = an_hash_str(where, 1), hu = an_hash_str(up, 2) | 1, *v = mp_hashmap_get(&caller, h);
+		if (!v ? mp_hashmap_put(&caller, h, hu) : *v != hu && mp_hashmap_put(&several, h, 1)) {
+			err = -ENOMEM;
+			break;
+		}
+	}
+	for (size_t c = 0; c < S->nclasses && !err; c++) {
+		if (!S->frames[c])
+			continue;
+		int levels = depth > 0 ? depth : 0;
+		if (depth == 0 && S->nframes[c]) {
+			char where[600];
+			context_text(where, sizeof(where), S->frames[c], S->nframes[c], site[c], 0);
+			levels = mp_hashmap_get(&several, an_hash_str(where, 1)) ? 1 : 0;
+		}
+		err = label_class(&S->st->classes.v[c], S->frames[c], S->nframes[c], site[c], levels);
+	}
+	mp_hashmap_fini(&caller);
+	mp_hashmap_fini(&several);
+	free(site);
+	return err;
 }
 
 int an_sites_label(struct an_state *st)
@@ -533,10 +594,8 @@ int an_sites_label(struct an_state *st)
 			goto out;
 	if ((err = judge_all(&S)) != 0)
 		goto out;
-	for (size_t c = 0; c < S.nclasses; c++)
-		if (S.frames[c] &&
-		    (err = label_class(&st->classes.v[c], S.frames[c], S.nframes[c], site_of(&S, (uint32_t)c, 0))) != 0)
-			goto out;
+	if ((err = label_all(&S)) != 0)
+		goto out;
 	err = st->oom ? -ENOMEM : 0;
 out:
 	for (size_t c = 0; S.frames && c < S.nclasses; c++)

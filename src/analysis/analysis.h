@@ -399,6 +399,10 @@ struct an_opts {
 	size_t nnot_wrappers;
 	int no_wrapper_heuristic;
 	int lib_sites; /* a library's frame can be a site (profiling the library itself) */
+	/* calling context in a heap or mmap row's site (" <- CALLER" per
+	 * level): 0 one level where a site's blocks come from several
+	 * callers, N > 0 that many levels everywhere, < 0 none */
+	int context;
 	int skip_checksums; /* fuzzing only: see trace_reader_skip_checksums */
 	uint64_t max_model_range; /* bytes of one access the model takes at most (0: 1 TiB) */
 	/* fuzzing: every bound on what a file may have the analysis hold

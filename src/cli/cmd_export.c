@@ -6,7 +6,7 @@
 #include "cli/cli.h"
 #include "export/export.h"
 
-enum { K_BINNED = CLI_K_CMD, K_NOT_WRAPPER, K_LIB_SITES, K_DHAT };
+enum { K_BINNED = CLI_K_CMD, K_NOT_WRAPPER, K_CONTEXT, K_LIB_SITES, K_DHAT };
 
 static int run(int argc, char **argv);
 
@@ -30,6 +30,7 @@ static const struct cli_opt opts[] = {
 	CLI_OPT("roi", 'r', "NAME", "only accesses made while region NAME was open"),
 	CLI_OPT("alloc-wrapper", 'w', "FN", "treat function FN as an allocation wrapper (repeatable)"),
 	CLI_OPT("not-wrapper", K_NOT_WRAPPER, "FN", "never treat function FN as one (repeatable)"),
+	CLI_OPT("context", K_CONTEXT, "N", "callers after each heap and mmap site, as report's --context"),
 	CLI_OPT("lib-sites", K_LIB_SITES, NULL, "a frame in an installed library can be a site"),
 	CLI_TABLE(cli_opts_quiet_help),
 	CLI_END,
@@ -112,6 +113,15 @@ static int run(int argc, char **argv)
 		case K_LIB_SITES:
 			o.lib_sites = 1;
 			break;
+		case K_CONTEXT: {
+			size_t n;
+			if (cli_parse_limit(optarg, &n) || n > 16) {
+				cli_error("--context wants a number of callers from 0 to 16 (got '%s')", optarg);
+				return 2;
+			}
+			o.context = n ? (int)n : -1;
+			break;
+		}
 		}
 	}
 	if (!sqlite && !paraver && !dhat) {

@@ -13,7 +13,7 @@
 #include "common/mp_error.h"
 #include "report/report.h"
 
-enum { K_HTML = CLI_K_CMD, K_NOT_WRAPPER, K_NO_WRAPPER_HEURISTIC, K_LIB_SITES, K_NUMA };
+enum { K_HTML = CLI_K_CMD, K_NOT_WRAPPER, K_NO_WRAPPER_HEURISTIC, K_LIB_SITES, K_NUMA, K_CONTEXT };
 
 static int run(int argc, char **argv);
 
@@ -45,6 +45,11 @@ static const struct cli_opt opts[] = {
 	  "don't judge which functions are wrappers (by default:\n"
 	  "one that allocates from one line and hands what it\n"
 	  "allocates to its caller; docs/attribution.md)"),
+	CLI_OPT("context", K_CONTEXT, "N",
+	  "N callers after each heap and mmap site, a row per\n"
+	  "calling context (\"f (a.c:3) <- g (a.c:9)\"); 0: none;\n"
+	  "default: one, where a site's blocks come from several\n"
+	  "callers (a generic constructor's)"),
 	CLI_OPT("lib-sites", K_LIB_SITES, NULL,
 	  "a frame in an installed library (/usr/lib, ...) can\n"
 	  "be a site (default: the program's call into it)"),
@@ -331,6 +336,15 @@ static int run(int argc, char **argv)
 		case K_LIB_SITES:
 			ao.lib_sites = 1;
 			break;
+		case K_CONTEXT: {
+			size_t n;
+			if (cli_parse_limit(optarg, &n) || n > 16) {
+				cli_error("--context wants a number of callers from 0 to 16 (got '%s')", optarg);
+				return 2;
+			}
+			ao.context = n ? (int)n : -1;
+			break;
+		}
 		case K_HTML:
 			html = optarg;
 			break;

@@ -24,6 +24,7 @@ struct ex_opts {
 	const char *const *not_wrappers;
 	size_t nnot_wrappers;
 	int lib_sites; /* as an_opts */
+	int context; /* as an_opts */
 	/* called with the result of the replay before it is freed (NULL:
 	 * none): how the caller learns of a damaged file's warnings */
 	void (*on_result)(void *arg, const struct an_result *res);

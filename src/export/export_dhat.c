@@ -315,6 +315,7 @@ int ex_dhat_write(const char *path, const struct ex_opts *o, char *err, size_t e
 			      .not_wrappers = o->not_wrappers,
 			      .nnot_wrappers = o->nnot_wrappers,
 			      .lib_sites = o->lib_sites,
+			      .context = o->context,
 			      .on_event = on_event,
 			      .hook_arg = &d };
 	if ((e = an_run(o->data_path, &ao, &res))) {

@@ -315,6 +315,7 @@ int ex_paraver_write(const char *prefix, const struct ex_opts *o, char *err, siz
 			      .not_wrappers = o->not_wrappers,
 			      .nnot_wrappers = o->nnot_wrappers,
 			      .lib_sites = o->lib_sites,
+			      .context = o->context,
 			      .on_access = scan_access,
 			      .on_event = scan_event,
 			      .hook_arg = &p };

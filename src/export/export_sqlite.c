@@ -423,7 +423,8 @@ int ex_sqlite_write(const char *path, const struct ex_opts *o, char *err, size_t
 {
 	struct sq q = { .rc = SQLITE_OK, .o = o };
 	struct an_opts ao = { .roi = o->roi, .wrappers = o->wrappers, .nwrappers = o->nwrappers,
-			      .not_wrappers = o->not_wrappers, .nnot_wrappers = o->nnot_wrappers, .lib_sites = o->lib_sites };
+			      .not_wrappers = o->not_wrappers, .nnot_wrappers = o->nnot_wrappers, .lib_sites = o->lib_sites,
+			      .context = o->context };
 	struct an_result *res = NULL;
 	enum an_pass stage;
 	int e = 0;

@@ -32,7 +32,7 @@ read -r parent child <pids.txt
 grep -aq '^sample_children=1$' all.data || fail "meta does not say children were kept"
 expect_eq "--children: parent's pages" 40 "$(pages all.csv "$parent")"
 expect_eq "--children: child's pages" 24 "$(pages all.csv "$child")"
-"$MEMPRISM" report --format csv all.data >obj.csv
+"$MEMPRISM" report --context 0 --format csv all.data >obj.csv
 expect_eq "--children: faults on the blocks of both" 64 "$(csv_field obj.csv "$BLOCK" faults)"
 
 # exec keeps the pid: an image the program execs is its own, children or not;

@@ -5,7 +5,8 @@
 # allocates from three lines, xalloc_and_sum uses its table itself: not
 # wrappers, whatever their names say. --no-wrapper-heuristic judges nothing;
 # -w makes a function a wrapper and --not-wrapper never one, with the
-# judgement on or off.
+# judgement on or off. (--context 0 throughout: a site whose blocks come
+# from several callers is one row, as the judgement sees it.)
 source "$(dirname "$0")/lib.sh"
 build_rt wrapper
 src="$MP_SRC/tests/rt/wrapper.c"
@@ -34,7 +35,7 @@ not_wrappers() { # file what: alloc_graph's and xalloc_and_sum's rows, in them
 	row "$1" "$2" xalloc_and_sum XS 100 50 2
 }
 
-"$MEMPRISM" report --roi work --format csv wrapper.data > default.csv
+"$MEMPRISM" report --context 0 --roi work --format csv wrapper.data > default.csv
 row default.csv default main X1 100 100 1
 row default.csv default main X2 250 200 1
 row default.csv default main G1 300 300 1
@@ -45,7 +46,7 @@ row default.csv default main OUT 0 0 1
 not_wrappers default.csv default
 expect_eq "default: heap rows" 10 "$(nrows default.csv)"
 
-"$MEMPRISM" report --roi work --format csv --no-wrapper-heuristic wrapper.data > noheur.csv
+"$MEMPRISM" report --context 0 --roi work --format csv --no-wrapper-heuristic wrapper.data > noheur.csv
 row noheur.csv no-heuristic xmalloc XM 360 310 3
 row noheur.csv no-heuristic get_buffer GM 700 700 2
 row noheur.csv no-heuristic main OUT 0 0 1
@@ -53,28 +54,28 @@ not_wrappers noheur.csv no-heuristic
 expect_eq "no-heuristic: heap rows" 7 "$(nrows noheur.csv)"
 
 # -w a function judged a wrapper anyway: nothing changes
-"$MEMPRISM" report --roi work --format csv -w get_buffer wrapper.data > w.csv
+"$MEMPRISM" report --context 0 --roi work --format csv -w get_buffer wrapper.data > w.csv
 row w.csv "-w get_buffer" main G1 300 300 1
 row w.csv "-w get_buffer" main G2 400 400 1
 expect_eq "-w get_buffer: heap rows" 10 "$(nrows w.csv)"
 
 # --not-wrapper undoes the judgement
-"$MEMPRISM" report --roi work --format csv --not-wrapper get_buffer wrapper.data > nw.csv
+"$MEMPRISM" report --context 0 --roi work --format csv --not-wrapper get_buffer wrapper.data > nw.csv
 row nw.csv "--not-wrapper get_buffer" get_buffer GM 700 700 2
 row nw.csv "--not-wrapper get_buffer" main X1 100 100 1
 not_wrappers nw.csv "--not-wrapper get_buffer"
 expect_eq "--not-wrapper get_buffer: heap rows" 9 "$(nrows nw.csv)"
-"$MEMPRISM" report --roi work --format csv --not-wrapper xmalloc wrapper.data > nx.csv
+"$MEMPRISM" report --context 0 --roi work --format csv --not-wrapper xmalloc wrapper.data > nx.csv
 row nx.csv "--not-wrapper xmalloc" xmalloc XM 360 310 3
 row nx.csv "--not-wrapper xmalloc" main G1 300 300 1
 expect_eq "--not-wrapper xmalloc: heap rows" 8 "$(nrows nx.csv)"
 
 # -w undoes the judgement the other way: alloc_graph's blocks at its call
-"$MEMPRISM" report --roi work --format csv -w alloc_graph wrapper.data > wg.csv
+"$MEMPRISM" report --context 0 --roi work --format csv -w alloc_graph wrapper.data > wg.csv
 row wg.csv "-w alloc_graph" main GC 101 100 3
 expect_eq "-w alloc_graph: heap rows" 8 "$(nrows wg.csv)"
 
-"$MEMPRISM" report --roi work --format csv --no-wrapper-heuristic --alloc-wrapper xmalloc --alloc-wrapper new_node \
+"$MEMPRISM" report --context 0 --roi work --format csv --no-wrapper-heuristic --alloc-wrapper xmalloc --alloc-wrapper new_node \
 	wrapper.data > wn.csv
 row wn.csv "no-heuristic + -w xmalloc,new_node" main X1 100 100 1
 row wn.csv "no-heuristic + -w xmalloc,new_node" main X2 250 200 1
@@ -84,20 +85,20 @@ not_wrappers wn.csv "no-heuristic + -w xmalloc,new_node"
 expect_eq "no-heuristic + -w: heap rows" 9 "$(nrows wn.csv)"
 
 # the same judgement in every view of the trace: export's
-"$MEMPRISM" export --roi work --sqlite w.db wrapper.data
+"$MEMPRISM" export --context 0 --roi work --sqlite w.db wrapper.data
 if command -v sqlite3 > /dev/null; then
 	expect_eq "export: alloc_graph's rows" 3 "$(sqlite3 w.db "select count(*) from objects where label like 'heap alloc_graph (wrapper.c:%'")"
 	expect_eq "export --not-wrapper: get_buffer's row" 1 \
-		"$("$MEMPRISM" export --roi work --not-wrapper get_buffer --sqlite w2.db wrapper.data && sqlite3 w2.db "select count(*) from objects where label = 'heap get_buffer (wrapper.c:${L[GM]})'")"
+		"$("$MEMPRISM" export --context 0 --roi work --not-wrapper get_buffer --sqlite w2.db wrapper.data && sqlite3 w2.db "select count(*) from objects where label = 'heap get_buffer (wrapper.c:${L[GM]})'")"
 fi
 
 # --pages rules are matched during the replay, before the judgement: a
 # rule naming a row's site applies quietly; one naming a wrapper's line
 # applies to the blocks allocated through it and says they are sited above
-"$MEMPRISM" report --roi work --format json --model haswell-e5-2680v3 --pages "wrapper.c:${L[X1]}=2M" wrapper.data > p1.json
+"$MEMPRISM" report --context 0 --roi work --format json --model haswell-e5-2680v3 --pages "wrapper.c:${L[X1]}=2M" wrapper.data > p1.json
 grep -q '"warnings":\[\]' p1.json || fail "--pages wrapper.c:${L[X1]}: $(grep -o '"warnings".*' p1.json)"
 echo "ok: --pages wrapper.c:${L[X1]} names a row"
-"$MEMPRISM" report --roi work --format json --model haswell-e5-2680v3 --pages "wrapper.c:${L[XM]}=2M" wrapper.data > p2.json
+"$MEMPRISM" report --context 0 --roi work --format json --model haswell-e5-2680v3 --pages "wrapper.c:${L[XM]}=2M" wrapper.data > p2.json
 grep -q "\"--pages wrapper.c:${L[XM]}: also applied to the blocks of 3 allocation stacks that pass through a frame it names but are sited above it" p2.json ||
 	fail "--pages wrapper.c:${L[XM]}: no word of the wrapper's blocks: $(grep -o '"warnings".*' p2.json)"
 echo "ok: --pages wrapper.c:${L[XM]} says it named a wrapper's line"
