@@ -175,6 +175,8 @@ static uint64_t fn_key(const char *function, const char *module)
 	return an_hash_str(function, an_hash_str(module ? module : "", 0x5173));
 }
 
+static void context_text(char *buf, size_t cap, const struct an_frame *frames, int n, int site, int levels);
+
 int an_sites_may_match(struct an_state *st, uint32_t cls, const char *pattern)
 {
 	const struct an_opts *o = st->opts;
@@ -195,6 +197,13 @@ int an_sites_may_match(struct an_state *st, uint32_t cls, const char *pattern)
 		label_text(label, sizeof(label), c, where);
 		if (strstr(label, pattern))
 			return 1;
+		/* or with its calling context: a rule may name one caller's row */
+		if (strstr(pattern, " <- ")) {
+			context_text(where, sizeof(where), frames, n, j, n);
+			label_text(label, sizeof(label), c, where);
+			if (strstr(label, pattern))
+				return 1;
+		}
 		/* could the judgement take this frame for a wrapper? */
 		const struct an_frame *f = &frames[j];
 		if (j + 1 >= n || o->no_wrapper_heuristic || !f->function ||

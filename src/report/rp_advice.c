@@ -77,9 +77,15 @@ static size_t shell_word(char *buf, size_t cap, const char *s)
  * site where it has one (what --pages matches in the label), else the
  * label. */
 /* What a --pages rule names for c: the file:line of its allocation site
- * where it has one (what --pages matches in the label), else its label. */
+ * where it has one (what --pages matches in the label), the whole site
+ * with its calling context where the row is one context of a site, else
+ * its label. */
 static void advice_what(char *what, size_t cap, const struct an_class *c)
 {
+	if (c->site && strstr(c->site, " <- ")) {
+		snprintf(what, cap, "%s", c->site);
+		return;
+	}
 	const char *s = c->site ? c->site : c->label, *open = strrchr(s, '('), *close = open ? strchr(open, ')') : NULL;
 	if (open && close && memchr(open, ':', (size_t)(close - open)) && (size_t)(close - open) < cap)
 		snprintf(what, cap, "%.*s", (int)(close - open - 1), open + 1);
