@@ -16,43 +16,8 @@
 #include <cpuid.h>
 #endif
 
+#include "common/mp_size.h"
 #include "host/host.h"
-
-/* "32K", "1024K", "8M", or plain bytes, as sysfs writes cache sizes (and
- * the model's machine files: KiB, MB... are taken too). */
-static int parse_size(const char *v, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long n = strtoull(v, &end, 10);
-	if (end == v || errno || *v == '-')
-		return -1;
-	uint64_t mul = 1;
-	switch (toupper((unsigned char)*end)) {
-	case 'K':
-		mul = 1ull << 10;
-		end++;
-		break;
-	case 'M':
-		mul = 1ull << 20;
-		end++;
-		break;
-	case 'G':
-		mul = 1ull << 30;
-		end++;
-		break;
-	default:
-		break;
-	}
-	if (*end == 'i' || *end == 'I')
-		end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || n > UINT64_MAX / mul)
-		return -1;
-	*out = n * mul;
-	return 0;
-}
 
 /* Up to MP_HOST_CACHES caches of cpu0 from sysfs; returns how many. */
 static unsigned sysfs_caches(struct mp_host_cache *hc)
@@ -71,7 +36,7 @@ static unsigned sysfs_caches(struct mp_host_cache *hc)
 		if (RD("type"))
 			continue;
 		c.data = strcmp(v, "Instruction") != 0;
-		if (RD("size") || parse_size(v, &size))
+		if (RD("size") || mp_parse_size(v, &size))
 			continue;
 		c.size = size;
 		if (!RD("ways_of_associativity"))

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common/mp_error.h"
+#include "common/mp_size.h"
 #include "model/machine.h"
 
 #define KiB 1024ull
@@ -263,40 +264,6 @@ static const char *const repl_names[] = { "lru", "plru" };
 static const char *const incl_names[] = { "nine", "inclusive", "exclusive" };
 static const char *const page_names[] = { "4k", "2m", "1g" };
 
-static int parse_size(const char *v, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long n = strtoull(v, &end, 10);
-	if (end == v || errno || *v == '-')
-		return -1;
-	uint64_t mul = 1;
-	switch (toupper((unsigned char)*end)) {
-	case 'K':
-		mul = KiB;
-		end++;
-		break;
-	case 'M':
-		mul = MiB;
-		end++;
-		break;
-	case 'G':
-		mul = 1024 * MiB;
-		end++;
-		break;
-	default:
-		break;
-	}
-	if (*end == 'i' || *end == 'I')
-		end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || n > UINT64_MAX / mul)
-		return -1;
-	*out = n * mul;
-	return 0;
-}
-
 static int lookup(const char *const *names, size_t n, const char *v)
 {
 	for (size_t i = 0; i < n; i++)
@@ -316,12 +283,12 @@ static int set_field(struct mp_machine *m, const struct field *f, const char *v)
 			 v);
 		return 0;
 	case F_UINT:
-		if (parse_size(v, &n) || n > 1u << 30)
+		if (mp_parse_size(v, &n) || n > 1u << 30)
 			return -1;
 		*(unsigned *)base = (unsigned)n;
 		return 0;
 	case F_SIZE:
-		if (parse_size(v, &n))
+		if (mp_parse_size(v, &n))
 			return -1;
 		*(uint64_t *)base = n;
 		return 0;
