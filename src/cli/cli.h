@@ -85,6 +85,9 @@ void cli_progress_end(void);
  * second or without a rate. Returns buf. */
 const char *cli_eta_text(char *buf, size_t cap, double elapsed, uint64_t done, uint64_t total);
 
+/* A count for option opt (such as "--context"), 0 to max (SIZE_MAX: no
+ * bound): 0 and *out, or 2 with a message naming opt. */
+int cli_parse_count(const char *opt, const char *arg, size_t max, size_t *out);
 /* --limit N: 0 and *out, or 2 with a message. */
 int cli_parse_limit(const char *arg, size_t *out);
 /* The optional data-file operand at argv[optind] (default memprism.data):

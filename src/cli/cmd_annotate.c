@@ -85,10 +85,8 @@ static int run(int argc, char **argv)
 			break;
 		case 'C': {
 			size_t n;
-			if (cli_parse_limit(optarg, &n) || n > 1000) {
-				cli_error("--context wants a number of lines from 0 to 1000 (got '%s')", optarg);
+			if (cli_parse_count("--context", optarg, 1000, &n))
 				return 2;
-			}
 			a.context = (unsigned)n;
 			break;
 		}

@@ -115,11 +115,9 @@ static int run(int argc, char **argv)
 			break;
 		case K_CONTEXT: {
 			size_t n;
-			if (cli_parse_limit(optarg, &n) || n > 16) {
-				cli_error("--context wants a number of callers from 0 to 16 (got '%s')", optarg);
+			if (cli_parse_count("--context", optarg, 16, &n))
 				return 2;
-			}
-			o.context = n ? (int)n : -1;
+			o.context = n ? (int)n : -1; /* (0: none) */
 			break;
 		}
 		}

@@ -3,6 +3,7 @@
  * from the table, each command's help from its option table (cli_opt.h). */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,17 +39,25 @@ void cli_error(const char *fmt, ...)
 	va_end(ap);
 }
 
-int cli_parse_limit(const char *arg, size_t *out)
+int cli_parse_count(const char *opt, const char *arg, size_t max, size_t *out)
 {
 	char *end;
 	errno = 0;
 	long n = strtol(arg, &end, 10);
-	if (!*arg || *end || n < 0 || errno) {
-		cli_error("--limit wants a number >= 0, not '%s'", arg);
+	if (!*arg || *end || n < 0 || errno || (size_t)n > max) {
+		if (max == SIZE_MAX)
+			cli_error("%s wants a number >= 0, not '%s'", opt, arg);
+		else
+			cli_error("%s wants a number from 0 to %zu (got '%s')", opt, max, arg);
 		return 2;
 	}
 	*out = (size_t)n;
 	return 0;
+}
+
+int cli_parse_limit(const char *arg, size_t *out)
+{
+	return cli_parse_count("--limit", arg, SIZE_MAX, out);
 }
 
 int cli_data_path(int argc, char **argv, int optind, const char **path)
