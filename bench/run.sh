@@ -19,8 +19,8 @@
 #   BENCH_SAMPLE  bursts of the sampled model run, ON,OFF accesses
 #              (default 100000,900000: record --sample-bursts, a tenth)
 #   BENCH_SETS the sampled model's --sample-sets (default 16: 1 cache set in 16)
-#   BENCH_WORKLOADS  which workloads, space-separated (default: all four;
-#              arrays randacc evloop allocheavy)
+#   BENCH_WORKLOADS  which workloads, space-separated (default: all five;
+#              arrays randacc evloop allocheavy smallobj)
 #
 # Exit status: 0 ok; 1 a checksum differed between native and memprism runs
 # (a correctness bug); 2 usage; 3 memprism failed to build or run a workload.
@@ -140,7 +140,7 @@ if [[ -n ${BENCH_WORKLOADS:-} ]]; then
 elif ((QUICK)); then
 	WORKLOADS=(arrays evloop)
 else
-	WORKLOADS=(arrays randacc evloop allocheavy)
+	WORKLOADS=(arrays randacc evloop allocheavy smallobj)
 fi
 declare -A SRC ARGS SMALL LIBS
 SRC[arrays]=$REPO/examples/arrays.c
@@ -159,6 +159,10 @@ SRC[allocheavy]=$REPO/bench/workloads/allocheavy.c
 ARGS[allocheavy]="2000000"
 SMALL[allocheavy]="20000" # 1/100
 LIBS[allocheavy]=""
+SRC[smallobj]=$REPO/bench/workloads/smallobj.c
+ARGS[smallobj]="1000000 4000000"
+SMALL[smallobj]="10000 40000" # 1/100
+LIBS[smallobj]=""
 for w in "${WORKLOADS[@]}"; do
 	[[ -n ${SRC[$w]:-} ]] || { echo "bench/run.sh: unknown workload '$w' in BENCH_WORKLOADS" >&2; exit 2; }
 done
@@ -605,7 +609,7 @@ echo "mp-alloc(1 frame) = the same with --stack-depth 1: the difference is the u
 echo "not-recorded = the memprism-cc build run on its own (what the instrumentation costs when"
 echo "nobody records)."
 echo "lackey(1/100) runs on scaled-down inputs (arrays 1 MiB = 1/64, randacc 4 MiB table = 1/64"
-echo "with 1/100 updates, evloop and allocheavy 1/100) and is compared with native on the same"
+echo "with 1/100 updates, evloop, allocheavy and smallobj 1/100) and is compared with native on the same"
 echo "scaled input, whose run time is mostly process start-up: treat it as an order of magnitude."
 echo "mp+model = memprism record, then memprism report --model host on the trace (cache, TLB and"
 echo "page-walk model); cachegrind --cache-sim=yes models caches only (no TLB, no objects)."
@@ -626,6 +630,7 @@ echo "of the program and its libraries by memprism's Valgrind tool, objects by t
 echo "target (valgrind source): at or below dhat's ratio."
 echo "targets (full trace): arrays <= 1.3x, randacc <= 2.5x, evloop <= 10x; alloc tracking <= 1.5x."
 echo "targets (model): arrays <= 2x, randacc <= 4x, evloop <= 15x; offline model >= 50M accesses/s."
+echo "target (many small objects): smallobj's report acc/s >= 20M (lookups among a million blocks)."
 
 # What a call stack costs per allocation: memprism's unwinding (mp-alloc
 # against mp-alloc with one frame) next to heaptrack's whole cost per

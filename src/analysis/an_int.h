@@ -72,6 +72,12 @@ struct an_proc {
 #define AN_AHEAD_KEEP 256 /* records looked ahead for after a reference missed the DTLB */
 #define AN_AHEAD_CREDIT 16 /* and added after a line missed L2, up to AN_AHEAD_KEEP */
 #define AN_AHEAD_PAGES 16384 /* pages from which the lookahead pays (tables of 1.5 MiB and more) */
+/* Lookups in the map: a lookup that misses the stream's own arms the
+ * lookahead when the map holds this many objects (its tree and objects
+ * of 2 MiB and more: past the host's L2). Each record's object is hinted
+ * in steps (an_objmap_hint_step), one every AN_AHEAD_STEP records. */
+#define AN_AHEAD_OBJECTS 32768
+#define AN_AHEAD_STEP 4
 
 struct an_chunk_ref {
 	uint64_t off;
@@ -89,11 +95,11 @@ struct an_stream {
 	size_t cap;
 	struct trace_dec dec;
 	struct trace_rec rec;
-	/* model: a second decoder up to ahead_n records ahead of dec, whose
-	 * accesses get the host memory they will need prefetched */
+	/* a second decoder up to ahead_n records ahead of dec, whose accesses
+	 * get the host memory they will need prefetched (an_look_ahead) */
 	struct trace_dec ahead;
 	unsigned ahead_n;
-	unsigned ahead_on; /* records to look ahead for: only while pages miss the DTLB */
+	unsigned ahead_on; /* records to look ahead for: while pages miss the DTLB or lookups the stream's */
 	uint64_t ahead_page; /* the last page hinted */
 	uint64_t miss_page; /* the last page that missed the DTLB (an_model.c) */
 	uint64_t miss_line; /* the last line that missed L2 while sets are hinted */
@@ -197,6 +203,14 @@ struct an_stream {
 	} ahead_lines[AN_AHEAD];
 	uint64_t ahead_line; /* the last line put there */
 	unsigned ahead_seq;
+	/* lookahead among many objects: of the last AN_AHEAD accesses looked
+	 * at off the stream's lookups, the address + 1 (0: none) and the way
+	 * down the map to its object so far */
+	struct {
+		uint64_t a1;
+		struct an_objmap_hint h;
+	} ahead_objs[AN_AHEAD];
+	unsigned ahead_oseq;
 };
 
 struct an_stack {
@@ -499,9 +513,17 @@ static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint
 }
 
 /* After stream s decoded a record, while s->ahead_on: moves its lookahead
- * on, prefetching the host memory that modelling the accesses ahead will
- * read (changes no state); restart: s->dec started a new chunk. */
-void an_model_look_ahead(const struct an_state *st, struct an_stream *s, int restart);
+ * on, prefetching the host memory that the lookups and the model of the
+ * accesses ahead will read (changes no state); restart: s->dec started a
+ * new chunk. */
+void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart);
+/* A lookup of stream s went to the map m: arms the lookahead when the map
+ * is big enough for it to pay. */
+static inline void an_look_ahead_arm(struct an_stream *s, const struct an_objmap *m)
+{
+	if (m->live >= AN_AHEAD_OBJECTS)
+		s->ahead_on = AN_AHEAD_KEEP;
+}
 /* Writes dirty lines back (keeping them): at --roi boundaries, so the region
  * pays for the writebacks of its own stores; counted: charge them. */
 void an_model_clean(struct an_state *st, struct an_stream *s, int counted);

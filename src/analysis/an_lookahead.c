@@ -1,13 +1,39 @@
 // SPDX-License-Identifier: MIT
 /*
- * The model's lookahead: while pages miss the DTLB, a second decoder runs
- * up to AN_AHEAD records ahead of the replay and prefetches the host
- * memory modelling them will read (the translation's table slot, the
- * page row, the model's sets and the victim's), changing no state.
+ * The replay's lookahead: while pages miss the model's DTLB, or lookups
+ * go to a map of many objects, a second decoder runs up to AN_AHEAD
+ * records ahead of the replay and prefetches the host memory the lookups
+ * and the model will read for them (the object's leaf, slot and object;
+ * the translation's table slot, the page row, the model's sets and the
+ * victim's), changing no state.
  */
 #include <string.h>
 
 #include "analysis/an_model_int.h"
+
+/* An access ahead, off the stream's lookups (the loop's own objects, which
+ * need no map), in a map of many objects: its way down the tree and its
+ * object, a step every AN_AHEAD_STEP records, each reading what the one
+ * before fetched. */
+static void hint_object(const struct an_state *st, struct an_stream *s, const struct trace_rec *r)
+{
+	const struct an_objmap *m = &st->procs.v[s->proc].map;
+	unsigned q = s->ahead_oseq++;
+	for (unsigned k = AN_AHEAD_STEP; k < AN_AHEAD; k += AN_AHEAD_STEP) {
+		__typeof__(s->ahead_objs[0]) *e = &s->ahead_objs[(q - k) % AN_AHEAD];
+		if (e->a1)
+			an_objmap_hint_step(m, e->a1 - 1, &e->h);
+	}
+	__typeof__(s->ahead_objs[0]) *e = &s->ahead_objs[q % AN_AHEAD];
+	e->a1 = 0;
+	if (r->cls != MP_REC_ACCESS || m->live < AN_AHEAD_OBJECTS)
+		return;
+	for (int k = 0; k < AN_LOOKUPS; k++)
+		if (r->addr >= s->look[k].lo && r->addr < s->look[k].hi)
+			return;
+	e->a1 = r->addr + 1;
+	an_objmap_hint_begin(m, r->addr, &e->h);
+}
 
 /* Far enough ahead for the hint to arrive, the translation slot and TLB
  * row of each new page: over many pages these are the replay's host cache
@@ -16,13 +42,14 @@
  * walk's last level, and the LLC set its L2 victim will go to. Over an
  * LLC of 32 MiB (8 MiB of sets) a random reference otherwise waits on
  * three or four host misses in turn: the hints halve randacc's model time. */
-void an_model_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
+void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
 {
 	const struct an_model *am = st->model;
 	if (restart || !--s->ahead_on) {
 		s->ahead_n = 0;
 		s->ahead_page = s->ahead_line = UINT64_MAX;
 		memset(s->ahead_lines, 0, sizeof(s->ahead_lines));
+		memset(s->ahead_objs, 0, sizeof(s->ahead_objs));
 		return;
 	}
 	if (s->ahead_n)
@@ -33,6 +60,9 @@ void an_model_look_ahead(const struct an_state *st, struct an_stream *s, int res
 	const uint32_t pid = st->procs.v[s->proc].pid;
 	while (s->ahead_n < AN_AHEAD && trace_dec_next(&s->ahead, &r) == 1) {
 		s->ahead_n++;
+		hint_object(st, s, &r);
+		if (!am)
+			continue;
 		/* the lines of earlier records, as the hints before had time to
 		 * arrive: the frame, then the model's sets, then the victim's */
 		_Static_assert((AN_AHEAD & (AN_AHEAD - 1)) == 0 && AN_AHEAD_SETS < AN_AHEAD_VICTIM &&

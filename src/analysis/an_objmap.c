@@ -17,31 +17,40 @@
  * the inserts (a level is added only when a full root splits). */
 #include "analysis/an_objmap.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SLAB 4096
+#include "common/mp_bigmem.h"
+
+#define CHUNK_FIRST (16u << 10) /* a small map (a short child's) stays small */
+#define CHUNK_MAX (2u << 20) /* one transparent huge page */
 #define BT_CAP 32 /* keys per node: a multiple of 4, for bn_upper */
 #define BT_MAXH 24 /* levels: each needs 16x the inserts of the one below */
 
-/* Keys sorted, unused slots UINT64_MAX. A leaf's are its objects' starts.
+/* Keys sorted, unused slots UINT64_MAX (no object starts there: its end
+ * would be past the last address). A leaf's are its objects' starts.
  * An inner node's key[0] is 0 and key[i] is the least start child i may
  * hold: keys in child i lie in [key[i], key[i + 1]). No node but a root
- * leaf is ever empty. */
+ * leaf is ever empty. A node is whole cache lines, keys first: a search
+ * reads the four lines of keys at once and then one of pointers. */
 struct an_bnode {
 	uint64_t key[BT_CAP];
 	void *ptr[BT_CAP]; /* leaf: struct an_obj *; inner: struct an_bnode * */
 	struct an_bnode *prev, *next; /* leaves in key order; the spare list */
 	uint32_t n;
 	uint8_t leaf;
-};
+} __attribute__((aligned(64)));
 
 /* How many keys are <= a: a count over the whole node, padding included
- * (the caller caps it at n). Every compare is independent of the others, so
- * they overlap; a binary search's six steps each waited for the load the
- * step before chose, and were most of a malloc's and a free's cost. */
+ * (the padding is above every start, so a is capped below it). Every
+ * compare is independent of the others, so they overlap; a binary search's
+ * six steps each waited for the load the step before chose, and were most
+ * of a malloc's and a free's cost. Nor is n read: it lies in a line of its
+ * own, one more host miss a level when lookups go at random. */
 static inline unsigned bn_upper(const struct an_bnode *b, uint64_t a)
 {
+	a = a < UINT64_MAX ? a : UINT64_MAX - 1;
 	unsigned c0 = 0, c1 = 0, c2 = 0, c3 = 0; /* four sums: no one chain of adds */
 	for (unsigned j = 0; j < BT_CAP; j += 4) {
 		c0 += b->key[j] <= a;
@@ -49,8 +58,7 @@ static inline unsigned bn_upper(const struct an_bnode *b, uint64_t a)
 		c2 += b->key[j + 2] <= a;
 		c3 += b->key[j + 3] <= a;
 	}
-	unsigned i = c0 + c1 + c2 + c3;
-	return i < b->n ? i : b->n;
+	return c0 + c1 + c2 + c3;
 }
 
 /* The child of inner node b whose keys' range holds a. */
@@ -59,9 +67,12 @@ static inline unsigned bn_child(const struct an_bnode *b, uint64_t a)
 	return bn_upper(b, a) - 1; /* (key[0] is 0: at least 1) */
 }
 
-static struct an_bnode *bn_leaf_for(struct an_bnode *b, uint64_t a)
+/* The leaf of the layer's tree whose range holds a (the layer has a root;
+ * its height says how far down, so no node's leaf mark is read). */
+static const struct an_bnode *bn_leaf_for(const struct an_objmap *m, int layer, uint64_t a)
 {
-	while (!b->leaf)
+	const struct an_bnode *b = m->root[layer];
+	for (unsigned h = m->height[layer]; h > 1; h--)
 		b = b->ptr[bn_child(b, a)];
 	return b;
 }
@@ -69,42 +80,49 @@ static struct an_bnode *bn_leaf_for(struct an_bnode *b, uint64_t a)
 void an_objmap_init(struct an_objmap *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->slab_used = SLAB;
+	m->obj_carve.grow = m->node_carve.grow = CHUNK_FIRST;
 	memset(m->wait_slot, 0xff, sizeof(m->wait_slot));
-}
-
-static void bn_free_tree(struct an_bnode *b)
-{
-	if (!b)
-		return;
-	if (!b->leaf)
-		for (uint32_t i = 0; i < b->n; i++)
-			bn_free_tree(b->ptr[i]);
-	free(b);
 }
 
 void an_objmap_fini(struct an_objmap *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->nslabs; i++)
-		free(m->slabs[i]);
-	free(m->slabs);
-	for (int l = 0; l < AN_LAYERS; l++)
-		bn_free_tree(m->root[l]);
-	while (m->spare) {
-		struct an_bnode *b = m->spare;
-		m->spare = b->next;
-		free(b);
-	}
+	for (size_t i = 0; i < m->nchunks; i++)
+		free(m->chunks[i]);
+	free(m->chunks);
 	memset(m, 0, sizeof(*m));
+}
+
+/* size bytes from c's chunk, a new chunk when it is
+ * used up, each twice the last up to CHUNK_MAX; NULL on ENOMEM. Freed with
+ * the map. */
+static void *carve(struct an_objmap *m, struct an_carve *c, size_t size)
+{
+	if ((size_t)(c->end - c->next) < size) {
+		void **v = realloc(m->chunks, (m->nchunks + 1) * sizeof(*v));
+		if (!v)
+			return NULL;
+		m->chunks = v;
+		char *p = mp_big_alloc(c->grow);
+		if (!p)
+			return NULL;
+		v[m->nchunks++] = p;
+		c->next = p;
+		c->end = p + c->grow;
+		if (c->grow < CHUNK_MAX)
+			c->grow *= 2;
+	}
+	void *p = c->next;
+	c->next += size;
+	return p;
 }
 
 /* At least n spare nodes: 0, or -1 on ENOMEM. */
 static int bn_reserve(struct an_objmap *m, size_t n)
 {
 	while (m->nspare < n) {
-		struct an_bnode *b = malloc(sizeof(*b));
+		struct an_bnode *b = carve(m, &m->node_carve, sizeof(*b));
 		if (!b)
 			return -1;
 		b->next = m->spare;
@@ -153,6 +171,18 @@ static void bn_cut(struct an_bnode *b, unsigned i)
 	b->key[b->n] = UINT64_MAX;
 }
 
+/* New node r goes right after b: leaves are kept in key order. */
+static void bn_link_after(struct an_bnode *b, struct an_bnode *r)
+{
+	if (!b->leaf)
+		return;
+	r->prev = b;
+	r->next = b->next;
+	if (b->next)
+		b->next->prev = r;
+	b->next = r;
+}
+
 /* Moves b's upper half to a new right sibling r, which it returns; *sep
  * gets the least key r's range holds. */
 static struct an_bnode *bn_split(struct an_objmap *m, struct an_bnode *b, uint64_t *sep)
@@ -165,15 +195,9 @@ static struct an_bnode *bn_split(struct an_objmap *m, struct an_bnode *b, uint64
 	r->n = h;
 	b->n = h;
 	*sep = r->key[0];
-	if (b->leaf) {
-		r->prev = b;
-		r->next = b->next;
-		if (b->next)
-			b->next->prev = r;
-		b->next = r;
-	} else {
+	bn_link_after(b, r);
+	if (!b->leaf)
 		r->key[0] = 0;
-	}
 	return r;
 }
 
@@ -184,7 +208,7 @@ static struct an_bnode *bt_descend(const struct an_objmap *m, int layer, uint64_
 {
 	struct an_bnode *b = m->root[layer];
 	*h = 0;
-	while (!b->leaf) {
+	for (unsigned lv = m->height[layer]; lv > 1; lv--) {
 		path[*h] = b;
 		at[*h] = bn_child(b, key);
 		b = b->ptr[at[(*h)++]];
@@ -209,12 +233,27 @@ static int bt_insert_at(struct an_objmap *m, int layer, struct an_bnode *b, unsi
 			return 0;
 		}
 		uint64_t sep;
-		struct an_bnode *r = bn_split(m, b, &sep);
-		/* (at the middle it ends b: r's range begins at sep) */
-		if (i > BT_CAP / 2)
-			bn_put(r, i - BT_CAP / 2, key, ptr);
-		else
-			bn_put(b, i, key, ptr);
+		struct an_bnode *r;
+		if (i == BT_CAP) {
+			/* At the end of a full node: b stays full and the new
+			 * entry begins a node of its own. Addresses a program
+			 * allocates in turn come in rising, and halves would
+			 * leave every node half empty: twice the nodes, the
+			 * memory and the host misses of every lookup. */
+			r = bn_take(m, b->leaf);
+			bn_link_after(b, r);
+			bn_put(r, 0, key, ptr);
+			sep = key;
+			if (!b->leaf)
+				r->key[0] = 0;
+		} else {
+			r = bn_split(m, b, &sep);
+			/* (at the middle it ends b: r's range begins at sep) */
+			if (i > BT_CAP / 2)
+				bn_put(r, i - BT_CAP / 2, key, ptr);
+			else
+				bn_put(b, i, key, ptr);
+		}
 		/* the new node goes to the parent, after b */
 		key = sep;
 		ptr = r;
@@ -226,6 +265,7 @@ static int bt_insert_at(struct an_objmap *m, int layer, struct an_bnode *b, unsi
 			root->ptr[1] = r;
 			root->n = 2;
 			m->root[layer] = root;
+			m->height[layer]++;
 			return 0;
 		}
 		b = path[--h];
@@ -244,6 +284,7 @@ static int bt_insert(struct an_objmap *m, int layer, struct an_obj *o)
 		if (bn_reserve(m, 1))
 			return -1;
 		m->root[layer] = bn_take(m, 1);
+		m->height[layer] = 1;
 	}
 	struct an_bnode *b = bt_descend(m, layer, o->lo, path, at, &h);
 	return bt_insert_at(m, layer, b, bn_upper(b, o->lo), path, at, h, o);
@@ -287,6 +328,7 @@ static struct an_obj *bt_remove(struct an_objmap *m, int layer, uint64_t lo)
 	struct an_bnode *r = m->root[layer];
 	while (!r->leaf && r->n == 1) {
 		m->root[layer] = r->ptr[0];
+		m->height[layer]--;
 		bn_give(m, r);
 		r = m->root[layer];
 	}
@@ -318,7 +360,7 @@ static struct an_obj *floor_node(const struct an_objmap *m, int layer, uint64_t 
 {
 	if (!m->root[layer])
 		return NULL;
-	const struct an_bnode *b = bn_leaf_for(m->root[layer], addr);
+	const struct an_bnode *b = bn_leaf_for(m, layer, addr);
 	return leaf_before(b, bn_upper(b, addr));
 }
 
@@ -327,7 +369,7 @@ static struct an_obj *ceil_node(const struct an_objmap *m, int layer, uint64_t a
 {
 	if (!m->root[layer])
 		return NULL;
-	const struct an_bnode *b = bn_leaf_for(m->root[layer], addr);
+	const struct an_bnode *b = bn_leaf_for(m, layer, addr);
 	return leaf_at(b, addr ? bn_upper(b, addr - 1) : 0); /* (past the keys < addr) */
 }
 
@@ -345,18 +387,8 @@ static struct an_obj *obj_new(struct an_objmap *m)
 		m->free_list = o->next_free;
 		return o;
 	}
-	if (m->slab_used == SLAB) {
-		struct an_obj **ns = realloc(m->slabs, (m->nslabs + 1) * sizeof(*ns));
-		if (!ns)
-			return NULL;
-		m->slabs = ns;
-		ns[m->nslabs] = malloc(SLAB * sizeof(struct an_obj));
-		if (!ns[m->nslabs])
-			return NULL;
-		m->nslabs++;
-		m->slab_used = 0;
-	}
-	return &m->slabs[m->nslabs - 1][m->slab_used++];
+	_Static_assert(64 % sizeof(struct an_obj) == 0, "objects tile cache lines");
+	return carve(m, &m->obj_carve, sizeof(struct an_obj));
 }
 
 static void obj_release(struct an_objmap *m, struct an_obj *o)
@@ -586,6 +618,8 @@ void an_objmap_punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi)
 
 struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi, uint32_t cls)
 {
+	if (lo == UINT64_MAX)
+		lo--; /* (a damaged file's: UINT64_MAX is the nodes' padding) */
 	if (hi <= lo)
 		hi = lo + 1;
 	struct an_obj *o = obj_new(m);
@@ -615,7 +649,7 @@ static int tree_overlaps(struct an_objmap *m, const struct an_obj *o)
 		return 0;
 	if (!m->root[o->layer] || !m->root[o->layer]->n)
 		return 0;
-	const struct an_bnode *b = bn_leaf_for(m->root[o->layer], o->lo);
+	const struct an_bnode *b = bn_leaf_for(m, o->layer, o->lo);
 	unsigned i = bn_upper(b, o->lo);
 	const struct an_obj *f = leaf_before(b, i), *c = leaf_at(b, i);
 	if ((f && f->hi > o->lo) || (c && c->lo < o->hi))
@@ -685,11 +719,16 @@ struct an_obj *an_objmap_find_safe(struct an_objmap *m, uint64_t addr, uint64_t 
 {
 	wait_join(m);
 	for (int l = 0; l < AN_LAYERS; l++) {
+		/* (most layers of most maps are empty: no way down them) */
+		if (an_objmap_layer_empty(m, l))
+			continue;
 		struct an_obj *f = floor_node(m, l, addr);
 		if (!f || addr >= f->hi)
 			continue;
 		uint64_t lo = f->lo, hi = f->hi;
 		for (int h = 0; h < l; h++) {
+			if (an_objmap_layer_empty(m, h))
+				continue;
 			/* addr is in no object of layer h: clip to the gap around it */
 			struct an_obj *below = floor_node(m, h, addr);
 			if (below && below->hi > lo)
@@ -703,6 +742,59 @@ struct an_obj *an_objmap_find_safe(struct an_objmap *m, uint64_t addr, uint64_t 
 		return f;
 	}
 	return NULL;
+}
+
+static void hint_keys(const struct an_bnode *b)
+{
+	for (unsigned j = 0; j < BT_CAP; j += 64 / sizeof(b->key[0]))
+		__builtin_prefetch(&b->key[j]);
+}
+
+void an_objmap_hint_begin(const struct an_objmap *m, uint64_t addr, struct an_objmap_hint *h)
+{
+	h->node = NULL;
+	h->slot = NULL;
+	if (an_objmap_layer_empty(m, AN_LAYER_OBJECT))
+		return;
+	const struct an_bnode *b = m->root[AN_LAYER_OBJECT];
+	unsigned below = m->height[AN_LAYER_OBJECT] - 1u;
+	for (; below > 1; below--)
+		b = b->ptr[bn_child(b, addr)];
+	hint_keys(b);
+	h->node = b;
+	h->shape = m->shape;
+	h->below = below;
+}
+
+void an_objmap_hint_step(const struct an_objmap *m, uint64_t addr, struct an_objmap_hint *h)
+{
+	const struct an_bnode *b = h->node;
+	if (!b)
+		return;
+	if (h->shape != m->shape) {
+		h->node = NULL;
+		return;
+	}
+	if (!h->below) {
+		/* a leaf, fetched whole: its object */
+		unsigned i = bn_upper(b, addr);
+		if (i) /* (else the object before is the leaf before's) */
+			__builtin_prefetch(b->ptr[i - 1]);
+		h->node = NULL;
+		return;
+	}
+	if (!h->slot) {
+		h->slot = &b->ptr[bn_child(b, addr)];
+		__builtin_prefetch(h->slot);
+		return;
+	}
+	const struct an_bnode *c = *h->slot;
+	h->slot = NULL;
+	hint_keys(c);
+	if (!--h->below) /* (and a leaf's pointers: one step less) */
+		for (unsigned j = 0; j < BT_CAP; j += 64 / sizeof(c->ptr[0]))
+			__builtin_prefetch(&c->ptr[j]);
+	h->node = c;
 }
 
 void an_objmap_each(struct an_objmap *m, void (*fn)(void *arg, const struct an_obj *o), void *arg)

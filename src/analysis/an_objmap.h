@@ -47,10 +47,18 @@ struct an_objmap {
 	 * number g's at g % AN_OBJMAP_LOG */
 	uint64_t log_lo[AN_OBJMAP_LOG], log_hi[AN_OBJMAP_LOG];
 	struct an_obj *free_list;
-	struct an_obj **slabs;
-	size_t nslabs, slab_used;
+	/* objects and nodes are carved from chunks that grow to 2 MiB pages
+	 * (mp_big_alloc): lookups at random among a million small blocks
+	 * otherwise miss the host's TLB at every level of the tree */
+	void **chunks;
+	size_t nchunks;
+	struct an_carve {
+		char *next, *end;
+		size_t grow; /* bytes of the next chunk */
+	} obj_carve, node_carve;
 	struct an_bnode *spare; /* free nodes, kept so an insert cannot fail half-way */
 	size_t nspare;
+	uint8_t height[AN_LAYERS]; /* levels of each layer's tree (0: no root) */
 	size_t live;
 	/* objects of AN_LAYER_OBJECT inserted since the last lookup, not in
 	 * the tree: wait[0..nwait) in insertion order (NULL: taken back), and
@@ -114,6 +122,23 @@ static inline int an_objmap_unchanged(struct an_objmap *m, uint64_t gen, uint64_
  * lookup anywhere in o answers o (what an_objmap_find_safe would say, with
  * all of o safe), without a search. */
 int an_objmap_on_top(const struct an_objmap *m, const struct an_obj *o);
+
+/* Host-cache hints for a lookup of addr in AN_LAYER_OBJECT's tree some
+ * records from now, in steps a few records apart, each reading what the
+ * one before fetched: the keys of a node, then the slot of the pointer
+ * they choose, then the keys of the node it points to (the two lowest
+ * levels: the ones above stay in the host's caches), then the object.
+ * None changes the map. Among a million small blocks a lookup otherwise
+ * waits on four or five host misses in turn. A step after a change to the
+ * tree's shape does nothing more. */
+struct an_objmap_hint {
+	const struct an_bnode *node; /* its keys fetched; NULL: done */
+	void *const *slot; /* fetched: a step takes it next (else the keys) */
+	uint64_t shape; /* the tree's, at the first step */
+	unsigned below; /* levels below node */
+};
+void an_objmap_hint_begin(const struct an_objmap *m, uint64_t addr, struct an_objmap_hint *h);
+void an_objmap_hint_step(const struct an_objmap *m, uint64_t addr, struct an_objmap_hint *h);
 
 /* Object of layer starting at lo, or NULL. */
 struct an_obj *an_objmap_at(struct an_objmap *m, int layer, uint64_t lo);

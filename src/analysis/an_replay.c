@@ -106,8 +106,7 @@ static int cursor_load(struct an_state *st, struct an_stream *s)
 		if (c.len)
 			memcpy(s->data, c.data, c.len);
 		trace_dec_init(&s->dec, s->data, c.len);
-		if (st->model)
-			an_model_look_ahead(st, s, 1);
+		an_look_ahead(st, s, 1); /* (the old chunk's data is gone) */
 		if (st->opts->progress && (++st->chunks_done & 7) == 0)
 			st->opts->progress(st->opts->progress_arg, st->chunks_done, st->nchunks);
 		return 1;
@@ -121,8 +120,8 @@ static void cursor_advance(struct an_state *st, struct an_stream *s)
 	for (;;) {
 		int r = trace_dec_next(&s->dec, &s->rec);
 		if (r == 1) {
-			if (s->ahead_on) /* only the model turns it on */
-				an_model_look_ahead(st, s, 0);
+			if (s->ahead_on)
+				an_look_ahead(st, s, 0);
 			return;
 		}
 		if (r < 0 && !s->warned) {
@@ -372,6 +371,7 @@ static struct an_obj *stream_lookup(struct an_stream *s, struct an_objmap *m, ui
 	} else {
 		k = stale;
 		hit.obj = an_objmap_find_safe(m, addr, &hit.lo, &hit.hi);
+		an_look_ahead_arm(s, m);
 	}
 	hit.gen = m->gen;
 	/* (moved one by one, at most three: a call to memmove, which a loop
@@ -449,16 +449,16 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 }
 
 /* Decodes the stream's next record into *a if it is an access (then 1),
- * moving the model's lookahead on as cursor_advance does (model: it may be
- * on). d: the caller's copy of the stream's decoder. */
+ * moving the lookahead on as cursor_advance does (ahead: it may be on).
+ * d: the caller's copy of the stream's decoder. */
 static inline __attribute__((always_inline)) int next_access(struct an_state *st, struct an_stream *s,
-							     struct trace_dec *d, struct trace_acc *a, const int model)
+							     struct trace_dec *d, struct trace_acc *a, const int ahead)
 {
 	if (!trace_dec_acc(d, a))
 		return 0;
-	if (model && s->ahead_on) {
+	if (ahead && s->ahead_on) {
 		s->dec = *d;
-		an_model_look_ahead(st, s, 0);
+		an_look_ahead(st, s, 0);
 	}
 	return 1;
 }
@@ -521,8 +521,7 @@ static int replay_skip(struct an_state *st, struct an_stream *s)
 			s->replay_skipping = 0;
 			s->replay_left = st->burst_on;
 			s->in_skip = 0;
-			if (st->model)
-				an_model_look_ahead(st, s, 1); /* (it was left behind) */
+			an_look_ahead(st, s, 1); /* (it was left behind) */
 			if (trace_dec_acc(&s->dec, &a)) {
 				rec_set_access(&s->rec, &a);
 				return 1;
@@ -624,7 +623,7 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 		}
 		/* (a burst replayed at its end: the next access begins a skip) */
 		const int burst_end = st->replay_on && replay_burst_ends(st, s);
-		if (!(more = next_access(st, s, &d, &a, extras)) || burst_end)
+		if (!(more = next_access(st, s, &d, &a, 1)) || burst_end)
 			break;
 	}
 	if (ps)
@@ -675,7 +674,7 @@ static void replay_accesses(struct an_state *st, struct an_stream *s)
 		/* the next access first: in tables walked at random or among
 		 * allocations it seldom stays, and then costs no stretch set-up */
 		struct trace_acc a;
-		int more = next_access(st, s, &s->dec, &a, st->model != NULL);
+		int more = next_access(st, s, &s->dec, &a, 1);
 		if (more && in_stretch(&k, &a))
 			more = extras ? take_stretch(st, s, k, &a, 1) : take_stretch(st, s, k, &a, 0);
 		if (more) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The live-object map: layer priority (blocks carved from a pool over it
  * too), overlap replacement, punching holes, and a randomized comparison
- * against a brute-force model (inserts, punches and frees). */
+ * against a brute-force model (inserts, punches and frees); rising
+ * addresses filling the tree's nodes, and the lookahead's hints. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -539,8 +540,56 @@ static void test_carved(void)
 	an_objmap_fini(&m);
 }
 
+/* Blocks allocated in turn come at rising addresses: each goes at the end
+ * of a full leaf, which stays full. 32^3 of them fill a tree of three
+ * levels exactly (halving full nodes would take four, at twice the nodes).
+ * One more needs a fourth. Every one is then found, and the lookahead's
+ * hints walk down to it (three steps of pointer slots and nodes, the last
+ * the leaf's object) and stop at a change of the tree's shape. */
+static void test_rising(void)
+{
+	enum { N = 32 * 32 * 32 };
+	struct an_objmap m;
+	an_objmap_init(&m);
+	for (uint64_t i = 0; i < N; i++)
+		an_objmap_insert(&m, AN_LAYER_OBJECT, 0x10000 + 64 * i, 0x10000 + 64 * i + 48, (uint32_t)i);
+	an_objmap_join(&m);
+	CHECK_EQ(m.height[AN_LAYER_OBJECT], 3);
+	int wrong = 0;
+	for (uint64_t i = 0; i < N && !wrong; i++)
+		wrong = cls_at(&m, 0x10000 + 64 * i + 47) != (int)i || cls_at(&m, 0x10000 + 64 * i + 48) != -1;
+	CHECK_EQ(wrong, 0);
+
+	struct an_objmap_hint h;
+	uint64_t a = 0x10000 + 64 * 12345 + 7;
+	an_objmap_hint_begin(&m, a, &h);
+	CHECK(h.node != NULL);
+	CHECK_EQ(h.below, 1); /* (the root is read at once: the level below's keys are asked for) */
+	int steps = 0;
+	while (h.node && steps < 10) {
+		an_objmap_hint_step(&m, a, &h);
+		steps++;
+	}
+	CHECK_EQ(steps, 3); /* the slot, the leaf, the object */
+	an_objmap_hint_begin(&m, a, &h);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 0x10000 + 64 * N, 0x10000 + 64 * N + 8, N);
+	an_objmap_join(&m);
+	CHECK_EQ(m.height[AN_LAYER_OBJECT], 4);
+	an_objmap_hint_step(&m, a, &h);
+	CHECK(h.node == NULL);
+	CHECK_EQ(cls_at(&m, 0x10000 + 64 * N), N);
+
+	/* no object starts at the last address: the nodes' padding is there */
+	an_objmap_insert(&m, AN_LAYER_BASE, UINT64_MAX, UINT64_MAX, 7);
+	CHECK_EQ(cls_at(&m, UINT64_MAX - 1), 7);
+	CHECK_EQ(cls_at(&m, UINT64_MAX - 2), -1);
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_BASE, UINT64_MAX - 1), 7);
+	an_objmap_fini(&m);
+}
+
 int main(void)
 {
+	test_rising();
 	test_carved();
 	test_wait_gap();
 	test_wait();
