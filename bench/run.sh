@@ -561,7 +561,7 @@ for w in "${WORKLOADS[@]}"; do
 		fi
 	fi
 	if [[ -s $SCRATCH/times/$w.mpvg.bytes ]]; then
-		printf '  %-15s %s bytes (raw chunks, last round)\n' "mp-valgrind trace" "$(cat "$SCRATCH/times/$w.mpvg.bytes")"
+		printf '  %-15s %s bytes (compressed by the launcher, last round)\n' "mp-valgrind trace" "$(cat "$SCRATCH/times/$w.mpvg.bytes")"
 	fi
 	# how far the sampled models' estimates are from the full model's (last round)
 	for sm in "sets:mpm.sets" "replayed:mpm.replay" "model(s):mpms"; do

@@ -555,6 +555,11 @@ static void say_done(const struct mp_record_opts *ro, const struct mp_perf_stats
 			fprintf(stderr,
 				"memprism: the SPE buffer filled %llu times: records were lost (raise --period)\n",
 				(unsigned long long)stats->aux_truncated);
+		if (ro->raw_bytes)
+			fprintf(stderr, "memprism: the Valgrind tool's raw chunks compressed: %.1f MB of trace in %.1f MB\n",
+				ro->raw_bytes / 1e6, ro->stored_bytes / 1e6);
+		else if (ro->compact_err)
+			cli_error("note: the trace stays uncompressed (%s)", mp_strerror(ro->compact_err));
 		if (ro->rank_var && named_by_rank) /* (every rank says it: the job's files) */
 			fprintf(stderr, "memprism: rank %d wrote %s (%lld bytes); see every rank with `memprism report "
 					"memprism.rank*.data`\n",

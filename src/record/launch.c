@@ -30,6 +30,7 @@
 #include "common/mp_abi.h"
 #include "common/mp_env.h"
 #include "host/host.h"
+#include "record/compact.h"
 #include "record/pagemap.h"
 #include "record/perf_src.h"
 #include "record/record.h"
@@ -435,10 +436,37 @@ static void launch_sigs_restore(struct launch_sigs *ls)
  * get a look too, then at doubling intervals up to 250 ms, and never more
  * than a 20th of the time. SIGCHLD on the signalfd (or the 100 ms poll)
  * notices a process's end. */
+/* --source valgrind: the copy of the data file with the tool's raw chunks
+ * compressed (compact.h), begun; NULL if not (o->compact_err says why). */
+static struct mp_compact *compact_begin(struct mp_record_opts *o)
+{
+	struct mp_compact *cp = NULL;
+	if (o->source != MP_SOURCE_VALGRIND)
+		return NULL;
+	const char *lv = getenv(MP_ENV_ZSTD_LEVEL);
+	o->compact_err = mp_compact_open(o->output, lv && *lv ? atoi(lv) : 1, &cp);
+	return cp;
+}
+
+/* A step of the copy while the program runs: 1 if more is waiting. */
+static int compact_more(struct mp_record_opts *o, struct mp_compact **cp)
+{
+	if (!*cp)
+		return 0;
+	int r = mp_compact_step(*cp, 32u << 20);
+	if (r >= 0)
+		return r;
+	o->compact_err = r;
+	mp_compact_abort(*cp);
+	*cp = NULL;
+	return 0;
+}
+
 static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, struct mp_perf_session *sess,
-			 struct launch_sigs *ls)
+			 struct launch_sigs *ls, struct mp_compact **cp)
 {
 	struct mp_pagemap *pm = o->no_pagemap || o->pagemap_err ? NULL : mp_pagemap_new(fd, pid);
+	*cp = compact_begin(o);
 	int fds[1024];
 	struct pollfd pfd[1025];
 	int nfds = sess ? mp_perf_session_fds(sess, fds, 1024) : 0;
@@ -511,6 +539,8 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 			long left_us = stop_at > now ? (long)((stop_at - now) / 1000) : 0;
 			wait_us = left_us < wait_us ? left_us : wait_us;
 		}
+		if (compact_more(o, cp))
+			wait_us = 0; /* (the idle core's work: a look at the rest first) */
 		/* after a write error the rings are left alone (latched, reported
 		 * at close), but signals still reach the program */
 		int n = poll(pfd + (sess ? 0 : nfds), (nfds_t)(sess ? nfds + 1 : 1), (int)((wait_us + 999) / 1000));
@@ -542,6 +572,42 @@ static void pagemap_env(struct mp_record_opts *o)
 		unsetenv(MP_ENV_PAGEMAP);
 	else
 		setenv(MP_ENV_PAGEMAP, "1", 1);
+}
+
+/* The run's end after the program's: its RUN_END, the marks of a failed
+ * write, and the compressed copy put in the file's place. 0 or -errno
+ * (*file_error left at 1 then). */
+static int end_file(struct mp_record_opts *o, int fd, pid_t pid, int st, int sample_err, struct launch_sigs *ls,
+		    struct mp_compact *cp, int *file_error)
+{
+	int err;
+	uint8_t payload[32], *p = payload, chunk[256];
+	p = mp_put_uv(p, (uint64_t)(WIFEXITED(st) ? WEXITSTATUS(st) : 0x100 + WTERMSIG(st)));
+	p = mp_put_uv(p, now_ns(CLOCK_MONOTONIC));
+	struct mp_chunk_header h = { .type = MP_CHUNK_RUN_END, .pid = (uint32_t)pid };
+	size_t n = trace_chunk_build(&h, payload, (size_t)(p - payload), chunk, NULL, 0);
+	err = write_all(fd, chunk, n);
+	if (!err)
+		err = sample_err;
+	/* the launcher's own appends failing (RUN_END, samples, page tables)
+	 * mark the file as the runtime's do; then whoever failed first is
+	 * what the file says */
+	int pe = o->pagemap_err;
+	int werr = err ? err : pe == -ENOSPC || pe == -EDQUOT || pe == -EFBIG ? pe : 0;
+	if (werr)
+		trace_file_mark_failed(fd, -werr);
+	o->write_errno = trace_file_write_errno(fd);
+	if (close(fd) != 0 && !err)
+		err = -errno;
+	if (cp) { /* (a failed copy leaves the raw file: the record is whole) */
+		o->compact_err = mp_compact_finish(cp, &o->raw_bytes, &o->stored_bytes);
+		if (o->compact_err)
+			o->raw_bytes = o->stored_bytes = 0;
+	}
+	launch_sigs_restore(ls);
+	if (!err)
+		*file_error = 0;
+	return err;
 }
 
 int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *status,
@@ -709,38 +775,18 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	while (r < 0 && errno == EINTR);
 	close(pipefd[0]);
 	int st = 0;
-	wait_program(o, fd, pid, &st, sess, &ls);
+	struct mp_compact *cp;
+	wait_program(o, fd, pid, &st, sess, &ls, &cp);
 	if (sess)
 		sample_err = mp_perf_session_close(sess, o->stats);
 	unsetenv(MP_ENV_OUT);
 	if (r == (ssize_t)sizeof(exec_errno) && exec_errno) {
+		mp_compact_abort(cp);
 		launch_sigs_restore(&ls);
 		close(fd);
 		return -exec_errno;
 	}
 	*status = st;
 	*file_error = 1;
-
-	uint8_t payload[32], *p = payload, chunk[256];
-	p = mp_put_uv(p, (uint64_t)(WIFEXITED(st) ? WEXITSTATUS(st) : 0x100 + WTERMSIG(st)));
-	p = mp_put_uv(p, now_ns(CLOCK_MONOTONIC));
-	struct mp_chunk_header h = { .type = MP_CHUNK_RUN_END, .pid = (uint32_t)pid };
-	size_t n = trace_chunk_build(&h, payload, (size_t)(p - payload), chunk, NULL, 0);
-	err = write_all(fd, chunk, n);
-	if (!err)
-		err = sample_err;
-	/* the launcher's own appends failing (RUN_END, samples, page tables)
-	 * mark the file as the runtime's do; then whoever failed first is
-	 * what the file says */
-	int pe = o->pagemap_err;
-	int werr = err ? err : pe == -ENOSPC || pe == -EDQUOT || pe == -EFBIG ? pe : 0;
-	if (werr)
-		trace_file_mark_failed(fd, -werr);
-	o->write_errno = trace_file_write_errno(fd);
-	if (close(fd) != 0 && !err)
-		err = -errno;
-	launch_sigs_restore(&ls);
-	if (!err)
-		*file_error = 0;
-	return err;
+	return end_file(o, fd, pid, st, sample_err, &ls, cp, file_error);
 }

@@ -84,6 +84,11 @@ struct mp_record_opts {
 	 * recording stopped there. 0 none */
 	int write_errno;
 	int forwarded_signal; /* OUT: the last SIGTERM/SIGHUP passed on to the program, 0 none */
+	/* OUT, --source valgrind: the data file's size before and after the
+	 * launcher compressed its raw chunks (compact.h), 0 if it did not,
+	 * and then why not (-errno, 0: not a valgrind run) */
+	uint64_t raw_bytes, stored_bytes;
+	int compact_err;
 	/*
 	 * Processes the program started and left running (a daemon, a
 	 * background child) are reparented to the launcher, a child

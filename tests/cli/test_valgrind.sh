@@ -21,6 +21,13 @@ fi
 gcc -O2 -g -I"$MP_SRC/include" "$MP_SRC/examples/arrays.c" -o arrays -lpthread
 "$MEMPRISM" record -q --no-pagemap --source valgrind -o arrays.data -- ./arrays 1 >out.txt
 expect_eq "program output" "arrays: 1 MiB x 5, checksum 40960" "$(cat out.txt)"
+# the tool writes its chunks raw; the launcher compressed every one (dump
+# marks its streams "valgrind"), and the counts below are read from the
+# compressed file
+"$MEMPRISM" dump arrays.data >dump.txt
+tool_chunks() { awk -v c="$1" '$3 == "type" && $4 == 1 && $6 == c && $NF == "valgrind"' dump.txt | wc -l; }
+expect_eq "the tool's raw chunks left" 0 "$(tool_chunks 0)"
+[ "$(tool_chunks 1)" -gt 0 ] || fail "no compressed chunk of the tool in arrays.data"
 "$MEMPRISM" report --roi kernel --format csv arrays.data >obj.csv
 N=16384
 mlines=($(grep -n 'malloc(bytes)' "$MP_SRC/examples/arrays.c" | cut -d: -f1))
