@@ -141,6 +141,13 @@ static int merge_run(int argc, char **argv, int optind, int force, int say, stru
 		an_merge_free(m);
 		return 1;
 	}
+	if (err == -EXDEV && an_merge_numa_conflict(m, &a, &b)) {
+		cli_error("%s and %s were placed on different NUMA machines (or one measured, one modelled): their "
+			  "figures do not add up; give --numa NODESxCPUS to place every process on the same machine",
+			  name(na, sizeof(na), an_merge_part(m, a)), name(nb, sizeof(nb), an_merge_part(m, b)));
+		an_merge_free(m);
+		return 2;
+	}
 	if (err) {
 		cli_error("cannot merge the data files: %s", mp_strerror(err));
 		an_merge_free(m);
