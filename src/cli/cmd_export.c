@@ -36,7 +36,7 @@ static const struct cli_opt opts[] = {
 	CLI_OPT("context", K_CONTEXT, "N", "callers after each heap and mmap site, as report's --context"),
 	CLI_OPT("lib-sites", K_LIB_SITES, NULL, "a frame in an installed library can be a site"),
 	CLI_OPT("force", CLI_K_FORCE, NULL,
-	  "several data files (--dhat): merge them even when they\n"
+	  "several data files: export them even when they\n"
 	  "record different programs, or two of them the same rank"),
 	CLI_TABLE(cli_opts_quiet_help),
 	CLI_END,
@@ -48,9 +48,9 @@ const struct cli_cmd cli_cmd_export = {
 	.summary = "write an SQLite database, a Paraver trace or DHAT's JSON of the attributed accesses",
 	.usage = "(--sqlite DB | --paraver PREFIX | --dhat FILE) [OPTIONS] [FILE|DIR...]",
 	.about = "Writes the analysed trace for other tools. FILE defaults to memprism.data.\n"
-		 "--dhat takes several files, or a directory of them (an MPI job's ranks),\n"
-		 "and merges their allocation sites; --sqlite and --paraver write one file's\n"
-		 "accesses and refuse several (docs/mpi.md).\n",
+		 "--dhat and --paraver take several files, or a directory of them (an MPI\n"
+		 "job's ranks): DHAT's allocation sites merged, Paraver's ranks as tasks of\n"
+		 "one application; --sqlite takes one (docs/mpi.md).\n",
 	.opts = opts,
 	.examples = (const struct cli_example[]){
 		{ "memprism export --sqlite run.db",
@@ -62,6 +62,8 @@ const struct cli_cmd cli_cmd_export = {
 		  "/usr/libexec/valgrind/dh_view.html and load dhat.json" },
 		{ "memprism export --dhat job.json run/",
 		  "an MPI job's ranks, their allocation sites merged, for DHAT's viewer" },
+		{ "memprism export --paraver job run/",
+		  "an MPI job's ranks as the tasks of one Paraver application" },
 		{ 0 },
 	},
 	.see_also = "memprism-report(1), sqlite3(1)",
@@ -90,16 +92,18 @@ static void on_file(void *arg, const char *path, const struct an_result *res, in
 		d->status |= cli_damage(res, path, 0);
 }
 
-/* --dhat of several files (the others refused): 0 or the exit status. */
+/* --dhat and --paraver of several files (--sqlite refused): 0 or the exit
+ * status. */
 static int run_merged(int argc, char **argv, int optind, int force, const char *sqlite, const char *paraver,
 		      const char *dhat, struct ex_opts *o)
 {
-	if (sqlite || paraver) {
-		/* every access of one process, at its addresses and on its clock: of several
-		 * files there is no one such stream (docs/mpi.md) */
-		cli_error("%s of several data files: not merged (its rows are one process's accesses, at its "
-			  "addresses and times); export each file on its own, or use --dhat, which merges",
-			  sqlite ? "--sqlite" : "--paraver");
+	if (sqlite) {
+		/* every access of one process, at its addresses and on its clock, in
+		 * tables keyed by its ids: of several files there is no one such
+		 * database (docs/mpi.md) */
+		cli_error("--sqlite of several data files: not merged (its tables are one process's accesses, "
+			  "objects and threads by their ids); export each file on its own, or use --paraver or "
+			  "--dhat, which take several");
 		return 2;
 	}
 	struct an_merge *m;
@@ -114,18 +118,41 @@ static int run_merged(int argc, char **argv, int optind, int force, const char *
 		cli_error("out of memory");
 		return 1;
 	}
-	for (size_t i = 0; i < n; i++)
-		files[i] = an_merge_part(m, i)->path; /* (in rank order) */
+	char(*node)[200] = calloc(n ? n : 1, sizeof(*node));
+	const char **nodes = calloc(n ? n : 1, sizeof(*nodes));
+	if (!node || !nodes) {
+		free(files);
+		free(node);
+		free(nodes);
+		an_merge_free(m);
+		cli_error("out of memory");
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct an_merge_part *p = an_merge_part(m, i);
+		files[i] = p->path; /* (in rank order) */
+		if (p->rank >= 0) /* Paraver's node: "rank 3 (host)" */
+			snprintf(node[i], sizeof(node[i]), "rank %d (%s)", p->rank, p->host[0] ? p->host : "?");
+		else
+			snprintf(node[i], sizeof(node[i]), "%s", p->path);
+		nodes[i] = node[i];
+	}
 	struct damage_ctx dmg = { 0 };
 	o->on_file = on_file;
 	o->result_arg = &dmg;
 	char err[1024];
 	status = 0;
-	if (ex_dhat_write_many(dhat, o, files, n, err, sizeof(err))) {
+	if (paraver && ex_paraver_write_many(paraver, o, files, nodes, n, err, sizeof(err))) {
+		cli_error("paraver export: %s", err);
+		status = 1;
+	}
+	if (!status && dhat && ex_dhat_write_many(dhat, o, files, n, err, sizeof(err))) {
 		cli_error("dhat export: %s", err);
 		status = 1;
 	}
 	free(files);
+	free(node);
+	free(nodes);
 	an_merge_free(m);
 	return status ? status : dmg.status;
 }

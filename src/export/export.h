@@ -43,6 +43,17 @@ int ex_sqlite_write(const char *db, const struct ex_opts *o, char *err, size_t e
  * interpolated time. 0, or a negative error with a message in err. */
 int ex_paraver_write(const char *prefix, const struct ex_opts *o, char *err, size_t errlen);
 
+/* The Paraver trace of several data files (an MPI job's ranks; docs/mpi.md),
+ * as Extrae writes a job: one application, a task per process (rank order),
+ * a node per file (named nodes[i], NULL: the file's path) with its own CPUs.
+ * Each file's records keep their time from its own first record (one clock
+ * per process); objects and regions are named once, merged by label (the
+ * ranks' stacks by kind, as the merged report's rows). A file that cannot
+ * be read is told to o->on_file and left out. 0, or a negative error with
+ * a message in err (-ENODATA: no file could be read). */
+int ex_paraver_write_many(const char *prefix, const struct ex_opts *o, const char *const *files,
+			  const char *const *nodes, size_t n, char *err, size_t errlen);
+
 /* Writes path as DHAT's JSON (format version 2): one program point per
  * heap row, with its blocks, bytes, reads and writes (bytes), lifetimes
  * and live bytes at its maximum, at the heap's maximum and at the end.

@@ -6,8 +6,10 @@
 # allocates 4N(r) bytes at @A, N(r) = 1000(r+1), writes them once and
 # reads them r+1 times, so the merged point has 4 blocks, 40000 bytes,
 # 120000 read and 40000 written, and every figure of every point is the
-# sum of the ranks' own exports. --sqlite and --paraver of several files
-# are refused, naming the format; files of another program are refused
+# sum of the ranks' own exports. `export --paraver` writes the ranks as
+# the tasks of one application, each rank's records its own export's;
+# --sqlite of several files is refused, naming the format; files of
+# another program are refused
 # (--force merges); a missing rank and an unreadable file are named and
 # the export goes on.
 source "$(dirname "$0")/lib.sh"
@@ -49,14 +51,39 @@ echo "ok: the files' export is the directory's (rank order)"
 python3 -c "import json; d = json.load(open('all.json')); print(d['dhatFileVersion'], d['mode'])" > v.txt
 expect_eq "a DHAT file" "2 heap" "$(cat v.txt)"
 
-# the formats of one process's accesses: refused, named
+# Paraver: one application, a task per rank (as Extrae writes a job), a node
+# per file with its own CPUs; each rank's records are its own export's, on
+# its own clock, objects named once by label
+run 0 "export --paraver of the directory" "$MEMPRISM" export -q --paraver job job
+# (each node's CPUs: those its rank's threads ran on)
+hdr=$(head -1 job.prv | sed 's/^.*_ns://')
+[[ $hdr =~ ^4\([12],[12],[12],[12]\):1:4\(2:1,2:2,2:3,2:4\)$ ]] ||
+	fail "paraver header: 4 nodes, one application, a task per rank of 2 threads on its node: got '$hdr'"
+echo "ok: paraver header: $hdr"
+expect_eq "paraver .row: the ranks' nodes" "rank 0 ($(uname -n))|rank 3 ($(uname -n))" \
+	"$(sed -n '/^LEVEL NODE SIZE 4$/,/^$/p' job.row | sed -n '2p;5p' | paste -sd'|')"
+# recs PREFIX TASK_OFFSET: "task:thread:time:object label:address:kind" per access record
+recs() {
+	awk -F: -v off="$2" 'NR == FNR { if ($0 ~ /Object \(memprism\)/) on = 1; else if (on && /^$/) on = 0;
+		if (on && $0 ~ /^[0-9]+      /) { id = $0; sub(/ .*/, "", id); lab = $0; sub(/^[0-9]+      /, "", lab); name[id] = lab }
+		next }
+	FNR > 1 && $7 == 32000001 { print $4 + off ":" $5 ":" $6 ":" name[$8] ":" $10 ":" $12 }' "$1.pcf" "$1.prv"
+}
+for r in 0 1 2 3; do
+	"$MEMPRISM" export -q --paraver p$r job/numa.$r.data
+	recs p$r $r
+done | sed -E 's/main thread stack \(pid [0-9]+\)/main thread stacks/' | sort > want.txt
+recs job 0 | sort > got.txt
+expect_eq "paraver: access records" 40032 "$(wc -l < got.txt)"
+diff want.txt got.txt > d.txt || fail "merged Paraver records are not the ranks' own: $(head -5 d.txt)"
+echo "ok: every rank's records, as its own export has them, in its task"
+expect_eq "paraver: @A one object" 1 "$(grep -c "^[0-9]*      main (numa_ranks.c:$la)\|^[0-9]*      heap main ([^)]*numa_ranks\.c:$la)" job.pcf)"
+
+# SQLite: one process's tables: refused, named
 run 2 "--sqlite of several" "$MEMPRISM" export --sqlite x.db job
 said "--sqlite of several" "^memprism: --sqlite of several data files: not merged"
 [ ! -e x.db ] || fail "a refused --sqlite left x.db"
-run 2 "--paraver of several" "$MEMPRISM" export --paraver x job/numa.0.data job/numa.1.data
-said "--paraver of several" "^memprism: --paraver of several data files: not merged"
-[ ! -e x.prv ] || fail "a refused --paraver left x.prv"
-echo "ok: refused exports left no file"
+echo "ok: the refused export left no file"
 
 # bad input, as report's merge
 cat > other.c <<'EOF2'
