@@ -204,8 +204,7 @@ static void pp_add(struct dh_pp *q, const struct dh_pp *p)
 
 /* One file's program points: its heap rows' figures, rows of one frame
  * sequence merged (dh_view takes each sequence once), their frames in ft. */
-static int build_pps(struct dh *d, const struct an_result *res, struct dh_frames *ft, struct dh_pp **out,
-		     size_t *nout)
+static int build_pps(struct dh *d, const struct an_result *res, struct dh_frames *ft, struct dh_pp **out, size_t *nout)
 {
 	struct dh_pp *pps = calloc(res->nclasses ? res->nclasses : 1, sizeof(*pps));
 	size_t npp = 0;
@@ -271,8 +270,8 @@ rows_done:
 }
 
 /* The JSON of program points pps over frame table ft. */
-static void emit(FILE *f, const char *cmd, uint32_t pid, uint64_t te, uint64_t tg, const struct dh_pp *pps,
-		 size_t npp, const struct dh_frames *ft)
+static void emit(FILE *f, const char *cmd, uint32_t pid, uint64_t te, uint64_t tg, const struct dh_pp *pps, size_t npp,
+		 const struct dh_frames *ft)
 {
 	fprintf(f, "{\"dhatFileVersion\":2\n,\"mode\":\"heap\",\"verb\":\"Allocated\"\n,\"bklt\":true,\"bkacc\":true\n"
 		   ",\"tu\":\"ns\",\"Mtu\":\"ms\"\n,\"tuth\":%d\n,\"cmd\":",

@@ -377,8 +377,8 @@ static int write_files(struct part *parts, size_t n, const char *prefix, char *e
 	struct tm tm;
 	localtime_r(&now, &tm);
 	/* a node per file (its own CPUs), a task per process */
-	fprintf(prv, "#Paraver (%02d/%02d/%02d at %02d:%02d):%llu_ns:%zu(", tm.tm_mday, tm.tm_mon + 1,
-		tm.tm_year % 100, tm.tm_hour, tm.tm_min, (unsigned long long)ftime, n);
+	fprintf(prv, "#Paraver (%02d/%02d/%02d at %02d:%02d):%llu_ns:%zu(", tm.tm_mday, tm.tm_mon + 1, tm.tm_year % 100,
+		tm.tm_hour, tm.tm_min, (unsigned long long)ftime, n);
 	for (size_t k = 0; k < n; k++)
 		fprintf(prv, "%s%u", k ? "," : "", parts[k].ncpu);
 	fprintf(prv, "):1:%zu(", ntasks);

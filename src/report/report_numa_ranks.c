@@ -49,7 +49,8 @@ static struct nrow *build(const struct an_result *res, const struct rp_opts *o, 
 	size_t proc = 0, thread = 0;
 	for (size_t i = 0; i < nparts; i++) {
 		const struct an_merge_part *p = o->merge ? an_merge_part(o->merge, i) : NULL;
-		struct an_merge_part one = { .rank = -1, .path = (char *)(o->data_path ? o->data_path : "memprism.data") };
+		struct an_merge_part one = { .rank = -1,
+					     .path = (char *)(o->data_path ? o->data_path : "memprism.data") };
 		if (!p) {
 			p = &one;
 			one.numa_placed = 1;
@@ -62,9 +63,15 @@ static struct nrow *build(const struct an_result *res, const struct rp_opts *o, 
 		}
 		if (!procs) {
 			struct nrow *r = &rows[(*n)++];
-			*r = (struct nrow){ .rank = p->rank, .host = p->host, .label = p->path, .pid = p->pid,
-					    .accesses = p->numa_accesses, .remote = p->numa_remote,
-					    .pages = p->numa_pages, .threads = p->nthreads, .placed = p->numa_placed };
+			*r = (struct nrow){ .rank = p->rank,
+					    .host = p->host,
+					    .label = p->path,
+					    .pid = p->pid,
+					    .accesses = p->numa_accesses,
+					    .remote = p->numa_remote,
+					    .pages = p->numa_pages,
+					    .threads = p->nthreads,
+					    .placed = p->numa_placed };
 			status_of(r->status, sizeof(r->status), p);
 			continue;
 		}
@@ -72,10 +79,14 @@ static struct nrow *build(const struct an_result *res, const struct rp_opts *o, 
 			continue;
 		for (size_t k = proc; k < proc + p->nprocs && k < res->nprocs; k++) {
 			struct nrow *r = &rows[(*n)++];
-			*r = (struct nrow){ .rank = p->rank, .host = p->host, .label = res->procs[k].exe,
-					    .pid = res->procs[k].pid, .placed = p->numa_placed };
+			*r = (struct nrow){ .rank = p->rank,
+					    .host = p->host,
+					    .label = res->procs[k].exe,
+					    .pid = res->procs[k].pid,
+					    .placed = p->numa_placed };
 			status_of(r->status, sizeof(r->status), p);
-			for (size_t t = thread; t < thread + p->nthreads && t < res->nthreads && t < nu->nthreads; t++) {
+			for (size_t t = thread; t < thread + p->nthreads && t < res->nthreads && t < nu->nthreads;
+			     t++) {
 				if (res->threads[t].pid != r->pid)
 					continue;
 				r->accesses += nu->threads[t].accesses;
@@ -119,7 +130,8 @@ int rp_render_numa_procs(FILE *out, const struct an_result *res, const struct rp
 				fputc(',', out);
 				rp_csv_str(out, r->status);
 			}
-			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.4f,", r->accesses, r->remote, share(r->remote, r->accesses));
+			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.4f,", r->accesses, r->remote,
+				share(r->remote, r->accesses));
 			if (!procs)
 				fprintf(out, "%" PRIu64 ",", r->pages);
 			fprintf(out, "%" PRIu64 ",%s\n", r->threads, origin);
@@ -170,8 +182,8 @@ int rp_numa_ranks_json(FILE *out, const struct an_result *res, const struct rp_o
 		fprintf(out, ",\"status\":");
 		rp_json_str(out, r->status);
 		fprintf(out,
-			",\"placed\":%s,\"accesses\":%" PRIu64 ",\"remote\":%" PRIu64 ",\"remote_share\":%.4f,\"pages\":%" PRIu64
-			",\"threads\":%" PRIu64 "}",
+			",\"placed\":%s,\"accesses\":%" PRIu64 ",\"remote\":%" PRIu64
+			",\"remote_share\":%.4f,\"pages\":%" PRIu64 ",\"threads\":%" PRIu64 "}",
 			r->placed ? "true" : "false", r->accesses, r->remote, share(r->remote, r->accesses), r->pages,
 			r->threads);
 	}
