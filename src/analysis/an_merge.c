@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 
 #include "analysis/an_merge.h"
+#include "analysis/an_merge_int.h"
+#include "analysis/an_numa.h"
 #include "common/hashmap.h"
 #include "common/mp_error.h"
 #include "trace/trace_format.h"
@@ -31,6 +33,8 @@ struct an_merge {
 	struct mp_hashmap class_keys, function_keys, line_keys; /* hash -> index + 1 of the first with it */
 	uint32_t *class_next, *function_next, *line_next; /* the next index with the same hash + 1, 0 none */
 	unsigned jobs; /* parts analysed at once (0, 1: one after the other) */
+	struct an_merge_numa numa;
+	size_t numa_first, numa_conflict; /* the first part placed, one placed apart from it (SIZE_MAX none) */
 };
 
 static const char *base_name(const char *path)
@@ -212,6 +216,7 @@ int an_merge_open(const char *const *paths, size_t n, struct an_merge **out, con
 	mp_hashmap_init(&m->class_keys);
 	mp_hashmap_init(&m->function_keys);
 	mp_hashmap_init(&m->line_keys);
+	m->numa_first = m->numa_conflict = SIZE_MAX;
 	*out = m;
 	return 0;
 }
@@ -235,6 +240,7 @@ void an_merge_free(struct an_merge *m)
 	free(m->class_next);
 	free(m->function_next);
 	free(m->line_next);
+	an_merge_numa_fini(&m->numa);
 	free(m);
 }
 
@@ -546,6 +552,21 @@ static int fold(struct an_merge *m, size_t part, struct an_result *r, int first)
 	}
 	memcpy(R->threads + R->nthreads, r->threads, r->nthreads * sizeof(*r->threads));
 	R->nthreads += r->nthreads;
+	if (r->numa) {
+		p->numa_placed = 1;
+		p->numa_accesses = r->numa->accesses;
+		p->numa_remote = r->numa->remote;
+		p->numa_pages = r->numa->pages;
+		if (m->numa_first == SIZE_MAX)
+			m->numa_first = part;
+	}
+	err = an_merge_numa_fold(&m->numa, R, r, remap, (uint32_t)thread_base);
+	if (err == -EXDEV)
+		m->numa_conflict = part;
+	if (err) {
+		free(remap);
+		return err;
+	}
 	for (size_t i = 0; i < r->nprocs; i++) {
 		R->procs[R->nprocs++] = r->procs[i];
 		r->procs[i].exe = NULL;
@@ -662,6 +683,8 @@ int an_merge_run(struct an_merge *m, const struct an_opts *o,
 		return -ENOMEM;
 	m->res->run_status = -1;
 	m->res->sample_factor = 1.0;
+	an_merge_numa_fini(&m->numa);
+	m->numa_first = m->numa_conflict = SIZE_MAX;
 	snprintf(m->res->source, sizeof(m->res->source), "inst");
 	size_t read = 0;
 	int err = 0;
@@ -731,9 +754,24 @@ int an_merge_run(struct an_merge *m, const struct an_opts *o,
 		if (i == m->nparts)
 			err = warn(m, "rank %d of %d: no readable data file (its figures are missing)", rk, size);
 	}
+	int numa = err ? 0 : an_merge_numa_finish(&m->numa, m->res);
+	if (numa < 0)
+		err = numa;
+	else if (numa)
+		err = warn(m, "the NUMA figures are left out: some files were placed on a NUMA machine and some "
+			      "not (give --numa NODESxCPUS to place them all)");
 	if (!err && !read)
 		err = -ENODATA;
 	return err;
+}
+
+int an_merge_numa_conflict(const struct an_merge *m, size_t *a, size_t *b)
+{
+	if (m->numa_conflict == SIZE_MAX || m->numa_first == SIZE_MAX)
+		return 0;
+	*a = m->numa_first;
+	*b = m->numa_conflict;
+	return 1;
 }
 
 uint64_t an_merge_part_accesses(const struct an_merge *m, size_t cls, size_t part)

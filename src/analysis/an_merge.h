@@ -38,6 +38,9 @@ struct an_merge_part {
 	uint64_t allocations;
 	size_t nprocs, nthreads;
 	uint32_t pid; /* its first process, 0 none */
+	/* its NUMA view's figures (numa_placed: it had one) */
+	int numa_placed;
+	uint64_t numa_accesses, numa_remote, numa_pages;
 };
 
 struct an_merge;
@@ -80,6 +83,15 @@ int an_merge_runs_differ(const struct an_merge *m, size_t *a, size_t *b);
 void an_merge_set_jobs(struct an_merge *m, unsigned jobs);
 int an_merge_run(struct an_merge *m, const struct an_opts *o,
 		 void (*progress)(void *arg, const struct an_merge_part *p, size_t i, size_t n), void *arg);
+
+/* The NUMA view (the result's numa) merges the files' views: each
+ * process on a machine of its own, node k of the merge node k of each,
+ * objects by row, threads appended, times each process's own (ns since
+ * its first placed access), each file's findings kept on the merged
+ * object. Files placed on different machines (node or CPU count) or
+ * measured and modelled together do not merge: an_merge_run fails with
+ * -EXDEV and this says which two parts (1, *a and *b set; else 0). */
+int an_merge_numa_conflict(const struct an_merge *m, size_t *a, size_t *b);
 
 /* The merged result (valid until an_merge_free); NULL before an_merge_run. */
 const struct an_result *an_merge_result(const struct an_merge *m);

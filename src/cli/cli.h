@@ -113,6 +113,11 @@ int cli_merge_wanted(int argc, char **argv, int optind);
  * ao's progress fields are set. */
 struct an_merge;
 int cli_merge_run(int argc, char **argv, int optind, int force, struct an_opts *ao, struct an_merge **out);
+/* The files of the operands and the checks of cli_merge_run, without
+ * analysing them (the exports replay each file themselves). */
+int cli_merge_open(int argc, char **argv, int optind, int force, struct an_merge **out);
+/* Warns of the ranks of the job the files name without a file of their own. */
+void cli_merge_say_missing(const struct an_merge *m);
 /* --jobs N (cli_parse_next takes it for every command with the merge's
  * options): 0, or 2 with the message printed. */
 int cli_parse_jobs(const char *arg);

@@ -78,8 +78,7 @@ static const char *job(char *buf, size_t cap, const struct an_merge_part *p)
 	return buf;
 }
 
-static int merge_run(int argc, char **argv, int optind, int force, int say, struct an_opts *ao,
-		     struct an_merge **out)
+int cli_merge_open(int argc, char **argv, int optind, int force, struct an_merge **out)
 {
 	*out = NULL;
 	struct an_merge *m = NULL;
@@ -121,6 +120,20 @@ static int merge_run(int argc, char **argv, int optind, int force, int say, stru
 		an_merge_free(m);
 		return 2;
 	}
+	*out = m;
+	return 0;
+}
+
+static int merge_run(int argc, char **argv, int optind, int force, int say, struct an_opts *ao,
+		     struct an_merge **out)
+{
+	*out = NULL;
+	struct an_merge *m = NULL;
+	int err = cli_merge_open(argc, argv, optind, force, &m);
+	if (err)
+		return err;
+	size_t a, b;
+	char na[4200], nb[4200];
 	ao->progress = cli_progress;
 	ao->progress_arg = progress_what;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -140,6 +153,13 @@ static int merge_run(int argc, char **argv, int optind, int force, int say, stru
 		cli_error("none of the %zu data files could be read", an_merge_nparts(m));
 		an_merge_free(m);
 		return 1;
+	}
+	if (err == -EXDEV && an_merge_numa_conflict(m, &a, &b)) {
+		cli_error("%s and %s were placed on different NUMA machines (or one measured, one modelled): their "
+			  "figures do not add up; give --numa NODESxCPUS to place every process on the same machine",
+			  name(na, sizeof(na), an_merge_part(m, a)), name(nb, sizeof(nb), an_merge_part(m, b)));
+		an_merge_free(m);
+		return 2;
 	}
 	if (err) {
 		cli_error("cannot merge the data files: %s", mp_strerror(err));
@@ -165,6 +185,21 @@ static int merge_run(int argc, char **argv, int optind, int force, int say, stru
 		if (strncmp(r->warnings[i], "rank ", 5) == 0 && strstr(r->warnings[i], ": no readable data file"))
 			cli_error("warning: %s", r->warnings[i]);
 	return 0;
+}
+
+void cli_merge_say_missing(const struct an_merge *m)
+{
+	int size = 0;
+	for (size_t i = 0; i < an_merge_nparts(m); i++)
+		if (an_merge_part(m, i)->rank_size > size)
+			size = an_merge_part(m, i)->rank_size;
+	for (int rk = 0; rk < size; rk++) {
+		size_t i = 0;
+		while (i < an_merge_nparts(m) && an_merge_part(m, i)->rank != rk)
+			i++;
+		if (i == an_merge_nparts(m))
+			cli_error("warning: rank %d of %d: no readable data file (its figures are missing)", rk, size);
+	}
 }
 
 int cli_merge_run(int argc, char **argv, int optind, int force, struct an_opts *ao, struct an_merge **out)

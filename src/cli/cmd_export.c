@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* `memprism export (--sqlite DB | --paraver PREFIX | --dhat FILE) [OPTIONS] [FILE]` */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "analysis/an_merge.h"
 #include "cli/cli.h"
+#include "common/mp_error.h"
 #include "export/export.h"
 
 enum { K_BINNED = CLI_K_CMD, K_NOT_WRAPPER, K_CONTEXT, K_LIB_SITES, K_DHAT };
@@ -32,6 +35,9 @@ static const struct cli_opt opts[] = {
 	CLI_OPT("not-wrapper", K_NOT_WRAPPER, "FN", "never treat function FN as one (repeatable)"),
 	CLI_OPT("context", K_CONTEXT, "N", "callers after each heap and mmap site, as report's --context"),
 	CLI_OPT("lib-sites", K_LIB_SITES, NULL, "a frame in an installed library can be a site"),
+	CLI_OPT("force", CLI_K_FORCE, NULL,
+	  "several data files: export them even when they\n"
+	  "record different programs, or two of them the same rank"),
 	CLI_TABLE(cli_opts_quiet_help),
 	CLI_END,
 };
@@ -40,8 +46,11 @@ const struct cli_cmd cli_cmd_export = {
 	.name = "export",
 	.run = run,
 	.summary = "write an SQLite database, a Paraver trace or DHAT's JSON of the attributed accesses",
-	.usage = "(--sqlite DB | --paraver PREFIX | --dhat FILE) [OPTIONS] [FILE]",
-	.about = "Writes the analysed trace for other tools. FILE defaults to memprism.data.\n",
+	.usage = "(--sqlite DB | --paraver PREFIX | --dhat FILE) [OPTIONS] [FILE|DIR...]",
+	.about = "Writes the analysed trace for other tools. FILE defaults to memprism.data.\n"
+		 "--dhat and --paraver take several files, or a directory of them (an MPI\n"
+		 "job's ranks): DHAT's allocation sites merged, Paraver's ranks as tasks of\n"
+		 "one application; --sqlite takes one (docs/mpi.md).\n",
 	.opts = opts,
 	.examples = (const struct cli_example[]){
 		{ "memprism export --sqlite run.db",
@@ -51,6 +60,10 @@ const struct cli_cmd cli_cmd_export = {
 		{ "memprism export --dhat dhat.json",
 		  "the heap's allocation sites for DHAT's viewer: open\n"
 		  "/usr/libexec/valgrind/dh_view.html and load dhat.json" },
+		{ "memprism export --dhat job.json run/",
+		  "an MPI job's ranks, their allocation sites merged, for DHAT's viewer" },
+		{ "memprism export --paraver job run/",
+		  "an MPI job's ranks as the tasks of one Paraver application" },
 		{ 0 },
 	},
 	.see_also = "memprism-report(1), sqlite3(1)",
@@ -69,13 +82,88 @@ static void on_result(void *arg, const struct an_result *res)
 		d->status = cli_damage(res, d->path, 0);
 }
 
+/* Several files: each file's damage or failure is said as it is read. */
+static void on_file(void *arg, const char *path, const struct an_result *res, int err)
+{
+	struct damage_ctx *d = arg;
+	if (err)
+		cli_error("warning: %s was not read: %s; the export goes on without it", path, mp_strerror(err));
+	else
+		d->status |= cli_damage(res, path, 0);
+}
+
+/* --dhat and --paraver of several files (--sqlite refused): 0 or the exit
+ * status. */
+static int run_merged(int argc, char **argv, int optind, int force, const char *sqlite, const char *paraver,
+		      const char *dhat, struct ex_opts *o)
+{
+	if (sqlite) {
+		/* every access of one process, at its addresses and on its clock, in
+		 * tables keyed by its ids: of several files there is no one such
+		 * database (docs/mpi.md) */
+		cli_error("--sqlite of several data files: not merged (its tables are one process's accesses, "
+			  "objects and threads by their ids); export each file on its own, or use --paraver or "
+			  "--dhat, which take several");
+		return 2;
+	}
+	struct an_merge *m;
+	int status = cli_merge_open(argc, argv, optind, force, &m);
+	if (status)
+		return status;
+	cli_merge_say_missing(m);
+	size_t n = an_merge_nparts(m);
+	const char **files = calloc(n ? n : 1, sizeof(*files));
+	if (!files) {
+		an_merge_free(m);
+		cli_error("out of memory");
+		return 1;
+	}
+	char(*node)[200] = calloc(n ? n : 1, sizeof(*node));
+	const char **nodes = calloc(n ? n : 1, sizeof(*nodes));
+	if (!node || !nodes) {
+		free(files);
+		free(node);
+		free(nodes);
+		an_merge_free(m);
+		cli_error("out of memory");
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct an_merge_part *p = an_merge_part(m, i);
+		files[i] = p->path; /* (in rank order) */
+		if (p->rank >= 0) /* Paraver's node: "rank 3 (host)" */
+			snprintf(node[i], sizeof(node[i]), "rank %d (%s)", p->rank, p->host[0] ? p->host : "?");
+		else
+			snprintf(node[i], sizeof(node[i]), "%s", p->path);
+		nodes[i] = node[i];
+	}
+	struct damage_ctx dmg = { 0 };
+	o->on_file = on_file;
+	o->result_arg = &dmg;
+	char err[1024];
+	status = 0;
+	if (paraver && ex_paraver_write_many(paraver, o, files, nodes, n, err, sizeof(err))) {
+		cli_error("paraver export: %s", err);
+		status = 1;
+	}
+	if (!status && dhat && ex_dhat_write_many(dhat, o, files, n, err, sizeof(err))) {
+		cli_error("dhat export: %s", err);
+		status = 1;
+	}
+	free(files);
+	free(node);
+	free(nodes);
+	an_merge_free(m);
+	return status ? status : dmg.status;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *sqlite = NULL, *paraver = NULL, *dhat = NULL, *wrappers[64], *not_wrappers[64];
 	struct ex_opts o = { 0 };
 	size_t nw = 0, nnot = 0;
 	struct cli_parse p;
-	int c;
+	int c, force = 0;
 	cli_parse_init(&p, &cli_cmd_export, argc, argv);
 	while ((c = cli_parse_next(&p)) != -1) {
 		switch (c) {
@@ -113,6 +201,9 @@ static int run(int argc, char **argv)
 		case K_LIB_SITES:
 			o.lib_sites = 1;
 			break;
+		case CLI_K_FORCE:
+			force = 1;
+			break;
 		case K_CONTEXT: {
 			size_t n;
 			if (cli_parse_count("--context", optarg, 16, &n))
@@ -130,12 +221,14 @@ static int run(int argc, char **argv)
 		cli_error("--binned is an option of --sqlite");
 		return 2;
 	}
-	if (cli_data_path(argc, argv, optind, &o.data_path))
-		return 2;
 	o.wrappers = wrappers;
 	o.nwrappers = nw;
 	o.not_wrappers = not_wrappers;
 	o.nnot_wrappers = nnot;
+	if (cli_merge_wanted(argc, argv, optind))
+		return run_merged(argc, argv, optind, force, sqlite, paraver, dhat, &o);
+	if (cli_data_path(argc, argv, optind, &o.data_path))
+		return 2;
 	struct damage_ctx dmg = { .path = o.data_path };
 	o.on_result = on_result;
 	o.result_arg = &dmg;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/an_merge.h"
 #include "analysis/an_numa.h"
 #include "cli/cli.h"
 #include "common/mp_error.h"
@@ -30,13 +31,15 @@ static const struct cli_opt opts[] = {
 	CLI_OPT("ignore-calls", K_IGNORE, NULL, "don't honour recorded affinity and policy calls"),
 	CLI_OPT("by", 'b', "TABLE",
 	  "object (default; in text: the matrix, thread, object\n"
-	  "and finding tables), site, thread, matrix, timeline\n"
-	  "or finding; the plural is the same table (sites)"),
+	  "and finding tables), site, thread, matrix, timeline,\n"
+	  "finding, rank (a row per data file) or process; the\n"
+	  "plural is the same table (sites)"),
 	CLI_OPT("roi", 'r', "NAME", "count only accesses made while region NAME was open"),
 	CLI_OPT("format", 'f', "FORMAT",
 	  "text (default), csv (one table: --by) or json (every\n"
 	  "table, docs/report-formats.md)"),
 	CLI_OPT("limit", 'n', "N", "rows per table in text (default 20, 0 for all)"),
+	CLI_TABLE(cli_opts_merge),
 	CLI_TABLE(cli_opts_quiet_help),
 	CLI_TEXT("with --model, DRAM fills from another node's memory are modelled as remote\n"
 		 "DRAM, at the local latency scaled by the node distance."),
@@ -48,19 +51,21 @@ static const struct cli_opt opts[] = {
 
 #define NUMA_VIEWS                                                                                                     \
 	(1u << CLI_VIEW_OBJECT | 1u << CLI_VIEW_SITE | 1u << CLI_VIEW_THREAD | 1u << CLI_VIEW_MATRIX |                 \
-	 1u << CLI_VIEW_TIMELINE | 1u << CLI_VIEW_FINDING)
+	 1u << CLI_VIEW_TIMELINE | 1u << CLI_VIEW_FINDING | 1u << CLI_VIEW_RANK | 1u << CLI_VIEW_PROCESS)
 
 const struct cli_cmd cli_cmd_numa = {
 	.name = "numa",
 	.run = run,
 	.summary = "NUMA locality: remote accesses per object and thread, node matrix, patterns, fixes",
-	.usage = "[OPTIONS] [FILE]",
+	.usage = "[OPTIONS] [FILE|DIR...]",
 	.about = "Places the recorded threads and pages on a NUMA machine and shows which\n"
 		 "objects are accessed remotely, by which threads, from which node to which,\n"
 		 "when, and what to change (MemProf's patterns). The machine is the one\n"
 		 "`record --numa` simulated, else this option's, else the recorded host.\n"
 		 "Recorded affinity and memory-policy calls are honoured (docs/numa.md).\n"
-		 "FILE defaults to memprism.data.\n",
+		 "FILE defaults to memprism.data. Several files, or a directory of them (an\n"
+		 "MPI job's ranks), are placed one at a time, each process on a machine of\n"
+		 "its own, and merged by object; --by rank shows each (docs/mpi.md).\n",
 	.opts = opts,
 	.views = NUMA_VIEWS,
 	.formats = 1u << CLI_FMT_TEXT | 1u << CLI_FMT_CSV | 1u << CLI_FMT_JSON,
@@ -71,6 +76,8 @@ const struct cli_cmd cli_cmd_numa = {
 		  "which threads and nodes used each object, when" },
 		{ "memprism numa --numa 4x8 --page-policy interleave",
 		  "on a simulated 4-node machine, pages interleaved" },
+		{ "memprism numa --numa 2x4 ranks/",
+		  "an MPI job's ranks, each on a 2-node machine of its own, merged by object" },
 		{ 0 },
 	},
 	.see_also = "memprism-record(1), memprism-report(1)",
@@ -79,6 +86,7 @@ const struct cli_cmd cli_cmd_numa = {
 static const enum rp_numa_table numa_table[] = {
 	[CLI_VIEW_OBJECT] = RP_NUMA_OBJECTS, [CLI_VIEW_SITE] = RP_NUMA_SITES,	    [CLI_VIEW_THREAD] = RP_NUMA_THREADS,
 	[CLI_VIEW_MATRIX] = RP_NUMA_MATRIX,  [CLI_VIEW_TIMELINE] = RP_NUMA_TIMELINE, [CLI_VIEW_FINDING] = RP_NUMA_FINDINGS,
+	[CLI_VIEW_RANK] = RP_NUMA_RANKS,     [CLI_VIEW_PROCESS] = RP_NUMA_PROCESSES,
 };
 
 /* "0,2" or "0-3" -> bit mask; 0 on error. */
@@ -132,6 +140,42 @@ static int page_policy(const char *arg, struct an_numa_opts *no)
 	return 0;
 }
 
+/* The result to show: several files merged (*m, *damage set) or one
+ * file's (*own). 0, or the exit status (said). */
+static int load(int argc, char **argv, int optind, int force, struct an_opts *ao, struct rp_opts *ro,
+		struct an_merge **m, struct an_result **own, int *damage)
+{
+	static char what[64];
+	if (cli_merge_wanted(argc, argv, optind)) {
+		int status = cli_merge_run(argc, argv, optind, force, ao, m);
+		if (status)
+			return status;
+		snprintf(what, sizeof(what), "%zu data files", an_merge_nparts(*m));
+		ro->data_path = what;
+		ro->merge = *m;
+		const struct an_result *res = an_merge_result(*m);
+		*damage = res->damaged & AN_DAMAGE_UNTRUSTED ? 1 : 0;
+		if (!res->numa) { /* (its warning says why) */
+			for (size_t i = 0; i < res->nwarnings; i++)
+				if (strstr(res->warnings[i], "NUMA"))
+					cli_error("%s", res->warnings[i]);
+			an_merge_free(*m);
+			*m = NULL;
+			return 1;
+		}
+		return 0;
+	}
+	ao->progress = cli_progress;
+	ao->progress_arg = "reading the trace";
+	int e = an_run(ro->data_path, ao, own);
+	cli_progress_end();
+	if (e) {
+		cli_data_error(e, ro->data_path, optind < argc, "memprism record --numa 4x8 -- PROGRAM");
+		return 1;
+	}
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	static struct cli_model model;
@@ -143,7 +187,7 @@ static int run(int argc, char **argv)
 	enum rp_numa_table table = RP_NUMA_OBJECTS;
 	char err[256];
 	struct cli_parse p;
-	int c, r, have_topo = 0;
+	int c, r, have_topo = 0, force = 0;
 	cli_parse_init(&p, &cli_cmd_numa, argc, argv);
 	while ((c = cli_parse_next(&p)) != -1) {
 		switch (c) {
@@ -192,6 +236,9 @@ static int run(int argc, char **argv)
 		case K_IGNORE:
 			no.ignore_calls = 1;
 			break;
+		case CLI_K_FORCE:
+			force = 1;
+			break;
 		case 'b': {
 			enum cli_view v;
 			if (cli_parse_by("numa", optarg, cli_cmd_numa.views, &v))
@@ -219,7 +266,7 @@ static int run(int argc, char **argv)
 		}
 	}
 	int status = 0;
-	if (cli_data_path(argc, argv, optind, &ro.data_path)) {
+	if (!cli_merge_wanted(argc, argv, optind) && cli_data_path(argc, argv, optind, &ro.data_path)) {
 		status = 2;
 		goto out;
 	}
@@ -227,25 +274,24 @@ static int run(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
-	struct an_result *res = NULL;
-	ao.progress = cli_progress;
-	ao.progress_arg = "reading the trace";
-	int e = an_run(ro.data_path, &ao, &res);
-	cli_progress_end();
-	if (e) {
-		cli_data_error(e, ro.data_path, optind < argc, "memprism record --numa 4x8 -- PROGRAM");
-		status = 1;
+	struct an_result *own = NULL; /* one file's result */
+	struct an_merge *m = NULL;
+	int damage = 0, e;
+	if ((status = load(argc, argv, optind, force, &ao, &ro, &m, &own, &damage)))
 		goto out;
-	}
+	const struct an_result *res = m ? an_merge_result(m) : own;
 	cli_model_note(&model);
-	for (size_t i = 0; i < res->nwarnings; i++)
-		cli_error("warning: %s", res->warnings[i]);
-	int damage = cli_damage(res, ro.data_path, 1);
+	if (own) { /* (a merge's parts were said by cli_merge_run) */
+		for (size_t i = 0; i < own->nwarnings; i++)
+			cli_error("warning: %s", own->warnings[i]);
+		damage = cli_damage(own, ro.data_path, 1);
+	}
 	if (!res->total.loads && !res->total.stores && !res->samples)
 		cli_note("note: no accesses recorded (was the program built with `memprism cc`?): nothing to "
 			 "place");
 	e = rp_render_numa(stdout, res, &ro, table);
-	an_result_free(res);
+	an_merge_free(m);
+	an_result_free(own);
 	if (e) {
 		cli_error("cannot render the NUMA view: %s", mp_strerror(e));
 		status = 1;

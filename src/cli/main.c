@@ -63,7 +63,8 @@ int cli_parse_limit(const char *arg, size_t *out)
 int cli_data_path(int argc, char **argv, int optind, const char **path)
 {
 	if (argc - optind > 1) {
-		cli_error("one data file at a time (got '%s' and '%s'; report, tlb, whatif and diff merge several)",
+		cli_error("one data file at a time (got '%s' and '%s'; report, tlb, whatif, numa, diff and export "
+			  "--dhat or --paraver merge several)",
 			  argv[optind], argv[optind + 1]);
 		return 2;
 	}

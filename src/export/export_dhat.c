@@ -196,23 +196,27 @@ static int same_frames(const struct dh_pp *a, const struct dh_pp *b)
 	return a->nfs == b->nfs && !memcmp(a->fs, b->fs, (size_t)a->nfs * sizeof(*a->fs));
 }
 
-static int write_json(FILE *f, struct dh *d, const struct an_result *res)
+static void pp_add(struct dh_pp *q, const struct dh_pp *p)
 {
-	struct dh_frames ft = { 0 };
+	q->tb += p->tb, q->tbk += p->tbk, q->tl += p->tl, q->mb += p->mb, q->mbk += p->mbk;
+	q->gb += p->gb, q->gbk += p->gbk, q->eb += p->eb, q->ebk += p->ebk, q->rb += p->rb, q->wb += p->wb;
+}
+
+/* One file's program points: its heap rows' figures, rows of one frame
+ * sequence merged (dh_view takes each sequence once), their frames in ft. */
+static int build_pps(struct dh *d, const struct an_result *res, struct dh_frames *ft, struct dh_pp **out, size_t *nout)
+{
 	struct dh_pp *pps = calloc(res->nclasses ? res->nclasses : 1, sizeof(*pps));
 	size_t npp = 0;
 	int e = 0;
-	mp_hashmap_init(&ft.index);
-	if (!pps || frame_index(&ft, "[root]") != 0) {
-		e = -ENOMEM;
-		goto out;
-	}
+	*out = pps;
+	*nout = 0;
+	if (!pps)
+		return -ENOMEM;
 	/* the replay classes' figures, summed into their rows */
 	struct dh_cls *row = calloc(res->nclasses ? res->nclasses : 1, sizeof(*row));
-	if (!row) {
-		e = -ENOMEM;
-		goto out;
-	}
+	if (!row)
+		return -ENOMEM;
 	for (size_t i = 0; i < d->cls.n && i < res->nclass_map; i++) {
 		uint32_t k = res->class_map[i];
 		if (k >= res->nclasses)
@@ -242,7 +246,7 @@ static int write_json(FILE *f, struct dh *d, const struct an_result *res)
 		for (int j = 0; j < c->nstack; j++) {
 			char text[1024];
 			frame_text(text, sizeof(text), &c->stack[j]);
-			if ((pp.fs[pp.nfs++] = frame_index(&ft, text)) < 0) {
+			if ((pp.fs[pp.nfs++] = frame_index(ft, text)) < 0) {
 				free(pp.fs);
 				e = -ENOMEM;
 				goto rows_done;
@@ -256,23 +260,24 @@ static int write_json(FILE *f, struct dh *d, const struct an_result *res)
 			pps[npp++] = pp;
 			continue;
 		}
-		struct dh_pp *q = &pps[m];
-		q->tb += pp.tb, q->tbk += pp.tbk, q->tl += pp.tl, q->mb += pp.mb, q->mbk += pp.mbk;
-		q->gb += pp.gb, q->gbk += pp.gbk, q->eb += pp.eb, q->ebk += pp.ebk, q->rb += pp.rb, q->wb += pp.wb;
+		pp_add(&pps[m], &pp);
 		free(pp.fs);
 	}
 rows_done:
 	free(row);
-	if (e)
-		goto out;
-	uint32_t pid = res->nprocs ? res->procs[0].pid : 0;
-	uint64_t te = d->tend > d->t0 ? d->tend - d->t0 : 1;
+	*nout = npp;
+	return e;
+}
+
+/* The JSON of program points pps over frame table ft. */
+static void emit(FILE *f, const char *cmd, uint32_t pid, uint64_t te, uint64_t tg, const struct dh_pp *pps, size_t npp,
+		 const struct dh_frames *ft)
+{
 	fprintf(f, "{\"dhatFileVersion\":2\n,\"mode\":\"heap\",\"verb\":\"Allocated\"\n,\"bklt\":true,\"bkacc\":true\n"
 		   ",\"tu\":\"ns\",\"Mtu\":\"ms\"\n,\"tuth\":%d\n,\"cmd\":",
 		DH_SHORT_NS);
-	put_json_string(f, res->cmdline);
-	fprintf(f, "\n,\"pid\":%" PRIu32 "\n,\"te\":%" PRIu64 "\n,\"tg\":%" PRIu64 "\n,\"pps\":\n [", pid, te,
-		d->tg > d->t0 ? d->tg - d->t0 : 0);
+	put_json_string(f, cmd);
+	fprintf(f, "\n,\"pid\":%" PRIu32 "\n,\"te\":%" PRIu64 "\n,\"tg\":%" PRIu64 "\n,\"pps\":\n [", pid, te, tg);
 	for (size_t i = 0; i < npp; i++) {
 		const struct dh_pp *p = &pps[i];
 		fprintf(f,
@@ -285,30 +290,60 @@ rows_done:
 		fputs("]\n  }", f);
 	}
 	fputs("\n ]\n,\"ftbl\":\n [", f);
-	for (size_t i = 0; i < ft.text.n; i++) {
+	for (size_t i = 0; i < ft->text.n; i++) {
 		fputs(i ? "\n ," : "", f);
-		put_json_string(f, ft.text.v[i]);
+		put_json_string(f, ft->text.v[i]);
 	}
 	fputs("\n ]\n}\n", f);
-out:
+}
+
+static void pps_free(struct dh_pp *pps, size_t npp)
+{
 	for (size_t i = 0; pps && i < npp; i++)
 		free(pps[i].fs);
 	free(pps);
-	for (size_t i = 0; i < ft.text.n; i++)
-		free(ft.text.v[i]);
-	mp_vec_free(&ft.text);
-	mp_hashmap_fini(&ft.index);
+}
+
+static void frames_fini(struct dh_frames *ft)
+{
+	for (size_t i = 0; i < ft->text.n; i++)
+		free(ft->text.v[i]);
+	mp_vec_free(&ft->text);
+	mp_hashmap_fini(&ft->index);
+}
+
+static int write_json(FILE *f, struct dh *d, const struct an_result *res)
+{
+	struct dh_frames ft = { 0 };
+	struct dh_pp *pps = NULL;
+	size_t npp = 0;
+	int e = 0;
+	mp_hashmap_init(&ft.index);
+	if (frame_index(&ft, "[root]") != 0)
+		e = -ENOMEM;
+	if (!e)
+		e = build_pps(d, res, &ft, &pps, &npp);
+	if (!e)
+		emit(f, res->cmdline, res->nprocs ? res->procs[0].pid : 0, d->tend > d->t0 ? d->tend - d->t0 : 1,
+		     d->tg > d->t0 ? d->tg - d->t0 : 0, pps, npp, &ft);
+	pps_free(pps, npp);
+	frames_fini(&ft);
 	return e;
 }
 
-int ex_dhat_write(const char *path, const struct ex_opts *o, char *err, size_t errlen)
+static void dh_fini(struct dh *d)
 {
-	struct dh d = { 0 };
-	struct an_result *res = NULL;
-	FILE *f = NULL;
-	int e;
-	err[0] = 0;
-	mp_hashmap_init(&d.live);
+	mp_vec_free(&d->blocks);
+	mp_vec_free(&d->cls);
+	mp_hashmap_fini(&d->live);
+}
+
+/* Replays data into d and *res (the caller frees both): 0, or an_run's
+ * error (OUT: *stage 0) or -ENOMEM. */
+static int replay(const char *data, const struct ex_opts *o, struct dh *d, struct an_result **res)
+{
+	memset(d, 0, sizeof(*d));
+	mp_hashmap_init(&d->live);
 	struct an_opts ao = { .roi = o->roi,
 			      .wrappers = o->wrappers,
 			      .nwrappers = o->nwrappers,
@@ -317,42 +352,227 @@ int ex_dhat_write(const char *path, const struct ex_opts *o, char *err, size_t e
 			      .lib_sites = o->lib_sites,
 			      .context = o->context,
 			      .on_event = on_event,
-			      .hook_arg = &d };
-	if ((e = an_run(o->data_path, &ao, &res))) {
-		snprintf(err, errlen, "cannot read %s: %s", o->data_path, mp_strerror(e));
-		goto out;
-	}
-	if (o->on_result)
-		o->on_result(o->result_arg, res);
-	if (d.oom) {
-		e = -ENOMEM;
-		goto out;
-	}
-	/* blocks never freed live to the end; the heap never shrank after its
-	 * last maximum: the snapshot is now */
-	for (size_t i = 0; i < d.blocks.n; i++)
-		if (d.blocks.v[i].live)
-			d.cls.v[d.blocks.v[i].rcls].tl += d.tend - d.blocks.v[i].t;
-	if (d.stale)
-		snapshot(&d);
-	if (!(f = fopen(path, "w"))) {
-		e = -errno;
+			      .hook_arg = d };
+	return an_run(data, &ao, res);
+}
+
+/* After the replay: blocks never freed live to the end; the heap never
+ * shrank after its last maximum: the snapshot is now. */
+static int finish(struct dh *d)
+{
+	if (d->oom)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->blocks.n; i++)
+		if (d->blocks.v[i].live)
+			d->cls.v[d->blocks.v[i].rcls].tl += d->tend - d->blocks.v[i].t;
+	if (d->stale)
+		snapshot(d);
+	return 0;
+}
+
+/* Writes the file with write (JSON into f), checking every step. */
+static int write_out(const char *path, int (*write)(FILE *f, void *arg), void *arg, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		int e = -errno;
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		goto out;
+		return e;
 	}
-	e = write_json(f, &d, res);
+	int e = write(f, arg);
 	if (!e && (fflush(f) || ferror(f)))
 		e = errno ? -errno : -EIO;
 	if (fclose(f) && !e)
 		e = errno ? -errno : -EIO;
 	if (e && !err[0])
 		snprintf(err, errlen, "%s: %s", path, mp_strerror(e));
+	return e;
+}
+
+struct one {
+	struct dh *d;
+	const struct an_result *res;
+};
+
+static int write_one(FILE *f, void *arg)
+{
+	struct one *x = arg;
+	return write_json(f, x->d, x->res);
+}
+
+int ex_dhat_write(const char *path, const struct ex_opts *o, char *err, size_t errlen)
+{
+	struct dh d;
+	struct an_result *res = NULL;
+	err[0] = 0;
+	int e = replay(o->data_path, o, &d, &res);
+	if (e) {
+		snprintf(err, errlen, "cannot read %s: %s", o->data_path, mp_strerror(e));
+		goto out;
+	}
+	if (o->on_result)
+		o->on_result(o->result_arg, res);
+	if ((e = finish(&d)))
+		goto out;
+	struct one x = { &d, res };
+	e = write_out(path, write_one, &x, err, errlen);
 out:
 	if (e && !err[0])
 		snprintf(err, errlen, "%s", mp_strerror(e));
-	mp_vec_free(&d.blocks);
-	mp_vec_free(&d.cls);
-	mp_hashmap_fini(&d.live);
+	dh_fini(&d);
 	an_result_free(res);
+	return e;
+}
+
+/* --- several files ---------------------------------------------------------- */
+
+/* The merged program points: each keyed by its frames' text without their
+ * addresses (function, file and line: each process loads the program
+ * elsewhere), its frames the first file's. */
+struct dh_merged {
+	struct dh_frames ft;
+	struct dh_pp *pps;
+	char **keys;
+	size_t npp, cap;
+	char cmd[sizeof(((struct an_result *)0)->cmdline)];
+	uint32_t pid;
+	uint64_t te, tg, gmax;
+	int have;
+};
+
+/* "0x4011d6: work (app.c:26)" -> "work (app.c:26)" */
+static const char *sans_address(const char *text)
+{
+	const char *s = strstr(text, ": ");
+	return text[0] == '0' && text[1] == 'x' && s ? s + 2 : text;
+}
+
+static int merge_pps(struct dh_merged *m, const struct dh_frames *ft, const struct dh_pp *pps, size_t npp)
+{
+	for (size_t i = 0; i < npp; i++) {
+		const struct dh_pp *p = &pps[i];
+		size_t len = 1;
+		for (int j = 0; j < p->nfs; j++)
+			len += strlen(sans_address(ft->text.v[p->fs[j]])) + 1;
+		char *key = malloc(len), *k = key;
+		if (!key)
+			return -ENOMEM;
+		for (int j = 0; j < p->nfs; j++)
+			k += sprintf(k, "%s\n", sans_address(ft->text.v[p->fs[j]]));
+		*k = 0;
+		size_t at = 0;
+		while (at < m->npp && strcmp(m->keys[at], key))
+			at++;
+		if (at < m->npp) {
+			pp_add(&m->pps[at], p);
+			free(key);
+			continue;
+		}
+		if (m->npp == m->cap) {
+			size_t nc = m->cap ? 2 * m->cap : 16;
+			struct dh_pp *np = realloc(m->pps, nc * sizeof(*np));
+			if (np)
+				m->pps = np;
+			char **nk = np ? realloc(m->keys, nc * sizeof(*nk)) : NULL;
+			if (!nk) {
+				free(key);
+				return -ENOMEM;
+			}
+			m->keys = nk;
+			m->cap = nc;
+		}
+		struct dh_pp q = *p;
+		q.fs = calloc(p->nfs > 0 ? (size_t)p->nfs : 1, sizeof(*q.fs));
+		if (!q.fs) {
+			free(key);
+			return -ENOMEM;
+		}
+		for (int j = 0; j < p->nfs; j++)
+			if ((q.fs[j] = frame_index(&m->ft, ft->text.v[p->fs[j]])) < 0) {
+				free(q.fs);
+				free(key);
+				return -ENOMEM;
+			}
+		m->keys[m->npp] = key;
+		m->pps[m->npp++] = q;
+	}
+	return 0;
+}
+
+/* Folds one file's replay into m. */
+static int merge_file(struct dh_merged *m, struct dh *d, const struct an_result *res)
+{
+	struct dh_frames ft = { 0 };
+	struct dh_pp *pps = NULL;
+	size_t npp = 0;
+	mp_hashmap_init(&ft.index);
+	int e = frame_index(&ft, "[root]") != 0 ? -ENOMEM : 0;
+	if (!e)
+		e = build_pps(d, res, &ft, &pps, &npp);
+	if (!e)
+		e = merge_pps(m, &ft, pps, npp);
+	if (!e) {
+		uint64_t te = d->tend > d->t0 ? d->tend - d->t0 : 1;
+		if (!m->have) {
+			snprintf(m->cmd, sizeof(m->cmd), "%s", res->cmdline);
+			m->pid = res->nprocs ? res->procs[0].pid : 0;
+			m->have = 1;
+		}
+		if (te > m->te)
+			m->te = te;
+		if (d->gmax > m->gmax) { /* the largest process heap's peak, in its own time */
+			m->gmax = d->gmax;
+			m->tg = d->tg > d->t0 ? d->tg - d->t0 : 0;
+		}
+	}
+	pps_free(pps, npp);
+	frames_fini(&ft);
+	return e;
+}
+
+static int write_merged(FILE *f, void *arg)
+{
+	struct dh_merged *m = arg;
+	emit(f, m->cmd, m->pid, m->te ? m->te : 1, m->tg, m->pps, m->npp, &m->ft);
+	return 0;
+}
+
+int ex_dhat_write_many(const char *path, const struct ex_opts *o, const char *const *files, size_t n, char *err,
+		       size_t errlen)
+{
+	struct dh_merged m = { 0 };
+	size_t read = 0;
+	int e = 0;
+	err[0] = 0;
+	mp_hashmap_init(&m.ft.index);
+	if (frame_index(&m.ft, "[root]") != 0)
+		e = -ENOMEM;
+	for (size_t i = 0; i < n && !e; i++) {
+		struct dh d;
+		struct an_result *res = NULL;
+		int r = replay(files[i], o, &d, &res);
+		if (o->on_file)
+			o->on_file(o->result_arg, files[i], r ? NULL : res, r);
+		if (r == -ENOMEM)
+			e = r;
+		if (!r && !(e = finish(&d)))
+			e = merge_file(&m, &d, res);
+		read += !r;
+		dh_fini(&d);
+		an_result_free(res);
+	}
+	if (!e && !read) {
+		e = -ENODATA;
+		snprintf(err, errlen, "none of the %zu data files could be read", n);
+	}
+	if (!e)
+		e = write_out(path, write_merged, &m, err, errlen);
+	if (e && !err[0])
+		snprintf(err, errlen, "%s", mp_strerror(e));
+	pps_free(m.pps, m.npp);
+	for (size_t i = 0; i < m.npp; i++)
+		free(m.keys[i]);
+	free(m.keys);
+	frames_fini(&m.ft);
 	return e;
 }

@@ -195,63 +195,198 @@ static int close_out(FILE *f, int e)
 	return e;
 }
 
-static int write_files(struct prv *p, const struct an_result *r, const char *prefix, char *err, size_t errlen)
+/* One data file's part of the export: its replay's records (p), its
+ * result, and where its objects, regions, tasks and CPUs go in the files
+ * written (one file: where they were). */
+struct part {
+	struct prv p;
+	struct an_result *res;
+	uint32_t *obj; /* result class -> object id in the .pcf (0-based) */
+	uint32_t *region; /* p's region -> region id in the .pcf */
+	uint32_t *task, *tnum; /* thread -> task (1-based), its number in the task */
+	uint32_t *per; /* threads of each of its tasks */
+	size_t ntasks, task_base;
+	unsigned cpu_base, ncpu;
+	const char *node; /* the .row's name of its node */
+	char node_buf[200];
+};
+
+/* The object and region names of the .pcf: several files' merged by key. */
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static long name_id(struct names *nm, const char *s, int merge)
 {
-	FILE *prv = open_out(prefix, ".prv", err, errlen), *pcf = NULL, *row = NULL;
-	int e = 0;
-	if (!prv)
-		return -errno;
-	/* task = process, thread = its threads in order of appearance */
-	uint32_t *task = calloc(r->nthreads + 1, sizeof(*task)), *tnum = calloc(r->nthreads + 1, sizeof(*tnum));
-	uint32_t *per = calloc(r->nprocs + 1, sizeof(*per));
-	if (!task || !tnum || !per) {
-		e = -ENOMEM;
-		goto out;
+	if (merge)
+		for (size_t i = 0; i < nm->n; i++)
+			if (!strcmp(nm->v[i], s))
+				return (long)i;
+	if (nm->n == nm->cap) {
+		size_t nc = nm->cap ? 2 * nm->cap : 64;
+		char **v = realloc(nm->v, nc * sizeof(*v));
+		if (!v)
+			return -1;
+		nm->v = v;
+		nm->cap = nc;
 	}
+	if (!(nm->v[nm->n] = strdup(s ? s : "")))
+		return -1;
+	return (long)nm->n++;
+}
+
+static void names_fini(struct names *nm)
+{
+	for (size_t i = 0; i < nm->n; i++)
+		free(nm->v[i]);
+	free(nm->v);
+}
+
+/* An object's key across files: its label, but for stacks, whose labels
+ * name a pid or tid (as the merged report's rows). */
+static const char *object_key(const struct an_class *c)
+{
+	if (c->kind == AN_KIND_STACK && c->label)
+		return strncmp(c->label, "main thread stack", 17) == 0 ? "main thread stacks" : "thread stacks";
+	return c->label;
+}
+
+/* Part q's places: its tasks (processes; threads in order of appearance),
+ * objects and regions in the names, CPUs after the previous parts'. */
+static int place(struct part *q, size_t n, struct names *objs, struct names *regions, size_t *tasks, unsigned *cpus)
+{
+	const struct an_result *r = q->res;
+	q->task = calloc(r->nthreads + 1, sizeof(*q->task));
+	q->tnum = calloc(r->nthreads + 1, sizeof(*q->tnum));
+	q->per = calloc(r->nprocs + 1, sizeof(*q->per));
+	q->obj = calloc(r->nclasses + 1, sizeof(*q->obj));
+	q->region = calloc(q->p.nregions + 1, sizeof(*q->region));
+	if (!q->task || !q->tnum || !q->per || !q->obj || !q->region)
+		return -ENOMEM;
 	for (size_t i = 0; i < r->nthreads; i++) {
 		size_t k = 0;
 		while (k < r->nprocs && r->procs[k].pid != r->threads[i].pid)
 			k++;
 		if (k == r->nprocs)
 			k = 0;
-		task[i] = (uint32_t)k + 1;
-		tnum[i] = ++per[k];
+		q->task[i] = (uint32_t)(*tasks + k + 1);
+		q->tnum[i] = ++q->per[k];
 	}
-	uint64_t t0 = p->records ? p->t0 : 0, ftime = p->records ? p->t1 - p->t0 + 1 : 1;
-	unsigned ncpu = p->max_cpu + 1;
+	q->task_base = *tasks;
+	q->ntasks = r->nprocs ? r->nprocs : 1;
+	*tasks += q->ntasks;
+	q->ncpu = q->p.max_cpu + 1;
+	q->cpu_base = *cpus;
+	*cpus += q->ncpu;
+	for (size_t i = 0; i < r->nclasses; i++) {
+		long id = name_id(objs, n > 1 ? object_key(&r->classes[i]) : r->classes[i].label, n > 1);
+		if (id < 0)
+			return -ENOMEM;
+		q->obj[i] = (uint32_t)id;
+	}
+	for (size_t i = 0; i < q->p.nregions; i++) {
+		long id = name_id(regions, q->p.regions[i], n > 1);
+		if (id < 0)
+			return -ENOMEM;
+		q->region[i] = (uint32_t)id;
+	}
+	return 0;
+}
+
+static void part_fini(struct part *q)
+{
+	for (size_t i = 0; i < q->p.nth; i++)
+		if (q->p.th[i].tmp)
+			fclose(q->p.th[i].tmp);
+	free(q->p.th);
+	for (size_t i = 0; i < q->p.nregions; i++)
+		free(q->p.regions[i]);
+	free(q->p.regions);
+	an_bins_free(q->p.bins);
+	an_result_free(q->res);
+	free(q->obj);
+	free(q->region);
+	free(q->task);
+	free(q->tnum);
+	free(q->per);
+}
+
+/* The .prv's records: every part's threads merged by time, each part's
+ * times from its own first record (one clock per process). */
+static void write_records(FILE *prv, struct part *parts, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < parts[k].p.nth; i++)
+			if (parts[k].p.th[i].tmp) {
+				rewind(parts[k].p.th[i].tmp);
+				next(&parts[k].p.th[i]);
+			}
+	for (;;) {
+		size_t bk = SIZE_MAX, best = SIZE_MAX;
+		uint64_t bt = 0;
+		for (size_t k = 0; k < n; k++) {
+			const struct prv *p = &parts[k].p;
+			uint64_t t0 = p->records ? p->t0 : 0;
+			for (size_t i = 0; i < p->nth; i++)
+				if (p->th[i].have && (best == SIZE_MAX || p->th[i].head.time - t0 < bt)) {
+					bk = k;
+					best = i;
+					bt = p->th[i].head.time - t0;
+				}
+		}
+		if (best == SIZE_MAX)
+			break;
+		struct part *q = &parts[bk];
+		const struct an_result *r = q->res;
+		const struct prv_rec *x = &q->p.th[best].head;
+		fprintf(prv, "2:%u:1:%u:%u:%llu:", q->cpu_base + x->cpu + 1u, q->task[best], q->tnum[best],
+			(unsigned long long)bt);
+		if (x->kind <= 2) {
+			uint32_t obj = x->cls < r->nclass_map ? r->class_map[x->cls] : 0;
+			fprintf(prv, "%d:%u:%d:%llu:%d:%u\n", PRV_OBJECT, (obj < r->nclasses ? q->obj[obj] : obj) + 1,
+				PRV_ADDRESS, (unsigned long long)x->addr, PRV_ACCESS, x->kind);
+		} else {
+			fprintf(prv, "%d:%u\n", PRV_REGION,
+				x->kind == 3 ? (x->cls < q->p.nregions ? q->region[x->cls] : x->cls) + 1 : 0);
+		}
+		next(&q->p.th[best]);
+	}
+}
+
+static int write_files(struct part *parts, size_t n, const char *prefix, char *err, size_t errlen)
+{
+	FILE *prv = open_out(prefix, ".prv", err, errlen), *pcf = NULL, *row = NULL;
+	struct names objs = { 0 }, regions = { 0 };
+	int e = 0;
+	if (!prv)
+		return -errno;
+	size_t ntasks = 0, nthreads = 0;
+	unsigned ncpu = 0;
+	uint64_t ftime = 1;
+	for (size_t k = 0; k < n && !e; k++) {
+		e = place(&parts[k], n, &objs, &regions, &ntasks, &ncpu);
+		const struct prv *p = &parts[k].p;
+		if (p->records && p->t1 - p->t0 + 1 > ftime)
+			ftime = p->t1 - p->t0 + 1;
+		nthreads += parts[k].res->nthreads;
+	}
+	if (e)
+		goto out;
 	time_t now = time(NULL);
 	struct tm tm;
 	localtime_r(&now, &tm);
-	size_t ntasks = r->nprocs ? r->nprocs : 1;
-	fprintf(prv, "#Paraver (%02d/%02d/%02d at %02d:%02d):%llu_ns:1(%u):1:%zu(", tm.tm_mday, tm.tm_mon + 1,
-		tm.tm_year % 100, tm.tm_hour, tm.tm_min, (unsigned long long)ftime, ncpu, ntasks);
-	for (size_t k = 0; k < ntasks; k++)
-		fprintf(prv, "%s%u:1", k ? "," : "", per[k] ? per[k] : 1);
+	/* a node per file (its own CPUs), a task per process */
+	fprintf(prv, "#Paraver (%02d/%02d/%02d at %02d:%02d):%llu_ns:%zu(", tm.tm_mday, tm.tm_mon + 1, tm.tm_year % 100,
+		tm.tm_hour, tm.tm_min, (unsigned long long)ftime, n);
+	for (size_t k = 0; k < n; k++)
+		fprintf(prv, "%s%u", k ? "," : "", parts[k].ncpu);
+	fprintf(prv, "):1:%zu(", ntasks);
+	for (size_t k = 0; k < n; k++)
+		for (size_t t = 0; t < parts[k].ntasks; t++)
+			fprintf(prv, "%s%u:%zu", k || t ? "," : "", parts[k].per[t] ? parts[k].per[t] : 1, k + 1);
 	fprintf(prv, ")\n");
-	for (size_t i = 0; i < p->nth; i++)
-		if (p->th[i].tmp) {
-			rewind(p->th[i].tmp);
-			next(&p->th[i]);
-		}
-	for (;;) {
-		size_t best = SIZE_MAX;
-		for (size_t i = 0; i < p->nth; i++)
-			if (p->th[i].have && (best == SIZE_MAX || p->th[i].head.time < p->th[best].head.time))
-				best = i;
-		if (best == SIZE_MAX)
-			break;
-		const struct prv_rec *x = &p->th[best].head;
-		unsigned long long t = (unsigned long long)(x->time - t0);
-		fprintf(prv, "2:%u:1:%u:%u:%llu:", x->cpu + 1u, task[best], tnum[best], t);
-		if (x->kind <= 2) {
-			uint32_t obj = x->cls < r->nclass_map ? r->class_map[x->cls] : 0;
-			fprintf(prv, "%d:%u:%d:%llu:%d:%u\n", PRV_OBJECT, obj + 1, PRV_ADDRESS,
-				(unsigned long long)x->addr, PRV_ACCESS, x->kind);
-		} else {
-			fprintf(prv, "%d:%u\n", PRV_REGION, x->kind == 3 ? x->cls + 1 : 0);
-		}
-		next(&p->th[best]);
-	}
+	write_records(prv, parts, n);
 	if (!(pcf = open_out(prefix, ".pcf", err, errlen)) || !(row = open_out(prefix, ".row", err, errlen))) {
 		e = -EIO;
 		goto out;
@@ -262,34 +397,45 @@ static int write_files(struct prv *p, const struct an_result *r, const char *pre
 		"NUM_OF_STATE_COLORS 1000\nYMAX_SCALE          37\n\n\n"
 		"EVENT_TYPE\n0    %d    Object (memprism)\nVALUES\n0      none\n",
 		PRV_OBJECT);
-	for (size_t i = 0; i < r->nclasses; i++) {
+	for (size_t i = 0; i < objs.n; i++) {
 		fprintf(pcf, "%zu      ", i + 1);
-		label(pcf, r->classes[i].label);
+		label(pcf, objs.v[i]);
 		fputc('\n', pcf);
 	}
 	fprintf(pcf,
 		"\n\nEVENT_TYPE\n0    %d    Address\n\n\nEVENT_TYPE\n0    %d    Access\nVALUES\n1      load\n"
 		"2      store\n\n\nEVENT_TYPE\n0    %d    Region (memprism.h)\nVALUES\n0      end\n",
 		PRV_ADDRESS, PRV_ACCESS, PRV_REGION);
-	for (size_t i = 0; i < p->nregions; i++)
-		fprintf(pcf, "%zu      %s\n", i + 1, p->regions[i]);
+	for (size_t i = 0; i < regions.n; i++)
+		fprintf(pcf, "%zu      %s\n", i + 1, regions.v[i]);
 	fprintf(pcf, "\n");
 	fprintf(row, "LEVEL CPU SIZE %u\n", ncpu);
-	for (unsigned c = 0; c < ncpu; c++)
-		fprintf(row, "CPU %u\n", c);
-	fprintf(row, "\nLEVEL NODE SIZE 1\nnode\n\nLEVEL THREAD SIZE %zu\n", r->nthreads);
-	for (size_t k = 0; k < ntasks; k++)
-		for (size_t i = 0; i < r->nthreads; i++)
-			if (task[i] == k + 1) {
-				fprintf(row, "THREAD 1.%u.%u %u", task[i], tnum[i], r->threads[i].tid);
-				if (r->threads[i].name[0])
-					fprintf(row, " %s", r->threads[i].name);
-				fputc('\n', row);
-			}
+	for (size_t k = 0; k < n; k++)
+		for (unsigned c = 0; c < parts[k].ncpu; c++) {
+			if (n > 1)
+				fprintf(row, "CPU %s.%u\n", parts[k].node, c);
+			else
+				fprintf(row, "CPU %u\n", c);
+		}
+	fprintf(row, "\nLEVEL NODE SIZE %zu\n", n);
+	for (size_t k = 0; k < n; k++)
+		fprintf(row, "%s\n", n > 1 ? parts[k].node : "node");
+	fprintf(row, "\nLEVEL THREAD SIZE %zu\n", nthreads);
+	for (size_t k = 0; k < n; k++) {
+		const struct part *q = &parts[k];
+		const struct an_result *r = q->res;
+		for (size_t t = 0; t < q->ntasks; t++)
+			for (size_t i = 0; i < r->nthreads; i++)
+				if (q->task[i] == q->task_base + t + 1) {
+					fprintf(row, "THREAD 1.%u.%u %u", q->task[i], q->tnum[i], r->threads[i].tid);
+					if (r->threads[i].name[0])
+						fprintf(row, " %s", r->threads[i].name);
+					fputc('\n', row);
+				}
+	}
 out:
-	free(task);
-	free(tnum);
-	free(per);
+	names_fini(&objs);
+	names_fini(&regions);
 	e = close_out(prv, e);
 	e = close_out(pcf, e);
 	e = close_out(row, e);
@@ -298,17 +444,14 @@ out:
 	return e;
 }
 
-int ex_paraver_write(const char *prefix, const struct ex_opts *o, char *err, size_t errlen)
+/* Replays data twice into q: 0, or the error with *stage. */
+static int replay(struct part *q, const char *data, const struct ex_opts *o, enum an_pass *stage)
 {
-	struct prv p = { .t0 = UINT64_MAX, .o = o };
-	struct an_result *res = NULL;
-	enum an_pass stage;
-	int e;
-	err[0] = 0;
-	if (!(p.bins = an_bins_new())) {
-		e = -ENOMEM;
-		goto out;
-	}
+	memset(q, 0, sizeof(*q));
+	q->p = (struct prv){ .t0 = UINT64_MAX, .o = o };
+	*stage = AN_PASS_FIRST;
+	if (!(q->p.bins = an_bins_new()))
+		return -ENOMEM;
 	struct an_opts ao = { .roi = o->roi,
 			      .wrappers = o->wrappers,
 			      .nwrappers = o->nwrappers,
@@ -318,27 +461,69 @@ int ex_paraver_write(const char *prefix, const struct ex_opts *o, char *err, siz
 			      .context = o->context,
 			      .on_access = scan_access,
 			      .on_event = scan_event,
-			      .hook_arg = &p };
+			      .hook_arg = &q->p };
 	const struct an_two_pass tp = {
-		.on_access = fill_access, .on_event = fill_event, .plan = plan, .error = fill_error, .arg = &p
+		.on_access = fill_access, .on_event = fill_event, .plan = plan, .error = fill_error, .arg = &q->p
 	};
-	if ((e = an_run_two_pass(o->data_path, &ao, &tp, &res, &stage))) {
-		if (stage == AN_PASS_FIRST)
-			snprintf(err, errlen, "cannot read %s: %s", o->data_path, mp_strerror(e));
-		goto out;
-	}
-	e = write_files(&p, res, prefix, err, errlen);
-out:
+	return an_run_two_pass(data, &ao, &tp, &q->res, stage);
+}
+
+int ex_paraver_write(const char *prefix, const struct ex_opts *o, char *err, size_t errlen)
+{
+	struct part q;
+	enum an_pass stage;
+	err[0] = 0;
+	int e = replay(&q, o->data_path, o, &stage);
+	if (e && stage == AN_PASS_FIRST)
+		snprintf(err, errlen, "cannot read %s: %s", o->data_path, mp_strerror(e));
+	if (!e)
+		e = write_files(&q, 1, prefix, err, errlen);
 	if (e && !err[0])
 		snprintf(err, errlen, "%s", mp_strerror(e));
-	for (size_t i = 0; i < p.nth; i++)
-		if (p.th[i].tmp)
-			fclose(p.th[i].tmp);
-	free(p.th);
-	for (size_t i = 0; i < p.nregions; i++)
-		free(p.regions[i]);
-	free(p.regions);
-	an_bins_free(p.bins);
-	an_result_free(res);
+	part_fini(&q);
+	return e;
+}
+
+int ex_paraver_write_many(const char *prefix, const struct ex_opts *o, const char *const *files,
+			  const char *const *nodes, size_t n, char *err, size_t errlen)
+{
+	struct part *parts = calloc(n ? n : 1, sizeof(*parts));
+	struct ex_opts one = *o;
+	size_t read = 0;
+	int e = 0;
+	err[0] = 0;
+	if (!parts)
+		return -ENOMEM;
+	one.on_result = NULL; /* (on_file says each) */
+	for (size_t i = 0; i < n && !e; i++) {
+		enum an_pass stage;
+		struct part *q = &parts[read];
+		int r = replay(q, files[i], &one, &stage);
+		if (o->on_file)
+			o->on_file(o->result_arg, files[i], r ? NULL : q->res, r);
+		if (r && (stage != AN_PASS_FIRST || r == -ENOMEM)) {
+			e = r; /* (not the file's fault: the export stops) */
+			snprintf(err, errlen, "%s: %s", files[i], mp_strerror(r));
+		}
+		if (r) {
+			part_fini(q);
+			continue;
+		}
+		snprintf(q->node_buf, sizeof(q->node_buf), "%s", nodes ? nodes[i] : files[i]);
+		q->node = q->node_buf;
+		q->p.o = o;
+		read++;
+	}
+	if (!e && !read) {
+		e = -ENODATA;
+		snprintf(err, errlen, "none of the %zu data files could be read", n);
+	}
+	if (!e)
+		e = write_files(parts, read, prefix, err, errlen);
+	if (e && !err[0])
+		snprintf(err, errlen, "%s", mp_strerror(e));
+	for (size_t i = 0; i < read; i++)
+		part_fini(&parts[i]);
+	free(parts);
 	return e;
 }

@@ -113,8 +113,15 @@ enum rp_numa_table {
 	RP_NUMA_MATRIX,
 	RP_NUMA_TIMELINE,
 	RP_NUMA_FINDINGS,
+	RP_NUMA_RANKS, /* a row per data file of a merge (the one file without) */
+	RP_NUMA_PROCESSES, /* a row per process of each file */
 };
 int rp_render_numa(FILE *out, const struct an_result *r, const struct rp_opts *o, enum rp_numa_table t);
+/* report_numa_ranks.c: the rank (procs 0) or process (1) table of the NUMA
+ * view, in text or CSV; o->merge the merge (NULL: one file). */
+int rp_render_numa_procs(FILE *out, const struct an_result *r, const struct rp_opts *o, int procs);
+/* The same rows as a JSON member (,"ranks":[...]), nothing without a merge. */
+int rp_numa_ranks_json(FILE *out, const struct an_result *r, const struct rp_opts *o);
 
 /* rp_pools.c: 1 if row c looks like a block the program carves into
  * objects of its own (a pool, arena, slab, free list); the note that says

@@ -507,6 +507,9 @@ static int render_csv(FILE *out, const struct an_result *r, enum rp_numa_table t
 			fprintf(out, ",%s\n", origin(n));
 		}
 		break;
+	case RP_NUMA_RANKS:
+	case RP_NUMA_PROCESSES: /* (rp_render_numa_procs) */
+		break;
 	}
 	return 0;
 }
@@ -700,25 +703,39 @@ static int render_json(FILE *out, const struct an_result *r, const struct rp_opt
 		rp_json_str(out, fix);
 		fprintf(out, ",\"api\":[%s]}", finding_api(f->pattern));
 	}
-	fprintf(out, "],\n\"warnings\":[");
+	fprintf(out, "]");
+	int err = rp_numa_ranks_json(out, r, ro);
+	fprintf(out, ",\n\"warnings\":[");
 	for (size_t i = 0; i < r->nwarnings; i++) {
 		fprintf(out, "%s", i ? "," : "");
 		rp_json_str(out, r->warnings[i]);
 	}
 	fprintf(out, "]}\n");
-	return 0;
+	return err;
 }
 
 int rp_render_numa(FILE *out, const struct an_result *r, const struct rp_opts *o, enum rp_numa_table t)
 {
 	if (!r->numa)
 		return -EINVAL;
+	const int by_part = t == RP_NUMA_RANKS || t == RP_NUMA_PROCESSES;
+	if (o->format == RP_CSV && by_part)
+		return rp_render_numa_procs(out, r, o, t == RP_NUMA_PROCESSES);
 	if (o->format == RP_CSV)
 		return render_csv(out, r, t);
 	if (o->format == RP_JSON)
 		return render_json(out, r, o);
 	text_header(out, r);
+	if (o->merge) {
+		rp_parts_text(out, o);
+		fprintf(out, "times:     each process's own, ms since its first placed access\n");
+	}
+	int err = 0;
 	switch (t) {
+	case RP_NUMA_RANKS:
+	case RP_NUMA_PROCESSES:
+		err = rp_render_numa_procs(out, r, o, t == RP_NUMA_PROCESSES);
+		break;
 	case RP_NUMA_SITES:
 		text_sites(out, r, o->limit);
 		break;
@@ -735,11 +752,13 @@ int rp_render_numa(FILE *out, const struct an_result *r, const struct rp_opts *o
 		text_findings(out, r);
 		break;
 	default:
+		if (o->merge)
+			err = rp_render_numa_procs(out, r, o, 0);
 		text_matrix(out, r->numa);
 		text_threads(out, r, o->limit);
 		text_objects(out, r, o->limit);
 		text_findings(out, r);
 		break;
 	}
-	return 0;
+	return err;
 }

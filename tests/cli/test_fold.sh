@@ -32,7 +32,7 @@ expect_eq "fold iter missing.data: message" "memprism: cannot read missing.data:
 run 1 "fold iter without memprism.data" "$MEMPRISM" fold iter
 expect_eq "fold iter without memprism.data: message" "memprism: no memprism.data here: record one first with \`memprism record -- PROGRAM\`" "$(cat last.err)"
 run 2 "dump of two files" "$MEMPRISM" dump fold.data other.data
-expect_eq "dump of two files: message" "memprism: one data file at a time (got 'fold.data' and 'other.data'; report, tlb, whatif and diff merge several)" "$(cat last.err)"
+expect_eq "dump of two files: message" "memprism: one data file at a time (got 'fold.data' and 'other.data'; report, tlb, whatif, numa, diff and export --dhat or --paraver merge several)" "$(cat last.err)"
 run 1 "dump missing.data" "$MEMPRISM" dump missing.data
 expect_eq "dump missing.data: message" "memprism: cannot read missing.data: No such file or directory" "$(cat last.err)"
 echo "ok: errors"

@@ -12,7 +12,8 @@
 # exactly, its spread over the files the arithmetic's, one row per site,
 # static and stack kind though ASLR loaded every rank elsewhere; --by rank
 # and --by process give each rank's own figures; the model's figures add
-# up; --html shows the merged rows; files of another program, a rank twice and ranks of two runs are
+# up; --html shows the merged rows; numa, export --dhat and --paraver merge
+# the ranks too; files of another program, a rank twice and ranks of two runs are
 # refused (--force merges), a rank missing or cut short is named and the
 # report goes on. Skipped (77) without mpicc and mpirun (scripts/deps.sh
 # installs openmpi-bin and libopenmpi-dev).
@@ -111,6 +112,29 @@ if [ -n "$browser" ]; then
 	expect_eq "--html of the merge" "ok objects=$(($(wc -l < m.csv) - 1)) rows=$(($(wc -l < m.csv) - 1)) plots=0" \
 		"$(echo "$st" | cut -d' ' -f1-4)"
 fi
+
+# numa and the exports over the ranks: each rank on a 2-node machine of its
+# own (one thread: every access local), DHAT's point of @A the ranks' sum
+# (4 blocks, 40000 bytes, 4 x 40000 bytes read, 40000 written), Paraver a
+# task per rank
+"$MEMPRISM" numa -q --numa 2x4 --format csv . > mn.csv
+expect_eq "merged numa: @A accesses, remote" "50000 0" \
+	"$(for c in accesses remote; do csv_field mn.csv "$A" $c; done | xargs echo)"
+"$MEMPRISM" numa -q --numa 2x4 --by rank --format csv . > mnr.csv
+for r in 0 1 2 3; do
+	"$MEMPRISM" numa -q --numa 2x4 --format json memprism.rank$r.data | grep -o '^"accesses":[0-9]*' | cut -d: -f2
+done | xargs echo > want.txt
+expect_eq "merged numa --by rank: each rank's accesses" "$(cat want.txt)" "$(awk -F, 'NR > 1 { print $6 }' mnr.csv | xargs echo)"
+"$MEMPRISM" export -q --dhat m.json --paraver mp .
+python3 - m.json "mpi_ranks.c:$la" > mdh.txt <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["pps"]:
+    if sys.argv[2] in d["ftbl"][p["fs"][0]]:
+        print(p["tbk"], p["tb"], p["rb"], p["wb"])
+EOF2
+expect_eq "merged dhat: @A tbk tb rb wb" "4 40000 160000 40000" "$(cat mdh.txt)"
+expect_eq "merged paraver: a task per rank" ":1:4(" "$(head -1 mp.prv | grep -o ':1:4(')"
 
 # --by rank: each file's own figures; --by process: each rank's process
 "$MEMPRISM" report --by rank --format csv . > rank.csv
