@@ -60,6 +60,28 @@ chrome --window-size=1280,1600 --screenshot="$MP_SCRATCH/arrays.png" "file://$MP
 [ "$(stat -c %s arrays.png)" -gt 20000 ] || fail "screenshot too small"
 echo "ok: screenshot $MP_SCRATCH/arrays.png"
 
+# calling context as a tree (tests/rt/context.c: a constructor's two sites,
+# each called from two lines): a row per site with the sums of its
+# contexts, the contexts under it, and a click folds them
+build_rt context
+./context 1000 >/dev/null
+"$MEMPRISM" record -q -o ctx.data -- ./context 1000 >/dev/null
+"$MEMPRISM" report --html ctx.html ctx.data
+"$MEMPRISM" report --format csv ctx.data >ctx.csv
+chrome --dump-dom "file://$MP_SCRATCH/ctx.html" >ctx-dom.html 2>/dev/null
+st=$(grep -o '<pre id="status">[^<]*' ctx-dom.html | sed 's/.*>//')
+echo "status: $st"
+expect_eq "context page: object rows = the CSV's" "$(($(wc -l <ctx.csv) - 1))" "$(field rows)"
+expect_eq "context page: a row per site of several contexts" 2 "$(field groups)"
+tl=$(grep -n "@table" "$MP_SRC/tests/rt/context.c" | cut -d: -f1)
+site="heap dict_create (context.c:$tl)"
+sum=$(grep -F "\"$site <- " ctx.csv | cut -d, -f3 | paste -sd+ | bc | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
+grep -o '<tr class="grp"[^>]*><td[^>]*>[^<]*</td>\(<td[^>]*>[^<]*</td>\)*</tr>' ctx-dom.html | grep -F " $site (2 contexts)<" |
+	grep -q "^<tr class=\"grp\" data-group=\"g[0-9]\"><td[^>]*>$sum</td>" || fail "no site row for $site with $sum accesses"
+n=$(grep -o '<tr class="obj"[^>]*data-under="g[0-9]"[^>]*>' ctx-dom.html | wc -l)
+expect_eq "context rows under their site" 4 "$n"
+echo "ok: the contexts' tree ($site: $sum accesses over its two callers)"
+
 # with the model: memory levels per function and the page-walk CDF
 "$MEMPRISM" record -q -o small.data -- ./arrays 16
 "$MEMPRISM" report --roi kernel --model nehalem-e5504 --html model.html small.data

@@ -45,6 +45,24 @@
 	const total = D.total.accesses;
 	const objById = new Map(D.objects.map((o) => [o.id, o]));
 	const patText = (o) => (o.pattern ? o.pattern.text : "-");
+	// a row standing for several objects (a site over its contexts): what
+	// adds up added, the largest size, every thread, one kind or "mixed"
+	function sumOf(objs, label) {
+		const g = { label, loads: 0, stores: 0, size: 0, instances: 0, bytes: 0, threads: [], kind: objs[0].kind, pattern: null };
+		const threads = new Set();
+		for (const o of objs) {
+			g.loads += o.loads; g.stores += o.stores; g.instances += o.instances; g.bytes += o.bytes;
+			g.size = Math.max(g.size, o.size);
+			o.threads.forEach((t) => threads.add(t));
+			if (o.kind !== g.kind) g.kind = "mixed";
+			if (o.mem) {
+				g.mem = g.mem || { dram_reads: 0, dram_writes: 0, dram: 0, refs: 0, walks: 0 };
+				for (const k of Object.keys(g.mem)) g.mem[k] += o.mem[k] || 0;
+			}
+		}
+		g.threads = [...threads].sort((a, b) => a - b);
+		return g;
+	}
 
 	// --- summary -------------------------------------------------------
 	function summary() {
@@ -254,24 +272,87 @@
 			if (o.grid >= 0) d.append(el("a", { href: "#plot-" + o.id, text: "time \u00d7 address plot" }));
 			return el("tr", { class: "detail" }, d);
 		}
-		function render() {
-			const rows = D.objects.slice().sort((a, b) => {
-				const x = cols[key][1](a), y = cols[key][1](b);
-				const r = x < y ? -1 : x > y ? 1 : 0;
-				return asc ? r : -r;
-			});
-			tbody.textContent = "";
-			for (const o of rows) {
-				const tr = el("tr", { class: "obj", "data-id": o.id });
-				for (const c of cols) tr.append(el("td", { class: c[2] ? "" : c[0] === "object" ? "l lab" : "l", text: c[3] ? c[3](o) : c[2] ? fmt(c[1](o)) : c[1](o), title: c[0] === "object" ? o.label : "" }));
-				tr.addEventListener("click", () => {
-					const nx = tr.nextSibling;
-					if (nx && nx.classList.contains("detail")) nx.remove();
-					else tr.after(detail(o));
-				});
-				tbody.append(tr);
+		const order = (a, b) => {
+			const x = cols[key][1](a), y = cols[key][1](b);
+			const r = x < y ? -1 : x > y ? 1 : 0;
+			return asc ? r : -r;
+		};
+		function cells(tr, o, label, depth) {
+			for (const c of cols) {
+				const lab = c[0] === "object";
+				const td = el("td", { class: c[2] ? "" : lab ? "l lab" : "l", text: lab ? label : c[3] ? c[3](o) : c[2] ? fmt(c[1](o)) : c[1](o), title: lab ? o.label : "" });
+				if (lab && depth) td.style.paddingLeft = 1.2 * depth + 0.4 + "em";
+				tr.append(td);
 			}
+		}
+		function objectRow(o, label, depth, under) {
+			const tr = el("tr", { class: "obj", "data-id": o.id });
+			if (under) tr.dataset.under = under;
+			cells(tr, o, label, depth);
+			tr.addEventListener("click", () => {
+				const nx = tr.nextSibling;
+				if (nx && nx.classList.contains("detail")) nx.remove();
+				else tr.after(detail(o));
+			});
+			tbody.append(tr);
+		}
+		// A site whose blocks came from several calling contexts ("site <-
+		// caller <- ..."): a row of the sums over them, its contexts below
+		// it as a tree (DHAT's and heaptrack's), folded by a click.
+		function render() {
+			tbody.textContent = "";
+			let groups = 0;
+			function node(n, depth, under) {
+				if (n.objs.length === 1 && !n.kids.size) {
+					objectRow(n.objs[0], depth ? "\u2190 " + n.name : n.objs[0].label, depth, under);
+					return;
+				}
+				const g = sumOf(n.objs, depth ? "\u2190 " + n.name : n.name);
+				const id = "g" + groups++;
+				const tr = el("tr", { class: "grp", "data-group": id });
+				if (under) tr.dataset.under = under;
+				cells(tr, g, "\u25be " + g.label + " (" + n.objs.length + " contexts)", depth);
+				tr.addEventListener("click", () => fold(tr, id));
+				tbody.append(tr);
+				const inner = (under ? under + " " : "") + id;
+				if (n.leaf)
+					objectRow(n.leaf, "\u2190 (no caller recorded)", depth + 1, inner);
+				for (const k of [...n.kids.values()].sort((a, b) => order(a.sum, b.sum)))
+					node(k, depth + 1, inner);
+			}
+			for (const n of [...tree().values()].sort((a, b) => order(a.sum, b.sum)))
+				node(n, 0, "");
+			tbody.dataset.groups = groups;
 			heads.forEach((h, i) => h.className = (cols[i][2] ? "" : "l") + (i === key ? " sorted" + (asc ? " asc" : "") : ""));
+		}
+		function tree() {
+			const root = new Map();
+			for (const o of D.objects) {
+				let level = root, n = null;
+				for (const p of o.label.split(" <- ")) {
+					if (!level.has(p)) level.set(p, { name: p, kids: new Map(), objs: [], leaf: null });
+					n = level.get(p);
+					n.objs.push(o);
+					level = n.kids;
+				}
+				n.leaf = o;
+			}
+			(function sums(level) {
+				for (const n of level.values()) {
+					n.sum = n.objs.length === 1 ? n.objs[0] : sumOf(n.objs, n.name);
+					if (n.leaf && !n.kids.size && n.objs.length === 1) n.leaf = null;
+					sums(n.kids);
+				}
+			})(root);
+			return root;
+		}
+		function fold(tr, id) {
+			const open = tr.classList.toggle("folded");
+			tr.querySelector("td.lab").textContent = tr.querySelector("td.lab").textContent.replace(/^\S/, open ? "\u25b8" : "\u25be");
+			const folded = new Set([...tbody.querySelectorAll("tr.grp.folded")].map((g) => g.dataset.group));
+			for (const r of tbody.querySelectorAll("tr[data-under]"))
+				if (r.dataset.under.split(" ").includes(id)) r.hidden = r.dataset.under.split(" ").some((g) => folded.has(g));
+			for (const r of tbody.querySelectorAll("tr.detail")) r.remove();
 		}
 		function sortBy(i) {
 			if (key === i) asc = !asc;
@@ -457,6 +538,7 @@
 	if (errors.length) status.textContent = "error: " + errors.join("; ");
 	else
 		status.textContent = "ok objects=" + D.objects.length + " rows=" + document.querySelectorAll("#objects tr.obj").length +
+			" groups=" + document.querySelectorAll("#objects tr.grp").length +
 			" plots=" + document.querySelectorAll("#plots canvas").length + " overview=" + (document.getElementById("overview") ? 1 : 0) +
 			" functions=" + (D.functions ? D.functions.length : 0) + " cdf=" + (document.getElementById("walk-cdf") ? 1 : 0) +
 			" numa=" + (document.getElementById("numa-matrix") ? document.querySelectorAll(".numa-timeline").length : -1) +
