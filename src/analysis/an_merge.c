@@ -17,6 +17,7 @@
 
 #include "analysis/an_merge.h"
 #include "analysis/an_merge_int.h"
+#include "common/vec.h"
 #include "analysis/an_numa.h"
 #include "common/hashmap.h"
 #include "common/mp_error.h"
@@ -60,21 +61,8 @@ static const char *class_key(const struct an_class *c)
 	return c->label;
 }
 
-static int grow(void *pp, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 16;
-	while (nc < need)
-		nc *= 2;
-	void *p = realloc(*(void **)pp, nc * size);
-	if (!p)
-		return -ENOMEM;
-	memset((char *)p + *cap * size, 0, (nc - *cap) * size);
-	*(void **)pp = p;
-	*cap = nc;
-	return 0;
-}
+/* (room for need elements, the new ones zeroed) */
+#define grow(pp, cap, need, size) mp_vec_grow_zeroed((void **)(pp), (cap), (need), (size))
 
 /* The header's facts of part p (rank, host, program); err on a bad header. */
 static void read_header(struct an_merge_part *p)

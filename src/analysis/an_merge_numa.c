@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analysis/an_merge_int.h"
+#include "common/vec.h"
 #include "analysis/an_numa.h"
 
 void an_merge_numa_fini(struct an_merge_numa *s)
@@ -27,21 +28,8 @@ void an_merge_numa_fini(struct an_merge_numa *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int grow(void *pp, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 16;
-	while (nc < need)
-		nc *= 2;
-	void *p = realloc(*(void **)pp, nc * size);
-	if (!p)
-		return -ENOMEM;
-	memset((char *)p + *cap * size, 0, (nc - *cap) * size);
-	*(void **)pp = p;
-	*cap = nc;
-	return 0;
-}
+/* (room for need elements, the new ones zeroed) */
+#define grow(pp, cap, need, size) mp_vec_grow_zeroed((void **)(pp), (cap), (need), (size))
 
 static int same_machine(const struct mp_topo *a, const struct mp_topo *b)
 {

@@ -3,6 +3,7 @@
 #include "common/vec.h"
 
 #include <stdint.h>
+#include <string.h>
 
 int mp_vec_grow(void **v, size_t *cap, size_t need, size_t elem)
 {
@@ -20,4 +21,15 @@ int mp_vec_grow(void **v, size_t *cap, size_t need, size_t elem)
 	*v = nv;
 	*cap = ncap;
 	return 0;
+}
+
+int mp_vec_grow_zeroed(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t old = *cap;
+	if (need <= old)
+		return 0;
+	int err = mp_vec_grow(v, cap, need, elem);
+	if (!err)
+		memset((char *)*v + old * elem, 0, (*cap - old) * elem);
+	return err;
 }

@@ -16,6 +16,9 @@
 	}
 
 int mp_vec_grow(void **v, size_t *cap, size_t need, size_t elem);
+/* The same for an array of *cap elements (not a MP_VEC): room for need,
+ * the new elements zeroed. 0 or -ENOMEM (*v as it was). */
+int mp_vec_grow_zeroed(void **v, size_t *cap, size_t need, size_t elem);
 
 #define mp_vec_reserve(vec, need) \
 	((need) <= (vec)->cap ? 0 : mp_vec_grow((void **)&(vec)->v, &(vec)->cap, (need), sizeof(*(vec)->v)))

@@ -538,10 +538,10 @@
 	if (errors.length) status.textContent = "error: " + errors.join("; ");
 	else
 		status.textContent = "ok objects=" + D.objects.length + " rows=" + document.querySelectorAll("#objects tr.obj").length +
-			" groups=" + document.querySelectorAll("#objects tr.grp").length +
 			" plots=" + document.querySelectorAll("#plots canvas").length + " overview=" + (document.getElementById("overview") ? 1 : 0) +
 			" functions=" + (D.functions ? D.functions.length : 0) + " cdf=" + (document.getElementById("walk-cdf") ? 1 : 0) +
 			" numa=" + (document.getElementById("numa-matrix") ? document.querySelectorAll(".numa-timeline").length : -1) +
 			" findings=" + (D.findings ? document.querySelectorAll("#findings li.finding").length : -1) +
-			" sources=" + document.querySelectorAll("#sources details").length + " render_ms=" + ms;
+			" sources=" + document.querySelectorAll("#sources details").length +
+			" groups=" + document.querySelectorAll("#objects tr.grp").length + " render_ms=" + ms;
 })();
