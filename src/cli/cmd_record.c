@@ -558,6 +558,8 @@ static void say_done(const struct mp_record_opts *ro, const struct mp_perf_stats
 		if (ro->raw_bytes)
 			fprintf(stderr, "memprism: the Valgrind tool's raw chunks compressed: %.1f MB of trace in %.1f MB\n",
 				ro->raw_bytes / 1e6, ro->stored_bytes / 1e6);
+		else if (ro->compact_err == -EBUSY)
+			cli_error("note: the trace stays uncompressed: processes of %s still write to it", ro->argv[0]);
 		else if (ro->compact_err)
 			cli_error("note: the trace stays uncompressed (%s)", mp_strerror(ro->compact_err));
 		if (ro->rank_var && named_by_rank) /* (every rank says it: the job's files) */

@@ -599,6 +599,13 @@ static int end_file(struct mp_record_opts *o, int fd, pid_t pid, int st, int sam
 	o->write_errno = trace_file_write_errno(fd);
 	if (close(fd) != 0 && !err)
 		err = -errno;
+	if (cp && o->stopped_waiting) {
+		/* processes of the program still append to this file: a copy
+		 * put in its place would lose what they write */
+		mp_compact_abort(cp);
+		cp = NULL;
+		o->compact_err = -EBUSY;
+	}
 	if (cp) { /* (a failed copy leaves the raw file: the record is whole) */
 		o->compact_err = mp_compact_finish(cp, &o->raw_bytes, &o->stored_bytes);
 		if (o->compact_err)

@@ -86,7 +86,8 @@ struct mp_record_opts {
 	int forwarded_signal; /* OUT: the last SIGTERM/SIGHUP passed on to the program, 0 none */
 	/* OUT, --source valgrind: the data file's size before and after the
 	 * launcher compressed its raw chunks (compact.h), 0 if it did not,
-	 * and then why not (-errno, 0: not a valgrind run) */
+	 * and then why not (-errno, 0: not a valgrind run; -EBUSY: the wait
+	 * was stopped while processes of the program still wrote to it) */
 	uint64_t raw_bytes, stored_bytes;
 	int compact_err;
 	/*

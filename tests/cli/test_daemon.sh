@@ -64,3 +64,31 @@ done
 kill -0 "$dpid" 2>/dev/null && fail "the daemon $dpid did not end"
 "$MEMPRISM" report --format csv c.data > c.csv
 expect_eq "daemon block stores (after ^C)" $N "$(csv_field c.csv "$D" stores)"
+
+# The same ^C under --source valgrind: the launcher's compressed copy must
+# not take the file's place while the daemon still appends to it, so the
+# trace stays raw, said so, and whole when the daemon ends.
+if "$MEMPRISM" doctor 2>/dev/null | grep -q '^  valgrind works:'; then
+	rm -f go && mkfifo go
+	"$MEMPRISM" record --source valgrind -o v.data -- ./daemon go > v.out 2> v.err &
+	rec=$!
+	for _ in $(seq 400); do
+		grep -qs "waiting for the process" v.err && break
+		sleep 0.05
+	done
+	grep -q "waiting for the process" v.err || fail "record never said it waits: $(cat v.err)"
+	kill -INT "$rec"
+	wait "$rec" || fail "record status after ^C (valgrind): $?"
+	grep -q "the trace stays uncompressed: processes of ./daemon still write to it" v.err ||
+		fail "record did not say why the trace stays raw: $(cat v.err)"
+	dpid=$(sed -n 's/^daemon \([0-9]*\)$/\1/p' v.out)
+	echo go > go
+	for _ in $(seq 400); do
+		kill -0 "$dpid" 2>/dev/null || break
+		sleep 0.05
+	done
+	"$MEMPRISM" report --format csv v.data > v.csv
+	expect_eq "daemon block stores (valgrind, after ^C)" $N "$(csv_field v.csv "$D" stores)"
+else
+	echo "skip: the valgrind source does not work here"
+fi
