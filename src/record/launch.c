@@ -427,15 +427,6 @@ static void launch_sigs_restore(struct launch_sigs *ls)
 	prctl(PR_SET_CHILD_SUBREAPER, ls->was_reaper, 0, 0, 0);
 }
 
-/* Waits for the program, then for the processes it left running, which
- * the launcher (a child subreaper) adopted when their parents ended: the
- * run is over when it has no child left (or ^C stopped that second wait).
- * Meanwhile: passes signals on (launch_sigs), drains the sampling source's
- * rings (woken by a ring passing its watermark) and looks at the
- * program's page tables now and then: soon after it starts, so short runs
- * get a look too, then at doubling intervals up to 250 ms, and never more
- * than a 20th of the time. SIGCHLD on the signalfd (or the 100 ms poll)
- * notices a process's end. */
 /* --source valgrind: the copy of the data file with the tool's raw chunks
  * compressed (compact.h), begun; NULL if not (o->compact_err says why). */
 static struct mp_compact *compact_begin(struct mp_record_opts *o)
@@ -462,6 +453,16 @@ static int compact_more(struct mp_record_opts *o, struct mp_compact **cp)
 	return 0;
 }
 
+/* Waits for the program, then for the processes it left running, which
+ * the launcher (a child subreaper) adopted when their parents ended: the
+ * run is over when it has no child left (or ^C stopped that second wait).
+ * Meanwhile: passes signals on (launch_sigs), drains the sampling source's
+ * rings (woken by a ring passing its watermark) and looks at the
+ * program's page tables now and then: soon after it starts, so short runs
+ * get a look too, then at doubling intervals up to 250 ms, and never more
+ * than a 20th of the time; under Valgrind, copies the data file as it
+ * grows with the tool's chunks compressed (*cp). SIGCHLD on the signalfd
+ * (or the 100 ms poll) notices a process's end. */
 static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, struct mp_perf_session *sess,
 			 struct launch_sigs *ls, struct mp_compact **cp)
 {
