@@ -59,7 +59,7 @@ struct an_proc {
 #define AN_OWN_CACHE 64 /* model line owners a stream keeps at hand (a power of two) */
 #define AN_PAIR_BITS 3 /* (class, function) tallies a stream keeps at hand: 1 << this */
 
-#define AN_AHEAD 16 /* model lookahead, records: covers a host memory miss or two */
+#define AN_AHEAD 16 /* lookahead (an_look_ahead), records: covers a host memory miss or two */
 /* After its translation slot, a line's model sets are hinted this many
  * records later, and the set its L2 victim will go to later still: each
  * hint reads what the one before it fetched. */
