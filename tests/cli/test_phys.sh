@@ -32,10 +32,17 @@ else
 	w=$(grep -c ',W,.*arrays.c:' mt.csv)
 	expect_eq "writebacks with an object (reverse page table)" $((65536 * 10 / 4)) "$w"
 	expect_eq "writebacks without a virtual address" 0 "$(grep -c ',W,[0-9]*,[0-9]*,0x0,' mt.csv || true)"
-	# distinct pages got distinct frames
-	dup=$(awk -F, 'NR > 1 && $7 == 0 { vp = substr($5, 1, length($5) - 3); pp = substr($1, 1, length($1) - 3)
-			if (!(vp in f)) { f[vp] = pp; if (pp in seen) d++; seen[pp] = 1 } } END { print d + 0 }' mt.csv)
-	expect_eq "frames shared by two virtual pages" 0 "$dup"
+	# distinct pages got distinct frames. The translations are the page
+	# tables as the launcher's looks saw them: a page the kernel migrates
+	# between two looks (compaction, under memory pressure: seen under
+	# ASan) keeps its old frame in the trace until the next look, while
+	# the frame may already hold another page. A handful may share; a
+	# wrong translation would share many.
+	read -r dup pages < <(awk -F, 'NR > 1 && $7 == 0 { vp = substr($5, 1, length($5) - 3); pp = substr($1, 1, length($1) - 3)
+			if (!(vp in f)) { f[vp] = pp; n++; if (pp in seen) d++; seen[pp] = 1 } } END { print d + 0, n + 0 }' mt.csv)
+	echo "frames shared by two virtual pages: $dup of $pages pages"
+	[ "$pages" -gt 4096 ] || fail "only $pages pages in memtrace"
+	[ $((dup * 1000)) -le "$pages" ] || fail "$dup of $pages virtual pages share a frame with another (more than 0.1%)"
 
 	# transparent huge pages, when the kernel has them to give
 	build_rt thp
