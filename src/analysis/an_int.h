@@ -684,6 +684,9 @@ void an_sym_load_ahead(struct an_state *st, uint32_t pi);
 void an_module_loaded(struct an_state *st, struct an_proc *p, const char *path, uint64_t bias, uint64_t lo,
 		      uint64_t hi);
 void an_proc_inherit_modules(struct an_state *st, struct an_proc *child, const struct an_proc *parent);
+/* The inst source: the base names of the run's modules not built by
+ * memprism cc or gcc into r->unseen_modules. 0 or -ENOMEM. */
+int an_unseen_modules(struct an_state *st, struct an_result *r);
 void an_tls_block(struct an_state *st, struct an_proc *p, uint32_t thread, uint64_t bias, uint64_t addr,
 		  uint64_t size);
 

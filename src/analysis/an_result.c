@@ -236,6 +236,9 @@ void an_result_free(struct an_result *r)
 		free(r->warnings[i]);
 	free(r->warnings);
 	free(r->touches);
+	for (size_t i = 0; i < r->nunseen_modules; i++)
+		free(r->unseen_modules[i]);
+	free(r->unseen_modules);
 	an_numa_result_free(r->numa);
 	free(r);
 }

@@ -218,7 +218,7 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	r->nthreads = st.threads.n;
 	st.threads.v = NULL;
 	st.threads.n = 0;
-	if ((err = procs_to_result(&st, r)) != 0)
+	if ((err = procs_to_result(&st, r)) != 0 || (err = an_unseen_modules(&st, r)) != 0)
 		goto fail;
 	if (!st.procs.n && r->run_status != -1)
 		an_warn(&st, "no process of the program recorded anything: it ran without memprism's runtime "

@@ -148,3 +148,86 @@ void an_tls_block(struct an_state *st, struct an_proc *p, uint32_t thread, uint6
 		an_objmap_insert(&p->map, AN_LAYER_OBJECT, addr + v->offset, addr + v->offset + v->size, cls);
 	}
 }
+
+/* The C library's and the loader's, whose loads and stores the inst source
+ * sees as ranges where they matter (libc's mem and str calls) or not at
+ * all but at start-up; glibc's stubs of libraries it has merged; the
+ * runtime's own and the kernel's. */
+static int seen_enough(const char *base)
+{
+	static const char *const names[] = { "libc.so", "ld-linux", "ld64.so", "libmemprism", "linux-vdso",
+					     "libpthread.so", "libdl.so", "librt.so", "libutil.so" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strncmp(base, names[i], strlen(names[i])))
+			return 1;
+	return 0;
+}
+
+/* 1 if lib is there for the runtime alone (its zstd, say): the runtime
+ * needs it and no other module of the process does. */
+static int runtime_only(const struct an_proc *p, const char *lib)
+{
+	int runtime = 0;
+	for (size_t j = 0; j < p->modules.n && !runtime; j++)
+		if (!strncmp(base_name(p->modules.v[j].path), "libmemprism", 11))
+			runtime = sym_module_needs(p->modules.v[j].path, lib) == 1;
+	for (size_t j = 0; j < p->modules.n && runtime; j++)
+		if (strncmp(base_name(p->modules.v[j].path), "libmemprism", 11) &&
+		    sym_module_needs(p->modules.v[j].path, lib) == 1)
+			return 0;
+	return runtime;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int an_unseen_modules(struct an_state *st, struct an_result *r)
+{
+	if (strcmp(r->source, "inst") != 0)
+		return 0; /* (the other sources do not depend on how code was built) */
+	MP_VEC(char *) names = { 0 };
+	MP_VEC(const char *) looked = { 0 }; /* paths read already */
+	int err = 0;
+	for (size_t i = 0; i < st->procs.n && !err; i++) {
+		const struct an_proc *p = &st->procs.v[i];
+		for (size_t j = 0; j < p->modules.n && !err; j++) {
+			const char *path = p->modules.v[j].path, *base = base_name(path);
+			size_t k = 0;
+			while (k < looked.n && strcmp(looked.v[k], path))
+				k++;
+			if (k < looked.n || seen_enough(base))
+				continue;
+			if ((err = mp_vec_push(&looked, path)) != 0)
+				break;
+			/* (a file gone or unreadable since: not said either way) */
+			if (sym_module_instrumented(path) != 0 || runtime_only(p, base))
+				continue;
+			char *n = strdup(base);
+			if (!n || mp_vec_push(&names, n)) {
+				free(n);
+				err = -ENOMEM;
+			}
+		}
+	}
+	mp_vec_free(&looked);
+	if (err) {
+		for (size_t i = 0; i < names.n; i++)
+			free(names.v[i]);
+		mp_vec_free(&names);
+		return err;
+	}
+	/* sorted, each name once (one library in several processes) */
+	qsort(names.v, names.n, sizeof(*names.v), by_name);
+	size_t n = 0;
+	for (size_t i = 0; i < names.n; i++) {
+		if (n && !strcmp(names.v[n - 1], names.v[i]))
+			free(names.v[i]);
+		else
+			names.v[n++] = names.v[i];
+	}
+	r->unseen_modules = names.v;
+	r->nunseen_modules = n;
+	return 0;
+}

@@ -293,6 +293,12 @@ struct an_result {
 	int bursts_replayed;
 	/* Sampled sources (record --source faults|pmu; an_samples.c). */
 	char source[16]; /* what the recording observed: "inst", "faults" or "pmu" */
+	/* the inst source: the modules of the run that memprism cc (or gcc)
+	 * did not build, whose own loads and stores are not in the trace
+	 * (base names, sorted, once each; not the C library, whose mem and
+	 * str calls are seen as ranges, nor the loader or the runtime) */
+	char **unseen_modules;
+	size_t nunseen_modules;
 	struct an_faults faults; /* every fault counted (after --roi) */
 	uint64_t samples; /* pmu samples counted (after --roi) */
 	uint64_t samples_lost; /* records the kernel dropped: its rings were full */

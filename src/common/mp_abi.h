@@ -6,7 +6,8 @@
  * built for (MP_ABI_INLINE_MARK: src/pass/mp_pass.cpp puts it in every
  * module, the runtime defines it in rt_access.c), gcc builds (`memprism
  * gcc`) call ThreadSanitizer's access functions (src/rt/rt_tsan.c). The
- * launcher and the runtime both look.
+ * runtime looks, and src/sym (sym_elf_abi) for the launcher and the
+ * report.
  */
 #ifndef MP_ABI_H
 #define MP_ABI_H

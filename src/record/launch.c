@@ -27,13 +27,13 @@
 
 #include "common/mp_error.h"
 #include "common/varint.h"
-#include "common/mp_abi.h"
 #include "common/mp_env.h"
 #include "host/host.h"
 #include "record/compact.h"
 #include "record/pagemap.h"
 #include "record/perf_src.h"
 #include "record/record.h"
+#include "sym/sym.h"
 #include "trace/trace_writer.h"
 
 /* Would exec of st's file run in secure-execution mode (AT_SECURE) for this
@@ -83,33 +83,7 @@ int mp_program_inspect(const char *path, struct mp_program_info *info)
 			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
 				info->is_static = 0;
 		}
-	Elf_Scn *scn = NULL;
-	int found = 0;
-	while ((scn = elf_nextscn(e, scn)) != NULL && !found) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-		for (size_t i = 0; d && i < n; i++) {
-			GElf_Sym s;
-			if (!gelf_getsym(d, (int)i, &s))
-				break;
-			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (name && (!strncmp(name, MP_ABI_SANCOV_MARK, strlen(MP_ABI_SANCOV_MARK)) ||
-				     !strncmp(name, MP_ABI_TSAN_MARK, strlen(MP_ABI_TSAN_MARK)))) {
-				found = 1;
-				break;
-			}
-			if (name && !strncmp(name, MP_ABI_INLINE_PREFIX, strlen(MP_ABI_INLINE_PREFIX))) {
-				/* another version's inline code would write records
-				 * this runtime's file cannot hold: it fails to load */
-				found = strcmp(name, MP_ABI_INLINE_MARK) ? 2 : 1;
-				break;
-			}
-		}
-	}
-	info->instrumented = found;
+	info->instrumented = sym_elf_abi(e);
 out:
 	if (e)
 		elf_end(e);

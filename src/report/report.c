@@ -186,6 +186,20 @@ static const char *pattern_text(char *buf, size_t cap, const struct an_result *r
 	return an_pat_format(buf, cap, &o->patterns[r->cls - res->classes]);
 }
 
+/* What the inst source cannot see: the code of the modules memprism cc
+ * did not build. */
+static void unseen_text(FILE *out, const struct an_result *res)
+{
+	if (!res->nunseen_modules)
+		return;
+	fprintf(out, "unseen:    loads and stores inside ");
+	for (size_t i = 0; i < res->nunseen_modules && i < 6; i++)
+		fprintf(out, "%s%s", i ? ", " : "", res->unseen_modules[i]);
+	if (res->nunseen_modules > 6)
+		fprintf(out, " and %zu more", res->nunseen_modules - 6);
+	fprintf(out, " (not built by memprism cc): `record --source valgrind` sees them\n");
+}
+
 static void header_text(FILE *out, const struct an_result *res, const struct rp_opts *o)
 {
 	char a[32], b[32], c[32];
@@ -210,6 +224,7 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 			what, res->machine, o->color ? "\033[33m" : "", o->color ? "\033[0m" : "");
 	else
 		fprintf(out, "source:    %s (measured counts, no model)\n", what);
+	unseen_text(out, res);
 	fprintf(out, "processes: %zu (%d instrumented), threads: %zu, allocations: %s\n", res->nprocs, instrumented,
 		res->nthreads, rp_grouped(a, sizeof(a), res->allocations));
 	fprintf(out, "accesses:  %s (loads %s, stores %s)", rp_grouped(a, sizeof(a), total),
@@ -589,7 +604,13 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 		strcmp(res->source, "valgrind") == 0 ? "valgrind" : "inst", by_name(o->by), (unsigned long long)res->recorded_accesses, (unsigned long long)res->skipped_accesses,
 		res->sample_factor, res->bursts_replayed ? "true" : "false", (unsigned long long)res->min_size);
 	rp_json_str(out, o->roi);
-	fprintf(out, ",\"exit_status\":%d,\"damaged\":%s,\"allocations\":%llu,\"frees\":%llu,\"total\":{",
+	fprintf(out, ",\"unseen_modules\":[");
+	for (size_t i = 0; i < res->nunseen_modules; i++) {
+		if (i)
+			fputc(',', out);
+		rp_json_str(out, res->unseen_modules[i]);
+	}
+	fprintf(out, "],\"exit_status\":%d,\"damaged\":%s,\"allocations\":%llu,\"frees\":%llu,\"total\":{",
 		res->run_status, res->damaged ? "true" : "false", (unsigned long long)res->allocations,
 		(unsigned long long)res->frees);
 	json_counts(out, &res->total);

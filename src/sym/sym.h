@@ -117,6 +117,17 @@ int sym_cache_usage(char *dir, size_t len, unsigned long *files, uint64_t *bytes
  * MEMPRISM_CACHE_MAX is set but not a number of MiB). */
 uint64_t sym_cache_max(int *bad);
 
+/* Whether an ELF file was built by `memprism cc` (or `memprism gcc`): the
+ * marks of common/mp_abi.h among its dynamic symbols. 1 yes, 2 by another
+ * version's inline ABI (its records would not fit this runtime's file), 0
+ * no; sym_module_instrumented: -errno when path cannot be read as ELF. */
+struct Elf;
+int sym_elf_abi(struct Elf *e);
+int sym_module_instrumented(const char *path);
+/* 1 if the ELF file at path needs the library lib (a DT_NEEDED name), 0
+ * if not, -errno when it cannot be read. */
+int sym_module_needs(const char *path, const char *lib);
+
 /* Where the DWARF of the ELF file at path is: 1, in the file itself; 2, in
  * a separate debug file under /usr/lib/debug/.build-id (a -dbg package's),
  * whose path goes to where; 0 neither (debuginfod may still have it); -1
