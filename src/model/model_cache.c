@@ -56,7 +56,7 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 	c->wshift = c->levels;
 	if (repl == MP_REPL_PLRU)
 		for (unsigned w = 0; w < ways; w++) {
-			/* the path from the root to leaf w (model_cache_plru_use) */
+			/* the path from the root to leaf w (mc_plru_use) */
 			unsigned node = 1;
 			for (unsigned l = c->levels; l-- > 0;) {
 				unsigned dir = (w >> l) & 1;

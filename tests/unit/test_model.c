@@ -44,7 +44,7 @@ static void test_lru_plru(void)
 			model_cache_insert(&c, k, 0, 0, &v, &ev);
 		model_cache_touch(&c, (uint64_t)model_cache_find(&c, 20));
 		/* (the prediction the replay's hints use) */
-		CHECK_EQ(model_cache_key(&c, model_cache_idx(&c, 0, mc_victim_way(&c, 0))), expect[r]);
+		CHECK_EQ(model_cache_key(&c, model_cache_idx(&c, 0, mc_victim_way(&c, model_cache_block(&c, 0)))), expect[r]);
 		model_cache_insert(&c, 24, 0, 0, &v, &ev);
 		CHECK_EQ(ev, 1);
 		CHECK_EQ(v.key, expect[r]);
@@ -119,7 +119,7 @@ static void test_lru_reference(void)
 			struct model_victim v;
 			int ev;
 			/* the way mc_victim_way predicts is the way taken */
-			uint64_t want = model_cache_idx(&c, 0, mc_victim_way(&c, 0));
+			uint64_t want = model_cache_idx(&c, 0, mc_victim_way(&c, model_cache_block(&c, 0)));
 			if (model_cache_insert(&c, key, 0, 0, &v, &ev) != want) {
 				bad++;
 				break;
