@@ -847,6 +847,17 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 	c->last_tlb_idx = idx;
 }
 
+/* repeatable's answer once the core's last line and page are this
+ * reference's: a load changes nothing, and a store nothing if the line is
+ * this owner's, dirty and exclusive already. */
+static inline unsigned repeatable_now(const struct model_core *c, uint32_t owner)
+{
+	if ((*mc_flags(&c->l1, c->last_idx) & (MC_DIRTY | MC_EXCL)) == (MC_DIRTY | MC_EXCL) &&
+	    *mc_owner(&c->l1, c->last_idx) == owner)
+		return MP_AGAIN_LOAD | MP_AGAIN_STORE;
+	return MP_AGAIN_LOAD;
+}
+
 /* Which kinds of reference to this line and page would now change nothing
  * (MP_AGAIN_*). When the core's previous reference was to the same line and
  * page, both are still the most recently used entries of their L1 and DTLB
@@ -865,10 +876,7 @@ static inline unsigned repeatable(const struct mp_model *m, unsigned k, unsigned
 	const struct model_cache *d = c->dtlb[ps].sets ? &c->dtlb[ps] : &c->dtlb[MP_PAGE_4K];
 	if (page != c->last_page || *mc_tag(d, c->last_tlb_idx) != page + 1)
 		return 0;
-	if ((*mc_flags(&c->l1, c->last_idx) & (MC_DIRTY | MC_EXCL)) == (MC_DIRTY | MC_EXCL) &&
-	    *mc_owner(&c->l1, c->last_idx) == owner)
-		return MP_AGAIN_LOAD | MP_AGAIN_STORE;
-	return MP_AGAIN_LOAD;
+	return repeatable_now(c, owner);
 }
 
 /* --- long ranges under set sampling (MP_MODEL_SKIPPED) ----------------------
@@ -976,7 +984,12 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	translate(m, core, space, addr, ps, owner, out);
 	out->level = (uint8_t)line_ref(m, core, key, write, owner);
 	out->latency += level_latency(&m->mach, out->level);
-	out->again = (uint8_t)repeatable(m, core, space, addr, ps, key, owner);
+	/* (translate made the page the core's last DTLB entry, and line_ref,
+	 * which ends with L1's hit or fill, the line its last L1 entry; but
+	 * the fill's victim, written down, may have taken it out again from
+	 * an inclusive L2 or LLC) */
+	const struct model_core *c = &m->core[core];
+	out->again = *mc_tag(&c->l1, c->last_idx) == key + 1 ? (uint8_t)repeatable_now(c, owner) : 0;
 }
 
 uint64_t mp_model_set_bytes(const struct mp_model *m)
