@@ -22,8 +22,8 @@
 #include "common/mp_memlevel.h"
 #include "model/model_int.h"
 
-static void llc_insert(struct mp_model *m, unsigned s, const struct mc_at *at, uint64_t key, uint32_t owner,
-		       uint8_t flags);
+static inline __attribute__((always_inline)) void llc_insert(struct mp_model *m, unsigned s, const struct mc_at *at,
+							     uint64_t key, uint32_t owner, uint8_t flags);
 
 /* --- construction -------------------------------------------------------- */
 
@@ -375,9 +375,11 @@ static void llc_evicted(struct mp_model *m, unsigned s, struct model_victim v)
 }
 
 /* Puts a line into socket s's LLC (absent there; at: mc_at's for it),
- * handling the victim. */
-static void llc_insert(struct mp_model *m, unsigned s, const struct mc_at *at, uint64_t key, uint32_t owner,
-		       uint8_t flags)
+ * handling the victim. (This, llc_writeback and l2_evicted run for most
+ * lines that miss L2: inline in line_ref, as their calls' saves and
+ * restores of registers cost about as much as their work.) */
+static inline __attribute__((always_inline)) void llc_insert(struct mp_model *m, unsigned s, const struct mc_at *at,
+							     uint64_t key, uint32_t owner, uint8_t flags)
 {
 	struct model_victim v;
 	int ev;
@@ -387,7 +389,8 @@ static void llc_insert(struct mp_model *m, unsigned s, const struct mc_at *at, u
 }
 
 /* Dirty data (or, into an exclusive LLC, any line) moving down to the LLC. */
-static void llc_writeback(struct mp_model *m, unsigned s, const struct model_victim *v)
+static inline __attribute__((always_inline)) void llc_writeback(struct mp_model *m, unsigned s,
+								const struct model_victim *v)
 {
 	const struct mc_at at = mc_at(&m->llc[s], v->key);
 	int64_t j = mc_find_at(&m->llc[s], &at, v->key);
@@ -402,7 +405,7 @@ static void llc_writeback(struct mp_model *m, unsigned s, const struct model_vic
 }
 
 /* A line leaves core k's L2. */
-static void l2_evicted(struct mp_model *m, unsigned k, struct model_victim v)
+static inline __attribute__((always_inline)) void l2_evicted(struct mp_model *m, unsigned k, struct model_victim v)
 {
 	struct model_core *c = &m->core[k];
 	if (m->mach.l2.inclusion == MP_INCL_INCLUSIVE) {
@@ -558,7 +561,7 @@ static int snoop_l1(struct mp_model *m, unsigned k, uint64_t key, int write)
  * and MP_LVL_L1 comes back; on a miss, 0, and *at is mc_at's for the
  * line's fill (l1_fill). */
 static inline __attribute__((always_inline)) unsigned l1_hit(struct mp_model *m, unsigned k, uint64_t key, int write,
-							   uint32_t owner, struct mc_at *at)
+							     uint32_t owner, struct mc_at *at)
 {
 	struct model_core *c = &m->core[k];
 	int64_t i;
@@ -594,7 +597,7 @@ static inline __attribute__((always_inline)) unsigned l1_hit(struct mp_model *m,
 /* The line comes into core k's L1 (at: l1_hit's) with flags fl, as the
  * most recent. */
 static inline __attribute__((always_inline)) void l1_fill(struct mp_model *m, unsigned k, const struct mc_at *at,
-							   uint64_t key, uint32_t owner, uint8_t fl)
+							  uint64_t key, uint32_t owner, uint8_t fl)
 {
 	struct model_core *c = &m->core[k];
 	struct model_victim v;

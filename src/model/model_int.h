@@ -243,8 +243,7 @@ static inline void mc_plru_use(const struct model_cache *c, uint8_t *blk, unsign
 }
 
 /* Way `way` of the set of block blk becomes the most recently used. */
-static inline __attribute__((always_inline)) void mc_touch_way(const struct model_cache *c, uint8_t *blk,
-							       unsigned way)
+static inline __attribute__((always_inline)) void mc_touch_way(const struct model_cache *c, uint8_t *blk, unsigned way)
 {
 	if (c->repl != MP_REPL_LRU)
 		mc_plru_use(c, blk, way);
@@ -327,7 +326,7 @@ static inline __attribute__((always_inline)) uint64_t mc_insert_at(struct model_
 
 /* mc_insert_at, the key's place found here. */
 static inline __attribute__((always_inline)) uint64_t mc_insert(struct model_cache *c, uint64_t key, uint32_t owner,
-								 uint8_t flags, struct model_victim *v, int *evicted)
+								uint8_t flags, struct model_victim *v, int *evicted)
 {
 	const struct mc_at at = mc_at(c, key);
 	return mc_insert_at(c, &at, key, owner, flags, v, evicted);
