@@ -375,9 +375,9 @@ static void llc_evicted(struct mp_model *m, unsigned s, struct model_victim v)
 }
 
 /* Puts a line into socket s's LLC (absent there; at: mc_at's for it),
- * handling the victim. (This, llc_writeback and l2_evicted run for most
- * lines that miss L2: inline in line_ref, as their calls' saves and
- * restores of registers cost about as much as their work.) */
+ * handling the victim. (This, llc_writeback, l2_evicted and l1_evicted run
+ * for most lines that miss L2: inline in line_ref, as their calls' saves
+ * and restores of registers cost about as much as their work.) */
 static inline __attribute__((always_inline)) void llc_insert(struct mp_model *m, unsigned s, const struct mc_at *at,
 							     uint64_t key, uint32_t owner, uint8_t flags)
 {
@@ -424,7 +424,8 @@ static inline __attribute__((always_inline)) void l2_evicted(struct mp_model *m,
 }
 
 /* A dirty line leaves core k's L1: its data goes to L2. */
-static void l1_evicted(struct mp_model *m, unsigned k, const struct model_victim *v)
+static inline __attribute__((always_inline)) void l1_evicted(struct mp_model *m, unsigned k,
+							     const struct model_victim *v)
 {
 	struct model_core *c = &m->core[k];
 	if (!(v->flags & MC_DIRTY) || (v->key & m->sample_mask))
@@ -600,7 +601,7 @@ static inline __attribute__((always_inline)) void l1_fill(struct mp_model *m, un
 							  uint64_t key, uint32_t owner, uint8_t fl)
 {
 	struct model_core *c = &m->core[k];
-	struct model_victim v;
+	struct model_victim v = { 0, 0, 0 }; /* (read only when evicted, which gcc cannot tell) */
 	int ev;
 	uint64_t idx = mc_insert_at(&c->l1, at, key, owner, fl, &v, &ev);
 	if (ev && (v.flags & MC_DIRTY) && !(v.key & m->sample_mask))
