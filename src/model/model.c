@@ -989,9 +989,9 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	out->level = (uint8_t)line_ref(m, core, key, write, owner);
 	out->latency += level_latency(&m->mach, out->level);
 	/* (translate made the page the core's last DTLB entry, and line_ref,
-	 * which ends with L1's hit or fill, the line its last L1 entry; but
-	 * the fill's victim, written down, may have taken it out again from
-	 * an inclusive L2 or LLC) */
+	 * which ends with L1's hit or fill, the line its last L1 entry; the
+	 * entry's tag is checked all the same, should the fill's victim,
+	 * written down through inclusive levels, have taken the line out) */
 	const struct model_core *c = &m->core[core];
 	out->again = *mc_tag(&c->l1, c->last_idx) == key + 1 ? (uint8_t)repeatable_now(c, owner) : 0;
 }

@@ -44,7 +44,8 @@ static void test_lru_plru(void)
 			model_cache_insert(&c, k, 0, 0, &v, &ev);
 		model_cache_touch(&c, (uint64_t)model_cache_find(&c, 20));
 		/* (the prediction the replay's hints use) */
-		CHECK_EQ(model_cache_key(&c, model_cache_idx(&c, 0, mc_victim_way(&c, model_cache_block(&c, 0)))), expect[r]);
+		uint64_t predicted = model_cache_idx(&c, 0, mc_victim_way(&c, model_cache_block(&c, 0)));
+		CHECK_EQ(model_cache_key(&c, predicted), expect[r]);
 		model_cache_insert(&c, 24, 0, 0, &v, &ev);
 		CHECK_EQ(ev, 1);
 		CHECK_EQ(v.key, expect[r]);
@@ -75,6 +76,33 @@ static void test_lru_plru(void)
 	CHECK(model_cache_find(&c, 16) >= 0 && model_cache_find(&c, 28) >= 0);
 	CHECK_EQ(model_cache_nidx(&c), 3u << c.wshift);
 	model_cache_fini(&c);
+
+	/* A key's place (mc_at) found by its lookup serves the insert after
+	 * it though the set changed in between: a full set of 4 (LRU order
+	 * 33 32 31 30), 34 missing; 31 goes (a back-invalidation); 34 takes
+	 * 31's empty way and evicts nothing, though 30 is the LRU victim. */
+	for (int r = 0; r < 2; r++) {
+		CHECK_EQ(model_cache_init(&c, 4, 4, repl[r], 1), 0);
+		for (uint64_t k = 30; k < 34; k++)
+			model_cache_insert(&c, k, 0, 0, &v, &ev);
+		const struct mc_at at = mc_at(&c, 34);
+		CHECK_EQ(mc_find_at(&c, &at, 34), -1);
+		int64_t gone = model_cache_find(&c, 31);
+		CHECK(gone >= 0);
+		model_cache_drop(&c, (uint64_t)gone);
+		CHECK_EQ(mc_insert_at(&c, &at, 34, 7, MC_DIRTY, &v, &ev), (uint64_t)gone);
+		CHECK_EQ(ev, 0);
+		CHECK_EQ(model_cache_find(&c, 34), gone);
+		CHECK_EQ(*mc_owner(&c, (uint64_t)gone), 7);
+		CHECK_EQ(*mc_flags(&c, (uint64_t)gone), MC_DIRTY);
+		/* and next, with no empty way, the policy's victim: LRU's the
+		 * oldest, 30; PLRU's 32 (34's use of way 1 pointed the root
+		 * right, where 33's use of way 3 had pointed node 3 at way 2) */
+		model_cache_insert(&c, 35, 0, 0, &v, &ev);
+		CHECK_EQ(ev, 1);
+		CHECK_EQ(v.key, r ? 32 : 30);
+		model_cache_fini(&c);
+	}
 }
 
 /* True LRU against a list kept in recency order, on random inserts, uses
