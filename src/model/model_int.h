@@ -159,14 +159,15 @@ static inline __attribute__((always_inline)) int64_t mc_find_at(const struct mod
 								uint64_t key)
 {
 	const uint64_t *tag = (const uint64_t *)(at->blk + c->off_tag), t = key + 1;
-	for (uint32_t base = 0; base < c->ways; base += 16) {
+	uint32_t base = 0;
+	do { /* (ways >= 1: no test before the first group) */
 		/* padding ways match nothing: their fingerprint is 0 */
 		for (unsigned m = mc_match16(at->blk + base, at->fp); m; m &= m - 1) {
 			unsigned w = base + (unsigned)__builtin_ctz(m);
 			if (tag[w] == t)
 				return (int64_t)model_cache_idx(c, at->set, w);
 		}
-	}
+	} while ((base += 16) < c->ways);
 	return -1;
 }
 
@@ -277,7 +278,8 @@ static inline unsigned mc_plru_victim(const struct model_cache *c, const uint8_t
  * else the replacement policy's victim. */
 static inline __attribute__((always_inline)) unsigned mc_victim_way(const struct model_cache *c, const uint8_t *blk)
 {
-	for (uint32_t base = 0; base < c->ways; base += 16) {
+	uint32_t base = 0;
+	do { /* (as in mc_find_at) */
 		unsigned m = mc_match16(blk + base, 0);
 		if (m) {
 			unsigned way = base + (unsigned)__builtin_ctz(m);
@@ -285,7 +287,7 @@ static inline __attribute__((always_inline)) unsigned mc_victim_way(const struct
 				return way;
 			break;
 		}
-	}
+	} while ((base += 16) < c->ways);
 	if (c->repl == MP_REPL_PLRU)
 		return mc_plru_victim(c, blk);
 	if (c->nibble_lru)
