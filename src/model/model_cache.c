@@ -49,6 +49,8 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 	c->ways = ways;
 	c->pow2 = (c->sets & (c->sets - 1)) == 0;
 	c->set_mask = c->sets - 1;
+	if (!c->pow2)
+		c->mod_m = ~(unsigned __int128)0 / c->sets + 1;
 	c->repl = repl;
 	c->nibble_lru = repl == MP_REPL_LRU && ways <= 16;
 	while ((1u << c->levels) < ways)

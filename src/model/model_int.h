@@ -55,6 +55,7 @@ struct model_cache {
 	uint32_t all_sets; /* the sets of the geometry */
 	unsigned keep_shift; /* only every (1 << keep_shift)-th set is stored */
 	uint64_t set_mask; /* all_sets - 1 when all_sets is a power of two */
+	unsigned __int128 mod_m; /* else ceil(2^128 / all_sets), for mc_mod */
 	int pow2;
 	unsigned repl; /* enum mp_repl */
 	unsigned levels; /* PLRU tree depth: log2(ways) */
@@ -82,10 +83,24 @@ void model_cache_fini(struct model_cache *c);
 int model_cache_keep_every(struct model_cache *c, unsigned n);
 void model_cache_clear(struct model_cache *c);
 
+/* key % all_sets without a division (a 64-bit one waits 40-90 cycles on
+ * every lookup of a cache of 3 * 2^n sets: Intel's LLCs of 20 ways, an
+ * STLB of 1536 entries): with m = ceil(2^128 / d), the remainder is the
+ * high 128 bits of (m * key mod 2^128) * d, exact for any 64-bit key and
+ * 32-bit d (Lemire, Kaser and Kurz, "Faster Remainder by Direct
+ * Computation"). */
+static inline uint64_t mc_mod(const struct model_cache *c, uint64_t key)
+{
+	const unsigned __int128 low = c->mod_m * key;
+	const uint64_t d = c->all_sets;
+	const unsigned __int128 lo = (unsigned __int128)(uint64_t)low * d;
+	return (uint64_t)(((unsigned __int128)(uint64_t)(low >> 64) * d + (lo >> 64)) >> 64);
+}
+
 /* The stored set of a key (its set, of all_sets, over the keeping's step). */
 static inline uint64_t model_cache_set(const struct model_cache *c, uint64_t key)
 {
-	return (c->pow2 ? key & c->set_mask : key % c->all_sets) >> c->keep_shift;
+	return (c->pow2 ? key & c->set_mask : mc_mod(c, key)) >> c->keep_shift;
 }
 
 static inline uint8_t *model_cache_block(const struct model_cache *c, uint64_t set)

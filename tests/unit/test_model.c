@@ -105,6 +105,45 @@ static void test_lru_plru(void)
 	}
 }
 
+/* A set of a cache whose set count is not a power of two comes from a
+ * multiplication (mc_mod), not a division: the same as key % sets for
+ * keys at the edges (0, around multiples of the count, the top of the
+ * range, the model's key bits) and pseudo-random ones, for counts of
+ * Intel's LLCs (12288, 24576 sets), an STLB of 1536 entries in 12 ways,
+ * small odd ones and the largest. */
+static void test_set_mod(void)
+{
+	static const uint32_t counts[] = { 3, 5, 7, 128 * 3, 12288, 24576, 1000003, 0xfffffffbu, 0xffffffffu };
+	struct model_cache c;
+	int bad = 0;
+	for (size_t n = 0; n < sizeof(counts) / sizeof(counts[0]); n++) {
+		const uint64_t d = counts[n];
+		memset(&c, 0, sizeof(c));
+		c.all_sets = (uint32_t)d;
+		c.mod_m = ~(unsigned __int128)0 / d + 1; /* (as model_cache_init makes it) */
+		const uint64_t top = UINT64_MAX / d * d; /* the last multiple */
+		for (uint64_t k = 0; k < 1000; k++) {
+			bad += mc_mod(&c, k) != k % d;
+			bad += mc_mod(&c, UINT64_MAX - k) != (UINT64_MAX - k) % d;
+			bad += mc_mod(&c, top - 500 + k) != (top - 500 + k) % d;
+			bad += mc_mod(&c, d * k + d - 1) != (d * k + d - 1) % d;
+		}
+		bad += mc_mod(&c, 3ull << 61) != (3ull << 61) % d; /* (the model's key bits) */
+		uint64_t x = 0x9e3779b97f4a7c15ull;
+		for (int i = 0; i < 100000; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			bad += mc_mod(&c, x) != x % d;
+			bad += mc_mod(&c, x >> (i & 63)) != (x >> (i & 63)) % d;
+		}
+	}
+	CHECK_EQ(bad, 0);
+	/* and the model's caches use it: 3 sets of 2, key 7 in set 1 */
+	CHECK_EQ(model_cache_init(&c, 6, 2, MP_REPL_LRU, 0), 0);
+	CHECK(!c.pow2);
+	CHECK_EQ(model_cache_set(&c, UINT64_MAX), UINT64_MAX % 3);
+	model_cache_fini(&c);
+}
+
 /* True LRU against a list kept in recency order, on random inserts, uses
  * and drops: 8 and 16 ways keep the order in nibbles of one word, 12 too
  * (fewer nibbles than the word holds), 20 use stamps. Victims must be the
@@ -1462,6 +1501,7 @@ int main(void)
 {
 	test_big_alloc();
 	test_lru_plru();
+	test_set_mod();
 	test_lru_reference();
 	test_writeback();
 	test_levels();
