@@ -19,17 +19,11 @@
 #include "analysis/an_model_int.h"
 
 
-/* The owner id of a line stream s references for class cls now (struct
- * owner), made on first use; MP_MODEL_NO_OWNER on ENOMEM (st->oom set). */
-static uint32_t owner_of(struct an_state *st, struct an_model *am, struct an_stream *s, uint32_t cls)
+/* owner_of's way past the stream's cache of owners: the index, or a new
+ * owner, into *slot. */
+static __attribute__((noinline)) uint32_t owner_find(struct an_state *st, struct an_model *am, struct an_stream *s,
+						     uint32_t row, uint32_t fn, struct an_own_slot *slot)
 {
-	const uint32_t row = st->parts_on ? an_part_get(st, s, cls) : cls, fn = s->last_fn;
-	/* (a 64-bit product's top bits: those of a 32-bit one took (0, 5)
-	 * and (2, 7) to one slot, a third of allocheavy's lookups) */
-	struct an_own_slot *slot =
-		&s->ownc[(((uint64_t)row << 32 | fn) * 0x9e3779b97f4a7c15ull) >> 58 & (AN_OWN_CACHE - 1)];
-	if (slot->own && slot->row == row && slot->fn == fn)
-		return slot->own - 1;
 	if (row == UINT32_MAX)
 		return MP_MODEL_NO_OWNER;
 	const struct owner want = { row, s->thread, fn };
@@ -55,6 +49,23 @@ static uint32_t owner_of(struct an_state *st, struct an_model *am, struct an_str
 	}
 	*slot = (struct an_own_slot){ row, fn, idx + 1 };
 	return idx;
+}
+
+/* The owner id of a line stream s references for class cls now (struct
+ * owner), made on first use; MP_MODEL_NO_OWNER on ENOMEM (st->oom set).
+ * Inline: every reference that goes to the model asks, and the stream's
+ * cache answers nearly all. */
+static inline __attribute__((always_inline)) uint32_t owner_of(struct an_state *st, struct an_model *am,
+							       struct an_stream *s, uint32_t cls)
+{
+	const uint32_t row = st->parts_on ? an_part_get(st, s, cls) : cls, fn = s->last_fn;
+	/* (a 64-bit product's top bits: those of a 32-bit one took (0, 5)
+	 * and (2, 7) to one slot, a third of allocheavy's lookups) */
+	struct an_own_slot *slot =
+		&s->ownc[(((uint64_t)row << 32 | fn) * 0x9e3779b97f4a7c15ull) >> 58 & (AN_OWN_CACHE - 1)];
+	if (slot->own && slot->row == row && slot->fn == fn)
+		return slot->own - 1;
+	return owner_find(st, am, s, row, fn, slot);
 }
 
 /* The rows of owner's reference: its object's part of its thread, its

@@ -22,7 +22,8 @@
 #include "common/mp_memlevel.h"
 #include "model/model_int.h"
 
-static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t owner, uint8_t flags);
+static inline __attribute__((always_inline)) void llc_insert(struct mp_model *m, unsigned s, const struct mc_at *at,
+							     uint64_t key, uint32_t owner, uint8_t flags);
 
 /* --- construction -------------------------------------------------------- */
 
@@ -373,20 +374,26 @@ static void llc_evicted(struct mp_model *m, unsigned s, struct model_victim v)
 		dram_write(m, v.key, v.owner);
 }
 
-/* Puts a line into socket s's LLC (absent there), handling the victim. */
-static void llc_insert(struct mp_model *m, unsigned s, uint64_t key, uint32_t owner, uint8_t flags)
+/* Puts a line into socket s's LLC (absent there; at: mc_at's for it),
+ * handling the victim. (This, llc_writeback, l2_evicted and l1_evicted run
+ * for most lines that miss L2: inline in line_ref, as their calls' saves
+ * and restores of registers cost about as much as their work.) */
+static inline __attribute__((always_inline)) void llc_insert(struct mp_model *m, unsigned s, const struct mc_at *at,
+							     uint64_t key, uint32_t owner, uint8_t flags)
 {
 	struct model_victim v;
 	int ev;
-	mc_insert(&m->llc[s], key, owner, flags & (MC_DIRTY | MC_MARKS), &v, &ev);
+	mc_insert_at(&m->llc[s], at, key, owner, flags & (MC_DIRTY | MC_MARKS), &v, &ev);
 	if (ev)
 		llc_evicted(m, s, v);
 }
 
 /* Dirty data (or, into an exclusive LLC, any line) moving down to the LLC. */
-static void llc_writeback(struct mp_model *m, unsigned s, const struct model_victim *v)
+static inline __attribute__((always_inline)) void llc_writeback(struct mp_model *m, unsigned s,
+								const struct model_victim *v)
 {
-	int64_t j = model_cache_find(&m->llc[s], v->key);
+	const struct mc_at at = mc_at(&m->llc[s], v->key);
+	int64_t j = mc_find_at(&m->llc[s], &at, v->key);
 	if (j >= 0) {
 		if (v->flags & MC_DIRTY) {
 			*mc_flags(&m->llc[s], j) |= MC_DIRTY;
@@ -394,11 +401,11 @@ static void llc_writeback(struct mp_model *m, unsigned s, const struct model_vic
 		}
 		return;
 	}
-	llc_insert(m, s, v->key, v->owner, v->flags);
+	llc_insert(m, s, &at, v->key, v->owner, v->flags);
 }
 
 /* A line leaves core k's L2. */
-static void l2_evicted(struct mp_model *m, unsigned k, struct model_victim v)
+static inline __attribute__((always_inline)) void l2_evicted(struct mp_model *m, unsigned k, struct model_victim v)
 {
 	struct model_core *c = &m->core[k];
 	if (m->mach.l2.inclusion == MP_INCL_INCLUSIVE) {
@@ -417,12 +424,14 @@ static void l2_evicted(struct mp_model *m, unsigned k, struct model_victim v)
 }
 
 /* A dirty line leaves core k's L1: its data goes to L2. */
-static void l1_evicted(struct mp_model *m, unsigned k, const struct model_victim *v)
+static inline __attribute__((always_inline)) void l1_evicted(struct mp_model *m, unsigned k,
+							     const struct model_victim *v)
 {
 	struct model_core *c = &m->core[k];
 	if (!(v->flags & MC_DIRTY) || (v->key & m->sample_mask))
 		return; /* (set sampling: no L2 to take a line outside the sample) */
-	int64_t j = model_cache_find(&c->l2, v->key);
+	const struct mc_at at = mc_at(&c->l2, v->key);
+	int64_t j = mc_find_at(&c->l2, &at, v->key);
 	if (j >= 0) {
 		if (v->flags & MC_DIRTY) {
 			*mc_flags(&c->l2, j) |= MC_DIRTY;
@@ -432,7 +441,7 @@ static void l1_evicted(struct mp_model *m, unsigned k, const struct model_victim
 	}
 	struct model_victim v2;
 	int ev;
-	model_cache_insert(&c->l2, v->key, v->owner, v->flags, &v2, &ev);
+	mc_insert_at(&c->l2, &at, v->key, v->owner, v->flags, &v2, &ev);
 	if (ev)
 		l2_evicted(m, k, v2);
 }
@@ -550,16 +559,19 @@ static int snoop_l1(struct mp_model *m, unsigned k, uint64_t key, int write)
 
 /* L1's part of a reference by core k: on a hit, the line becomes the most
  * recent, a store takes it exclusive (other cores' copies go) and dirty,
- * and MP_LVL_L1 comes back; on a miss, 0. */
+ * and MP_LVL_L1 comes back; on a miss, 0, and *at is mc_at's for the
+ * line's fill (l1_fill). */
 static inline __attribute__((always_inline)) unsigned l1_hit(struct mp_model *m, unsigned k, uint64_t key, int write,
-							   uint32_t owner)
+							     uint32_t owner, struct mc_at *at)
 {
 	struct model_core *c = &m->core[k];
 	int64_t i;
 	if (key == c->last_key && *mc_tag(&c->l1, c->last_idx) == key + 1)
 		i = (int64_t)c->last_idx;
-	else
-		i = model_cache_find(&c->l1, key);
+	else {
+		*at = mc_at(&c->l1, key);
+		i = mc_find_at(&c->l1, at, key);
+	}
 	if (i < 0)
 		return 0;
 	if (*mc_flags(&c->l1, i) & MC_MARKS)
@@ -583,14 +595,15 @@ static inline __attribute__((always_inline)) unsigned l1_hit(struct mp_model *m,
 	return MP_LVL_L1;
 }
 
-/* The line comes into core k's L1 with flags fl, as the most recent. */
-static inline __attribute__((always_inline)) void l1_fill(struct mp_model *m, unsigned k, uint64_t key, uint32_t owner,
-							   uint8_t fl)
+/* The line comes into core k's L1 (at: l1_hit's) with flags fl, as the
+ * most recent. */
+static inline __attribute__((always_inline)) void l1_fill(struct mp_model *m, unsigned k, const struct mc_at *at,
+							  uint64_t key, uint32_t owner, uint8_t fl)
 {
 	struct model_core *c = &m->core[k];
-	struct model_victim v;
+	struct model_victim v = { 0, 0, 0 }; /* (read only when evicted, which gcc cannot tell) */
 	int ev;
-	uint64_t idx = mc_insert(&c->l1, key, owner, fl, &v, &ev);
+	uint64_t idx = mc_insert_at(&c->l1, at, key, owner, fl, &v, &ev);
 	if (ev && (v.flags & MC_DIRTY) && !(v.key & m->sample_mask))
 		l1_evicted(m, k, &v); /* (what it does for no other victim) */
 	c->last_key = key;
@@ -603,10 +616,11 @@ static inline __attribute__((always_inline)) void l1_fill(struct mp_model *m, un
 static inline __attribute__((always_inline)) unsigned line_ref_l1(struct mp_model *m, unsigned k, uint64_t key,
 								  int write, uint32_t owner)
 {
-	if (l1_hit(m, k, key, write, owner))
+	struct mc_at at = { NULL, 0, 0 }; /* (set by l1_hit when it misses) */
+	if (l1_hit(m, k, key, write, owner, &at))
 		return MP_LVL_L1;
 	int shared = m->nactive > 1 ? snoop_l1(m, k, key, write) : 0;
-	l1_fill(m, k, key, owner, write ? MC_DIRTY | MC_EXCL : shared ? 0 : MC_EXCL);
+	l1_fill(m, k, &at, key, owner, write ? MC_DIRTY | MC_EXCL : shared ? 0 : MC_EXCL);
 	return MP_LVL_UNKNOWN;
 }
 
@@ -615,7 +629,8 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 {
 	if (key & m->sample_mask)
 		return line_ref_l1(m, k, key, write, owner);
-	if (l1_hit(m, k, key, write, owner))
+	struct mc_at at1 = { NULL, 0, 0 }; /* (set by l1_hit when it misses) */
+	if (l1_hit(m, k, key, write, owner, &at1))
 		return MP_LVL_L1;
 	struct model_core *c = &m->core[k];
 
@@ -623,7 +638,8 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 	uint8_t fl = 0; /* flags of the new L1 line */
 	uint32_t own = owner; /* owner of dirt arriving with the line */
 	uint32_t l1_owner = owner; /* the new L1 line's (marked_owner) */
-	int64_t j = model_cache_find(&c->l2, key);
+	const struct mc_at at2 = mc_at(&c->l2, key);
+	int64_t j = mc_find_at(&c->l2, &at2, key);
 	if (j >= 0) {
 		uint8_t *f2 = mc_flags(&c->l2, j);
 		if (*f2 & MC_MARKS)
@@ -642,7 +658,8 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 		int shared = m->nactive > 1 ? snoop(m, k, key, write, &peer) : 0;
 		struct model_cache *llc = &m->llc[c->socket];
 		uint8_t l2fl = shared ? 0 : MC_EXCL;
-		int64_t h = model_cache_find(llc, key);
+		const struct mc_at at3 = mc_at(llc, key);
+		int64_t h = mc_find_at(llc, &at3, key);
 		if (h >= 0) {
 			level = MP_LVL_L3;
 			uint8_t *f3 = mc_flags(llc, h);
@@ -685,7 +702,7 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 			if (level == MP_LVL_LOCAL_DRAM && m->first_seen)
 				l2fl |= first_marks(m, key, own);
 			if (m->mach.llc.inclusion != MP_INCL_EXCLUSIVE)
-				llc_insert(m, c->socket, key, own, l2fl & MC_MARKS);
+				llc_insert(m, c->socket, &at3, key, own, l2fl & MC_MARKS);
 		}
 		/* Dirt that came up with the line (exclusive LLC, another
 		 * socket) stays in L2 under its owner; a store supersedes it. */
@@ -693,14 +710,14 @@ static unsigned line_ref(struct mp_model *m, unsigned k, uint64_t key, int write
 			l2fl &= (uint8_t)~MC_DIRTY;
 		struct model_victim v;
 		int ev;
-		mc_insert(&c->l2, key, own, l2fl, &v, &ev);
+		mc_insert_at(&c->l2, &at2, key, own, l2fl, &v, &ev);
 		if (ev)
 			l2_evicted(m, k, v);
 		fl = l2fl & (MC_EXCL | MC_MARKS);
 	}
 	if (write)
 		fl |= MC_DIRTY | MC_EXCL;
-	l1_fill(m, k, key, l1_owner, fl);
+	l1_fill(m, k, &at1, key, l1_owner, fl);
 	return level;
 }
 
@@ -754,7 +771,8 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 		out->tlb = MP_TLB_L1_HIT;
 		return;
 	}
-	int64_t i = model_cache_find(d, key);
+	const struct mc_at atd = mc_at(d, key);
+	int64_t i = mc_find_at(d, &atd, key);
 	if (i >= 0) {
 		if (*mc_flags(d, i) & MC_MARKS)
 			page_touch(m, d, (uint64_t)i,
@@ -773,7 +791,10 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 	int ev;
 	uint8_t marks = 0; /* mp_model_track_first's, for the DTLB's new entry */
 	uint32_t walker = owner; /* and the owner of the walk that made it */
-	if (in_stlb && (i = model_cache_find(&c->stlb, key)) >= 0) {
+	struct mc_at ats = { NULL, 0, 0 };
+	if (in_stlb)
+		ats = mc_at(&c->stlb, key);
+	if (in_stlb && (i = mc_find_at(&c->stlb, &ats, key)) >= 0) {
 		uint8_t *fs = mc_flags(&c->stlb, i);
 		if (*fs & MC_MARKS)
 			page_touch(m, &c->stlb, (uint64_t)i, NULL, MP_TLB_L2_HIT, va, shift[ps]);
@@ -823,11 +844,22 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 		if (m->first_walk_fn && owner != MP_MODEL_NO_OWNER)
 			marks = page_marks(m, key, k);
 		if (in_stlb)
-			mc_insert(&c->stlb, key, owner, marks, &v, &ev);
+			mc_insert_at(&c->stlb, &ats, key, owner, marks, &v, &ev);
 	}
-	uint64_t idx = mc_insert(d, key, walker, marks, &v, &ev);
+	uint64_t idx = mc_insert_at(d, &atd, key, walker, marks, &v, &ev);
 	c->last_page = key;
 	c->last_tlb_idx = idx;
+}
+
+/* repeatable's answer once the core's last line and page are this
+ * reference's: a load changes nothing, and a store nothing if the line is
+ * this owner's, dirty and exclusive already. */
+static inline unsigned repeatable_now(const struct model_core *c, uint32_t owner)
+{
+	if ((*mc_flags(&c->l1, c->last_idx) & (MC_DIRTY | MC_EXCL)) == (MC_DIRTY | MC_EXCL) &&
+	    *mc_owner(&c->l1, c->last_idx) == owner)
+		return MP_AGAIN_LOAD | MP_AGAIN_STORE;
+	return MP_AGAIN_LOAD;
 }
 
 /* Which kinds of reference to this line and page would now change nothing
@@ -848,10 +880,7 @@ static inline unsigned repeatable(const struct mp_model *m, unsigned k, unsigned
 	const struct model_cache *d = c->dtlb[ps].sets ? &c->dtlb[ps] : &c->dtlb[MP_PAGE_4K];
 	if (page != c->last_page || *mc_tag(d, c->last_tlb_idx) != page + 1)
 		return 0;
-	if ((*mc_flags(&c->l1, c->last_idx) & (MC_DIRTY | MC_EXCL)) == (MC_DIRTY | MC_EXCL) &&
-	    *mc_owner(&c->l1, c->last_idx) == owner)
-		return MP_AGAIN_LOAD | MP_AGAIN_STORE;
-	return MP_AGAIN_LOAD;
+	return repeatable_now(c, owner);
 }
 
 /* --- long ranges under set sampling (MP_MODEL_SKIPPED) ----------------------
@@ -959,7 +988,12 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	translate(m, core, space, addr, ps, owner, out);
 	out->level = (uint8_t)line_ref(m, core, key, write, owner);
 	out->latency += level_latency(&m->mach, out->level);
-	out->again = (uint8_t)repeatable(m, core, space, addr, ps, key, owner);
+	/* (translate made the page the core's last DTLB entry, and line_ref,
+	 * which ends with L1's hit or fill, the line its last L1 entry; the
+	 * entry's tag is checked all the same, should the fill's victim,
+	 * written down through inclusive levels, have taken the line out) */
+	const struct model_core *c = &m->core[core];
+	out->again = *mc_tag(&c->l1, c->last_idx) == key + 1 ? (uint8_t)repeatable_now(c, owner) : 0;
 }
 
 uint64_t mp_model_set_bytes(const struct mp_model *m)
@@ -992,9 +1026,12 @@ void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t 
 	const struct model_core *c = &m->core[core % m->ncores];
 	uint64_t key = line_key(m, space & 0xffff, addr & VA_MASK, paddr);
 	const struct model_cache *l2 = &c->l2;
-	if ((key & m->sample_mask) || model_cache_find(l2, key) >= 0)
+	if (key & m->sample_mask)
 		return; /* (no fill into L2, so no victim) */
-	uint64_t set = model_cache_set(l2, key), idx = model_cache_idx(l2, set, mc_victim_way(l2, set));
+	const struct mc_at at = mc_at(l2, key);
+	if (mc_find_at(l2, &at, key) >= 0)
+		return;
+	uint64_t idx = model_cache_idx(l2, at.set, mc_victim_way(l2, at.blk));
 	/* (what l2_evicted sends down) */
 	if (*mc_tag(l2, idx) && ((*mc_flags(l2, idx) & MC_DIRTY) || m->mach.llc.inclusion == MP_INCL_EXCLUSIVE))
 		model_cache_prefetch(&m->llc[c->socket], model_cache_key(l2, idx));

@@ -49,6 +49,8 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 	c->ways = ways;
 	c->pow2 = (c->sets & (c->sets - 1)) == 0;
 	c->set_mask = c->sets - 1;
+	if (!c->pow2)
+		c->mod_m = ~(unsigned __int128)0 / c->sets + 1;
 	c->repl = repl;
 	c->nibble_lru = repl == MP_REPL_LRU && ways <= 16;
 	while ((1u << c->levels) < ways)
@@ -56,7 +58,7 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 	c->wshift = c->levels;
 	if (repl == MP_REPL_PLRU)
 		for (unsigned w = 0; w < ways; w++) {
-			/* the path from the root to leaf w (model_cache_plru_use) */
+			/* the path from the root to leaf w (mc_plru_use) */
 			unsigned node = 1;
 			for (unsigned l = c->levels; l-- > 0;) {
 				unsigned dir = (w >> l) & 1;

@@ -55,6 +55,7 @@ struct model_cache {
 	uint32_t all_sets; /* the sets of the geometry */
 	unsigned keep_shift; /* only every (1 << keep_shift)-th set is stored */
 	uint64_t set_mask; /* all_sets - 1 when all_sets is a power of two */
+	unsigned __int128 mod_m; /* else ceil(2^128 / all_sets), for mc_mod */
 	int pow2;
 	unsigned repl; /* enum mp_repl */
 	unsigned levels; /* PLRU tree depth: log2(ways) */
@@ -82,10 +83,24 @@ void model_cache_fini(struct model_cache *c);
 int model_cache_keep_every(struct model_cache *c, unsigned n);
 void model_cache_clear(struct model_cache *c);
 
+/* key % all_sets without a division (a 64-bit one waits 40-90 cycles on
+ * every lookup of a cache of 3 * 2^n sets: Intel's LLCs of 20 ways, an
+ * STLB of 1536 entries): with m = ceil(2^128 / d), the remainder is the
+ * high 128 bits of (m * key mod 2^128) * d, exact for any 64-bit key and
+ * 32-bit d (Lemire, Kaser and Kurz, "Faster Remainder by Direct
+ * Computation"). */
+static inline uint64_t mc_mod(const struct model_cache *c, uint64_t key)
+{
+	const unsigned __int128 low = c->mod_m * key;
+	const uint64_t d = c->all_sets;
+	const unsigned __int128 lo = (unsigned __int128)(uint64_t)low * d;
+	return (uint64_t)(((unsigned __int128)(uint64_t)(low >> 64) * d + (lo >> 64)) >> 64);
+}
+
 /* The stored set of a key (its set, of all_sets, over the keeping's step). */
 static inline uint64_t model_cache_set(const struct model_cache *c, uint64_t key)
 {
-	return (c->pow2 ? key & c->set_mask : key % c->all_sets) >> c->keep_shift;
+	return (c->pow2 ? key & c->set_mask : mc_mod(c, key)) >> c->keep_shift;
 }
 
 static inline uint8_t *model_cache_block(const struct model_cache *c, uint64_t set)
@@ -139,23 +154,43 @@ static inline unsigned mc_match16(const uint8_t *p, uint8_t b)
 #endif
 }
 
+/* Where a key goes in a cache: its stored set, the set's block and the
+ * key's fingerprint. They depend on the key alone, so a lookup's serve the
+ * insert that follows a miss (whatever happened to the set in between). */
+struct mc_at {
+	uint8_t *blk;
+	uint64_t set;
+	uint8_t fp;
+};
+
+static inline __attribute__((always_inline)) struct mc_at mc_at(const struct model_cache *c, uint64_t key)
+{
+	uint64_t set = model_cache_set(c, key);
+	return (struct mc_at){ model_cache_block(c, set), set, mc_fp(key) };
+}
+
+/* Index of key's entry (at: mc_at's for it) or -1. */
+static inline __attribute__((always_inline)) int64_t mc_find_at(const struct model_cache *c, const struct mc_at *at,
+								uint64_t key)
+{
+	const uint64_t *tag = (const uint64_t *)(at->blk + c->off_tag), t = key + 1;
+	uint32_t base = 0;
+	do { /* (ways >= 1: no test before the first group) */
+		/* padding ways match nothing: their fingerprint is 0 */
+		for (unsigned m = mc_match16(at->blk + base, at->fp); m; m &= m - 1) {
+			unsigned w = base + (unsigned)__builtin_ctz(m);
+			if (tag[w] == t)
+				return (int64_t)model_cache_idx(c, at->set, w);
+		}
+	} while ((base += 16) < c->ways);
+	return -1;
+}
+
 /* Index of key's entry or -1. */
 static inline int64_t model_cache_find(const struct model_cache *c, uint64_t key)
 {
-	uint64_t set = model_cache_set(c, key), t = key + 1;
-	const uint8_t *blk = model_cache_block(c, set);
-	const uint64_t *tag = (const uint64_t *)(blk + c->off_tag);
-	const uint8_t *fp = blk;
-	uint8_t f = mc_fp(key);
-	for (uint32_t base = 0; base < c->ways; base += 16) {
-		/* padding ways match nothing: their fingerprint is 0 */
-		for (unsigned m = mc_match16(fp + base, f); m; m &= m - 1) {
-			unsigned w = base + (unsigned)__builtin_ctz(m);
-			if (tag[w] == t)
-				return (int64_t)model_cache_idx(c, set, w);
-		}
-	}
-	return -1;
+	const struct mc_at at = mc_at(c, key);
+	return mc_find_at(c, &at, key);
 }
 
 /* The host lines of key's set (a hint: nothing changes). With write
@@ -195,9 +230,8 @@ static inline uint32_t *mc_list_ends(const struct model_cache *c, uint64_t set)
 	return (uint32_t *)(model_cache_block(c, set) + c->off_order);
 }
 
-static inline void mc_list_use(struct model_cache *c, uint64_t set, uint32_t way)
+static inline void mc_list_use(const struct model_cache *c, uint8_t *blk, uint32_t way)
 {
-	uint8_t *blk = model_cache_block(c, set);
 	uint32_t *ends = (uint32_t *)(blk + c->off_order);
 	if (ends[0] == way)
 		return;
@@ -215,32 +249,36 @@ static inline void mc_list_use(struct model_cache *c, uint64_t set, uint32_t way
 	ends[0] = way;
 }
 
-/* Tree-PLRU use of way `way` of set `set`. Tree nodes are numbered
- * 1..ways-1 in heap order; bit n of the set's word is node n: 0 evict from
- * the left half next, 1 from the right. */
-static inline void model_cache_plru_use(struct model_cache *c, uint64_t set, unsigned way)
+/* Tree-PLRU use of way `way` of the set of block blk. Tree nodes are
+ * numbered 1..ways-1 in heap order; bit n of the set's word is node n: 0
+ * evict from the left half next, 1 from the right. */
+static inline void mc_plru_use(const struct model_cache *c, uint8_t *blk, unsigned way)
 {
-	uint32_t *word = (uint32_t *)(model_cache_block(c, set) + c->off_plru);
+	uint32_t *word = (uint32_t *)(blk + c->off_plru);
 	*word = (*word & ~c->plru_clr[way]) | c->plru_set[way];
+}
+
+/* Way `way` of the set of block blk becomes the most recently used. */
+static inline __attribute__((always_inline)) void mc_touch_way(const struct model_cache *c, uint8_t *blk, unsigned way)
+{
+	if (c->repl != MP_REPL_LRU)
+		mc_plru_use(c, blk, way);
+	else if (c->nibble_lru) {
+		uint64_t *order = (uint64_t *)(blk + c->off_order);
+		if ((*order & 15) != way) /* (the most recent again: a page's next line) */
+			*order = mc_order_use(*order, way);
+	} else {
+		mc_list_use(c, blk, way);
+	}
 }
 
 /* Marks entry idx most recently used. */
 static inline __attribute__((always_inline)) void model_cache_touch(struct model_cache *c, uint64_t idx)
 {
-	uint64_t set = idx >> c->wshift;
-	unsigned way = (unsigned)(idx & ((1u << c->wshift) - 1));
-	if (c->repl != MP_REPL_LRU)
-		model_cache_plru_use(c, set, way);
-	else if (c->nibble_lru) {
-		uint64_t *order = mc_order(c, set);
-		if ((*order & 15) != way) /* (the most recent again: a page's next line) */
-			*order = mc_order_use(*order, way);
-	} else {
-		mc_list_use(c, set, way);
-	}
+	mc_touch_way(c, model_cache_block(c, idx >> c->wshift), (unsigned)(idx & ((1u << c->wshift) - 1)));
 }
 
-/* The leaf the tree points to (node numbering: model_cache_plru_use). */
+/* The leaf the tree points to (node numbering: mc_plru_use). */
 static inline unsigned mc_plru_victim(const struct model_cache *c, const uint8_t *blk)
 {
 	uint32_t bits = *(const uint32_t *)(blk + c->off_plru);
@@ -250,13 +288,13 @@ static inline unsigned mc_plru_victim(const struct model_cache *c, const uint8_t
 	return node - c->ways;
 }
 
-/* The way an insert into set `set` takes: the lowest empty way first
+/* The way an insert into the set of block blk takes: the lowest empty way first
  * (fingerprint 0; the padding past the ways is 0 too, hence the bound),
  * else the replacement policy's victim. */
-static inline __attribute__((always_inline)) unsigned mc_victim_way(const struct model_cache *c, uint64_t set)
+static inline __attribute__((always_inline)) unsigned mc_victim_way(const struct model_cache *c, const uint8_t *blk)
 {
-	const uint8_t *blk = model_cache_block(c, set);
-	for (uint32_t base = 0; base < c->ways; base += 16) {
+	uint32_t base = 0;
+	do { /* (as in mc_find_at) */
 		unsigned m = mc_match16(blk + base, 0);
 		if (m) {
 			unsigned way = base + (unsigned)__builtin_ctz(m);
@@ -264,27 +302,27 @@ static inline __attribute__((always_inline)) unsigned mc_victim_way(const struct
 				return way;
 			break;
 		}
-	}
+	} while ((base += 16) < c->ways);
 	if (c->repl == MP_REPL_PLRU)
 		return mc_plru_victim(c, blk);
 	if (c->nibble_lru)
-		return (unsigned)(*mc_order(c, set) >> (4 * (c->ways - 1))) & 15;
-	return mc_list_ends(c, set)[1];
+		return (unsigned)(*(const uint64_t *)(blk + c->off_order) >> (4 * (c->ways - 1))) & 15;
+	return ((const uint32_t *)(blk + c->off_order))[1];
 }
 
-/* Inserts key (absent), as most recently used; an empty way first, else
- * the replacement policy's victim. Returns the entry index; *v gets the
- * evicted entry and the return of *evicted says whether there was one.
- * Inline for the model's hot paths (a fill per level of a missing line),
- * where *v and *evicted stay in registers; model_cache_insert elsewhere. */
-static inline __attribute__((always_inline)) uint64_t mc_insert(struct model_cache *c, uint64_t key, uint32_t owner,
-								 uint8_t flags, struct model_victim *v, int *evicted)
+/* Inserts key (absent; at: mc_at's for it), as most recently used; an
+ * empty way first, else the replacement policy's victim. Returns the entry
+ * index; *v gets the evicted entry and the return of *evicted says
+ * whether there was one. Inline for the model's hot paths (a fill per
+ * level of a missing line), where *v and *evicted stay in registers;
+ * model_cache_insert elsewhere. */
+static inline __attribute__((always_inline)) uint64_t mc_insert_at(struct model_cache *c, const struct mc_at *at,
+								   uint64_t key, uint32_t owner, uint8_t flags,
+								   struct model_victim *v, int *evicted)
 {
-	uint64_t set = model_cache_set(c, key);
-	uint8_t *blk = model_cache_block(c, set);
+	uint8_t *blk = at->blk;
 	uint64_t *tag = (uint64_t *)(blk + c->off_tag);
-	uint8_t *fp = blk;
-	unsigned way = mc_victim_way(c, set);
+	unsigned way = mc_victim_way(c, blk);
 	uint32_t *own = c->off_owner ? (uint32_t *)(blk + c->off_owner) : NULL;
 	uint8_t *fl = blk + c->off_flags;
 	*evicted = 0;
@@ -295,13 +333,20 @@ static inline __attribute__((always_inline)) uint64_t mc_insert(struct model_cac
 		v->owner = own ? own[way] : MP_MODEL_NO_OWNER;
 	}
 	tag[way] = key + 1;
-	fp[way] = mc_fp(key);
+	blk[way] = at->fp;
 	fl[way] = flags;
 	if (own)
 		own[way] = owner;
-	uint64_t idx = model_cache_idx(c, set, way);
-	model_cache_touch(c, idx);
-	return idx;
+	mc_touch_way(c, blk, way);
+	return model_cache_idx(c, at->set, way);
+}
+
+/* mc_insert_at, the key's place found here. */
+static inline __attribute__((always_inline)) uint64_t mc_insert(struct model_cache *c, uint64_t key, uint32_t owner,
+								uint8_t flags, struct model_victim *v, int *evicted)
+{
+	const struct mc_at at = mc_at(c, key);
+	return mc_insert_at(c, &at, key, owner, flags, v, evicted);
 }
 
 /* mc_insert, out of line. */

@@ -44,7 +44,8 @@ static void test_lru_plru(void)
 			model_cache_insert(&c, k, 0, 0, &v, &ev);
 		model_cache_touch(&c, (uint64_t)model_cache_find(&c, 20));
 		/* (the prediction the replay's hints use) */
-		CHECK_EQ(model_cache_key(&c, model_cache_idx(&c, 0, mc_victim_way(&c, 0))), expect[r]);
+		uint64_t predicted = model_cache_idx(&c, 0, mc_victim_way(&c, model_cache_block(&c, 0)));
+		CHECK_EQ(model_cache_key(&c, predicted), expect[r]);
 		model_cache_insert(&c, 24, 0, 0, &v, &ev);
 		CHECK_EQ(ev, 1);
 		CHECK_EQ(v.key, expect[r]);
@@ -74,6 +75,72 @@ static void test_lru_plru(void)
 	CHECK(model_cache_find(&c, 12) >= 0 && model_cache_find(&c, 24) >= 0);
 	CHECK(model_cache_find(&c, 16) >= 0 && model_cache_find(&c, 28) >= 0);
 	CHECK_EQ(model_cache_nidx(&c), 3u << c.wshift);
+	model_cache_fini(&c);
+
+	/* A key's place (mc_at) found by its lookup serves the insert after
+	 * it though the set changed in between: a full set of 4 (LRU order
+	 * 33 32 31 30), 34 missing; 31 goes (a back-invalidation); 34 takes
+	 * 31's empty way and evicts nothing, though 30 is the LRU victim. */
+	for (int r = 0; r < 2; r++) {
+		CHECK_EQ(model_cache_init(&c, 4, 4, repl[r], 1), 0);
+		for (uint64_t k = 30; k < 34; k++)
+			model_cache_insert(&c, k, 0, 0, &v, &ev);
+		const struct mc_at at = mc_at(&c, 34);
+		CHECK_EQ(mc_find_at(&c, &at, 34), -1);
+		int64_t gone = model_cache_find(&c, 31);
+		CHECK(gone >= 0);
+		model_cache_drop(&c, (uint64_t)gone);
+		CHECK_EQ(mc_insert_at(&c, &at, 34, 7, MC_DIRTY, &v, &ev), (uint64_t)gone);
+		CHECK_EQ(ev, 0);
+		CHECK_EQ(model_cache_find(&c, 34), gone);
+		CHECK_EQ(*mc_owner(&c, (uint64_t)gone), 7);
+		CHECK_EQ(*mc_flags(&c, (uint64_t)gone), MC_DIRTY);
+		/* and next, with no empty way, the policy's victim: LRU's the
+		 * oldest, 30; PLRU's 32 (34's use of way 1 pointed the root
+		 * right, where 33's use of way 3 had pointed node 3 at way 2) */
+		model_cache_insert(&c, 35, 0, 0, &v, &ev);
+		CHECK_EQ(ev, 1);
+		CHECK_EQ(v.key, r ? 32 : 30);
+		model_cache_fini(&c);
+	}
+}
+
+/* A set of a cache whose set count is not a power of two comes from a
+ * multiplication (mc_mod), not a division: the same as key % sets for
+ * keys at the edges (0, around multiples of the count, the top of the
+ * range, the model's key bits) and pseudo-random ones, for counts of
+ * Intel's LLCs (12288, 24576 sets), an STLB of 1536 entries in 12 ways,
+ * small odd ones and the largest. */
+static void test_set_mod(void)
+{
+	static const uint32_t counts[] = { 3, 5, 7, 128 * 3, 12288, 24576, 1000003, 0xfffffffbu, 0xffffffffu };
+	struct model_cache c;
+	int bad = 0;
+	for (size_t n = 0; n < sizeof(counts) / sizeof(counts[0]); n++) {
+		const uint64_t d = counts[n];
+		memset(&c, 0, sizeof(c));
+		c.all_sets = (uint32_t)d;
+		c.mod_m = ~(unsigned __int128)0 / d + 1; /* (as model_cache_init makes it) */
+		const uint64_t top = UINT64_MAX / d * d; /* the last multiple */
+		for (uint64_t k = 0; k < 1000; k++) {
+			bad += mc_mod(&c, k) != k % d;
+			bad += mc_mod(&c, UINT64_MAX - k) != (UINT64_MAX - k) % d;
+			bad += mc_mod(&c, top - 500 + k) != (top - 500 + k) % d;
+			bad += mc_mod(&c, d * k + d - 1) != (d * k + d - 1) % d;
+		}
+		bad += mc_mod(&c, 3ull << 61) != (3ull << 61) % d; /* (the model's key bits) */
+		uint64_t x = 0x9e3779b97f4a7c15ull;
+		for (int i = 0; i < 100000; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			bad += mc_mod(&c, x) != x % d;
+			bad += mc_mod(&c, x >> (i & 63)) != (x >> (i & 63)) % d;
+		}
+	}
+	CHECK_EQ(bad, 0);
+	/* and the model's caches use it: 3 sets of 2, key 7 in set 1 */
+	CHECK_EQ(model_cache_init(&c, 6, 2, MP_REPL_LRU, 0), 0);
+	CHECK(!c.pow2);
+	CHECK_EQ(model_cache_set(&c, UINT64_MAX), UINT64_MAX % 3);
 	model_cache_fini(&c);
 }
 
@@ -119,7 +186,7 @@ static void test_lru_reference(void)
 			struct model_victim v;
 			int ev;
 			/* the way mc_victim_way predicts is the way taken */
-			uint64_t want = model_cache_idx(&c, 0, mc_victim_way(&c, 0));
+			uint64_t want = model_cache_idx(&c, 0, mc_victim_way(&c, model_cache_block(&c, 0)));
 			if (model_cache_insert(&c, key, 0, 0, &v, &ev) != want) {
 				bad++;
 				break;
@@ -1434,6 +1501,7 @@ int main(void)
 {
 	test_big_alloc();
 	test_lru_plru();
+	test_set_mod();
 	test_lru_reference();
 	test_writeback();
 	test_levels();
