@@ -219,7 +219,8 @@ int an_unseen_modules(struct an_state *st, struct an_result *r)
 		return err;
 	}
 	/* sorted, each name once (one library in several processes) */
-	qsort(names.v, names.n, sizeof(*names.v), by_name);
+	if (names.n > 1)
+		qsort(names.v, names.n, sizeof(*names.v), by_name);
 	size_t n = 0;
 	for (size_t i = 0; i < names.n; i++) {
 		if (n && !strcmp(names.v[n - 1], names.v[i]))
