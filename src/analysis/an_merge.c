@@ -17,10 +17,11 @@
 
 #include "analysis/an_merge.h"
 #include "analysis/an_merge_int.h"
-#include "common/vec.h"
 #include "analysis/an_numa.h"
 #include "common/hashmap.h"
 #include "common/mp_error.h"
+#include "common/mp_path.h"
+#include "common/vec.h"
 #include "trace/trace_format.h"
 #include "trace/trace_reader.h"
 
@@ -37,12 +38,6 @@ struct an_merge {
 	struct an_merge_numa numa;
 	size_t numa_first, numa_conflict; /* the first part placed, one placed apart from it (SIZE_MAX none) */
 };
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
 
 static uint64_t hash_str(const char *s, uint64_t seed)
 {
@@ -82,7 +77,7 @@ static void read_header(struct an_merge_part *p)
 	if (!trace_reader_meta(r, "rank_job", p->job, sizeof(p->job)))
 		p->job[0] = 0;
 	if (trace_reader_meta(r, "program", buf, sizeof(buf))) {
-		const char *b = base_name(buf);
+		const char *b = mp_base_name(buf);
 		size_t n = strnlen(b, sizeof(p->program) - 1);
 		memcpy(p->program, b, n);
 		p->program[n] = 0;

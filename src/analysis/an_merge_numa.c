@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "analysis/an_merge_int.h"
-#include "common/vec.h"
 #include "analysis/an_numa.h"
+#include "common/vec.h"
 
 void an_merge_numa_fini(struct an_merge_numa *s)
 {

@@ -16,13 +16,8 @@
 #include "analysis/an_numa.h"
 #include "analysis/an_samples.h"
 #include "common/mp_error.h"
+#include "common/mp_path.h"
 #include "sym/sym.h"
-
-static const char *base_name(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-	return s ? s + 1 : path;
-}
 
 static void state_fini(struct an_state *st)
 {
@@ -97,23 +92,23 @@ static int procs_to_result(struct an_state *st, struct an_result *r)
 		else if (!p->ended && r->write_errno)
 			an_warn(st, "process %u (%s) has no end record: writing the data file failed during the "
 				     "recording (%s%s), which stopped it; its last unwritten records are lost",
-				p->pid, base_name(q->exe ? q->exe : "?"), strerror(r->write_errno),
+				p->pid, mp_base_name(q->exe ? q->exe : "?"), strerror(r->write_errno),
 				r->write_errno == ENOSPC ? ": the disk was full" : "");
 		else if (!p->ended)
 			an_warn(st, "process %u (%s) did not shut down cleanly (killed?): its last unwritten "
 				     "records are lost",
-				p->pid, base_name(q->exe ? q->exe : "?"));
+				p->pid, mp_base_name(q->exe ? q->exe : "?"));
 		else if (p->end_status >= 0x100 && p->end_status < MP_END_EXEC)
 			an_warn(st, "process %u (%s) died of signal %llu; everything it recorded was saved",
-				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)(p->end_status - 0x100));
+				p->pid, mp_base_name(q->exe ? q->exe : "?"), (unsigned long long)(p->end_status - 0x100));
 		if (p->lost)
 			an_warn(st, "process %u (%s): %llu accesses and events of signal handlers nested too deep "
 				     "to record are not counted",
-				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)p->lost);
+				p->pid, mp_base_name(q->exe ? q->exe : "?"), (unsigned long long)p->lost);
 		if (p->handler_jumps)
 			an_warn(st, "process %u (%s): %llu signal handlers left by longjmp; the code each one "
 				     "interrupted may miss the accesses of the loop iteration it was in",
-				p->pid, base_name(q->exe ? q->exe : "?"), (unsigned long long)p->handler_jumps);
+				p->pid, mp_base_name(q->exe ? q->exe : "?"), (unsigned long long)p->handler_jumps);
 	}
 	return 0;
 }

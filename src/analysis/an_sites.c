@@ -24,16 +24,11 @@
 #include <strings.h>
 
 #include "analysis/an_int.h"
+#include "common/mp_path.h"
 #include "sym/sym.h"
 
 #define SITES_ROUNDS 16 /* judgement rounds at most (each moves sites up a frame or settles) */
 #define OWN_SHARE 4 /* a wrapper's own code makes at most 1 / OWN_SHARE of its blocks' accesses */
-
-static const char *base_name(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-	return s ? s + 1 : path;
-}
 
 /* memprism's runtime: its hooks are never a site */
 static int runtime_module(const char *m)
@@ -46,7 +41,7 @@ static int runtime_module(const char *m)
 static int api_frame(const struct an_frame *f)
 {
 	return f->function && strncmp(f->function, "memprism_", 9) == 0 && f->file &&
-	       strcmp(base_name(f->file), "memprism.h") == 0;
+	       strcmp(mp_base_name(f->file), "memprism.h") == 0;
 }
 
 /* Code of an installed library: a module under the directories the dynamic
@@ -117,7 +112,7 @@ static int caller_ok(const struct an_frame *f, const struct an_frame *c)
 static void site_text(char *buf, size_t cap, const struct an_frame *f)
 {
 	if (f->function && f->file)
-		snprintf(buf, cap, "%s (%s:%d)", f->function, base_name(f->file), f->line);
+		snprintf(buf, cap, "%s (%s:%d)", f->function, mp_base_name(f->file), f->line);
 	else if (f->function)
 		snprintf(buf, cap, "%s (%s)", f->function, f->module ? f->module : "?");
 	else if (f->module)

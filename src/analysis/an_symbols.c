@@ -9,13 +9,8 @@
 #include <string.h>
 
 #include "analysis/an_int.h"
+#include "common/mp_path.h"
 #include "sym/sym.h"
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
 
 struct statics_ctx {
 	struct an_state *st;
@@ -76,7 +71,7 @@ void an_module_loaded(struct an_state *st, struct an_proc *p, const char *path, 
 		return;
 	}
 	register_module(st, p, &m);
-	struct statics_ctx sc = { st, p, base_name(path) };
+	struct statics_ctx sc = { st, p, mp_base_name(path) };
 	sym_elf_data_objects(path, bias, on_static, &sc);
 }
 
@@ -142,7 +137,7 @@ void an_tls_block(struct an_state *st, struct an_proc *p, uint32_t thread, uint6
 		const struct an_tls_var *v = &m->tls.v[i];
 		if (v->offset + v->size > size)
 			continue;
-		snprintf(label, sizeof(label), "tls %s (%s)", v->name, base_name(m->path));
+		snprintf(label, sizeof(label), "tls %s (%s)", v->name, mp_base_name(m->path));
 		uint32_t cls = an_class_by_label(st, AN_KIND_TLS, label);
 		an_class_add_instance(st, cls, v->size, thread);
 		an_objmap_insert(&p->map, AN_LAYER_OBJECT, addr + v->offset, addr + v->offset + v->size, cls);
@@ -169,10 +164,10 @@ static int runtime_only(const struct an_proc *p, const char *lib)
 {
 	int runtime = 0;
 	for (size_t j = 0; j < p->modules.n && !runtime; j++)
-		if (!strncmp(base_name(p->modules.v[j].path), "libmemprism", 11))
+		if (!strncmp(mp_base_name(p->modules.v[j].path), "libmemprism", 11))
 			runtime = sym_module_needs(p->modules.v[j].path, lib) == 1;
 	for (size_t j = 0; j < p->modules.n && runtime; j++)
-		if (strncmp(base_name(p->modules.v[j].path), "libmemprism", 11) &&
+		if (strncmp(mp_base_name(p->modules.v[j].path), "libmemprism", 11) &&
 		    sym_module_needs(p->modules.v[j].path, lib) == 1)
 			return 0;
 	return runtime;
@@ -193,7 +188,7 @@ int an_unseen_modules(struct an_state *st, struct an_result *r)
 	for (size_t i = 0; i < st->procs.n && !err; i++) {
 		const struct an_proc *p = &st->procs.v[i];
 		for (size_t j = 0; j < p->modules.n && !err; j++) {
-			const char *path = p->modules.v[j].path, *base = base_name(path);
+			const char *path = p->modules.v[j].path, *base = mp_base_name(path);
 			size_t k = 0;
 			while (k < looked.n && strcmp(looked.v[k], path))
 				k++;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mp_path.h"
 #include "report/rp_int.h"
 
 #define HOT_MARKS 10 /* the hottest lines overall get a '>' */
@@ -41,12 +42,6 @@ static int by_accesses(const void *x, const void *y)
 	return strcmp(a->file, b->file);
 }
 
-static const char *base_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 /* Whether line f is one the user asked for: a function name (the row's
  * label after "FILE:LINE "), a file's base name or a path ending in it. */
 static int wanted(const struct an_function *f, const struct rp_annotate_opts *a)
@@ -59,7 +54,7 @@ static int wanted(const struct an_function *f, const struct rp_annotate_opts *a)
 		size_t wl = strlen(w), fl = strlen(f->file);
 		if (fn && !strcmp(fn + 1, w))
 			return 1;
-		if (!strcmp(base_of(f->file), w) || (fl >= wl && !strcmp(f->file + fl - wl, w) && (fl == wl || f->file[fl - wl - 1] == '/')))
+		if (!strcmp(mp_base_name(f->file), w) || (fl >= wl && !strcmp(f->file + fl - wl, w) && (fl == wl || f->file[fl - wl - 1] == '/')))
 			return 1;
 	}
 	return 0;
@@ -74,7 +69,7 @@ static FILE *open_source(const char *file, const struct rp_annotate_opts *a, cha
 	for (size_t i = 0; !f && i < a->nsource_dirs; i++) {
 		snprintf(used, cap, "%s/%s", a->source_dirs[i], file);
 		if (!(f = fopen(used, "r"))) {
-			snprintf(used, cap, "%s/%s", a->source_dirs[i], base_of(file));
+			snprintf(used, cap, "%s/%s", a->source_dirs[i], mp_base_name(file));
 			f = fopen(used, "r");
 		}
 	}

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mp_path.h"
 #include "report/report.h"
 #include "report/rp_int.h"
 
@@ -25,12 +26,6 @@ struct drow {
 static uint64_t acc(const struct an_class *c)
 {
 	return c ? c->c.loads + c->c.stores : 0;
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = p ? strrchr(p, '/') : NULL;
-	return s ? s + 1 : p;
 }
 
 static const struct an_frame *site(const struct an_class *c)
@@ -50,7 +45,7 @@ static int movable(const struct an_class *c)
 static int same_function(const struct an_class *x, const struct an_class *y)
 {
 	const struct an_frame *f = site(x), *g = site(y);
-	return x->kind == y->kind && !strcmp(f->function, g->function) && !strcmp(base_name(f->file), base_name(g->file)) &&
+	return x->kind == y->kind && !strcmp(f->function, g->function) && !strcmp(mp_base_name(f->file), mp_base_name(g->file)) &&
 	       (x->kind != AN_KIND_MMAP_FILE || (x->file && y->file && !strcmp(x->file, y->file)));
 }
 
