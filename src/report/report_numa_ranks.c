@@ -170,17 +170,8 @@ int rp_numa_ranks_json(FILE *out, const struct an_result *res, const struct rp_o
 	fprintf(out, ",\n\"ranks\":[");
 	for (size_t i = 0; i < n; i++) {
 		const struct nrow *r = &rows[i];
-		fprintf(out, "%s\n{\"rank\":", i ? "," : "");
-		if (r->rank >= 0)
-			fprintf(out, "%d", r->rank);
-		else
-			fprintf(out, "null");
-		fprintf(out, ",\"host\":");
-		rp_json_str(out, r->host);
-		fprintf(out, ",\"pid\":%u,\"file\":", r->pid);
-		rp_json_str(out, r->label);
-		fprintf(out, ",\"status\":");
-		rp_json_str(out, r->status);
+		fprintf(out, "%s\n", i ? "," : "");
+		rp_json_rank_head(out, r->rank, r->host, r->pid, "file", r->label, r->status);
 		fprintf(out,
 			",\"placed\":%s,\"accesses\":%" PRIu64 ",\"remote\":%" PRIu64
 			",\"remote_share\":%.4f,\"pages\":%" PRIu64 ",\"threads\":%" PRIu64 "}",

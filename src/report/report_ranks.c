@@ -162,17 +162,9 @@ int rp_render_procs(FILE *out, const struct an_result *res, const struct rp_opts
 		fprintf(out, "{\"schema\":\"memprism-report-1\",\"by\":\"%s\",\"rows\":[", rank_view ? "rank" : "process");
 		for (size_t i = 0; i < n; i++) {
 			const struct prow *r = &rows[i];
-			fprintf(out, "%s{\"rank\":", i ? "," : "");
-			if (r->rank >= 0)
-				fprintf(out, "%d", r->rank);
-			else
-				fprintf(out, "null");
-			fprintf(out, ",\"host\":");
-			rp_json_str(out, r->host);
-			fprintf(out, ",\"pid\":%u,\"%s\":", r->pid, rank_view ? "file" : "exe");
-			rp_json_str(out, r->label);
-			fprintf(out, ",\"status\":");
-			rp_json_str(out, r->status);
+			if (i)
+				fputc(',', out);
+			rp_json_rank_head(out, r->rank, r->host, r->pid, rank_view ? "file" : "exe", r->label, r->status);
 			fprintf(out, ",\"accesses\":%llu,\"loads\":%llu,\"stores\":%llu,\"bytes_loaded\":%llu,"
 				     "\"bytes_stored\":%llu,\"processes\":%llu,\"threads\":%llu,\"allocations\":%llu",
 				(unsigned long long)acc(&r->c), (unsigned long long)r->c.loads,

@@ -16,6 +16,11 @@ const char *rp_grouped(char *buf, size_t cap, uint64_t v);
 const char *rp_human(char *buf, size_t cap, uint64_t b);
 void rp_csv_str(FILE *out, const char *s);
 void rp_json_str(FILE *out, const char *s);
+/* A rank's or process's row begins: "rank" (null when none), "host",
+ * "pid", then what names it under key ("file", "exe"), and "status"; the
+ * caller goes on from there. */
+void rp_json_rank_head(FILE *out, int rank, const char *host, unsigned pid, const char *key, const char *label,
+		       const char *status);
 
 /* Latency quantile q (0..1) from the log2 histogram: the upper bound of the
  * bucket it falls in (cycles), 0 without latencies. */

@@ -158,3 +158,18 @@ void rp_latency_section(FILE *out, const struct rp_lat_row *rows, size_t n, size
 			rows[i].label);
 	}
 }
+
+void rp_json_rank_head(FILE *out, int rank, const char *host, unsigned pid, const char *key, const char *label,
+		       const char *status)
+{
+	if (rank >= 0)
+		fprintf(out, "{\"rank\":%d", rank);
+	else
+		fprintf(out, "{\"rank\":null");
+	fprintf(out, ",\"host\":");
+	rp_json_str(out, host);
+	fprintf(out, ",\"pid\":%u,\"%s\":", pid, key);
+	rp_json_str(out, label);
+	fprintf(out, ",\"status\":");
+	rp_json_str(out, status);
+}
