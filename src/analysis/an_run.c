@@ -113,6 +113,18 @@ static int procs_to_result(struct an_state *st, struct an_result *r)
 	return 0;
 }
 
+/* The fewest sets of the machine's data caches a sampled model may keep
+ * (an_opts.walks_only): the largest power of two that divides every
+ * level's set count, up to 1024. */
+static unsigned walk_sets(const struct mp_machine *m)
+{
+	char err[256];
+	unsigned n = 1024;
+	while (n > 1 && mp_machine_sample_sets_ok(m, n, err, sizeof(err)))
+		n /= 2;
+	return n;
+}
+
 int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 {
 	static const struct an_opts defaults;
@@ -165,6 +177,12 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		st.parts_on = st.replay_on = r->bursts_replayed = 1;
 		st.burst_on = st.opts->burst_on;
 		st.burst_off = st.opts->burst_off;
+	}
+	struct an_opts walk_opts;
+	if (st.opts->walks_only && st.opts->machine && !st.parts_on && st.opts->sample_sets <= 1) {
+		walk_opts = *st.opts;
+		walk_opts.sample_sets = walk_sets(st.opts->machine);
+		st.opts = &walk_opts;
 	}
 	st.unknown_cls = an_class_by_label(&st, AN_KIND_UNKNOWN, "unknown (no object recorded at the address)");
 	int err = an_model_init(&st);

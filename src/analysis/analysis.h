@@ -382,6 +382,12 @@ struct an_opts {
 	/* model: data caches for 1 in sample_sets of their sets (mp_model_sample_sets);
 	 * 0 or 1: all */
 	unsigned sample_sets;
+	/* model: the caller reads the page walks alone (an_result.mem_total's
+	 * walks: a what-if of page sizes checked): in a full trace's replay
+	 * the data caches are then modelled for as few of their sets as the
+	 * machine allows, which leaves every walk as it is (the TLBs see every
+	 * reference) at a fraction of the cost */
+	int walks_only;
 	/* NUMA placement (an_numa.h); NULL: only when the trace recorded --numa */
 	const struct an_numa_opts *numa;
 	/* stream consumers (NULL: none); called in replay order */

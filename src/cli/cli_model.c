@@ -230,6 +230,7 @@ int cli_check_pages(void *arg, const char *what, unsigned shift, struct an_mem *
 	ao.page_rows = 0;
 	if (cli_model_apply(&b, &ao, 1))
 		return -EINVAL;
+	ao.walks_only = 1; /* (the check compares walks alone) */
 	ao.progress = cli_progress;
 	ao.progress_arg = "checking a finding's what-if";
 	struct an_result *r = NULL;

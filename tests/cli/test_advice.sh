@@ -196,5 +196,10 @@ wa=${w%,*} wb=${w#*,}
 [ -n "$w" ] && [ $((2 * (wa - wb))) -lt "$(csv_field sb.csv "small_blocks.c:$sl" walks)" ] ||
 	fail "not_advised: what-if walks '$w'"
 echo "ok: huge pages not advised: all walks $wa -> $wb in the what-if"
+# the report checks with its data caches set-sampled (it reads walks alone,
+# which the TLBs decide): the same walks as the full model's what-if
+"$MEMPRISM" whatif --model ./few2m.machine --vs-pages "small_blocks.c:$sl=2M" --format csv sb.data >sbw.csv
+expect_eq "the check's walks = the full what-if's (all rows)" "$wa $wb" \
+	"$(awk -F, 'NR > 1 { a += $(NF - 8); b += $(NF - 7) } END { print a, b }' sbw.csv)"
 grep -q '"kind":"page-walks"' <(grep -o '"findings":\[[^]]*\]' sb.json) && fail "JSON findings advise huge pages"
 echo "ok: JSON findings without the refuted advice"
