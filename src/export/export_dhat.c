@@ -24,6 +24,7 @@
 #include "common/hashmap.h"
 #include "common/mp_error.h"
 #include "common/vec.h"
+#include "export/ex_int.h"
 #include "export/export.h"
 #include "trace/trace_format.h"
 
@@ -344,15 +345,9 @@ static int replay(const char *data, const struct ex_opts *o, struct dh *d, struc
 {
 	memset(d, 0, sizeof(*d));
 	mp_hashmap_init(&d->live);
-	struct an_opts ao = { .roi = o->roi,
-			      .wrappers = o->wrappers,
-			      .nwrappers = o->nwrappers,
-			      .not_wrappers = o->not_wrappers,
-			      .nnot_wrappers = o->nnot_wrappers,
-			      .lib_sites = o->lib_sites,
-			      .context = o->context,
-			      .on_event = on_event,
-			      .hook_arg = d };
+	struct an_opts ao = ex_an_opts(o);
+	ao.on_event = on_event;
+	ao.hook_arg = d;
 	return an_run(data, &ao, res);
 }
 

@@ -16,6 +16,7 @@
 
 #include "analysis/an_bins.h"
 #include "common/mp_error.h"
+#include "export/ex_int.h"
 #include "export/export.h"
 #include "trace/trace_format.h"
 
@@ -452,16 +453,10 @@ static int replay(struct part *q, const char *data, const struct ex_opts *o, enu
 	*stage = AN_PASS_FIRST;
 	if (!(q->p.bins = an_bins_new()))
 		return -ENOMEM;
-	struct an_opts ao = { .roi = o->roi,
-			      .wrappers = o->wrappers,
-			      .nwrappers = o->nwrappers,
-			      .not_wrappers = o->not_wrappers,
-			      .nnot_wrappers = o->nnot_wrappers,
-			      .lib_sites = o->lib_sites,
-			      .context = o->context,
-			      .on_access = scan_access,
-			      .on_event = scan_event,
-			      .hook_arg = &q->p };
+	struct an_opts ao = ex_an_opts(o);
+	ao.on_access = scan_access;
+	ao.on_event = scan_event;
+	ao.hook_arg = &q->p;
 	const struct an_two_pass tp = {
 		.on_access = fill_access, .on_event = fill_event, .plan = plan, .error = fill_error, .arg = &q->p
 	};

@@ -17,6 +17,7 @@
 #include "analysis/an_pattern.h"
 #include "common/mp_error.h"
 #include "common/vec.h"
+#include "export/ex_int.h"
 #include "export/export.h"
 #include "trace/trace_format.h"
 
@@ -422,9 +423,7 @@ static int sq_fill_error(void *arg)
 int ex_sqlite_write(const char *path, const struct ex_opts *o, char *err, size_t errlen)
 {
 	struct sq q = { .rc = SQLITE_OK, .o = o };
-	struct an_opts ao = { .roi = o->roi, .wrappers = o->wrappers, .nwrappers = o->nwrappers,
-			      .not_wrappers = o->not_wrappers, .nnot_wrappers = o->nnot_wrappers, .lib_sites = o->lib_sites,
-			      .context = o->context };
+	struct an_opts ao = ex_an_opts(o);
 	struct an_result *res = NULL;
 	enum an_pass stage;
 	int e = 0;

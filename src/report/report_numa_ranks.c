@@ -24,18 +24,6 @@ struct nrow {
 	int placed;
 };
 
-static void status_of(char *buf, size_t cap, const struct an_merge_part *p)
-{
-	if (p->err)
-		snprintf(buf, cap, "not read: %s", mp_strerror(p->err));
-	else if (p->damaged & AN_DAMAGE_UNTRUSTED)
-		snprintf(buf, cap, "damaged: figures not to be trusted");
-	else if (p->damaged)
-		snprintf(buf, cap, "damaged: read in part");
-	else
-		snprintf(buf, cap, "ok");
-}
-
 /* The rows, in the result's order (a merge appends each file's processes
  * and threads in turn). */
 static struct nrow *build(const struct an_result *res, const struct rp_opts *o, int procs, size_t *n)
@@ -72,7 +60,7 @@ static struct nrow *build(const struct an_result *res, const struct rp_opts *o, 
 					    .pages = p->numa_pages,
 					    .threads = p->nthreads,
 					    .placed = p->numa_placed };
-			status_of(r->status, sizeof(r->status), p);
+			rp_part_status(r->status, sizeof(r->status), p);
 			continue;
 		}
 		if (p->err)
@@ -84,7 +72,7 @@ static struct nrow *build(const struct an_result *res, const struct rp_opts *o, 
 					    .label = res->procs[k].exe,
 					    .pid = res->procs[k].pid,
 					    .placed = p->numa_placed };
-			status_of(r->status, sizeof(r->status), p);
+			rp_part_status(r->status, sizeof(r->status), p);
 			for (size_t t = thread; t < thread + p->nthreads && t < res->nthreads && t < nu->nthreads;
 			     t++) {
 				if (res->threads[t].pid != r->pid)

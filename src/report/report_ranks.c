@@ -37,7 +37,7 @@ static const char *part_id(char *buf, size_t cap, const struct an_merge_part *p)
 	return buf;
 }
 
-static const char *part_status(char *buf, size_t cap, const struct an_merge_part *p)
+const char *rp_part_status(char *buf, size_t cap, const struct an_merge_part *p)
 {
 	if (p->err)
 		snprintf(buf, cap, "not read: %s", mp_strerror(p->err));
@@ -83,7 +83,7 @@ static struct prow *build(const struct an_result *res, const struct rp_opts *o, 
 			one.damaged = res->damaged;
 			one.pid = res->nprocs ? res->procs[0].pid : 0;
 		}
-		part_status(status[i], sizeof(status[i]), p);
+		rp_part_status(status[i], sizeof(status[i]), p);
 		if (o->by == RP_BY_RANK) {
 			rows[(*n)++] = (struct prow){ .rank = p->rank, .host = p->host, .label = p->path,
 						      .status = status[i], .pid = p->pid, .c = p->total,
@@ -283,7 +283,7 @@ void rp_parts_json(FILE *out, const struct rp_opts *o)
 		fprintf(out, ",\"host\":");
 		rp_json_str(out, p->host);
 		fprintf(out, ",\"status\":");
-		rp_json_str(out, part_status(st, sizeof(st), p));
+		rp_json_str(out, rp_part_status(st, sizeof(st), p));
 		fprintf(out, ",\"accesses\":%llu}", (unsigned long long)acc(&p->total));
 	}
 	fprintf(out, "]");

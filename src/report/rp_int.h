@@ -16,6 +16,10 @@ const char *rp_grouped(char *buf, size_t cap, uint64_t v);
 const char *rp_human(char *buf, size_t cap, uint64_t b);
 void rp_csv_str(FILE *out, const char *s);
 void rp_json_str(FILE *out, const char *s);
+/* A merged file's state in words ("ok", "not read: ...", "damaged: ..."),
+ * into buf; returns buf (report_ranks.c). */
+struct an_merge_part;
+const char *rp_part_status(char *buf, size_t cap, const struct an_merge_part *p);
 /* A rank's or process's row begins: "rank" (null when none), "host",
  * "pid", then what names it under key ("file", "exe"), and "status"; the
  * caller goes on from there. */
