@@ -26,38 +26,39 @@ struct seen_weight {
 	double left_p; /* the share of dram_writes_left_p that counts (an_fit.evict_p) */
 };
 
-/* (f 1 changes no figure: it only settles dram_writes_left and once_*.)
+/* Scales a row's figures m by its factor f, and settles its tally t
+ * (NULL: none): the writebacks its dirty lines left stand for join m, and
+ * t keeps only f - 1 of each first fill and walk to take back
+ * (an_model_scale_sets). (f 1 changes no figure: it only settles t.)
  * sw: the first fills of lines seen in one burst count sw->w times, of
  * lines seen in more once, the rest taken back as LLC hits; the first
  * walks of pages likewise by sw->wp, taken back as STLB hits (NULL, or
  * lines / pages 0: they stay scaled). */
-static void scale_mem(struct an_mem *m, double f, const struct seen_weight *sw)
+static void scale_mem(struct an_mem *m, struct an_burst_tally *t, double f, const struct seen_weight *sw)
 {
-	uint64_t single = m->first_single, unused = m->first_unused;
-	uint64_t wsingle = m->walk_single, wunused = m->walk_unused;
-	m->first_single = m->first_unused = m->walk_single = m->walk_unused = 0;
-	uint64_t left = m->dram_writes_left, left_p = m->dram_writes_left_p;
-	uint64_t once[4] = { m->once[0], m->once[1], m->once[2], m->once_lat };
-	uint64_t walks[2] = { m->once_walk[0], m->once_walk[1] }, walk_dram = m->once_walk_dram;
-	m->dram_writes_left = m->dram_writes_left_p = m->once[0] = m->once[1] = m->once[2] = m->once_lat = 0;
-	m->once_walk[0] = m->once_walk[1] = m->once_walk_dram = 0;
 	uint64_t *v = (uint64_t *)m; /* an_mem is all uint64_t */
 	for (size_t i = 0; i < sizeof(*m) / sizeof(uint64_t); i++)
 		v[i] = an_scaled(v[i], f);
-	m->dram_writes += an_scaled(left, f - 1) + (sw ? an_scaled(left_p, (f - 1) * sw->left_p) : 0);
+	if (!t)
+		return;
+	const struct an_burst_tally c = *t;
+	*t = (struct an_burst_tally){ 0 };
+	m->dram_writes += an_scaled(c.dram_writes_left, f - 1) +
+			  (sw ? an_scaled(c.dram_writes_left_p, (f - 1) * sw->left_p) : 0);
 	for (int i = 0; i < 3; i++)
-		m->once[i] = an_scaled(once[i], f - 1);
-	m->once_lat = an_scaled(once[3], f - 1);
+		t->once[i] = an_scaled(c.once[i], f - 1);
+	t->once_lat = an_scaled(c.once_lat, f - 1);
 	for (int i = 0; i < 2; i++)
-		m->once_walk[i] = an_scaled(walks[i], f - 1);
-	m->once_walk_dram = an_scaled(walk_dram, f - 1);
+		t->once_walk[i] = an_scaled(c.once_walk[i], f - 1);
+	t->once_walk_dram = an_scaled(c.once_walk_dram, f - 1);
 	if (sw && sw->lines) {
-		uint64_t n = an_scaled(unused, f - 1) + (f > sw->w ? an_scaled(single, f - sw->w) : 0);
-		m->once[2] += n;
-		m->once_lat += n * sw->lat;
+		uint64_t n = an_scaled(c.first_unused, f - 1) + (f > sw->w ? an_scaled(c.first_single, f - sw->w) : 0);
+		t->once[2] += n;
+		t->once_lat += n * sw->lat;
 	}
 	if (sw && sw->pages)
-		m->once_walk[1] += an_scaled(wunused, f - 1) + (f > sw->wp ? an_scaled(wsingle, f - sw->wp) : 0);
+		t->once_walk[1] += an_scaled(c.walk_unused, f - 1) +
+				   (f > sw->wp ? an_scaled(c.walk_single, f - sw->wp) : 0);
 }
 
 static void scale_counts(struct an_counts *c, double f)
@@ -74,19 +75,19 @@ static void scale_uniformly(struct an_state *st, struct an_result *r, double f)
 {
 	for (size_t i = 0; i < st->classes.n; i++) {
 		scale_counts(&st->classes.v[i].c, f);
-		scale_mem(&st->classes.v[i].mem, f, NULL);
+		scale_mem(&st->classes.v[i].mem, NULL, f, NULL);
 	}
 	for (size_t i = 0; i < st->threads.n; i++) {
 		scale_counts(&st->threads.v[i].c, f);
-		scale_mem(&st->threads.v[i].mem, f, NULL);
+		scale_mem(&st->threads.v[i].mem, an_model_tally(st, AN_TALLY_THREAD, i), f, NULL);
 		st->threads.v[i].sample_factor = f;
 	}
 	for (size_t i = 0; i < st->ips.n; i++) {
 		scale_counts(&st->ips.v[i].c, f);
-		scale_mem(&st->ips.v[i].mem, f, NULL);
+		scale_mem(&st->ips.v[i].mem, an_model_tally(st, AN_TALLY_IP, i), f, NULL);
 	}
 	scale_counts(&r->total, f);
-	scale_mem(&r->mem_total, f, NULL);
+	scale_mem(&r->mem_total, NULL, f, NULL);
 	/* shares of mem_total.refs: scaled alike */
 	r->refs_physical = an_scaled(r->refs_physical, f);
 	r->refs_thp = an_scaled(r->refs_thp, f);
@@ -284,16 +285,17 @@ void an_bursts_apply(struct an_state *st, struct an_result *r)
 	 * estimate) */
 	double left_writes = 0;
 	for (size_t i = 0; i < st->threads.n; i++) {
-		const struct an_thread *t = &st->threads.v[i];
-		left_writes += (t->sample_factor - 1) *
-			       ((double)t->mem.dram_writes_left + (double)t->mem.dram_writes_left_p * sw.left_p);
+		const struct an_burst_tally *t = an_model_tally(st, AN_TALLY_THREAD, i);
+		if (t)
+			left_writes += (st->threads.v[i].sample_factor - 1) *
+				       ((double)t->dram_writes_left + (double)t->dram_writes_left_p * sw.left_p);
 	}
 	for (size_t i = 0; i < st->parts.n; i++) {
 		struct an_part *p = &st->parts.v[i];
 		double f = st->threads.v[p->thread].sample_factor;
 		if (f != 1.0)
 			scale_counts(&p->c, f);
-		scale_mem(&p->mem, f, &sw);
+		scale_mem(&p->mem, an_model_tally(st, AN_TALLY_PART, i), f, &sw);
 		an_counts_add(&st->classes.v[p->cls].c, &p->c);
 		an_mem_add(&st->classes.v[p->cls].mem, &p->mem);
 		an_mem_add(&r->mem_total, &p->mem);
@@ -303,7 +305,7 @@ void an_bursts_apply(struct an_state *st, struct an_result *r)
 		struct an_thread *t = &st->threads.v[i];
 		if (t->sample_factor != 1.0)
 			scale_counts(&t->c, t->sample_factor);
-		scale_mem(&t->mem, t->sample_factor, &sw);
+		scale_mem(&t->mem, an_model_tally(st, AN_TALLY_THREAD, i), t->sample_factor, &sw);
 		an_counts_add(&r->total, &t->c);
 	}
 	for (size_t i = 0; i < st->ips.n; i++) {
@@ -311,7 +313,7 @@ void an_bursts_apply(struct an_state *st, struct an_result *r)
 		double f = ip->thread < st->threads.n ? st->threads.v[ip->thread].sample_factor : 1.0;
 		if (f != 1.0)
 			scale_counts(&ip->c, f);
-		scale_mem(&ip->mem, f, &sw);
+		scale_mem(&ip->mem, an_model_tally(st, AN_TALLY_IP, i), f, &sw);
 	}
 	/* the streams' own tallies, by their thread's factor, rounded once */
 	double outside = 0, phys = 0, thp = 0;

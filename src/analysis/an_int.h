@@ -531,12 +531,56 @@ void an_model_clean(struct an_state *st, struct an_stream *s, int counted);
 void an_model_stream_done(struct an_state *st, struct an_stream *s);
 /* After the replay: adds the code addresses' pending L1 hits. */
 void an_model_finish(struct an_state *st);
+/* Burst sampling's tallies of a row until its figures are estimates, kept
+ * by the model stage apart from the row's figures (struct an_mem): counted
+ * for each part, thread and code address during the replay and at its end
+ * (an_model_finish), weighed and scaled by the row's factor
+ * (an_bursts_apply), then taken back from the figures (an_model_scale_sets,
+ * the classes' and the total's as the sums of their parts'). */
+struct an_burst_tally {
+	/* dirty lines left cached at the end that stand for writebacks the
+	 * skipped accesses would have caused: scaling by a factor f adds
+	 * f - 1 DRAM writes for each; and those of LLC sets that had not
+	 * evicted (_p): they stand for as many writebacks only where the
+	 * program's footprint made lines come and go, by the share of it the
+	 * LLC could not hold (an_fit.evict_p) */
+	uint64_t dram_writes_left, dram_writes_left_p;
+	/* first fills of lines that stayed in use across a skip, by where
+	 * the next burst found them (once[0..2]: L1, L2, LLC), and the cycles
+	 * of their DRAM latency over that level's; scaling by a factor f
+	 * leaves f - 1 of each, the fills the skipped accesses would have hit
+	 * instead (anm_on_first, anm_burst_window) */
+	uint64_t once[3], once_lat;
+	/* the same for first walks of pages found in the DTLB (once_walk[0])
+	 * or the STLB ([1]) after skips: f - 1 of each scaled walk is taken
+	 * back (its references as the row's walks average; its cycles are not
+	 * kept apart from the access's and stay) */
+	uint64_t once_walk[2];
+	/* and first fills of paging-structure lines that stayed in use, by
+	 * their walker's row: f - 1 of each walk reference from DRAM is taken
+	 * back (its cycles stay, as a first walk's do) */
+	uint64_t once_walk_dram;
+	/* first fills of lines seen in two bursts or more but not in use in
+	 * the first (first_unused), and of lines seen in one burst only
+	 * (first_single): where the footprint fits the LLC, each of the first
+	 * stands for one fill, each of the second for itself and its share of
+	 * the lines no burst saw; scaled, they join once[2] */
+	uint64_t first_unused, first_single;
+	/* the same for pages' first walks, where the page footprint fits the
+	 * STLB; scaled, they join once_walk[1] */
+	uint64_t walk_unused, walk_single;
+};
+/* The rows that keep an an_burst_tally. */
+enum an_tally_rows { AN_TALLY_PART, AN_TALLY_THREAD, AN_TALLY_IP, AN_TALLY_ROWS };
+/* Row i's tally (st->parts, threads or ips index), NULL where nothing was
+ * counted for it (no model, no burst sampling: all zero). */
+struct an_burst_tally *an_model_tally(struct an_state *st, enum an_tally_rows rows, size_t i);
 /* The model's estimates, after the burst sampling's factors (an_bursts.c,
  * an_bursts_apply): burst sampling's first fills of lines in use across
- * skips become hits (an_mem.once); set sampling (--sample-sets) scales
- * each row's modelled misses up to all its misses, a ratio that holds
- * for a row's weighted sum as a whole. */
-void an_model_scale_sets(struct an_state *st);
+ * skips become hits (an_burst_tally.once); set sampling (--sample-sets)
+ * scales each row's modelled misses up to all its misses, a ratio that
+ * holds for a row's weighted sum as a whole. 0, or -ENOMEM. */
+int an_model_scale_sets(struct an_state *st);
 /* Burst sampling: the distinct lines the model's references touched (an
  * estimate, UINT64_MAX beyond what it can tell), else 0. */
 uint64_t an_model_footprint(const struct an_state *st);
@@ -563,7 +607,7 @@ int an_model_fit(const struct an_state *st, struct an_fit *f);
  * a page seen in one burst stands for (Chao1 over the pages of threads
  * that skipped, within the bound of each core's pages: *w). 1 if each
  * core's pages fit its STLB: then a page's first walk counts once when
- * two bursts saw it, *w times when one did (an_mem.walk_unused,
+ * two bursts saw it, *w times when one did (an_burst_tally.walk_unused,
  * walk_single). */
 int an_model_walk_weight(const struct an_state *st, double *w, uint64_t *once, uint64_t *twice, uint64_t *pages);
 /* Burst sampling: object o was touched in a burst: a data object's pages
@@ -572,8 +616,9 @@ int an_model_walk_weight(const struct an_state *st, double *w, uint64_t *once, u
  * core (o->spanned). */
 void an_model_span(struct an_state *st, struct an_stream *s, struct an_obj *o);
 /* --sample-bursts at replay: a long range (memset, memcpy, strlen) the
- * skip drops goes into the bound too, whose bursts seldom hold one (a QA
- * run's 32 MiB buffers' traffic, all in such calls, came out -87%). */
+ * skip drops goes into the bound too, whose bursts seldom hold one
+ * (without it, 32 MiB buffers whose traffic is all in such calls came
+ * out -87%). */
 void an_model_span_range(struct an_state *st, struct an_stream *s, uint64_t addr, uint64_t size);
 /* The lines of the data objects the bursts touched, whole, and of the
  * pages of other objects they touched (UINT64_MAX past twice the LLC): a

@@ -68,15 +68,6 @@ static inline __attribute__((always_inline)) uint32_t owner_of(struct an_state *
 	return owner_find(st, am, s, row, fn, slot);
 }
 
-/* The rows of owner's reference: its object's part of its thread, its
- * thread, its code address (NULL: none). */
-void anm_owner_rows(struct an_state *st, const struct an_model *am, uint32_t owner, struct an_mem *rows[3])
-{
-	const struct owner *ow = &am->owners.v[owner];
-	rows[0] = &st->parts.v[ow->row].mem;
-	rows[1] = &st->threads.v[ow->thread].mem;
-	rows[2] = ow->fn ? &st->ips.v[ow->fn - 1].mem : NULL;
-}
 
 /* A DRAM write of a line whose owner (owner_of) last wrote it: charged to
  * that object, thread and code address; under burst sampling the object's
@@ -114,10 +105,10 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 		return;
 	if (am->left) { /* (only under burst sampling: parts are on) */
 		const int turned = mp_model_wb_turned(am->m);
-		struct an_mem *rows[3];
-		anm_owner_rows(st, am, owner, rows);
-		for (int r = 0; r < 3 && rows[r]; r++)
-			*(turned ? &rows[r]->dram_writes_left : &rows[r]->dram_writes_left_p) += 1;
+		struct an_burst_tally *t[3];
+		anm_owner_tallies(am, owner, t);
+		for (int r = 0; r < 3 && t[r]; r++)
+			*(turned ? &t[r]->dram_writes_left : &t[r]->dram_writes_left_p) += 1;
 		return;
 	}
 	/* (scaled by an_model_scale_sets when sampling sets) */
@@ -254,6 +245,8 @@ void an_model_fini(struct an_state *st)
 	free(am->wspan_core_n);
 	free(am->cls_seen);
 	free(am->thread_pages);
+	for (int k = 0; k < AN_TALLY_ROWS; k++)
+		free(am->tally[k].v);
 	free(am->rows);
 	free(am);
 	st->model = NULL;

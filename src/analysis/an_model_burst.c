@@ -15,6 +15,41 @@
 
 #include "analysis/an_model_int.h"
 
+/* Row i's tally of the kind, grown (zeroed) to hold it; NULL without
+ * memory (st->oom set). */
+static struct an_burst_tally *tally_at(struct an_model *am, enum an_tally_rows rows, size_t i)
+{
+	struct tally_rows *t = &am->tally[rows];
+	if (i >= t->n) {
+		size_t n = i + 1 > 2 * t->n ? i + 1 : 2 * t->n;
+		struct an_burst_tally *v = realloc(t->v, n * sizeof(*v));
+		if (!v) {
+			am->st->oom = 1;
+			return NULL;
+		}
+		memset(v + t->n, 0, (n - t->n) * sizeof(*v));
+		t->v = v;
+		t->n = n;
+	}
+	return &t->v[i];
+}
+
+void anm_owner_tallies(struct an_model *am, uint32_t owner, struct an_burst_tally *t[3])
+{
+	const struct owner *ow = &am->owners.v[owner];
+	t[0] = tally_at(am, AN_TALLY_PART, ow->row);
+	t[1] = t[0] ? tally_at(am, AN_TALLY_THREAD, ow->thread) : NULL;
+	t[2] = t[1] && ow->fn ? tally_at(am, AN_TALLY_IP, ow->fn - 1) : NULL;
+	if (!t[1] || (ow->fn && !t[2]))
+		t[0] = NULL; /* (st->oom: the run fails) */
+}
+
+struct an_burst_tally *an_model_tally(struct an_state *st, enum an_tally_rows rows, size_t i)
+{
+	const struct an_model *am = st->model;
+	return am && i < am->tally[rows].n ? &am->tally[rows].v[i] : NULL;
+}
+
 /* Two owners of one part (object and thread): a fill one of them counted
  * the other may take back (mp_model_track_same). */
 int anm_same_part(void *arg, uint32_t a, uint32_t b)
@@ -33,11 +68,11 @@ void anm_on_first(void *arg, uint32_t owner, unsigned level, unsigned skips, int
 	struct an_model *am = arg;
 	if (!skips) {
 		/* a line seen in a second burst, not in use in its first */
-		struct an_mem *rows[3];
+		struct an_burst_tally *t[3];
 		if (am->counting && owner < am->owners.n) {
-			anm_owner_rows(am->st, am, owner, rows);
-			for (int r = 0; r < 3 && rows[r]; r++)
-				rows[r]->first_unused++; /* (in modelled misses, as once[]) */
+			anm_owner_tallies(am, owner, t);
+			for (int r = 0; r < 3 && t[r]; r++)
+				t[r]->first_unused++; /* (in modelled misses, as once[]) */
 		}
 		return;
 	}
@@ -54,10 +89,10 @@ void anm_on_first(void *arg, uint32_t owner, unsigned level, unsigned skips, int
  * (an_model_walk_weight), from the walker's rows and its page row. */
 static void walk_seen(struct an_model *am, uint32_t owner, uint32_t proc, uint64_t page, unsigned shift, int single)
 {
-	struct an_mem *rows[3];
-	anm_owner_rows(am->st, am, owner, rows);
-	for (int r = 0; r < 3 && rows[r]; r++)
-		*(single ? &rows[r]->walk_single : &rows[r]->walk_unused) += 1;
+	struct an_burst_tally *t[3];
+	anm_owner_tallies(am, owner, t);
+	for (int r = 0; r < 3 && t[r]; r++)
+		*(single ? &t[r]->walk_single : &t[r]->walk_unused) += 1;
 	struct page_row *pr =
 		am->rows_cap ? anm_page_row_find(am, proc, page, shift, am->owners.v[owner].thread) : NULL;
 	if (pr)
@@ -99,7 +134,7 @@ void anm_on_first_walk(void *arg, uint32_t owner, unsigned tlb, unsigned skips, 
  * the LLC's sets), the line stayed if the skips since its burst brought
  * its set under half its ways in new lines. Then its owner's rows take
  * f - 1 of the fill back, as hits at the level it was found in
- * (an_mem.once, applied by an_model_scale_sets). Lines seen in one burst
+ * (an_burst_tally.once, applied by an_model_scale_sets). Lines seen in one burst
  * only, or found where fills keep coming (randacc: 12 a set a skip over
  * 32 MiB; arrays' next pass, 8 skips on), stay scaled: they stand for
  * the like lines of the skips. The rate is that of the bursts after the
@@ -152,28 +187,28 @@ void anm_burst_window(struct an_state *st, struct an_model *am, int last)
 					       : skip_fills * f->skips >= mm->llc.ways / 2.0) {
 			/* (seen in two bursts all the same: one fill where the
 			 * footprint fits the LLC, an_bursts_apply) */
-			struct an_mem *rows[3];
-			anm_owner_rows(st, am, f->owner, rows);
-			for (int r = 0; r < 3 && rows[r] && f->walk == FOUND_LINE; r++)
-				rows[r]->first_unused++;
+			struct an_burst_tally *t[3];
+			anm_owner_tallies(am, f->owner, t);
+			for (int r = 0; r < 3 && t[r] && f->walk == FOUND_LINE; r++)
+				t[r]->first_unused++;
 			if (f->walk == FOUND_PAGE)
 				walk_seen(am, f->owner, f->proc, f->page, f->shift, 0);
 			continue;
 		}
 		const struct owner *ow = &am->owners.v[f->owner];
-		struct an_mem *rows[3];
-		anm_owner_rows(st, am, f->owner, rows);
+		struct an_burst_tally *t[3];
+		anm_owner_tallies(am, f->owner, t);
 		if (f->walk == FOUND_PT_LINE) {
 			/* (under set sampling a sampled walk load's DRAM read
 			 * counted sample_sets times: mem_count_sampled) */
-			for (int r = 0; r < 3 && rows[r]; r++)
-				rows[r]->once_walk_dram += am->sample_sets;
+			for (int r = 0; r < 3 && t[r]; r++)
+				t[r]->once_walk_dram += am->sample_sets;
 			continue;
 		}
 		if (f->walk == FOUND_PAGE) {
 			const int stlb = f->level == MP_TLB_L2_HIT;
-			for (int r = 0; r < 3 && rows[r]; r++)
-				rows[r]->once_walk[stlb]++;
+			for (int r = 0; r < 3 && t[r]; r++)
+				t[r]->once_walk[stlb]++;
 			struct page_row *pr =
 				am->rows_cap ? anm_page_row_find(am, f->proc, f->page, f->shift, ow->thread) : NULL;
 			if (pr) {
@@ -183,9 +218,9 @@ void anm_burst_window(struct an_state *st, struct an_model *am, int last)
 			continue;
 		}
 		const unsigned at = f->level == MP_LVL_L1 ? 0 : f->level == MP_LVL_L2 ? 1 : 2;
-		for (int r = 0; r < 3 && rows[r]; r++) {
-			rows[r]->once[at]++;
-			rows[r]->once_lat += am->lat[MP_LVL_LOCAL_DRAM] - am->lat[f->level];
+		for (int r = 0; r < 3 && t[r]; r++) {
+			t[r]->once[at]++;
+			t[r]->once_lat += am->lat[MP_LVL_LOCAL_DRAM] - am->lat[f->level];
 		}
 	}
 	am->found.n = 0;
@@ -258,10 +293,10 @@ void anm_on_left(void *arg, uint32_t owner, unsigned bursts, const struct mp_mod
 	uint32_t row = am->owners.v[owner].row, cls = st->parts_on ? st->parts.v[row].cls : row;
 	if (seen_count(am, &am->cls_seen, &am->ncls_seen, cls, bursts) || bursts == 2)
 		return;
-	struct an_mem *rows[3];
-	anm_owner_rows(am->st, am, owner, rows);
-	for (int r = 0; r < 3 && rows[r]; r++)
-		rows[r]->first_single++;
+	struct an_burst_tally *t[3];
+	anm_owner_tallies(am, owner, t);
+	for (int r = 0; r < 3 && t[r]; r++)
+		t[r]->first_single++;
 }
 
 /* The species a sample did not see, by the bias-corrected Chao1 (Chao
@@ -417,13 +452,11 @@ static unsigned lat_bucket(unsigned lat)
  * misses (f as mem_scale_sampled takes it, from the misses before this),
  * so the L1 hits they become are f times as many; those in L2 and the
  * LLC are scaled with the other levels. */
-static void mem_apply_once(struct an_mem *m, const struct an_model *am)
+static void mem_apply_once(struct an_mem *m, const struct an_burst_tally *t, const struct an_model *am)
 {
 	static const unsigned lvl[3] = { MP_LVL_L1, MP_LVL_L2, MP_LVL_L3 };
-	uint64_t n[3] = { m->once[0], m->once[1], m->once[2] }, lat = m->once_lat;
+	uint64_t n[3] = { t->once[0], t->once[1], t->once[2] }, lat = t->once_lat;
 	uint64_t dram = m->level[MP_LVL_LOCAL_DRAM], all = n[0] + n[1] + n[2];
-	memset(m->once, 0, sizeof(m->once));
-	m->once_lat = 0;
 	if (!all)
 		return;
 	if (all > dram) {
@@ -458,12 +491,10 @@ static void mem_apply_once(struct an_mem *m, const struct an_model *am)
 /* Burst sampling: the row's scaled first walks of pages in use across
  * skips (anm_burst_window) become hits in the DTLB or STLB they were found
  * in; their paging-structure references go as the row's walks average. */
-static void mem_apply_once_walks(struct an_mem *m)
+static void mem_apply_once_walks(struct an_mem *m, const struct an_burst_tally *t)
 {
-	m->walk_dram -= m->once_walk_dram < m->walk_dram ? m->once_walk_dram : m->walk_dram;
-	m->once_walk_dram = 0;
-	uint64_t n[2] = { m->once_walk[0], m->once_walk[1] }, all = n[0] + n[1];
-	m->once_walk[0] = m->once_walk[1] = 0;
+	m->walk_dram -= t->once_walk_dram < m->walk_dram ? t->once_walk_dram : m->walk_dram;
+	uint64_t n[2] = { t->once_walk[0], t->once_walk[1] }, all = n[0] + n[1];
 	if (!all || !m->walks)
 		return;
 	if (all > m->tlb[MP_TLB_WALK]) {
@@ -483,14 +514,15 @@ static void mem_apply_once_walks(struct an_mem *m)
 	m->walk_dram -= dram < m->walk_dram ? dram : m->walk_dram;
 }
 
-/* The model's estimates: first fills and walks taken back
- * (mem_apply_once, mem_apply_once_walks), then set sampling's scaling. */
-static void mem_estimate(struct an_mem *m, const struct an_model *am)
+/* The model's estimates: the row's first fills and walks taken back
+ * (mem_apply_once, mem_apply_once_walks; t: its tally, NULL for none),
+ * then set sampling's scaling. */
+static void mem_estimate(struct an_mem *m, const struct an_burst_tally *t, const struct an_model *am)
 {
 	uint64_t reads = m->dram_reads;
-	if (am->first_on) {
-		mem_apply_once(m, am);
-		mem_apply_once_walks(m);
+	if (am->first_on && t) {
+		mem_apply_once(m, t, am);
+		mem_apply_once_walks(m, t);
 	}
 	if (am->sample_sets > 1)
 		mem_scale_sampled(m);
@@ -499,24 +531,47 @@ static void mem_estimate(struct an_mem *m, const struct an_model *am)
 		m->store_fills = (uint64_t)((double)m->store_fills * (double)m->dram_reads / (double)reads + 0.5);
 }
 
-void an_model_scale_sets(struct an_state *st)
+static void tally_add(struct an_burst_tally *a, const struct an_burst_tally *b)
+{
+	const uint64_t *v = (const uint64_t *)b; /* an_burst_tally is all uint64_t */
+	uint64_t *u = (uint64_t *)a;
+	for (size_t i = 0; i < sizeof(*a) / sizeof(uint64_t); i++)
+		u[i] += v[i];
+}
+
+int an_model_scale_sets(struct an_state *st)
 {
 	const struct an_model *am = st->model;
 	if (!am || (am->sample_sets == 1 && !am->first_on))
-		return;
+		return 0;
+	/* the classes' tallies and the total's: the sums of their parts',
+	 * scaled by their threads' factors (an_bursts_apply) */
+	const struct tally_rows *parts = &am->tally[AN_TALLY_PART];
+	struct an_burst_tally *cls = NULL, total = { 0 };
+	if (parts->n) {
+		cls = calloc(st->classes.n + 1, sizeof(*cls));
+		if (!cls)
+			return -ENOMEM;
+		for (size_t i = 0; i < st->parts.n && i < parts->n; i++) {
+			tally_add(&cls[st->parts.v[i].cls], &parts->v[i]);
+			tally_add(&total, &parts->v[i]);
+		}
+	}
 	for (size_t i = 0; i < st->ips.n; i++)
-		mem_estimate(&st->ips.v[i].mem, am);
+		mem_estimate(&st->ips.v[i].mem, an_model_tally(st, AN_TALLY_IP, i), am);
 	for (size_t i = 0; i < st->classes.n; i++) {
 		struct an_mem *m = &st->classes.v[i].mem;
 		if (am->sample_sets > 1 && m->miss_unmodelled && !m->miss_modelled) {
 			st->res->mem_unsampled_objects++;
 			st->res->mem_unsampled_refs += m->refs;
 		}
-		mem_estimate(m, am);
+		mem_estimate(m, cls ? &cls[i] : NULL, am);
 	}
 	for (size_t i = 0; i < st->threads.n; i++)
-		mem_estimate(&st->threads.v[i].mem, am);
-	mem_estimate(&st->res->mem_total, am);
+		mem_estimate(&st->threads.v[i].mem, an_model_tally(st, AN_TALLY_THREAD, i), am);
+	mem_estimate(&st->res->mem_total, cls ? &total : NULL, am);
+	free(cls);
+	return 0;
 }
 
 /* Page pg of process proc into the bound's bitmap. */

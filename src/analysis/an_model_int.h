@@ -21,7 +21,7 @@ struct page_row {
 	uint64_t dtlb_misses, walks, walk_refs; /* dtlb_misses 0: empty slot */
 	uint64_t once_dtlb, once_stlb; /* burst sampling: first walks found in the DTLB, STLB after skips */
 	/* and first walks of the page seen in two bursts, and in one only
-	 * (an_mem.walk_unused, walk_single) */
+	 * (an_burst_tally.walk_unused, walk_single) */
 	uint64_t once_unused, once_single;
 	uint64_t last; /* an_model.page_tick when cls was seen */
 	uint32_t proc, cls;
@@ -156,6 +156,12 @@ struct an_model {
 	struct cls_seen *thread_pages;
 	size_t nthread_pages;
 	int left_failed; /* mp_model_first_left had no memory */
+	/* burst sampling: each part's, thread's and code address's tally
+	 * (an_model_tally), by row index, grown as rows are counted */
+	struct tally_rows {
+		struct an_burst_tally *v;
+		size_t n;
+	} tally[AN_TALLY_ROWS];
 	double llc_filled; /* the LLC's sets that evicted, before the end's flush */
 	struct an_stream *cur; /* the stream whose access is being modelled */
 	struct an_state *st;
@@ -196,9 +202,6 @@ static inline int span_whole(const struct an_state *st, uint32_t cls)
 }
 
 /* an_model.c */
-/* The rows an owner's counts go to: its object row (class or part),
- * thread and code address (NULL: none), rows[0..2]. */
-void anm_owner_rows(struct an_state *st, const struct an_model *am, uint32_t owner, struct an_mem *rows[3]);
 /* The page size class cls is modelled in, as a shift, or AS_MAPPED. */
 unsigned anm_class_shift(struct an_state *st, struct an_model *am, uint32_t cls);
 /* The page's row (page_count), NULL if it has none. */
@@ -211,6 +214,10 @@ int anm_same_part(void *arg, uint32_t a, uint32_t b);
 void anm_on_first(void *arg, uint32_t owner, unsigned level, unsigned skips, int walk);
 void anm_on_first_walk(void *arg, uint32_t owner, unsigned tlb, unsigned skips, uint64_t page, unsigned shift);
 void anm_on_left(void *arg, uint32_t owner, unsigned bursts, const struct mp_model_left_page *page);
+/* The tallies an owner's burst bookkeeping goes to: its part's, thread's
+ * and code address's (NULL: none), t[0..2]; t[0] NULL without memory
+ * (st->oom set). Owners are parts only under burst sampling. */
+void anm_owner_tallies(struct an_model *am, uint32_t owner, struct an_burst_tally *t[3]);
 /* A window of bursts ends (last: the replay's end): the lines and pages
  * found again in it are judged by its rates. */
 void anm_burst_window(struct an_state *st, struct an_model *am, int last);

@@ -51,7 +51,7 @@ static int pages_per_thread_merge(struct an_state *st, struct an_model *am)
 		 * back (anm_burst_window), found in the DTLB no miss there either;
 		 * where the pages fit the STLB, those of pages seen in two
 		 * bursts too, and f - wp of those seen in one (as the rows'
-		 * an_mem.walk_unused and walk_single: an_bursts_apply) */
+		 * an_burst_tally.walk_unused and walk_single: an_bursts_apply) */
 		uint64_t once = w.once_dtlb + w.once_stlb < w.walks ? w.once_dtlb + w.once_stlb : w.walks;
 		uint64_t refs = once && w.walks ? w.walk_refs * once / w.walks : 0;
 		uint64_t dmiss = w.once_dtlb < w.dtlb_misses ? w.once_dtlb : w.dtlb_misses;

@@ -203,10 +203,13 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		goto fail;
 	an_model_finish(&st);
 	an_pairs_finish(&st);
-	if ((err = an_sites_label(&st)) != 0)
+	if (st.oom)
+		err = -ENOMEM;
+	if (err || (err = an_sites_label(&st)) != 0)
 		goto fail;
 	an_bursts_apply(&st, r);
-	an_model_scale_sets(&st);
+	if ((err = an_model_scale_sets(&st)) != 0)
+		goto fail;
 	uint32_t *line_of = NULL;
 	err = an_result_functions(&st, r, &line_of);
 	uint32_t *remap = calloc(st.classes.n + 1, sizeof(*remap));

@@ -29,16 +29,6 @@ void an_mem_add(struct an_mem *a, const struct an_mem *b)
 	a->miss_latency_sum += b->miss_latency_sum;
 	for (int i = 0; i < AN_LAT_BUCKETS; i++)
 		a->miss_latency_hist[i] += b->miss_latency_hist[i];
-	for (int i = 0; i < 3; i++)
-		a->once[i] += b->once[i];
-	a->once_lat += b->once_lat;
-	a->once_walk[0] += b->once_walk[0];
-	a->once_walk[1] += b->once_walk[1];
-	a->once_walk_dram += b->once_walk_dram;
-	a->first_unused += b->first_unused;
-	a->first_single += b->first_single;
-	a->walk_unused += b->walk_unused;
-	a->walk_single += b->walk_single;
 }
 
 void an_counts_add(struct an_counts *a, const struct an_counts *b)

@@ -65,41 +65,6 @@ struct an_mem {
 	 * L1; their latencies apart) and of the other lines (not modelled) */
 	uint64_t miss_modelled, miss_unmodelled;
 	uint64_t miss_latency_sum, miss_latency_hist[AN_LAT_BUCKETS];
-	/* burst sampling, until the figures are scaled: dirty lines left
-	 * cached at the end that stand for writebacks the skipped accesses
-	 * would have caused (an_model_finish); scaling by a factor f adds
-	 * f - 1 DRAM writes for each (an_bursts.c) */
-	uint64_t dram_writes_left;
-	/* and those of LLC sets that had not evicted: they stand for as many
-	 * writebacks only where the program's footprint made lines come and
-	 * go, by the share of it the LLC could not hold (an_bursts_apply) */
-	uint64_t dram_writes_left_p;
-	/* burst sampling, until applied (an_model_scale_sets): first fills
-	 * of lines that stayed in use across a skip, by where the next burst
-	 * found them (once[0..2]: L1, L2, LLC), and the cycles of their DRAM
-	 * latency over that level's; scaling by a factor f leaves f - 1 of
-	 * each, the fills the skipped accesses would have hit instead
-	 * (an_model_burst.c, anm_on_first) */
-	uint64_t once[3], once_lat;
-	/* the same for first walks of pages found in the DTLB (once_walk[0])
-	 * or the STLB ([1]) after skips: f - 1 of each scaled walk is taken
-	 * back (its references as the row's walks average; its cycles are not
-	 * kept apart from the access's and stay) */
-	uint64_t once_walk[2];
-	/* and first fills of paging-structure lines that stayed in use, by
-	 * their walker's row: f - 1 of each walk reference from DRAM is
-	 * taken back (its cycles stay, as a first walk's do) */
-	uint64_t once_walk_dram;
-	/* and, until scaled, first fills of lines seen in two bursts or more
-	 * but not in use in the first (first_unused), and of lines seen in
-	 * one burst only (first_single): where the footprint fits the LLC,
-	 * each of the first stands for one fill, each of the second for
-	 * itself and its share of the lines no burst saw (an_bursts.c,
-	 * an_bursts_apply) */
-	uint64_t first_unused, first_single;
-	/* and the same for pages' first walks, where the page footprint fits
-	 * the STLB */
-	uint64_t walk_unused, walk_single;
 };
 
 /* Adds b's figures to a. */
