@@ -68,7 +68,39 @@ struct cli_check {
 struct an_mem;
 int cli_check_pages(void *arg, const char *what, unsigned shift, struct an_mem *total);
 
+/* The option groups the commands that analyse a recording share
+ * (cli_group.c), each parsed in one place; the rows, with their help, are
+ * in each command's table. The allocation sites' group: -w/--alloc-wrapper
+ * FN and --not-wrapper FN (repeatable), --no-wrapper-heuristic,
+ * --lib-sites, --context N (keys 'w', CLI_K_NOT_WRAPPER,
+ * CLI_K_NO_WRAPPER_HEURISTIC, CLI_K_LIB_SITES, CLI_K_CONTEXT). */
+#define CLI_MAX_WRAPPERS 64
+struct cli_sites {
+	const char *wrappers[CLI_MAX_WRAPPERS], *not_wrappers[CLI_MAX_WRAPPERS];
+	size_t nwrappers, nnot;
+	int no_heuristic, lib_sites;
+	int context; /* an_opts.context: 0 the default, -1 none, else N callers */
+};
+/* 0 handled, 2 bad value (message printed), 1 not one of the group. */
+int cli_sites_option(struct cli_sites *s, int key, const char *arg);
+/* Fills ao's allocation-site fields (s must outlive ao's use). */
+void cli_sites_apply(const struct cli_sites *s, struct an_opts *ao);
+
+/* One command's groups: the output group, -r/--roi NAME, -f/--format
+ * FORMAT (one of cmd's formats), -n/--limit N into ro, and --force; the
+ * sites' group; the model's (cli_model_option). */
 struct rp_opts;
+struct cli_group {
+	const struct cli_cmd *cmd; /* whose formats, and its name in messages */
+	struct rp_opts *ro; /* NULL: no output group */
+	int force; /* --force (cli_opts_merge) */
+	struct cli_sites sites;
+	struct cli_model *model; /* NULL: no model group */
+};
+/* An option of one of g's groups: 0 handled; 2 a bad value (message
+ * printed) or a key of none of them. */
+int cli_group_option(struct cli_group *g, int key, const char *arg);
+
 /* report --html FILE (cli_html.c): 0 or 1 (message printed). */
 int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro);
 

@@ -10,8 +10,6 @@
 #include "common/mp_error.h"
 #include "report/report.h"
 
-enum { K_NOT_WRAPPER = CLI_K_CMD, K_LIB_SITES };
-
 static int run(int argc, char **argv);
 
 static const struct cli_opt opts[] = {
@@ -19,8 +17,8 @@ static const struct cli_opt opts[] = {
 	CLI_OPT("format", 'f', "FORMAT", "text (default), csv or json"),
 	CLI_OPT("limit", 'n', "N", "rows in text (default 30, 0 for all)"),
 	CLI_OPT("alloc-wrapper", 'w', "FN", "treat function FN as an allocation wrapper (repeatable)"),
-	CLI_OPT("not-wrapper", K_NOT_WRAPPER, "FN", "never treat function FN as one (repeatable)"),
-	CLI_OPT("lib-sites", K_LIB_SITES, NULL, "a frame in an installed library can be a site"),
+	CLI_OPT("not-wrapper", CLI_K_NOT_WRAPPER, "FN", "never treat function FN as one (repeatable)"),
+	CLI_OPT("lib-sites", CLI_K_LIB_SITES, NULL, "a frame in an installed library can be a site"),
 	CLI_TABLE(cli_opts_merge),
 	CLI_TABLE(cli_opts_quiet_help),
 	CLI_TEXT("With --model, both sides run through the model too, and the rows add DRAM\n"
@@ -67,50 +65,15 @@ static int run(int argc, char **argv)
 	memset(&model, 0, sizeof(model));
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 30 };
 	struct an_opts ao = { 0 };
-	const char *wrappers[64], *not_wrappers[64];
-	size_t nw = 0, nnot = 0;
-	int force = 0, c;
+	struct cli_group g = { .cmd = &cli_cmd_diff, .ro = &ro, .model = &model };
 	struct cli_parse p;
+	int c;
 	cli_parse_init(&p, &cli_cmd_diff, argc, argv);
 	while ((c = cli_parse_next(&p)) != -1) {
-		switch (c) {
-		case CLI_EXIT:
+		if (c == CLI_EXIT)
 			return p.status;
-		case 'r':
-			ro.roi = ao.roi = optarg;
-			break;
-		case 'f': {
-			enum cli_format f;
-			if (cli_parse_format("diff", optarg, cli_cmd_diff.formats, &f))
-				return 2;
-			ro.format = f == CLI_FMT_JSON ? RP_JSON : f == CLI_FMT_CSV ? RP_CSV : RP_TEXT;
-			break;
-		}
-		case 'n':
-			if (cli_parse_limit(optarg, &ro.limit))
-				return 2;
-			break;
-		case 'w':
-		case K_NOT_WRAPPER:
-			if ((c == 'w' ? nw : nnot) == 64) {
-				cli_error("too many --%s options (at most 64)", c == 'w' ? "alloc-wrapper" : "not-wrapper");
-				return 2;
-			}
-			if (c == 'w')
-				wrappers[nw++] = optarg;
-			else
-				not_wrappers[nnot++] = optarg;
-			break;
-		case K_LIB_SITES:
-			ao.lib_sites = 1;
-			break;
-		case CLI_K_FORCE:
-			force = 1;
-			break;
-		default:
-			if (cli_model_option(&model, c, optarg))
-				return 2;
-		}
+		if (cli_group_option(&g, c, optarg))
+			return 2;
 	}
 	if (argc - optind != 2) {
 		cli_error("diff wants two recordings, BEFORE and AFTER (each a data file or a directory of them), "
@@ -118,17 +81,15 @@ static int run(int argc, char **argv)
 			  argc - optind);
 		return 2;
 	}
-	ao.wrappers = wrappers;
-	ao.nwrappers = nw;
-	ao.not_wrappers = not_wrappers;
-	ao.nnot_wrappers = nnot;
+	ao.roi = ro.roi;
+	cli_sites_apply(&g.sites, &ao);
 	if (cli_model_apply(&model, &ao, 0))
 		return 2;
 	struct an_opts bo = ao;
 	struct an_merge *a = NULL, *b = NULL;
-	int status = side(argv, optind, force, &ao, &a);
+	int status = side(argv, optind, g.force, &ao, &a);
 	if (!status)
-		status = side(argv, optind + 1, force, &bo, &b);
+		status = side(argv, optind + 1, g.force, &bo, &b);
 	if (status) {
 		an_merge_free(a);
 		return status;

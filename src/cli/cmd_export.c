@@ -9,7 +9,7 @@
 #include "common/mp_error.h"
 #include "export/export.h"
 
-enum { K_BINNED = CLI_K_CMD, K_NOT_WRAPPER, K_CONTEXT, K_LIB_SITES, K_DHAT };
+enum { K_BINNED = CLI_K_CMD, K_DHAT };
 
 static int run(int argc, char **argv);
 
@@ -32,9 +32,9 @@ static const struct cli_opt opts[] = {
 	  "and at the end"),
 	CLI_OPT("roi", 'r', "NAME", "only accesses made while region NAME was open"),
 	CLI_OPT("alloc-wrapper", 'w', "FN", "treat function FN as an allocation wrapper (repeatable)"),
-	CLI_OPT("not-wrapper", K_NOT_WRAPPER, "FN", "never treat function FN as one (repeatable)"),
-	CLI_OPT("context", K_CONTEXT, "N", "callers after each heap and mmap site, as report's --context"),
-	CLI_OPT("lib-sites", K_LIB_SITES, NULL, "a frame in an installed library can be a site"),
+	CLI_OPT("not-wrapper", CLI_K_NOT_WRAPPER, "FN", "never treat function FN as one (repeatable)"),
+	CLI_OPT("context", CLI_K_CONTEXT, "N", "callers after each heap and mmap site, as report's --context"),
+	CLI_OPT("lib-sites", CLI_K_LIB_SITES, NULL, "a frame in an installed library can be a site"),
 	CLI_OPT("force", CLI_K_FORCE, NULL,
 	  "several data files: export them even when they\n"
 	  "record different programs, or two of them the same rank"),
@@ -159,9 +159,9 @@ static int run_merged(int argc, char **argv, int optind, int force, const char *
 
 static int run(int argc, char **argv)
 {
-	const char *sqlite = NULL, *paraver = NULL, *dhat = NULL, *wrappers[64], *not_wrappers[64];
+	const char *sqlite = NULL, *paraver = NULL, *dhat = NULL;
 	struct ex_opts o = { 0 };
-	size_t nw = 0, nnot = 0;
+	struct cli_sites sites = { 0 };
 	struct cli_parse p;
 	int c, force = 0;
 	cli_parse_init(&p, &cli_cmd_export, argc, argv);
@@ -184,33 +184,12 @@ static int run(int argc, char **argv)
 		case 'r':
 			o.roi = optarg;
 			break;
-		case 'w':
-			if (nw == sizeof(wrappers) / sizeof(wrappers[0])) {
-				cli_error("too many --alloc-wrapper options (at most 64)");
-				return 2;
-			}
-			wrappers[nw++] = optarg;
-			break;
-		case K_NOT_WRAPPER:
-			if (nnot == sizeof(not_wrappers) / sizeof(not_wrappers[0])) {
-				cli_error("too many --not-wrapper options (at most 64)");
-				return 2;
-			}
-			not_wrappers[nnot++] = optarg;
-			break;
-		case K_LIB_SITES:
-			o.lib_sites = 1;
-			break;
 		case CLI_K_FORCE:
 			force = 1;
 			break;
-		case K_CONTEXT: {
-			size_t n;
-			if (cli_parse_count("--context", optarg, 16, &n))
+		default:
+			if (cli_sites_option(&sites, c, optarg))
 				return 2;
-			o.context = n ? (int)n : -1; /* (0: none) */
-			break;
-		}
 		}
 	}
 	if (!sqlite && !paraver && !dhat) {
@@ -221,10 +200,12 @@ static int run(int argc, char **argv)
 		cli_error("--binned is an option of --sqlite");
 		return 2;
 	}
-	o.wrappers = wrappers;
-	o.nwrappers = nw;
-	o.not_wrappers = not_wrappers;
-	o.nnot_wrappers = nnot;
+	o.wrappers = sites.wrappers;
+	o.nwrappers = sites.nwrappers;
+	o.not_wrappers = sites.not_wrappers;
+	o.nnot_wrappers = sites.nnot;
+	o.lib_sites = sites.lib_sites;
+	o.context = sites.context;
 	if (cli_merge_wanted(argc, argv, optind))
 		return run_merged(argc, argv, optind, force, sqlite, paraver, dhat, &o);
 	if (cli_data_path(argc, argv, optind, &o.data_path))

@@ -185,9 +185,10 @@ static int run(int argc, char **argv)
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 20 };
 	struct an_opts ao = { .numa = &no };
 	enum rp_numa_table table = RP_NUMA_OBJECTS;
+	struct cli_group g = { .cmd = &cli_cmd_numa, .ro = &ro, .model = &model };
 	char err[256];
 	struct cli_parse p;
-	int c, r, have_topo = 0, force = 0;
+	int c, r, have_topo = 0;
 	cli_parse_init(&p, &cli_cmd_numa, argc, argv);
 	while ((c = cli_parse_next(&p)) != -1) {
 		switch (c) {
@@ -236,9 +237,6 @@ static int run(int argc, char **argv)
 		case K_IGNORE:
 			no.ignore_calls = 1;
 			break;
-		case CLI_K_FORCE:
-			force = 1;
-			break;
 		case 'b': {
 			enum cli_view v;
 			if (cli_parse_by("numa", optarg, cli_cmd_numa.views, &v))
@@ -246,25 +244,12 @@ static int run(int argc, char **argv)
 			table = numa_table[v];
 			break;
 		}
-		case 'r':
-			ro.roi = ao.roi = optarg;
-			break;
-		case 'f': {
-			enum cli_format f;
-			if (cli_parse_format("numa", optarg, cli_cmd_numa.formats, &f))
-				return 2;
-			ro.format = f == CLI_FMT_JSON ? RP_JSON : f == CLI_FMT_CSV ? RP_CSV : RP_TEXT;
-			break;
-		}
-		case 'n':
-			if (cli_parse_limit(optarg, &ro.limit))
-				return 2;
-			break;
 		default:
-			if (cli_model_option(&model, c, optarg))
+			if (cli_group_option(&g, c, optarg))
 				return 2;
 		}
 	}
+	ao.roi = ro.roi;
 	int status = 0;
 	if (!cli_merge_wanted(argc, argv, optind) && cli_data_path(argc, argv, optind, &ro.data_path)) {
 		status = 2;
@@ -277,7 +262,7 @@ static int run(int argc, char **argv)
 	struct an_result *own = NULL; /* one file's result */
 	struct an_merge *m = NULL;
 	int damage = 0, e;
-	if ((status = load(argc, argv, optind, force, &ao, &ro, &m, &own, &damage)))
+	if ((status = load(argc, argv, optind, g.force, &ao, &ro, &m, &own, &damage)))
 		goto out;
 	const struct an_result *res = m ? an_merge_result(m) : own;
 	cli_model_note(&model);

@@ -13,7 +13,7 @@
 #include "common/mp_error.h"
 #include "report/report.h"
 
-enum { K_HTML = CLI_K_CMD, K_NOT_WRAPPER, K_NO_WRAPPER_HEURISTIC, K_LIB_SITES, K_NUMA, K_CONTEXT };
+enum { K_HTML = CLI_K_CMD, K_NUMA };
 
 static int run(int argc, char **argv);
 
@@ -38,19 +38,19 @@ static const struct cli_opt opts[] = {
 	CLI_OPT("alloc-wrapper", 'w', "FN",
 	  "treat function FN as an allocation wrapper: the site\n"
 	  "is its caller (repeatable)"),
-	CLI_OPT("not-wrapper", K_NOT_WRAPPER, "FN",
+	CLI_OPT("not-wrapper", CLI_K_NOT_WRAPPER, "FN",
 	  "never treat function FN as an allocation wrapper: its\n"
 	  "allocations are sited in it (repeatable)"),
-	CLI_OPT("no-wrapper-heuristic", K_NO_WRAPPER_HEURISTIC, NULL,
+	CLI_OPT("no-wrapper-heuristic", CLI_K_NO_WRAPPER_HEURISTIC, NULL,
 	  "don't judge which functions are wrappers (by default:\n"
 	  "one that allocates from one line and hands what it\n"
 	  "allocates to its caller; docs/attribution.md)"),
-	CLI_OPT("context", K_CONTEXT, "N",
+	CLI_OPT("context", CLI_K_CONTEXT, "N",
 	  "N callers after each heap and mmap site, a row per\n"
 	  "calling context (\"f (a.c:3) <- g (a.c:9)\"); 0: none;\n"
 	  "default: one, where a site's blocks come from several\n"
 	  "callers (a generic constructor's)"),
-	CLI_OPT("lib-sites", K_LIB_SITES, NULL,
+	CLI_OPT("lib-sites", CLI_K_LIB_SITES, NULL,
 	  "a frame in an installed library (/usr/lib, ...) can\n"
 	  "be a site (default: the program's call into it)"),
 	CLI_OPT("numa", K_NUMA, "NODESxCPUS",
@@ -274,12 +274,11 @@ static int run(int argc, char **argv)
 	struct rp_machine rpm;
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 30 };
 	struct an_opts ao = { 0 };
-	const char *wrappers[64], *not_wrappers[64], *html = NULL;
+	struct cli_group g = { .cmd = &cli_cmd_report, .ro = &ro, .model = &model };
+	const char *html = NULL;
 	static struct mp_topo topo; /* simulated: owns no memory */
 	static struct an_numa_opts numa;
 	char terr[256];
-	size_t nwrappers = 0, nnot = 0;
-	int force = 0;
 	struct cli_parse p;
 	int c;
 	cli_parse_init(&p, &cli_cmd_report, argc, argv);
@@ -294,34 +293,6 @@ static int run(int argc, char **argv)
 			ro.by = by_view[v];
 			break;
 		}
-		case 'r':
-			ro.roi = ao.roi = optarg;
-			break;
-		case 'f': {
-			enum cli_format f;
-			if (cli_parse_format("report", optarg, cli_cmd_report.formats, &f))
-				return 2;
-			ro.format = f == CLI_FMT_JSON ? RP_JSON : f == CLI_FMT_CSV ? RP_CSV : RP_TEXT;
-			break;
-		}
-		case 'n':
-			if (cli_parse_limit(optarg, &ro.limit))
-				return 2;
-			break;
-		case 'w':
-			if (nwrappers == sizeof(wrappers) / sizeof(wrappers[0])) {
-				cli_error("too many --alloc-wrapper options (at most 64)");
-				return 2;
-			}
-			wrappers[nwrappers++] = optarg;
-			break;
-		case K_NOT_WRAPPER:
-			if (nnot == sizeof(not_wrappers) / sizeof(not_wrappers[0])) {
-				cli_error("too many --not-wrapper options (at most 64)");
-				return 2;
-			}
-			not_wrappers[nnot++] = optarg;
-			break;
 		case K_NUMA:
 			if (mp_topo_sim(optarg, &topo, terr, sizeof(terr))) {
 				cli_error("%s", terr);
@@ -330,28 +301,11 @@ static int run(int argc, char **argv)
 			numa = (struct an_numa_opts){ .topo = &topo };
 			ao.numa = &numa;
 			break;
-		case K_NO_WRAPPER_HEURISTIC:
-			ao.no_wrapper_heuristic = 1;
-			break;
-		case K_LIB_SITES:
-			ao.lib_sites = 1;
-			break;
-		case K_CONTEXT: {
-			size_t n;
-			if (cli_parse_count("--context", optarg, 16, &n))
-				return 2;
-			ao.context = n ? (int)n : -1; /* (0: none) */
-			break;
-		}
 		case K_HTML:
 			html = optarg;
 			break;
-		case CLI_K_FORCE:
-			force = 1;
-			break;
 		default:
-			/* (the table's other keys are the model's) */
-			if (cli_model_option(&model, c, optarg))
+			if (cli_group_option(&g, c, optarg))
 				return 2;
 		}
 	}
@@ -359,10 +313,8 @@ static int run(int argc, char **argv)
 	int merged = cli_merge_wanted(argc, argv, optind) || ro.by == RP_BY_RANK || ro.by == RP_BY_PROCESS;
 	if (!merged && cli_data_path(argc, argv, optind, &ro.data_path))
 		return 2;
-	ao.wrappers = wrappers;
-	ao.nwrappers = nwrappers;
-	ao.not_wrappers = not_wrappers;
-	ao.nnot_wrappers = nnot;
+	ao.roi = ro.roi;
+	cli_sites_apply(&g.sites, &ao);
 	if (cli_model_apply(&model, &ao, 0))
 		return 2;
 	ro.machine = cli_rp_machine(ao.machine, &rpm);
@@ -373,6 +325,6 @@ static int run(int argc, char **argv)
 		return 2;
 	}
 	if (merged)
-		return run_merged(argc, argv, optind, force, html, &ao, &ro);
+		return run_merged(argc, argv, optind, g.force, html, &ao, &ro);
 	return run_one(&ao, &ro, html, &model, optind < argc);
 }

@@ -56,35 +56,17 @@ static int run(int argc, char **argv)
 	struct rp_machine rpm;
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 20 };
 	struct an_opts ao = { .page_rows = 1 };
+	struct cli_group g = { .cmd = &cli_cmd_tlb, .ro = &ro, .model = &model };
 	struct cli_parse p;
-	int c, force = 0;
+	int c;
 	cli_parse_init(&p, &cli_cmd_tlb, argc, argv);
 	while ((c = cli_parse_next(&p)) != -1) {
-		switch (c) {
-		case CLI_EXIT:
+		if (c == CLI_EXIT)
 			return p.status;
-		case 'r':
-			ro.roi = ao.roi = optarg;
-			break;
-		case 'f': {
-			enum cli_format f;
-			if (cli_parse_format("tlb", optarg, cli_cmd_tlb.formats, &f))
-				return 2;
-			ro.format = f == CLI_FMT_CSV ? RP_CSV : RP_TEXT;
-			break;
-		}
-		case 'n':
-			if (cli_parse_limit(optarg, &ro.limit))
-				return 2;
-			break;
-		case CLI_K_FORCE:
-			force = 1;
-			break;
-		default:
-			if (cli_model_option(&model, c, optarg))
-				return 2;
-		}
+		if (cli_group_option(&g, c, optarg))
+			return 2;
 	}
+	ao.roi = ro.roi;
 	int merged = cli_merge_wanted(argc, argv, optind);
 	if (!merged && cli_data_path(argc, argv, optind, &ro.data_path))
 		return 2;
@@ -100,7 +82,7 @@ static int run(int argc, char **argv)
 	char what[64];
 	int damage;
 	if (merged) {
-		int status = cli_merge_run(argc, argv, optind, force, &ao, &m);
+		int status = cli_merge_run(argc, argv, optind, g.force, &ao, &m);
 		if (status)
 			return status;
 		snprintf(what, sizeof(what), "%zu data files", an_merge_nparts(m));

@@ -132,9 +132,9 @@ static int run(int argc, char **argv)
 	memset(&ma, 0, sizeof(ma));
 	memset(&vs, 0, sizeof(vs));
 	struct rp_opts ro = { .by = RP_BY_OBJECT, .format = RP_TEXT, .limit = 20 };
-	const char *roi = NULL;
+	struct cli_group g = { .cmd = &cli_cmd_whatif, .ro = &ro, .model = &ma };
 	struct cli_parse p;
-	int c, changed = 0, force = 0;
+	int c, changed = 0;
 	cli_parse_init(&p, &cli_cmd_whatif, argc, argv);
 	while ((c = cli_parse_next(&p)) != -1) {
 		switch (c) {
@@ -150,25 +150,8 @@ static int run(int argc, char **argv)
 				return 2;
 			changed = 1;
 			break;
-		case 'r':
-			ro.roi = roi = optarg;
-			break;
-		case 'f': {
-			enum cli_format f;
-			if (cli_parse_format("whatif", optarg, cli_cmd_whatif.formats, &f))
-				return 2;
-			ro.format = f == CLI_FMT_CSV ? RP_CSV : RP_TEXT;
-			break;
-		}
-		case 'n':
-			if (cli_parse_limit(optarg, &ro.limit))
-				return 2;
-			break;
-		case CLI_K_FORCE:
-			force = 1;
-			break;
 		default:
-			if (cli_model_option(&ma, c, optarg))
+			if (cli_group_option(&g, c, optarg))
 				return 2;
 		}
 	}
@@ -179,7 +162,7 @@ static int run(int argc, char **argv)
 	int merged = cli_merge_wanted(argc, argv, optind);
 	if (!merged && cli_data_path(argc, argv, optind, &ro.data_path))
 		return 2;
-	struct an_opts aa = { .roi = roi }, ab = { .roi = roi };
+	struct an_opts aa = { .roi = ro.roi }, ab = { .roi = ro.roi };
 	if (cli_model_apply(&ma, &aa, 1))
 		return 2;
 	/* B: A, then the changes; its rules first so they win */
@@ -202,7 +185,7 @@ static int run(int argc, char **argv)
 	describe(da, sizeof(da), &ma);
 	describe(db, sizeof(db), &mb);
 	if (merged)
-		return run_merged(argc, argv, optind, force, &aa, &ab, &ro, da, db, &ma, vs.have ? &mb : NULL);
+		return run_merged(argc, argv, optind, g.force, &aa, &ab, &ro, da, db, &ma, vs.have ? &mb : NULL);
 	struct an_result *ra = NULL, *rb = NULL;
 	aa.progress = ab.progress = cli_progress;
 	aa.progress_arg = "modelling A";
