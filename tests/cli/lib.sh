@@ -121,6 +121,32 @@ sized_machine() {
 	echo "$f"
 }
 
+# small_machine FILE NAME ENTRIES: a machine file (FILE) named NAME of one
+# socket of two cores, with a 32 KiB L1, a 256 KiB L2 and a 1 MiB LLC, and
+# ENTRIES 4 KiB-page entries in the DTLB and in the STLB (4-way): small
+# enough that a test program's arrays pass each cache and TLB.
+small_machine() {
+	cat >"$1" <<-EOF
+		name = $2
+		sockets = 1
+		cores = 2
+		line = 64
+		l1d.size = 32K
+		l1d.ways = 8
+		l2.size = 256K
+		l2.ways = 8
+		llc.size = 1M
+		llc.ways = 16
+		dtlb4k.entries = $3
+		dtlb4k.ways = 4
+		dtlb2m.entries = 32
+		dtlb2m.ways = 4
+		stlb.entries = $3
+		stlb.ways = 4
+		stlb.pages = 4k,2m
+	EOF
+}
+
 # Builds tests/rt/NAME.c (or .cc) with memprism cc into ./NAME.
 build_rt() {
 	local name=$1

@@ -12,25 +12,7 @@ build_rt passes
 line=$(grep -n 'aligned_alloc' "$MP_SRC/tests/rt/passes.c" | cut -d: -f1)
 label="heap main \\(passes.c:$line\\)"
 obj="heap main (passes.c:$line)"
-cat >small.machine <<'EOF_M'
-name = small
-sockets = 1
-cores = 2
-line = 64
-l1d.size = 32K
-l1d.ways = 8
-l2.size = 256K
-l2.ways = 8
-llc.size = 1M
-llc.ways = 16
-dtlb4k.entries = 64
-dtlb4k.ways = 4
-dtlb2m.entries = 32
-dtlb2m.ways = 4
-stlb.entries = 64
-stlb.ways = 4
-stlb.pages = 4k,2m
-EOF_M
+small_machine small.machine small 64
 # One model core: the default follows the CPUs the thread ran on, and a
 # move mid-pass finds lines in the other core's caches (fewer DRAM reads).
 T=(--thread-map spread)

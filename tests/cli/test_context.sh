@@ -33,25 +33,7 @@ expect_eq "--context 2: two callers on the table rows" 2 "$n"
 run 2 "--context 17" "$MEMPRISM" report --context 17 c.data
 said "--context 17" "from 0 to 16"
 # a what-if rule may name one context's row: only that row's pages change
-cat >tiny.machine <<'EOF_M'
-name = tiny
-sockets = 1
-cores = 2
-line = 64
-l1d.size = 32K
-l1d.ways = 8
-l2.size = 256K
-l2.ways = 8
-llc.size = 1M
-llc.ways = 16
-dtlb4k.entries = 16
-dtlb4k.ways = 4
-dtlb2m.entries = 32
-dtlb2m.ways = 4
-stlb.entries = 16
-stlb.ways = 4
-stlb.pages = 4k,2m
-EOF_M
+small_machine tiny.machine tiny 16
 rule="dict_create (context.c:$(ln table)) <- main (context.c:$(ln keys))"
 "$MEMPRISM" whatif --model ./tiny.machine --vs-pages "$rule=2M" --format csv c.data >w.csv 2>w.err
 grep -q "no object's label contains" w.err && fail "the context rule matched nothing: $(cat w.err)"
