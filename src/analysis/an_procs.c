@@ -40,6 +40,7 @@ struct par_proc {
 	struct an_result res; /* its tallies: totals, allocations, damage */
 	struct an_opts opts; /* the file's, with a pattern collector of its own */
 	struct an_patterns *pats; /* NULL: none asked for */
+	uint64_t weight; /* its chunks (proc_weight) */
 	int ready, claimed;
 };
 
@@ -183,16 +184,31 @@ static int proc_run(struct an_par *par, uint32_t pi)
 	return err ? err : st->oom ? -ENOMEM : 0;
 }
 
-/* A thread of the pool: takes the first process in the serial order that
- * may start, until none is left. */
+/* What replaying process pi takes, about: its chunks (a thread's are
+ * each a buffer's worth, but the last). */
+static uint64_t proc_weight(const struct an_state *st, uint32_t pi)
+{
+	const struct an_proc *p = &st->procs.v[pi];
+	uint64_t w = 0;
+	for (size_t i = 0; i < p->streams.n; i++)
+		w += st->streams.v[p->streams.v[i]].chunks.n;
+	return w;
+}
+
+/* A thread of the pool: takes the longest process that may start (the
+ * first in the serial order of equals: the order of the fold does not
+ * depend on it), until none is left. */
 static void *worker(void *arg)
 {
 	struct an_par *par = arg;
 	pthread_mutex_lock(&par->mu);
 	while (par->left) {
-		size_t k = 0;
-		while (k < par->n && (par->procs[par->order[k]].claimed || !par->procs[par->order[k]].ready))
-			k++;
+		size_t k = par->n;
+		for (size_t i = 0; i < par->n; i++) {
+			const struct par_proc *pp = &par->procs[par->order[i]];
+			if (!pp->claimed && pp->ready && (k == par->n || pp->weight > par->procs[par->order[k]].weight))
+				k = i;
+		}
 		if (k == par->n) {
 			pthread_cond_wait(&par->cv, &par->mu);
 			continue;
@@ -404,6 +420,7 @@ int an_par_replay(struct an_state *st, const uint32_t *order, const uint32_t *pa
 	for (size_t k = 0; k < n; k++) {
 		proc_init(&par, order[k], k);
 		par.procs[order[k]].ready = parent[order[k]] == UINT32_MAX;
+		par.procs[order[k]].weight = proc_weight(st, order[k]);
 		if (par.procs[order[k]].st.oom)
 			err = -ENOMEM;
 	}

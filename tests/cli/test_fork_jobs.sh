@@ -3,8 +3,8 @@
 # inherit its block A, each with a block B of its own at one site) are the
 # same, byte for byte, at --jobs 1, 2 and 3, in every view and format; A's
 # and B's rows and each process's row hold the figures the program's
-# loops make. The same holds for fork.c with --roi (a child inherits an
-# open region) and for forkexec.c (an exec'd image shares its pid's main
+# loops make. The same holds for fork.c with --roi (and `fork inherit`,
+# whose child runs in the region it inherited open) and for forkexec.c (an exec'd image shares its pid's main
 # thread with the process it replaced).
 source "$(dirname "$0")/lib.sh"
 build_rt fork4
@@ -13,6 +13,7 @@ build_rt forkexec
 src="$MP_SRC/tests/rt/fork4.c"
 "$MEMPRISM" record -q -o fork4.data -- ./fork4 > out.txt
 "$MEMPRISM" record -q -o fork.data -- ./fork > /dev/null
+"$MEMPRISM" record -q -o forkinherit.data -- ./fork inherit > /dev/null
 "$MEMPRISM" record -q -o forkexec.data -- ./forkexec > /dev/null
 cat out.txt
 N=1000 M=700 P=300 Q=400
@@ -21,9 +22,9 @@ ppid=$(sed -n 's/^parent \([0-9]*\)$/\1/p' out.txt)
 
 # every view and format at --jobs 1, 2, 3
 views=("" "--by site" "--by process" "--by thread" "--by function" "--by kind" "--by line")
-for data in fork4 fork forkexec; do
+for data in fork4 fork forkinherit forkexec; do
 	roi=()
-	[ $data = fork ] && roi=(--roi work)
+	[ $data = fork ] || [ $data = forkinherit ] && roi=(--roi work)
 	for view in "${views[@]}"; do
 		for fmt in text csv json; do
 			for j in 1 2 3; do
