@@ -17,9 +17,10 @@ const struct cli_opt cli_opts_merge[] = {
 	  "several data files: merge them even when they record\n"
 	  "different programs, or two of them the same rank"),
 	CLI_OPT("jobs", CLI_K_JOBS, "N",
-	  "analyse N data files, or N processes of a file (a\n"
-	  "program that forks), at once (default: one per CPU);\n"
-	  "the same report, memory for N analyses"),
+	  "analyse N data files at once, or N processes of one\n"
+	  "file (a program that forks; report without a model)\n"
+	  "(default: one per CPU); the same report, memory for\n"
+	  "N analyses"),
 	CLI_END,
 };
 
