@@ -20,13 +20,15 @@ N=1000 M=700 P=300 Q=400
 ppid=$(sed -n 's/^parent \([0-9]*\)$/\1/p' out.txt)
 [ -n "$ppid" ] || fail "fork4 printed no parent pid"
 
-# every view and format at --jobs 1, 2, 3
+# every view (the object view in every format) at --jobs 1, 2, 3
 views=("" "--by site" "--by process" "--by thread" "--by function" "--by kind" "--by line")
 for data in fork4 fork forkinherit forkexec; do
 	roi=()
 	[ $data = fork ] || [ $data = forkinherit ] && roi=(--roi work)
 	for view in "${views[@]}"; do
-		for fmt in text csv json; do
+		fmts=(json)
+		[ -n "$view" ] || fmts=(text csv json)
+		for fmt in "${fmts[@]}"; do
 			for j in 1 2 3; do
 				# shellcheck disable=SC2086
 				"$MEMPRISM" report --jobs $j "${roi[@]}" $view --format $fmt $data.data > "r$j" 2> "e$j"
