@@ -429,9 +429,9 @@ struct an_opts {
 	/* processes of the file replayed at once, each on a thread of its own
 	 * (a program that forks writes its children into its file): 0 or 1,
 	 * one after another. The result is the same whatever the number. Only
-	 * a replay without a model, NUMA placement, samples, burst sampling,
-	 * hooks or patterns runs its processes at once (the others replay
-	 * the file's processes in one time order). */
+	 * a replay without a model, NUMA placement, samples, burst sampling or
+	 * hooks runs its processes at once (an_procs.c); the others replay
+	 * them one after another. */
 	unsigned jobs;
 };
 
