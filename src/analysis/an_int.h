@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal state shared by the analysis files, one stage each, in the
  * order of tests/layout/stages.txt (CONTRIBUTING.md): an_run.c the entry;
- * an_replay.c the replay and attribution; an_registry.c classes, stacks,
+ * an_replay.c the replay and attribution (an_procs.c: a file's processes
+ * at once); an_registry.c classes, stacks,
  * threads, processes; an_symbols.c modules and statics; an_sites.c
  * allocation sites, the wrapper judgement and labels; an_bursts.c burst
  * sampling's estimates; an_result.c the final tables. */
@@ -258,10 +259,16 @@ struct an_phys; /* an_phys.c */
 struct an_smp; /* an_samples.c */
 struct an_numa; /* an_numa.c */
 
+struct an_par; /* an_procs.c */
+
 struct an_state {
 	const struct an_opts *opts;
 	struct an_result *res;
+	const char *path; /* the file (an_procs.c opens a reader of its own for each process) */
 	struct trace_reader *reader;
+	/* the processes replayed at once (an_procs.c): the file's state while
+	 * they run, and each one's own state, or NULL: one after another */
+	struct an_par *par;
 	MP_VEC(struct an_proc) procs;
 	unsigned sym_loads; /* processes whose debug info loads ahead */
 	MP_VEC(struct an_stream) streams;
@@ -304,6 +311,7 @@ struct an_state {
 	uint64_t file_bytes;
 	uint64_t held, held_max;
 	uint64_t objects_live, objects_max;
+	uint64_t objects_peak; /* the most objects_live has been (an_procs.c's check of the bound) */
 	uint64_t frames, frames_max;
 	uint64_t threads_max, ips_max;
 	uint32_t thread_sink; /* + 1, 0: none yet */
@@ -720,8 +728,35 @@ void an_event_apply(struct an_state *st, struct an_stream *s, const struct trace
  * damage noted and warned once. */
 int an_map_room(struct an_state *st, uint64_t n);
 /* an_replay.c: indexes the file's chunks and replays every process,
- * parents first; 0 or a negative errno. */
+ * parents first (with opts->jobs > 1, several at once: an_procs.c); 0, a
+ * negative errno, or AN_REPLAY_AGAIN: the file must be replayed again
+ * one process after another, from a new state (an_run does it). */
+#define AN_REPLAY_AGAIN 1
 int an_replay_all(struct an_state *st);
+/* Replays process pi's streams into st; 0 or -ENOMEM. */
+int an_replay_proc(struct an_state *st, uint32_t pi);
+
+/* an_procs.c: the processes of one file replayed on several threads, each
+ * into a state of its own, folded into st in the serial order.
+ * 1 if st's replay may run its processes at once (opts->jobs > 1, more
+ * than one process, and nothing that needs one replay in the file's time
+ * order: model, NUMA placement, samples, burst sampling, hooks, patterns,
+ * damage found while indexing). */
+int an_par_wanted(const struct an_state *st);
+/* Replays the processes order[0..n) (parents first; parent[i]: the index
+ * of process i's parent, UINT32_MAX none) on up to opts->jobs threads
+ * and folds their states into st in that order. 0, a negative errno, or
+ * AN_REPLAY_AGAIN (a replay found damage, or the states together may
+ * pass one of the file's bounds: which the serial replay decides). */
+int an_par_replay(struct an_state *st, const uint32_t *order, const uint32_t *parent, size_t n);
+/* Class cls of state from, looked up or made in state to by what it is
+ * (its label, or its allocation stack and file): a forked child's copy of
+ * its parent's map, whose objects' classes are the parent's state's. */
+uint32_t an_par_class(struct an_state *from, struct an_state *to, uint32_t cls);
+/* Process pi's own state. */
+struct an_state *an_par_state(struct an_par *par, uint32_t pi);
+/* Process ci has its parent's map: its replay may start. */
+void an_par_ready(struct an_par *par, uint32_t ci);
 /* Process pi's first access: its first modules are known; their debug info
  * loads on another core while the replay goes on (the first two processes
  * only: forked children would each load the same libraries again). */

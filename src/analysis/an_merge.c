@@ -690,6 +690,8 @@ int an_merge_run(struct an_merge *m, const struct an_opts *o,
 		pthread_cond_init(&pool.cv, NULL);
 		pl = &pool;
 		unsigned want = m->jobs < m->nparts ? m->jobs : (unsigned)m->nparts;
+		/* (the jobs left over go to each part's processes) */
+		pool.o.jobs = m->jobs / want > 1 && pool.o.jobs > 1 ? m->jobs / want : 1;
 		for (; nthreads < want && nthreads < 64; nthreads++)
 			if (pthread_create(&threads[nthreads], NULL, pool_work, pl))
 				break;

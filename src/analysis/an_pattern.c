@@ -278,6 +278,23 @@ void an_patterns_on_access(void *arg, const struct an_access *a)
 		an_pat_stream_add(s, a->addr);
 }
 
+int an_patterns_adopt(struct an_patterns *p, const struct an_patterns *from, const uint32_t *cls_map,
+		      const uint32_t *thread_map)
+{
+	for (size_t i = 0; i < from->entries.n && !p->oom; i++) {
+		const struct pat_entry *e = from->entries.v[i];
+		const uint32_t cls = cls_map[e->cls], thread = thread_map[e->thread];
+		const uint64_t key = ((uint64_t)cls << 32 | thread) + 1;
+		if (mp_hashmap_get(&p->index, key))
+			return 1;
+		struct an_pat_stream *s = new_stream(p, key, cls, thread);
+		if (s)
+			*s = e->s;
+	}
+	p->last_key = 0;
+	return p->oom ? -ENOMEM : 0;
+}
+
 int an_patterns_error(const struct an_patterns *p)
 {
 	return p->oom ? -ENOMEM : 0;

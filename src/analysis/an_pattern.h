@@ -206,6 +206,12 @@ void an_patterns_on_access(void *arg, const struct an_access *a);
  * (an_patterns_error says so). The replay feeds a collector given as
  * an_opts.patterns through this, without a hook call per access. */
 struct an_pat_stream *an_patterns_get(struct an_patterns *p, uint32_t cls, uint32_t thread);
+/* Appends from's summaries to p, in from's order, their classes and
+ * threads through cls_map and thread_map (a replay's indices to
+ * another's: an_procs.c). 0; 1 if one of them is already in p (left
+ * half done: a summary cannot be continued by another); -ENOMEM. */
+int an_patterns_adopt(struct an_patterns *p, const struct an_patterns *from, const uint32_t *cls_map,
+		      const uint32_t *thread_map);
 /* 0, or -ENOMEM if an allocation failed while collecting. */
 int an_patterns_error(const struct an_patterns *p);
 /* One pattern per r->classes entry (threads merged), in *out (OUT: caller

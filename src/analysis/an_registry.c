@@ -52,19 +52,20 @@ uint32_t an_class_by_stack(struct an_state *st, enum an_kind kind, uint32_t stac
 		st->oom = 1;
 		return st->unknown_cls;
 	}
+	/* class_stack is indexed by class: padded for the label classes made
+	 * since the last stack's, then this one's */
+	while (st->class_stack.n < st->classes.n)
+		if (mp_vec_push(&st->class_stack, UINT32_MAX)) {
+			free(c.file);
+			st->oom = 1;
+			return st->unknown_cls;
+		}
 	if (mp_vec_push(&st->classes, c) || mp_vec_push(&st->class_stack, stack)) {
 		free(c.file);
 		st->oom = 1;
 		return st->unknown_cls;
 	}
-	/* class_stack is indexed by class: pad it for label classes made before */
-	while (st->class_stack.n < st->classes.n)
-		if (mp_vec_push(&st->class_stack, UINT32_MAX)) {
-			st->oom = 1;
-			break;
-		}
 	uint32_t idx = (uint32_t)(st->classes.n - 1);
-	st->class_stack.v[idx] = stack;
 	if (mp_hashmap_put(&st->class_index, key, idx))
 		st->oom = 1;
 	return idx;

@@ -736,12 +736,22 @@ static int event_has_cpu(unsigned ev)
 
 struct inherit_ctx {
 	struct an_objmap *dst;
+	/* processes replayed at once: the parent's state and the child's,
+	 * and the child's class + 1 of each of the parent's (0: not yet) */
+	struct an_state *from, *to;
+	uint32_t *cls_to;
 };
 
 static void inherit_one(void *arg, const struct an_obj *o)
 {
 	struct inherit_ctx *ic = arg;
-	an_objmap_insert(ic->dst, o->layer, o->lo, o->hi, o->cls);
+	uint32_t cls = o->cls;
+	if (ic->to) {
+		if (!ic->cls_to[cls])
+			ic->cls_to[cls] = an_par_class(ic->from, ic->to, cls) + 1;
+		cls = ic->cls_to[cls] - 1;
+	}
+	an_objmap_insert(ic->dst, o->layer, o->lo, o->hi, cls);
 }
 
 /* Children forked at or before `epoch` get a copy of the parent's map. */
@@ -757,13 +767,24 @@ static void fork_children_upto(struct an_state *st, uint32_t pi, uint64_t epoch)
 		/* (a child of a damaged file's may claim any parent: a copy
 		 * each of its map) */
 		const size_t live = c->map.live;
-		struct inherit_ctx ic = { &c->map };
-		if (an_map_room(st, p->map.live))
+		struct inherit_ctx ic = { &c->map, st, NULL, NULL };
+		if (st->par) {
+			ic.to = an_par_state(st->par, (uint32_t)i);
+			ic.cls_to = calloc(st->classes.n + 1, sizeof(*ic.cls_to));
+			if (!ic.cls_to)
+				st->oom = 1;
+		}
+		if ((!st->par || ic.cls_to) && an_map_room(st, p->map.live))
 			an_objmap_each(&p->map, inherit_one, &ic);
+		free(ic.cls_to);
 		st->objects_live += (uint64_t)c->map.live - live;
+		if (st->objects_live > st->objects_peak)
+			st->objects_peak = st->objects_live;
 		c->inherited = 1;
 		c->roi_depth = p->roi_depth; /* fork copies an open region too */
 		an_proc_inherit_modules(st, c, p);
+		if (st->par)
+			an_par_ready(st->par, (uint32_t)i);
 	}
 }
 
@@ -780,7 +801,7 @@ static int by_tid(const void *x, const void *y, void *arg)
 	return oa < ob ? -1 : oa > ob;
 }
 
-static int replay_proc(struct an_state *st, uint32_t pi)
+int an_replay_proc(struct an_state *st, uint32_t pi)
 {
 	struct an_proc *p = &st->procs.v[pi];
 	size_t n = p->streams.n;
@@ -908,38 +929,47 @@ int an_replay_all(struct an_state *st)
 	if (err)
 		return err;
 	/* parents before children: a child's start state is its parent's map */
+	const size_t n = st->procs.n;
 	size_t done = 0;
-	uint8_t *seen = calloc(st->procs.n + 1, 1);
-	if (!seen)
-		return -ENOMEM;
-	while (done < st->procs.n) {
+	uint8_t *seen = calloc(n + 1, 1);
+	uint32_t *order = calloc(n + 1, sizeof(*order)), *parent = calloc(n + 1, sizeof(*parent));
+	if (!seen || !order || !parent) {
+		err = -ENOMEM;
+		goto out;
+	}
+	int cycle = 0;
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *pv =
+			st->procs.v[i].parent_id ? mp_hashmap_get(&st->proc_index, st->procs.v[i].parent_id | 1) : NULL;
+		parent[i] = pv ? (uint32_t)*pv : UINT32_MAX;
+	}
+	while (done < n) {
 		size_t before = done;
-		for (size_t i = 0; i < st->procs.n; i++) {
-			struct an_proc *p = &st->procs.v[i];
-			if (seen[i])
-				continue;
-			uint64_t *pv = p->parent_id ? mp_hashmap_get(&st->proc_index, p->parent_id | 1) : NULL;
-			if (pv && !seen[*pv])
+		for (size_t i = 0; i < n; i++) {
+			if (seen[i] || (parent[i] != UINT32_MAX && !seen[parent[i]]))
 				continue;
 			seen[i] = 1;
-			done++;
-			err = replay_proc(st, (uint32_t)i);
-			if (err)
-				goto out;
+			order[done++] = (uint32_t)i;
 		}
 		if (done == before) {
 			/* a cycle can only come from corrupt ids: replay the rest as is */
-			for (size_t i = 0; i < st->procs.n; i++)
+			cycle = 1;
+			for (size_t i = 0; i < n; i++)
 				if (!seen[i]) {
 					seen[i] = 1;
-					done++;
-					err = replay_proc(st, (uint32_t)i);
-					if (err)
-						goto out;
+					order[done++] = (uint32_t)i;
 				}
 		}
 	}
+	if (!cycle && an_par_wanted(st)) {
+		err = an_par_replay(st, order, parent, n);
+		goto out;
+	}
+	for (size_t k = 0; k < n && !err; k++)
+		err = an_replay_proc(st, order[k]);
 out:
 	free(seen);
+	free(order);
+	free(parent);
 	return err;
 }

@@ -136,6 +136,7 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		return -ENOMEM;
 	r->run_status = -1;
 	st.res = r;
+	st.path = path;
 	st.reader = trace_reader_open(path);
 	if (!st.reader) {
 		int err = -errno;
@@ -197,6 +198,15 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	if (st.opts->machine)
 		snprintf(r->machine, sizeof(r->machine), "%s", st.opts->machine->name);
 	err = an_replay_all(&st);
+	if (err == AN_REPLAY_AGAIN) {
+		/* (the processes' replays at once may not decide what the
+		 * serial one does: an_procs.c) */
+		struct an_opts serial = *st.opts;
+		serial.jobs = 1;
+		state_fini(&st);
+		an_result_free(r);
+		return an_run(path, &serial, out);
+	}
 	if (!err && st.oom)
 		err = -ENOMEM;
 	if (err)

@@ -391,6 +391,13 @@ struct an_opts {
 	 * as `record --sample-bursts` would have recorded them; a trace
 	 * recorded in bursts is refused (-MP_ERR_SAMPLED) */
 	uint64_t burst_on, burst_off;
+	/* processes of the file replayed at once, each on a thread of its own
+	 * (a program that forks writes its children into its file): 0 or 1,
+	 * one after another. The result is the same whatever the number. Only
+	 * a replay without a model, NUMA placement, samples, burst sampling or
+	 * hooks runs its processes at once (an_procs.c); the others replay
+	 * them one after another. */
+	unsigned jobs;
 };
 
 /* Analyses the data file at path. 0 and *out (free with an_result_free), or

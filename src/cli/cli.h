@@ -153,6 +153,8 @@ void cli_merge_say_missing(const struct an_merge *m);
 /* --jobs N (cli_parse_next takes it for every command with the merge's
  * options): 0, or 2 with the message printed. */
 int cli_parse_jobs(const char *arg);
+/* The analyses at once: --jobs, else one per online CPU (at most 64). */
+unsigned cli_jobs(void);
 /* The same again over the same files (whatif's B): no checks said twice. */
 int cli_merge_again(int argc, char **argv, int optind, struct an_opts *ao, struct an_merge **out);
 

@@ -17,8 +17,10 @@ const struct cli_opt cli_opts_merge[] = {
 	  "several data files: merge them even when they record\n"
 	  "different programs, or two of them the same rank"),
 	CLI_OPT("jobs", CLI_K_JOBS, "N",
-	  "several data files: analyse N at once (default: one\n"
-	  "per CPU); the same report, memory for N analyses"),
+	  "analyse N data files at once, or N processes of one\n"
+	  "file (a program that forks; report without a model)\n"
+	  "(default: one per CPU); the same report, memory for\n"
+	  "N analyses"),
 	CLI_END,
 };
 
@@ -35,6 +37,12 @@ int cli_parse_jobs(const char *arg)
 	}
 	jobs = (unsigned)n;
 	return 0;
+}
+
+unsigned cli_jobs(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return jobs ? jobs : cpus > 64 ? 64 : cpus > 0 ? (unsigned)cpus : 1;
 }
 
 int cli_merge_wanted(int argc, char **argv, int optind)
@@ -136,8 +144,8 @@ static int merge_run(int argc, char **argv, int optind, int force, int say, stru
 	char na[4200], nb[4200];
 	ao->progress = cli_progress;
 	ao->progress_arg = progress_what;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	an_merge_set_jobs(m, jobs ? jobs : cpus > 64 ? 64 : cpus > 0 ? (unsigned)cpus : 1);
+	ao->jobs = cli_jobs();
+	an_merge_set_jobs(m, ao->jobs);
 	err = an_merge_run(m, ao, on_part, NULL);
 	cli_progress_end();
 	if (err == -ENODATA && an_merge_nparts(m) == 1) { /* (one file: as the commands say it) */

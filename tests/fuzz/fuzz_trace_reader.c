@@ -71,6 +71,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 * fuzzer's memory limit and time (a pagemap run of 2^36
 			 * pages, a chunk of one record repeated 64 MiB long) */
 			struct an_opts o = { .roi = "kernel", .skip_checksums = run > 0, .bounds_shift = 6 };
+			/* (a file of several processes: replayed at once, and
+			 * again serially when they find damage: an_procs.c) */
+			o.jobs = run == 1 ? 2 : 0;
 			if (run == 2) {
 				/* the model too (bursts, ranges, walks), over the
 				 * whole trace; a mutated length may claim a TiB, which

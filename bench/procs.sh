@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The processes of one data file analysed at once: `report --jobs 1`
+# against `--jobs N` (default: one per CPU) over one file of a program that
+# forks, alternating; prints wall time, peak memory and the speedup, and
+# checks the reports are byte for byte the same (the object view and
+# --by process). Then what the machine gives at the moment: two
+# `--jobs 1` reports run side by side, whose wall time over one alone's is
+# 1 when two CPUs are free and 2 when other work leaves one (the speedup
+# above cannot pass what this allows).
+#
+#   bash bench/procs.sh [-n RUNS] [SCALE]
+#
+# The file: tests/rt/fork4.c run with SCALE (default 20000): a parent and
+# three children, child k making k x 1000 x SCALE accesses (120 M in all at
+# 20000). Environment: MEMPRISM (default <repo>/build/bin/memprism).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=3
+if [ "${1:-}" = -n ]; then
+	RUNS=$2
+	shift 2
+fi
+SCALE=${1:-20000}
+MEMPRISM=${MEMPRISM:-$repo/build/bin/memprism}
+JOBS=$(nproc)
+[ "$JOBS" -gt 1 ] || JOBS=2
+[ -x "$MEMPRISM" ] || { echo "procs.sh: no memprism at $MEMPRISM (build first)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+"$MEMPRISM" cc -O2 -g "$repo/tests/rt/fork4.c" -o fork4
+"$MEMPRISM" record -q -o fork4.data -- ./fork4 "$SCALE" >/dev/null
+echo "one file of fork4 $SCALE (4 processes, $(du -m fork4.data | cut -f1) MB);" \
+	"--jobs 1 against --jobs $JOBS on $(nproc) CPUs, $RUNS runs each, alternating"
+measure() { # label jobs args...: "wall_s rss_kb" per run into $label.$jobs
+	local label=$1 j=$2
+	shift 2
+	/usr/bin/time -f "%e %M" -o t "$MEMPRISM" report -q --jobs "$j" "$@" fork4.data >"out.$label.$j"
+	cat t >>"$label.$j"
+}
+med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+for label in objects processes; do
+	args=()
+	[ $label = processes ] && args=(--by process)
+	for ((i = 0; i < RUNS; i++)); do
+		measure $label 1 "${args[@]}"
+		measure $label "$JOBS" "${args[@]}"
+	done
+	cmp -s "out.$label.1" "out.$label.$JOBS" || { echo "procs.sh: --jobs $JOBS changed the $label report" >&2; exit 1; }
+	w1=$(cut -d' ' -f1 "$label.1" | med) wn=$(cut -d' ' -f1 "$label.$JOBS" | med)
+	m1=$(cut -d' ' -f2 "$label.1" | med) mn=$(cut -d' ' -f2 "$label.$JOBS" | med)
+	awk -v l="$label" -v j="$JOBS" -v w1="$w1" -v wn="$wn" -v m1="$m1" -v mn="$mn" 'BEGIN {
+		printf "%-9s --jobs 1: %6.2f s %6.1f MB   --jobs %d: %6.2f s %6.1f MB   speedup %.2fx (same report)\n",
+			l, w1, m1 / 1024, j, wn, mn / 1024, w1 / wn }'
+done
+for ((i = 0; i < RUNS; i++)); do
+	/usr/bin/time -f "%e" -o t1 "$MEMPRISM" report -q --jobs 1 fork4.data >/dev/null
+	cat t1 >>alone
+	/usr/bin/time -f "%e" -o ta "$MEMPRISM" report -q --jobs 1 fork4.data >/dev/null &
+	/usr/bin/time -f "%e" -o tb "$MEMPRISM" report -q --jobs 1 fork4.data >/dev/null
+	wait
+	cat ta tb | sort -g | tail -1 >>pair
+done
+wa=$(med <alone) wp=$(med <pair)
+awk -v wa="$wa" -v wp="$wp" 'BEGIN {
+	printf "two --jobs 1 reports side by side: %.2f s against %.2f s alone (%.2fx: 1 = two free CPUs)\n", wp, wa, wp / wa }'
