@@ -14,7 +14,7 @@
 
 #define MP_ABI_SANCOV_MARK "__sanitizer_cov_load"
 #define MP_ABI_INLINE_PREFIX "__memprism_inline_abi_" /* + the version */
-#define MP_ABI_INLINE_MARK MP_ABI_INLINE_PREFIX "2"
+#define MP_ABI_INLINE_MARK MP_ABI_INLINE_PREFIX "3"
 #define MP_ABI_TSAN_MARK "__tsan_read" /* (every gcc build that loads reads through it) */
 
 #endif

@@ -71,6 +71,9 @@
 /* The bitcode of the inline access path the pass plugin links into every
  * module (default: rt_inline.bc beside the plugin). */
 #define MP_ENV_INLINE_BC "MEMPRISM_INLINE_BC"
+/* At most this many access sites of one module get the inline path, the
+ * others call the runtime (default 5000; 0: every site a call). */
+#define MP_ENV_INLINE_SITES "MEMPRISM_INLINE_SITES"
 /* The cache of inflated debug files (default $XDG_CACHE_HOME/memprism or
  * ~/.cache/memprism); set empty, no cache. */
 #define MP_ENV_CACHE_DIR "MEMPRISM_CACHE_DIR"

@@ -18,7 +18,8 @@
  *   - Loops that call nothing keep the thread's recording state in a local
  *     copy, which SROA puts in registers.
  *   - Sites of one block on one source line share a code address.
- *   - Sites outside loops in big functions call the runtime instead.
+ *   - Sites outside loops in big functions, and those beyond a module's
+ *     inline bound, call the runtime instead (in preserve_most).
  *   - Functions with loops get an uninstrumented copy for runs that are not
  *     recorded.
  * Compared with the sanitizer-coverage callbacks this removes a call and a
@@ -28,6 +29,7 @@
  */
 #include <dlfcn.h>
 
+#include <climits>
 #include <map>
 #include <string>
 #include <tuple>
@@ -86,8 +88,8 @@ constexpr uint64_t kHotSize = 64; // RT_HOT_SIZE, src/rt/rt_int.h
 constexpr const char *kColdFn = "__memprism_access_cold"; // rt_access.c
 // Sites inlined: those in loops, and every site of a function this small
 // (after inlining, a small function is likely a helper called from a loop).
-// The rest call the runtime: inlined, a site costs ~270 bytes of code, and
-// inlining all of them made code 11x larger and 11x slower to compile.
+// The rest call the runtime: inlined, a site costs the back end its blocks
+// and the object ~900 bytes, a call under 100 (limitModuleSites).
 constexpr unsigned kInlineAllMaxSites = 16;
 // Every instrumented module refers to this runtime symbol: it marks the
 // module as built by `memprism cc` (the launcher looks for it), and a runtime
@@ -439,6 +441,121 @@ void limitLoopSites(ArrayRef<Instruction *> work, size_t first, LoopInfo &LI, Ar
 	}
 }
 
+/*
+ * A module whose sites would inline more than this many keeps that many
+ * inlined and makes the rest calls, as AddressSanitizer makes every access
+ * of a function of over 7,000 a call: the deepest call-free loops first
+ * (whole loops), then the sites of small functions, then the other loop
+ * sites, in program order. Such a module's inlined sites also write only
+ * the records of an ip in its slot themselves (rt_inline.c's _straight
+ * entries); the general encoder, with its varint loop, goes to the
+ * runtime. An inlined
+ * site costs the back end its blocks and the object ~900 bytes (code, line
+ * table, locations), ~500 straight, a call under 100. A 270k-line
+ * single-file library (SQLite) has ~21,000 sites the rules above would
+ * inline, which took compile time to 3.7x a plain build's and object size
+ * to 4x; an ordinary source file has far fewer and keeps them all, whole.
+ * MEMPRISM_INLINE_SITES sets another bound (0: every site a call).
+ */
+constexpr unsigned kModuleInlineSites = 5000;
+
+unsigned moduleInlineSites()
+{
+	const char *env = getenv(MP_ENV_INLINE_SITES);
+	char *end;
+	unsigned long n = env && *env ? strtoul(env, &end, 10) : 0;
+	return env && *env && !*end && n <= UINT_MAX ? (unsigned)n : kModuleInlineSites;
+}
+
+void limitModuleSites(ArrayRef<Instruction *> work, ArrayRef<HotLoop> hot, DenseSet<Instruction *> &cold,
+		      DenseMap<Instruction *, unsigned> &inHot, const DenseSet<Instruction *> &inSmall,
+		      unsigned budget)
+{
+	size_t inlined = work.size() - cold.size();
+	if (inlined <= budget)
+		return;
+	DenseMap<unsigned, unsigned> perHot;
+	for (Instruction *I : work)
+		if (auto h = inHot.find(I); h != inHot.end())
+			perHot[h->second]++;
+	SmallVector<unsigned, 64> order;
+	for (auto &[h, n] : perHot)
+		order.push_back(h);
+	llvm::sort(order, [&](unsigned a, unsigned b) {
+		unsigned da = hot[a].loop->getLoopDepth(), db = hot[b].loop->getLoopDepth();
+		return da != db ? da > db : a < b;
+	});
+	DenseSet<unsigned> keep;
+	for (unsigned h : order)
+		if (perHot[h] <= budget) {
+			budget -= perHot[h];
+			keep.insert(h);
+		}
+	for (Instruction *I : work) {
+		if (cold.count(I) || inHot.count(I) || !inSmall.count(I))
+			continue;
+		if (budget)
+			budget--;
+		else
+			cold.insert(I);
+	}
+	for (Instruction *I : work) {
+		if (cold.count(I))
+			continue;
+		if (auto h = inHot.find(I); h != inHot.end()) {
+			if (!keep.count(h->second)) {
+				inHot.erase(h);
+				cold.insert(I);
+			}
+		} else if (!inSmall.count(I)) {
+			if (budget)
+				budget--;
+			else
+				cold.insert(I);
+		}
+	}
+}
+
+/*
+ * The sites call the runtime's preserve_most entries (rt_access.c) through
+ * a local stub per module that jumps on through the GOT. Through the GOT:
+ * the entry is bound at load time, because the dynamic linker's lazy-binding
+ * stub keeps only the C convention's argument registers. Through a stub:
+ * a call straight through the GOT is an indirect call, and the debug info
+ * describes every indirect call (DW_TAG_call_site with its parameters:
+ * 250,000 of them in SQLite's amalgamation, an object 30% larger),
+ * where a direct call to a function without debug info gets none; the
+ * direct call is also a byte shorter and needs no relocation.
+ */
+void callRuntimeLocally(Module &M)
+{
+	SmallVector<Function *, 4> entries;
+	for (Function &F : M)
+		if (F.isDeclaration() && F.getCallingConv() == CallingConv::PreserveMost &&
+		    F.getName().startswith("__memprism_"))
+			entries.push_back(&F);
+	for (Function *F : entries) {
+		F->addFnAttr(Attribute::NonLazyBind);
+		Function *stub = Function::Create(F->getFunctionType(), GlobalValue::InternalLinkage,
+						  F->getName() + ".local", M);
+		stub->setCallingConv(CallingConv::PreserveMost);
+		stub->addFnAttr(Attribute::NoInline);
+		stub->addFnAttr(Attribute::NoUnwind);
+		F->replaceUsesWithIf(stub, [&](Use &U) {
+			auto *CB = dyn_cast<CallBase>(U.getUser());
+			return CB && CB->isCallee(&U);
+		});
+		IRBuilder<> B(BasicBlock::Create(M.getContext(), "", stub));
+		SmallVector<Value *, 4> args;
+		for (Argument &A : stub->args())
+			args.push_back(&A);
+		CallInst *jump = B.CreateCall(F, args);
+		jump->setCallingConv(CallingConv::PreserveMost);
+		jump->setTailCallKind(CallInst::TCK_MustTail);
+		B.CreateRetVoid();
+	}
+}
+
 struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 	PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM)
 	{
@@ -448,6 +565,7 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 		DenseSet<Instruction *> cold; // sites that call the runtime instead of inlining
 		SmallVector<HotLoop, 32> hot;
 		DenseMap<Instruction *, unsigned> inHot; // site -> index in hot
+		DenseSet<Instruction *> inSmall; // sites of functions of at most kInlineAllMaxSites
 		SmallVector<std::pair<Function *, Function *>, 32> versioned; // (function, passive copy)
 		SmallVector<Function *, 64> funcs;
 		for (Function &F : M)
@@ -480,6 +598,8 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 					Loop *L = LI.getLoopFor(work[k]->getParent());
 					if (!L && sites > kInlineAllMaxSites)
 						cold.insert(work[k]);
+					else if (sites <= kInlineAllMaxSites)
+						inSmall.insert(work[k]);
 					for (size_t h = first; L && h < hot.size(); h++)
 						if (hot[h].loop->contains(L))
 							inHot[work[k]] = (unsigned)h;
@@ -491,21 +611,41 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 		}
 		if (work.empty())
 			return PreservedAnalyses::all();
+		unsigned budget = moduleInlineSites();
+		size_t wanted = work.size() - cold.size();
+		limitModuleSites(work, hot, cold, inHot, inSmall, budget);
+		// over the bound, the _straight entries (rt_inline.c)
+		std::string variant = wanted > budget ? "_straight" : "";
+		if (wanted > budget) {
+			OptimizationRemarkEmitter ORE(funcs.front(), nullptr);
+			ORE.emit(OptimizationRemarkAnalysis(kPassName, "ModuleBudget", funcs.front())
+				 << "module of " << std::to_string(work.size()) << " access sites, "
+				 << std::to_string(wanted) << " to inline: "
+				 << std::to_string(work.size() - cold.size()) << " inlined (at most "
+				 << std::to_string(budget) << ", " MP_ENV_INLINE_SITES "), "
+				 << std::to_string(cold.size()) << " call the runtime");
+		}
 
 		LLVMContext &C = M.getContext();
 		const DataLayout &DL = M.getDataLayout();
 		Type *ptrTy = PointerType::get(C, 0);
 		Type *i32 = Type::getInt32Ty(C), *i64 = Type::getInt64Ty(C);
-		FunctionCallee access = M.getOrInsertFunction(kAccessFn, Type::getVoidTy(C), ptrTy, i32, i64, ptrTy);
+		FunctionCallee access = M.getOrInsertFunction(kAccessFn + variant, Type::getVoidTy(C), ptrTy, i32, i64, ptrTy);
 		FunctionCallee coldAccess = M.getOrInsertFunction(kColdFn, Type::getVoidTy(C), ptrTy, i32, i64);
+		// The runtime's entries keep every register but r11 on x86-64
+		// (rt_access.c): a call costs its argument moves, no spills.
+		Triple T(M.getTargetTriple());
+		CallingConv::ID coldConv = T.getArch() == Triple::x86_64 ? CallingConv::PreserveMost : CallingConv::C;
+		if (auto *fn = dyn_cast<Function>(coldAccess.getCallee()))
+			fn->setCallingConv(coldConv);
 		FunctionCallee loopAccess =
-			M.getOrInsertFunction(kLoopAccessFn, Type::getVoidTy(C), ptrTy, ptrTy, i32, i64, ptrTy);
+			M.getOrInsertFunction(kLoopAccessFn + variant, Type::getVoidTy(C), ptrTy, ptrTy, i32, i64, ptrTy);
 		FunctionCallee enter = M.getOrInsertFunction(kEnterFn, Type::getVoidTy(C), ptrTy);
 		FunctionCallee leave = M.getOrInsertFunction(kLeaveFn, Type::getVoidTy(C), ptrTy);
 		FunctionCallee publish = M.getOrInsertFunction(kPublishFn, Type::getVoidTy(C), ptrTy);
 		FunctionCallee epochCheck = M.getOrInsertFunction(kEpochCheckFn, Type::getVoidTy(C), ptrTy);
 		FunctionCallee loopNoSync =
-			M.getOrInsertFunction(kLoopNoSyncFn, Type::getVoidTy(C), ptrTy, ptrTy, i32, i64, ptrTy);
+			M.getOrInsertFunction(kLoopNoSyncFn + variant, Type::getVoidTy(C), ptrTy, ptrTy, i32, i64, ptrTy);
 		// the hot loops that got a site: their copy of the state, and the way in and out
 		auto hotCopy = [&](unsigned h) {
 			HotLoop &HL = hot[h];
@@ -565,7 +705,6 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 		 * the ~35 a random access's record costs with it.
 		 */
 		InlineAsm *takeIp = nullptr;
-		Triple T(M.getTargetTriple());
 		if (T.getArch() == Triple::x86_64)
 			takeIp = InlineAsm::get(FunctionType::get(ptrTy, false), "lea 0(%rip), $0",
 						"=r,~{dirflag},~{fpsr},~{flags}", true);
@@ -595,7 +734,8 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 			Value *args[] = { B.CreatePointerCast(ptr, ptrTy), ConstantInt::get(i32, code | write),
 					  ConstantInt::get(i64, code == kRange ? bytes : 0) };
 			if (cold.count(I) || !takeIp) {
-				B.CreateCall(coldAccess, args); // the runtime takes the return address
+				// the runtime takes the return address
+				B.CreateCall(coldAccess, args)->setCallingConv(coldConv);
 				return;
 			}
 			auto h = inHot.find(I);
@@ -667,6 +807,7 @@ struct MemprismInstrument : PassInfoMixin<MemprismInstrument> {
 			C.emitError("memprism: cannot link the inline access path " + path);
 			return PreservedAnalyses::none();
 		}
+		callRuntimeLocally(M);
 		// Make the linked definitions private to this module and inlinable into
 		// code built for any CPU (the bitcode was built for the baseline one).
 		for (Function &F : M) {

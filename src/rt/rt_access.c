@@ -83,7 +83,7 @@ static int env_wants_recording(void)
 
 /* Inline instrumentation's version mark (src/common/mp_abi.h): bump the
  * number with any change to what rt_inline.c relies on. */
-RT_EXPORT const int __memprism_inline_abi_2 = 2;
+RT_EXPORT const int __memprism_inline_abi_3 = 3;
 
 /* A long range (4 KiB or more) makes its chunk not plain (mp_chunk_header
  * .accesses): a replay passing over the chunk in a skip would not see it,
@@ -95,22 +95,81 @@ static inline void range_done(uint64_t len)
 		rt_self.chunk_plain = 0;
 }
 
-/* Where the inline fast path (rt_hot_record) hands over. */
-void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip)
+/* Where the inline fast path (rt_hot_record) hands over, and what the
+ * sites that call instead of inlining it call. */
+__attribute__((used)) void rt_access_handover(void *addr, unsigned code, uint64_t len, void *ip)
 {
 	rt_access(addr, code & ~RT_CODE_SLOT1, len, ip);
 	if ((code & 7) == MP_SIZE_RANGE)
 		range_done(len);
 }
 
-/* Inline instrumentation's sites outside loops in big functions: a call
- * (code size), the code address from the return address as for callbacks. */
+void rt_access_out_c(void *addr, unsigned code, uint64_t len, void *ip)
+{
+	rt_access_handover(addr, code, len, ip);
+}
+
+#if RT_PRESERVE_MOST_ABI
+/*
+ * The instrumented code's two calls into the runtime, in LLVM's
+ * preserve_most convention on x86-64: the callee keeps every
+ * general-purpose register but r11, so a call at a site costs its
+ * argument moves and nothing around it. With the C convention the nine
+ * caller-saved registers die at each of tens of thousands of sites: values
+ * live across them go to callee-saved registers or the stack, and
+ * SQLite's amalgamation built with every site a call had twice the code of
+ * this one. Written in assembly because gcc, which builds the runtime, has
+ * no such convention: save the eight registers the C convention lets
+ * rt_access_handover clobber (vector registers are the caller's to save
+ * in both), align the stack, call it.
+ *   __memprism_access(addr, code, len, ip): the inline path's way out.
+ *   __memprism_access_cold(addr, code, len): a site that is only a call;
+ *   its code address is the return address, as for the callbacks.
+ */
+#define RT_SAVE_AND_CALL(take_ip)                                                            \
+	"	.cfi_startproc\n"                                                                 \
+	"	push %rax\n	.cfi_adjust_cfa_offset 8\n"                                          \
+	"	push %rcx\n	.cfi_adjust_cfa_offset 8\n"                                          \
+	"	push %rdx\n	.cfi_adjust_cfa_offset 8\n"                                          \
+	"	push %rsi\n	.cfi_adjust_cfa_offset 8\n"                                          \
+	"	push %rdi\n	.cfi_adjust_cfa_offset 8\n"                                          \
+	"	push %r8\n	.cfi_adjust_cfa_offset 8\n"                                           \
+	"	push %r9\n	.cfi_adjust_cfa_offset 8\n"                                           \
+	"	push %r10\n	.cfi_adjust_cfa_offset 8\n"                                          \
+	"	sub $8, %rsp\n	.cfi_adjust_cfa_offset 8\n" take_ip                              \
+	"	call rt_access_handover\n"                                                        \
+	"	add $8, %rsp\n	.cfi_adjust_cfa_offset -8\n"                                     \
+	"	pop %r10\n	.cfi_adjust_cfa_offset -8\n"                                         \
+	"	pop %r9\n	.cfi_adjust_cfa_offset -8\n"                                          \
+	"	pop %r8\n	.cfi_adjust_cfa_offset -8\n"                                          \
+	"	pop %rdi\n	.cfi_adjust_cfa_offset -8\n"                                         \
+	"	pop %rsi\n	.cfi_adjust_cfa_offset -8\n"                                         \
+	"	pop %rdx\n	.cfi_adjust_cfa_offset -8\n"                                         \
+	"	pop %rcx\n	.cfi_adjust_cfa_offset -8\n"                                         \
+	"	pop %rax\n	.cfi_adjust_cfa_offset -8\n"                                         \
+	"	ret\n"                                                                            \
+	"	.cfi_endproc\n"
+
+__asm__("	.text\n"
+	"	.globl __memprism_access\n"
+	"	.type __memprism_access, @function\n"
+	"__memprism_access:\n" RT_SAVE_AND_CALL("")
+	"	.size __memprism_access, .-__memprism_access\n"
+	"	.globl __memprism_access_cold\n"
+	"	.type __memprism_access_cold, @function\n"
+	"__memprism_access_cold:\n" RT_SAVE_AND_CALL("	mov 72(%rsp), %rcx\n") /* the return address */
+	"	.size __memprism_access_cold, .-__memprism_access_cold\n");
+#else
+void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip)
+{
+	rt_access_handover(addr, code, len, ip);
+}
+
 RT_EXPORT void __memprism_access_cold(void *addr, unsigned code, uint64_t len)
 {
-	rt_access(addr, code, len, RA());
-	if ((code & 7) == MP_SIZE_RANGE)
-		range_done(len);
+	rt_access_handover(addr, code, len, RA());
 }
+#endif
 
 typedef void (*rt_callback)(void *);
 

@@ -28,10 +28,24 @@ static inline struct rt_hot *self_hot(void)
  * it; len only for MP_SIZE_RANGE. ip: the code address the pass took for
  * the site (a lea of the instruction pointer, carrying the access's debug
  * location; symbolized as ip - 1, it lands on the lea). */
+static inline __attribute__((always_inline)) void record_access(void *addr, unsigned code, uint64_t len, void *ip,
+								 int straight)
+{
+	if (RT_UNLIKELY(rt_hot_record(self_hot(), addr, code, ip, 1, straight)))
+		rt_access_out(addr, code, len, ip);
+}
+
 RT_EXPORT void __memprism_inl_access(void *addr, unsigned code, uint64_t len, void *ip)
 {
-	if (RT_UNLIKELY(rt_hot_record(self_hot(), addr, code, ip, 1)))
-		rt_access_out(addr, code, len, ip);
+	record_access(addr, code, len, ip, 0);
+}
+
+/* The _straight entries: the sites of a module with more sites than it
+ * inlines (src/pass, limitModuleSites) write only the records of an ip in
+ * its slot; the general encoder is the runtime's. */
+RT_EXPORT void __memprism_inl_access_straight(void *addr, unsigned code, uint64_t len, void *ip)
+{
+	record_access(addr, code, len, ip, 1);
 }
 
 /*
@@ -67,13 +81,25 @@ RT_EXPORT void __memprism_inl_publish(struct rt_hot *h)
 	t->p = h->p;
 }
 
-RT_EXPORT void __memprism_inl_access_loop(struct rt_hot *h, void *addr, unsigned code, uint64_t len, void *ip)
+static inline __attribute__((always_inline)) void record_access_loop(struct rt_hot *h, void *addr, unsigned code,
+							     uint64_t len, void *ip, int check_epoch, int straight)
 {
-	if (RT_LIKELY(!rt_hot_record(h, addr, code, ip, 1)))
+	if (RT_LIKELY(!rt_hot_record(h, addr, code, ip, check_epoch, straight)))
 		return;
 	__memprism_inl_leave(h);
-	rt_access_out(addr, code, len, ip);
+	rt_access_out_c(addr, code, len, ip);
 	__memprism_inl_enter(h);
+}
+
+RT_EXPORT void __memprism_inl_access_loop(struct rt_hot *h, void *addr, unsigned code, uint64_t len, void *ip)
+{
+	record_access_loop(h, addr, code, len, ip, 1, 0);
+}
+
+RT_EXPORT void __memprism_inl_access_loop_straight(struct rt_hot *h, void *addr, unsigned code, uint64_t len,
+						   void *ip)
+{
+	record_access_loop(h, addr, code, len, ip, 1, 1);
 }
 
 /*
@@ -95,9 +121,11 @@ RT_EXPORT void __memprism_inl_epoch_check(struct rt_hot *h)
 RT_EXPORT void __memprism_inl_access_loop_nosync(struct rt_hot *h, void *addr, unsigned code, uint64_t len,
 						 void *ip)
 {
-	if (RT_LIKELY(!rt_hot_record(h, addr, code, ip, 0)))
-		return;
-	__memprism_inl_leave(h);
-	rt_access_out(addr, code, len, ip);
-	__memprism_inl_enter(h);
+	record_access_loop(h, addr, code, len, ip, 0, 0);
+}
+
+RT_EXPORT void __memprism_inl_access_loop_nosync_straight(struct rt_hot *h, void *addr, unsigned code,
+							  uint64_t len, void *ip)
+{
+	record_access_loop(h, addr, code, len, ip, 0, 1);
 }

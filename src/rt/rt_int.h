@@ -348,8 +348,27 @@ _Static_assert(offsetof(struct rt_thread, p) == offsetof(struct rt_hot, p) &&
 	       "struct rt_thread must start with the fields of struct rt_hot");
 
 /* The whole access path, out of line (rt_access.c): where the inline fast
- * path below hands over. */
-void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("access");
+ * path below hands over. On x86-64 its exported entry keeps every
+ * register but r11 (LLVM's preserve_most; the pass calls it so), which the
+ * declaration says where the compiler knows the convention (rt_inline.c is
+ * built by clang). */
+#if defined(__x86_64__)
+#define RT_PRESERVE_MOST_ABI 1
+#else
+#define RT_PRESERVE_MOST_ABI 0
+#endif
+#if RT_PRESERVE_MOST_ABI && defined(__clang__)
+#define RT_PRESERVE_MOST __attribute__((preserve_most))
+#else
+#define RT_PRESERVE_MOST
+#endif
+void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("access") RT_PRESERVE_MOST;
+/* The same in the C convention, for the call-free loops' way out, which
+ * writes the loop's copy of the state back and takes it again around the
+ * call, so keeping registers gains it little; given preserve_most there,
+ * the register allocator laid out the whole loop anew. */
+void rt_access_out_c(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("access_c");
+void rt_access_handover(void *addr, unsigned code, uint64_t len, void *ip);
 
 /*
  * The access path that inline instrumentation (src/pass) puts at each of a
@@ -363,6 +382,9 @@ void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("ac
  *
  * check_epoch is a constant at each site: 0 where the pass checks the epoch
  * once per loop iteration instead (rt_inline.c, __memprism_inl_epoch_check).
+ * straight, a constant too: 1 writes only the records of an ip in its slot
+ * and returns 1 for the others, a smaller path for modules with more sites
+ * than they inline (src/pass, limitModuleSites).
  *
  * The commonest records -- the code address the one in the site's ip slot
  * (code & RT_CODE_SLOT1; a loop's sites alternate slots), no length -- take
@@ -373,7 +395,7 @@ void rt_access_out(void *addr, unsigned code, uint64_t len, void *ip) RT_ABI("ac
  * keeps the slots as a last-two history instead).
  */
 static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h, void *addr, unsigned code,
-								void *ip, int check_epoch)
+								void *ip, int check_epoch, int straight)
 {
 	uint8_t *p = h->p;
 	uint64_t a = (uint64_t)addr, i = (uint64_t)ip;
@@ -411,6 +433,8 @@ static inline __attribute__((always_inline)) int rt_hot_record(struct rt_hot *h,
 		goto done;
 	}
 general:
+	if (straight)
+		return 1;
 #endif
 	if (RT_UNLIKELY(z >= (1ull << 49)))
 		return 1;

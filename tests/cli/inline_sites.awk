@@ -10,10 +10,10 @@ function hex(s, i, v) {
 FNR == NR { if (NF == 4) { lo[$4] = hex($1); hi[$4] = lo[$4] + hex($2) } next }
 ($1 == "ld" || $1 == "st") && $3 == "size" && $5 == "ip" {
 	a = hex($2); o = ""
-	for (s in lo) if (s ~ /^(a1|b1|a2|b2|c2|big)$/ && a >= lo[s] && a < hi[s]) o = s
+	for (s in lo) if (s ~ /^(a1|b1|a2|b2|c2|a3|b3|c3|big)$/ && a >= lo[s] && a < hi[s]) o = s
 	if (o == "") next
 	ip = hex($6); f = "?"
-	for (s in lo) if (s ~ /^(two|three|far|main)$/ && ip >= lo[s] && ip < hi[s]) f = s
+	for (s in lo) if (s ~ /^(two|three|far|wide|main)$/ && ip >= lo[s] && ip < hi[s]) f = s
 	k = o " " $1 " " f; n[k]++
 	if (!((k, $6) in seen)) { seen[k, $6] = 1; d[k]++ }
 }

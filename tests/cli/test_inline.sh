@@ -31,6 +31,24 @@ expect_eq "TLS accumulator instances (one per thread)" 5 "$(csv_field t.csv '^tl
 # find(): 501 + 1000 + 1000 scalar loads, from a loop left by return and by its end
 expect_eq "search loop loads" 2501 "$(csv_field t.csv '^static hay ' loads)"
 
+# Every site a call (MEMPRISM_INLINE_SITES=0, what a module's sites beyond
+# its inline budget get): the runtime's entries keep the caller's registers
+# (preserve_most), so the program computes what it computes plainly, and
+# every object's counts are the inline build's.
+MEMPRISM_INLINE_SITES=0 "$MEMPRISM" cc -O2 -g -Rpass-analysis=memprism "$c" -o tcalls -lpthread 2> calls_remarks.txt
+grep -q " to inline: 0 inlined (at most 0, MEMPRISM_INLINE_SITES)" calls_remarks.txt ||
+	fail "the module budget's remark is missing: $(grep -i 'access sites' calls_remarks.txt)"
+inline_ips() { objdump -d --no-show-raw-insn "$1" | grep -c 'lea    0x0(%rip)'; }
+expect_eq "inline paths (code addresses taken) with every site a call" 0 "$(inline_ips tcalls)"
+[ "$(inline_ips t-O2)" -gt 0 ] || fail "the default build has no inline path"
+expect_eq "C, every site a call, not recorded" "$want" "$(./tcalls)"
+expect_eq "C, every site a call, recorded" "$want" "$("$MEMPRISM" record -q -o tcalls.data -- ./tcalls)"
+counts() { # object kind, accesses, loads, stores, bytes: the program's name and pid left out
+	"$MEMPRISM" report --format csv "$1" | cut -d, -f1-7 | sed -E 's/ ?\(?t(-O2|calls)\)?//; s/\(pid [0-9]*\)//'
+}
+diff -u <(counts t-O2.data) <(counts tcalls.data) || fail "counts differ between inline sites and calls"
+echo "ok: every site a call, counts identical"
+
 # Loops: the epoch is checked once per iteration only where nothing in the
 # loop synchronizes with another thread (the pass says which, by line).
 loops=$MP_SRC/tests/rt/inline_loops.c
@@ -65,17 +83,35 @@ awk -f "$MP_SRC/tests/cli/inline_sites.awk" <(nm -S ips) ips.dump | sort > sites
 cat > sites.want <<'WANT'
 a1 ld two 20000 1
 a2 ld three 10000 1
+a3 ld wide 10000 1
 b1 ld main 1 1
 b1 st two 20000 1
 b2 ld three 10000 1
+b3 ld wide 10000 1
 big ld far 10000 1
 big ld main 1 1
 big st far 10000 1
 c2 ld main 1 1
 c2 st three 10000 1
+c3 st wide 10000 1
 WANT
 diff -u sites.want sites.txt || fail "accesses by array, direction and function (count, code addresses) differ"
 echo "ok: every array's accesses carry their line's one code address"
+# The same over a module bound one site short: the inlined sites write only
+# the records of their slot's code address, the others (three()'s and
+# wide()'s third line) go to the runtime, one site calls it; the same counts
+# and code addresses.
+want_sites=$(MEMPRISM_INLINE_SITES=0 "$MEMPRISM" cc -O2 -g -no-pie -Rpass-analysis=memprism -c "$ips" -o /dev/null 2>&1 |
+	sed -n 's/.* access sites, \([0-9]*\) to inline: .*/\1/p')
+[ -n "$want_sites" ] || fail "no module-bound remark for inline_ips.c"
+MEMPRISM_INLINE_SITES=$((want_sites - 1)) "$MEMPRISM" cc -O2 -g -no-pie -Rpass-analysis=memprism "$ips" -o ips_straight 2> straight_remarks.txt
+grep -q "to inline: $((want_sites - 1)) inlined" straight_remarks.txt ||
+	fail "one site short of the bound should inline the rest: $(grep 'access sites' straight_remarks.txt)"
+expect_eq "ips, straight paths, recorded" "$(./ips_plain)" "$("$MEMPRISM" record -q -o ips_straight.data -- ./ips_straight)"
+"$MEMPRISM" dump --accesses ips_straight.data > ips_straight.dump
+awk -f "$MP_SRC/tests/cli/inline_sites.awk" <(nm -S ips_straight) ips_straight.dump | sort > sites_straight.txt
+diff -u sites.want sites_straight.txt || fail "straight paths: accesses by array, direction and function differ"
+echo "ok: a module over its bound: the same accesses and code addresses"
 
 # A function whose loops hold more than 256 sites: the loop with a call
 # calls the runtime at each of its 300 sites, the call-free loop inside it
