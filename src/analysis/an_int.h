@@ -537,6 +537,11 @@ static inline void an_look_ahead_arm(struct an_stream *s, const struct an_objmap
 void an_model_clean(struct an_state *st, struct an_stream *s, int counted);
 /* Adds the stream's pending run of L1 hits to the tables (end of stream). */
 void an_model_stream_done(struct an_state *st, struct an_stream *s);
+/* Before a process's replay: a machine of its own, cold, unless no
+ * process ran on the current one yet (or burst sampling keeps one for the
+ * file). The last one's dirty lines are left uncounted, as at the end of a
+ * run. 0 or a negative errno. */
+int an_model_proc_begin(struct an_state *st);
 /* After the replay: adds the code addresses' pending L1 hits. */
 void an_model_finish(struct an_state *st);
 /* Burst sampling's tallies of a row until its figures are estimates, kept
