@@ -394,8 +394,9 @@ struct an_opts {
 	/* processes of the file replayed at once, each on a thread of its own
 	 * (a program that forks writes its children into its file): 0 or 1,
 	 * one after another. The result is the same whatever the number. Only
-	 * a replay without a model, NUMA placement, samples, burst sampling or
-	 * hooks runs its processes at once (an_procs.c); the others replay
+	 * a replay without NUMA placement, samples, burst sampling or hooks
+	 * runs its processes at once (an_procs.c), and with a model only
+	 * without page rows, what-if rules or AN_MAP_SPREAD; the others replay
 	 * them one after another. */
 	unsigned jobs;
 };

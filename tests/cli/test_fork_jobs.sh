@@ -1,5 +1,5 @@
-# The processes of one data file replayed at once (report --jobs N): the
-# reports of fork4 (tests/rt/fork4.c: a parent and three children that
+# The processes of one data file replayed at once (report --jobs N, with
+# a model or without): the reports of fork4 (tests/rt/fork4.c: a parent and three children that
 # inherit its block A, each with a block B of its own at one site) are the
 # same, byte for byte, at --jobs 1, 2 and 3, in every view and format; A's
 # and B's rows and each process's row hold the figures the program's
@@ -39,6 +39,33 @@ for data in fork4 fork forkinherit forkexec; do
 	done
 	echo "ok: $data: every view the same at --jobs 1, 2 and 3"
 done
+
+# with a model, each process's replay at once runs it on a machine of its
+# own, as the serial replay does (set sampling too: its estimated L1 hits;
+# the golden v2 file: physical addresses, two processes)
+cp "$MP_SRC/tests/golden/v2-fork-thread-far.data" phys.data
+for data in fork4 fork forkexec phys; do
+	roi=()
+	[ $data = fork ] && roi=(--roi work)
+	for mo in "--model nehalem-e5504" "--model nehalem-e5504 --sample-sets 4"; do
+		for view in "" "--by process" "--by thread" "--by function"; do
+			fmts=(json)
+			[ -n "$view" ] || fmts=(text csv json)
+			for fmt in "${fmts[@]}"; do
+				for j in 1 2 3; do
+					# shellcheck disable=SC2086
+					"$MEMPRISM" report --jobs $j "${roi[@]}" $mo $view --format $fmt $data.data > "r$j" 2> "e$j"
+				done
+				cmp -s r1 r2 && cmp -s r1 r3 && cmp -s e1 e2 && cmp -s e1 e3 ||
+					fail "$data $mo ${view:-by object} $fmt: --jobs 2 or 3 differs from --jobs 1: $(diff r1 r2 | head -5)"
+			done
+		done
+	done
+	echo "ok: $data: with a model, the same at --jobs 1, 2 and 3"
+done
+"$MEMPRISM" report --jobs 2 --model nehalem-e5504 phys.data > r2
+grep -q '^physical:  caches indexed by physical address for 100.0%' r2 ||
+	fail "the golden v2 file's model is not physically indexed: $(grep '^physical' r2)"
 
 # the figures, at --jobs 3
 la=$(grep -n '/\* @A \*/' "$src" | cut -d: -f1) lb=$(grep -n '/\* @B \*/' "$src" | cut -d: -f1)
