@@ -385,6 +385,66 @@ static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, 
 	r->last = ++am->page_tick;
 }
 
+void an_model_drop_machine(struct an_state *st)
+{
+	struct an_model *am = st->model;
+	if (!am)
+		return;
+	mp_model_free(am->m);
+	am->m = NULL;
+}
+
+size_t an_model_rows(const struct an_state *st)
+{
+	return st->model ? st->model->nrows : 0;
+}
+
+int an_model_rows_fit(const struct an_state *st, uint64_t n)
+{
+	return !st->model || n <= st->model->rows_max;
+}
+
+int an_model_rows_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap)
+{
+	struct an_model *fm = f->model;
+	const struct an_model *am = st->model;
+	if (!fm || !am || !am->nrows)
+		return 0;
+	/* in the order the process made them, after the rows of the
+	 * processes before it: the serial replay's order */
+	const struct page_row **v = malloc(am->nrows * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t j = 0; j < am->rows_cap; j++)
+		if (am->rows[j].dtlb_misses)
+			v[am->rows[j].order] = &am->rows[j];
+	int err = 0;
+	for (size_t k = 0; k < am->nrows && !err; k++) {
+		const struct page_row *w = v[k];
+		if ((fm->nrows + 1) * 2 > fm->rows_cap) {
+			size_t ncap = fm->rows_cap ? fm->rows_cap * 2 : 1024;
+			struct page_row *nr =
+				an_table_regrow(fm->rows, fm->rows_cap, ncap, sizeof(*nr), row_home_of, row_used);
+			if (!nr) {
+				err = -ENOMEM;
+				break;
+			}
+			free(fm->rows);
+			fm->rows = nr;
+			fm->rows_cap = ncap;
+		}
+		/* (a page is one process's: no other state has its row) */
+		size_t i = row_home(w->proc, w->addr >> w->shift, w->shift, w->thread, fm->rows_cap);
+		while (fm->rows[i].dtlb_misses)
+			i = (i + 1) & (fm->rows_cap - 1);
+		fm->rows[i] = *w;
+		fm->rows[i].cls = cmap[w->cls];
+		fm->rows[i].order = (uint32_t)fm->nrows++;
+	}
+	free(v);
+	return err;
+}
+
 struct page_row *anm_page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift,
 				      uint32_t thread)
 {

@@ -77,16 +77,16 @@ static int pids_distinct(const struct an_state *st)
 
 /* Whether each process's model may run in its state: each process runs on
  * a cold machine of its own in the serial replay too (an_model_proc_begin),
- * so its figures do not depend on the others'. Not with the TLB view's
- * page rows or what-if rules, which the model keeps by class (no fold for
- * them yet), nor with threads spread over cores by their index in the
- * file, which a process's state does not know. Physical addresses: the
- * translations of a (pid, page) are cached in one table, so only where
- * each process's pid is its own (no two states then touch one entry). */
+ * so its figures do not depend on the others'. Not with what-if rules,
+ * which the model matches and counts by class (no fold for them yet), nor
+ * with threads spread over cores by their index in the file, which a
+ * process's state does not know. Physical addresses: the translations of
+ * a (pid, page) are cached in one table, so only where each process's pid
+ * is its own (no two states then touch one entry). */
 static int model_apart(const struct an_state *st)
 {
 	const struct an_opts *o = st->opts;
-	return !o->page_rows && !o->npage_rules && o->thread_map != AN_MAP_SPREAD && (!st->phys || pids_distinct(st));
+	return !o->npage_rules && o->thread_map != AN_MAP_SPREAD && (!st->phys || pids_distinct(st));
 }
 
 int an_par_wanted(const struct an_state *st)
@@ -218,11 +218,11 @@ static int proc_run(struct an_par *par, uint32_t pi)
 	st->objects_live = st->objects_peak = st->procs.v[pi].map.live;
 	/* a cold machine of its own, as the serial replay gives each process
 	 * (an_model_proc_begin), for as long as its replay runs: its figures
-	 * are in its rows after it */
+	 * are in its rows and page rows after it */
 	int err = par->file->model ? an_model_init(st) : 0;
 	if (!err)
 		err = an_replay_proc(st, pi);
-	an_model_fini(st);
+	an_model_drop_machine(st); /* (its page rows wait for the fold) */
 	trace_reader_close(st->reader);
 	st->reader = NULL;
 	if (!err && par->procs[pi].pats)
@@ -385,6 +385,8 @@ static int fold(struct an_state *f, struct par_proc *pp)
 		fold_classes(f, st, smap, tmap, cmap);
 	if (!f->oom)
 		fold_ips(f, st, tmap, cmap, imap);
+	if (!f->oom && an_model_rows_fold(f, st, cmap))
+		f->oom = 1;
 	/* (serial_needed made sure no summary is in two processes) */
 	if (!f->oom && pp->pats && an_patterns_adopt(f->opts->patterns, pp->pats, cmap, tmap))
 		f->oom = 1;
@@ -442,7 +444,7 @@ static int serial_needed(const struct an_par *par)
 {
 	if (par->file->opts->patterns && threads_shared(par))
 		return 1;
-	uint64_t objects = 0, frames = 0, threads = 0, ips = 0, pairs = 0;
+	uint64_t objects = 0, frames = 0, threads = 0, ips = 0, pairs = 0, rows = 0;
 	for (size_t i = 0; i < par->n; i++) {
 		const struct an_state *st = &par->procs[i].st;
 		if (st->res->damaged || st->held_warned || st->objects_warned || st->frames_warned ||
@@ -453,10 +455,11 @@ static int serial_needed(const struct an_par *par)
 		threads += st->threads.n;
 		ips += st->ips.n;
 		pairs += st->pairs.n;
+		rows += an_model_rows(st);
 	}
 	const struct an_state *f = par->file;
 	return objects > f->objects_max || frames > f->frames_max || threads > f->threads_max || ips > f->ips_max ||
-	       pairs > f->pairs_max;
+	       pairs > f->pairs_max || !an_model_rows_fit(f, rows);
 }
 
 int an_par_replay(struct an_state *st, const uint32_t *order, const uint32_t *parent, size_t n)

@@ -42,7 +42,8 @@ done
 
 # with a model, each process's replay at once runs it on a machine of its
 # own, as the serial replay does (set sampling too: its estimated L1 hits;
-# the golden v2 file: physical addresses, two processes)
+# the TLB view's pages; the golden v2 file: physical addresses, two
+# processes)
 cp "$MP_SRC/tests/golden/v2-fork-thread-far.data" phys.data
 runs=("text" "csv" "json" "json --by process" "json --by thread" "json --by function" "json --sample-sets 4")
 for data in fork4 fork forkexec phys; do
@@ -55,7 +56,15 @@ for data in fork4 fork forkexec phys; do
 		done
 		cmp -s r1 r3 && cmp -s e1 e3 || fail "$data --model --format $run: --jobs 3 differs from --jobs 1: $(diff r1 r3 | head -5)"
 	done
-	echo "ok: $data: with a model, the same at --jobs 1 and 3"
+	# the TLB view's pages, each process's made in its state
+	for cmd in "tlb --format text" "tlb --format csv" "whatif --vs-pages 2M --format csv"; do
+		for j in 1 3; do
+			# shellcheck disable=SC2086
+			"$MEMPRISM" $cmd --jobs $j "${roi[@]}" --model nehalem-e5504 $data.data > "r$j" 2> "e$j"
+		done
+		cmp -s r1 r3 && cmp -s e1 e3 || fail "$data $cmd: --jobs 3 differs from --jobs 1: $(diff r1 r3 | head -5)"
+	done
+	echo "ok: $data: with a model, the same at --jobs 1 and 3 (report, tlb, whatif)"
 done
 "$MEMPRISM" report --jobs 2 --model nehalem-e5504 phys.data > r2
 grep -q '^physical:  caches indexed by physical address for 100.0%' r2 ||

@@ -78,14 +78,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				/* the model too (bursts, ranges, walks), over the
 				 * whole trace; a mutated length may claim a TiB, which
 				 * the model takes a line at a time: 16 MiB at most;
-				 * the last run without the TLB view, so that the
-				 * processes' models run at once */
+				 * the last run with the processes' models at once */
 				if (have_mm < 0)
 					break;
 				o.roi = NULL;
 				o.machine = &mm;
 				o.max_model_range = 1u << 24;
-				o.page_rows = run == 2; /* (the TLB view's) */
+				o.page_rows = 1; /* (the TLB view's) */
 			}
 			if (an_run(path, &o, &res) == 0)
 				an_result_free(res);
