@@ -4,8 +4,9 @@
 # The processes of one data file analysed at once: `report --jobs 1`
 # against `--jobs N` (default: one per CPU) over one file of a program that
 # forks, alternating; prints wall time, peak memory and the speedup, and
-# checks the reports are byte for byte the same (the object view and
-# --by process). Then what the machine gives at the moment: two
+# checks the reports are byte for byte the same (the object view,
+# --by process, and the object view with --model nehalem-e5504: each
+# process on a machine of its own). Then what the machine gives at the moment: two
 # `--jobs 1` reports run side by side, whose wall time over one alone's is
 # 1 when two CPUs are free and 2 when other work leaves one (the speedup
 # above cannot pass what this allows).
@@ -41,9 +42,10 @@ measure() { # label jobs args...: "wall_s rss_kb" per run into $label.$jobs
 	cat t >>"$label.$j"
 }
 med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-for label in objects processes; do
+for label in objects processes model; do
 	args=()
 	[ $label = processes ] && args=(--by process)
+	[ $label = model ] && args=(--model nehalem-e5504)
 	for ((i = 0; i < RUNS; i++)); do
 		measure $label 1 "${args[@]}"
 		measure $label "$JOBS" "${args[@]}"

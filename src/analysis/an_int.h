@@ -537,6 +537,20 @@ static inline void an_look_ahead_arm(struct an_stream *s, const struct an_objmap
 void an_model_clean(struct an_state *st, struct an_stream *s, int counted);
 /* Adds the stream's pending run of L1 hits to the tables (end of stream). */
 void an_model_stream_done(struct an_state *st, struct an_stream *s);
+/* Before a process's replay: a machine of its own, cold, unless no
+ * process ran on the current one yet (or burst sampling keeps one for the
+ * file). The last one's dirty lines are left uncounted, as at the end of a
+ * run. 0 or a negative errno. */
+int an_model_proc_begin(struct an_state *st);
+/* an_procs.c: a process's state after its replay: its machine freed, its
+ * page rows kept (an_model_drop_machine); how many rows it made; whether n
+ * rows fit the file's bound (else the serial replay decides which pages
+ * get none); its rows added to the file's f after those of the processes
+ * before it, their classes through cmap. 0 or -ENOMEM. */
+void an_model_drop_machine(struct an_state *st);
+size_t an_model_rows(const struct an_state *st);
+int an_model_rows_fit(const struct an_state *st, uint64_t n);
+int an_model_rows_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap);
 /* After the replay: adds the code addresses' pending L1 hits. */
 void an_model_finish(struct an_state *st);
 /* Burst sampling's tallies of a row until its figures are estimates, kept

@@ -11,6 +11,13 @@
  * must be warm as they were), and counts only what --roi selects. Dirty
  * lines left in the caches when the program ends were never written to
  * DRAM during the run and are not counted.
+ *
+ * Each process of the file (a forked child, an exec'd image) runs on a
+ * machine of its own, cold when it starts, as an MPI rank on its own node
+ * would: its figures are its own, not raised by what the processes
+ * replayed before it left in the caches, and its dirty lines left at its
+ * end are not counted either. Burst sampling keeps one machine for the
+ * file: its footprint estimates (an_model_burst.c) are the file's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -124,6 +131,39 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 }
 
 
+/* A machine of its own for the coming process (an_model_proc_begin), set
+ * up as an_model_init set up the first: set sampling and the writeback
+ * hook. 0 or a negative errno (the old machine stays). */
+static int machine_renew(struct an_state *st, struct an_model *am)
+{
+	struct mp_model *m = mp_model_new(st->opts->machine);
+	if (!m)
+		return -errno;
+	char err[160];
+	int e = am->sample_sets > 1 ? mp_model_sample_sets(m, (unsigned)am->sample_sets, err, sizeof(err)) : 0;
+	if (e) {
+		mp_model_free(m);
+		return e;
+	}
+	mp_model_set_writeback(m, on_writeback, am);
+	/* dirty lines left in the old machine are left at its process's end:
+	 * never written to DRAM, not counted (as at the end of the run) */
+	mp_model_free(am->m);
+	am->m = m;
+	am->fresh_seq = *mp_model_seq(m);
+	st->model_rep.seq = mp_model_seq(m);
+	return 0;
+}
+
+int an_model_proc_begin(struct an_state *st)
+{
+	struct an_model *am = st->model;
+	/* (burst sampling's estimates are the file's: one machine) */
+	if (!am || am->shared || *mp_model_seq(am->m) == am->fresh_seq)
+		return 0;
+	return machine_renew(st, am);
+}
+
 int an_model_init(struct an_state *st)
 {
 	if (!st->opts->machine)
@@ -221,6 +261,8 @@ int an_model_init(struct an_state *st)
 	mp_hashmap_init(&am->owner_index);
 	am->st = st;
 	mp_model_set_writeback(am->m, on_writeback, am);
+	am->shared = st->parts_on;
+	am->fresh_seq = *mp_model_seq(am->m);
 	st->model = am;
 	st->model_rep = (struct an_model_rep){ ~(am->line - 1), mp_model_seq(am->m) };
 	st->res->mem_origin = AN_MEM_MODELLED;
@@ -341,6 +383,66 @@ static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, 
 	r->walk_refs += o->walk_refs;
 	r->cls = cls; /* the latest object on the page */
 	r->last = ++am->page_tick;
+}
+
+void an_model_drop_machine(struct an_state *st)
+{
+	struct an_model *am = st->model;
+	if (!am)
+		return;
+	mp_model_free(am->m);
+	am->m = NULL;
+}
+
+size_t an_model_rows(const struct an_state *st)
+{
+	return st->model ? st->model->nrows : 0;
+}
+
+int an_model_rows_fit(const struct an_state *st, uint64_t n)
+{
+	return !st->model || n <= st->model->rows_max;
+}
+
+int an_model_rows_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap)
+{
+	struct an_model *fm = f->model;
+	const struct an_model *am = st->model;
+	if (!fm || !am || !am->nrows)
+		return 0;
+	/* in the order the process made them, after the rows of the
+	 * processes before it: the serial replay's order */
+	const struct page_row **v = malloc(am->nrows * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t j = 0; j < am->rows_cap; j++)
+		if (am->rows[j].dtlb_misses)
+			v[am->rows[j].order] = &am->rows[j];
+	int err = 0;
+	for (size_t k = 0; k < am->nrows && !err; k++) {
+		const struct page_row *w = v[k];
+		if ((fm->nrows + 1) * 2 > fm->rows_cap) {
+			size_t ncap = fm->rows_cap ? fm->rows_cap * 2 : 1024;
+			struct page_row *nr =
+				an_table_regrow(fm->rows, fm->rows_cap, ncap, sizeof(*nr), row_home_of, row_used);
+			if (!nr) {
+				err = -ENOMEM;
+				break;
+			}
+			free(fm->rows);
+			fm->rows = nr;
+			fm->rows_cap = ncap;
+		}
+		/* (a page is one process's: no other state has its row) */
+		size_t i = row_home(w->proc, w->addr >> w->shift, w->shift, w->thread, fm->rows_cap);
+		while (fm->rows[i].dtlb_misses)
+			i = (i + 1) & (fm->rows_cap - 1);
+		fm->rows[i] = *w;
+		fm->rows[i].cls = cmap[w->cls];
+		fm->rows[i].order = (uint32_t)fm->nrows++;
+	}
+	free(v);
+	return err;
 }
 
 struct page_row *anm_page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift,

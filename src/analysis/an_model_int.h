@@ -65,7 +65,12 @@ struct first_found {
 };
 
 struct an_model {
+	/* the machine of the process being replayed: each process of the
+	 * file runs on one of its own (an_model_proc_begin), but for burst
+	 * sampling (shared), whose footprint estimates are the file's */
 	struct mp_model *m;
+	uint64_t fresh_seq; /* mp_model_seq of m as made: nothing ran on it yet */
+	int shared;
 	MP_VEC(struct owner) owners; /* the model's owner ids index this */
 	struct mp_hashmap owner_index; /* hash of an owner (probed on) -> index */
 	uint64_t sample_sets; /* set sampling: L2/LLC modelled for 1 set in this many (1: all) */

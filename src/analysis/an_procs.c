@@ -16,6 +16,10 @@
  * stages after the replay then see the state a serial replay leaves, and
  * the result is the same byte for byte.
  *
+ * With a model, each process's state has a machine of its own, cold, for
+ * as long as its replay runs, as the serial replay gives each process one
+ * (an_model_proc_begin): its rows' modelled figures fold as its counts do.
+ *
  * A forked child starts once its parent's replay has passed the fork: its
  * parent's thread copies the map into the child's (an_replay.c), making
  * each object's class again in the child's state, and lets it go.
@@ -56,11 +60,41 @@ struct an_par {
 	int err;
 };
 
+/* 1 if no two processes have one pid (an exec'd image has its
+ * predecessor's). */
+static int pids_distinct(const struct an_state *st)
+{
+	struct mp_hashmap seen;
+	mp_hashmap_init(&seen);
+	int ok = 1;
+	for (size_t i = 0; i < st->procs.n && ok; i++) {
+		const uint64_t key = (uint64_t)st->procs.v[i].pid | 1ull << 63;
+		ok = !mp_hashmap_get(&seen, key) && !mp_hashmap_put(&seen, key, i);
+	}
+	mp_hashmap_fini(&seen);
+	return ok;
+}
+
+/* Whether each process's model may run in its state: each process runs on
+ * a cold machine of its own in the serial replay too (an_model_proc_begin),
+ * so its figures do not depend on the others'. Not with what-if rules,
+ * which the model matches and counts by class (no fold for them yet), nor
+ * with threads spread over cores by their index in the file, which a
+ * process's state does not know. Physical addresses: the translations of
+ * a (pid, page) are cached in one table, so only where each process's pid
+ * is its own (no two states then touch one entry). */
+static int model_apart(const struct an_state *st)
+{
+	const struct an_opts *o = st->opts;
+	return !o->npage_rules && o->thread_map != AN_MAP_SPREAD && (!st->phys || pids_distinct(st));
+}
+
 int an_par_wanted(const struct an_state *st)
 {
 	const struct an_opts *o = st->opts;
-	return o->jobs > 1 && st->procs.n > 1 && !st->model && !st->numa && !st->smp && !st->parts_on &&
-	       !st->replay_on && !o->on_access && !o->on_event && !o->on_dram && !st->res->damaged && !st->oom;
+	return o->jobs > 1 && st->procs.n > 1 && (!st->model || model_apart(st)) && !st->numa && !st->smp &&
+	       !st->parts_on && !st->replay_on && !o->on_access && !o->on_event && !o->on_dram && !st->res->damaged &&
+	       !st->oom;
 }
 
 struct an_state *an_par_state(struct an_par *par, uint32_t pi)
@@ -127,6 +161,9 @@ static void proc_init(struct an_par *par, uint32_t pi, size_t pos)
 	st->par = par;
 	st->procs = f->procs; /* (shared: nothing adds a process during the replay) */
 	st->streams = f->streams;
+	/* (for the model, shared: each process translates its own pid's
+	 * pages, model_apart) */
+	st->phys = f->model ? f->phys : NULL;
 	st->sym_loads = pos < 2 ? 0 : 2;
 	st->skip_max = f->skip_max;
 	st->nchunks = f->nchunks;
@@ -140,6 +177,8 @@ static void proc_init(struct an_par *par, uint32_t pi, size_t pos)
 	st->pairs_max = f->pairs_max;
 	const struct an_class *u = &f->classes.v[f->unknown_cls];
 	st->unknown_cls = an_class_by_label(st, u->kind, u->label);
+	r->mem_total = (struct an_mem){ 0 };
+	r->mem_l1_estimated = 0;
 }
 
 static void proc_fini(struct an_state *st)
@@ -163,6 +202,7 @@ static void proc_fini(struct an_state *st)
 	mp_hashmap_fini(&st->pairs);
 	trace_reader_close(st->reader);
 	st->reader = NULL;
+	an_model_fini(st);
 }
 
 /* Replays process pi into its state, on the calling thread. */
@@ -176,7 +216,13 @@ static int proc_run(struct an_par *par, uint32_t pi)
 		trace_reader_skip_checksums(st->reader);
 	/* (what it inherited: objects of its own from now on) */
 	st->objects_live = st->objects_peak = st->procs.v[pi].map.live;
-	int err = an_replay_proc(st, pi);
+	/* a cold machine of its own, as the serial replay gives each process
+	 * (an_model_proc_begin), for as long as its replay runs: its figures
+	 * are in its rows and page rows after it */
+	int err = par->file->model ? an_model_init(st) : 0;
+	if (!err)
+		err = an_replay_proc(st, pi);
+	an_model_drop_machine(st); /* (its page rows wait for the fold) */
 	trace_reader_close(st->reader);
 	st->reader = NULL;
 	if (!err && par->procs[pi].pats)
@@ -251,6 +297,7 @@ static void fold_threads(struct an_state *f, const struct an_state *st, uint32_t
 			return;
 		struct an_thread *d = &f->threads.v[tmap[i]];
 		add_counts(&d->c, &t->c);
+		an_mem_add(&d->mem, &t->mem);
 		d->allocations += t->allocations;
 		d->recorded += t->recorded;
 		d->skipped += t->skipped;
@@ -274,6 +321,7 @@ static void fold_classes(struct an_state *f, const struct an_state *st, const ui
 			return;
 		struct an_class *d = &f->classes.v[cmap[i]];
 		add_counts(&d->c, &c->c);
+		an_mem_add(&d->mem, &c->mem);
 		d->instances += c->instances;
 		d->bytes_allocated += c->bytes_allocated;
 		if (c->max_size > d->max_size)
@@ -299,6 +347,9 @@ static void fold_ips(struct an_state *f, const struct an_state *st, const uint32
 			return;
 		struct an_ip *d = &f->ips.v[imap[i]];
 		add_counts(&d->c, &ip->c);
+		an_mem_add(&d->mem, &ip->mem);
+		d->fast_l1 += ip->fast_l1; /* (added to mem by an_model_finish) */
+		d->fast_unk += ip->fast_unk;
 		if (ip->pair_n) {
 			d->pair_cls = cmap[ip->pair_cls - 1] + 1;
 			d->pair_n = ip->pair_n;
@@ -334,11 +385,17 @@ static int fold(struct an_state *f, struct par_proc *pp)
 		fold_classes(f, st, smap, tmap, cmap);
 	if (!f->oom)
 		fold_ips(f, st, tmap, cmap, imap);
+	if (!f->oom && an_model_rows_fold(f, st, cmap))
+		f->oom = 1;
 	/* (serial_needed made sure no summary is in two processes) */
 	if (!f->oom && pp->pats && an_patterns_adopt(f->opts->patterns, pp->pats, cmap, tmap))
 		f->oom = 1;
 	const struct an_result *r = st->res;
 	add_counts(&f->res->total, &r->total);
+	an_mem_add(&f->res->mem_total, &r->mem_total);
+	f->res->mem_l1_estimated += r->mem_l1_estimated;
+	f->res->refs_physical += r->refs_physical;
+	f->res->refs_thp += r->refs_thp;
 	f->res->accesses_outside_roi += r->accesses_outside_roi;
 	f->res->skipped_accesses += r->skipped_accesses;
 	f->res->allocations += r->allocations;
@@ -387,7 +444,7 @@ static int serial_needed(const struct an_par *par)
 {
 	if (par->file->opts->patterns && threads_shared(par))
 		return 1;
-	uint64_t objects = 0, frames = 0, threads = 0, ips = 0, pairs = 0;
+	uint64_t objects = 0, frames = 0, threads = 0, ips = 0, pairs = 0, rows = 0;
 	for (size_t i = 0; i < par->n; i++) {
 		const struct an_state *st = &par->procs[i].st;
 		if (st->res->damaged || st->held_warned || st->objects_warned || st->frames_warned ||
@@ -398,10 +455,11 @@ static int serial_needed(const struct an_par *par)
 		threads += st->threads.n;
 		ips += st->ips.n;
 		pairs += st->pairs.n;
+		rows += an_model_rows(st);
 	}
 	const struct an_state *f = par->file;
 	return objects > f->objects_max || frames > f->frames_max || threads > f->threads_max || ips > f->ips_max ||
-	       pairs > f->pairs_max;
+	       pairs > f->pairs_max || !an_model_rows_fit(f, rows);
 }
 
 int an_par_replay(struct an_state *st, const uint32_t *order, const uint32_t *parent, size_t n)

@@ -966,7 +966,8 @@ int an_replay_all(struct an_state *st)
 		goto out;
 	}
 	for (size_t k = 0; k < n && !err; k++)
-		err = an_replay_proc(st, order[k]);
+		if ((err = an_model_proc_begin(st)) == 0)
+			err = an_replay_proc(st, order[k]);
 out:
 	free(seen);
 	free(order);

@@ -394,9 +394,10 @@ struct an_opts {
 	/* processes of the file replayed at once, each on a thread of its own
 	 * (a program that forks writes its children into its file): 0 or 1,
 	 * one after another. The result is the same whatever the number. Only
-	 * a replay without a model, NUMA placement, samples, burst sampling or
-	 * hooks runs its processes at once (an_procs.c); the others replay
-	 * them one after another. */
+	 * a replay without NUMA placement, samples, burst sampling or hooks
+	 * runs its processes at once (an_procs.c), and with a model only
+	 * without what-if rules or AN_MAP_SPREAD; the others replay them one
+	 * after another. */
 	unsigned jobs;
 };
 

@@ -18,7 +18,7 @@ const struct cli_opt cli_opts_merge[] = {
 	  "different programs, or two of them the same rank"),
 	CLI_OPT("jobs", CLI_K_JOBS, "N",
 	  "analyse N data files at once, or N processes of one\n"
-	  "file (a program that forks; report without a model)\n"
+	  "file (a program that forks: docs/mpi.md)\n"
 	  "(default: one per CPU); the same report, memory for\n"
 	  "N analyses"),
 	CLI_END,

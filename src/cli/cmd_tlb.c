@@ -95,6 +95,7 @@ static int run(int argc, char **argv)
 		ro.check_arg = &check;
 		ao.progress = cli_progress;
 		ao.progress_arg = "modelling the trace";
+		ao.jobs = cli_jobs(); /* (a file's processes at once) */
 		int err = an_run(ro.data_path, &ao, &own);
 		res = own;
 		cli_progress_end();

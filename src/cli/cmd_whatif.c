@@ -188,6 +188,7 @@ static int run(int argc, char **argv)
 		return run_merged(argc, argv, optind, g.force, &aa, &ab, &ro, da, db, &ma, vs.have ? &mb : NULL);
 	struct an_result *ra = NULL, *rb = NULL;
 	aa.progress = ab.progress = cli_progress;
+	aa.jobs = ab.jobs = cli_jobs(); /* (a file's processes at once) */
 	aa.progress_arg = "modelling A";
 	ab.progress_arg = "modelling B";
 	int err = an_run(ro.data_path, &aa, &ra);

@@ -1,5 +1,5 @@
-# The processes of one data file replayed at once (report --jobs N): the
-# reports of fork4 (tests/rt/fork4.c: a parent and three children that
+# The processes of one data file replayed at once (report --jobs N, with
+# a model or without): the reports of fork4 (tests/rt/fork4.c: a parent and three children that
 # inherit its block A, each with a block B of its own at one site) are the
 # same, byte for byte, at --jobs 1, 2 and 3, in every view and format; A's
 # and B's rows and each process's row hold the figures the program's
@@ -39,6 +39,36 @@ for data in fork4 fork forkinherit forkexec; do
 	done
 	echo "ok: $data: every view the same at --jobs 1, 2 and 3"
 done
+
+# with a model, each process's replay at once runs it on a machine of its
+# own, as the serial replay does (set sampling too: its estimated L1 hits;
+# the TLB view's pages; the golden v2 file: physical addresses, two
+# processes)
+cp "$MP_SRC/tests/golden/v2-fork-thread-far.data" phys.data
+runs=("text" "csv" "json" "json --by process" "json --by thread" "json --by function" "json --sample-sets 4")
+for data in fork4 fork forkexec phys; do
+	roi=()
+	[ $data = fork ] && roi=(--roi work)
+	for run in "${runs[@]}"; do
+		for j in 1 3; do
+			# shellcheck disable=SC2086
+			"$MEMPRISM" report --jobs $j "${roi[@]}" --model nehalem-e5504 --format $run $data.data > "r$j" 2> "e$j"
+		done
+		cmp -s r1 r3 && cmp -s e1 e3 || fail "$data --model --format $run: --jobs 3 differs from --jobs 1: $(diff r1 r3 | head -5)"
+	done
+	# the TLB view's pages, each process's made in its state
+	for cmd in "tlb --format text" "tlb --format csv" "whatif --vs-pages 2M --format csv"; do
+		for j in 1 3; do
+			# shellcheck disable=SC2086
+			"$MEMPRISM" $cmd --jobs $j "${roi[@]}" --model nehalem-e5504 $data.data > "r$j" 2> "e$j"
+		done
+		cmp -s r1 r3 && cmp -s e1 e3 || fail "$data $cmd: --jobs 3 differs from --jobs 1: $(diff r1 r3 | head -5)"
+	done
+	echo "ok: $data: with a model, the same at --jobs 1 and 3 (report, tlb, whatif)"
+done
+"$MEMPRISM" report --jobs 2 --model nehalem-e5504 phys.data > r2
+grep -q '^physical:  caches indexed by physical address for 100.0%' r2 ||
+	fail "the golden v2 file's model is not physically indexed: $(grep '^physical' r2)"
 
 # the figures, at --jobs 3
 la=$(grep -n '/\* @A \*/' "$src" | cut -d: -f1) lb=$(grep -n '/\* @B \*/' "$src" | cut -d: -f1)

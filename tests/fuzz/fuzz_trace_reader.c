@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static int have_mm;
 		if (!have_mm)
 			have_mm = mp_machine_preset("nehalem-e5504", &mm) == 0 ? 1 : -1;
-		for (int run = 0; run < 3; run++) {
+		for (int run = 0; run < 4; run++) {
 			struct an_result *res = NULL;
 			/* a mutated count may claim any amount: the bounds on
 			 * what the analysis holds, lowered, keep it within the
@@ -73,11 +73,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct an_opts o = { .roi = "kernel", .skip_checksums = run > 0, .bounds_shift = 6 };
 			/* (a file of several processes: replayed at once, and
 			 * again serially when they find damage: an_procs.c) */
-			o.jobs = run == 1 ? 2 : 0;
-			if (run == 2) {
+			o.jobs = run == 1 || run == 3 ? 2 : 0;
+			if (run >= 2) {
 				/* the model too (bursts, ranges, walks), over the
 				 * whole trace; a mutated length may claim a TiB, which
-				 * the model takes a line at a time: 16 MiB at most */
+				 * the model takes a line at a time: 16 MiB at most;
+				 * the last run with the processes' models at once */
 				if (have_mm < 0)
 					break;
 				o.roi = NULL;
