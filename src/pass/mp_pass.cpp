@@ -402,21 +402,16 @@ void findHotLoops(Loop *L, SmallVectorImpl<HotLoop> &out)
  */
 constexpr unsigned kInlineLoopMaxSites = 256;
 
-void limitLoopSites(ArrayRef<Instruction *> work, size_t first, LoopInfo &LI, ArrayRef<HotLoop> hot,
-		    DenseSet<Instruction *> &cold, DenseMap<Instruction *, unsigned> &inHot)
+// The call-free loops among the sites `work` that keep their sites inline
+// within `budget` (lowered by theirs), whole loops, innermost first.
+DenseSet<unsigned> keepDeepestLoops(ArrayRef<Instruction *> work, ArrayRef<HotLoop> hot,
+				    const DenseMap<Instruction *, unsigned> &inHot, unsigned &budget)
 {
-	unsigned budget = kInlineLoopMaxSites, inLoops = 0;
-	for (size_t k = first; k < work.size(); k++)
-		if (LI.getLoopFor(work[k]->getParent()))
-			inLoops++;
-	if (inLoops <= budget)
-		return;
-	// sites per call-free loop, innermost loops first
 	DenseMap<unsigned, unsigned> perHot;
-	for (size_t k = first; k < work.size(); k++)
-		if (auto h = inHot.find(work[k]); h != inHot.end())
+	for (Instruction *I : work)
+		if (auto h = inHot.find(I); h != inHot.end())
 			perHot[h->second]++;
-	SmallVector<unsigned, 16> order;
+	SmallVector<unsigned, 64> order;
 	for (auto &[h, n] : perHot)
 		order.push_back(h);
 	llvm::sort(order, [&](unsigned a, unsigned b) {
@@ -429,6 +424,19 @@ void limitLoopSites(ArrayRef<Instruction *> work, size_t first, LoopInfo &LI, Ar
 			budget -= perHot[h];
 			keep.insert(h);
 		}
+	return keep;
+}
+
+void limitLoopSites(ArrayRef<Instruction *> work, size_t first, LoopInfo &LI, ArrayRef<HotLoop> hot,
+		    DenseSet<Instruction *> &cold, DenseMap<Instruction *, unsigned> &inHot)
+{
+	unsigned budget = kInlineLoopMaxSites, inLoops = 0;
+	for (size_t k = first; k < work.size(); k++)
+		if (LI.getLoopFor(work[k]->getParent()))
+			inLoops++;
+	if (inLoops <= budget)
+		return;
+	DenseSet<unsigned> keep = keepDeepestLoops(work.drop_front(first), hot, inHot, budget);
 	for (size_t k = first; k < work.size(); k++) {
 		if (!LI.getLoopFor(work[k]->getParent()))
 			continue;
@@ -474,23 +482,7 @@ void limitModuleSites(ArrayRef<Instruction *> work, ArrayRef<HotLoop> hot, Dense
 	size_t inlined = work.size() - cold.size();
 	if (inlined <= budget)
 		return;
-	DenseMap<unsigned, unsigned> perHot;
-	for (Instruction *I : work)
-		if (auto h = inHot.find(I); h != inHot.end())
-			perHot[h->second]++;
-	SmallVector<unsigned, 64> order;
-	for (auto &[h, n] : perHot)
-		order.push_back(h);
-	llvm::sort(order, [&](unsigned a, unsigned b) {
-		unsigned da = hot[a].loop->getLoopDepth(), db = hot[b].loop->getLoopDepth();
-		return da != db ? da > db : a < b;
-	});
-	DenseSet<unsigned> keep;
-	for (unsigned h : order)
-		if (perHot[h] <= budget) {
-			budget -= perHot[h];
-			keep.insert(h);
-		}
+	DenseSet<unsigned> keep = keepDeepestLoops(work, hot, inHot, budget);
 	for (Instruction *I : work) {
 		if (cold.count(I) || inHot.count(I) || !inSmall.count(I))
 			continue;
