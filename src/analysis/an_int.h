@@ -699,6 +699,9 @@ void an_class_add_thread(struct an_class *c, uint32_t thread);
 void an_class_add_instance(struct an_state *st, uint32_t cls, uint64_t size, uint32_t thread);
 /* Frees what the class owns (not c itself). */
 void an_class_free_fields(struct an_class *c);
+/* Frees the registry's classes, stacks, threads and code addresses and
+ * their indexes (a file's state, or one process's in an_procs.c). */
+void an_registry_fini(struct an_state *st);
 /* The st->stacks index of the n frames of process proc, interned;
  * UINT32_MAX past the file's bound (warned) or on ENOMEM. */
 uint32_t an_stack_intern(struct an_state *st, uint32_t proc, const uint64_t *frames, int n);

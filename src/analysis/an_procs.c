@@ -183,22 +183,10 @@ static void proc_init(struct an_par *par, uint32_t pi, size_t pos)
 
 static void proc_fini(struct an_state *st)
 {
-	for (size_t i = 0; i < st->classes.n; i++)
-		an_class_free_fields(&st->classes.v[i]);
-	mp_vec_free(&st->classes);
-	mp_vec_free(&st->class_stack);
-	for (size_t i = 0; i < st->stacks.n; i++)
-		free(st->stacks.v[i].frames);
-	mp_vec_free(&st->stacks);
-	mp_vec_free(&st->threads);
-	mp_vec_free(&st->ips);
+	an_registry_fini(st);
 	for (size_t i = 0; i < st->warnings.n; i++)
 		free(st->warnings.v[i]);
 	mp_vec_free(&st->warnings);
-	mp_hashmap_fini(&st->class_index);
-	mp_hashmap_fini(&st->stack_index);
-	mp_hashmap_fini(&st->thread_index);
-	mp_hashmap_fini(&st->ip_index);
 	mp_hashmap_fini(&st->pairs);
 	trace_reader_close(st->reader);
 	st->reader = NULL;

@@ -113,6 +113,23 @@ void an_class_free_fields(struct an_class *c)
 	free(c->stack);
 }
 
+void an_registry_fini(struct an_state *st)
+{
+	for (size_t i = 0; i < st->classes.n; i++)
+		an_class_free_fields(&st->classes.v[i]);
+	mp_vec_free(&st->classes);
+	mp_vec_free(&st->class_stack);
+	for (size_t i = 0; i < st->stacks.n; i++)
+		free(st->stacks.v[i].frames);
+	mp_vec_free(&st->stacks);
+	mp_vec_free(&st->threads);
+	mp_vec_free(&st->ips);
+	mp_hashmap_fini(&st->class_index);
+	mp_hashmap_fini(&st->stack_index);
+	mp_hashmap_fini(&st->thread_index);
+	mp_hashmap_fini(&st->ip_index);
+}
+
 /* Stacks that differ only below the allocation site (or in wrappers) get
  * the same label: one row. */
 

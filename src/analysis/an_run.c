@@ -43,15 +43,7 @@ static void state_fini(struct an_state *st)
 		mp_hashmap_fini(&st->streams.v[i].stack_ids);
 	}
 	mp_vec_free(&st->streams);
-	for (size_t i = 0; i < st->classes.n; i++)
-		an_class_free_fields(&st->classes.v[i]);
-	mp_vec_free(&st->classes);
-	mp_vec_free(&st->class_stack);
-	for (size_t i = 0; i < st->stacks.n; i++)
-		free(st->stacks.v[i].frames);
-	mp_vec_free(&st->stacks);
-	mp_vec_free(&st->threads);
-	mp_vec_free(&st->ips);
+	an_registry_fini(st);
 	mp_vec_free(&st->parts);
 	mp_hashmap_fini(&st->part_index);
 	an_samples_free(st);
@@ -59,10 +51,6 @@ static void state_fini(struct an_state *st)
 		free(st->warnings.v[i]);
 	mp_vec_free(&st->warnings);
 	mp_hashmap_fini(&st->proc_index);
-	mp_hashmap_fini(&st->class_index);
-	mp_hashmap_fini(&st->stack_index);
-	mp_hashmap_fini(&st->thread_index);
-	mp_hashmap_fini(&st->ip_index);
 	mp_hashmap_fini(&st->pairs);
 	an_model_fini(st);
 	an_numa_fini(st);
