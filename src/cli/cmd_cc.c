@@ -2,6 +2,7 @@
 /* `memprism cc` / `memprism c++`: run clang with instrumentation added;
  * `memprism gcc` / `memprism g++`: gcc with its ThreadSanitizer calls. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,9 @@
 	"treated it.\n\n"                                                                                             \
 	"environment (docs/environment.md):\n"                                                                       \
 	"  " MP_ENV_INSTRUMENT "=inline|sancov   choose the instrumentation\n"                                      \
+	"  " MP_ENV_INLINE_SITES "=N   at most N access sites of a source file get the\n"                          \
+	"                               inline path, the rest call the runtime\n"                                  \
+	"                               (default 5000; 0: every site a call)\n"                                     \
 	"  " MP_ENV_CC " / " MP_ENV_CXX "   the clang to use (default: clang-16, then\n"                           \
 	"                               others; implies sancov)\n"
 
@@ -79,6 +83,17 @@ static int run_cc(int argc, char **argv, int cxx)
 	if (err) {
 		cli_error("%s (is memprism installed completely?)", mp_strerror(err));
 		return 2;
+	}
+	/* checked here: inside clang the plugin could only fail the build */
+	const char *sites = getenv(MP_ENV_INLINE_SITES);
+	if (sites && *sites) {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(sites, &end, 10);
+		if (*end || errno || sites[0] == '-' || n > UINT_MAX) {
+			cli_error(MP_ENV_INLINE_SITES "=%s: wants a number of access sites (0 or more)", sites);
+			return 2;
+		}
 	}
 	char **av = mp_cc_argv(&paths, cxx, argc - 1, argv + 1);
 	if (!av && errno == EINVAL) {

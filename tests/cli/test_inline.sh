@@ -48,6 +48,14 @@ counts() { # object kind, accesses, loads, stores, bytes: the program's name and
 }
 diff -u <(counts t-O2.data) <(counts tcalls.data) || fail "counts differ between inline sites and calls"
 echo "ok: every site a call, counts identical"
+for bad in abc -1 12x 99999999999; do
+	if MEMPRISM_INLINE_SITES=$bad "$MEMPRISM" cc -O2 -c "$c" -o bad.o 2> bad_err.txt; then
+		fail "MEMPRISM_INLINE_SITES=$bad accepted"
+	fi
+	grep -q "MEMPRISM_INLINE_SITES=$bad: wants a number of access sites" bad_err.txt ||
+		fail "no clear message for MEMPRISM_INLINE_SITES=$bad: $(cat bad_err.txt)"
+done
+echo "ok: a bad MEMPRISM_INLINE_SITES is refused before the compiler runs"
 
 # Loops: the epoch is checked once per iteration only where nothing in the
 # loop synchronizes with another thread (the pass says which, by line).
