@@ -152,7 +152,7 @@ static int machine_renew(struct an_state *st, struct an_model *am)
 	am->m = m;
 	am->fresh_seq = *mp_model_seq(m);
 	st->model_rep.seq = mp_model_seq(m);
-	return 0;
+	return anm_checks_renew(st, am);
 }
 
 int an_model_proc_begin(struct an_state *st)
@@ -260,10 +260,15 @@ int an_model_init(struct an_state *st)
 	}
 	mp_hashmap_init(&am->owner_index);
 	am->st = st;
+	st->model = am;
+	int e = anm_checks_init(st, am);
+	if (e) {
+		an_model_fini(st);
+		return e;
+	}
 	mp_model_set_writeback(am->m, on_writeback, am);
 	am->shared = st->parts_on;
 	am->fresh_seq = *mp_model_seq(am->m);
-	st->model = am;
 	st->model_rep = (struct an_model_rep){ ~(am->line - 1), mp_model_seq(am->m) };
 	st->res->mem_origin = AN_MEM_MODELLED;
 	return 0;
@@ -275,6 +280,7 @@ void an_model_fini(struct an_state *st)
 	if (!am)
 		return;
 	mp_model_free(am->m);
+	anm_checks_fini(am);
 	free(am->rule_hits);
 	mp_vec_free(&am->cls_shift);
 	mp_vec_free(&am->cls_rule);
@@ -658,6 +664,8 @@ void an_model_finish(struct an_state *st)
 	if (!am)
 		return;
 	am->llc_filled = mp_model_turned_share(am->m);
+	if (anm_checks_result(st, am))
+		st->oom = 1;
 	if (am->first_on) {
 		anm_burst_window(st, am, 1);
 		/* (before the flush below takes the lines and their marks) */
@@ -1040,6 +1048,8 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		else
 			skip = mp_model_access_lines(am->m, core, s->proc, a, paddr, (unsigned)n, r->write, shift,
 						     owner, skipping && k > 0 && k + n <= skip_end, &o, lv);
+		if (am->nchecks)
+			anm_checks_translate(st, am, s, cls, core, a, cshift, shift, counted);
 		if (st->phys && counted) {
 			s->refs_physical += paddr ? n : 0;
 			s->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED ? n : 0;

@@ -170,6 +170,8 @@ struct an_model {
 	double llc_filled; /* the LLC's sets that evicted, before the end's flush */
 	struct an_stream *cur; /* the stream whose access is being modelled */
 	struct an_state *st;
+	struct anm_check *checks; /* an_opts.walk_checks' (an_model_checks.c) */
+	size_t nchecks;
 };
 
 #define AS_MAPPED 1 /* anm_class_shift: the page size the page was mapped with */
@@ -211,6 +213,20 @@ static inline int span_whole(const struct an_state *st, uint32_t cls)
 unsigned anm_class_shift(struct an_state *st, struct an_model *am, uint32_t cls);
 /* The page's row (page_count), NULL if it has none. */
 struct page_row *anm_page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift, uint32_t thread);
+
+/* an_model_checks.c: page-walk what-ifs beside the model
+ * (an_opts.walk_checks; none under burst sampling). Init, and renew with
+ * the run's machine (an_model_proc_begin): 0 or a negative errno. */
+int anm_checks_init(struct an_state *st, struct an_model *am);
+int anm_checks_renew(struct an_state *st, struct an_model *am);
+void anm_checks_fini(struct an_model *am);
+/* A reference the run's model made (its first line, for a call of
+ * mp_model_access_lines), in class cls of page shift cshift (as
+ * anm_class_shift gave it) and shift (the size it was modelled in). */
+void anm_checks_translate(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
+			  unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted);
+/* The checks' walks into an_result.check_walks: 0 or -ENOMEM. */
+int anm_checks_result(struct an_state *st, const struct an_model *am);
 
 /* an_model_burst.c: burst sampling */
 /* The model's callbacks (mp_model_track_same, mp_model_track_first,

@@ -79,6 +79,7 @@ static int pids_distinct(const struct an_state *st)
  * a cold machine of its own in the serial replay too (an_model_proc_begin),
  * so its figures do not depend on the others'. Not with what-if rules,
  * which the model matches and counts by class (no fold for them yet), nor
+ * walk checks (an_model_checks.c, no fold either), nor
  * with threads spread over cores by their index in the file, which a
  * process's state does not know. Physical addresses: the translations of
  * a (pid, page) are cached in one table, so only where each process's pid
@@ -86,7 +87,7 @@ static int pids_distinct(const struct an_state *st)
 static int model_apart(const struct an_state *st)
 {
 	const struct an_opts *o = st->opts;
-	return !o->npage_rules && o->thread_map != AN_MAP_SPREAD && (!st->phys || pids_distinct(st));
+	return !o->npage_rules && !o->nwalk_checks && o->thread_map != AN_MAP_SPREAD && (!st->phys || pids_distinct(st));
 }
 
 int an_par_wanted(const struct an_state *st)

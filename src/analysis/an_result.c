@@ -231,6 +231,7 @@ void an_result_free(struct an_result *r)
 		free(r->procs[i].exe);
 	free(r->procs);
 	free(r->pages);
+	free(r->check_walks);
 	free(r->class_map);
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);

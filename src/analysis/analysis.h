@@ -226,6 +226,7 @@ struct an_result {
 	 * hit or miss was estimated, not modelled (MP_MODEL_SKIPPED) */
 	uint64_t mem_l1_estimated;
 	struct an_mem mem_total;
+	uint64_t *check_walks; /* an_opts.walk_checks' walks, nwalk_checks of them; NULL: not made */
 	uint64_t accesses_outside_roi;
 	char **warnings;
 	size_t nwarnings;
@@ -353,6 +354,16 @@ struct an_opts {
 	 * machine allows, which leaves every walk as it is (the TLBs see every
 	 * reference) at a fraction of the cost */
 	int walks_only;
+	/* model: what-ifs of page sizes that count page walks alone, made in
+	 * the same replay beside the run's own model: check i is the run with
+	 * walk_checks[i] ahead of page_rules (the first rule), and the walks
+	 * of all its counted references go to an_result.check_walks[i]. Each
+	 * has TLBs of its own fed the same references (mp_model_translate:
+	 * which references walk depends on the TLBs alone), so K checks cost
+	 * one replay instead of K. Not under burst sampling, whose walks are
+	 * estimates scaled by thread (check_walks stays NULL). */
+	const struct an_page_rule *walk_checks;
+	size_t nwalk_checks;
 	/* NUMA placement (an_numa.h); NULL: only when the trace recorded --numa */
 	const struct an_numa_opts *numa;
 	/* stream consumers (NULL: none); called in replay order */

@@ -8,6 +8,7 @@
 
 #include "analysis/analysis.h"
 #include "model/machine.h"
+#include "report/report.h"
 
 #include "cli/cli_opt.h"
 
@@ -57,16 +58,21 @@ struct rp_machine;
 const struct rp_machine *cli_rp_machine(const struct mp_machine *m, struct rp_machine *out);
 /* After a run that read the trace: what `host` had to guess (cli_note). */
 void cli_model_note(const struct cli_model *m);
-/* The what-if behind a page-walk finding (rp_opts.check_pages, arg a
+/* The what-ifs behind page-walk findings (rp_opts.check_pages, arg a
  * struct cli_check): the trace at path analysed again with ao's options
- * and model's, plus WHAT in pages of 1 << shift bytes, its rule first. */
+ * and model's, each check's WHAT in pages of 1 << shift bytes as if its
+ * rule came first; all in one replay (an_opts.walk_checks) but for a
+ * burst-sampled file. The last answer is kept for the same checks. */
 struct cli_check {
 	const char *path;
 	struct an_opts ao; /* the command's, before its hooks */
 	const struct cli_model *model;
+	int done;
+	size_t n;
+	struct rp_walk_check checks[8];
+	uint64_t walks[8];
 };
-struct an_mem;
-int cli_check_pages(void *arg, const char *what, unsigned shift, struct an_mem *total);
+int cli_check_pages(void *arg, size_t n, const struct rp_walk_check *checks, uint64_t *walks);
 
 /* The option groups the commands that analyse a recording share
  * (cli_group.c), each parsed in one place; the rows, with their help, are

@@ -211,35 +211,78 @@ int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 	return 0;
 }
 
-int cli_check_pages(void *arg, const char *what, unsigned shift, struct an_mem *total)
+/* One run of the checks' file with the command's model options and the
+ * rules in first (the burst-sampled file's checks, one by one), or with
+ * the checks beside the model (walk_checks: all at once); walks_only. */
+static int check_run(const struct cli_check *k, const struct rp_walk_check *first, const struct an_page_rule *checks,
+		     size_t n, struct an_result **r)
 {
-	const struct cli_check *k = arg;
 	const struct cli_model *a = k->model;
 	static struct cli_model b; /* large: not on the stack */
-	if (a->nrules >= CLI_MAX_PAGE_RULES)
+	if (first && a->nrules >= CLI_MAX_PAGE_RULES)
 		return -ENOSPC;
 	b = *a;
-	snprintf(b.patterns[0], sizeof(b.patterns[0]), "%s", what);
-	b.rules[0] = (struct an_page_rule){ b.patterns[0], shift };
-	for (size_t i = 0; i < a->nrules; i++) {
-		snprintf(b.patterns[i + 1], sizeof(b.patterns[i + 1]), "%s", a->rules[i].pattern);
-		b.rules[i + 1] = (struct an_page_rule){ b.patterns[i + 1], a->rules[i].shift };
+	size_t at = 0;
+	if (first) {
+		snprintf(b.patterns[0], sizeof(b.patterns[0]), "%s", first->what);
+		b.rules[at++] = (struct an_page_rule){ b.patterns[0], first->shift };
 	}
-	b.nrules = a->nrules + 1;
+	for (size_t i = 0; i < a->nrules; i++, at++) {
+		snprintf(b.patterns[at], sizeof(b.patterns[at]), "%s", a->rules[i].pattern);
+		b.rules[at] = (struct an_page_rule){ b.patterns[at], a->rules[i].shift };
+	}
+	b.nrules = at;
 	struct an_opts ao = k->ao;
 	ao.page_rows = 0;
 	if (cli_model_apply(&b, &ao, 1))
 		return -EINVAL;
 	ao.walks_only = 1; /* (the check compares walks alone) */
+	ao.walk_checks = checks;
+	ao.nwalk_checks = n;
 	ao.progress = cli_progress;
-	ao.progress_arg = "checking a finding's what-if";
-	struct an_result *r = NULL;
-	int err = an_run(k->path, &ao, &r);
+	ao.progress_arg = n > 1 ? "checking the findings' what-ifs" : "checking a finding's what-if";
+	int err = an_run(k->path, &ao, r);
 	cli_progress_end();
-	if (!err)
-		*total = r->mem_total;
-	an_result_free(r);
 	return err;
+}
+
+int cli_check_pages(void *arg, size_t n, const struct rp_walk_check *checks, uint64_t *walks)
+{
+	struct cli_check *k = arg;
+	/* (the same findings shown twice, as text and as the HTML page's
+	 * JSON, are checked once) */
+	if (k->done && n == k->n && !memcmp(checks, k->checks, n * sizeof(*checks))) {
+		memcpy(walks, k->walks, n * sizeof(*walks));
+		return 0;
+	}
+	if (n > sizeof(k->checks) / sizeof(k->checks[0]))
+		return -ENOSPC;
+	struct an_page_rule rules[sizeof(k->checks) / sizeof(k->checks[0])];
+	for (size_t i = 0; i < n; i++)
+		rules[i] = (struct an_page_rule){ checks[i].what, checks[i].shift };
+	struct an_result *r = NULL;
+	int err = check_run(k, NULL, rules, n, &r);
+	if (!err && r->check_walks)
+		memcpy(walks, r->check_walks, n * sizeof(*walks));
+	else if (!err) {
+		/* burst-sampled: each check's walks are its own run's
+		 * estimates, scaled by thread */
+		for (size_t i = 0; i < n && !err; i++) {
+			an_result_free(r);
+			r = NULL;
+			err = check_run(k, &checks[i], NULL, 0, &r);
+			if (!err)
+				walks[i] = r->mem_total.walks;
+		}
+	}
+	an_result_free(r);
+	if (err)
+		return err;
+	k->done = 1;
+	k->n = n;
+	memcpy(k->checks, checks, n * sizeof(*checks));
+	memcpy(k->walks, walks, n * sizeof(*walks));
+	return 0;
 }
 
 const struct rp_machine *cli_rp_machine(const struct mp_machine *m, struct rp_machine *out)

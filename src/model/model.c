@@ -757,8 +757,11 @@ static uint64_t pt_key(unsigned space, unsigned level, uint64_t va, unsigned lin
 	return PT_BIT | (uint64_t)space << SPACE_SHIFT | ((uint64_t)level << 40 | entry) >> line_shift;
 }
 
+/* (walk_loads: the walk's paging-structure loads go through the caches;
+ * 0 for mp_model_translate, which models the TLBs alone) */
 static inline __attribute__((always_inline)) void translate(struct mp_model *m, unsigned k, unsigned space, uint64_t va,
-							    int ps, uint32_t owner, struct mp_model_out *out)
+							    int ps, uint32_t owner, struct mp_model_out *out,
+							    int walk_loads)
 {
 	struct model_core *c = &m->core[k];
 	static const unsigned shift[MP_PAGE_SIZES] = { 12, 21, 30 };
@@ -827,11 +830,13 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 			 * adds no cycles and no DRAM read. The walker owns the
 			 * line: a clean line's owner is only whom
 			 * mp_model_track_first reports its first fill to) */
-			unsigned lv = line_ref(m, k, pt_key(space, lvl, va & VA_MASK, m->line_shift), 0, owner);
 			out->walk_refs++;
-			if (lv == MP_LVL_LOCAL_DRAM)
-				out->walk_dram++;
-			out->latency += level_latency(mm, lv);
+			if (walk_loads) {
+				unsigned lv = line_ref(m, k, pt_key(space, lvl, va & VA_MASK, m->line_shift), 0, owner);
+				if (lv == MP_LVL_LOCAL_DRAM)
+					out->walk_dram++;
+				out->latency += level_latency(mm, lv);
+			}
 			if (lvl > leaf) {
 				/* a non-leaf entry read: cache it (psc index 4-lvl). The
 				 * lookup above missed it (the walk starts below the deepest
@@ -985,7 +990,7 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	m->seq++;
 	out->walk_refs = out->walk_dram = 0;
 	out->latency = 0;
-	translate(m, core, space, addr, ps, owner, out);
+	translate(m, core, space, addr, ps, owner, out, 1);
 	out->level = (uint8_t)line_ref(m, core, key, write, owner);
 	out->latency += level_latency(&m->mach, out->level);
 	/* (translate made the page the core's last DTLB entry, and line_ref,
@@ -994,6 +999,16 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	 * written down through inclusive levels, have taken the line out) */
 	const struct model_core *c = &m->core[core];
 	out->again = *mc_tag(&c->l1, c->last_idx) == key + 1 ? (uint8_t)repeatable_now(c, owner) : 0;
+}
+
+void mp_model_translate(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, unsigned page_shift,
+			struct mp_model_out *out)
+{
+	if (core >= m->ncores)
+		core %= m->ncores;
+	int ps = page_shift >= 30 ? MP_PAGE_1G : page_shift >= 21 ? MP_PAGE_2M : MP_PAGE_4K;
+	*out = (struct mp_model_out){ .level = MP_LVL_UNKNOWN };
+	translate(m, core, space & 0xffff, addr & VA_MASK, ps, MP_MODEL_NO_OWNER, out, 0);
 }
 
 uint64_t mp_model_set_bytes(const struct mp_model *m)

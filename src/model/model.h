@@ -81,6 +81,19 @@ unsigned mp_model_ncores(const struct mp_model *m);
 void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr, int write,
 		     unsigned page_shift, uint32_t owner, struct mp_model_out *out);
 
+/* The translation alone of a reference mp_model_access would make (the
+ * same arguments): the DTLBs, STLB and paging-structure caches change as
+ * there, the walk's loads are not made (the caches stay as they are).
+ * out->tlb and out->walk_refs as mp_model_access gives them; level
+ * MP_LVL_UNKNOWN, walk_dram 0. Which references walk depends on the TLBs
+ * alone, so a model fed only this, with the same references, walks where
+ * one fed mp_model_access does: a what-if on page sizes that only counts
+ * walks needs no caches. A repeat mp_model_access answers without a
+ * translation (out.again) is a DTLB hit that changes nothing here too,
+ * and need not be made. */
+void mp_model_translate(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, unsigned page_shift,
+			struct mp_model_out *out);
+
 /* Host memory a core's references beyond its L1 may read: its L2's sets
  * and its socket's LLC's, in bytes. */
 uint64_t mp_model_set_bytes(const struct mp_model *m);

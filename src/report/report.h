@@ -37,6 +37,13 @@ struct rp_machine {
 	uint64_t tlb_4k, tlb_2m;
 };
 
+/* A page-walk finding's what-if (rp_opts.check_pages): the objects whose
+ * label contains `what`, in pages of 1 << shift bytes. */
+struct rp_walk_check {
+	char what[256];
+	unsigned shift;
+};
+
 struct rp_opts {
 	enum rp_by by;
 	enum rp_format format;
@@ -53,11 +60,12 @@ struct rp_opts {
 	const char *const *model_args;
 	size_t nmodel_args;
 	int color; /* text: ANSI colours (a terminal that wants them) */
-	/* Checks a page-walk finding before it is shown: the model run again
-	 * with the objects whose label contains `what` in pages of 1 << shift
-	 * bytes; 0 and that run's totals in *total, or -errno. NULL: findings
-	 * are shown unchecked. */
-	int (*check_pages)(void *arg, const char *what, unsigned shift, struct an_mem *total);
+	/* Checks the page-walk findings before they are shown: for each i
+	 * below n, the model run again with the objects whose label contains
+	 * checks[i].what in pages of 1 << checks[i].shift bytes; 0 and each
+	 * run's page walks in walks[i], or -errno. NULL: findings are shown
+	 * unchecked. */
+	int (*check_pages)(void *arg, size_t n, const struct rp_walk_check *checks, uint64_t *walks);
 	void *check_arg;
 	/* the result is this merge's (several data files: an_merge.h): the
 	 * object view adds each row's spread over the files, and the rank

@@ -150,28 +150,40 @@ static int by_share(const void *x, const void *y)
 	return a->kind < b->kind ? -1 : a->kind > b->kind;
 }
 
-/* The what-if of a page-walk finding, run (o->check_pages): the change is
- * advised only if at least half the object's walks leave the total; moved
- * onto its neighbours (a few small blocks in huge pages among others in
- * small ones) they do not. Its figures go after the change. */
-static void check_walks(const struct rp_opts *o, const struct an_class *c, const struct an_mem *t, unsigned shift,
-			struct rp_advice *a)
+/* The what-ifs of the page-walk findings among out[0..n), run at once
+ * (o->check_pages): a change is advised only if at least half the
+ * object's walks leave the total; moved onto its neighbours (a few small
+ * blocks in huge pages among others in small ones) they do not. Its
+ * figures go after the change. */
+static void check_walks(const struct rp_opts *o, const struct an_mem *t, struct rp_advice *out, size_t n)
 {
-	char what[256], wa[32], wb[32];
-	struct an_mem tb;
-	advice_what(what, sizeof(what), c);
-	if (!o->check_pages || o->check_pages(o->check_arg, what, shift, &tb))
+	struct rp_walk_check checks[RP_ADVICE_MAX];
+	struct rp_advice *of[RP_ADVICE_MAX];
+	uint64_t walks[RP_ADVICE_MAX];
+	size_t k = 0;
+	for (size_t i = 0; i < n && k < RP_ADVICE_MAX; i++)
+		if (out[i].kind == RP_ADV_WALKS) {
+			advice_what(checks[k].what, sizeof(checks[k].what), out[i].cls);
+			checks[k].shift = out[i].shift;
+			of[k++] = &out[i];
+		}
+	if (!k || !o->check_pages || o->check_pages(o->check_arg, k, checks, walks))
 		return;
-	a->walks_a = t->walks;
-	a->walks_b = tb.walks;
-	uint64_t gone = t->walks > tb.walks ? t->walks - tb.walks : 0;
-	a->verdict = 2 * gone >= c->mem.walks ? 1 : -1;
-	snprintf(a->checked, sizeof(a->checked), "in %s pages, all page walks %s -> %s (%+.1f%%)",
-		 shift == 30 ? "1 GiB" : "2 MiB", rp_grouped(wa, sizeof(wa), t->walks), rp_grouped(wb, sizeof(wb), tb.walks),
-		 t->walks ? 100.0 * ((double)tb.walks - (double)t->walks) / (double)t->walks : 0.0);
-	size_t n = strlen(a->fix);
-	if (a->verdict > 0)
-		snprintf(a->fix + n, sizeof(a->fix) - n, "; checked by the model: %s", a->checked);
+	for (size_t j = 0; j < k; j++) {
+		struct rp_advice *a = of[j];
+		char wa[32], wb[32];
+		a->walks_a = t->walks;
+		a->walks_b = walks[j];
+		uint64_t gone = t->walks > walks[j] ? t->walks - walks[j] : 0;
+		a->verdict = 2 * gone >= a->cls->mem.walks ? 1 : -1;
+		snprintf(a->checked, sizeof(a->checked), "in %s pages, all page walks %s -> %s (%+.1f%%)",
+			 a->shift == 30 ? "1 GiB" : "2 MiB", rp_grouped(wa, sizeof(wa), t->walks),
+			 rp_grouped(wb, sizeof(wb), walks[j]),
+			 t->walks ? 100.0 * ((double)walks[j] - (double)t->walks) / (double)t->walks : 0.0);
+		size_t len = strlen(a->fix);
+		if (a->verdict > 0)
+			snprintf(a->fix + len, sizeof(a->fix) - len, "; checked by the model: %s", a->checked);
+	}
 }
 
 static void walks_finding(const struct rp_opts *o, const struct an_class *c, const struct an_mem *t,
@@ -220,7 +232,7 @@ static void walks_finding(const struct rp_opts *o, const struct an_class *c, con
 			 "and madvise(p, size, MADV_HUGEPAGE) before its first touch, or set transparent huge "
 			 "pages to always%s%s%s",
 			 hint[0] ? "; `" : "", hint, hint[0] ? "` estimates the change" : "");
-	check_walks(o, c, t, beyond ? 30 : 21, a);
+	a->shift = beyond ? 30 : 21;
 }
 
 static void passes_finding(const struct rp_opts *o, const struct an_class *c, const struct an_pattern *p,
@@ -355,7 +367,6 @@ size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsign
 			a.value = ratio(x->walks, x->refs);
 			walks_finding(o, c, t, &a);
 			add(out, cap, &n, &a);
-			a.verdict = 0; /* (the what-if was this finding's) */
 		}
 		uint64_t nlines = (c->bytes_allocated + line - 1) / line;
 		uint64_t misses = x->refs - x->level[MP_LVL_L1], k = p ? (uint64_t)llabs(p->stride) / line : 0;
@@ -399,6 +410,7 @@ size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsign
 			add(out, cap, &n, &a);
 		}
 	}
+	check_walks(o, t, out, n);
 	qsort(out, n, sizeof(*out), by_share);
 	return n;
 }

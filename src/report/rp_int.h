@@ -59,6 +59,7 @@ struct rp_advice {
 	 * not (the finding is not advised), 0 unchecked; all walks without
 	 * and with the change */
 	int verdict;
+	unsigned shift; /* page walks: the change's page size, 1 << shift bytes */
 	uint64_t walks_a, walks_b;
 	char checked[160]; /* the what-if's figures, in words */
 };

@@ -1274,12 +1274,17 @@ static void test_ptat(void)
 	struct mp_machine mm;
 	CHECK_EQ(mp_machine_preset("haswell-e5-2680v3", &mm), 0);
 	const uint64_t n = 65536, base = 1ull << 30;
-	for (int huge = 0; huge < 2; huge++) {
+	/* (tlb_only: the same with translations alone, mp_model_translate) */
+	for (int run = 0; run < 4; run++) {
+		const int huge = run & 1, tlb_only = run >> 1;
 		struct mp_model *m = mp_model_new(&mm);
 		uint64_t walks = 0, refs = 0, stlb_hits = 0;
 		for (uint64_t p = 0; p < n; p++) {
 			struct mp_model_out o;
-			mp_model_access(m, 0, 1, base + p * 4096, 0, 0, huge ? 21 : 12, 0, &o);
+			if (tlb_only)
+				mp_model_translate(m, 0, 1, base + p * 4096, huge ? 21 : 12, &o);
+			else
+				mp_model_access(m, 0, 1, base + p * 4096, 0, 0, huge ? 21 : 12, 0, &o);
 			walks += o.tlb == MP_TLB_WALK;
 			stlb_hits += o.tlb == MP_TLB_L2_HIT;
 			refs += o.walk_refs;
@@ -1297,6 +1302,43 @@ static void test_ptat(void)
 		}
 		mp_model_free(m);
 	}
+}
+
+/* A model fed translations alone walks where one fed every reference
+ * does: two cores, three page sizes, loads and stores at random over
+ * more pages than the TLBs hold, a line now and then again (a repeat the
+ * full model answers without translating). Outcome by outcome. */
+static void test_translate_only(void)
+{
+	struct mp_machine mm;
+	CHECK_EQ(mp_machine_preset("haswell-e5-2680v3", &mm), 0);
+	struct mp_model *full = mp_model_new(&mm), *tlb = mp_model_new(&mm);
+	uint64_t x = 88172645463325252ull, walks = 0, again = 0, differ = 0;
+	static const unsigned shifts[3] = { 12, 21, 30 };
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		/* four 1 GiB regions in 4 KiB, 2 MiB, 1 GiB and 4 KiB pages */
+		unsigned core = (unsigned)(x >> 60) & 1;
+		uint64_t region = (x >> 20) & 3, addr = (region << 30) + ((x >> 22) & ((1ull << 30) - 1));
+		unsigned ps = shifts[region % 3];
+		if (i && (x & 7) == 0)
+			continue; /* (some references left out of both: gaps) */
+		struct mp_model_out a, b;
+		mp_model_access(full, core, 1, addr, 0, (int)(x & 1), ps, 0, &a);
+		mp_model_translate(tlb, core, 1, addr, ps, &b);
+		differ += a.tlb != b.tlb || (a.tlb == MP_TLB_WALK && a.walk_refs != b.walk_refs);
+		walks += a.tlb == MP_TLB_WALK;
+		/* the same line again by the same core: a repeat in the full model */
+		mp_model_access(full, core, 1, addr, 0, 0, ps, 0, &a);
+		again += a.again != 0;
+		mp_model_translate(tlb, core, 1, addr, ps, &b);
+		differ += a.tlb != b.tlb;
+	}
+	CHECK_EQ(differ, 0);
+	CHECK(walks > 10000); /* (the case walks: 2 GiB of 4 KiB pages at random) */
+	CHECK(again > 100000);
+	mp_model_free(full);
+	mp_model_free(tlb);
 }
 
 static void test_machine_files(void)
@@ -1515,6 +1557,7 @@ int main(void)
 	test_flush_turned();
 	test_first_touch();
 	test_ptat();
+	test_translate_only();
 	test_machine_files();
 	test_machine_host();
 	test_amd_tlbs();

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Page-walk what-ifs made beside the model (an_opts.walk_checks): check i
+ * is the run with its rule ahead of the --pages rules, and all it reports
+ * is how many page walks that run's counted references make. Which
+ * references walk depends on the TLBs alone (the walk's loads go through
+ * the caches, but no cache decides whether a translation is found), so
+ * each check is a model of its own that only translates
+ * (mp_model_translate), fed every reference the run's model makes in the
+ * page size its rules give. The run's model skips a reference only when
+ * it is its core's previous line again (out.again), whose page is that
+ * core's most recent DTLB entry in any page size: a translation there
+ * changes nothing, so skipping it in a check is exact too.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "analysis/an_model_int.h"
+
+struct anm_check {
+	struct mp_model *m;
+	MP_VEC(uint8_t) cls_shift; /* class -> page shift (AS_MAPPED too), 0 not decided yet */
+	uint64_t walks;
+};
+
+/* A machine for check c: translations only, so its data caches are kept
+ * for as few sets as the run's model keeps (memory only: they are never
+ * used). */
+static struct mp_model *check_machine(const struct an_state *st, const struct an_model *am)
+{
+	struct mp_model *m = mp_model_new(st->opts->machine);
+	char err[160];
+	if (m && am->sample_sets > 1 && mp_model_sample_sets(m, (unsigned)am->sample_sets, err, sizeof(err))) {
+		mp_model_free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return m;
+}
+
+int anm_checks_init(struct an_state *st, struct an_model *am)
+{
+	const struct an_opts *o = st->opts;
+	if (!o->nwalk_checks || st->parts_on)
+		return 0;
+	am->checks = calloc(o->nwalk_checks, sizeof(*am->checks));
+	if (!am->checks)
+		return -ENOMEM;
+	am->nchecks = o->nwalk_checks;
+	for (size_t i = 0; i < am->nchecks; i++)
+		if (!(am->checks[i].m = check_machine(st, am)))
+			return -errno;
+	return 0;
+}
+
+int anm_checks_renew(struct an_state *st, struct an_model *am)
+{
+	for (size_t i = 0; i < am->nchecks; i++) {
+		struct mp_model *m = check_machine(st, am);
+		if (!m)
+			return -errno;
+		mp_model_free(am->checks[i].m);
+		am->checks[i].m = m;
+	}
+	return 0;
+}
+
+void anm_checks_fini(struct an_model *am)
+{
+	for (size_t i = 0; i < am->nchecks; i++) {
+		mp_model_free(am->checks[i].m);
+		mp_vec_free(&am->checks[i].cls_shift);
+	}
+	free(am->checks);
+	am->checks = NULL;
+	am->nchecks = 0;
+}
+
+/* The page size of cls in check i: its rule's if the rule matches the
+ * class, else the run's (cshift: the rules after it decide alike). */
+static unsigned check_shift(struct an_state *st, struct anm_check *c, const struct an_page_rule *rule, uint32_t cls,
+			    unsigned cshift)
+{
+	if (cls < c->cls_shift.n && c->cls_shift.v[cls])
+		return c->cls_shift.v[cls];
+	while (c->cls_shift.n <= cls)
+		if (mp_vec_push(&c->cls_shift, 0)) {
+			st->oom = 1;
+			return cshift;
+		}
+	uint8_t s = an_sites_may_match(st, cls, rule->pattern) ? (uint8_t)rule->shift : (uint8_t)cshift;
+	c->cls_shift.v[cls] = s;
+	return s;
+}
+
+void anm_checks_translate(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
+			  unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted)
+{
+	for (size_t i = 0; i < am->nchecks; i++) {
+		struct anm_check *c = &am->checks[i];
+		unsigned cs = check_shift(st, c, &st->opts->walk_checks[i], cls, cshift);
+		/* (AS_MAPPED here is the run's too: shift is what the page was mapped in) */
+		struct mp_model_out o;
+		mp_model_translate(c->m, core, s->proc, addr, cs == AS_MAPPED ? shift : cs, &o);
+		c->walks += counted && o.tlb == MP_TLB_WALK;
+	}
+}
+
+int anm_checks_result(struct an_state *st, const struct an_model *am)
+{
+	if (!am->nchecks)
+		return 0;
+	struct an_result *r = st->res;
+	r->check_walks = calloc(am->nchecks, sizeof(*r->check_walks));
+	if (!r->check_walks)
+		return -ENOMEM;
+	for (size_t i = 0; i < am->nchecks; i++)
+		r->check_walks[i] = am->checks[i].walks;
+	return 0;
+}
