@@ -175,3 +175,17 @@ csv_field() {
 		{ lab = $1; gsub(/"/, "", lab); if (lab ~ re) { print $idx[col]; found = 1; exit } }
 		END { if (!found) print "missing" }' "$1"
 }
+
+# The four processes of a job of tests/rt/numa_ranks.c, each its rank from
+# PMI_RANK as MPICH's launchers set it (no mpirun needed), recorded into
+# job/numa.R.data. After it, "${clean[@]}" runs a command without the other
+# launchers' rank variables.
+numa_ranks_job() {
+	build_rt numa_ranks -pthread
+	clean=(env -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u SLURM_PROCID)
+	mkdir job
+	local r
+	for r in 0 1 2 3; do
+		"${clean[@]}" PMI_RANK=$r PMI_SIZE=4 "$MEMPRISM" record -q -o 'job/numa.%r.data' -- ./numa_ranks
+	done
+}

@@ -13,12 +13,7 @@
 # (--force merges); a missing rank and an unreadable file are named and
 # the export goes on.
 source "$(dirname "$0")/lib.sh"
-build_rt numa_ranks -pthread
-clean=(env -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u SLURM_PROCID)
-mkdir job
-for r in 0 1 2 3; do
-	"${clean[@]}" PMI_RANK=$r PMI_SIZE=4 "$MEMPRISM" record -q -o 'job/numa.%r.data' -- ./numa_ranks
-done
+numa_ranks_job
 la=$(grep -n '/\* @A \*/' "$MP_SRC/tests/rt/numa_ranks.c" | cut -d: -f1)
 
 # pp FILE: a line per program point, "FRAMES(sans addresses)|tb|tbk|rb|wb|mb|gb|eb"

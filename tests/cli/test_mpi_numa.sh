@@ -12,12 +12,7 @@
 # placed on different machines, files of another program, and a rank
 # missing or cut short behave as report's merge does.
 source "$(dirname "$0")/lib.sh"
-build_rt numa_ranks -pthread
-clean=(env -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u SLURM_PROCID)
-mkdir job
-for r in 0 1 2 3; do
-	"${clean[@]}" PMI_RANK=$r PMI_SIZE=4 "$MEMPRISM" record -q -o 'job/numa.%r.data' -- ./numa_ranks
-done
+numa_ranks_job
 expect_eq "files" "job/numa.0.data job/numa.1.data job/numa.2.data job/numa.3.data" "$(echo job/*)"
 la=$(grep -n '/\* @A \*/' "$MP_SRC/tests/rt/numa_ranks.c" | cut -d: -f1)
 A="^heap main \\(numa_ranks\\.c:$la\\)\$"
