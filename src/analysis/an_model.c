@@ -159,7 +159,11 @@ int an_model_proc_begin(struct an_state *st)
 {
 	struct an_model *am = st->model;
 	/* (burst sampling's estimates are the file's: one machine) */
-	if (!am || am->shared || *mp_model_seq(am->m) == am->fresh_seq)
+	if (!am || am->shared)
+		return 0;
+	if (am->checks_only) /* (m is never fed: the checks' machines are the run's) */
+		return am->checks_fed ? anm_checks_renew(st, am) : 0;
+	if (*mp_model_seq(am->m) == am->fresh_seq)
 		return 0;
 	return machine_renew(st, am);
 }
@@ -711,7 +715,7 @@ void an_model_finish(struct an_state *st)
 /* The frame of line address a (its page's translation as of the stream's
  * time, remembered per stream while the page and span last), and the page
  * shift a class mapped "as mapped" gets from it. */
-static uint64_t phys_of(struct an_state *st, struct an_stream *s, uint64_t a, unsigned cshift, unsigned *shift)
+uint64_t anm_phys_of(struct an_state *st, struct an_stream *s, uint64_t a, unsigned cshift, unsigned *shift)
 {
 	uint64_t vpage = a >> 12, now = s->dec.time;
 	if (s->ph_vpage != vpage || now < s->ph_lo || now >= s->ph_hi) {
@@ -1023,7 +1027,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		struct mp_model_out o;
 		uint64_t paddr = 0;
 		if (st->phys) {
-			paddr = phys_of(st, s, a, cshift, &shift);
+			paddr = anm_phys_of(st, s, a, cshift, &shift);
 			if (k == 0)
 				sum->page_shift = (uint8_t)shift;
 		}
@@ -1142,6 +1146,11 @@ int an_model_store_again(struct an_state *st, struct an_stream *s, uint32_t cls)
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
 		     struct mp_outcome *sum)
 {
+	if (st->model->checks_only) {
+		outcome_init(sum, 12);
+		anm_checks_only(st, st->model, s, cls, r, counted);
+		return;
+	}
 	if (an_model_repeat(st, s, cls, r->addr, r->size, r->write, counted)) {
 		outcome_init(sum, s->rep_shift);
 		sum->level = MP_LVL_L1;

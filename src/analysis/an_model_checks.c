@@ -47,6 +47,10 @@ int anm_checks_init(struct an_state *st, struct an_model *am)
 	if (!am->checks)
 		return -ENOMEM;
 	am->nchecks = o->nwalk_checks;
+	/* the caller reads the checks' walks alone: the run's own model is
+	 * not fed (no repeat is then ever answered without model_access,
+	 * so the checks see every reference) */
+	am->checks_only = o->walks_only;
 	for (size_t i = 0; i < am->nchecks; i++)
 		if (!(am->checks[i].m = check_machine(st, am)))
 			return -errno;
@@ -62,6 +66,7 @@ int anm_checks_renew(struct an_state *st, struct an_model *am)
 		mp_model_free(am->checks[i].m);
 		am->checks[i].m = m;
 	}
+	am->checks_fed = 0;
 	return 0;
 }
 
@@ -96,6 +101,7 @@ static unsigned check_shift(struct an_state *st, struct anm_check *c, const stru
 void anm_checks_translate(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
 			  unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted)
 {
+	am->checks_fed = 1;
 	for (size_t i = 0; i < am->nchecks; i++) {
 		struct anm_check *c = &am->checks[i];
 		unsigned cs = check_shift(st, c, &st->opts->walk_checks[i], cls, cshift);
@@ -103,6 +109,28 @@ void anm_checks_translate(struct an_state *st, struct an_model *am, const struct
 		struct mp_model_out o;
 		mp_model_translate(c->m, core, s->proc, addr, cs == AS_MAPPED ? shift : cs, &o);
 		c->walks += counted && o.tlb == MP_TLB_WALK;
+	}
+}
+
+void anm_checks_only(struct an_state *st, struct an_model *am, struct an_stream *s, uint32_t cls,
+		     const struct trace_rec *r, int counted)
+{
+	if (r->size > am->range_max)
+		return; /* (not modelled either: range_over) */
+	const unsigned core = stream_core(st, am, s);
+	const unsigned cshift =
+		cls < am->cls_shift.n && am->cls_shift.v[cls] ? am->cls_shift.v[cls] : anm_class_shift(st, am, cls);
+	const uint64_t size = r->size ? r->size : 1;
+	const uint64_t last = r->addr + size - 1 < r->addr ? UINT64_MAX : r->addr + size - 1;
+	/* (the model's lines in one 4 KiB page go in one call, whose first
+	 * line alone translates: model_access) */
+	for (uint64_t a = r->addr & ~(am->line - 1);; a = (a | 4095) + 1) {
+		unsigned shift = cshift == AS_MAPPED ? 12 : cshift;
+		if (st->phys)
+			anm_phys_of(st, s, a, cshift, &shift);
+		anm_checks_translate(st, am, s, cls, core, a, cshift, shift, counted);
+		if ((a | 4095) >= last)
+			break;
 	}
 }
 

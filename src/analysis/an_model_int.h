@@ -172,6 +172,8 @@ struct an_model {
 	struct an_state *st;
 	struct anm_check *checks; /* an_opts.walk_checks' (an_model_checks.c) */
 	size_t nchecks;
+	int checks_only; /* walks_only with checks: m is not fed (anm_checks_only) */
+	int checks_fed; /* the checks' machines have translated since made */
 };
 
 #define AS_MAPPED 1 /* anm_class_shift: the page size the page was mapped with */
@@ -211,6 +213,10 @@ static inline int span_whole(const struct an_state *st, uint32_t cls)
 /* an_model.c */
 /* The page size class cls is modelled in, as a shift, or AS_MAPPED. */
 unsigned anm_class_shift(struct an_state *st, struct an_model *am, uint32_t cls);
+/* The frame of line address a as of the stream's time (0: none
+ * recorded), and in *shift the page size it was mapped in when cshift is
+ * AS_MAPPED. */
+uint64_t anm_phys_of(struct an_state *st, struct an_stream *s, uint64_t a, unsigned cshift, unsigned *shift);
 /* The page's row (page_count), NULL if it has none. */
 struct page_row *anm_page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift, uint32_t thread);
 
@@ -225,6 +231,10 @@ void anm_checks_fini(struct an_model *am);
  * anm_class_shift gave it) and shift (the size it was modelled in). */
 void anm_checks_translate(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
 			  unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted);
+/* An access r of class cls to the checks alone, while checks_only: a
+ * translation of each 4 KiB page it touches, in that page's size. */
+void anm_checks_only(struct an_state *st, struct an_model *am, struct an_stream *s, uint32_t cls,
+		     const struct trace_rec *r, int counted);
 /* The checks' walks into an_result.check_walks: 0 or -ENOMEM. */
 int anm_checks_result(struct an_state *st, const struct an_model *am);
 

@@ -360,8 +360,11 @@ struct an_opts {
 	 * of all its counted references go to an_result.check_walks[i]. Each
 	 * has TLBs of its own fed the same references (mp_model_translate:
 	 * which references walk depends on the TLBs alone), so K checks cost
-	 * one replay instead of K. Not under burst sampling, whose walks are
-	 * estimates scaled by thread (check_walks stays NULL). */
+	 * one replay instead of K. With walks_only, the caller reads
+	 * check_walks alone: the run's own model is then not fed (its
+	 * figures stay 0). Not under burst sampling, whose walks are
+	 * estimates scaled by thread (check_walks stays NULL, and the run
+	 * is an ordinary walks_only one). */
 	const struct an_page_rule *walk_checks;
 	size_t nwalk_checks;
 	/* NUMA placement (an_numa.h); NULL: only when the trace recorded --numa */

@@ -3,14 +3,17 @@
  * Two page-walk findings checked together (report --model): table A of N
  * 4 KiB pages and table B of N/2, each 2 MiB-aligned and set once; then,
  * in region "pages", R rounds of reading the first word of each page of A
- * and, beside the first N/2 of them, of B's.
- * Usage: two_tables [N pages] [R rounds]
+ * and, beside the first N/2 of them, of B's. With "fork", the tables set,
+ * a child is forked and both processes read them so (the child first).
+ * Usage: two_tables [N pages] [R rounds] [fork]
  */
 #include <memprism.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static volatile uint64_t *table(size_t pages)
 {
@@ -31,6 +34,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "two_tables: bad size or no memory\n");
 		return 1;
 	}
+	pid_t child = -1;
+	if (argc > 3 && !strcmp(argv[3], "fork") && (child = fork()) < 0) {
+		perror("two_tables: fork");
+		return 1;
+	}
+	if (child > 0 && waitpid(child, NULL, 0) != child)
+		return 1;
 	uint64_t sum = 0;
 	memprism_region_begin("pages");
 	for (unsigned r = 0; r < rounds; r++)
