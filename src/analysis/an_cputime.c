@@ -12,7 +12,8 @@
  * each is given to its process image (an_samples_proc) and placed in the
  * module that image had loaded over its ip at its time (the latest loaded
  * there by then: a dlclose'd library's range may hold another later).
- * Samples in memprism's runtime are recording's cost, not the program's
+ * Samples in memprism's runtime, and in the libraries only it needs (its
+ * zstd, compressing the trace), are recording's cost, not the program's
  * work, and are counted apart.
  */
 #include <errno.h>
@@ -164,13 +165,32 @@ static void top_fns(const tally_vec *fns, struct an_result *r)
 	}
 }
 
+/* Whether each of p's modules is the runtime's (an_module_runtimes),
+ * into *flags (p->modules.n bytes, grown as needed). 0 or -ENOMEM. */
+static int runtime_flags(const struct an_proc *p, uint8_t **flags, size_t *cap)
+{
+	if (p->modules.n > *cap) {
+		uint8_t *f = realloc(*flags, p->modules.n);
+		if (!f)
+			return -ENOMEM;
+		*flags = f;
+		*cap = p->modules.n;
+	}
+	for (size_t i = 0; i < p->modules.n; i++)
+		(*flags)[i] = (uint8_t)an_module_runtimes(p, mp_base_name(p->modules.v[i].path));
+	return 0;
+}
+
 /* Each sample to its image and module, tallied into mods (by base name)
  * and r's counts. 0 or -ENOMEM. */
 static int place_all(struct an_state *st, struct an_cpu *c, struct an_result *r, tally_vec *mods, tally_vec *fns)
 {
-	uint32_t pid = 0, pi = UINT32_MAX;
+	uint32_t pid = 0, pi = UINT32_MAX, flags_of = UINT32_MAX;
 	uint64_t until = 0; /* the next image of pid starts then */
-	for (size_t i = 0; i < c->v.n; i++) {
+	uint8_t *runtime = NULL; /* of image flags_of: its modules that are the runtime's */
+	size_t cap = 0;
+	int err = 0;
+	for (size_t i = 0; i < c->v.n && !err; i++) {
 		const struct cpu_sample *s = &c->v.v[i];
 		if (i == 0 || s->pid != pid || s->time >= until) {
 			pid = s->pid;
@@ -187,19 +207,23 @@ static int place_all(struct an_state *st, struct an_cpu *c, struct an_result *r,
 			continue;
 		}
 		struct an_proc *p = &st->procs.v[pi];
+		if (pi != flags_of && (err = runtime_flags(p, &runtime, &cap)) != 0)
+			break;
+		flags_of = pi;
 		const struct an_module *m = module_at(p, s->ip, s->time);
-		const char *base = m ? mp_base_name(m->path) : NULL;
-		if (base && !strncmp(base, "libmemprism", 11)) {
+		if (m && runtime[m - p->modules.v]) {
 			r->cpu_runtime_samples++;
 			continue;
 		}
 		r->cpu_samples++;
-		if (!base)
+		if (!m)
 			continue;
+		const char *base = mp_base_name(m->path);
 		if (tally_add(mods, base) || (!strncmp(base, "libc.so", 7) && libc_sample(p, s->ip, r, fns)))
-			return -ENOMEM;
+			err = -ENOMEM;
 	}
-	return 0;
+	free(runtime);
+	return err;
 }
 
 int an_cpu_result(struct an_state *st, struct an_result *r)

@@ -787,6 +787,9 @@ void an_proc_inherit_modules(struct an_state *st, struct an_proc *child, const s
 /* The inst source: the base names of the run's modules not built by
  * memprism cc or gcc into r->unseen_modules. 0 or -ENOMEM. */
 int an_unseen_modules(struct an_state *st, struct an_result *r);
+/* 1 if the module of base name base is memprism's runtime, or a library
+ * only the runtime needs in p (its zstd): its code is recording's. */
+int an_module_runtimes(const struct an_proc *p, const char *base);
 void an_tls_block(struct an_state *st, struct an_proc *p, uint32_t thread, uint64_t bias, uint64_t addr,
 		  uint64_t size);
 

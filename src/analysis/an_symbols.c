@@ -173,6 +173,11 @@ static int runtime_only(const struct an_proc *p, const char *lib)
 	return runtime;
 }
 
+int an_module_runtimes(const struct an_proc *p, const char *base)
+{
+	return !strncmp(base, "libmemprism", 11) || runtime_only(p, base);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -269,8 +269,8 @@ struct an_result {
 	 * one every cpu_period_ns of a thread's time; an_cputime.c), for how
 	 * much of the program's work the trace does not see. cpu_samples: the
 	 * program's, in its processes that ran the runtime, less the
-	 * runtime's own (cpu_runtime_samples: recording's cost, not the
-	 * program's work); unseen_cpu[i]: those in unseen_modules[i] (NULL
+	 * runtime's own and its zstd's (cpu_runtime_samples: recording's
+	 * cost, not the program's work); unseen_cpu[i]: those in unseen_modules[i] (NULL
 	 * when cpu_samples is 0); libc_unseen: those in the C library outside
 	 * the mem and str functions whose calls the trace holds as ranges,
 	 * and the functions with most of them (by samples, "" past the last).

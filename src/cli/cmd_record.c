@@ -122,7 +122,7 @@ static const struct cli_opt opts[] = {
 	  "root; the model then indexes caches physically)"),
 	CLI_OPT("no-cpu-time", K_NO_CPU_TIME, NULL,
 	  "inst: don't sample where the program's CPU time goes (by\n"
-	  "default a cpu-clock sample every 1 ms of a thread's user\n"
+	  "default a cpu-clock sample every 4 ms of a thread's user\n"
 	  "time, so report can say how much of it was spent in\n"
 	  "libraries memprism cc did not build, whose loads and\n"
 	  "stores the inst source does not see)"),

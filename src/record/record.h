@@ -121,10 +121,12 @@ struct mp_record_opts {
 	unsigned conflict_mode;
 };
 
-/* The inst source's CPU-time sampling period: 1 ms of a thread's CPU
- * time, about a thousand interrupts a second a busy thread (perf's own
- * default rate), a fraction of a percent of its time. */
-#define MP_CPU_PERIOD_NS 1000000ull
+/* The inst source's CPU-time sampling period: 4 ms of a thread's CPU
+ * time, 250 samples a CPU second. A sample is a timer interrupt, about
+ * 15 us in a VM (its exits): 1.5% of the time at 1 ms, 0.4% at 4 ms
+ * (bench/README.md, "CPU-time samples"); a second's run still gets its
+ * shares within a few percent. */
+#define MP_CPU_PERIOD_NS 4000000ull
 
 /* The host's NUMA topology as meta lines (numa_distance=, numa_mem=), and
  * numa_sim=SIM when sim is set (numa_host.c). Returns bytes written. */

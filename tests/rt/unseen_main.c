@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* A memprism cc program whose CPU time is almost all inside a library of
  * plain gcc code (unseen_lib.c, linked as libunseen.so): it fills a heap
- * array, then has the library walk it argv[1] times (default 2000). */
+ * array, then has the library walk it argv[1] times (default 4000). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,7 +10,7 @@ unsigned long unseen_walk(const unsigned *a, size_t len, unsigned long n);
 int main(int argc, char **argv)
 {
 	enum { LEN = 1 << 14 };
-	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 2000;
+	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 4000;
 	unsigned *a = malloc(LEN * sizeof(*a)); /* @ARRAY */
 	if (!a)
 		return 1;
