@@ -254,7 +254,7 @@ static void apply_event_in(struct an_state *st, struct an_stream *s, const struc
 		break;
 	case MP_EV_MODULE:
 		str_copy(buf, sizeof(buf), r);
-		an_module_loaded(st, p, buf, f[1], f[2], f[3]);
+		an_module_loaded(st, p, f[0], buf, f[1], f[2], f[3]);
 		break;
 	case MP_EV_REGION_BEGIN:
 	case MP_EV_REGION_END:

@@ -29,6 +29,7 @@ struct an_tls_var {
 struct an_module {
 	char *path;
 	uint64_t bias, lo, hi;
+	uint64_t time; /* when it was loaded (MODULE's time) */
 	MP_VEC(struct an_tls_var) tls; /* read from the ELF file on first use */
 	int tls_loaded;
 };
@@ -257,6 +258,7 @@ struct an_model_rep {
 struct an_phys; /* an_phys.c */
 #define AN_PHYS_MAX_PAGES (1ull << 28) /* translations kept at most (an_phys_load) */
 struct an_smp; /* an_samples.c */
+struct an_cpu; /* an_cputime.c */
 struct an_numa; /* an_numa.c */
 
 struct an_par; /* an_procs.c */
@@ -295,6 +297,7 @@ struct an_state {
 	MP_VEC(char *) warnings;
 	struct mp_hashmap proc_index, class_index, stack_index, thread_index, ip_index;
 	struct an_smp *smp; /* sampled sources (an_samples.c), NULL when none */
+	struct an_cpu *cpu; /* the inst source's CPU-time samples (an_cputime.c), NULL when none */
 	uint32_t unknown_cls;
 	struct an_model *model; /* NULL unless opts->machine */
 	struct an_model_rep model_rep; /* set with model */
@@ -778,12 +781,15 @@ void an_par_ready(struct an_par *par, uint32_t ci);
  * loads on another core while the replay goes on (the first two processes
  * only: forked children would each load the same libraries again). */
 void an_sym_load_ahead(struct an_state *st, uint32_t pi);
-void an_module_loaded(struct an_state *st, struct an_proc *p, const char *path, uint64_t bias, uint64_t lo,
-		      uint64_t hi);
+void an_module_loaded(struct an_state *st, struct an_proc *p, uint64_t time, const char *path, uint64_t bias,
+		      uint64_t lo, uint64_t hi);
 void an_proc_inherit_modules(struct an_state *st, struct an_proc *child, const struct an_proc *parent);
 /* The inst source: the base names of the run's modules not built by
  * memprism cc or gcc into r->unseen_modules. 0 or -ENOMEM. */
 int an_unseen_modules(struct an_state *st, struct an_result *r);
+/* 1 if the module of base name base is memprism's runtime, or a library
+ * only the runtime needs in p (its zstd): its code is recording's. */
+int an_module_runtimes(const struct an_proc *p, const char *base);
 void an_tls_block(struct an_state *st, struct an_proc *p, uint32_t thread, uint64_t bias, uint64_t addr,
 		  uint64_t size);
 

@@ -240,6 +240,7 @@ void an_result_free(struct an_result *r)
 	for (size_t i = 0; i < r->nunseen_modules; i++)
 		free(r->unseen_modules[i]);
 	free(r->unseen_modules);
+	free(r->unseen_cpu);
 	an_numa_result_free(r->numa);
 	free(r);
 }

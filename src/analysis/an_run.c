@@ -47,6 +47,7 @@ static void state_fini(struct an_state *st)
 	mp_vec_free(&st->parts);
 	mp_hashmap_fini(&st->part_index);
 	an_samples_free(st);
+	an_cpu_free(st);
 	for (size_t i = 0; i < st->warnings.n; i++)
 		free(st->warnings.v[i]);
 	mp_vec_free(&st->warnings);
@@ -232,7 +233,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	r->nthreads = st.threads.n;
 	st.threads.v = NULL;
 	st.threads.n = 0;
-	if ((err = procs_to_result(&st, r)) != 0 || (err = an_unseen_modules(&st, r)) != 0)
+	if ((err = procs_to_result(&st, r)) != 0 || (err = an_unseen_modules(&st, r)) != 0 ||
+	    (err = an_cpu_result(&st, r)) != 0)
 		goto fail;
 	if (!st.procs.n && r->run_status != -1)
 		an_warn(&st, "no process of the program recorded anything: it ran without memprism's runtime "

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Sampled accesses: page faults (record --source faults) and PMU samples
- * (record --source pmu), attributed to objects (see an_samples.h).
+ * (record --source pmu), attributed to objects (see an_samples.h). The
+ * inst source's CPU-time samples, which are no accesses, are handed to
+ * an_cputime.c before the replay.
  *
  * Samples carry CLOCK_MONOTONIC time but no epoch. The replay merges a
  * process's streams in epoch order and calls an_samples_until before each
@@ -157,26 +159,56 @@ static int by_proc_time(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The process image a sample belongs to: same pid, the latest image
- * started at or before the sample (an exec starts a new one), else the
- * first image (faults of the dynamic loader before the runtime started). */
-static uint32_t proc_of(const struct an_state *st, const struct an_sample *s)
+uint32_t an_samples_proc(const struct an_state *st, uint32_t pid, uint64_t time)
 {
 	uint32_t best = UINT32_MAX, first = UINT32_MAX;
 	for (size_t i = 0; i < st->procs.n; i++) {
 		const struct an_proc *p = &st->procs.v[i];
-		if (p->pid != s->pid)
+		if (p->pid != pid)
 			continue;
 		if (first == UINT32_MAX || p->start_time < st->procs.v[first].start_time)
 			first = (uint32_t)i;
-		if (p->start_time <= s->time && (best == UINT32_MAX || p->start_time >= st->procs.v[best].start_time))
+		if (p->start_time <= time && (best == UINT32_MAX || p->start_time >= st->procs.v[best].start_time))
 			best = (uint32_t)i;
 	}
 	return best != UINT32_MAX ? best : first;
 }
 
+/* The inst source's CPU-time samples are no accesses: they go to
+ * an_cputime.c, the rest stay. When the recording's events were all
+ * CPU time (its SAMPLE_DEFs say so), its lost records are theirs, and
+ * nothing is left here: the replay then runs as without samples. 0 or
+ * -ENOMEM. */
+static int cpu_apart(struct an_state *st, struct an_smp *m)
+{
+	int cpu_only = m->defs.n > 0;
+	for (size_t i = 0; i < m->defs.n; i++) {
+		cpu_only &= m->defs.v[i].kind == MP_SK_CPU_TIME;
+		if (m->defs.v[i].kind == MP_SK_CPU_TIME && an_cpu_def(st, m->defs.v[i].period, 0))
+			return -ENOMEM;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < m->v.n; i++) {
+		const struct an_sample *s = &m->v.v[i];
+		const struct an_sdef *d = !s->is_fault && s->ev < m->defs.n ? &m->defs.v[s->ev] : NULL;
+		if (!d || d->kind != MP_SK_CPU_TIME)
+			m->v.v[k++] = *s;
+		else if (an_cpu_take(st, s->pid, s->time, s->ip, s->period ? s->period : d->period))
+			return -ENOMEM;
+	}
+	m->v.n = k;
+	if (cpu_only && !k) {
+		if (an_cpu_def(st, 0, m->lost))
+			return -ENOMEM;
+		an_samples_free(st);
+	}
+	return 0;
+}
+
 int an_samples_assign(struct an_state *st)
 {
+	if (st->smp && cpu_apart(st, st->smp))
+		return -ENOMEM;
 	struct an_smp *m = st->smp;
 	if (!m)
 		return 0;
@@ -196,7 +228,7 @@ int an_samples_assign(struct an_state *st)
 	for (size_t i = 0; i < m->v.n; i++) {
 		struct an_sample *s = &m->v.v[i];
 		if (!(s->pid == last_pid && s->time == last_time && last_proc != UINT32_MAX)) {
-			last_proc = proc_of(st, s);
+			last_proc = an_samples_proc(st, s->pid, s->time);
 			last_pid = s->pid;
 			last_time = s->time;
 		}

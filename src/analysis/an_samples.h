@@ -5,7 +5,8 @@
  * the process image it came from (pid, and time against the images' start
  * times), and the replay of that process places it by time among the
  * runtime's events, so it is attributed to the object that held its address
- * at that moment. Internal to src/analysis.
+ * at that moment. The inst source's CPU-time samples are counted apart,
+ * by module (an_cputime.c, of the same stage). Internal to src/analysis.
  */
 #ifndef MP_AN_SAMPLES_H
 #define MP_AN_SAMPLES_H
@@ -13,6 +14,23 @@
 #include <stdint.h>
 
 #include "analysis/an_int.h"
+
+/* The process image a sample of pid at time belongs to: the latest image
+ * of pid started at or before it (an exec starts a new one), else its
+ * first (the dynamic loader's work before the runtime started);
+ * UINT32_MAX when no image of pid ran the runtime. */
+uint32_t an_samples_proc(const struct an_state *st, uint32_t pid, uint64_t time);
+
+/* The inst source's CPU-time samples (an_cputime.c): taken apart from the
+ * accesses before the replay (an_samples_assign), tallied by module after
+ * it, once an_unseen_modules has named the modules the trace does not
+ * see: r's cpu_* and unseen_cpu figures (analysis.h). 0 or -ENOMEM. */
+int an_cpu_take(struct an_state *st, uint32_t pid, uint64_t time, uint64_t ip, uint64_t period);
+/* The recording sampled CPU time every period ns (0: as said before),
+ * and the kernel dropped lost of its samples. */
+int an_cpu_def(struct an_state *st, uint64_t period, uint64_t lost);
+int an_cpu_result(struct an_state *st, struct an_result *r);
+void an_cpu_free(struct an_state *st);
 
 /* Takes a SAMPLES chunk's records (index pass). */
 void an_samples_chunk(struct an_state *st, const struct trace_chunk *c);

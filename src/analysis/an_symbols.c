@@ -61,10 +61,10 @@ static void register_module(struct an_state *st, struct an_proc *p, const struct
 			strerror(-err));
 }
 
-void an_module_loaded(struct an_state *st, struct an_proc *p, const char *path, uint64_t bias, uint64_t lo,
-		      uint64_t hi)
+void an_module_loaded(struct an_state *st, struct an_proc *p, uint64_t time, const char *path, uint64_t bias,
+		      uint64_t lo, uint64_t hi)
 {
-	struct an_module m = { .path = strdup(path), .bias = bias, .lo = lo, .hi = hi };
+	struct an_module m = { .path = strdup(path), .bias = bias, .lo = lo, .hi = hi, .time = time };
 	if (!m.path || mp_vec_push(&p->modules, m)) {
 		free(m.path);
 		st->oom = 1;
@@ -89,7 +89,7 @@ void an_proc_inherit_modules(struct an_state *st, struct an_proc *child, const s
 {
 	for (size_t i = 0; i < parent->modules.n; i++) {
 		const struct an_module *pm = &parent->modules.v[i];
-		struct an_module m = { .bias = pm->bias, .lo = pm->lo, .hi = pm->hi };
+		struct an_module m = { .bias = pm->bias, .lo = pm->lo, .hi = pm->hi, .time = pm->time };
 		m.path = strdup(pm->path);
 		if (!m.path || mp_vec_push(&child->modules, m)) {
 			free(m.path);
@@ -171,6 +171,11 @@ static int runtime_only(const struct an_proc *p, const char *lib)
 		    sym_module_needs(p->modules.v[j].path, lib) == 1)
 			return 0;
 	return runtime;
+}
+
+int an_module_runtimes(const struct an_proc *p, const char *base)
+{
+	return !strncmp(base, "libmemprism", 11) || runtime_only(p, base);
 }
 
 static int by_name(const void *a, const void *b)

@@ -265,6 +265,25 @@ struct an_result {
 	 * str calls are seen as ranges, nor the loader or the runtime) */
 	char **unseen_modules;
 	size_t nunseen_modules;
+	/* The inst source's CPU-time samples (record: cpu-clock, user mode,
+	 * one every cpu_period_ns of a thread's time; an_cputime.c), for how
+	 * much of the program's work the trace does not see. cpu_samples: the
+	 * program's, in its processes that ran the runtime, less the
+	 * runtime's own and its zstd's (cpu_runtime_samples: recording's
+	 * cost, not the program's work); unseen_cpu[i]: those in unseen_modules[i] (NULL
+	 * when cpu_samples is 0); libc_unseen: those in the C library outside
+	 * the mem and str functions whose calls the trace holds as ranges,
+	 * and the functions with most of them (by samples, "" past the last).
+	 * All 0 when the recording sampled no CPU time. */
+	uint64_t cpu_samples, cpu_runtime_samples, cpu_period_ns;
+	uint64_t cpu_lost; /* the kernel dropped them: its rings were full */
+	uint64_t cpu_unplaced; /* of processes without the runtime (not in cpu_samples) */
+	uint64_t *unseen_cpu;
+	uint64_t libc_unseen;
+	struct an_cpu_fn {
+		char name[64];
+		uint64_t samples;
+	} libc_unseen_fns[3];
 	struct an_faults faults; /* every fault counted (after --roi) */
 	uint64_t samples; /* pmu samples counted (after --roi) */
 	uint64_t samples_lost; /* records the kernel dropped: its rings were full */

@@ -67,6 +67,27 @@ static const char *yesno(int v)
 	return v ? "yes" : "no";
 }
 
+/* The software events: the faults source's, and the inst source's
+ * CPU-time samples (without them, report cannot say how much of the
+ * program's time went to libraries memprism cc did not build). */
+static void software_events(const struct mp_probe *p)
+{
+	printf("  software events:   %s", p->sw_errno ? "no" : "yes (page faults with addresses, per CPU, inherited)");
+	if (p->sw_errno)
+		printf(" (%s: %s, %s)", p->sw_step, mp_errno_name(p->sw_errno), strerror(p->sw_errno));
+	printf("\n");
+	if (!p->cpu_errno) {
+		printf("  CPU-time sampling: yes (cpu-clock, user mode: report says how much of the program's time "
+		       "the libraries memprism cc did not build took)\n");
+		return;
+	}
+	printf("  CPU-time sampling: no (cpu-clock, user mode, %s: %s, %s; record --source inst runs without it", p->cpu_step,
+	       mp_errno_name(p->cpu_errno), strerror(p->cpu_errno));
+	if ((p->cpu_errno == EACCES || p->cpu_errno == EPERM) && p->paranoid > 2)
+		printf("; kernel.perf_event_paranoid is %d, it needs 2 or lower", p->paranoid);
+	printf(")\n");
+}
+
 static int run(int argc, char **argv)
 {
 	struct cli_parse cp;
@@ -120,10 +141,7 @@ static int run(int argc, char **argv)
 	char spe[256];
 	int spe_ok = mp_probe_spe(&p, spe, sizeof(spe));
 	printf("  Arm SPE:           %s (%s)\n", spe_ok ? "yes" : "no", spe);
-	printf("  software events:   %s", p.sw_errno ? "no" : "yes (page faults with addresses, per CPU, inherited)");
-	if (p.sw_errno)
-		printf(" (%s: %s, %s)", p.sw_step, mp_errno_name(p.sw_errno), strerror(p.sw_errno));
-	printf("\n");
+	software_events(&p);
 	printf("  virtual machine:   %s", yesno(p.hv_cpuid == 1 || p.hv_cpuinfo || p.hv_sysfs[0]));
 	printf(" (cpuid hypervisor bit: %s", p.hv_cpuid < 0 ? "n/a" : yesno(p.hv_cpuid));
 	if (p.hv_vendor[0])

@@ -56,6 +56,7 @@ enum {
 	K_NUMA,
 	K_PERIOD_JITTER,
 	K_CHILDREN,
+	K_NO_CPU_TIME,
 };
 
 static int run(int argc, char **argv);
@@ -119,6 +120,12 @@ static const struct cli_opt opts[] = {
 	  "don't record virtual->physical translations (by default\n"
 	  "the launcher reads /proc/PID/pagemap now and then: needs\n"
 	  "root; the model then indexes caches physically)"),
+	CLI_OPT("no-cpu-time", K_NO_CPU_TIME, NULL,
+	  "inst: don't sample where the program's CPU time goes (by\n"
+	  "default a cpu-clock sample every 4 ms of a thread's user\n"
+	  "time, so report can say how much of it was spent in\n"
+	  "libraries memprism cc did not build, whose loads and\n"
+	  "stores the inst source does not see)"),
 	CLI_OPT("quiet", 'q', NULL, "no summary on stderr"),
 	CLI_TABLE(cli_opts_help),
 	CLI_END,
@@ -269,6 +276,9 @@ static int parse(int argc, char **argv, struct mp_record_opts *ro, struct mp_top
 		case K_NO_PAGEMAP:
 			ro->no_pagemap = 1;
 			break;
+		case K_NO_CPU_TIME:
+			ro->no_cpu_time = 1;
+			break;
 		case K_NUMA:
 			if (mp_topo_sim(optarg, topo, terr, sizeof(terr))) {
 				cli_error("%s", terr);
@@ -386,6 +396,10 @@ static int parse(int argc, char **argv, struct mp_record_opts *ro, struct mp_top
 	if (ro->children && (ro->source == MP_SOURCE_INST || ro->source == MP_SOURCE_VALGRIND)) {
 		cli_error("--children applies to --source pmu and faults (%s records children always)",
 			  mp_source_name(ro->source));
+		return 2;
+	}
+	if (ro->no_cpu_time && ro->source != MP_SOURCE_INST) {
+		cli_error("--no-cpu-time applies to --source inst (%s samples no CPU time)", mp_source_name(ro->source));
 		return 2;
 	}
 	if (ro->burst_on && ro->source == MP_SOURCE_VALGRIND) {
@@ -541,9 +555,17 @@ static void say_done(const struct mp_record_opts *ro, const struct mp_perf_stats
 		else if (ro->source == MP_SOURCE_PMU)
 			fprintf(stderr, "memprism: %llu samples%s", (unsigned long long)stats->samples,
 				stats->lost ? "" : "\n");
-		if (stats->lost)
+		if (stats->lost && ro->source == MP_SOURCE_INST)
+			fprintf(stderr, "memprism: %llu CPU-time samples lost (the rings filled up faster than memprism "
+					"drained them)\n",
+				(unsigned long long)stats->lost);
+		else if (stats->lost)
 			fprintf(stderr, ", %llu lost (the rings filled up faster than memprism drained them)\n",
 				(unsigned long long)stats->lost);
+		if (ro->cpu_time_err)
+			cli_error("note: CPU time not sampled (perf_event_open cpu-clock: %s): report cannot say how much "
+				  "of it libraries not built by memprism cc took (`memprism doctor` says why)",
+				  mp_strerror(ro->cpu_time_err));
 		if (stats->other_procs)
 			fprintf(stderr, "memprism: %llu %s of child processes left out (--children keeps them)\n",
 				(unsigned long long)stats->other_procs,

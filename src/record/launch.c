@@ -34,6 +34,7 @@
 #include "record/perf_src.h"
 #include "record/record.h"
 #include "sym/sym.h"
+#include "trace/trace_format.h"
 #include "trace/trace_writer.h"
 
 /* Would exec of st's file run in secure-execution mode (AT_SECURE) for this
@@ -592,6 +593,46 @@ static int end_file(struct mp_record_opts *o, int fd, pid_t pid, int st, int sam
 	return err;
 }
 
+/* The run's perf events into specs (up to 8; buf names them): the
+ * sampled source's, or the inst source's CPU-time samples. How many (0:
+ * none), or a negative error. */
+static int run_specs(const struct mp_record_opts *o, struct mp_perf_spec *specs, char *buf, size_t len)
+{
+	if (o->source == MP_SOURCE_FAULTS || o->source == MP_SOURCE_PMU)
+		return mp_perf_specs(o->source, o->probe, &o->pmu, specs, 8, buf, len);
+	if (o->source != MP_SOURCE_INST || o->no_cpu_time)
+		return 0; /* (valgrind sees every instruction: nothing to weigh) */
+	mp_perf_cpu_spec(specs, MP_CPU_PERIOD_NS);
+	return 1;
+}
+
+/* Opens the events on the child, which waits on go before its exec, and
+ * lets it go on (closing go). The CPU-time samples are extra to the run:
+ * perf refusing them (perf_event_paranoid, a container) leaves the run
+ * without them and o->cpu_time_err saying why, never stops it; and they
+ * keep the children's samples, whose objects the runtime records too.
+ * 0, or the sampled source's error (the child not let go). */
+static int start_session(struct mp_record_opts *o, pid_t pid, const struct mp_perf_spec *specs, int nspecs, int fd,
+			 int go, struct mp_perf_session **sess)
+{
+	const int cpu = specs[0].kind == MP_SK_CPU_TIME;
+	/* (CPU time: a sample of 48 bytes a ms of a thread's time; 32 pages
+	 * hold seconds of it between the launcher's drains) */
+	const struct mp_perf_session_opts so = { .ring_pages = o->ring_pages ? o->ring_pages : cpu ? 32 : 128,
+						 .children = cpu || o->children,
+						 .jitter_pct = cpu ? 0 : o->pmu.jitter_pct };
+	int err = mp_perf_session_open(pid, specs, nspecs, &so, fd, sess);
+	if (err && cpu) {
+		o->cpu_time_err = err;
+		*sess = NULL;
+		err = 0;
+	}
+	if (!err && write(go, "g", 1) != 1)
+		err = -errno;
+	close(go);
+	return err;
+}
+
 int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *status,
 		  int *file_error)
 {
@@ -667,20 +708,18 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 		unsetenv(MP_ENV_SOURCE);
 	}
 
-	/* Sampling sources: the events are opened on the child before it execs
-	 * (it waits on go[0]); enable_on_exec starts them with the program. */
+	/* Sampling sources, and the inst source's CPU time: the events are
+	 * opened on the child before it execs (it waits on go[0]);
+	 * enable_on_exec starts them with the program. */
 	struct mp_perf_spec specs[8];
 	char spec_buf[2048];
-	int nspecs = 0;
-	if (sampled) {
-		nspecs = mp_perf_specs(o->source, o->probe, &o->pmu, specs, 8, spec_buf, sizeof(spec_buf));
-		if (nspecs < 0) {
-			free(vg_argv);
-			close(fd);
-			unlink(o->output);
-			*file_error = 2;
-			return nspecs;
-		}
+	int nspecs = run_specs(o, specs, spec_buf, sizeof(spec_buf));
+	if (nspecs < 0) {
+		free(vg_argv);
+		close(fd);
+		unlink(o->output);
+		*file_error = 2;
+		return nspecs;
 	}
 	int pipefd[2], go[2] = { -1, -1 }, sample_err = 0;
 	if (pipe2(pipefd, O_CLOEXEC) != 0 || (nspecs && pipe2(go, O_CLOEXEC) != 0)) {
@@ -729,14 +768,7 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	struct mp_perf_session *sess = NULL;
 	if (nspecs) {
 		close(go[0]);
-		const struct mp_perf_session_opts so = { .ring_pages = o->ring_pages ? o->ring_pages : 128,
-							 .children = o->children,
-							 .jitter_pct = o->pmu.jitter_pct };
-		err = mp_perf_session_open(pid, specs, nspecs, &so, fd, &sess);
-		if (!err && write(go[1], "g", 1) != 1)
-			err = -errno;
-		close(go[1]);
-		if (err) {
+		if ((err = start_session(o, pid, specs, nspecs, fd, go[1], &sess)) != 0) {
 			int st;
 			mp_perf_session_close(sess, NULL);
 			kill(pid, SIGKILL);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Live perf sampling for `memprism record --source faults|pmu` (see
- * perf_src.h). Every event is opened once per CPU on the program's pid with
+ * Live perf sampling for `memprism record --source faults|pmu`, and the
+ * inst source's CPU-time samples (see perf_src.h). Every event is opened once per CPU on the program's pid with
  * inherit=1: an inherited per-task event (cpu = -1) cannot be mmapped, a
  * per-CPU one can, and inherit carries it to every thread and child. The
  * events of one CPU share that CPU's ring (PERF_EVENT_IOC_SET_OUTPUT) and are
@@ -904,6 +904,17 @@ static int pmu_specs(const struct mp_probe *probe, const struct mp_pmu_opts *o, 
 	if (strcmp(fl, "Arm SPE") == 0)
 		return spe_spec(probe, o, specs, buf, buf_len);
 	return -EOPNOTSUPP;
+}
+
+void mp_perf_cpu_spec(struct mp_perf_spec *sp, uint64_t period_ns)
+{
+	/* user mode only: perf_event_paranoid 2 allows it on the program's
+	 * own threads, and the kernel's time is not the program's code */
+	*sp = (struct mp_perf_spec){ .name = "cpu-clock user", .kind = MP_SK_CPU_TIME, .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_CPU_CLOCK, .period = period_ns ? period_ns : 1,
+				     .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						    PERF_SAMPLE_CPU,
+				     .exclude_kernel = 1 };
 }
 
 int mp_perf_specs(enum mp_source src, const struct mp_probe *probe, const struct mp_pmu_opts *o,

@@ -49,6 +49,11 @@ struct mp_pmu_opts {
 int mp_perf_specs(enum mp_source src, const struct mp_probe *probe, const struct mp_pmu_opts *o,
 		  struct mp_perf_spec *specs, int max, char *buf, size_t buf_len);
 
+/* The inst source's CPU-time samples (MP_SK_CPU_TIME): cpu-clock, user
+ * mode only, one sample every period_ns of a thread's CPU time, with ip,
+ * tid, time and cpu. Fills *sp (its name static). */
+void mp_perf_cpu_spec(struct mp_perf_spec *sp, uint64_t period_ns);
+
 /* Parses a sysfs event description ("event=0xcd,umask=0x1,ldlat=3") with
  * the PMU's format/ directory (e.g. "config:0-7") into config words.
  * format_dir NULL: the Intel core PMU defaults (event 0-7, umask 8-15,

@@ -90,37 +90,52 @@ static void probe_hw(struct mp_probe *p)
 	close((int)fd);
 }
 
-/* The faults source's set-up on our own pid, on CPU 0 (a CPU number is
- * what makes an inherited event mappable). */
+/* Opens a as the launcher does, on our own pid on CPU 0 (a CPU number is
+ * what makes an inherited event mappable), and maps its ring: 0, or errno
+ * and *step the call that failed. */
+static int probe_ring(struct perf_event_attr *a, const char **step)
+{
+	a->size = sizeof(*a);
+	a->disabled = 1;
+	a->inherit = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	*step = "perf_event_open";
+	long fd = perf_open(a, getpid(), 0);
+	if (fd < 0)
+		return errno;
+	int err = 0;
+	size_t len = (size_t)(1 + 1) * (size_t)sysconf(_SC_PAGESIZE);
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (m == MAP_FAILED) {
+		*step = "mmap";
+		err = errno;
+	} else {
+		munmap(m, len);
+	}
+	close((int)fd);
+	return err;
+}
+
+/* The faults source's set-up, and the inst source's CPU-time sampling
+ * (cpu-clock, user mode). */
 static void probe_sw(struct mp_probe *p)
 {
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
 	a.sample_period = 1;
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR;
-	a.disabled = 1;
-	a.inherit = 1;
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
-	p->sw_step = "perf_event_open";
-	long fd = perf_open(&a, getpid(), 0);
-	if (fd < 0) {
-		p->sw_errno = errno;
-		return;
-	}
-	size_t len = (size_t)(1 + 1) * (size_t)sysconf(_SC_PAGESIZE);
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
-	if (m == MAP_FAILED) {
-		p->sw_step = "mmap";
-		p->sw_errno = errno;
-	} else {
-		p->sw_errno = 0;
-		munmap(m, len);
-	}
-	close((int)fd);
+	p->sw_errno = probe_ring(&a, &p->sw_step);
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000000;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	p->cpu_errno = probe_ring(&a, &p->cpu_step);
 }
 
 /* "name=value name=value" of a directory of one-line files. */

@@ -62,6 +62,10 @@ struct mp_probe {
 	 * event per CPU, inherit, mmap'd ring): 0 or errno */
 	int sw_errno;
 	const char *sw_step; /* which step failed: "perf_event_open" or "mmap" */
+	/* the inst source's CPU-time sampling the way record does it
+	 * (cpu-clock, user mode, per CPU, inherit, mmap'd ring): 0 or errno */
+	int cpu_errno;
+	const char *cpu_step;
 	struct mp_probe_pmu pmus[MP_PMU_COUNT];
 	/* virtualization */
 	int hv_cpuid; /* CPUID.1:ECX bit 31 (x86), -1 elsewhere */

@@ -71,7 +71,14 @@ struct mp_record_opts {
 	struct mp_pmu_opts pmu; /* pmu: period, jitter, ldlat, callchains */
 	int children; /* pmu/faults: samples of child processes too (default: the program's own) */
 	size_t ring_pages; /* pmu/faults: data pages per CPU ring (power of two), 0 = 128 */
-	struct mp_perf_stats *stats; /* OUT (optional): pmu/faults sample counts */
+	struct mp_perf_stats *stats; /* OUT (optional): pmu/faults sample counts, inst's CPU-time samples */
+	/* inst: where the program's user-mode CPU time goes, sampled with
+	 * cpu-clock every MP_CPU_PERIOD_NS of a thread's time (samples of
+	 * child processes too: the runtime records them) unless no_cpu_time;
+	 * events perf refuses leave the run without them, cpu_time_err
+	 * (OUT) saying why: -errno of perf_event_open or mmap */
+	int no_cpu_time;
+	int cpu_time_err;
 	const char *numa; /* simulated NUMA topology "NODESxCPUS" (record --numa), NULL: none */
 	/* this process's rank in a parallel job (rank.h) and the launcher's
 	 * variable it came from, written into the header's meta text; none
@@ -113,6 +120,13 @@ struct mp_record_opts {
 	char conflict_path[4096];
 	unsigned conflict_mode;
 };
+
+/* The inst source's CPU-time sampling period: 4 ms of a thread's CPU
+ * time, 250 samples a CPU second. A sample is a timer interrupt, about
+ * 15 us in a VM (its exits): 1.5% of the time at 1 ms, 0.4% at 4 ms
+ * (bench/README.md, "CPU-time samples"); a second's run still gets its
+ * shares within a few percent. */
+#define MP_CPU_PERIOD_NS 4000000ull
 
 /* The host's NUMA topology as meta lines (numa_distance=, numa_mem=), and
  * numa_sim=SIM when sim is set (numa_host.c). Returns bytes written. */

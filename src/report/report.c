@@ -13,6 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The C library's own code (beyond the mem and str calls the inst source
+ * records) is named from this share of the program's CPU time: every
+ * program spends a little there (printf, malloc), and a line for it would
+ * tell no one to switch sources. */
+#define RP_LIBC_UNSEEN_PCT 5
+
 struct row {
 	const char *label;
 	const char *kind;
@@ -186,18 +192,92 @@ static const char *pattern_text(char *buf, size_t cap, const struct an_result *r
 	return an_pat_format(buf, cap, &o->patterns[r->cls - res->classes]);
 }
 
+/* n of total as a whole percent; "<1%" for a few, never "0%" for some. */
+static const char *share(char *buf, size_t cap, uint64_t n, uint64_t total)
+{
+	double p = total ? 100.0 * (double)n / (double)total : 0;
+	if (n && p < 0.5)
+		snprintf(buf, cap, "<1%%");
+	else
+		snprintf(buf, cap, "%.0f%%", p);
+	return buf;
+}
+
 /* What the inst source cannot see: the code of the modules memprism cc
- * did not build. */
+ * did not build, with the share of the program's CPU time each took when
+ * record sampled it (most first), and the C library's own code when it
+ * took a share worth a look (RP_LIBC_UNSEEN_PCT). */
 static void unseen_text(FILE *out, const struct an_result *res)
 {
-	if (!res->nunseen_modules)
+	char a[32], b[32];
+	const uint64_t total = res->cpu_samples;
+	if (res->nunseen_modules) {
+		size_t ord[6], n = 0; /* the six with most samples, by name among equals */
+		for (size_t i = 0; i < res->nunseen_modules; i++) {
+			uint64_t si = res->unseen_cpu ? res->unseen_cpu[i] : 0;
+			size_t k = n < 6 ? n++ : 6;
+			while (k > 0 && (res->unseen_cpu ? res->unseen_cpu[ord[k - 1]] : 0) < si) {
+				if (k < 6)
+					ord[k] = ord[k - 1];
+				k--;
+			}
+			if (k < 6)
+				ord[k] = i;
+		}
+		fprintf(out, "unseen:    loads and stores inside ");
+		for (size_t j = 0; j < n; j++) {
+			fprintf(out, "%s%s", j ? ", " : "", res->unseen_modules[ord[j]]);
+			if (res->unseen_cpu && j == 0)
+				fprintf(out, " (%s of the program's CPU time in %s sample%s)",
+					share(a, sizeof(a), res->unseen_cpu[ord[j]], total),
+					rp_grouped(b, sizeof(b), res->unseen_cpu[ord[j]]), res->unseen_cpu[ord[j]] == 1 ? "" : "s");
+			else if (res->unseen_cpu)
+				fprintf(out, " (%s in %s)", share(a, sizeof(a), res->unseen_cpu[ord[j]], total),
+					rp_grouped(b, sizeof(b), res->unseen_cpu[ord[j]]));
+		}
+		if (res->nunseen_modules > 6)
+			fprintf(out, " and %zu more", res->nunseen_modules - 6);
+		fprintf(out, "%s: `record --source valgrind` sees them\n",
+			res->unseen_cpu ? ", not built by memprism cc" : " (not built by memprism cc)");
+	}
+	if (total && res->libc_unseen * 100 >= total * RP_LIBC_UNSEEN_PCT) {
+		fprintf(out, "unseen:    the C library's own loads and stores beyond mem*/str* calls (%s of the program's CPU "
+			     "time in %s sample%s: ",
+			share(a, sizeof(a), res->libc_unseen, total), rp_grouped(b, sizeof(b), res->libc_unseen),
+			res->libc_unseen == 1 ? "" : "s");
+		for (size_t k = 0; k < 3 && res->libc_unseen_fns[k].samples; k++)
+			fprintf(out, "%s%s %s", k ? ", " : "", res->libc_unseen_fns[k].name,
+				share(a, sizeof(a), res->libc_unseen_fns[k].samples, total));
+		fprintf(out, "): `record --source valgrind` sees them\n");
+	}
+}
+
+/* JSON "unseen_cpu": the CPU-time figures behind the unseen lines, null
+ * when the recording sampled no CPU time (docs/report-formats.md). */
+static void unseen_cpu_json(FILE *out, const struct an_result *res)
+{
+	if (!res->cpu_period_ns) {
+		fprintf(out, "null");
 		return;
-	fprintf(out, "unseen:    loads and stores inside ");
-	for (size_t i = 0; i < res->nunseen_modules && i < 6; i++)
-		fprintf(out, "%s%s", i ? ", " : "", res->unseen_modules[i]);
-	if (res->nunseen_modules > 6)
-		fprintf(out, " and %zu more", res->nunseen_modules - 6);
-	fprintf(out, " (not built by memprism cc): `record --source valgrind` sees them\n");
+	}
+	const double total = res->cpu_samples ? (double)res->cpu_samples : 1;
+	fprintf(out, "{\"period_ns\":%llu,\"samples\":%llu,\"runtime_samples\":%llu,\"lost\":%llu,\"modules\":[",
+		(unsigned long long)res->cpu_period_ns, (unsigned long long)res->cpu_samples,
+		(unsigned long long)res->cpu_runtime_samples, (unsigned long long)res->cpu_lost);
+	for (size_t i = 0; i < res->nunseen_modules; i++) {
+		uint64_t n = res->unseen_cpu ? res->unseen_cpu[i] : 0;
+		fprintf(out, "%s{\"name\":", i ? "," : "");
+		rp_json_str(out, res->unseen_modules[i]);
+		fprintf(out, ",\"samples\":%llu,\"share\":%.4f}", (unsigned long long)n, (double)n / total);
+	}
+	fprintf(out, "],\"libc_beyond_mem_str\":{\"samples\":%llu,\"share\":%.4f,\"functions\":[",
+		(unsigned long long)res->libc_unseen, (double)res->libc_unseen / total);
+	for (size_t k = 0; k < 3 && res->libc_unseen_fns[k].samples; k++) {
+		fprintf(out, "%s{\"name\":", k ? "," : "");
+		rp_json_str(out, res->libc_unseen_fns[k].name);
+		fprintf(out, ",\"samples\":%llu}", (unsigned long long)res->libc_unseen_fns[k].samples);
+	}
+	fprintf(out, "]}}");
 }
 
 static void header_text(FILE *out, const struct an_result *res, const struct rp_opts *o)
@@ -610,7 +690,9 @@ static int render_json(FILE *out, const struct an_result *res, const struct rp_o
 			fputc(',', out);
 		rp_json_str(out, res->unseen_modules[i]);
 	}
-	fprintf(out, "],\"exit_status\":%d,\"damaged\":%s,\"allocations\":%llu,\"frees\":%llu,\"total\":{",
+	fprintf(out, "],\"unseen_cpu\":");
+	unseen_cpu_json(out, res);
+	fprintf(out, ",\"exit_status\":%d,\"damaged\":%s,\"allocations\":%llu,\"frees\":%llu,\"total\":{",
 		res->run_status, res->damaged ? "true" : "false", (unsigned long long)res->allocations,
 		(unsigned long long)res->frees);
 	json_counts(out, &res->total);

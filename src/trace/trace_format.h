@@ -27,7 +27,10 @@ enum mp_format_version {
 	 * program's own allocator's blocks (memprism.h), which a v3 reader
 	 * would take for heap blocks */
 	MP_FORMAT_V4 = 4,
-	MP_FORMAT_CURRENT = MP_FORMAT_V4,
+	/* inst recordings may hold SAMPLES chunks of CPU time (SAMPLE_DEF kind
+	 * MP_SK_CPU_TIME), which a v4 reader would take for PMU accesses */
+	MP_FORMAT_V5 = 5,
+	MP_FORMAT_CURRENT = MP_FORMAT_V5,
 };
 
 /* File header: fixed part, then `meta_len` bytes of "key=value\n" text
@@ -268,6 +271,9 @@ enum mp_sample_kind {
 	MP_SK_PEBS_STLB_STORE = 6, /* Intel: stores that missed the STLB */
 	MP_SK_IBS_OP = 7, /* AMD: IBS op samples (loads and stores) */
 	MP_SK_SPE = 8, /* Arm: SPE records */
+	/* software: user-mode CPU time (cpu-clock, period in ns), with the
+	 * inst source: where the program's time went, never an access */
+	MP_SK_CPU_TIME = 9,
 };
 
 enum mp_alloc_fn {
