@@ -1006,7 +1006,7 @@ void mp_model_prefetch(const struct mp_model *m, unsigned core, uint32_t space, 
 {
 	space &= 0xffff;
 	addr &= VA_MASK;
-	const struct model_core *c = &m->core[core % m->ncores];
+	const struct model_core *c = &m->core[core < m->ncores ? core : core % m->ncores];
 	const struct model_cache *llc = &m->llc[c->socket];
 	uint64_t key = line_key(m, space, addr, paddr);
 	uint64_t pte = pt_key(space, 1, addr, m->line_shift);
@@ -1021,10 +1021,9 @@ void mp_model_prefetch(const struct mp_model *m, unsigned core, uint32_t space, 
 	}
 }
 
-void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr)
+/* If key would miss core c's L2: the LLC set its L2 victim would go to. */
+static inline void prefetch_victim(const struct mp_model *m, const struct model_core *c, uint64_t key)
 {
-	const struct model_core *c = &m->core[core % m->ncores];
-	uint64_t key = line_key(m, space & 0xffff, addr & VA_MASK, paddr);
 	const struct model_cache *l2 = &c->l2;
 	if (key & m->sample_mask)
 		return; /* (no fill into L2, so no victim) */
@@ -1035,6 +1034,16 @@ void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t 
 	/* (what l2_evicted sends down) */
 	if (*mc_tag(l2, idx) && ((*mc_flags(l2, idx) & MC_DIRTY) || m->mach.llc.inclusion == MP_INCL_EXCLUSIVE))
 		model_cache_prefetch(&m->llc[c->socket], model_cache_key(l2, idx));
+}
+
+void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr)
+{
+	const struct model_core *c = &m->core[core < m->ncores ? core : core % m->ncores];
+	space &= 0xffff;
+	addr &= VA_MASK;
+	/* the walk's last level first: its line comes before the data's */
+	prefetch_victim(m, c, pt_key(space, 1, addr, m->line_shift));
+	prefetch_victim(m, c, line_key(m, space, addr, paddr));
 }
 
 int mp_model_store_again(struct mp_model *m, unsigned core, uint32_t owner)
