@@ -51,6 +51,25 @@ static void test_lru_plru(void)
 		CHECK_EQ(v.key, expect[r]);
 		model_cache_fini(&c);
 	}
+	/* One set of 8 (the victim from a table of the tree's words) and of
+	 * 16 (a walk down the tree), filled in way order, then the first key
+	 * used again: the root points at the right half, and each node below
+	 * at the half its last use (the fill's) left, down to the half's
+	 * first way: the key ways/2 after the first. */
+	for (unsigned ways = 8; ways <= 16; ways *= 2) {
+		CHECK_EQ(model_cache_init(&c, ways, ways, MP_REPL_PLRU, 1), 0);
+		for (uint64_t k = 40; k < 40 + ways; k++)
+			model_cache_insert(&c, k, 0, 0, &v, &ev);
+		model_cache_touch(&c, (uint64_t)model_cache_find(&c, 40));
+		model_cache_insert(&c, 40 + ways, 0, 0, &v, &ev);
+		CHECK_EQ(ev, 1);
+		CHECK_EQ(v.key, 40 + ways / 2);
+		/* and next the left half's: the first key's use pointed its
+		 * node at its right quarter, whose first way goes */
+		model_cache_insert(&c, 41 + ways, 0, 0, &v, &ev);
+		CHECK_EQ(v.key, 40 + ways / 4);
+		model_cache_fini(&c);
+	}
 	/* PLRU needs power-of-two ways */
 	CHECK(model_cache_init(&c, 12, 12, MP_REPL_PLRU, 0) < 0);
 	/* sets: key modulo sets (3 sets of 2) */
