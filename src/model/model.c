@@ -25,6 +25,8 @@
 static inline __attribute__((always_inline)) void llc_insert(struct mp_model *m, unsigned s, const struct mc_at *at,
 							     uint64_t key, uint32_t owner, uint8_t flags);
 
+static unsigned level_latency(const struct mp_machine *mm, unsigned level);
+
 /* --- construction -------------------------------------------------------- */
 
 static int cache_from(struct model_cache *c, const struct mp_cache_geom *g, unsigned line)
@@ -64,6 +66,8 @@ struct mp_model *mp_model_new(const struct mp_machine *mach)
 	for (unsigned s = 0; s < mach->sockets; s++)
 		if (cache_from(&m->llc[s], &mach->llc, mach->line))
 			goto nomem;
+	for (unsigned l = 0; l < MP_LVL_COUNT; l++)
+		m->lat[l] = level_latency(mach, l);
 	m->turned = calloc((m->llc[0].sets + 63) / 64, sizeof(*m->turned));
 	if (!m->turned)
 		goto nomem;
@@ -831,7 +835,7 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 			out->walk_refs++;
 			if (lv == MP_LVL_LOCAL_DRAM)
 				out->walk_dram++;
-			out->latency += level_latency(mm, lv);
+			out->latency += m->lat[lv];
 			if (lvl > leaf) {
 				/* a non-leaf entry read: cache it (psc index 4-lvl). The
 				 * lookup above missed it (the walk starts below the deepest
@@ -987,7 +991,7 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	out->latency = 0;
 	translate(m, core, space, addr, ps, owner, out);
 	out->level = (uint8_t)line_ref(m, core, key, write, owner);
-	out->latency += level_latency(&m->mach, out->level);
+	out->latency += m->lat[out->level];
 	/* (translate made the page the core's last DTLB entry, and line_ref,
 	 * which ends with L1's hit or fill, the line its last L1 entry; the
 	 * entry's tag is checked all the same, should the fill's victim,
@@ -1022,7 +1026,8 @@ void mp_model_prefetch(const struct mp_model *m, unsigned core, uint32_t space, 
 }
 
 /* If key would miss core c's L2: the LLC set its L2 victim would go to. */
-static inline void prefetch_victim(const struct mp_model *m, const struct model_core *c, uint64_t key)
+static inline __attribute__((always_inline)) void prefetch_victim(const struct mp_model *m,
+								   const struct model_core *c, uint64_t key)
 {
 	const struct model_cache *l2 = &c->l2;
 	if (key & m->sample_mask)

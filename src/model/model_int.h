@@ -9,6 +9,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/mp_memlevel.h"
 #include "model/model.h"
 #include "model/model_burst.h"
 
@@ -420,6 +421,7 @@ struct mp_model {
 	unsigned nactive;
 	uint8_t *socket_active;
 	unsigned nsockets_active;
+	unsigned lat[MP_LVL_COUNT]; /* level_latency's, for the levels line_ref returns */
 	mp_model_wb_fn wb;
 	void *wb_arg;
 	uint64_t seq; /* mp_model_seq */
