@@ -464,11 +464,17 @@ struct peer_copy {
 static int snoop(struct mp_model *m, unsigned k, uint64_t key, int write, struct peer_copy *peer)
 {
 	int shared = 0;
+	/* An L2 that holds all its L1 holds (inclusive; the lines snooped are
+	 * the sample's, which never take line_ref_l1's way into L1 alone):
+	 * a core without the line there has no copy, and one lookup says so */
+	const int l2_first = m->mach.l2.inclusion == MP_INCL_INCLUSIVE;
 	for (unsigned i = 0; i < m->nactive; i++) {
 		unsigned o = m->active[i];
 		if (o == k)
 			continue;
 		struct model_core *c = &m->core[o];
+		if (l2_first && model_cache_find(&c->l2, key) < 0)
+			continue;
 		struct model_cache *pc[2] = { &c->l1, &c->l2 };
 		for (int l = 0; l < 2; l++) {
 			int64_t j = model_cache_find(pc[l], key);

@@ -658,6 +658,29 @@ static void test_coherence(void)
 	mp_model_flush(m);
 	CHECK_EQ(log.n, 1); /* line 7, once */
 	mp_model_free(m);
+
+	/* An inclusive L2 (snoops look there first: without the line there, a
+	 * core has none): core 0 writes 5, and 6 and 7 push it from its L1
+	 * (the walk's lines went first), dirty, into its L2, which keeps it */
+	mm = tiny(MP_INCL_EXCLUSIVE, 2);
+	mm.l2.inclusion = MP_INCL_INCLUSIVE;
+	m = mp_model_new(&mm);
+	log.n = 0;
+	mp_model_set_writeback(m, on_wb, &log);
+	CHECK_EQ(ref(m, 0, 5, 1), MP_LVL_LOCAL_DRAM);
+	CHECK_EQ(ref(m, 0, 6, 0), MP_LVL_LOCAL_DRAM);
+	CHECK_EQ(ref(m, 0, 7, 0), MP_LVL_LOCAL_DRAM);
+	/* core 1 reads 5: core 0's L2 copy (none in its L1) goes down to the
+	 * LLC and serves it */
+	CHECK_EQ(ref(m, 1, 5, 0), MP_LVL_L3);
+	CHECK_EQ(ref(m, 0, 5, 0), MP_LVL_L2); /* core 0 kept it, clean */
+	/* core 1 writes 6, in core 0's L1 and L2: both copies go */
+	CHECK_EQ(ref(m, 1, 6, 1), MP_LVL_L3);
+	CHECK_EQ(ref(m, 0, 6, 0), MP_LVL_L3); /* core 1's dirty data, via the LLC */
+	CHECK_EQ(ref(m, 1, 9, 0), MP_LVL_LOCAL_DRAM); /* no core has 9 */
+	mp_model_flush(m);
+	CHECK_EQ(log.n, 2); /* 5 and 6, once each */
+	mp_model_free(m);
 	/* on two sockets (inclusive LLCs): the other socket serves it, a
 	 * remote cache */
 	mm = tiny(MP_INCL_INCLUSIVE, 1);
