@@ -213,6 +213,7 @@ struct an_stream {
 		struct an_objmap_hint h;
 	} ahead_objs[AN_AHEAD];
 	unsigned ahead_oseq;
+	unsigned ahead_armed; /* entries of ahead_objs with an address */
 };
 
 struct an_stack {

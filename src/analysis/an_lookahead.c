@@ -19,12 +19,15 @@ static void hint_object(const struct an_state *st, struct an_stream *s, const st
 {
 	const struct an_objmap *m = &st->procs.v[s->proc].map;
 	unsigned q = s->ahead_oseq++;
-	for (unsigned k = AN_AHEAD_STEP; k < AN_AHEAD; k += AN_AHEAD_STEP) {
+	/* (none on the way: the common case of a few objects, two records a
+	 * randacc update, checked at once) */
+	for (unsigned k = AN_AHEAD_STEP; k < AN_AHEAD && s->ahead_armed; k += AN_AHEAD_STEP) {
 		__typeof__(s->ahead_objs[0]) *e = &s->ahead_objs[(q - k) % AN_AHEAD];
 		if (e->a1)
 			an_objmap_hint_step(m, e->a1 - 1, &e->h);
 	}
 	__typeof__(s->ahead_objs[0]) *e = &s->ahead_objs[q % AN_AHEAD];
+	s->ahead_armed -= e->a1 != 0;
 	e->a1 = 0;
 	if (r->cls != MP_REC_ACCESS || m->live < AN_AHEAD_OBJECTS)
 		return;
@@ -32,6 +35,7 @@ static void hint_object(const struct an_state *st, struct an_stream *s, const st
 		if (r->addr >= s->look[k].lo && r->addr < s->look[k].hi)
 			return;
 	e->a1 = r->addr + 1;
+	s->ahead_armed++;
 	an_objmap_hint_begin(m, r->addr, &e->h);
 }
 
@@ -39,7 +43,7 @@ static void hint_object(const struct an_state *st, struct an_stream *s, const st
  * row of each new page: over many pages these are the replay's host cache
  * misses. Then, for each new line, in stages that each read what the one
  * before fetched: its frame, the model's L2 and LLC sets for it and its
- * walk's last level, and the LLC set its L2 victim will go to. Over an
+ * walk's last level, and the LLC sets their L2 victims will go to. Over an
  * LLC of 32 MiB (8 MiB of sets) a random reference otherwise waits on
  * three or four host misses in turn: the hints halve randacc's model time. */
 void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
@@ -50,6 +54,7 @@ void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
 		s->ahead_page = s->ahead_line = UINT64_MAX;
 		memset(s->ahead_lines, 0, sizeof(s->ahead_lines));
 		memset(s->ahead_objs, 0, sizeof(s->ahead_objs));
+		s->ahead_armed = 0;
 		return;
 	}
 	if (s->ahead_n)

@@ -25,6 +25,8 @@
 static inline __attribute__((always_inline)) void llc_insert(struct mp_model *m, unsigned s, const struct mc_at *at,
 							     uint64_t key, uint32_t owner, uint8_t flags);
 
+static unsigned level_latency(const struct mp_machine *mm, unsigned level);
+
 /* --- construction -------------------------------------------------------- */
 
 static int cache_from(struct model_cache *c, const struct mp_cache_geom *g, unsigned line)
@@ -64,6 +66,8 @@ struct mp_model *mp_model_new(const struct mp_machine *mach)
 	for (unsigned s = 0; s < mach->sockets; s++)
 		if (cache_from(&m->llc[s], &mach->llc, mach->line))
 			goto nomem;
+	for (unsigned l = 0; l < MP_LVL_COUNT; l++)
+		m->lat[l] = level_latency(mach, l);
 	m->turned = calloc((m->llc[0].sets + 63) / 64, sizeof(*m->turned));
 	if (!m->turned)
 		goto nomem;
@@ -460,11 +464,17 @@ struct peer_copy {
 static int snoop(struct mp_model *m, unsigned k, uint64_t key, int write, struct peer_copy *peer)
 {
 	int shared = 0;
+	/* An L2 that holds all its L1 holds (inclusive; the lines snooped are
+	 * the sample's, which never take line_ref_l1's way into L1 alone):
+	 * a core without the line there has no copy, and one lookup says so */
+	const int l2_first = m->mach.l2.inclusion == MP_INCL_INCLUSIVE;
 	for (unsigned i = 0; i < m->nactive; i++) {
 		unsigned o = m->active[i];
 		if (o == k)
 			continue;
 		struct model_core *c = &m->core[o];
+		if (l2_first && model_cache_find(&c->l2, key) < 0)
+			continue;
 		struct model_cache *pc[2] = { &c->l1, &c->l2 };
 		for (int l = 0; l < 2; l++) {
 			int64_t j = model_cache_find(pc[l], key);
@@ -835,7 +845,7 @@ static inline __attribute__((always_inline)) void translate(struct mp_model *m, 
 				unsigned lv = line_ref(m, k, pt_key(space, lvl, va & VA_MASK, m->line_shift), 0, owner);
 				if (lv == MP_LVL_LOCAL_DRAM)
 					out->walk_dram++;
-				out->latency += level_latency(mm, lv);
+				out->latency += m->lat[lv];
 			}
 			if (lvl > leaf) {
 				/* a non-leaf entry read: cache it (psc index 4-lvl). The
@@ -992,7 +1002,7 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 	out->latency = 0;
 	translate(m, core, space, addr, ps, owner, out, 1);
 	out->level = (uint8_t)line_ref(m, core, key, write, owner);
-	out->latency += level_latency(&m->mach, out->level);
+	out->latency += m->lat[out->level];
 	/* (translate made the page the core's last DTLB entry, and line_ref,
 	 * which ends with L1's hit or fill, the line its last L1 entry; the
 	 * entry's tag is checked all the same, should the fill's victim,
@@ -1021,7 +1031,7 @@ void mp_model_prefetch(const struct mp_model *m, unsigned core, uint32_t space, 
 {
 	space &= 0xffff;
 	addr &= VA_MASK;
-	const struct model_core *c = &m->core[core % m->ncores];
+	const struct model_core *c = &m->core[core < m->ncores ? core : core % m->ncores];
 	const struct model_cache *llc = &m->llc[c->socket];
 	uint64_t key = line_key(m, space, addr, paddr);
 	uint64_t pte = pt_key(space, 1, addr, m->line_shift);
@@ -1036,10 +1046,10 @@ void mp_model_prefetch(const struct mp_model *m, unsigned core, uint32_t space, 
 	}
 }
 
-void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr)
+/* If key would miss core c's L2: the LLC set its L2 victim would go to. */
+static inline __attribute__((always_inline)) void prefetch_victim(const struct mp_model *m,
+								   const struct model_core *c, uint64_t key)
 {
-	const struct model_core *c = &m->core[core % m->ncores];
-	uint64_t key = line_key(m, space & 0xffff, addr & VA_MASK, paddr);
 	const struct model_cache *l2 = &c->l2;
 	if (key & m->sample_mask)
 		return; /* (no fill into L2, so no victim) */
@@ -1050,6 +1060,16 @@ void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t 
 	/* (what l2_evicted sends down) */
 	if (*mc_tag(l2, idx) && ((*mc_flags(l2, idx) & MC_DIRTY) || m->mach.llc.inclusion == MP_INCL_EXCLUSIVE))
 		model_cache_prefetch(&m->llc[c->socket], model_cache_key(l2, idx));
+}
+
+void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr)
+{
+	const struct model_core *c = &m->core[core < m->ncores ? core : core % m->ncores];
+	space &= 0xffff;
+	addr &= VA_MASK;
+	/* the walk's last level first: its line comes before the data's */
+	prefetch_victim(m, c, pt_key(space, 1, addr, m->line_shift));
+	prefetch_victim(m, c, line_key(m, space, addr, paddr));
 }
 
 int mp_model_store_again(struct mp_model *m, unsigned core, uint32_t owner)

@@ -105,8 +105,9 @@ uint64_t mp_model_set_bytes(const struct mp_model *m);
  * caches, and one at a time they stall it. */
 void mp_model_prefetch(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr);
 
-/* The second hint, once the first has had time to arrive: if the line
- * would miss L2, the LLC set where the L2 line it displaces would go. */
+/* The second hint, once the first has had time to arrive: if the line, or
+ * its page walk's last level, would miss L2, the LLC set where the L2 line
+ * it displaces would go. */
 void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr);
 
 /* Lines a call of mp_model_access_lines takes at most. */

@@ -56,6 +56,9 @@ int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, uns
 	while ((1u << c->levels) < ways)
 		c->levels++;
 	c->wshift = c->levels;
+	if (repl == MP_REPL_PLRU && c->levels <= 3)
+		for (unsigned b = 0; b < 256; b++)
+			c->plru_leaf[b] = (uint8_t)mc_plru_walk(c->levels, b);
 	if (repl == MP_REPL_PLRU)
 		for (unsigned w = 0; w < ways; w++) {
 			/* the path from the root to leaf w (mc_plru_use) */

@@ -9,6 +9,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/mp_memlevel.h"
 #include "model/model.h"
 #include "model/model_burst.h"
 
@@ -60,6 +61,7 @@ struct model_cache {
 	unsigned repl; /* enum mp_repl */
 	unsigned levels; /* PLRU tree depth: log2(ways) */
 	uint32_t plru_set[32], plru_clr[32]; /* PLRU: the tree bits a use of way w sets and clears */
+	uint8_t plru_leaf[256]; /* PLRU up to 8 ways: the leaf each tree word points to (mc_plru_victim) */
 	unsigned wshift; /* ways <= 1 << wshift */
 	int nibble_lru; /* LRU kept in `order` (ways <= 16), else in a list */
 	uint32_t set_bytes, off_tag, off_order, off_links, off_owner, off_flags, off_plru; /* fingerprints at 0; 0: absent */
@@ -278,14 +280,25 @@ static inline __attribute__((always_inline)) void model_cache_touch(struct model
 	mc_touch_way(c, model_cache_block(c, idx >> c->wshift), (unsigned)(idx & ((1u << c->wshift) - 1)));
 }
 
-/* The leaf the tree points to (node numbering: mc_plru_use). */
+/* The leaf the tree of word `bits` points to (node numbering:
+ * mc_plru_use). */
+static inline unsigned mc_plru_walk(unsigned levels, uint32_t bits)
+{
+	unsigned node = 1;
+	for (unsigned l = 0; l < levels; l++)
+		node = node * 2 + ((bits >> node) & 1);
+	return node - (1u << levels);
+}
+
+/* The leaf the set's tree points to: up to 8 ways (nodes 1..7, the low
+ * byte of the word), a table's, made by mc_plru_walk (a walk is a chain of
+ * dependent shifts, one per level, on every insert into L1 and L2). */
 static inline unsigned mc_plru_victim(const struct model_cache *c, const uint8_t *blk)
 {
 	uint32_t bits = *(const uint32_t *)(blk + c->off_plru);
-	unsigned node = 1;
-	for (unsigned l = 0; l < c->levels; l++)
-		node = node * 2 + ((bits >> node) & 1);
-	return node - c->ways;
+	if (c->levels <= 3)
+		return c->plru_leaf[bits & 255];
+	return mc_plru_walk(c->levels, bits);
 }
 
 /* The way an insert into the set of block blk takes: the lowest empty way first
@@ -408,6 +421,7 @@ struct mp_model {
 	unsigned nactive;
 	uint8_t *socket_active;
 	unsigned nsockets_active;
+	unsigned lat[MP_LVL_COUNT]; /* level_latency's, for the levels line_ref returns */
 	mp_model_wb_fn wb;
 	void *wb_arg;
 	uint64_t seq; /* mp_model_seq */

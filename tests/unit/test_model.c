@@ -51,6 +51,25 @@ static void test_lru_plru(void)
 		CHECK_EQ(v.key, expect[r]);
 		model_cache_fini(&c);
 	}
+	/* One set of 8 (the victim from a table of the tree's words) and of
+	 * 16 (a walk down the tree), filled in way order, then the first key
+	 * used again: the root points at the right half, and each node below
+	 * at the half its last use (the fill's) left, down to the half's
+	 * first way: the key ways/2 after the first. */
+	for (unsigned ways = 8; ways <= 16; ways *= 2) {
+		CHECK_EQ(model_cache_init(&c, ways, ways, MP_REPL_PLRU, 1), 0);
+		for (uint64_t k = 40; k < 40 + ways; k++)
+			model_cache_insert(&c, k, 0, 0, &v, &ev);
+		model_cache_touch(&c, (uint64_t)model_cache_find(&c, 40));
+		model_cache_insert(&c, 40 + ways, 0, 0, &v, &ev);
+		CHECK_EQ(ev, 1);
+		CHECK_EQ(v.key, 40 + ways / 2);
+		/* and next the left half's: the first key's use pointed its
+		 * node at its right quarter, whose first way goes */
+		model_cache_insert(&c, 41 + ways, 0, 0, &v, &ev);
+		CHECK_EQ(v.key, 40 + ways / 4);
+		model_cache_fini(&c);
+	}
 	/* PLRU needs power-of-two ways */
 	CHECK(model_cache_init(&c, 12, 12, MP_REPL_PLRU, 0) < 0);
 	/* sets: key modulo sets (3 sets of 2) */
@@ -638,6 +657,29 @@ static void test_coherence(void)
 	CHECK_EQ(ref(m, 0, 7, 0), MP_LVL_L3); /* core 1's dirty data, via the LLC */
 	mp_model_flush(m);
 	CHECK_EQ(log.n, 1); /* line 7, once */
+	mp_model_free(m);
+
+	/* An inclusive L2 (snoops look there first: without the line there, a
+	 * core has none): core 0 writes 5, and 6 and 7 push it from its L1
+	 * (the walk's lines went first), dirty, into its L2, which keeps it */
+	mm = tiny(MP_INCL_EXCLUSIVE, 2);
+	mm.l2.inclusion = MP_INCL_INCLUSIVE;
+	m = mp_model_new(&mm);
+	log.n = 0;
+	mp_model_set_writeback(m, on_wb, &log);
+	CHECK_EQ(ref(m, 0, 5, 1), MP_LVL_LOCAL_DRAM);
+	CHECK_EQ(ref(m, 0, 6, 0), MP_LVL_LOCAL_DRAM);
+	CHECK_EQ(ref(m, 0, 7, 0), MP_LVL_LOCAL_DRAM);
+	/* core 1 reads 5: core 0's L2 copy (none in its L1) goes down to the
+	 * LLC and serves it */
+	CHECK_EQ(ref(m, 1, 5, 0), MP_LVL_L3);
+	CHECK_EQ(ref(m, 0, 5, 0), MP_LVL_L2); /* core 0 kept it, clean */
+	/* core 1 writes 6, in core 0's L1 and L2: both copies go */
+	CHECK_EQ(ref(m, 1, 6, 1), MP_LVL_L3);
+	CHECK_EQ(ref(m, 0, 6, 0), MP_LVL_L3); /* core 1's dirty data, via the LLC */
+	CHECK_EQ(ref(m, 1, 9, 0), MP_LVL_LOCAL_DRAM); /* no core has 9 */
+	mp_model_flush(m);
+	CHECK_EQ(log.n, 2); /* 5 and 6, once each */
 	mp_model_free(m);
 	/* on two sockets (inclusive LLCs): the other socket serves it, a
 	 * remote cache */
