@@ -511,6 +511,84 @@ static void fold_scalars(struct an_result *R, const struct an_result *r, int fir
 				   : 1.0;
 }
 
+/* The C library's functions with most CPU-time samples: the merge's and
+ * r's lists summed by name, the top three kept (of the functions each
+ * file named: a function below a file's top three is not in its list). */
+static void fold_libc_fns(struct an_result *R, const struct an_result *r)
+{
+	struct an_cpu_fn all[6];
+	size_t n = 0;
+	for (int side = 0; side < 2; side++)
+		for (size_t k = 0; k < 3; k++) {
+			const struct an_cpu_fn *f = side ? &r->libc_unseen_fns[k] : &R->libc_unseen_fns[k];
+			if (!f->samples)
+				continue;
+			size_t j = 0;
+			while (j < n && strcmp(all[j].name, f->name))
+				j++;
+			if (j == n)
+				all[n++] = *f;
+			else
+				all[j].samples += f->samples;
+		}
+	memset(R->libc_unseen_fns, 0, sizeof(R->libc_unseen_fns));
+	for (size_t k = 0; k < 3 && n; k++) {
+		size_t best = 0; /* most samples, the earlier among equals */
+		for (size_t j = 1; j < n; j++)
+			if (all[j].samples > all[best].samples)
+				best = j;
+		R->libc_unseen_fns[k] = all[best];
+		all[best] = all[--n];
+	}
+}
+
+/* What r's run could not see (the inst source's unseen modules and the
+ * CPU-time samples behind them) into the merge's: modules by name, kept
+ * sorted, their samples summed. 0 or -ENOMEM. */
+static int fold_unseen(struct an_result *R, const struct an_result *r)
+{
+	/* (unseen_cpu is NULL while no file sampled CPU time) */
+	if (!R->unseen_cpu && R->nunseen_modules && !(R->unseen_cpu = calloc(R->nunseen_modules, sizeof(uint64_t))))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nunseen_modules; i++) {
+		size_t j = 0;
+		while (j < R->nunseen_modules && strcmp(R->unseen_modules[j], r->unseen_modules[i]) < 0)
+			j++;
+		if (j == R->nunseen_modules || strcmp(R->unseen_modules[j], r->unseen_modules[i])) {
+			char **v = realloc(R->unseen_modules, (R->nunseen_modules + 1) * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			R->unseen_modules = v;
+			uint64_t *c = realloc(R->unseen_cpu, (R->nunseen_modules + 1) * sizeof(*c));
+			if (!c)
+				return -ENOMEM;
+			R->unseen_cpu = c;
+			char *name = strdup(r->unseen_modules[i]);
+			if (!name)
+				return -ENOMEM;
+			memmove(v + j + 1, v + j, (R->nunseen_modules - j) * sizeof(*v));
+			memmove(c + j + 1, c + j, (R->nunseen_modules - j) * sizeof(*c));
+			v[j] = name;
+			c[j] = 0;
+			R->nunseen_modules++;
+		}
+		R->unseen_cpu[j] += r->unseen_cpu ? r->unseen_cpu[i] : 0;
+	}
+	if (!R->cpu_period_ns)
+		R->cpu_period_ns = r->cpu_period_ns; /* (the first file's that sampled) */
+	R->cpu_samples += r->cpu_samples;
+	R->cpu_runtime_samples += r->cpu_runtime_samples;
+	R->cpu_lost += r->cpu_lost;
+	R->cpu_unplaced += r->cpu_unplaced;
+	R->libc_unseen += r->libc_unseen;
+	fold_libc_fns(R, r);
+	if (!R->cpu_samples) {
+		free(R->unseen_cpu);
+		R->unseen_cpu = NULL;
+	}
+	return 0;
+}
+
 /* Folds part's result r into the merge; r's moved parts are cleared, the
  * caller frees the rest. */
 static int fold(struct an_merge *m, size_t part, struct an_result *r, int first)
@@ -568,6 +646,7 @@ static int fold(struct an_merge *m, size_t part, struct an_result *r, int first)
 	}
 	free(remap);
 	fold_scalars(R, r, first);
+	err = fold_unseen(R, r);
 	char name[4200];
 	part_name(name, sizeof(name), p);
 	for (size_t i = 0; i < r->nwarnings && !err; i++)

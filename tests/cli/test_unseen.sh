@@ -10,7 +10,8 @@
 # in one line), give the line without shares. The CPU-time samples change
 # no other figure: a file with them and the same file without them give
 # the same report, function view, JSON, numa, memtrace and exports but for
-# the new figures. Under --source valgrind nothing is unseen.
+# the new figures. A report of several files sums them by module. Under
+# --source valgrind nothing is unseen.
 source "$(dirname "$0")/lib.sh"
 # (the doctor's probe: perf_event_paranoid 2 or lower, nothing else in the way)
 cpu=0
@@ -66,6 +67,23 @@ expect_eq "--no-cpu-time: the unseen line" \
 expect_eq "--no-cpu-time: JSON unseen_cpu" null "$(jq -c .unseen_cpu zn.json)"
 run 2 "--no-cpu-time with another source" "$MEMPRISM" record --source faults --no-cpu-time -- ./zlib_heap
 expect_eq "refused" "memprism: --no-cpu-time applies to --source inst (faults samples no CPU time)" "$(cat last.err)"
+
+# Several files merged: their unseen modules by name, their samples summed
+# (z.data's and zn.data's: one with samples, one without)
+"$MEMPRISM" report z.data zn.data >zm.txt
+"$MEMPRISM" report --format json z.data zn.data >zm.json
+expect_eq "merged: unseen_modules" '["libz.so.1"]' "$(jq -c .unseen_modules zm.json)"
+expect_eq "merged: the samples, zlib's and all" "$(jq -c '[.unseen_cpu.modules[0].samples, .unseen_cpu.samples]' z.json)" \
+	"$(jq -c '[.unseen_cpu.modules[0].samples, .unseen_cpu.samples]' zm.json)"
+expect_eq "merged: the unseen line" "$(grep '^unseen:' z.txt)" "$(grep '^unseen:' zm.txt)"
+if [ $cpu = 1 ]; then
+	cp z.data z2.data
+	"$MEMPRISM" report --format json z.data z2.data >zz.json
+	expect_eq "merged twice: the samples doubled" \
+		"$(jq -c '[.unseen_cpu.modules[0].samples * 2, .unseen_cpu.samples * 2]' z.json)" \
+		"$(jq -c '[.unseen_cpu.modules[0].samples, .unseen_cpu.samples]' zz.json)"
+fi
+echo "ok: merged files: the unseen line and its samples"
 
 # perf refusing the events (a shim fails perf_event_open as a container's
 # seccomp would): the run goes on, its status the program's, and record
