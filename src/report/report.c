@@ -207,7 +207,7 @@ static const char *share(char *buf, size_t cap, uint64_t n, uint64_t total)
  * did not build, with the share of the program's CPU time each took when
  * record sampled it (most first), and the C library's own code when it
  * took a share worth a look (RP_LIBC_UNSEEN_PCT). */
-static void unseen_text(FILE *out, const struct an_result *res)
+void rp_unseen_text(FILE *out, const struct an_result *res)
 {
 	char a[32], b[32];
 	const uint64_t total = res->cpu_samples;
@@ -304,7 +304,7 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 			what, res->machine, o->color ? "\033[33m" : "", o->color ? "\033[0m" : "");
 	else
 		fprintf(out, "source:    %s (measured counts, no model)\n", what);
-	unseen_text(out, res);
+	rp_unseen_text(out, res);
 	fprintf(out, "processes: %zu (%d instrumented), threads: %zu, allocations: %s\n", res->nprocs, instrumented,
 		res->nthreads, rp_grouped(a, sizeof(a), res->allocations));
 	fprintf(out, "accesses:  %s (loads %s, stores %s)", rp_grouped(a, sizeof(a), total),

@@ -263,6 +263,37 @@ static int write_sources(FILE *out, const struct an_result *r)
 	return 0;
 }
 
+/* ,"unseen":[LINE...]: the text report's "unseen:" lines, their words
+ * alike (rp_unseen_text), for the page's summary. 0 or -ENOMEM. */
+static int unseen_json(FILE *out, const struct an_result *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return -ENOMEM;
+	rp_unseen_text(m, r);
+	if (fclose(m)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	fprintf(out, ",\"unseen\":[");
+	int n = 0;
+	for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		const char *prefix = "unseen:    ";
+		if (!strncmp(line, prefix, strlen(prefix)))
+			line += strlen(prefix);
+		fprintf(out, "%s", n++ ? "," : "");
+		jstr(out, line);
+	}
+	fprintf(out, "]");
+	free(buf);
+	return 0;
+}
+
 static int write_data(FILE *out, const struct an_result *r, const struct rp_opts *o, const struct an_bins *bins)
 {
 	int mem = r->mem_origin != AN_MEM_NONE;
@@ -278,6 +309,8 @@ static int write_data(FILE *out, const struct an_result *r, const struct rp_opts
 	jstr(out, r->machine[0] ? r->machine : NULL);
 	fprintf(out, ",\"roi\":");
 	jstr(out, o->roi);
+	if (unseen_json(out, r))
+		return -ENOMEM;
 	fprintf(out,
 		",\"exit_status\":%d,\"damaged\":%s,\"allocations\":%llu,\"frees\":%llu,\"sample_factor\":%.6f,"
 		"\"total\":{\"accesses\":%llu,\"loads\":%llu,\"stores\":%llu,\"bytes\":%llu,\"outside_roi\":%llu}",

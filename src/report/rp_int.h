@@ -77,6 +77,10 @@ size_t rp_advice_find(const struct an_result *r, const struct rp_opts *o, unsign
  * its strings written by str (rp_json_str; the HTML page's own, safe
  * inside <script>). */
 void rp_advice_text(FILE *out, const struct an_result *r, const struct rp_opts *o, unsigned kinds);
+/* The header's "unseen:" lines (report.c): what the inst source cannot
+ * see, and how much of the program's CPU time it took; none when all of it
+ * was seen. */
+void rp_unseen_text(FILE *out, const struct an_result *res);
 void rp_advice_json(FILE *out, const struct an_result *r, const struct rp_opts *o,
 		    void (*str)(FILE *out, const char *s));
 

@@ -144,3 +144,16 @@ expect_eq "segments' lengths add up to the axis" "$(q "SELECT addr_span FROM bin
 chrome --dump-dom "file://$MP_SCRATCH/two.html" > two-dom.html 2>/dev/null
 grep -q "addresses in [2-8] ranges laid end to end" two-dom.html || fail "the plot does not say its ranges"
 echo "ok: the plot names its address ranges"
+
+# What the inst source could not see is in the page's summary, in the text
+# report's words: zlib_heap's buffer read by zlib (no memprism cc build)
+build_rt zlib_heap -lz
+"$MEMPRISM" record -q -o z.data -- ./zlib_heap 200 >/dev/null
+"$MEMPRISM" report z.data | sed -n 's/^unseen:    //p' >unseen.txt
+[ -s unseen.txt ] || fail "no unseen line in the text report"
+"$MEMPRISM" report --html z.html z.data
+chrome --dump-dom "file://$MP_SCRATCH/z.html" > z-dom.html 2>/dev/null
+while read -r u; do
+	grep -qF "<dt>unseen</dt><dd>$u</dd>" z-dom.html || fail "the page's summary lacks: $u"
+done <unseen.txt
+echo "ok: the page names what the inst source could not see ($(wc -l <unseen.txt) line(s))"

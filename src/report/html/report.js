@@ -75,6 +75,7 @@
 		const what = D.source === "valgrind" ? "valgrind: every load and store of every instruction, program and libraries "
 			: "inst: every load and store of memprism cc/gcc code ";
 		row("source", el("span", {}, what, el("span", { class: "measured", text: "(measured counts)" })));
+		for (const u of D.unseen || []) row("unseen", u);
 		if (D.mem_origin === "modelled")
 			row("model", el("span", {}, D.machine + ": cache, TLB and DRAM figures are ", el("span", { class: "modelled", text: "MODELLED" })));
 		else if (D.mem_origin === "measured")
