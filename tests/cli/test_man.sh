@@ -78,8 +78,10 @@ expect_eq "man pages" "$(($(wc -l <cmds.txt) + 1))" "$npages"
 
 # the report's COLUMNS: each heading its text view prints, plain and
 # modelled (a golden trace: no program to build)
+# (awk reads to the end: leaving early would end col with SIGPIPE, whose
+# status pipefail takes for the pipeline's when col has more to write)
 MANWIDTH=100 man -l "$MAN/memprism-report.1" 2>/dev/null | col -bx |
-	awk '/^COLUMNS/ { on = 1; next } on && /^[A-Z]/ { exit } on' >columns.txt
+	awk '/^COLUMNS/ { on = 1; next } on && /^[A-Z]/ { on = 0 } on' >columns.txt
 # the terms explained: an entry is "  TERM, TERM  what it is"
 sed -nE 's/^ +([^ ].*[^ ]|[^ ])  +[^ ].*/\1/p' columns.txt | sed 's/, /\n/g' | sort -u >terms.txt
 data=$MP_SRC/tests/golden/v1-fork-thread.data
