@@ -189,3 +189,15 @@ numa_ranks_job() {
 		"${clean[@]}" PMI_RANK=$r PMI_SIZE=4 "$MEMPRISM" record -q -o 'job/numa.%r.data' -- ./numa_ranks
 	done
 }
+
+# cut_short FILE OUT: FILE cut halfway through what follows its first
+# process's chunk into OUT. (Halfway through the whole file may fall
+# before that chunk, leaving no process to read: the launcher's chunks
+# and the runtime's reach the file in an order that varies from run to run.)
+cut_short() {
+	local next size
+	next=$("$MEMPRISM" dump -q "$1" | awk '$2 == "chunk" && p && !n { n = substr($1, 2) } $2 == "chunk" && $4 == 2 { p = 1 } END { print n + 0 }')
+	size=$(stat -c %s "$1")
+	[ "$next" -gt 0 ] || fail "cut_short: $1 has no chunk after its first process's"
+	head -c $(((next + size) / 2)) "$1" >"$2"
+}

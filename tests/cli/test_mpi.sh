@@ -202,8 +202,7 @@ run 0 "rank 2's header cut" "$MEMPRISM" report --format csv cut
 said "rank 2's header cut" "cut/memprism.rank2.data was not read: .*the report goes on"
 said "rank 2's header cut" "rank 2 of 4: no readable data file"
 expect_eq "rank 2's header cut: the rest" 35000 "$(csv_field last.out "$A" accesses)"
-size=$(stat -c %s memprism.rank2.data)
-head -c $((size / 2)) memprism.rank2.data > cut/memprism.rank2.data
+cut_short memprism.rank2.data cut/memprism.rank2.data
 run 0 "rank 2 cut short" "$MEMPRISM" report --by rank --format csv cut
 said "rank 2 cut short" "cut/memprism.rank2.data \\(rank 2\\) is damaged or truncated"
 expect_eq "rank 2 cut short: its status" '"damaged: read in part"' "$(awk -F, '$1 == 2 { print $5 }' last.out)"

@@ -121,8 +121,7 @@ said "rank 2 cut" "cut/numa.2.data was not read: .*the report goes on"
 # (its header unread, its rank unknown: a row by its file)
 expect_eq "rank 2 cut: its row" '"cut/numa.2.data","not read",0,0' \
 	"$(awk -F, '$4 == "\"cut/numa.2.data\"" { sub(/:.*/, "\"", $5); print $4 "," $5 "," $6 "," $7 }' last.out)"
-size=$(stat -c %s job/numa.2.data)
-head -c $((size / 2)) job/numa.2.data > cut/numa.2.data
+cut_short job/numa.2.data cut/numa.2.data
 run 0 "rank 2 cut short" "$MEMPRISM" numa --numa 2x1 --by rank --format csv cut
 said "rank 2 cut short" "cut/numa.2.data \\(rank 2\\) is damaged or truncated"
 expect_eq "rank 2 cut short: its status" '"damaged: read in part"' "$(awk -F, '$1 == 2 { print $5 }' last.out)"
