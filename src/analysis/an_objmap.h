@@ -10,12 +10,21 @@
  * yet waits aside, and a free before then takes it back without the tree
  * (a bounded trace's mallocs and frees between its bursts, when nothing
  * looks up: most of them). Every lookup sees the tree with them all.
+ *
+ * Once a lookup finds AN_OBJMAP_SHADOW_FROM objects live, the small blocks
+ * of AN_LAYER_OBJECT's tree (up to AN_OBJMAP_SHADOW_MAX bytes) are also
+ * named in a shadow of the address space (an_shadow.h), granule by
+ * granule: a lookup in one is a read of its granule and of the object it
+ * names. The tree keeps every object, and answers whatever the shadow
+ * does not (a granule two blocks share names the last).
  */
 #ifndef MP_AN_OBJMAP_H
 #define MP_AN_OBJMAP_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "analysis/an_shadow.h"
 
 /* AN_LAYER_CARVED: memprism_malloclike blocks, over the pool (a heap
  * block, a static, a mapping) they were carved from, which keeps the rest */
@@ -26,6 +35,9 @@ struct an_obj {
 	uint32_t cls; /* an_class index */
 	uint8_t layer;
 	uint8_t alive;
+	/* the map's chunk of objects it was carved from (its name in the
+	 * shadow: an_objmap.c, obj_id), AN_OBJ_UNNAMED: past the names */
+	uint16_t chunk;
 	union {
 		/* live: burst sampling, the cores (bit core % 64) whose bursts
 		 * touched it, its pages in their bounds (an_model_span) */
@@ -34,11 +46,19 @@ struct an_obj {
 	};
 };
 
+#define AN_OBJ_UNNAMED 0xffff
+
 struct an_bnode; /* a node of a layer's tree (an_objmap.c) */
 
 #define AN_OBJMAP_WAIT 256 /* objects kept aside at most (a power of two) */
 
 #define AN_OBJMAP_LOG 4 /* changes remembered by range (a power of two) */
+
+/* The shadow: from this many objects live (below, the tree stays in the
+ * host's caches), for blocks of at most this many bytes (a put writes a
+ * value per 16 bytes). */
+#define AN_OBJMAP_SHADOW_FROM 16384
+#define AN_OBJMAP_SHADOW_MAX 4096
 
 struct an_objmap {
 	struct an_bnode *root[AN_LAYERS];
@@ -71,6 +91,16 @@ struct an_objmap {
 	uint64_t shape, gap_shape, gap_lo, gap_hi;
 	struct an_obj *wait[AN_OBJMAP_WAIT];
 	int32_t wait_slot[2 * AN_OBJMAP_WAIT];
+	/* the chunks objects are carved from, in order: object n of chunk c
+	 * is named (c << 16 | n) + 1 in the shadow */
+	struct an_obj **objchunk;
+	size_t nobjchunk, objchunk_cap;
+	/* AN_LAYER_OBJECT's blocks of the tree up to AN_OBJMAP_SHADOW_MAX
+	 * bytes, by name, once shadow_on; a lookup with shadow_from objects
+	 * live turns it on (a test may set it lower after init) */
+	struct an_shadow shadow;
+	int shadow_on;
+	size_t shadow_from;
 };
 
 void an_objmap_init(struct an_objmap *m);
@@ -123,15 +153,18 @@ static inline int an_objmap_unchanged(struct an_objmap *m, uint64_t gen, uint64_
  * all of o safe), without a search. */
 int an_objmap_on_top(const struct an_objmap *m, const struct an_obj *o);
 
-/* Host-cache hints for a lookup of addr in AN_LAYER_OBJECT's tree some
- * records from now, in steps a few records apart, each reading what the
- * one before fetched: the keys of a node, then the slot of the pointer
- * they choose, then the keys of the node it points to (the two lowest
- * levels: the ones above stay in the host's caches), then the object.
+/* Host-cache hints for a lookup of addr in AN_LAYER_OBJECT some records
+ * from now, in steps a few records apart, each reading what the one before
+ * fetched: with the shadow, the granule's slot, then the object it names;
+ * else, or where it names none, in the tree: the keys of a node, then the
+ * slot of the pointer they choose, then the keys of the node it points to
+ * (the two lowest levels: the ones above stay in the host's caches), then
+ * the object.
  * None changes the map. Among a million small blocks a lookup otherwise
  * waits on four or five host misses in turn. A step after a change to the
  * tree's shape does nothing more. */
 struct an_objmap_hint {
+	const uint32_t *name; /* the shadow's slot, fetched: a step reads it next */
 	const struct an_bnode *node; /* its keys fetched; NULL: done */
 	void *const *slot; /* fetched: a step takes it next (else the keys) */
 	uint64_t shape; /* the tree's, at the first step */
