@@ -79,6 +79,9 @@ struct an_proc {
  * in steps (an_objmap_hint_step), one every AN_AHEAD_STEP records. */
 #define AN_AHEAD_OBJECTS 32768
 #define AN_AHEAD_STEP 4
+/* Where the map's shadow names the small blocks, a granule's name is read
+ * this many records after its slot was hinted, and its object hinted. */
+#define AN_AHEAD_NAME 8
 
 struct an_chunk_ref {
 	uint64_t off;
@@ -212,6 +215,11 @@ struct an_stream {
 		struct an_objmap_hint h;
 	} ahead_objs[AN_AHEAD];
 	unsigned ahead_oseq;
+	unsigned ahead_tree; /* ahead_oseq of the last way down the tree begun */
+	/* and through the map's shadow: of the last AN_AHEAD records, the
+	 * slot of the granule hinted (NULL: none); the last granule hinted */
+	const uint32_t *ahead_names[AN_AHEAD];
+	uint64_t ahead_granule;
 };
 
 struct an_stack {

@@ -12,26 +12,50 @@
 #include "analysis/an_model_int.h"
 
 /* An access ahead, off the stream's lookups (the loop's own objects, which
- * need no map), in a map of many objects: its way down the tree and its
- * object, a step every AN_AHEAD_STEP records, each reading what the one
- * before fetched. */
+ * need no map), in a map of many objects: the slot of its granule in the
+ * map's shadow, and AN_AHEAD_NAME records later the object named there;
+ * where the shadow has no slot, its way down the tree and its object, a
+ * step every AN_AHEAD_STEP records, each reading what the one before
+ * fetched. */
 static void hint_object(const struct an_state *st, struct an_stream *s, const struct trace_rec *r)
 {
 	const struct an_objmap *m = &st->procs.v[s->proc].map;
-	unsigned q = s->ahead_oseq++;
-	for (unsigned k = AN_AHEAD_STEP; k < AN_AHEAD; k += AN_AHEAD_STEP) {
-		__typeof__(s->ahead_objs[0]) *e = &s->ahead_objs[(q - k) % AN_AHEAD];
-		if (e->a1)
-			an_objmap_hint_step(m, e->a1 - 1, &e->h);
+	const unsigned q = s->ahead_oseq++;
+	const uint32_t **name = &s->ahead_names[(q - AN_AHEAD_NAME) % AN_AHEAD];
+	if (*name) {
+		const struct an_obj *o = an_objmap_named(m, **name);
+		if (o)
+			__builtin_prefetch(o);
+		*name = NULL;
 	}
+	/* (most maps with many objects have the shadow: no tree hint under way) */
+	if (q - s->ahead_tree <= AN_AHEAD)
+		for (unsigned k = AN_AHEAD_STEP; k < AN_AHEAD; k += AN_AHEAD_STEP) {
+			__typeof__(s->ahead_objs[0]) *e = &s->ahead_objs[(q - k) % AN_AHEAD];
+			if (e->a1)
+				an_objmap_hint_step(m, e->a1 - 1, &e->h);
+		}
 	__typeof__(s->ahead_objs[0]) *e = &s->ahead_objs[q % AN_AHEAD];
 	e->a1 = 0;
 	if (r->cls != MP_REC_ACCESS || m->live < AN_AHEAD_OBJECTS)
 		return;
+	/* (without branches: which lookup holds it is random) */
+	unsigned held = 0;
 	for (int k = 0; k < AN_LOOKUPS; k++)
-		if (r->addr >= s->look[k].lo && r->addr < s->look[k].hi)
-			return;
+		held |= r->addr - s->look[k].lo < s->look[k].hi - s->look[k].lo;
+	/* nor a granule next to the last one hinted: the same block */
+	const uint64_t g = r->addr >> AN_SHADOW_GRAIN;
+	if (held || g - s->ahead_granule + 2 <= 4)
+		return;
+	const uint32_t *slot = an_objmap_hint_slot(m, r->addr);
+	if (slot) {
+		__builtin_prefetch(slot);
+		s->ahead_names[q % AN_AHEAD] = slot;
+		s->ahead_granule = g;
+		return;
+	}
 	e->a1 = r->addr + 1;
+	s->ahead_tree = q;
 	an_objmap_hint_begin(m, r->addr, &e->h);
 }
 
@@ -50,6 +74,7 @@ void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
 		s->ahead_page = s->ahead_line = UINT64_MAX;
 		memset(s->ahead_lines, 0, sizeof(s->ahead_lines));
 		memset(s->ahead_objs, 0, sizeof(s->ahead_objs));
+		memset(s->ahead_names, 0, sizeof(s->ahead_names));
 		return;
 	}
 	if (s->ahead_n)
@@ -58,7 +83,8 @@ void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
 		s->ahead = s->dec; /* caught up (a new chunk, or the end of one) */
 	struct trace_rec r;
 	const uint32_t pid = st->procs.v[s->proc].pid;
-	while (s->ahead_n < AN_AHEAD && trace_dec_next(&s->ahead, &r) == 1) {
+	/* (accesses inline, as the replay decodes them: most records) */
+	while (s->ahead_n < AN_AHEAD && (trace_dec_access(&s->ahead, &r) || trace_dec_next(&s->ahead, &r) == 1)) {
 		s->ahead_n++;
 		hint_object(st, s, &r);
 		if (!am)

@@ -849,8 +849,7 @@ static void hint_keys(const struct an_bnode *b)
 		__builtin_prefetch(&b->key[j]);
 }
 
-/* The tree's part of a hint: its first step. */
-static void hint_tree(const struct an_objmap *m, uint64_t addr, struct an_objmap_hint *h)
+void an_objmap_hint_begin(const struct an_objmap *m, uint64_t addr, struct an_objmap_hint *h)
 {
 	h->node = NULL;
 	h->slot = NULL;
@@ -866,30 +865,8 @@ static void hint_tree(const struct an_objmap *m, uint64_t addr, struct an_objmap
 	h->below = below;
 }
 
-void an_objmap_hint_begin(const struct an_objmap *m, uint64_t addr, struct an_objmap_hint *h)
-{
-	h->name = m->shadow_on ? an_shadow_slot(&m->shadow, addr) : NULL;
-	if (h->name) {
-		__builtin_prefetch(h->name);
-		h->node = NULL;
-		return;
-	}
-	hint_tree(m, addr, h);
-}
-
 void an_objmap_hint_step(const struct an_objmap *m, uint64_t addr, struct an_objmap_hint *h)
 {
-	if (h->name) {
-		/* (a name is good as long as the map: its object may have gone
-		 * since, and the hint is wasted) */
-		uint32_t id = *h->name;
-		h->name = NULL;
-		if (id)
-			__builtin_prefetch(obj_named(m, id));
-		else
-			hint_tree(m, addr, h); /* a big block, or none */
-		return;
-	}
 	const struct an_bnode *b = h->node;
 	if (!b)
 		return;

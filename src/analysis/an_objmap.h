@@ -153,18 +153,15 @@ static inline int an_objmap_unchanged(struct an_objmap *m, uint64_t gen, uint64_
  * all of o safe), without a search. */
 int an_objmap_on_top(const struct an_objmap *m, const struct an_obj *o);
 
-/* Host-cache hints for a lookup of addr in AN_LAYER_OBJECT some records
- * from now, in steps a few records apart, each reading what the one before
- * fetched: with the shadow, the granule's slot, then the object it names;
- * else, or where it names none, in the tree: the keys of a node, then the
- * slot of the pointer they choose, then the keys of the node it points to
- * (the two lowest levels: the ones above stay in the host's caches), then
- * the object.
+/* Host-cache hints for a lookup of addr in AN_LAYER_OBJECT's tree some
+ * records from now, in steps a few records apart, each reading what the
+ * one before fetched: the keys of a node, then the slot of the pointer
+ * they choose, then the keys of the node it points to (the two lowest
+ * levels: the ones above stay in the host's caches), then the object.
  * None changes the map. Among a million small blocks a lookup otherwise
  * waits on four or five host misses in turn. A step after a change to the
  * tree's shape does nothing more. */
 struct an_objmap_hint {
-	const uint32_t *name; /* the shadow's slot, fetched: a step reads it next */
 	const struct an_bnode *node; /* its keys fetched; NULL: done */
 	void *const *slot; /* fetched: a step takes it next (else the keys) */
 	uint64_t shape; /* the tree's, at the first step */
@@ -172,6 +169,23 @@ struct an_objmap_hint {
 };
 void an_objmap_hint_begin(const struct an_objmap *m, uint64_t addr, struct an_objmap_hint *h);
 void an_objmap_hint_step(const struct an_objmap *m, uint64_t addr, struct an_objmap_hint *h);
+
+/* Where the shadow is on, a hint in two steps instead: the slot of addr's
+ * granule, to prefetch (NULL: no shadow there, the tree's hints), and some
+ * records later the name read from it, whose object an_objmap_named gives
+ * to prefetch (a name 0: no small block, NULL). (The caller prefetches: an
+ * inline function that did would have no effect GCC sees, and its call
+ * would go.) */
+static inline const uint32_t *an_objmap_hint_slot(const struct an_objmap *m, uint64_t addr)
+{
+	return m->shadow_on ? an_shadow_slot(&m->shadow, addr) : NULL;
+}
+static inline const struct an_obj *an_objmap_named(const struct an_objmap *m, uint32_t id)
+{
+	if (!id--)
+		return NULL;
+	return m->objchunk[id >> 16] + (id & 0xffff); /* (an_objmap.c: obj_named) */
+}
 
 /* Object of layer starting at lo, or NULL. */
 struct an_obj *an_objmap_at(struct an_objmap *m, int layer, uint64_t lo);

@@ -737,21 +737,17 @@ static void test_shadow(void)
 	CHECK_EQ(hi, B + 0x118);
 	CHECK(!an_objmap_on_top(&m, an_objmap_find_safe(&m, B + 0x114, &lo, &hi)));
 
-	/* a hint: the granule's name, then its object, in one step; where no
+	/* a hint: the granule's slot, then the object named there; where no
 	 * leaf is, the tree's way down */
-	struct an_objmap_hint h;
-	an_objmap_hint_begin(&m, B + 0x100, &h);
-	CHECK(h.name == an_shadow_slot(&m.shadow, B + 0x100));
-	CHECK(h.node == NULL);
-	an_objmap_hint_step(&m, B + 0x100, &h);
-	CHECK(h.name == NULL);
-	CHECK(h.node == NULL);
+	const uint32_t *slot = an_objmap_hint_slot(&m, B + 0x100);
+	CHECK(slot == an_shadow_slot(&m.shadow, B + 0x100));
+	CHECK_EQ(*slot, n3);
+	CHECK(an_objmap_named(&m, *slot) == an_objmap_find_safe(&m, B + 0x10c, &lo, &hi));
+	CHECK(an_objmap_named(&m, 0) == NULL);
 	an_objmap_insert(&m, AN_LAYER_OBJECT, 0x1000, 0x1010, 12); /* (a leaf of its own) */
 	an_objmap_join(&m);
 	CHECK_EQ(m.shadow.leaves, 2);
-	an_objmap_hint_begin(&m, 0x40000000, &h);
-	CHECK(h.name == NULL);
-	CHECK(h.node != NULL); /* (a one-node tree: its leaf, whose object is next) */
+	CHECK(an_objmap_hint_slot(&m, 0x40000000) == NULL);
 	an_objmap_fini(&m);
 }
 
