@@ -54,7 +54,7 @@ struct an_proc {
 /* the longest skip a DROPPED record may tell of in a trace that does not
  * give its bursts: a day of a thread's accesses at 10 G a second */
 #define AN_SKIP_MAX (1ull << 50)
-#define AN_IP_CACHE 16 /* slots: the top 4 bits of a multiplicative hash */
+#define AN_IP_BITS 5 /* code addresses a stream keeps at hand: 1 << this, in pairs of slots (an_replay.c, fn_of) */
 #define AN_PAT_RECENT 4 /* pattern summaries a stream keeps at hand */
 #define AN_PART_RECENT 8 /* burst sampling: parts a stream keeps at hand (a power of two) */
 #define AN_OWN_CACHE 64 /* model line owners a stream keeps at hand (a power of two) */
@@ -167,7 +167,7 @@ struct an_stream {
 	struct an_ip_slot {
 		uint64_t ip;
 		uint32_t fn;
-	} ipc[AN_IP_CACHE]; /* recent code addresses and their an_ip + 1 */
+	} ipc[1u << AN_IP_BITS]; /* recent code addresses and their an_ip + 1 */
 	/* model: a run of L1-hit references of one class and function, added
 	 * up in one go (an_model.c) */
 	uint32_t fast_cls;
