@@ -39,21 +39,22 @@ static void hint_object(const struct an_state *st, struct an_stream *s, const st
 	e->a1 = 0;
 	if (r->cls != MP_REC_ACCESS || m->live < AN_AHEAD_OBJECTS)
 		return;
-	/* (without branches: which lookup holds it is random) */
-	unsigned held = 0;
-	for (int k = 0; k < AN_LOOKUPS; k++)
-		held |= r->addr - s->look[k].lo < s->look[k].hi - s->look[k].lo;
-	/* nor a granule next to the last one hinted: the same block */
+	/* not a granule next to the last one hinted: the same block */
 	const uint64_t g = r->addr >> AN_SHADOW_GRAIN;
-	if (held || g - s->ahead_granule + 2 <= 4)
+	if (g - s->ahead_granule + 2 <= 4)
 		return;
 	const uint32_t *slot = an_objmap_hint_slot(m, r->addr);
 	if (slot) {
+		/* (whether the stream's lookups hold it or not: to ask costs
+		 * more than a hint) */
 		__builtin_prefetch(slot);
 		s->ahead_names[q % AN_AHEAD] = slot;
 		s->ahead_granule = g;
 		return;
 	}
+	for (int k = 0; k < AN_LOOKUPS; k++)
+		if (r->addr >= s->look[k].lo && r->addr < s->look[k].hi)
+			return;
 	e->a1 = r->addr + 1;
 	s->ahead_tree = q;
 	an_objmap_hint_begin(m, r->addr, &e->h);
