@@ -220,6 +220,15 @@ struct an_stream {
 	 * slot of the granule hinted (NULL: none); the last granule hinted */
 	const uint32_t *ahead_names[AN_AHEAD];
 	uint64_t ahead_granule;
+	/* of the last AN_AHEAD records the lookahead decoded (in the slot of
+	 * ahead_oseq), each access as decoded, with the decoder's position
+	 * before it (at; NULL: not an access) and its state after, for the
+	 * replay to take instead of decoding it again (an_ahead_taken) */
+	struct an_ahead_acc {
+		const uint8_t *at, *p;
+		uint64_t last_addr, last_ip, prev_ip;
+		struct trace_acc a;
+	} ahead_acc[AN_AHEAD];
 };
 
 struct an_stack {
@@ -533,6 +542,24 @@ static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint
  * accesses ahead will read (changes no state); restart: s->dec started a
  * new chunk. */
 void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart);
+/* The access at decoder d's position, if the lookahead of stream s decoded
+ * it already: then *a and d as trace_dec_acc would leave them, and 1. The
+ * lookahead's decoder began as a copy of the stream's and read the same
+ * bytes, so at the same position it was in the same state. */
+static inline int an_ahead_taken(const struct an_stream *s, struct trace_dec *d, struct trace_acc *a)
+{
+	if (!s->ahead_n)
+		return 0;
+	const struct an_ahead_acc *x = &s->ahead_acc[(s->ahead_oseq - s->ahead_n) % AN_AHEAD];
+	if (x->at != d->p)
+		return 0;
+	*a = x->a;
+	d->p = x->p;
+	d->last_addr = x->last_addr;
+	d->last_ip = x->last_ip;
+	d->prev_ip = x->prev_ip;
+	return 1;
+}
 /* A lookup of stream s went to the map m: arms the lookahead when the map
  * is big enough for it to pay. */
 static inline void an_look_ahead_arm(struct an_stream *s, const struct an_objmap *m)

@@ -83,13 +83,28 @@ void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
 	else
 		s->ahead = s->dec; /* caught up (a new chunk, or the end of one) */
 	struct trace_rec r;
-	const uint32_t pid = st->procs.v[s->proc].pid;
-	/* (accesses inline, as the replay decodes them: most records) */
-	while (s->ahead_n < AN_AHEAD && (trace_dec_access(&s->ahead, &r) || trace_dec_next(&s->ahead, &r) == 1)) {
+	while (s->ahead_n < AN_AHEAD) {
+		/* an access is kept, decoded, for the replay (an_int.h,
+		 * an_ahead_taken): a record decoded once, not twice */
+		struct an_ahead_acc *x = &s->ahead_acc[s->ahead_oseq % AN_AHEAD];
+		x->at = NULL;
+		const uint8_t *at = s->ahead.p;
+		if (trace_dec_acc(&s->ahead, &x->a)) {
+			x->at = at;
+			x->p = s->ahead.p;
+			x->last_addr = s->ahead.last_addr;
+			x->last_ip = s->ahead.last_ip;
+			x->prev_ip = s->ahead.prev_ip;
+			r.cls = MP_REC_ACCESS;
+			r.addr = x->a.addr;
+		} else if (trace_dec_next(&s->ahead, &r) != 1) {
+			break;
+		}
 		s->ahead_n++;
 		hint_object(st, s, &r);
 		if (!am)
 			continue;
+		const uint32_t pid = st->procs.v[s->proc].pid;
 		/* the lines of earlier records, as the hints before had time to
 		 * arrive: the frame, then the model's sets, then the victim's */
 		_Static_assert((AN_AHEAD & (AN_AHEAD - 1)) == 0 && AN_AHEAD_SETS < AN_AHEAD_VICTIM &&

@@ -469,7 +469,7 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 static inline __attribute__((always_inline)) int next_access(struct an_state *st, struct an_stream *s,
 							     struct trace_dec *d, struct trace_acc *a, const int ahead)
 {
-	if (!trace_dec_acc(d, a))
+	if (!(ahead && an_ahead_taken(s, d, a)) && !trace_dec_acc(d, a))
 		return 0;
 	if (ahead && s->ahead_on) {
 		s->dec = *d;
