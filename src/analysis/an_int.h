@@ -50,7 +50,7 @@ struct an_proc {
 	int roi_depth;
 };
 
-#define AN_LOOKUPS 4 /* object lookups a stream keeps: a loop's stack, globals and blocks */
+#define AN_LOOKUPS 6 /* object lookups a stream keeps: a loop's stack, globals and blocks (an_replay.c) */
 /* the longest skip a DROPPED record may tell of in a trace that does not
  * give its bursts: a day of a thread's accesses at 10 G a second */
 #define AN_SKIP_MAX (1ull << 50)

@@ -360,7 +360,10 @@ static inline void access_extras(struct an_state *st, struct an_stream *s, uint3
  * not), else the map's. The answer is left in s->look[0]. allocheavy,
  * whose loop touches the stack, a static generator and two blocks: with one
  * lookup kept, dropped by every malloc and free, 16M of its 18M would go
- * to the map; with four, 4M go, the new blocks' first touches. */
+ * to the map; with four, 4M go, the new blocks' first touches. smallobj's
+ * loop touches a static, a table and a chain of nodes: with four, a long
+ * chain pushed the table out, and a fifth of its lookups went down the
+ * map's tree; with six, few. */
 static struct an_obj *stream_lookup(struct an_stream *s, struct an_objmap *m, uint64_t addr)
 {
 	int k = 0, stale = AN_LOOKUPS - 1; /* (else the oldest goes) */
@@ -386,10 +389,16 @@ static struct an_obj *stream_lookup(struct an_stream *s, struct an_objmap *m, ui
 		obj = an_objmap_find_safe(m, addr, &lo, &hi);
 		an_look_ahead_arm(s, m);
 	}
-	/* (moved one by one, at most three: a call to memmove, which a loop
+	/* (moved one by one, at most five: a call to memmove, which a loop
 	 * becomes, costs ~4% of allocheavy's report) */
-	_Static_assert(AN_LOOKUPS == 4, "the moves below are for four lookups");
+	_Static_assert(AN_LOOKUPS == 6, "the moves below are for six lookups");
 	switch (k) {
+	case 5:
+		s->look[5] = s->look[4];
+		__attribute__((fallthrough));
+	case 4:
+		s->look[4] = s->look[3];
+		__attribute__((fallthrough));
 	case 3:
 		s->look[3] = s->look[2];
 		__attribute__((fallthrough));
