@@ -473,17 +473,20 @@ static void apply_access(struct an_state *st, struct an_stream *s, const struct 
 }
 
 /* Decodes the stream's next record into *a if it is an access (then 1),
- * moving the lookahead on as cursor_advance does (ahead: it may be on).
- * d: the caller's copy of the stream's decoder. */
+ * or takes it from the lookahead, which decoded it already, moving the
+ * lookahead on as cursor_advance does (ahead: it may be on). d: the
+ * caller's copy of the stream's decoder. */
 static inline __attribute__((always_inline)) int next_access(struct an_state *st, struct an_stream *s,
 							     struct trace_dec *d, struct trace_acc *a, const int ahead)
 {
-	if (!(ahead && an_ahead_taken(s, d, a)) && !trace_dec_acc(d, a))
+	/* (the lookahead off, one test a record, as take_stretch's loop over
+	 * a random table's accesses can afford) */
+	if (!(ahead && s->ahead_on))
+		return trace_dec_acc(d, a);
+	if (!an_ahead_taken(s, d, a) && !trace_dec_acc(d, a))
 		return 0;
-	if (ahead && s->ahead_on) {
-		s->dec = *d;
-		an_look_ahead(st, s, 0);
-	}
+	s->dec = *d;
+	an_look_ahead(st, s, 0);
 	return 1;
 }
 
