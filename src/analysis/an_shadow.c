@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 /* The address space's shadow at 16-byte granules (an_shadow.h). A leaf is
- * one 2 MiB huge page when the host gives them: random lookups among a
- * million small blocks then miss the host's TLB no more than its caches. */
+ * mapped, not allocated: its pages cost memory only once a value is put
+ * there, so a leaf made for a few statics of a library (every loaded
+ * module's data is a leaf of its own) costs a page or two, not 2 MiB. */
 #include "analysis/an_shadow.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "common/mp_bigmem.h"
+#include <sys/mman.h>
 
 #define END (1ull << 47) /* no granules from here up */
 #define LEAF_VALUES (1u << (AN_SHADOW_LEAF - AN_SHADOW_GRAIN))
+#define LEAF_BYTES ((size_t)LEAF_VALUES * sizeof(uint32_t))
 
 void an_shadow_init(struct an_shadow *sh)
 {
@@ -26,7 +27,8 @@ void an_shadow_fini(struct an_shadow *sh)
 		if (!mid)
 			continue;
 		for (size_t i = 0; i < (1u << AN_SHADOW_MID); i++)
-			free(mid[i]);
+			if (mid[i])
+				munmap(mid[i], LEAF_BYTES);
 		free(mid);
 	}
 	free(sh->top);
@@ -43,10 +45,9 @@ static uint32_t *leaf_make(struct an_shadow *sh, uint64_t addr)
 		return NULL;
 	uint32_t **leaf = &(*mid)[(addr >> AN_SHADOW_LEAF) & ((1u << AN_SHADOW_MID) - 1)];
 	if (!*leaf) {
-		uint32_t *v = mp_big_alloc((size_t)LEAF_VALUES * sizeof(*v));
-		if (!v)
+		void *v = mmap(NULL, LEAF_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (v == MAP_FAILED)
 			return NULL;
-		memset(v, 0, (size_t)LEAF_VALUES * sizeof(*v));
 		*leaf = v;
 		sh->leaves++;
 	}

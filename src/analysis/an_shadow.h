@@ -2,8 +2,8 @@
 /*
  * A shadow of the address space at 16-byte granules: a 32-bit value for
  * each granule (0: none), in leaves of 8 MiB of address space (2 MiB of
- * values: one huge page) made when a value first goes there, under a
- * two-level directory. The object map (an_objmap.c) names its small heap
+ * values, whose pages take memory once written) made when a value first
+ * goes there, under a two-level directory. The object map (an_objmap.c) names its small heap
  * blocks here, so that a lookup among millions of them is one or two host
  * misses, which the replay's lookahead can prefetch in one step, rather
  * than a walk down a tree.
@@ -24,7 +24,7 @@
 
 struct an_shadow {
 	uint32_t ***top; /* [1 << AN_SHADOW_TOP] of [1 << AN_SHADOW_MID] leaves, NULL: none yet */
-	size_t leaves; /* leaves made: 2 MiB each */
+	size_t leaves; /* leaves made: 2 MiB of address space each */
 };
 
 void an_shadow_init(struct an_shadow *sh);
