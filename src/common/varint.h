@@ -84,6 +84,12 @@ static inline __attribute__((always_inline)) uint8_t *mp_put_uv7w(uint8_t *p, ui
 static inline int mp_get_uv(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
 	const uint8_t *p = *pp;
+	if (p < end && *p < 0x80) {
+		/* one byte: most of an event's fields */
+		*pp = p + 1;
+		*out = *p;
+		return 0;
+	}
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (end - p >= 8) {
 		/* Ending within 8 bytes (56 bits: a trace's address deltas and
