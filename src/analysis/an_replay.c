@@ -364,7 +364,8 @@ static inline void access_extras(struct an_state *st, struct an_stream *s, uint3
  * loop touches a static, a table and a chain of nodes: with four, a long
  * chain pushed the table out, and a fifth of its lookups went down the
  * map's tree; with six, few. */
-static struct an_obj *stream_lookup(struct an_stream *s, struct an_objmap *m, uint64_t addr)
+static __attribute__((noinline)) struct an_obj *stream_lookup(struct an_stream *s, struct an_objmap *m,
+								 uint64_t addr)
 {
 	int k = 0, stale = AN_LOOKUPS - 1; /* (else the oldest goes) */
 	for (; k < AN_LOOKUPS; k++) {
@@ -421,7 +422,8 @@ static struct an_obj *stream_lookup(struct an_stream *s, struct an_objmap *m, ui
 /* One access: its object, code address and run. replay_accesses takes the
  * accesses after it that stay in the same object and at the same code
  * address without coming here. */
-static void apply_access(struct an_state *st, struct an_stream *s, const struct trace_rec *r)
+static inline __attribute__((always_inline)) void apply_access(struct an_state *st, struct an_stream *s,
+							       const struct trace_rec *r)
 {
 	struct an_proc *p = &st->procs.v[s->proc];
 	int outside = st->opts->roi && p->roi_depth == 0;
