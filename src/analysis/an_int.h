@@ -51,11 +51,11 @@ struct an_proc {
 	int roi_depth;
 };
 
-#define AN_LOOKUPS 4 /* object lookups a stream keeps: a loop's stack, globals and blocks */
+#define AN_LOOKUPS 6 /* object lookups a stream keeps: a loop's stack, globals and blocks (an_replay.c) */
 /* the longest skip a DROPPED record may tell of in a trace that does not
  * give its bursts: a day of a thread's accesses at 10 G a second */
 #define AN_SKIP_MAX (1ull << 50)
-#define AN_IP_CACHE 16 /* slots: the top 4 bits of a multiplicative hash */
+#define AN_IP_BITS 5 /* code addresses a stream keeps at hand: 1 << this, in pairs of slots (an_replay.c, fn_of) */
 #define AN_PAT_RECENT 4 /* pattern summaries a stream keeps at hand */
 #define AN_PART_RECENT 8 /* burst sampling: parts a stream keeps at hand (a power of two) */
 #define AN_OWN_CACHE 64 /* model line owners a stream keeps at hand (a power of two) */
@@ -80,6 +80,9 @@ struct an_proc {
  * in steps (an_objmap_hint_step), one every AN_AHEAD_STEP records. */
 #define AN_AHEAD_OBJECTS 32768
 #define AN_AHEAD_STEP 4
+/* Where the map's shadow names the small blocks, a granule's name is read
+ * this many records after its slot was hinted, and its object hinted. */
+#define AN_AHEAD_NAME 8
 
 struct an_chunk_ref {
 	uint64_t off;
@@ -165,7 +168,7 @@ struct an_stream {
 	struct an_ip_slot {
 		uint64_t ip;
 		uint32_t fn;
-	} ipc[AN_IP_CACHE]; /* recent code addresses and their an_ip + 1 */
+	} ipc[1u << AN_IP_BITS]; /* recent code addresses and their an_ip + 1 */
 	/* model: a run of L1-hit references of one class and function, added
 	 * up in one go (an_model.c) */
 	uint32_t fast_cls;
@@ -213,7 +216,20 @@ struct an_stream {
 		struct an_objmap_hint h;
 	} ahead_objs[AN_AHEAD];
 	unsigned ahead_oseq;
-	unsigned ahead_armed; /* entries of ahead_objs with an address */
+	unsigned ahead_tree; /* ahead_oseq of the last way down the tree begun */
+	/* and through the map's shadow: of the last AN_AHEAD records, the
+	 * slot of the granule hinted (NULL: none); the last granule hinted */
+	const uint32_t *ahead_names[AN_AHEAD];
+	uint64_t ahead_granule;
+	/* of the last AN_AHEAD records the lookahead decoded (in the slot of
+	 * ahead_oseq), each access as decoded, with the decoder's position
+	 * before it (at; NULL: not an access) and its state after, for the
+	 * replay to take instead of decoding it again (an_ahead_taken) */
+	struct an_ahead_acc {
+		const uint8_t *at, *p;
+		uint64_t last_addr, last_ip, prev_ip;
+		struct trace_acc a;
+	} ahead_acc[AN_AHEAD];
 };
 
 struct an_stack {
@@ -529,6 +545,24 @@ static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint
  * accesses ahead will read (changes no state); restart: s->dec started a
  * new chunk. */
 void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart);
+/* The access at decoder d's position, if the lookahead of stream s decoded
+ * it already: then *a and d as trace_dec_acc would leave them, and 1. The
+ * lookahead's decoder began as a copy of the stream's and read the same
+ * bytes, so at the same position it was in the same state. */
+static inline int an_ahead_taken(const struct an_stream *s, struct trace_dec *d, struct trace_acc *a)
+{
+	if (!s->ahead_n)
+		return 0;
+	const struct an_ahead_acc *x = &s->ahead_acc[(s->ahead_oseq - s->ahead_n) % AN_AHEAD];
+	if (x->at != d->p)
+		return 0;
+	*a = x->a;
+	d->p = x->p;
+	d->last_addr = x->last_addr;
+	d->last_ip = x->last_ip;
+	d->prev_ip = x->prev_ip;
+	return 1;
+}
 /* A lookup of stream s went to the map m: arms the lookahead when the map
  * is big enough for it to pay. */
 static inline void an_look_ahead_arm(struct an_stream *s, const struct an_objmap *m)

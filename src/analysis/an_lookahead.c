@@ -12,30 +12,51 @@
 #include "analysis/an_model_int.h"
 
 /* An access ahead, off the stream's lookups (the loop's own objects, which
- * need no map), in a map of many objects: its way down the tree and its
- * object, a step every AN_AHEAD_STEP records, each reading what the one
- * before fetched. */
+ * need no map), in a map of many objects: the slot of its granule in the
+ * map's shadow, and AN_AHEAD_NAME records later the object named there;
+ * where the shadow has no slot, its way down the tree and its object, a
+ * step every AN_AHEAD_STEP records, each reading what the one before
+ * fetched. */
 static void hint_object(const struct an_state *st, struct an_stream *s, const struct trace_rec *r)
 {
 	const struct an_objmap *m = &st->procs.v[s->proc].map;
-	unsigned q = s->ahead_oseq++;
-	/* (none on the way: the common case of a few objects, two records a
-	 * randacc update, checked at once) */
-	for (unsigned k = AN_AHEAD_STEP; k < AN_AHEAD && s->ahead_armed; k += AN_AHEAD_STEP) {
-		__typeof__(s->ahead_objs[0]) *e = &s->ahead_objs[(q - k) % AN_AHEAD];
-		if (e->a1)
-			an_objmap_hint_step(m, e->a1 - 1, &e->h);
+	const unsigned q = s->ahead_oseq++;
+	const uint32_t **name = &s->ahead_names[(q - AN_AHEAD_NAME) % AN_AHEAD];
+	if (*name) {
+		const struct an_obj *o = an_objmap_named(m, **name);
+		if (o)
+			__builtin_prefetch(o);
+		*name = NULL;
 	}
+	/* (most maps with many objects have the shadow: no tree hint under way) */
+	if (q - s->ahead_tree <= AN_AHEAD)
+		for (unsigned k = AN_AHEAD_STEP; k < AN_AHEAD; k += AN_AHEAD_STEP) {
+			__typeof__(s->ahead_objs[0]) *e = &s->ahead_objs[(q - k) % AN_AHEAD];
+			if (e->a1)
+				an_objmap_hint_step(m, e->a1 - 1, &e->h);
+		}
 	__typeof__(s->ahead_objs[0]) *e = &s->ahead_objs[q % AN_AHEAD];
-	s->ahead_armed -= e->a1 != 0;
 	e->a1 = 0;
 	if (r->cls != MP_REC_ACCESS || m->live < AN_AHEAD_OBJECTS)
 		return;
+	/* not a granule next to the last one hinted: the same block */
+	const uint64_t g = r->addr >> AN_SHADOW_GRAIN;
+	if (g - s->ahead_granule + 2 <= 4)
+		return;
+	const uint32_t *slot = an_objmap_hint_slot(m, r->addr);
+	if (slot) {
+		/* (whether the stream's lookups hold it or not: to ask costs
+		 * more than a hint) */
+		__builtin_prefetch(slot);
+		s->ahead_names[q % AN_AHEAD] = slot;
+		s->ahead_granule = g;
+		return;
+	}
 	for (int k = 0; k < AN_LOOKUPS; k++)
 		if (r->addr >= s->look[k].lo && r->addr < s->look[k].hi)
 			return;
 	e->a1 = r->addr + 1;
-	s->ahead_armed++;
+	s->ahead_tree = q;
 	an_objmap_hint_begin(m, r->addr, &e->h);
 }
 
@@ -54,7 +75,7 @@ void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
 		s->ahead_page = s->ahead_line = UINT64_MAX;
 		memset(s->ahead_lines, 0, sizeof(s->ahead_lines));
 		memset(s->ahead_objs, 0, sizeof(s->ahead_objs));
-		s->ahead_armed = 0;
+		memset(s->ahead_names, 0, sizeof(s->ahead_names));
 		return;
 	}
 	if (s->ahead_n)
@@ -62,12 +83,28 @@ void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
 	else
 		s->ahead = s->dec; /* caught up (a new chunk, or the end of one) */
 	struct trace_rec r;
-	const uint32_t pid = st->procs.v[s->proc].pid;
-	while (s->ahead_n < AN_AHEAD && trace_dec_next(&s->ahead, &r) == 1) {
+	while (s->ahead_n < AN_AHEAD) {
+		/* an access is kept, decoded, for the replay (an_int.h,
+		 * an_ahead_taken): a record decoded once, not twice */
+		struct an_ahead_acc *x = &s->ahead_acc[s->ahead_oseq % AN_AHEAD];
+		x->at = NULL;
+		const uint8_t *at = s->ahead.p;
+		if (trace_dec_acc(&s->ahead, &x->a)) {
+			x->at = at;
+			x->p = s->ahead.p;
+			x->last_addr = s->ahead.last_addr;
+			x->last_ip = s->ahead.last_ip;
+			x->prev_ip = s->ahead.prev_ip;
+			r.cls = MP_REC_ACCESS;
+			r.addr = x->a.addr;
+		} else if (trace_dec_next(&s->ahead, &r) != 1) {
+			break;
+		}
 		s->ahead_n++;
 		hint_object(st, s, &r);
 		if (!am)
 			continue;
+		const uint32_t pid = st->procs.v[s->proc].pid;
 		/* the lines of earlier records, as the hints before had time to
 		 * arrive: the frame, then the model's sets, then the victim's */
 		_Static_assert((AN_AHEAD & (AN_AHEAD - 1)) == 0 && AN_AHEAD_SETS < AN_AHEAD_VICTIM &&

@@ -82,6 +82,8 @@ void an_objmap_init(struct an_objmap *m)
 	memset(m, 0, sizeof(*m));
 	m->obj_carve.grow = m->node_carve.grow = CHUNK_FIRST;
 	memset(m->wait_slot, 0xff, sizeof(m->wait_slot));
+	an_shadow_init(&m->shadow);
+	m->shadow_from = AN_OBJMAP_SHADOW_FROM;
 }
 
 void an_objmap_fini(struct an_objmap *m)
@@ -91,6 +93,8 @@ void an_objmap_fini(struct an_objmap *m)
 	for (size_t i = 0; i < m->nchunks; i++)
 		free(m->chunks[i]);
 	free(m->chunks);
+	free(m->objchunk);
+	an_shadow_fini(&m->shadow);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -201,6 +205,41 @@ static struct an_bnode *bn_split(struct an_objmap *m, struct an_bnode *b, uint64
 	return r;
 }
 
+/* --- the shadow of small blocks (an_objmap.h) ----------------------------- */
+
+/* o's name in the shadow, 0: none. */
+static uint32_t obj_id(const struct an_objmap *m, const struct an_obj *o)
+{
+	if (o->chunk == AN_OBJ_UNNAMED)
+		return 0;
+	return ((uint32_t)o->chunk << 16 | (uint32_t)(o - m->objchunk[o->chunk])) + 1;
+}
+
+/* The object named id (!= 0). */
+static inline struct an_obj *obj_named(const struct an_objmap *m, uint32_t id)
+{
+	id--;
+	return m->objchunk[id >> 16] + (id & 0xffff);
+}
+
+/* o, of AN_LAYER_OBJECT's tree, named in its granules if it is small (on
+ * ENOMEM it is not: lookups in it go to the tree). */
+static void shadow_add(struct an_objmap *m, const struct an_obj *o)
+{
+	uint32_t id;
+	if (m->shadow_on && o->hi - o->lo <= AN_OBJMAP_SHADOW_MAX && (id = obj_id(m, o)))
+		(void)an_shadow_put(&m->shadow, o->lo, o->hi, id);
+}
+
+/* o leaves AN_LAYER_OBJECT's tree or its range changes: no granule names
+ * it (the ones a block after it named stay). */
+static void shadow_del(struct an_objmap *m, const struct an_obj *o)
+{
+	uint32_t id;
+	if (m->shadow_on && o->hi - o->lo <= AN_OBJMAP_SHADOW_MAX && (id = obj_id(m, o)))
+		an_shadow_clear(&m->shadow, o->lo, o->hi, id);
+}
+
 /* The way down to the leaf whose range holds key: path[0..*h) the inner
  * nodes, at[] the child taken in each. The layer has a root. */
 static struct an_bnode *bt_descend(const struct an_objmap *m, int layer, uint64_t key, struct an_bnode **path,
@@ -225,6 +264,8 @@ static int bt_insert_at(struct an_objmap *m, int layer, struct an_bnode *b, unsi
 	if (bn_reserve(m, (size_t)h + 2)) /* a split on every level and a new root */
 		return -1;
 	m->shape++;
+	if (layer == AN_LAYER_OBJECT)
+		shadow_add(m, o); /* (nothing below fails) */
 	uint64_t key = o->lo;
 	void *ptr = o;
 	for (;;) {
@@ -304,6 +345,8 @@ static struct an_obj *bt_remove(struct an_objmap *m, int layer, uint64_t lo)
 		return NULL;
 	struct an_obj *o = b->ptr[i - 1];
 	m->shape++;
+	if (layer == AN_LAYER_OBJECT)
+		shadow_del(m, o);
 	bn_cut(b, i - 1);
 	/* an emptied node leaves its parent, which may empty in turn */
 	while (!b->n && h) {
@@ -380,6 +423,7 @@ static uint64_t ceil_start(const struct an_objmap *m, int layer, uint64_t addr)
 	return o ? o->lo : UINT64_MAX;
 }
 
+/* A new object, its chunk set (the caller sets the rest, keeping it). */
 static struct an_obj *obj_new(struct an_objmap *m)
 {
 	struct an_obj *o = m->free_list;
@@ -388,7 +432,23 @@ static struct an_obj *obj_new(struct an_objmap *m)
 		return o;
 	}
 	_Static_assert(64 % sizeof(struct an_obj) == 0, "objects tile cache lines");
-	return carve(m, &m->obj_carve, sizeof(struct an_obj));
+	_Static_assert(CHUNK_MAX / sizeof(struct an_obj) <= 1u << 16, "an object's number in its chunk is 16 bits");
+	struct an_carve *c = &m->obj_carve;
+	const int fresh = (size_t)(c->end - c->next) < sizeof(*o);
+	if (fresh && m->nobjchunk == m->objchunk_cap) {
+		size_t cap = m->objchunk_cap ? 2 * m->objchunk_cap : 16;
+		struct an_obj **v = realloc(m->objchunk, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		m->objchunk = v;
+		m->objchunk_cap = cap;
+	}
+	if (!(o = carve(m, c, sizeof(*o))))
+		return NULL;
+	if (fresh)
+		m->objchunk[m->nobjchunk++] = o;
+	o->chunk = m->nobjchunk <= AN_OBJ_UNNAMED ? (uint16_t)(m->nobjchunk - 1) : AN_OBJ_UNNAMED;
+	return o;
 }
 
 static void obj_release(struct an_objmap *m, struct an_obj *o)
@@ -404,7 +464,9 @@ static void add_piece(struct an_objmap *m, int layer, const struct an_obj *like,
 	struct an_obj *o = obj_new(m);
 	if (!o)
 		return;
+	const uint16_t chunk = o->chunk;
 	*o = *like;
+	o->chunk = chunk;
 	o->lo = lo;
 	o->hi = hi;
 	if (bt_insert(m, layer, o))
@@ -436,7 +498,11 @@ static int punch(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi, uint6
 		uint64_t old_hi = f->hi;
 		alo = f->lo;
 		ahi = old_hi > ahi ? old_hi : ahi;
+		if (layer == AN_LAYER_OBJECT)
+			shadow_del(m, f);
 		f->hi = lo;
+		if (layer == AN_LAYER_OBJECT)
+			shadow_add(m, f);
 		m->shape++;
 		if (old_hi > hi)
 			add_piece(m, layer, f, hi, old_hi);
@@ -625,7 +691,9 @@ struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uin
 	struct an_obj *o = obj_new(m);
 	if (!o)
 		return NULL;
-	*o = (struct an_obj){ .lo = lo, .hi = hi, .cls = cls, .layer = (uint8_t)layer, .alive = 1 };
+	*o = (struct an_obj){
+		.lo = lo, .hi = hi, .cls = cls, .layer = (uint8_t)layer, .alive = 1, .chunk = o->chunk
+	};
 	if (layer != AN_LAYER_OBJECT || !wait_aside(m, o)) {
 		/* (the tree gets what waits first: o may end some of it) */
 		wait_join(m);
@@ -715,14 +783,59 @@ int an_objmap_on_top(const struct an_objmap *m, const struct an_obj *o)
 	return 1;
 }
 
+/* The shadow, on: every small block of AN_LAYER_OBJECT's tree named. */
+static void shadow_start(struct an_objmap *m)
+{
+	m->shadow_on = 1;
+	if (!m->root[AN_LAYER_OBJECT])
+		return;
+	const struct an_bnode *b = m->root[AN_LAYER_OBJECT];
+	while (!b->leaf)
+		b = b->ptr[0];
+	for (; b; b = b->next)
+		for (uint32_t i = 0; i < b->n; i++)
+			shadow_add(m, b->ptr[i]);
+}
+
+/* floor_node of AN_LAYER_OBJECT, through the shadow when a block there
+ * holds addr (then it is the floor: the layer's ranges never overlap). */
+static struct an_obj *object_floor(struct an_objmap *m, uint64_t addr)
+{
+	if (m->shadow_on) {
+		uint32_t id = an_shadow_get(&m->shadow, addr);
+		if (id) {
+			struct an_obj *o = obj_named(m, id);
+			if (addr - o->lo < o->hi - o->lo)
+				return o;
+		}
+	} else if (m->live >= m->shadow_from) {
+		shadow_start(m);
+	}
+	return floor_node(m, AN_LAYER_OBJECT, addr);
+}
+
 struct an_obj *an_objmap_find_safe(struct an_objmap *m, uint64_t addr, uint64_t *safe_lo, uint64_t *safe_hi)
 {
 	wait_join(m);
+	/* a small block no higher layer has (the layers' loop below says the
+	 * same, at twice the cost: most lookups among many blocks end here) */
+	_Static_assert(AN_LAYER_OBJECT == 2, "two layers above the blocks");
+	if (m->shadow_on && an_objmap_layer_empty(m, AN_LAYER_NAMED) && an_objmap_layer_empty(m, AN_LAYER_CARVED)) {
+		uint32_t id = an_shadow_get(&m->shadow, addr);
+		if (id) {
+			struct an_obj *o = obj_named(m, id);
+			if (addr - o->lo < o->hi - o->lo) {
+				*safe_lo = o->lo;
+				*safe_hi = o->hi;
+				return o;
+			}
+		}
+	}
 	for (int l = 0; l < AN_LAYERS; l++) {
 		/* (most layers of most maps are empty: no way down them) */
 		if (an_objmap_layer_empty(m, l))
 			continue;
-		struct an_obj *f = floor_node(m, l, addr);
+		struct an_obj *f = l == AN_LAYER_OBJECT ? object_floor(m, addr) : floor_node(m, l, addr);
 		if (!f || addr >= f->hi)
 			continue;
 		uint64_t lo = f->lo, hi = f->hi;

@@ -10,12 +10,21 @@
  * yet waits aside, and a free before then takes it back without the tree
  * (a bounded trace's mallocs and frees between its bursts, when nothing
  * looks up: most of them). Every lookup sees the tree with them all.
+ *
+ * Once a lookup finds AN_OBJMAP_SHADOW_FROM objects live, the small blocks
+ * of AN_LAYER_OBJECT's tree (up to AN_OBJMAP_SHADOW_MAX bytes) are also
+ * named in a shadow of the address space (an_shadow.h), granule by
+ * granule: a lookup in one is a read of its granule and of the object it
+ * names. The tree keeps every object, and answers whatever the shadow
+ * does not (a granule two blocks share names the last).
  */
 #ifndef MP_AN_OBJMAP_H
 #define MP_AN_OBJMAP_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "analysis/an_shadow.h"
 
 /* AN_LAYER_CARVED: memprism_malloclike blocks, over the pool (a heap
  * block, a static, a mapping) they were carved from, which keeps the rest */
@@ -26,6 +35,9 @@ struct an_obj {
 	uint32_t cls; /* an_class index */
 	uint8_t layer;
 	uint8_t alive;
+	/* the map's chunk of objects it was carved from (its name in the
+	 * shadow: an_objmap.c, obj_id), AN_OBJ_UNNAMED: past the names */
+	uint16_t chunk;
 	union {
 		/* live: burst sampling, the cores (bit core % 64) whose bursts
 		 * touched it, its pages in their bounds (an_model_span) */
@@ -34,11 +46,19 @@ struct an_obj {
 	};
 };
 
+#define AN_OBJ_UNNAMED 0xffff
+
 struct an_bnode; /* a node of a layer's tree (an_objmap.c) */
 
 #define AN_OBJMAP_WAIT 256 /* objects kept aside at most (a power of two) */
 
 #define AN_OBJMAP_LOG 4 /* changes remembered by range (a power of two) */
+
+/* The shadow: from this many objects live (below, the tree stays in the
+ * host's caches), for blocks of at most this many bytes (a put writes a
+ * value per 16 bytes). */
+#define AN_OBJMAP_SHADOW_FROM 16384
+#define AN_OBJMAP_SHADOW_MAX 4096
 
 struct an_objmap {
 	struct an_bnode *root[AN_LAYERS];
@@ -71,6 +91,16 @@ struct an_objmap {
 	uint64_t shape, gap_shape, gap_lo, gap_hi;
 	struct an_obj *wait[AN_OBJMAP_WAIT];
 	int32_t wait_slot[2 * AN_OBJMAP_WAIT];
+	/* the chunks objects are carved from, in order: object n of chunk c
+	 * is named (c << 16 | n) + 1 in the shadow */
+	struct an_obj **objchunk;
+	size_t nobjchunk, objchunk_cap;
+	/* AN_LAYER_OBJECT's blocks of the tree up to AN_OBJMAP_SHADOW_MAX
+	 * bytes, by name, once shadow_on; a lookup with shadow_from objects
+	 * live turns it on (a test may set it lower after init) */
+	struct an_shadow shadow;
+	int shadow_on;
+	size_t shadow_from;
 };
 
 void an_objmap_init(struct an_objmap *m);
@@ -139,6 +169,23 @@ struct an_objmap_hint {
 };
 void an_objmap_hint_begin(const struct an_objmap *m, uint64_t addr, struct an_objmap_hint *h);
 void an_objmap_hint_step(const struct an_objmap *m, uint64_t addr, struct an_objmap_hint *h);
+
+/* Where the shadow is on, a hint in two steps instead: the slot of addr's
+ * granule, to prefetch (NULL: no shadow there, the tree's hints), and some
+ * records later the name read from it, whose object an_objmap_named gives
+ * to prefetch (a name 0: no small block, NULL). (The caller prefetches: an
+ * inline function that did would have no effect GCC sees, and its call
+ * would go.) */
+static inline const uint32_t *an_objmap_hint_slot(const struct an_objmap *m, uint64_t addr)
+{
+	return m->shadow_on ? an_shadow_slot(&m->shadow, addr) : NULL;
+}
+static inline const struct an_obj *an_objmap_named(const struct an_objmap *m, uint32_t id)
+{
+	if (!id--)
+		return NULL;
+	return m->objchunk[id >> 16] + (id & 0xffff); /* (an_objmap.c: obj_named) */
+}
 
 /* Object of layer starting at lo, or NULL. */
 struct an_obj *an_objmap_at(struct an_objmap *m, int layer, uint64_t lo);

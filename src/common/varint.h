@@ -84,6 +84,33 @@ static inline __attribute__((always_inline)) uint8_t *mp_put_uv7w(uint8_t *p, ui
 static inline int mp_get_uv(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
 	const uint8_t *p = *pp;
+	if (p < end && *p < 0x80) {
+		/* one byte: most of an event's fields */
+		*pp = p + 1;
+		*out = *p;
+		return 0;
+	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (end - p >= 8) {
+		/* Ending within 8 bytes (56 bits: a trace's address deltas and
+		 * times), without a loop: the byte-by-byte loop's exit, at a
+		 * length that varies from record to record, mispredicts. */
+		uint64_t w;
+		__builtin_memcpy(&w, p, 8);
+		const uint64_t stop = ~w & 0x8080808080808080ull; /* bytes that end it */
+		if (stop) {
+			/* the groups up to the first ending byte, 7 bits from each
+			 * byte packed by pairs, fours and the eight */
+			uint64_t x = w & (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
+			x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+			x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+			x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+			*pp = p + (__builtin_ctzll(stop) >> 3) + 1;
+			*out = x;
+			return 0;
+		}
+	}
+#endif
 	uint64_t v = 0;
 	for (unsigned shift = 0; shift < 64; shift += 7) {
 		if (p >= end)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The live-object map: layer priority (blocks carved from a pool over it
  * too), overlap replacement, punching holes, and a randomized comparison
- * against a brute-force model (inserts, punches and frees); rising
- * addresses filling the tree's nodes, and the lookahead's hints. */
+ * against a brute-force model (inserts, punches and frees), with and
+ * without the shadow of small blocks; rising addresses filling the tree's
+ * nodes, and the lookahead's hints; the shadow's names. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,13 +53,15 @@ static void test_basic(void)
 /* Random inserts and punches against a model: insert = punch + add, and
  * punch trims objects to what lies outside the hole, so per layer the map
  * behaves like painting cells. 4096 cells per layer. */
-static void test_random(void)
+static void test_random(int shadow)
 {
 	enum { N = 4096 };
 	static int model[AN_LAYERS][N];
 	memset(model, -1, sizeof(model));
 	struct an_objmap m;
 	an_objmap_init(&m);
+	if (shadow)
+		m.shadow_from = 0; /* (blocks of 1 to 64 bytes: granules shared all over) */
 	struct kept {
 		struct an_obj *o;
 		uint32_t cls;
@@ -261,7 +264,7 @@ static void test_deep(void)
  * malloc reusing what a free just gave back, blocks carved in address
  * order), so the same leaves fill, split and empty again and again (runs
  * of frees in address order, both ways), against a cell model. */
-static void test_local(void)
+static void test_local(int shadow)
 {
 	enum { N = 1 << 16 };
 	static int model[N];
@@ -269,6 +272,8 @@ static void test_local(void)
 		model[i] = -1;
 	struct an_objmap m;
 	an_objmap_init(&m);
+	if (shadow)
+		m.shadow_from = 0;
 	srand(4242);
 	uint64_t at = N / 2;
 	int bad = 0;
@@ -551,6 +556,7 @@ static void test_rising(void)
 	enum { N = 32 * 32 * 32 };
 	struct an_objmap m;
 	an_objmap_init(&m);
+	m.shadow_from = SIZE_MAX; /* (the tree's hints: no shadow) */
 	for (uint64_t i = 0; i < N; i++)
 		an_objmap_insert(&m, AN_LAYER_OBJECT, 0x10000 + 64 * i, 0x10000 + 64 * i + 48, (uint32_t)i);
 	an_objmap_join(&m);
@@ -587,6 +593,188 @@ static void test_rising(void)
 	an_objmap_fini(&m);
 }
 
+/* The shadow alone: a put names every granule a range overlaps, across a
+ * leaf's edge; a clear takes back only its own value; no granules from
+ * 2^47 up. */
+static void test_shadow_values(void)
+{
+	struct an_shadow sh;
+	an_shadow_init(&sh);
+	const uint64_t edge = 1ull << AN_SHADOW_LEAF;
+	CHECK_EQ(an_shadow_put(&sh, edge - 20, edge + 1, 7), 0);
+	CHECK_EQ(sh.leaves, 2);
+	CHECK_EQ(an_shadow_get(&sh, edge - 33), 0);
+	CHECK_EQ(an_shadow_get(&sh, edge - 32), 7); /* (the granule of edge - 20) */
+	CHECK_EQ(an_shadow_get(&sh, edge - 1), 7);
+	CHECK_EQ(an_shadow_get(&sh, edge + 15), 7);
+	CHECK_EQ(an_shadow_get(&sh, edge + 16), 0);
+	CHECK_EQ(an_shadow_put(&sh, edge + 8, edge + 24, 9), 0); /* shares edge's granule */
+	CHECK_EQ(an_shadow_get(&sh, edge), 9);
+	an_shadow_clear(&sh, edge - 20, edge + 1, 7);
+	CHECK_EQ(an_shadow_get(&sh, edge - 32), 0);
+	CHECK_EQ(an_shadow_get(&sh, edge - 1), 0);
+	CHECK_EQ(an_shadow_get(&sh, edge), 9); /* (not 7's any more: kept) */
+	CHECK_EQ(an_shadow_get(&sh, edge + 16), 9);
+	CHECK_EQ(an_shadow_put(&sh, 1ull << 47, (1ull << 47) + 64, 5), 0);
+	CHECK_EQ(an_shadow_get(&sh, 1ull << 47), 0);
+	CHECK(an_shadow_slot(&sh, 3 * edge) == NULL);
+	CHECK_EQ(sh.leaves, 2);
+	an_shadow_fini(&sh);
+}
+
+/* The class at a and the safe range of the lookup. */
+static int cls_safe(struct an_objmap *m, uint64_t a, uint64_t *lo, uint64_t *hi)
+{
+	struct an_obj *o = an_objmap_find_safe(m, a, lo, hi);
+	return o ? (int)o->cls : -1;
+}
+
+/* The object map's shadow: which blocks it names, and lookups through it
+ * answering as the tree does at granule edges, in granules two blocks
+ * share, over the size bound, after frees and overlapping inserts, and
+ * under higher layers. */
+static void test_shadow(void)
+{
+	struct an_objmap m;
+	an_objmap_init(&m);
+	m.shadow_from = 0;
+	const uint64_t B = 0x7f0000100000ull; /* (a heap's addresses, high in a leaf) */
+	an_objmap_insert(&m, AN_LAYER_BASE, B, B + 0x100000, 1);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, B, B + 32, 2);
+	/* waiting aside: named at the join, which a lookup makes */
+	CHECK_EQ(an_shadow_get(&m.shadow, B), 0);
+	uint64_t lo, hi;
+	CHECK_EQ(cls_safe(&m, B + 31, &lo, &hi), 2);
+	CHECK_EQ(lo, B);
+	CHECK_EQ(hi, B + 32);
+	uint32_t n2 = an_shadow_get(&m.shadow, B);
+	CHECK(n2 != 0);
+	CHECK_EQ(an_shadow_get(&m.shadow, B + 16), n2);
+	CHECK_EQ(an_shadow_get(&m.shadow, B + 32), 0);
+	CHECK_EQ(cls_at(&m, B + 32), 1);
+	CHECK_EQ(cls_at(&m, B - 1), -1);
+
+	/* unaligned blocks sharing granule B + 0x110: the later names it, and
+	 * a lookup of the other there goes to the tree */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, B + 0x108, B + 0x118, 3);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, B + 0x118, B + 0x128, 4);
+	an_objmap_join(&m);
+	uint32_t n3 = an_shadow_get(&m.shadow, B + 0x100), n4 = an_shadow_get(&m.shadow, B + 0x120);
+	CHECK(n3 && n4 && n3 != n4);
+	CHECK_EQ(an_shadow_get(&m.shadow, B + 0x110), n4);
+	CHECK_EQ(cls_at(&m, B + 0x107), 1);
+	CHECK_EQ(cls_at(&m, B + 0x108), 3);
+	CHECK_EQ(cls_at(&m, B + 0x117), 3);
+	CHECK_EQ(cls_at(&m, B + 0x118), 4);
+	CHECK_EQ(cls_at(&m, B + 0x127), 4);
+	CHECK_EQ(cls_at(&m, B + 0x128), 1);
+	/* its free takes back its names, not the other's */
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, B + 0x118), 4);
+	CHECK_EQ(an_shadow_get(&m.shadow, B + 0x110), 0);
+	CHECK_EQ(an_shadow_get(&m.shadow, B + 0x120), 0);
+	CHECK_EQ(an_shadow_get(&m.shadow, B + 0x100), n3);
+	CHECK_EQ(cls_at(&m, B + 0x117), 3);
+	CHECK_EQ(cls_at(&m, B + 0x118), 1);
+
+	/* at the size bound named, over it not: found in the tree */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, B + 0x1000, B + 0x1000 + AN_OBJMAP_SHADOW_MAX, 5);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, B + 0x3000, B + 0x3000 + AN_OBJMAP_SHADOW_MAX + 1, 6);
+	an_objmap_join(&m);
+	CHECK(an_shadow_get(&m.shadow, B + 0x1000 + AN_OBJMAP_SHADOW_MAX - 1) != 0);
+	CHECK_EQ(an_shadow_get(&m.shadow, B + 0x3000), 0);
+	CHECK_EQ(cls_safe(&m, B + 0x3000 + AN_OBJMAP_SHADOW_MAX, &lo, &hi), 6);
+	CHECK_EQ(lo, B + 0x3000);
+	CHECK_EQ(hi, B + 0x3000 + AN_OBJMAP_SHADOW_MAX + 1);
+	CHECK_EQ(cls_at(&m, B + 0x3000 + AN_OBJMAP_SHADOW_MAX + 1), 1);
+
+	/* an insert over part of an older block ends that part: the older
+	 * one's head keeps its name, its tail is a new object of its own */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, B + 0x8000, B + 0x8040, 7);
+	an_objmap_join(&m);
+	uint32_t n7 = an_shadow_get(&m.shadow, B + 0x8000);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, B + 0x8018, B + 0x8028, 8);
+	an_objmap_join(&m);
+	uint32_t n8 = an_shadow_get(&m.shadow, B + 0x8020), tail = an_shadow_get(&m.shadow, B + 0x8030);
+	CHECK_EQ(an_shadow_get(&m.shadow, B + 0x8000), n7);
+	CHECK_EQ(an_shadow_get(&m.shadow, B + 0x8010), n8); /* (shared: the later's) */
+	CHECK(n8 && tail && n8 != n7 && tail != n7 && tail != n8);
+	CHECK_EQ(cls_safe(&m, B + 0x8017, &lo, &hi), 7);
+	CHECK_EQ(lo, B + 0x8000);
+	CHECK_EQ(hi, B + 0x8018);
+	CHECK_EQ(cls_at(&m, B + 0x8018), 8);
+	CHECK_EQ(cls_at(&m, B + 0x8027), 8);
+	CHECK_EQ(cls_safe(&m, B + 0x8028, &lo, &hi), 7);
+	CHECK_EQ(lo, B + 0x8028);
+	CHECK_EQ(hi, B + 0x8040);
+	/* and one over the whole of it ends it: no name of it is left */
+	an_objmap_insert(&m, AN_LAYER_OBJECT, B + 0x7ff0, B + 0x8050, 9);
+	an_objmap_join(&m);
+	uint32_t n9 = an_shadow_get(&m.shadow, B + 0x7ff0);
+	for (uint64_t a = B + 0x7ff0; a < B + 0x8050; a += 16)
+		CHECK_EQ(an_shadow_get(&m.shadow, a), n9);
+	CHECK_EQ(cls_at(&m, B + 0x8020), 9);
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, B + 0x8000), -1);
+	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_OBJECT, B + 0x7ff0), 9);
+	CHECK_EQ(an_shadow_get(&m.shadow, B + 0x8020), 0);
+
+	/* a munmap over part of a block trims it (its name stays where it
+	 * still lies); a named region and a carved block over a block: the
+	 * safe ranges end at them */
+	an_objmap_punch(&m, AN_LAYER_OBJECT, B + 0x10, B + 0x20);
+	CHECK_EQ(an_shadow_get(&m.shadow, B), n2);
+	CHECK_EQ(an_shadow_get(&m.shadow, B + 0x10), 0);
+	CHECK_EQ(cls_at(&m, B + 0xf), 2);
+	CHECK_EQ(cls_at(&m, B + 0x10), 1);
+	an_objmap_insert(&m, AN_LAYER_NAMED, B + 0x104, B + 0x10c, 10);
+	an_objmap_insert(&m, AN_LAYER_CARVED, B + 0x112, B + 0x114, 11);
+	CHECK_EQ(cls_safe(&m, B + 0x10c, &lo, &hi), 3);
+	CHECK_EQ(lo, B + 0x10c);
+	CHECK_EQ(hi, B + 0x112);
+	CHECK_EQ(cls_at(&m, B + 0x10b), 10);
+	CHECK_EQ(cls_at(&m, B + 0x112), 11);
+	CHECK_EQ(cls_safe(&m, B + 0x114, &lo, &hi), 3);
+	CHECK_EQ(lo, B + 0x114);
+	CHECK_EQ(hi, B + 0x118);
+	CHECK(!an_objmap_on_top(&m, an_objmap_find_safe(&m, B + 0x114, &lo, &hi)));
+
+	/* a hint: the granule's slot, then the object named there; where no
+	 * leaf is, the tree's way down */
+	const uint32_t *slot = an_objmap_hint_slot(&m, B + 0x100);
+	CHECK(slot == an_shadow_slot(&m.shadow, B + 0x100));
+	CHECK_EQ(*slot, n3);
+	CHECK(an_objmap_named(&m, *slot) == an_objmap_find_safe(&m, B + 0x10c, &lo, &hi));
+	CHECK(an_objmap_named(&m, 0) == NULL);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 0x1000, 0x1010, 12); /* (a leaf of its own) */
+	an_objmap_join(&m);
+	CHECK_EQ(m.shadow.leaves, 2);
+	CHECK(an_objmap_hint_slot(&m, 0x40000000) == NULL);
+	an_objmap_fini(&m);
+}
+
+/* The shadow begins at a lookup that finds shadow_from objects live:
+ * every small block then in the tree gets its names. */
+static void test_shadow_late(void)
+{
+	struct an_objmap m;
+	an_objmap_init(&m);
+	m.shadow_from = 100;
+	for (uint64_t i = 0; i < 99; i++)
+		an_objmap_insert(&m, AN_LAYER_OBJECT, 0x100000 + 48 * i, 0x100000 + 48 * i + 32, (uint32_t)i);
+	CHECK_EQ(cls_at(&m, 0x100000), 0);
+	CHECK(!m.shadow_on);
+	an_objmap_insert(&m, AN_LAYER_OBJECT, 0x200000, 0x200000 + 8, 99);
+	CHECK_EQ(cls_at(&m, 0x100000 + 48 * 98 + 31), 98);
+	CHECK(m.shadow_on);
+	int named = 0;
+	for (uint64_t i = 0; i < 99; i++)
+		named += an_shadow_get(&m.shadow, 0x100000 + 48 * i) != 0 &&
+			 an_shadow_get(&m.shadow, 0x100000 + 48 * i + 16) != 0 &&
+			 an_shadow_get(&m.shadow, 0x100000 + 48 * i + 32) == 0;
+	CHECK_EQ(named, 99);
+	CHECK(an_shadow_get(&m.shadow, 0x200000) != 0);
+	an_objmap_fini(&m);
+}
+
 int main(void)
 {
 	test_rising();
@@ -596,10 +784,15 @@ int main(void)
 	test_wait_overlap();
 	test_wait_split();
 	test_first_child();
-	test_local();
+	test_local(0);
+	test_local(1);
 	test_basic();
 	test_deep();
 	test_unchanged();
-	test_random();
+	test_random(0);
+	test_random(1);
+	test_shadow_values();
+	test_shadow();
+	test_shadow_late();
 	return check_done("test_objmap");
 }

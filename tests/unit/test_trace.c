@@ -29,6 +29,21 @@ static void test_varint(void)
 			CHECK(mp_get_uv(&p, cut, &v) == -1);
 		}
 	}
+	/* with room after it (whatever follows), every length up to ten bytes
+	 * decodes to the same value and stops at its end */
+	for (uint64_t k = 0, v = 1; k < 200000; k++, v = v * 6364136223846793005ull + 1442695040888963407ull) {
+		uint8_t room[MP_VARINT_MAX + 8];
+		uint64_t want = v >> (k % 64), got = 0;
+		memset(room, k & 1 ? 0xff : 0, sizeof(room));
+		uint8_t *e = mp_put_uv(room, want);
+		const uint8_t *p = room;
+		CHECK(mp_get_uv(&p, room + sizeof(room), &got) == 0);
+		if (got != want || p != e) {
+			CHECK_EQ(got, want);
+			CHECK_EQ(p - room, e - room);
+			break;
+		}
+	}
 	/* the padded 7-byte form decodes to the same value */
 	uint64_t wide[] = { 0, 1, 1u << 21, (1ull << 28) + 5, (1ull << 49) - 1 };
 	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++) {
