@@ -611,8 +611,10 @@ static int fold(struct an_merge *m, size_t part, struct an_result *r, int first)
 		free(remap);
 		return err;
 	}
-	memcpy(R->threads + R->nthreads, r->threads, r->nthreads * sizeof(*r->threads));
-	R->nthreads += r->nthreads;
+	if (r->nthreads) { /* (a file cut before its first thread's chunk has none: r->threads NULL) */
+		memcpy(R->threads + R->nthreads, r->threads, r->nthreads * sizeof(*r->threads));
+		R->nthreads += r->nthreads;
+	}
 	if (r->numa) {
 		p->numa_placed = 1;
 		p->numa_accesses = r->numa->accesses;

@@ -190,14 +190,21 @@ numa_ranks_job() {
 	done
 }
 
+# after_process FILE: the offset of the chunk after FILE's first process's
+after_process() {
+	local next
+	next=$("$MEMPRISM" dump -q "$1" | awk '$2 == "chunk" && p && !n { n = substr($1, 2) } $2 == "chunk" && $4 == 2 { p = 1 } END { print n + 0 }')
+	[ "$next" -gt 0 ] || fail "$1 has no chunk after its first process's"
+	echo "$next"
+}
+
 # cut_short FILE OUT: FILE cut halfway through what follows its first
 # process's chunk into OUT. (Halfway through the whole file may fall
 # before that chunk, leaving no process to read: the launcher's chunks
 # and the runtime's reach the file in an order that varies from run to run.)
 cut_short() {
 	local next size
-	next=$("$MEMPRISM" dump -q "$1" | awk '$2 == "chunk" && p && !n { n = substr($1, 2) } $2 == "chunk" && $4 == 2 { p = 1 } END { print n + 0 }')
+	next=$(after_process "$1")
 	size=$(stat -c %s "$1")
-	[ "$next" -gt 0 ] || fail "cut_short: $1 has no chunk after its first process's"
 	head -c $(((next + size) / 2)) "$1" >"$2"
 }

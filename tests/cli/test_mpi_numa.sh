@@ -121,6 +121,14 @@ said "rank 2 cut" "cut/numa.2.data was not read: .*the report goes on"
 # (its header unread, its rank unknown: a row by its file)
 expect_eq "rank 2 cut: its row" '"cut/numa.2.data","not read",0,0' \
 	"$(awk -F, '$4 == "\"cut/numa.2.data\"" { sub(/:.*/, "\"", $5); print $4 "," $5 "," $6 "," $7 }' last.out)"
+# cut right after its process's chunk: a process with no thread, merged
+# (under the sanitizers: no error)
+head -c "$(after_process job/numa.2.data)" job/numa.2.data > cut/numa.2.data
+rc=0
+"$MEMPRISM" numa --numa 2x1 --by rank --format csv cut >last.out 2>last.err || rc=$?
+[ "$rc" -le 1 ] || fail "rank 2 with no thread: exit status $rc: $(cat last.err)"
+grep -q 'runtime error\|Sanitizer' last.err && fail "rank 2 with no thread: $(cat last.err)"
+expect_eq "rank 2 with no thread: its row" '"cut/numa.2.data",0' "$(awk -F, '$1 == 2 { print $4 "," $6 }' last.out)"
 cut_short job/numa.2.data cut/numa.2.data
 run 0 "rank 2 cut short" "$MEMPRISM" numa --numa 2x1 --by rank --format csv cut
 said "rank 2 cut short" "cut/numa.2.data \\(rank 2\\) is damaged or truncated"
