@@ -152,7 +152,7 @@ static int machine_renew(struct an_state *st, struct an_model *am)
 	am->m = m;
 	am->fresh_seq = *mp_model_seq(m);
 	st->model_rep.seq = mp_model_seq(m);
-	return anm_checks_renew(st, am);
+	return 0;
 }
 
 int an_model_proc_begin(struct an_state *st)
@@ -161,7 +161,7 @@ int an_model_proc_begin(struct an_state *st)
 	/* (burst sampling's estimates are the file's: one machine) */
 	if (!am || am->shared)
 		return 0;
-	if (am->checks_only) /* (m is never fed: the checks' machines are the run's) */
+	if (am->nchecks) /* (m is never fed: the checks' machines are the run's) */
 		return am->checks_fed ? anm_checks_renew(st, am) : 0;
 	if (*mp_model_seq(am->m) == am->fresh_seq)
 		return 0;
@@ -1052,8 +1052,6 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		else
 			skip = mp_model_access_lines(am->m, core, s->proc, a, paddr, (unsigned)n, r->write, shift,
 						     owner, skipping && k > 0 && k + n <= skip_end, &o, lv);
-		if (am->nchecks)
-			anm_checks_translate(st, am, s, cls, core, a, cshift, shift, counted);
 		if (st->phys && counted) {
 			s->refs_physical += paddr ? n : 0;
 			s->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED ? n : 0;
@@ -1146,7 +1144,7 @@ int an_model_store_again(struct an_state *st, struct an_stream *s, uint32_t cls)
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
 		     struct mp_outcome *sum)
 {
-	if (st->model->checks_only) {
+	if (st->model->nchecks) {
 		outcome_init(sum, 12);
 		anm_checks_only(st, st->model, s, cls, r, counted);
 		return;

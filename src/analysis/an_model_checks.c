@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * Page-walk what-ifs made beside the model (an_opts.walk_checks): check i
- * is the run with its rule ahead of the --pages rules, and all it reports
- * is how many page walks that run's counted references make. Which
- * references walk depends on the TLBs alone (the walk's loads go through
- * the caches, but no cache decides whether a translation is found), so
- * each check is a model of its own that only translates
- * (mp_model_translate), fed every reference the run's model makes in the
- * page size its rules give. The run's model skips a reference only when
- * it is its core's previous line again (out.again), whose page is that
- * core's most recent DTLB entry in any page size: a translation there
- * changes nothing, so skipping it in a check is exact too.
+ * Page-walk what-ifs made instead of the model (an_opts.walk_checks):
+ * check i is the run with its rule ahead of the --pages rules, and all it
+ * reports is how many page walks that run's counted references make.
+ * Which references walk depends on the TLBs alone (the walk's loads go
+ * through the caches, but no cache decides whether a translation is
+ * found), so each check is a model of its own that only translates
+ * (mp_model_translate), fed every page each access touches in the page
+ * size its rules give. A model run skips a reference only when it is its
+ * core's previous line again (out.again), whose page is that core's most
+ * recent DTLB entry in any page size: a translation there changes
+ * nothing, so translating it in a check is exact too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,10 +47,6 @@ int anm_checks_init(struct an_state *st, struct an_model *am)
 	if (!am->checks)
 		return -ENOMEM;
 	am->nchecks = o->nwalk_checks;
-	/* the caller reads the checks' walks alone: the run's own model is
-	 * not fed (no repeat is then ever answered without model_access,
-	 * so the checks see every reference) */
-	am->checks_only = o->walks_only;
 	for (size_t i = 0; i < am->nchecks; i++)
 		if (!(am->checks[i].m = check_machine(st, am)))
 			return -errno;
@@ -98,8 +94,11 @@ static unsigned check_shift(struct an_state *st, struct anm_check *c, const stru
 	return s;
 }
 
-void anm_checks_translate(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
-			  unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted)
+/* A translation of the page of addr for each check, the class's page
+ * shift cshift as anm_class_shift gave it and shift the size its page was
+ * mapped in (for AS_MAPPED). */
+static void checks_translate(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
+			     unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted)
 {
 	am->checks_fed = 1;
 	for (size_t i = 0; i < am->nchecks; i++) {
@@ -128,7 +127,7 @@ void anm_checks_only(struct an_state *st, struct an_model *am, struct an_stream 
 		unsigned shift = cshift == AS_MAPPED ? 12 : cshift;
 		if (st->phys)
 			anm_phys_of(st, s, a, cshift, &shift);
-		anm_checks_translate(st, am, s, cls, core, a, cshift, shift, counted);
+		checks_translate(st, am, s, cls, core, a, cshift, shift, counted);
 		if ((a | 4095) >= last)
 			break;
 	}

@@ -170,9 +170,10 @@ struct an_model {
 	double llc_filled; /* the LLC's sets that evicted, before the end's flush */
 	struct an_stream *cur; /* the stream whose access is being modelled */
 	struct an_state *st;
-	struct anm_check *checks; /* an_opts.walk_checks' (an_model_checks.c) */
+	/* an_opts.walk_checks' (an_model_checks.c); while there are some, m
+	 * is not fed: every access goes to anm_checks_only */
+	struct anm_check *checks;
 	size_t nchecks;
-	int checks_only; /* walks_only with checks: m is not fed (anm_checks_only) */
 	int checks_fed; /* the checks' machines have translated since made */
 };
 
@@ -220,18 +221,14 @@ uint64_t anm_phys_of(struct an_state *st, struct an_stream *s, uint64_t a, unsig
 /* The page's row (page_count), NULL if it has none. */
 struct page_row *anm_page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift, uint32_t thread);
 
-/* an_model_checks.c: page-walk what-ifs beside the model
- * (an_opts.walk_checks; none under burst sampling). Init, and renew with
- * the run's machine (an_model_proc_begin): 0 or a negative errno. */
+/* an_model_checks.c: page-walk what-ifs instead of the model
+ * (an_opts.walk_checks; none under burst sampling). Init, and renew for
+ * a process of its own (an_model_proc_begin): 0 or a negative errno. */
 int anm_checks_init(struct an_state *st, struct an_model *am);
 int anm_checks_renew(struct an_state *st, struct an_model *am);
 void anm_checks_fini(struct an_model *am);
-/* A reference the run's model made (its first line, for a call of
- * mp_model_access_lines), in class cls of page shift cshift (as
- * anm_class_shift gave it) and shift (the size it was modelled in). */
-void anm_checks_translate(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
-			  unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted);
-/* An access r of class cls to the checks alone, while checks_only: a
+/* An access r of class cls to the checks alone (the run's model is not
+ * fed while there are checks, so no repeat is answered without it): a
  * translation of each 4 KiB page it touches, in that page's size. */
 void anm_checks_only(struct an_state *st, struct an_model *am, struct an_stream *s, uint32_t cls,
 		     const struct trace_rec *r, int counted);

@@ -373,17 +373,16 @@ struct an_opts {
 	 * machine allows, which leaves every walk as it is (the TLBs see every
 	 * reference) at a fraction of the cost */
 	int walks_only;
-	/* model: what-ifs of page sizes that count page walks alone, made in
-	 * the same replay beside the run's own model: check i is the run with
+	/* model: what-ifs of page sizes that count page walks alone, all made
+	 * in one replay instead of the run's own model: check i is the run with
 	 * walk_checks[i] ahead of page_rules (the first rule), and the walks
 	 * of all its counted references go to an_result.check_walks[i]. Each
 	 * has TLBs of its own fed the same references (mp_model_translate:
 	 * which references walk depends on the TLBs alone), so K checks cost
-	 * one replay instead of K. With walks_only, the caller reads
-	 * check_walks alone: the run's own model is then not fed (its
-	 * figures stay 0). Not under burst sampling, whose walks are
-	 * estimates scaled by thread (check_walks stays NULL, and the run
-	 * is an ordinary walks_only one). */
+	 * one replay instead of K. The caller reads check_walks alone: the
+	 * run's own model is not fed (its figures stay 0). Not under burst
+	 * sampling, whose walks are estimates scaled by thread (check_walks
+	 * stays NULL, and the run is an ordinary one). */
 	const struct an_page_rule *walk_checks;
 	size_t nwalk_checks;
 	/* NUMA placement (an_numa.h); NULL: only when the trace recorded --numa */

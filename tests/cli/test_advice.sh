@@ -197,23 +197,25 @@ build_rt two_tables
 "$MEMPRISM" record -q --no-pagemap -o tt.data -- ./two_tables 2048 2 >/dev/null
 al=$(grep -n "@A" "$MP_SRC/tests/rt/two_tables.c" | cut -d: -f1)
 bl=$(grep -n "@B" "$MP_SRC/tests/rt/two_tables.c" | cut -d: -f1)
-"$MEMPRISM" report -q --model ./small.machine "${T[@]}" --roi pages tt.data >tt.txt
-for x in "$al 2,048 -66.7" "$bl 4,096 -33.3"; do
-	set -- $x
-	grep -qF "two_tables.c:$1=2M tt.data\` estimates the change; checked by the model: in 2 MiB pages, all page walks 6,144 -> $2 ($3%)" \
-		tt.txt || fail "two findings checked at once: two_tables.c:$1 not -> $2: $(cat tt.txt)"
-done
+# checked DATA ALL "LINE WALKS CHANGE"...: report --roi pages of DATA
+# names each what-if of two_tables.c:LINE with ALL walks -> WALKS
+checked() {
+	local data=$1 all=$2
+	shift 2
+	"$MEMPRISM" report -q --model ./small.machine "${T[@]}" --roi pages "$data" >checked.txt
+	for x in "$@"; do
+		set -- $x
+		grep -qF "two_tables.c:$1=2M $data\` estimates the change; checked by the model: in 2 MiB pages, all page walks $all -> $2 ($3%)" \
+			checked.txt || fail "$data: two_tables.c:$1 not $all -> $2: $(cat checked.txt)"
+	done
+}
+checked tt.data 6,144 "$al 2,048 -66.7" "$bl 4,096 -33.3"
 echo "ok: two findings' what-ifs in one replay: 6,144 -> 2,048 and 4,096 walks"
 # Forked after the tables are set, each process reads them so, on a
 # machine of its own: the child's starts cold, so its first reads of the
 # table in 2 MiB pages walk, one a page (A 4, B 2): 12,288 -> 4,100 and 8,194.
 "$MEMPRISM" record -q --no-pagemap -o tf.data -- ./two_tables 2048 2 fork >/dev/null
-"$MEMPRISM" report -q --model ./small.machine "${T[@]}" --roi pages tf.data >tf.txt
-for x in "$al 4,100 -66.6" "$bl 8,194 -33.3"; do
-	set -- $x
-	grep -qF "two_tables.c:$1=2M tf.data\` estimates the change; checked by the model: in 2 MiB pages, all page walks 12,288 -> $2 ($3%)" \
-		tf.txt || fail "two processes' findings checked at once: two_tables.c:$1 not -> $2: $(cat tf.txt)"
-done
+checked tf.data 12,288 "$al 4,100 -66.6" "$bl 8,194 -33.3"
 echo "ok: two processes, two findings' what-ifs in one replay: 12,288 -> 4,100 and 8,194 walks"
 # A burst-sampled replay's walks are estimates scaled by thread: there
 # each check is a run of its own, as `whatif` makes it.
