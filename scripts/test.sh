@@ -47,12 +47,13 @@ build_asan() {
 		cmake --build build-asan -j"$jobs"
 }
 
-# ThreadSanitizer on the one threaded part of the analysis side: debug info
-# loaded on a second thread while the replay runs (unit test test_sym)
+# ThreadSanitizer on the threaded parts of the analysis side: debug info
+# loaded on a second thread while the replay runs (unit test test_sym), and
+# the model on several threads (test_model_par)
 build_tsan() {
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMPRISM_TSAN=ON -DMEMPRISM_WERROR=ON \
 		-DCMAKE_C_COMPILER=clang-16 >/dev/null &&
-		cmake --build build-tsan -j"$jobs" --target test_sym
+		cmake --build build-tsan -j"$jobs" --target test_sym test_model_par
 }
 
 # (a failed install may still leave what the builds need: they say if not)
@@ -71,7 +72,7 @@ else
 fi
 
 if stage "TSan build" build_tsan; then
-	stage "TSan ctest" env TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^unit/test_sym$'
+	stage "TSan ctest" env TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^unit/test_(sym|model_par)$'
 else
 	skipped "TSan ctest"
 fi

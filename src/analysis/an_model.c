@@ -28,8 +28,8 @@
 
 /* owner_of's way past the stream's cache of owners: the index, or a new
  * owner, into *slot. */
-static __attribute__((noinline)) uint32_t owner_find(struct an_state *st, struct an_model *am, struct an_stream *s,
-						     uint32_t row, uint32_t fn, struct an_own_slot *slot)
+__attribute__((noinline)) uint32_t anm_owner_find(struct an_state *st, struct an_model *am, struct an_stream *s,
+						 uint32_t row, uint32_t fn, struct an_own_slot *slot)
 {
 	if (row == UINT32_MAX)
 		return MP_MODEL_NO_OWNER;
@@ -58,22 +58,6 @@ static __attribute__((noinline)) uint32_t owner_find(struct an_state *st, struct
 	return idx;
 }
 
-/* The owner id of a line stream s references for class cls now (struct
- * owner), made on first use; MP_MODEL_NO_OWNER on ENOMEM (st->oom set).
- * Inline: every reference that goes to the model asks, and the stream's
- * cache answers nearly all. */
-static inline __attribute__((always_inline)) uint32_t owner_of(struct an_state *st, struct an_model *am,
-							       struct an_stream *s, uint32_t cls)
-{
-	const uint32_t row = st->parts_on ? an_part_get(st, s, cls) : cls, fn = s->last_fn;
-	/* (a 64-bit product's top bits: those of a 32-bit one took (0, 5)
-	 * and (2, 7) to one slot, a third of allocheavy's lookups) */
-	struct an_own_slot *slot =
-		&s->ownc[(((uint64_t)row << 32 | fn) * 0x9e3779b97f4a7c15ull) >> 58 & (AN_OWN_CACHE - 1)];
-	if (slot->own && slot->row == row && slot->fn == fn)
-		return slot->own - 1;
-	return owner_find(st, am, s, row, fn, slot);
-}
 
 
 /* A DRAM write of a line whose owner (owner_of) last wrote it: charged to
@@ -163,6 +147,8 @@ int an_model_proc_begin(struct an_state *st)
 		return 0;
 	if (am->nchecks) /* (m is never fed: the checks' machines are the run's) */
 		return am->checks_fed ? anm_checks_renew(st, am) : 0;
+	if (am->par)
+		return anm_par_renew(st, am);
 	if (*mp_model_seq(am->m) == am->fresh_seq)
 		return 0;
 	return machine_renew(st, am);
@@ -284,6 +270,8 @@ void an_model_fini(struct an_state *st)
 	if (!am)
 		return;
 	mp_model_free(am->m);
+	mp_model_par_free(am->par);
+	free(am->pend);
 	anm_checks_fini(am);
 	free(am->rule_hits);
 	mp_vec_free(&am->cls_shift);
@@ -344,8 +332,8 @@ static int row_used(const void *e)
 	return ((const struct page_row *)e)->dtlb_misses != 0;
 }
 
-static void page_count(struct an_state *st, struct an_model *am, uint32_t proc, uint32_t thread, uint64_t addr,
-		       unsigned shift, uint32_t cls, const struct mp_model_out *o)
+void anm_page_count(struct an_state *st, struct an_model *am, uint32_t proc, uint32_t thread, uint64_t addr,
+		    unsigned shift, uint32_t cls, const struct mp_model_out *o)
 {
 	uint64_t page = addr >> shift;
 	if (am->nrows >= am->rows_max) {
@@ -468,24 +456,6 @@ struct page_row *anm_page_row_find(struct an_model *am, uint32_t proc, uint64_t 
 	}
 }
 
-static inline __attribute__((always_inline)) void mem_count(struct an_mem *m, const struct mp_model_out *o)
-{
-	m->refs++;
-	m->level[o->level]++;
-	m->tlb[o->tlb]++;
-	m->dram_reads += o->level == MP_LVL_LOCAL_DRAM || o->level == MP_LVL_REMOTE_DRAM;
-	m->remote += o->level == MP_LVL_REMOTE_DRAM || o->level == MP_LVL_REMOTE_CACHE;
-	if (o->tlb == MP_TLB_WALK) {
-		m->walks++;
-		m->walk_refs += o->walk_refs;
-		m->walk_dram += o->walk_dram;
-	}
-	m->latency_sum += o->latency;
-	m->latency_n++;
-	unsigned b = o->latency ? 31u - (unsigned)__builtin_clz(o->latency) : 0;
-	m->latency_hist[b < AN_LAT_BUCKETS ? b : AN_LAT_BUCKETS - 1]++;
-}
-
 /* mem_count under set sampling. L1 is modelled for every line, so its hits
  * count as in a full run; an L1 miss of a sampled line counts in full and
  * apart (miss_*), one of a line outside the sample only as unmodelled, and
@@ -560,7 +530,7 @@ static __attribute__((noinline)) void mem_count_apart(struct an_state *st, struc
 		if (w > 1)
 			mem_count_sampled(rows[i], o, w);
 		else
-			mem_count(rows[i], o);
+			anm_mem_count(rows[i], o);
 	}
 }
 
@@ -582,11 +552,11 @@ static void mem_count_all(struct an_state *st, struct an_stream *s, uint32_t cls
 		mem_count_apart(st, s, cls, o);
 		return;
 	}
-	mem_count(&st->classes.v[cls].mem, o);
-	mem_count(&st->threads.v[s->thread].mem, o);
-	mem_count(&st->res->mem_total, o);
+	anm_mem_count(&st->classes.v[cls].mem, o);
+	anm_mem_count(&st->threads.v[s->thread].mem, o);
+	anm_mem_count(&st->res->mem_total, o);
 	if (s->last_fn)
-		mem_count(&st->ips.v[s->last_fn - 1].mem, o);
+		anm_mem_count(&st->ips.v[s->last_fn - 1].mem, o);
 }
 
 static void mem_add_l1_hits(struct an_mem *m, uint64_t n, unsigned lat, unsigned bucket)
@@ -608,7 +578,7 @@ static void mem_add_unmodelled(struct an_mem *m, uint64_t n)
 	m->miss_unmodelled += n;
 }
 
-static void mem_add_fast(struct an_mem *m, const struct an_model *am, uint64_t n, uint64_t unk)
+void anm_mem_add_fast(struct an_mem *m, const struct an_model *am, uint64_t n, uint64_t unk)
 {
 	if (n)
 		mem_add_l1_hits(m, n, am->l1_lat, am->l1_bucket);
@@ -627,14 +597,14 @@ void an_model_flush_fast(struct an_state *st, struct an_stream *s)
 		return;
 	s->fast_n = s->fast_unk = 0;
 	const struct an_model *am = st->model;
-	mem_add_fast(&st->threads.v[s->thread].mem, am, n, unk);
+	anm_mem_add_fast(&st->threads.v[s->thread].mem, am, n, unk);
 	if (st->parts_on) {
 		/* the total is the parts' sum (an_bursts_apply) */
-		mem_add_fast(&an_part_of(st, s, s->fast_cls)->mem, am, n, unk);
+		anm_mem_add_fast(&an_part_of(st, s, s->fast_cls)->mem, am, n, unk);
 		return;
 	}
-	mem_add_fast(&st->classes.v[s->fast_cls].mem, am, n, unk);
-	mem_add_fast(&st->res->mem_total, am, n, unk);
+	anm_mem_add_fast(&st->classes.v[s->fast_cls].mem, am, n, unk);
+	anm_mem_add_fast(&st->res->mem_total, am, n, unk);
 }
 
 /* an_model_count_fast for one L1 miss outside the set sample. */
@@ -646,15 +616,6 @@ static inline void count_unmodelled(struct an_state *st, struct an_stream *s, ui
 		st->ips.v[s->last_fn - 1].fast_unk++;
 }
 
-/* Field by field: a compound literal here became a `rep stos`, which cost
- * more than the rest of an L1 hit. */
-static inline void outcome_init(struct mp_outcome *o, unsigned page_shift)
-{
-	o->level = o->tlb = o->snoop = o->remote = o->locked = 0;
-	o->page_shift = (uint8_t)page_shift;
-	o->latency = 0;
-	o->weight = 1;
-}
 
 void an_model_stream_done(struct an_state *st, struct an_stream *s)
 {
@@ -667,6 +628,8 @@ void an_model_finish(struct an_state *st)
 	struct an_model *am = st->model;
 	if (!am)
 		return;
+	if (am->par)
+		anm_par_finish(st, am);
 	am->llc_filled = mp_model_turned_share(am->m);
 	if (anm_checks_result(st, am))
 		st->oom = 1;
@@ -707,7 +670,7 @@ void an_model_finish(struct an_state *st)
 		am->left = 0;
 	}
 	for (size_t i = 0; i < st->ips.n; i++) {
-		mem_add_fast(&st->ips.v[i].mem, am, st->ips.v[i].fast_l1, st->ips.v[i].fast_unk);
+		anm_mem_add_fast(&st->ips.v[i].mem, am, st->ips.v[i].fast_l1, st->ips.v[i].fast_unk);
 		st->ips.v[i].fast_l1 = st->ips.v[i].fast_unk = 0;
 	}
 }
@@ -820,7 +783,7 @@ static inline uint64_t next_modelled(const uint8_t *lv, uint64_t i, uint64_t n)
 static __attribute__((noinline)) void range_over(struct an_state *st, struct an_model *am, const struct an_stream *s,
 						 const struct trace_rec *r, struct mp_outcome *sum)
 {
-	outcome_init(sum, 12);
+	anm_outcome_init(sum, 12);
 	if (!am->range_warned) {
 		am->range_warned = 1;
 		st->res->damaged |= AN_DAMAGE_PARTIAL;
@@ -920,9 +883,9 @@ static inline __attribute__((always_inline)) void line_missed(struct an_state *s
 	} else if (am->sample_sets > 1)
 		mem_count_sampled(range, o, am->sample_sets);
 	else
-		mem_count(range, o);
+		anm_mem_count(range, o);
 	if (o->tlb != MP_TLB_L1_HIT && st->opts->page_rows)
-		page_count(st, am, s->proc, st->parts_on ? s->thread : 0, a, shift, cls, o);
+		anm_page_count(st, am, s->proc, st->parts_on ? s->thread : 0, a, shift, cls, o);
 }
 
 /* Set sampling: the lines of a long range skipped in its middle pages
@@ -950,8 +913,7 @@ static inline void lines_skipped(struct an_state *st, const struct an_model *am,
 /* A long range (model_access): the page two ahead's translation slot and
  * TLB row, which the replay's lookahead (record by record) cannot see
  * coming. */
-static inline void range_prefetch(const struct an_state *st, const struct an_model *am, const struct an_stream *s,
-				  uint64_t a)
+void anm_range_prefetch(const struct an_state *st, const struct an_model *am, const struct an_stream *s, uint64_t a)
 {
 	uint64_t ahead = a + 8192;
 	if (st->phys)
@@ -1007,8 +969,8 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 	am->counting = counted;
 	am->cur = s;
 	/* the line's owner, whose DRAM writes come back to on_writeback */
-	const uint32_t owner = owner_of(st, am, s, cls);
-	outcome_init(sum, shift);
+	const uint32_t owner = anm_owner_of(st, am, s, cls);
+	anm_outcome_init(sum, shift);
 	/* a range (memset, memcpy: up to millions of lines) counts its lines
 	 * apart and adds them to its rows once */
 	struct an_mem range;
@@ -1041,7 +1003,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			n = n < MP_MODEL_LINES_MAX ? n : MP_MODEL_LINES_MAX;
 		}
 		if (nlines - k > n + 64 && (am->rows_cap || st->phys))
-			range_prefetch(st, am, s, a);
+			anm_range_prefetch(st, am, s, a);
 		unsigned skip = 0; /* lines skipped in this page */
 		if (skipping && k + n > skip_end && !tail) {
 			tail = 1;
@@ -1132,7 +1094,7 @@ int an_model_store_again(struct an_state *st, struct an_stream *s, uint32_t cls)
 {
 	struct an_model *am = st->model;
 	/* (the owner model_access would give it: made here if new, as there) */
-	const uint32_t owner = owner_of(st, am, s, cls);
+	const uint32_t owner = anm_owner_of(st, am, s, cls);
 	if (!mp_model_store_again(am->m, s->rep_core, owner))
 		return 0;
 	s->rep_again = MP_AGAIN_LOAD | MP_AGAIN_STORE;
@@ -1145,18 +1107,24 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 		     struct mp_outcome *sum)
 {
 	if (st->model->nchecks) {
-		outcome_init(sum, 12);
+		anm_outcome_init(sum, 12);
 		anm_checks_only(st, st->model, s, cls, r, counted);
 		return;
 	}
 	if (an_model_repeat(st, s, cls, r->addr, r->size, r->write, counted)) {
-		outcome_init(sum, s->rep_shift);
+		anm_outcome_init(sum, s->rep_shift);
 		sum->level = MP_LVL_L1;
 		sum->tlb = MP_TLB_L1_HIT;
 		sum->latency = st->model->l1_lat;
 		return;
 	}
-	model_access(st, s, cls, r, counted, sum);
+	struct an_model *am = st->model;
+	if (!am->par_decided)
+		anm_par_decide(st, am);
+	if (am->par)
+		anm_par_access(st, s, cls, r, counted, sum);
+	else
+		model_access(st, s, cls, r, counted, sum);
 }
 
 void an_model_clean(struct an_state *st, struct an_stream *s, int counted)
@@ -1164,6 +1132,10 @@ void an_model_clean(struct an_state *st, struct an_stream *s, int counted)
 	struct an_model *am = st->model;
 	if (!am)
 		return;
+	if (am->par) {
+		anm_par_clean(st, am, counted);
+		return;
+	}
 	am->counting = counted;
 	am->cur = s;
 	mp_model_clean(am->m);

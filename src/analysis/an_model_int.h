@@ -12,6 +12,7 @@
 #include "analysis/an_int.h"
 #include "model/model.h"
 #include "model/model_burst.h"
+#include "model/model_par.h"
 
 /* A page that missed the first-level DTLB: its row of the TLB view, kept
  * in an open-addressed table so that a miss costs one probe (most often one
@@ -175,6 +176,29 @@ struct an_model {
 	struct anm_check *checks;
 	size_t nchecks;
 	int checks_fed; /* the checks' machines have translated since made */
+	/* the model on several threads (an_opts.jobs, an exact run: see
+	 * par_decide in an_model.c), decided at the first reference; then m
+	 * is not fed. Each submission's context waits in `pend` for its
+	 * outcome, counted in submission order (par_take). */
+	int par_decided;
+	struct mp_model_par *par;
+	uint64_t par_fresh; /* mp_model_par_seq of a cold machine */
+	struct anm_pend *pend;
+	uint64_t pend_head, pend_tail;
+	struct an_mem par_range; /* a range's lines, counted apart until its end */
+	uint32_t fast_thread, fast_cls; /* a run of L1 hits counted at once */
+	uint64_t fast_n;
+	/* the last submission, a one-line access, while accesses repeat it
+	 * (model_access_par): run_n more so far, bit i of run_writes set for
+	 * a store, sent on as mp_model_par_repeat's */
+	struct anm_run {
+		int ok;
+		uint32_t stream, cls, fn, core;
+		int counted;
+		uint64_t a, paddr;
+		unsigned shift, n;
+		uint64_t writes;
+	} run;
 };
 
 #define AS_MAPPED 1 /* anm_class_shift: the page size the page was mapped with */
@@ -257,5 +281,69 @@ void anm_wspan_add(struct an_model *am, uint32_t proc, unsigned core, unsigned s
 void anm_wspan_range(struct an_model *am, uint32_t proc, unsigned core, unsigned shift, uint64_t lo, uint64_t hi);
 /* The page size of class cls in the bounds, as a shift. */
 unsigned anm_span_shift(struct an_state *st, struct an_model *am, uint32_t cls);
+
+/* an_model.c's, for an_model_par.c */
+__attribute__((noinline)) uint32_t anm_owner_find(struct an_state *st, struct an_model *am, struct an_stream *s,
+						 uint32_t row, uint32_t fn, struct an_own_slot *slot);
+/* The owner id of a line stream s references for class cls now (struct
+ * owner), made on first use; MP_MODEL_NO_OWNER on ENOMEM (st->oom set).
+ * Inline: every reference that goes to the model asks, and the stream's
+ * cache answers nearly all. */
+static inline __attribute__((always_inline)) uint32_t anm_owner_of(struct an_state *st, struct an_model *am,
+								   struct an_stream *s, uint32_t cls)
+{
+	const uint32_t row = st->parts_on ? an_part_get(st, s, cls) : cls, fn = s->last_fn;
+	/* (a 64-bit product's top bits: those of a 32-bit one took (0, 5)
+	 * and (2, 7) to one slot, a third of allocheavy's lookups) */
+	struct an_own_slot *slot =
+		&s->ownc[(((uint64_t)row << 32 | fn) * 0x9e3779b97f4a7c15ull) >> 58 & (AN_OWN_CACHE - 1)];
+	if (slot->own && slot->row == row && slot->fn == fn)
+		return slot->own - 1;
+	return anm_owner_find(st, am, s, row, fn, slot);
+}
+
+static inline __attribute__((always_inline)) void anm_mem_count(struct an_mem *m, const struct mp_model_out *o)
+{
+	m->refs++;
+	m->level[o->level]++;
+	m->tlb[o->tlb]++;
+	m->dram_reads += o->level == MP_LVL_LOCAL_DRAM || o->level == MP_LVL_REMOTE_DRAM;
+	m->remote += o->level == MP_LVL_REMOTE_DRAM || o->level == MP_LVL_REMOTE_CACHE;
+	if (o->tlb == MP_TLB_WALK) {
+		m->walks++;
+		m->walk_refs += o->walk_refs;
+		m->walk_dram += o->walk_dram;
+	}
+	m->latency_sum += o->latency;
+	m->latency_n++;
+	unsigned b = o->latency ? 31u - (unsigned)__builtin_clz(o->latency) : 0;
+	m->latency_hist[b < AN_LAT_BUCKETS ? b : AN_LAT_BUCKETS - 1]++;
+}
+
+/* Field by field: a compound literal here became a `rep stos`, which cost
+ * more than the rest of an L1 hit. */
+static inline void anm_outcome_init(struct mp_outcome *o, unsigned page_shift)
+{
+	o->level = o->tlb = o->snoop = o->remote = o->locked = 0;
+	o->page_shift = (uint8_t)page_shift;
+	o->latency = 0;
+	o->weight = 1;
+}
+
+void anm_page_count(struct an_state *st, struct an_model *am, uint32_t proc, uint32_t thread, uint64_t addr,
+		    unsigned shift, uint32_t cls, const struct mp_model_out *o);
+void anm_mem_add_fast(struct an_mem *m, const struct an_model *am, uint64_t n, uint64_t unk);
+/* A long range: the page two ahead's translation slot and TLB row. */
+void anm_range_prefetch(const struct an_state *st, const struct an_model *am, const struct an_stream *s, uint64_t a);
+
+/* an_model_par.c: whether the run's references go to the model on threads
+ * (am->par), decided at the first; the access, as model_access counts it;
+ * an_model_clean's, an_model_proc_begin's and an_model_finish's parts. */
+void anm_par_decide(struct an_state *st, struct an_model *am);
+void anm_par_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
+		    struct mp_outcome *sum);
+void anm_par_clean(struct an_state *st, struct an_model *am, int counted);
+int anm_par_renew(struct an_state *st, struct an_model *am);
+void anm_par_finish(struct an_state *st, struct an_model *am);
 
 #endif

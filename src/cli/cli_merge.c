@@ -16,11 +16,12 @@ const struct cli_opt cli_opts_merge[] = {
 	CLI_OPT("force", CLI_K_FORCE, NULL,
 	  "several data files: merge them even when they record\n"
 	  "different programs, or two of them the same rank"),
-	CLI_OPT("jobs", CLI_K_JOBS, "N",
-	  "analyse N data files at once, or N processes of one\n"
-	  "file (a program that forks: docs/mpi.md)\n"
-	  "(default: one per CPU); the same report, memory for\n"
-	  "N analyses"),
+	CLI_OPT("jobs", 'j', "N",
+	  "N threads: N data files analysed at once, or N\n"
+	  "processes of one file (a program that forks:\n"
+	  "docs/mpi.md), or one process's exact model on N\n"
+	  "threads (docs/model.md) (default: one per CPU);\n"
+	  "the same report, memory for N analyses"),
 	CLI_END,
 };
 

@@ -156,7 +156,7 @@ int cli_parse_next(struct cli_parse *p)
 			cli_quiet = 1;
 			continue;
 		}
-		if (c == CLI_K_JOBS) { /* (the merge's: cli_merge.c) */
+		if (c == 'j') { /* (the merge's: cli_merge.c) */
 			if (cli_parse_jobs(optarg)) {
 				p->status = 2;
 				return CLI_EXIT;

@@ -1021,6 +1021,80 @@ void mp_model_translate(struct mp_model *m, unsigned core, uint32_t space, uint6
 	translate(m, core, space & 0xffff, addr & VA_MASK, ps, MP_MODEL_NO_OWNER, out, 0);
 }
 
+unsigned model_front(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
+		     unsigned page_shift, uint32_t owner, struct mp_model_out *out, uint64_t keys[MODEL_FRONT_KEYS])
+{
+	activate(m, core);
+	space &= 0xffff;
+	addr &= VA_MASK;
+	int ps = page_shift >= 30 ? MP_PAGE_1G : page_shift >= 21 ? MP_PAGE_2M : MP_PAGE_4K;
+	m->seq++;
+	*out = (struct mp_model_out){ .level = MP_LVL_UNKNOWN };
+	translate(m, core, space, addr, ps, owner, out, 0);
+	/* the walk's loads, from the level it starts at down to the leaf (translate's order) */
+	unsigned n = 0;
+	const unsigned leaf = (unsigned)ps + 1;
+	for (unsigned lvl = leaf + out->walk_refs - 1; out->walk_refs && lvl >= leaf; lvl--)
+		keys[n++] = pt_key(space, lvl, addr, m->line_shift);
+	keys[n++] = line_key(m, space, addr, paddr);
+	return n;
+}
+
+unsigned model_line(struct mp_model *m, unsigned core, uint64_t key, int write, uint32_t owner)
+{
+	m->seq++;
+	return line_ref(m, core, key, write, owner);
+}
+
+unsigned model_repeats(struct mp_model *m, unsigned core, uint64_t key, uint64_t writes, unsigned n, uint32_t owner,
+		       uint8_t *lv)
+{
+	unsigned missed = 0;
+	const struct model_core *c = &m->core[core];
+	for (unsigned i = 0; i < n; i++) {
+		const int write = (writes >> i) & 1;
+		/* repeatable's test, the TLB's part holding (nothing translated since) */
+		if (key == c->last_key && *mc_tag(&c->l1, c->last_idx) == key + 1 &&
+		    (!write || repeatable_now(c, owner) & MP_AGAIN_STORE)) {
+			lv[i] = MP_LVL_L1 | (uint8_t)(write << 7);
+			continue;
+		}
+		m->seq++;
+		unsigned l = line_ref(m, core, key, write, owner);
+		missed += l != MP_LVL_L1;
+		lv[i] = (uint8_t)(l | (unsigned)write << 7);
+	}
+	return missed;
+}
+
+void model_activate(struct mp_model *m, unsigned core)
+{
+	activate(m, core);
+}
+
+unsigned model_nactive(const struct mp_model *m)
+{
+	return m->nactive;
+}
+
+uint64_t model_class_mod(const struct mp_model *m)
+{
+	const struct model_cache *c[3] = { &m->core[0].l1, &m->core[0].l2, &m->llc[0] };
+	uint64_t g = UINT64_MAX;
+	for (int i = 0; i < 3; i++) {
+		uint64_t p = (uint64_t)c[i]->all_sets & -(uint64_t)c[i]->all_sets; /* its largest power of two */
+		g = p < g ? p : g;
+	}
+	return g;
+}
+
+void model_prefetch_key(const struct mp_model *m, unsigned core, uint64_t key)
+{
+	const struct model_core *c = &m->core[core];
+	model_cache_prefetch(&c->l2, key);
+	model_cache_prefetch(&m->llc[c->socket], key);
+}
+
 uint64_t mp_model_set_bytes(const struct mp_model *m)
 {
 	const struct model_cache *l2 = &m->core[0].l2, *llc = &m->llc[0];

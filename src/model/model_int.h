@@ -451,4 +451,38 @@ struct mp_model {
 	uint64_t first_lines, first_pages; /* first fills (data lines) and walks marked so far */
 };
 
+/* The pieces of mp_model_access that a model on several threads
+ * (model_par.c) runs apart. The front: the TLBs and paging-structure
+ * caches of a reference by core (< ncores; the core becomes active), as
+ * mp_model_translate changes them, and the keys of the lines
+ * mp_model_access would then reference in its order: the walk's
+ * paging-structure lines (out->walk_refs), then the data line. Returns
+ * their number; out as mp_model_translate gives it. */
+#define MODEL_FRONT_KEYS 5
+unsigned model_front(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
+		     unsigned page_shift, uint32_t owner, struct mp_model_out *out, uint64_t keys[MODEL_FRONT_KEYS]);
+/* The caches' part: one reference to the line of a key model_front gave
+ * (walk lines are loads), by core; the level that served it. A line's
+ * sets in every cache, its copies in other cores and the victims it
+ * displaces all share its key modulo the smallest cache's set count, so
+ * models fed the keys of disjoint classes of that modulus never meet. */
+unsigned model_line(struct mp_model *m, unsigned core, uint64_t key, int write, uint32_t owner);
+/* That modulus: the largest power of two dividing every data cache's
+ * set count (line keys with equal residues share their sets). */
+uint64_t model_class_mod(const struct mp_model *m);
+/* n (1..64) references by core to key's line again, the first right
+ * after the line's last reference (bit i of writes: the i-th is a store),
+ * by one owner, as the serial replay makes them: a repeat that changes
+ * nothing (mp_model_access's `again`) is an L1 hit, another a reference.
+ * lv[i]: the i-th one's level, ORed with 0x80 for a store. Returns how
+ * many were not L1 hits (a line the reference's own fill pushed out of L1
+ * through an inclusive LLC). */
+unsigned model_repeats(struct mp_model *m, unsigned core, uint64_t key, uint64_t writes, unsigned n, uint32_t owner,
+		       uint8_t *lv);
+/* Core k becomes active (cores are snooped in the order they became so). */
+void model_activate(struct mp_model *m, unsigned core);
+unsigned model_nactive(const struct mp_model *m);
+/* A hint: the host memory of key's L2 and LLC sets for core. */
+void model_prefetch_key(const struct mp_model *m, unsigned core, uint64_t key);
+
 #endif

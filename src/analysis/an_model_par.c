@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The model on several threads (model/model_par.h), fed by the replay: an
+ * exact run's references are submitted in the replay's order, and their
+ * outcomes counted later, in the same order, into the same rows as
+ * model_access counts them (an_model.c). The counts are sums, so where and
+ * when they are added changes nothing; what a count reads from the stream
+ * (its thread, object, code address, whether it is counted) is kept with
+ * the submission. A one-line access that repeats the stream's last one,
+ * nothing between, goes with it as a repeat (mp_model_par_repeat): what
+ * the serial replay's short-cut (an_model_repeat) takes without the model.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/an_model_int.h"
+
+/* What counting a submission's outcome needs (par_counted): what the
+ * serial path reads from the stream then, kept as it was at submission. */
+enum { PEND_LINES, PEND_RANGE_END };
+struct anm_pend {
+	uint64_t a; /* the first line's address */
+	uint32_t thread, proc, cls, fn;
+	uint32_t reps; /* one-line accesses repeating it (struct anm_run) */
+	uint8_t kind, counted, batch, store_fill, shift, n;
+};
+#define PEND_CAP (1u << 15)
+
+/* Whether this run's references go to the model on several threads: an
+ * exact run whose outcomes nobody reads one at a time (no hook, no NUMA
+ * placement, no samples), replaying its processes one after another (a
+ * process replayed in a state of its own has a core of its own). */
+void anm_par_decide(struct an_state *st, struct an_model *am)
+{
+	am->par_decided = 1;
+	const struct an_opts *o = st->opts;
+	if (o->jobs < 2 || st->par || st->numa || st->smp || st->parts_on || am->sample_sets > 1 || am->first_on ||
+	    am->seen || am->nchecks || o->on_access || o->on_dram || o->on_event)
+		return;
+	am->pend = malloc(PEND_CAP * sizeof(*am->pend));
+	if (!am->pend)
+		return; /* (the serial model gives the same figures) */
+	/* (the replay's thread is one of the jobs) */
+	am->par = mp_model_par_new(o->machine, o->jobs <= MP_MODEL_PAR_MAX ? o->jobs - 1 : MP_MODEL_PAR_MAX);
+	if (!am->par) {
+		free(am->pend);
+		am->pend = NULL;
+		return;
+	}
+	am->par_fresh = *mp_model_par_seq(am->par);
+}
+
+static void par_fast_flush(struct an_state *st, struct an_model *am)
+{
+	if (!am->fast_n)
+		return;
+	anm_mem_add_fast(&st->threads.v[am->fast_thread].mem, am, am->fast_n, 0);
+	anm_mem_add_fast(&st->classes.v[am->fast_cls].mem, am, am->fast_n, 0);
+	anm_mem_add_fast(&st->res->mem_total, am, am->fast_n, 0);
+	am->fast_n = 0;
+}
+
+/* an_model_count_fast's, for an outcome counted after its stream moved on. */
+static inline void par_fast(struct an_state *st, struct an_model *am, const struct anm_pend *p, uint64_t n)
+{
+	if (am->fast_n && (p->thread != am->fast_thread || p->cls != am->fast_cls))
+		par_fast_flush(st, am);
+	am->fast_thread = p->thread;
+	am->fast_cls = p->cls;
+	am->fast_n += n;
+	if (p->fn)
+		st->ips.v[p->fn - 1].fast_l1 += n;
+}
+
+/* The rows mem_count_all counts in: object, thread, total, code address. */
+static int par_rows(struct an_state *st, const struct anm_pend *p, struct an_mem *rows[4])
+{
+	int n = 0;
+	rows[n++] = &st->classes.v[p->cls].mem;
+	rows[n++] = &st->threads.v[p->thread].mem;
+	rows[n++] = &st->res->mem_total;
+	if (p->fn)
+		rows[n++] = &st->ips.v[p->fn - 1].mem;
+	return n;
+}
+
+/* model_access's counting of a submission's lines, given their outcome
+ * (line_missed's, without the hooks, NUMA and footprint a parallel run
+ * has none of). */
+static void par_counted(struct an_state *st, struct an_model *am, const struct anm_pend *p,
+			const struct mp_model_out *first, const uint8_t *lv)
+{
+	uint64_t a = p->a;
+	for (unsigned i = 0; i < p->n; i++, a += am->line) {
+		const struct mp_model_out o =
+			i ? (struct mp_model_out){ .level = lv[i], .tlb = MP_TLB_L1_HIT, .latency = am->lat[lv[i]] }
+			  : *first;
+		if (o.level == MP_LVL_L1 && o.tlb == MP_TLB_L1_HIT) {
+			if (p->counted)
+				par_fast(st, am, p, 1);
+			continue;
+		}
+		const int dram = o.level == MP_LVL_LOCAL_DRAM || o.level == MP_LVL_REMOTE_DRAM;
+		am->fills += (uint64_t)dram;
+		am->walks += o.tlb == MP_TLB_WALK;
+		if (!p->counted)
+			continue;
+		if (p->batch) {
+			anm_mem_count(&am->par_range, &o);
+		} else {
+			struct an_mem *rows[4];
+			int n = par_rows(st, p, rows);
+			for (int r = 0; r < n; r++) {
+				anm_mem_count(rows[r], &o);
+				rows[r]->store_fills += dram && p->store_fill;
+			}
+		}
+		if (o.tlb != MP_TLB_L1_HIT && st->opts->page_rows)
+			anm_page_count(st, am, p->proc, 0, a, p->shift, p->cls, &o);
+	}
+}
+
+/* The repeats of a one-line access (struct anm_run): L1 hits (replv
+ * NULL), or each as the model made it (an L1 miss: its line pushed out
+ * of L1 by its own fill, through an inclusive LLC). */
+static void par_repeats(struct an_state *st, struct an_model *am, const struct anm_pend *p, unsigned nrep,
+			const uint8_t *replv)
+{
+	if (!replv) {
+		if (p->counted)
+			par_fast(st, am, p, nrep);
+		return;
+	}
+	for (unsigned i = 0; i < nrep; i++) {
+		const unsigned lv = replv[i] & 0x7f;
+		if (lv == MP_LVL_L1) {
+			if (p->counted)
+				par_fast(st, am, p, 1);
+			continue;
+		}
+		const struct mp_model_out o = { .level = (uint8_t)lv, .tlb = MP_TLB_L1_HIT, .latency = am->lat[lv] };
+		const int dram = lv == MP_LVL_LOCAL_DRAM || lv == MP_LVL_REMOTE_DRAM;
+		am->fills += (uint64_t)dram;
+		if (!p->counted)
+			continue;
+		struct an_mem *rows[4];
+		int n = par_rows(st, p, rows);
+		for (int r = 0; r < n; r++) {
+			anm_mem_count(rows[r], &o);
+			rows[r]->store_fills += dram && (replv[i] & 0x80);
+		}
+	}
+}
+
+/* Sends the repeats gathered (struct anm_run) on; the run ends if end is
+ * set or the model takes no more. */
+static void par_run_send(struct an_model *am, int end)
+{
+	struct anm_run *run = &am->run;
+	if (run->n && !mp_model_par_repeat(am->par, run->writes, run->n))
+		end = 1;
+	run->n = 0;
+	run->writes = 0;
+	if (end)
+		run->ok = 0;
+}
+
+/* Counts the submissions' outcomes in order: those ready (more 0), at
+ * least one more (1), or all (2). */
+static void par_take(struct an_state *st, struct an_model *am, int more)
+{
+	struct mp_model_out o;
+	const uint8_t *lv, *replv;
+	unsigned nrep;
+	int took = 0;
+	/* (a submission taken takes no more repeats) */
+	par_run_send(am, 1);
+	if (am->pend_head == am->pend_tail && more)
+		mp_model_par_result(am->par, 1, &o, &lv, &nrep, &replv); /* (broadcasts alone: their turn) */
+	while (am->pend_head != am->pend_tail) {
+		const struct anm_pend *p = &am->pend[am->pend_head % PEND_CAP];
+		if (p->kind == PEND_RANGE_END) {
+			if (am->par_range.refs) {
+				struct an_mem *rows[4];
+				int n = par_rows(st, p, rows);
+				for (int r = 0; r < n; r++)
+					an_mem_add(rows[r], &am->par_range);
+				memset(&am->par_range, 0, sizeof(am->par_range));
+			}
+		} else {
+			if (!mp_model_par_result(am->par, more == 2 || (more && !took), &o, &lv, &nrep, &replv))
+				return;
+			par_counted(st, am, p, &o, lv);
+			if (nrep)
+				par_repeats(st, am, p, nrep, replv);
+			took = 1;
+		}
+		am->pend_head++;
+	}
+}
+
+/* Room for a submission and its context. */
+static inline void par_room(struct an_state *st, struct an_model *am)
+{
+	while (am->pend_tail - am->pend_head + 2 >= PEND_CAP || mp_model_par_full(am->par))
+		par_take(st, am, 1);
+}
+
+/* Every outcome counted, and the DRAM writes the workers counted by owner. */
+static void par_add_writes(void *arg, uint32_t owner, uint64_t n)
+{
+	struct an_state *st = arg;
+	const struct an_model *am = st->model;
+	if (owner >= am->owners.n)
+		return;
+	const struct owner *ow = &am->owners.v[owner];
+	st->threads.v[ow->thread].mem.dram_writes += n;
+	if (ow->fn)
+		st->ips.v[ow->fn - 1].mem.dram_writes += n;
+	st->classes.v[ow->row].mem.dram_writes += n;
+	st->res->mem_total.dram_writes += n;
+}
+
+void anm_par_finish(struct an_state *st, struct an_model *am)
+{
+	par_take(st, am, 2);
+	par_fast_flush(st, am);
+	if (mp_model_par_writebacks(am->par, par_add_writes, st))
+		st->oom = 1;
+}
+
+/* model_access on the model's threads: the same references, submitted,
+ * their outcomes counted later by par_take. */
+void anm_par_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
+		    struct mp_outcome *sum)
+{
+	struct an_model *am = st->model;
+	unsigned core = stream_core(st, am, s);
+	unsigned cshift =
+		cls < am->cls_shift.n && am->cls_shift.v[cls] ? am->cls_shift.v[cls] : anm_class_shift(st, am, cls);
+	unsigned shift = cshift == AS_MAPPED ? 12 : cshift;
+	const uint64_t size = r->size ? r->size : 1, line = am->line;
+	uint64_t a = r->addr & ~(line - 1);
+	const uint64_t last = r->addr + size - 1 < r->addr ? UINT64_MAX : r->addr + size - 1;
+	const uint64_t nlines = ((last - a) >> am->line_shift) + 1;
+	anm_outcome_init(sum, shift); /* (nobody reads it: no hook) */
+	struct anm_run *run = &am->run;
+	const uint32_t si = (uint32_t)(s - st->streams.v);
+	if (run->ok) {
+		uint64_t paddr = 0;
+		unsigned sh = shift;
+		if (st->phys && nlines == 1)
+			paddr = anm_phys_of(st, s, a, cshift, &sh);
+		if (nlines == 1 && !r->range && si == run->stream && a == run->a && paddr == run->paddr &&
+		    sh == run->shift && core == run->core && cls == run->cls && s->last_fn == run->fn &&
+		    counted == run->counted) {
+			/* the stream's last reference again, nothing between:
+			 * the serial replay's repeat (an_model_repeat) or a
+			 * store in place, unless the line left L1 */
+			run->writes |= (uint64_t)(r->write != 0) << run->n;
+			am->pend[(am->pend_tail - 1) % PEND_CAP].reps++;
+			if (st->phys && counted) {
+				s->refs_physical += paddr != 0;
+				s->refs_thp += paddr && sh == 21 && cshift == AS_MAPPED;
+			}
+			if (++run->n == 64)
+				par_run_send(am, 0);
+			return;
+		}
+		par_run_send(am, 1);
+	}
+	const uint32_t owner = anm_owner_of(st, am, s, cls);
+	const int batch = counted && nlines > 1;
+	struct anm_pend p = { .thread = s->thread,
+			      .proc = s->proc,
+			      .cls = cls,
+			      .fn = s->last_fn,
+			      .counted = (uint8_t)counted,
+			      .batch = (uint8_t)batch,
+			      .store_fill = r->write && !r->range };
+	for (uint64_t k = 0; k < nlines;) {
+		uint64_t paddr = 0;
+		if (st->phys)
+			paddr = anm_phys_of(st, s, a, cshift, &shift);
+		uint64_t n = 1;
+		if (nlines > 1) {
+			n = (((a | 4095) - a) >> am->line_shift) + 1;
+			n = n < nlines - k ? n : nlines - k;
+			n = n < MP_MODEL_LINES_MAX ? n : MP_MODEL_LINES_MAX;
+		}
+		if (nlines - k > n + 64 && (am->rows_cap || st->phys))
+			anm_range_prefetch(st, am, s, a);
+		par_room(st, am);
+		const unsigned tlb =
+			mp_model_par_access(am->par, core, s->proc, a, paddr, (unsigned)n, r->write, shift, owner, counted);
+		if (tlb != MP_TLB_L1_HIT && (st->res->phys_pages >= AN_AHEAD_PAGES || am->nrows >= AN_AHEAD_PAGES)) {
+			/* (line_missed's arming of the lookahead, for the translations' slots) */
+			const uint64_t pg = a >> shift;
+			if (pg - s->miss_page + 1 > 2)
+				s->ahead_on = AN_AHEAD_KEEP;
+			s->miss_page = pg;
+		}
+		if (st->phys && counted) {
+			s->refs_physical += paddr ? n : 0;
+			s->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED ? n : 0;
+		}
+		p.kind = PEND_LINES;
+		p.a = a;
+		p.shift = (uint8_t)shift;
+		p.n = (uint8_t)n;
+		am->pend[am->pend_tail++ % PEND_CAP] = p;
+		if (nlines == 1 && !r->range)
+			*run = (struct anm_run){ .ok = 1,
+						 .stream = si,
+						 .cls = cls,
+						 .fn = s->last_fn,
+						 .core = core,
+						 .counted = counted,
+						 .a = a,
+						 .paddr = paddr,
+						 .shift = shift };
+		k += n;
+		a += n * line;
+	}
+	if (batch) {
+		par_room(st, am);
+		p.kind = PEND_RANGE_END;
+		am->pend[am->pend_tail++ % PEND_CAP] = p;
+	}
+	if (((am->pend_tail - am->pend_head) & 255) == 0)
+		par_take(st, am, 0);
+}
+
+void anm_par_clean(struct an_state *st, struct an_model *am, int counted)
+{
+	par_run_send(am, 1);
+	par_room(st, am);
+	mp_model_par_clean(am->par, counted);
+}
+
+int anm_par_renew(struct an_state *st, struct an_model *am)
+{
+	if (*mp_model_par_seq(am->par) == am->par_fresh)
+		return 0;
+	par_take(st, am, 2);
+	int e = mp_model_par_renew(am->par);
+	am->par_fresh = *mp_model_par_seq(am->par);
+	return e;
+}

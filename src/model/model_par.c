@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The exact model on several threads (model_par.h). The caller's thread
+ * runs the front (a model whose TLBs alone are used) and reads outcomes;
+ * each worker owns a whole model of which it uses the sets of its classes.
+ *
+ * Between them, per worker, one ring of line references: the front writes
+ * references and publishes its tail, the worker writes each reference's
+ * level into a parallel array and publishes how many it has done, and the
+ * caller reads levels back in order. A ticket per submission says which
+ * workers its lines went to, in order, so outcomes come back in
+ * submission order. Tails and counts are published in batches; a thread
+ * that finds nothing to do spins a little, then sleeps on its condition
+ * variable (the machine may have fewer cores than threads).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_int.h"
+#include "model/model_par.h"
+
+enum {
+	OP_WRITE = 1,
+	OP_COUNTED = 2,
+	OP_CLEAN = 4,
+	OP_RENEW = 8,
+	OP_ACTIVATE = 16,
+	OP_STOP = 32,
+	OP_RUN = 64, /* repeats of the ring's previous line: key holds the stores' bits, n their number */
+};
+
+struct lref {
+	uint64_t key;
+	uint32_t owner;
+	uint16_t core;
+	uint8_t op;
+	uint8_t n;
+};
+
+#define QCAP (1u << 15) /* line references a worker's ring holds */
+#define TCAP (1u << 14) /* submissions waiting for their outcome */
+#define WCAP (1u << 18) /* their lines' workers */
+#define TICKET_LINES (MODEL_FRONT_KEYS - 1 + MP_MODEL_LINES_MAX)
+#define ROOM (TICKET_LINES + 8) /* a ticket, an activation, repeats after (mp_model_par_repeat) and a stop */
+#define PUBLISH_EVERY 256 /* references between publications of a tail or a count */
+#define SPINS 50
+
+struct ticket {
+	uint32_t wstart; /* first of its workers in p->wid */
+	uint32_t latency; /* the translation's */
+	uint8_t bcast; /* a reference to every worker, no outcome */
+	uint8_t nkeys; /* the first line's: walk lines + 1 */
+	uint8_t n; /* lines */
+	uint8_t tlb, walk_refs;
+	uint8_t runs; /* OP_RUN references after its lines (mp_model_par_repeat) */
+};
+
+struct worker {
+	/* the front's side */
+	_Alignas(64) struct lref *q;
+	uint8_t *lv;
+	uint64_t tail_local; /* written, not yet published */
+	uint64_t head; /* levels read */
+	uint64_t done_seen; /* the last count read */
+	unsigned unpublished;
+	/* shared */
+	_Alignas(64) _Atomic uint64_t tail;
+	_Atomic int sleeping;
+	_Alignas(64) _Atomic uint64_t done;
+	_Atomic int front_waits;
+	pthread_mutex_t mu;
+	pthread_cond_t work, result;
+	/* the worker's own */
+	_Alignas(64) struct mp_model_par *p;
+	struct mp_model *m;
+	uint8_t (*runlv)[64]; /* an OP_RUN's levels where some missed L1, by ring place */
+	uint64_t *wb; /* counted DRAM writes by owner */
+	size_t wb_cap;
+	int counted; /* the current reference's */
+	int failed;
+	pthread_t tid;
+	int started;
+};
+
+struct mp_model_par {
+	struct mp_machine mach;
+	struct mp_model *front;
+	unsigned nworkers;
+	uint64_t class_mask; /* line key & class_mask: the class */
+	uint8_t class_worker[256]; /* (class_mask < 256: see mp_model_par_new) */
+	struct worker *w;
+	struct ticket *t;
+	uint64_t t_head, t_tail;
+	uint8_t *wid;
+	uint64_t wid_head, wid_tail;
+	uint8_t level[MP_MODEL_LINES_MAX];
+	uint8_t replv[255 * 64]; /* a result's repeats' levels, when one missed */
+	uint8_t l1_run[64]; /* MP_LVL_L1 */
+	unsigned lat[MP_LVL_COUNT]; /* mp_model_latency's */
+	uint64_t seq;
+};
+
+static inline unsigned worker_of(const struct mp_model_par *p, uint64_t key)
+{
+	return p->class_worker[key & p->class_mask];
+}
+
+/* --- the worker --------------------------------------------------------- */
+
+static void on_wb(void *arg, uint32_t owner, uint64_t line, int physical)
+{
+	(void)line;
+	(void)physical;
+	struct worker *w = arg;
+	if (!w->counted || owner == MP_MODEL_NO_OWNER)
+		return;
+	if (owner >= w->wb_cap) {
+		size_t cap = w->wb_cap ? w->wb_cap : 1024;
+		while (cap <= owner)
+			cap *= 2;
+		uint64_t *n = realloc(w->wb, cap * sizeof(*n));
+		if (!n) {
+			w->failed = 1;
+			return;
+		}
+		memset(n + w->wb_cap, 0, (cap - w->wb_cap) * sizeof(*n));
+		w->wb = n;
+		w->wb_cap = cap;
+	}
+	w->wb[owner]++;
+}
+
+static void publish_done(struct worker *w, uint64_t done)
+{
+	atomic_store(&w->done, done);
+	if (atomic_load(&w->front_waits)) {
+		pthread_mutex_lock(&w->mu);
+		pthread_cond_signal(&w->result);
+		pthread_mutex_unlock(&w->mu);
+	}
+}
+
+/* The tail once it is past done: spins, then sleeps until the front publishes. */
+static uint64_t wait_work(struct worker *w, uint64_t done)
+{
+	uint64_t tail;
+	for (unsigned i = 0; i < SPINS; i++) {
+		if ((tail = atomic_load_explicit(&w->tail, memory_order_acquire)) != done)
+			return tail;
+		__builtin_ia32_pause();
+	}
+	pthread_mutex_lock(&w->mu);
+	atomic_store(&w->sleeping, 1);
+	while ((tail = atomic_load(&w->tail)) == done)
+		pthread_cond_wait(&w->work, &w->mu);
+	atomic_store(&w->sleeping, 0);
+	pthread_mutex_unlock(&w->mu);
+	return tail;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	const struct mp_model_par *p = w->p;
+	uint64_t done = 0, tail = 0, key = 0; /* (key: the last line's, which an OP_RUN repeats) */
+	unsigned since = 0;
+	for (;;) {
+		if (done == tail) {
+			publish_done(w, done);
+			since = 0;
+			tail = wait_work(w, done);
+		}
+		const struct lref *r = &w->q[done % QCAP];
+		/* the sets of a reference some ahead: over a large LLC they miss
+		 * the host's caches, and one at a time they stall it */
+		if (done + 16 < tail) {
+			const struct lref *ahead = &w->q[(done + 16) % QCAP];
+			if (!(ahead->op & (OP_CLEAN | OP_RENEW | OP_ACTIVATE | OP_STOP | OP_RUN)))
+				model_prefetch_key(w->m, ahead->core, ahead->key);
+		}
+		const uint8_t op = r->op;
+		w->counted = (op & OP_COUNTED) != 0;
+		if (op & OP_STOP) {
+			publish_done(w, done + 1);
+			return NULL;
+		} else if (op & OP_ACTIVATE) {
+			model_activate(w->m, r->core);
+		} else if (op & OP_CLEAN) {
+			mp_model_clean(w->m);
+		} else if (op & OP_RENEW) {
+			struct mp_model *m = mp_model_new(&p->mach);
+			if (m) {
+				mp_model_free(w->m);
+				w->m = m;
+				mp_model_set_writeback(w->m, on_wb, w);
+			} else {
+				/* (the old machine takes the references, and the
+				 * caller hears of it at mp_model_par_writebacks) */
+				w->failed = 1;
+			}
+		} else if (op & OP_RUN) {
+			uint8_t lv[64];
+			unsigned missed = model_repeats(w->m, r->core, key, r->key, r->n, r->owner, lv);
+			if (missed) {
+				if (!w->runlv && !(w->runlv = malloc(QCAP * sizeof(*w->runlv)))) {
+					w->failed = 1;
+					missed = 0;
+				} else {
+					memcpy(w->runlv[done % QCAP], lv, r->n);
+				}
+			}
+			w->lv[done % QCAP] = (uint8_t)missed;
+		} else {
+			key = r->key;
+			w->lv[done % QCAP] = (uint8_t)model_line(w->m, r->core, key, op & OP_WRITE, r->owner);
+		}
+		done++;
+		if (++since >= PUBLISH_EVERY) {
+			publish_done(w, done);
+			since = 0;
+		}
+	}
+}
+
+/* --- the front ------------------------------------------------------------ */
+
+static void publish_tail(struct worker *w)
+{
+	w->unpublished = 0;
+	atomic_store(&w->tail, w->tail_local);
+	if (atomic_load(&w->sleeping)) {
+		pthread_mutex_lock(&w->mu);
+		pthread_cond_signal(&w->work);
+		pthread_mutex_unlock(&w->mu);
+	}
+}
+
+static inline void push(struct mp_model_par *p, unsigned wi, uint64_t key, uint32_t owner, unsigned core, uint8_t op,
+			unsigned n)
+{
+	struct worker *w = &p->w[wi];
+	w->q[w->tail_local % QCAP] = (struct lref){ key, owner, (uint16_t)core, op, (uint8_t)n };
+	w->tail_local++;
+	if (++w->unpublished >= PUBLISH_EVERY)
+		publish_tail(w);
+	p->wid[p->wid_tail++ % WCAP] = (uint8_t)wi;
+}
+
+/* Waits until worker w has done reference pos. */
+static void wait_done(struct mp_model_par *p, struct worker *w, uint64_t pos)
+{
+	for (unsigned i = 0; i < p->nworkers; i++)
+		if (p->w[i].unpublished)
+			publish_tail(&p->w[i]);
+	for (unsigned i = 0; i < SPINS; i++) {
+		if ((w->done_seen = atomic_load_explicit(&w->done, memory_order_acquire)) > pos)
+			return;
+		__builtin_ia32_pause();
+	}
+	pthread_mutex_lock(&w->mu);
+	atomic_store(&w->front_waits, 1);
+	while ((w->done_seen = atomic_load(&w->done)) <= pos)
+		pthread_cond_wait(&w->result, &w->mu);
+	atomic_store(&w->front_waits, 0);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Whether worker w has done reference pos: 0 (wait 0) if not yet. */
+static inline int ready(struct mp_model_par *p, struct worker *w, uint64_t pos, int wait)
+{
+	if (pos < w->done_seen)
+		return 1;
+	w->done_seen = atomic_load_explicit(&w->done, memory_order_acquire);
+	if (pos < w->done_seen)
+		return 1;
+	if (!wait)
+		return 0;
+	wait_done(p, w, pos);
+	return 1;
+}
+
+static void bcast(struct mp_model_par *p, uint8_t op, unsigned core)
+{
+	p->t[p->t_tail++ % TCAP] = (struct ticket){ .wstart = 0, .bcast = 1 };
+	for (unsigned i = 0; i < p->nworkers; i++) {
+		struct worker *w = &p->w[i];
+		w->q[w->tail_local % QCAP] = (struct lref){ 0, 0, (uint16_t)core, op, 0 };
+		w->tail_local++;
+		publish_tail(w);
+	}
+}
+
+static void stop_workers(struct mp_model_par *p)
+{
+	for (unsigned i = 0; i < p->nworkers; i++) {
+		struct worker *w = &p->w[i];
+		if (!w->started)
+			continue;
+		/* (room for one more: the front never fills a ring to the last slot) */
+		w->q[w->tail_local % QCAP] = (struct lref){ 0, 0, 0, OP_STOP, 0 };
+		w->tail_local++;
+		publish_tail(w);
+		pthread_join(w->tid, NULL);
+	}
+}
+
+struct mp_model_par *mp_model_par_new(const struct mp_machine *mach, unsigned workers)
+{
+	if (workers < 1 || workers > MP_MODEL_PAR_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct mp_model_par *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->mach = *mach;
+	p->nworkers = workers;
+	p->front = mp_model_new(mach);
+	p->w = aligned_alloc(64, workers * sizeof(*p->w));
+	p->t = calloc(TCAP, sizeof(*p->t));
+	p->wid = calloc(WCAP, 1);
+	int err = errno;
+	if (!p->front || !p->w || !p->t || !p->wid) {
+		free(p->w);
+		p->w = NULL;
+		goto fail;
+	}
+	memset(p->w, 0, workers * sizeof(*p->w));
+	for (unsigned l = 0; l < MP_LVL_COUNT; l++)
+		p->lat[l] = mp_model_latency(p->front, l);
+	memset(p->l1_run, MP_LVL_L1, sizeof(p->l1_run));
+	/* classes by the low bits of the line key, dealt out in turn (at
+	 * most 256 of them: enough to balance 64 workers) */
+	uint64_t mod = model_class_mod(p->front);
+	p->class_mask = (mod < 256 ? mod : 256) - 1;
+	for (unsigned c = 0; c <= p->class_mask; c++)
+		p->class_worker[c] = (uint8_t)(c % workers);
+	for (unsigned i = 0; i < workers; i++) {
+		struct worker *w = &p->w[i];
+		w->p = p;
+		pthread_mutex_init(&w->mu, NULL);
+		pthread_cond_init(&w->work, NULL);
+		pthread_cond_init(&w->result, NULL);
+		w->q = malloc(QCAP * sizeof(*w->q));
+		w->lv = malloc(QCAP);
+		w->m = mp_model_new(mach);
+		if (!w->q || !w->lv || !w->m) {
+			err = errno;
+			goto fail;
+		}
+		mp_model_set_writeback(w->m, on_wb, w);
+	}
+	for (unsigned i = 0; i < workers; i++) {
+		if ((err = pthread_create(&p->w[i].tid, NULL, worker_main, &p->w[i])))
+			goto fail;
+		p->w[i].started = 1;
+	}
+	return p;
+fail:
+	mp_model_par_free(p);
+	errno = err ? err : ENOMEM;
+	return NULL;
+}
+
+void mp_model_par_free(struct mp_model_par *p)
+{
+	if (!p)
+		return;
+	if (p->w) {
+		stop_workers(p);
+		for (unsigned i = 0; i < p->nworkers; i++) {
+			struct worker *w = &p->w[i];
+			mp_model_free(w->m);
+			free(w->q);
+			free(w->lv);
+			free(w->wb);
+			free(w->runlv);
+			pthread_mutex_destroy(&w->mu);
+			pthread_cond_destroy(&w->work);
+			pthread_cond_destroy(&w->result);
+		}
+	}
+	mp_model_free(p->front);
+	free(p->w);
+	free(p->t);
+	free(p->wid);
+	free(p);
+}
+
+unsigned mp_model_par_ncores(const struct mp_model_par *p)
+{
+	return mp_model_ncores(p->front);
+}
+
+int mp_model_par_full(const struct mp_model_par *p)
+{
+	/* (room for a ticket's lines in any one ring and what may follow it
+	 * unchecked: bcast, mp_model_par_repeat and stop_workers never wait) */
+	if (p->t_tail - p->t_head + 2 >= TCAP || p->wid_tail - p->wid_head + ROOM >= WCAP)
+		return 1;
+	for (unsigned i = 0; i < p->nworkers; i++)
+		if (p->w[i].tail_local - p->w[i].head + ROOM >= QCAP)
+			return 1;
+	return 0;
+}
+
+unsigned mp_model_par_access(struct mp_model_par *p, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
+			     unsigned n, int write, unsigned page_shift, uint32_t owner, int counted)
+{
+	struct mp_model *f = p->front;
+	if (core >= mp_model_ncores(f))
+		core %= mp_model_ncores(f);
+	const unsigned active = model_nactive(f);
+	uint64_t keys[MODEL_FRONT_KEYS];
+	struct mp_model_out o;
+	const unsigned nk = model_front(f, core, space, addr, paddr, page_shift, owner, &o, keys);
+	p->seq++;
+	if (model_nactive(f) != active)
+		bcast(p, OP_ACTIVATE, core); /* (every worker's snoops go through the cores in this order) */
+	p->t[p->t_tail++ % TCAP] = (struct ticket){ .wstart = (uint32_t)(p->wid_tail % WCAP),
+						   .latency = o.latency,
+						   .nkeys = (uint8_t)nk,
+						   .n = (uint8_t)n,
+						   .tlb = o.tlb,
+						   .walk_refs = o.walk_refs };
+	const uint8_t op = counted ? OP_COUNTED : 0;
+	for (unsigned k = 0; k + 1 < nk; k++)
+		push(p, worker_of(p, keys[k]), keys[k], owner, core, op, 0);
+	const uint8_t opw = op | (write ? OP_WRITE : 0);
+	for (unsigned i = 0; i < n; i++)
+		push(p, worker_of(p, keys[nk - 1] + i), keys[nk - 1] + i, owner, core, opw, 0);
+	return o.tlb;
+}
+
+int mp_model_par_repeat(struct mp_model_par *p, uint64_t writes, unsigned n)
+{
+	struct ticket *t = &p->t[(p->t_tail - 1) % TCAP];
+	const unsigned wi = p->wid[(p->wid_tail - 1) % WCAP];
+	const struct worker *w = &p->w[wi];
+	const struct lref *last = &w->q[(w->tail_local - 1) % QCAP];
+	t->runs++;
+	push(p, wi, writes, last->owner, last->core, (uint8_t)(OP_RUN | (last->op & OP_COUNTED)), n);
+	return t->runs < 255 && !mp_model_par_full(p);
+}
+
+int mp_model_par_result(struct mp_model_par *p, int wait, struct mp_model_out *out, const uint8_t **level,
+			unsigned *nrep, const uint8_t **replv)
+{
+	for (;;) {
+		if (p->t_head == p->t_tail)
+			return 0;
+		const struct ticket *t = &p->t[p->t_head % TCAP];
+		if (t->bcast) {
+			for (unsigned i = 0; i < p->nworkers; i++)
+				if (!ready(p, &p->w[i], p->w[i].head, wait))
+					return 0;
+			for (unsigned i = 0; i < p->nworkers; i++)
+				p->w[i].head++;
+			p->t_head++;
+			continue;
+		}
+		const unsigned nl = t->nkeys - 1u + t->n + t->runs;
+		/* all its lines done before any is taken (wait 0 may leave it) */
+		if (nl == 1) {
+			struct worker *w = &p->w[p->wid[t->wstart]];
+			if (!ready(p, w, w->head, wait))
+				return 0;
+		} else {
+			uint8_t cnt[MP_MODEL_PAR_MAX];
+			memset(cnt, 0, p->nworkers);
+			for (unsigned j = 0; j < nl; j++)
+				cnt[p->wid[(t->wstart + j) % WCAP]]++;
+			for (unsigned i = 0; i < p->nworkers; i++)
+				if (cnt[i] && !ready(p, &p->w[i], p->w[i].head + cnt[i] - 1, wait))
+					return 0;
+		}
+		struct mp_model_out o = { .tlb = t->tlb, .walk_refs = t->walk_refs, .latency = t->latency };
+		const unsigned nlines = nl - t->runs;
+		unsigned reps = 0;
+		*replv = NULL;
+		for (unsigned j = 0; j < nl; j++) {
+			struct worker *w = &p->w[p->wid[(t->wstart + j) % WCAP]];
+			const uint64_t pos = w->head++ % QCAP;
+			const unsigned lv = w->lv[pos];
+			if (j + 1 < t->nkeys) {
+				o.walk_dram += lv == MP_LVL_LOCAL_DRAM;
+				o.latency += p->lat[lv];
+			} else if (j < nlines) {
+				p->level[j + 1 - t->nkeys] = (uint8_t)lv;
+			} else {
+				/* a run of repeats: their levels only where one missed L1 */
+				const unsigned n = w->q[pos].n;
+				if (lv || *replv) {
+					if (!*replv)
+						memset(p->replv, MP_LVL_L1, reps);
+					memcpy(p->replv + reps, lv ? w->runlv[pos] : p->l1_run, n);
+					*replv = p->replv;
+				}
+				reps += n;
+			}
+		}
+		*nrep = reps;
+		o.level = p->level[0];
+		o.latency += p->lat[o.level];
+		p->wid_head += nl;
+		p->t_head++;
+		*out = o;
+		*level = p->level;
+		return 1;
+	}
+}
+
+void mp_model_par_clean(struct mp_model_par *p, int counted)
+{
+	p->seq++;
+	bcast(p, OP_CLEAN | (counted ? OP_COUNTED : 0), 0);
+}
+
+int mp_model_par_renew(struct mp_model_par *p)
+{
+	struct mp_model *f = mp_model_new(&p->mach);
+	if (!f)
+		return -ENOMEM;
+	mp_model_free(p->front);
+	p->front = f;
+	p->seq++;
+	bcast(p, OP_RENEW, 0);
+	return 0;
+}
+
+int mp_model_par_writebacks(struct mp_model_par *p, void (*fn)(void *arg, uint32_t owner, uint64_t n), void *arg)
+{
+	struct mp_model_out o;
+	const uint8_t *lv, *replv;
+	unsigned nrep;
+	while (mp_model_par_result(p, 1, &o, &lv, &nrep, &replv) > 0)
+		; /* (the caller took every outcome: broadcasts alone remain) */
+	int failed = 0;
+	size_t cap = 0;
+	for (unsigned i = 0; i < p->nworkers; i++) {
+		struct worker *w = &p->w[i];
+		if (w->tail_local)
+			wait_done(p, w, w->tail_local - 1);
+		failed |= w->failed;
+		cap = w->wb_cap > cap ? w->wb_cap : cap;
+	}
+	for (size_t own = 0; own < cap; own++) {
+		uint64_t n = 0;
+		for (unsigned i = 0; i < p->nworkers; i++)
+			if (own < p->w[i].wb_cap) {
+				n += p->w[i].wb[own];
+				p->w[i].wb[own] = 0;
+			}
+		if (n)
+			fn(arg, (uint32_t)own, n);
+	}
+	return failed ? -ENOMEM : 0;
+}
+
+const uint64_t *mp_model_par_seq(const struct mp_model_par *p)
+{
+	return &p->seq;
+}
