@@ -267,10 +267,13 @@ struct an_part {
 
 struct an_model; /* an_model_int.h */
 /* What the replay's loops need of the model to take a repeated reference
- * without a call (an_model_repeat): its line mask and mp_model_seq. */
+ * without a call (an_model_repeat): its line mask and mp_model_seq (the
+ * model on threads: a counter of its submissions), and whether the model
+ * runs on threads. */
 struct an_model_rep {
 	uint64_t line_mask;
 	const uint64_t *seq;
+	int par;
 };
 struct an_phys; /* an_phys.c */
 #define AN_PHYS_MAX_PAGES (1ull << 28) /* translations kept at most (an_phys_load) */
@@ -510,6 +513,11 @@ static inline void an_model_count_fast(struct an_state *st, struct an_stream *s,
  * loaded: 1 if the model took it in place (mp_model_store_again). */
 int an_model_store_again(struct an_state *st, struct an_stream *s, uint32_t cls);
 
+/* an_model_repeat on the model's threads: the repeat joins the run of
+ * the stream's last submission (an_model_par.c), if it is counted as that
+ * one is, from the same function: 1; else 0. */
+int an_model_par_repeat(struct an_state *st, struct an_stream *s, int write, int counted);
+
 /* The stream's previous one-line reference again, and the model said it
  * changes nothing (or a store after a load, which the model takes in
  * place): counted (if counted) as an L1 hit without asking the
@@ -525,6 +533,8 @@ static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint
 	      s->core == s->rep_core && s->rep_again && s->rep_seq == *st->model_rep.seq &&
 	      (!st->phys || (s->ph_vpage == a >> 12 && now >= s->ph_lo && now < s->ph_hi))))
 		return 0;
+	if (st->model_rep.par)
+		return an_model_par_repeat(st, s, write, counted);
 	/* A store repeats only in the function of the last one (it owns the
 	 * line, and its writeback); a store after a load of the line (a
 	 * read-modify-write), or from another function, is made in place. */

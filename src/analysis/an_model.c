@@ -259,7 +259,7 @@ int an_model_init(struct an_state *st)
 	mp_model_set_writeback(am->m, on_writeback, am);
 	am->shared = st->parts_on;
 	am->fresh_seq = *mp_model_seq(am->m);
-	st->model_rep = (struct an_model_rep){ ~(am->line - 1), mp_model_seq(am->m) };
+	st->model_rep = (struct an_model_rep){ ~(am->line - 1), mp_model_seq(am->m), 0 };
 	st->res->mem_origin = AN_MEM_MODELLED;
 	return 0;
 }
@@ -868,6 +868,7 @@ static inline __attribute__((always_inline)) void line_missed(struct an_state *s
 		sum->tlb = o->tlb;
 	sum->latency += o->latency;
 	int dram = o->level == MP_LVL_LOCAL_DRAM || o->level == MP_LVL_REMOTE_DRAM;
+	am->missed++;
 	am->fills += dram ? am->sample_sets : 0;
 	am->walks += o->tlb == MP_TLB_WALK;
 	if (st->opts->on_dram && (dram || o->walk_dram))
@@ -1111,7 +1112,9 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 		anm_checks_only(st, st->model, s, cls, r, counted);
 		return;
 	}
-	if (an_model_repeat(st, s, cls, r->addr, r->size, r->write, counted)) {
+	/* (a range joins no run of repeats on the model's threads: a store's
+	 * fill from DRAM counts as a store fill only outside one) */
+	if ((!st->model_rep.par || !r->range) && an_model_repeat(st, s, cls, r->addr, r->size, r->write, counted)) {
 		anm_outcome_init(sum, s->rep_shift);
 		sum->level = MP_LVL_L1;
 		sum->tlb = MP_TLB_L1_HIT;
@@ -1121,6 +1124,8 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 	struct an_model *am = st->model;
 	if (!am->par_decided)
 		anm_par_decide(st, am);
+	if (am->par_wanted && *mp_model_seq(am->m) >= am->par_check_at)
+		anm_par_start(st, am);
 	if (am->par)
 		anm_par_access(st, s, cls, r, counted, sum);
 	else

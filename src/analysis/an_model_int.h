@@ -65,6 +65,12 @@ struct first_found {
 	uint64_t page;
 };
 
+/* The model on threads by default (an_opts.jobs_default): decided after
+ * this many references of the serial model, and taken where at least one
+ * access in AN_PAR_MISS_SHARE missed L1 or the DTLB (anm_par_start). */
+#define AN_PAR_WARMUP (1u << 20)
+#define AN_PAR_MISS_SHARE 8
+
 struct an_model {
 	/* the machine of the process being replayed: each process of the
 	 * file runs on one of its own (an_model_proc_begin), but for burst
@@ -180,7 +186,9 @@ struct an_model {
 	 * par_decide in an_model.c), decided at the first reference; then m
 	 * is not fed. Each submission's context waits in `pend` for its
 	 * outcome, counted in submission order (par_take). */
-	int par_decided;
+	int par_decided, par_wanted;
+	uint64_t par_check_at; /* mp_model_seq at which anm_par_start decides */
+	uint64_t missed; /* references that missed L1 or the DTLB (line_missed), serially */
 	struct mp_model_par *par;
 	uint64_t par_fresh; /* mp_model_par_seq of a cold machine */
 	struct anm_pend *pend;
@@ -188,17 +196,17 @@ struct an_model {
 	struct an_mem par_range; /* a range's lines, counted apart until its end */
 	uint32_t fast_thread, fast_cls; /* a run of L1 hits counted at once */
 	uint64_t fast_n;
-	/* the last submission, a one-line access, while accesses repeat it
-	 * (model_access_par): run_n more so far, bit i of run_writes set for
+	/* the last submission, a one-line access, while the stream's accesses
+	 * repeat it (an_model_repeat): n more so far, bit i of writes set for
 	 * a store, sent on as mp_model_par_repeat's */
 	struct anm_run {
 		int ok;
-		uint32_t stream, cls, fn, core;
+		uint32_t fn;
 		int counted;
-		uint64_t a, paddr;
-		unsigned shift, n;
+		unsigned n;
 		uint64_t writes;
 	} run;
+	uint64_t par_seq; /* submissions, runs ended, cleans: what an_model_repeat checks */
 };
 
 #define AS_MAPPED 1 /* anm_class_shift: the page size the page was mapped with */
@@ -340,6 +348,7 @@ void anm_range_prefetch(const struct an_state *st, const struct an_model *am, co
  * (am->par), decided at the first; the access, as model_access counts it;
  * an_model_clean's, an_model_proc_begin's and an_model_finish's parts. */
 void anm_par_decide(struct an_state *st, struct an_model *am);
+void anm_par_start(struct an_state *st, struct an_model *am);
 void anm_par_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
 		    struct mp_outcome *sum);
 void anm_par_clean(struct an_state *st, struct an_model *am, int counted);

@@ -26,10 +26,12 @@ struct anm_pend {
 };
 #define PEND_CAP (1u << 15)
 
-/* Whether this run's references go to the model on several threads: an
- * exact run whose outcomes nobody reads one at a time (no hook, no NUMA
+/* Whether this run's references may go to the model on several threads:
+ * an exact run whose outcomes nobody reads one at a time (no hook, no NUMA
  * placement, no samples), replaying its processes one after another (a
- * process replayed in a state of its own has a core of its own). */
+ * process replayed in a state of its own has a thread of its own). With
+ * the caller's number of threads, they start now; with the default, once
+ * the serial model has made AN_PAR_WARMUP references (anm_par_start). */
 void anm_par_decide(struct an_state *st, struct an_model *am)
 {
 	am->par_decided = 1;
@@ -37,17 +39,49 @@ void anm_par_decide(struct an_state *st, struct an_model *am)
 	if (o->jobs < 2 || st->par || st->numa || st->smp || st->parts_on || am->sample_sets > 1 || am->first_on ||
 	    am->seen || am->nchecks || o->on_access || o->on_dram || o->on_event)
 		return;
+	am->par_wanted = 1;
+	am->par_check_at = *mp_model_seq(am->m) + (o->jobs_default ? AN_PAR_WARMUP : 0);
+}
+
+/* The accesses replayed so far, near enough: the streams' and their runs'. */
+static uint64_t accesses_so_far(const struct an_state *st)
+{
+	uint64_t n = st->res->total.loads + st->res->total.stores;
+	for (size_t i = 0; i < st->streams.n; i++) {
+		const struct an_stream *s = &st->streams.v[i];
+		n += s->sum.loads + s->sum.stores + s->run.loads + s->run.stores + s->outside_roi;
+	}
+	return n;
+}
+
+void anm_par_start(struct an_state *st, struct an_model *am)
+{
+	const struct an_opts *o = st->opts;
+	am->par_wanted = 0;
+	/* By default, threads only where the model's work is most of the
+	 * replay's: references that miss L1 or the DTLB (line_missed) cost
+	 * the model hundreds of instructions, those that hit it a few, the
+	 * replay some tens an access whatever the model does; where fewer
+	 * than one access in AN_PAR_MISS_SHARE misses, the threads' own work
+	 * (handing each reference over, counting its outcome apart) costs
+	 * more than the model work they take off the replay's thread. */
+	if (o->jobs_default && am->missed * AN_PAR_MISS_SHARE < accesses_so_far(st))
+		return;
 	am->pend = malloc(PEND_CAP * sizeof(*am->pend));
 	if (!am->pend)
 		return; /* (the serial model gives the same figures) */
 	/* (the replay's thread is one of the jobs) */
-	am->par = mp_model_par_new(o->machine, o->jobs <= MP_MODEL_PAR_MAX ? o->jobs - 1 : MP_MODEL_PAR_MAX);
+	am->par = mp_model_par_from(o->machine, am->m, o->jobs <= MP_MODEL_PAR_MAX ? o->jobs - 1 : MP_MODEL_PAR_MAX);
 	if (!am->par) {
 		free(am->pend);
 		am->pend = NULL;
 		return;
 	}
-	am->par_fresh = *mp_model_par_seq(am->par);
+	am->par_fresh = *mp_model_par_seq(am->par) - 1; /* (not fresh: it goes on from m's state) */
+	/* no repeat the serial model made stands for one of the threads' */
+	am->par_seq = *mp_model_seq(am->m) + 1;
+	st->model_rep.seq = &am->par_seq;
+	st->model_rep.par = 1;
 }
 
 static void par_fast_flush(struct an_state *st, struct an_model *am)
@@ -161,8 +195,28 @@ static void par_run_send(struct an_model *am, int end)
 		end = 1;
 	run->n = 0;
 	run->writes = 0;
-	if (end)
+	if (end && run->ok) {
 		run->ok = 0;
+		am->par_seq++; /* (the stream's next one is no repeat) */
+	}
+}
+
+int an_model_par_repeat(struct an_state *st, struct an_stream *s, int write, int counted)
+{
+	struct an_model *am = st->model;
+	struct anm_run *run = &am->run;
+	/* (s->rep_seq equal to par_seq: the run is this stream's, the last submission) */
+	if (!run->ok || s->last_fn != run->fn || counted != run->counted)
+		return 0;
+	run->writes |= (uint64_t)(write != 0) << run->n;
+	am->pend[(am->pend_tail - 1) % PEND_CAP].reps++;
+	if (counted) {
+		s->refs_physical += s->rep_phys;
+		s->refs_thp += s->rep_thp;
+	}
+	if (++run->n == 64)
+		par_run_send(am, 0);
+	return 1;
 }
 
 /* Counts the submissions' outcomes in order: those ready (more 0), at
@@ -245,30 +299,7 @@ void anm_par_access(struct an_state *st, struct an_stream *s, uint32_t cls, cons
 	const uint64_t nlines = ((last - a) >> am->line_shift) + 1;
 	anm_outcome_init(sum, shift); /* (nobody reads it: no hook) */
 	struct anm_run *run = &am->run;
-	const uint32_t si = (uint32_t)(s - st->streams.v);
-	if (run->ok) {
-		uint64_t paddr = 0;
-		unsigned sh = shift;
-		if (st->phys && nlines == 1)
-			paddr = anm_phys_of(st, s, a, cshift, &sh);
-		if (nlines == 1 && !r->range && si == run->stream && a == run->a && paddr == run->paddr &&
-		    sh == run->shift && core == run->core && cls == run->cls && s->last_fn == run->fn &&
-		    counted == run->counted) {
-			/* the stream's last reference again, nothing between:
-			 * the serial replay's repeat (an_model_repeat) or a
-			 * store in place, unless the line left L1 */
-			run->writes |= (uint64_t)(r->write != 0) << run->n;
-			am->pend[(am->pend_tail - 1) % PEND_CAP].reps++;
-			if (st->phys && counted) {
-				s->refs_physical += paddr != 0;
-				s->refs_thp += paddr && sh == 21 && cshift == AS_MAPPED;
-			}
-			if (++run->n == 64)
-				par_run_send(am, 0);
-			return;
-		}
-		par_run_send(am, 1);
-	}
+	par_run_send(am, 1);
 	const uint32_t owner = anm_owner_of(st, am, s, cls);
 	const int batch = counted && nlines > 1;
 	struct anm_pend p = { .thread = s->thread,
@@ -309,16 +340,20 @@ void anm_par_access(struct an_state *st, struct an_stream *s, uint32_t cls, cons
 		p.shift = (uint8_t)shift;
 		p.n = (uint8_t)n;
 		am->pend[am->pend_tail++ % PEND_CAP] = p;
-		if (nlines == 1 && !r->range)
-			*run = (struct anm_run){ .ok = 1,
-						 .stream = si,
-						 .cls = cls,
-						 .fn = s->last_fn,
-						 .core = core,
-						 .counted = counted,
-						 .a = a,
-						 .paddr = paddr,
-						 .shift = shift };
+		am->par_seq++;
+		if (nlines == 1 && !r->range) {
+			/* (what the stream's repeats are checked against: an_model_repeat) */
+			*run = (struct anm_run){ .ok = 1, .fn = s->last_fn, .counted = counted };
+			s->rep_a = a;
+			s->rep_cls = cls;
+			s->rep_fn = s->last_fn;
+			s->rep_core = core;
+			s->rep_again = MP_AGAIN_LOAD | MP_AGAIN_STORE;
+			s->rep_seq = am->par_seq;
+			s->rep_shift = (uint8_t)shift;
+			s->rep_phys = paddr != 0;
+			s->rep_thp = paddr && shift == 21 && cshift == AS_MAPPED;
+		}
 		k += n;
 		a += n * line;
 	}

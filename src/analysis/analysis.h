@@ -429,8 +429,14 @@ struct an_opts {
 	 * a replay without NUMA placement, samples, burst sampling or hooks
 	 * runs its processes at once (an_procs.c), and with a model only
 	 * without what-if rules or AN_MAP_SPREAD; the others replay them one
-	 * after another. */
+	 * after another. The result is the same whatever the number. An exact
+	 * model of one process at a time runs on `jobs` threads too (the
+	 * replay's and jobs - 1 workers: docs/model.md, "On several
+	 * threads"): from its first reference when the caller chose the
+	 * number, else (jobs_default) once its first million references show
+	 * its work heavy enough to pay. */
 	unsigned jobs;
+	int jobs_default;
 };
 
 /* Analyses the data file at path. 0 and *out (free with an_result_free), or

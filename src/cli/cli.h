@@ -161,6 +161,8 @@ void cli_merge_say_missing(const struct an_merge *m);
 int cli_parse_jobs(const char *arg);
 /* The analyses at once: --jobs, else one per online CPU (at most 64). */
 unsigned cli_jobs(void);
+/* Whether --jobs was not given (cli_jobs is then the CPUs'). */
+int cli_jobs_default(void);
 /* The same again over the same files (whatif's B): no checks said twice. */
 int cli_merge_again(int argc, char **argv, int optind, struct an_opts *ao, struct an_merge **out);
 

@@ -40,6 +40,11 @@ int cli_parse_jobs(const char *arg)
 	return 0;
 }
 
+int cli_jobs_default(void)
+{
+	return jobs == 0;
+}
+
 unsigned cli_jobs(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -146,6 +151,7 @@ static int merge_run(int argc, char **argv, int optind, int force, int say, stru
 	ao->progress = cli_progress;
 	ao->progress_arg = progress_what;
 	ao->jobs = cli_jobs();
+	ao->jobs_default = cli_jobs_default();
 	an_merge_set_jobs(m, ao->jobs);
 	err = an_merge_run(m, ao, on_part, NULL);
 	cli_progress_end();

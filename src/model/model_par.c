@@ -309,6 +309,11 @@ static void stop_workers(struct mp_model_par *p)
 
 struct mp_model_par *mp_model_par_new(const struct mp_machine *mach, unsigned workers)
 {
+	return mp_model_par_from(mach, NULL, workers);
+}
+
+struct mp_model_par *mp_model_par_from(const struct mp_machine *mach, const struct mp_model *from, unsigned workers)
+{
 	if (workers < 1 || workers > MP_MODEL_PAR_MAX) {
 		errno = EINVAL;
 		return NULL;
@@ -318,7 +323,7 @@ struct mp_model_par *mp_model_par_new(const struct mp_machine *mach, unsigned wo
 		return NULL;
 	p->mach = *mach;
 	p->nworkers = workers;
-	p->front = mp_model_new(mach);
+	p->front = from ? mp_model_clone(from) : mp_model_new(mach);
 	p->w = aligned_alloc(64, workers * sizeof(*p->w));
 	p->t = calloc(TCAP, sizeof(*p->t));
 	p->wid = calloc(WCAP, 1);
@@ -346,12 +351,14 @@ struct mp_model_par *mp_model_par_new(const struct mp_machine *mach, unsigned wo
 		pthread_cond_init(&w->result, NULL);
 		w->q = malloc(QCAP * sizeof(*w->q));
 		w->lv = malloc(QCAP);
-		w->m = mp_model_new(mach);
+		w->m = from ? mp_model_clone(from) : mp_model_new(mach);
 		if (!w->q || !w->lv || !w->m) {
 			err = errno;
 			goto fail;
 		}
 		mp_model_set_writeback(w->m, on_wb, w);
+		if (from)
+			model_keep_classes(w->m, p->class_mask, p->class_worker, i);
 	}
 	for (unsigned i = 0; i < workers; i++) {
 		if ((err = pthread_create(&p->w[i].tid, NULL, worker_main, &p->w[i])))

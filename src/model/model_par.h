@@ -34,6 +34,9 @@ struct mp_model_par;
  * NULL and errno (EINVAL: a machine mp_machine_check refuses, or a worker
  * count out of range; ENOMEM; or pthread_create's). */
 struct mp_model_par *mp_model_par_new(const struct mp_machine *m, unsigned workers);
+/* The same, in the state of model `from` (of machine m): a run begun on
+ * the serial model goes on here as it would have there. */
+struct mp_model_par *mp_model_par_from(const struct mp_machine *m, const struct mp_model *from, unsigned workers);
 /* Stops the workers (pending references are dropped). */
 void mp_model_par_free(struct mp_model_par *p);
 
