@@ -51,6 +51,7 @@ struct par_proc {
 struct an_par {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	pthread_mutex_t sym_mu; /* (an_state.sym_mu) */
 	struct an_state *file;
 	struct an_opts opts; /* the processes' options: progress through par_progress */
 	struct par_proc *procs; /* by process index */
@@ -77,17 +78,17 @@ static int pids_distinct(const struct an_state *st)
 
 /* Whether each process's model may run in its state: each process runs on
  * a cold machine of its own in the serial replay too (an_model_proc_begin),
- * so its figures do not depend on the others'. Not with what-if rules,
- * which the model matches and counts by class (no fold for them yet), nor
- * walk checks (an_model_checks.c, no fold either), nor
- * with threads spread over cores by their index in the file, which a
- * process's state does not know. Physical addresses: the translations of
+ * so its figures do not depend on the others'. What-if rules are matched
+ * by class, which decides alike in every state (an_model_rules_fold); not
+ * with walk checks (an_model_checks.c, no fold for them). Threads spread over
+ * cores take their place in the file from an_replay_places, made before
+ * the replays start. Physical addresses: the translations of
  * a (pid, page) are cached in one table, so only where each process's pid
  * is its own (no two states then touch one entry). */
 static int model_apart(const struct an_state *st)
 {
 	const struct an_opts *o = st->opts;
-	return !o->npage_rules && !o->nwalk_checks && o->thread_map != AN_MAP_SPREAD && (!st->phys || pids_distinct(st));
+	return !o->nwalk_checks && (!st->phys || pids_distinct(st));
 }
 
 int an_par_wanted(const struct an_state *st)
@@ -160,6 +161,7 @@ static void proc_init(struct an_par *par, uint32_t pi, size_t pos)
 	st->res = r;
 	st->path = f->path;
 	st->par = par;
+	st->sym_mu = &par->sym_mu;
 	st->procs = f->procs; /* (shared: nothing adds a process during the replay) */
 	st->streams = f->streams;
 	/* (for the model, shared: each process translates its own pid's
@@ -374,7 +376,7 @@ static int fold(struct an_state *f, struct par_proc *pp)
 		fold_classes(f, st, smap, tmap, cmap);
 	if (!f->oom)
 		fold_ips(f, st, tmap, cmap, imap);
-	if (!f->oom && an_model_rows_fold(f, st, cmap))
+	if (!f->oom && (an_model_rows_fold(f, st, cmap) || an_model_rules_fold(f, st, cmap)))
 		f->oom = 1;
 	/* (serial_needed made sure no summary is in two processes) */
 	if (!f->oom && pp->pats && an_patterns_adopt(f->opts->patterns, pp->pats, cmap, tmap))
@@ -462,8 +464,10 @@ int an_par_replay(struct an_state *st, const uint32_t *order, const uint32_t *pa
 	if (!par.procs)
 		return -ENOMEM;
 	pthread_mutex_init(&par.mu, NULL);
+	pthread_mutex_init(&par.sym_mu, NULL);
 	pthread_cond_init(&par.cv, NULL);
-	int err = 0;
+	/* (threads spread over the model's cores by their place in the file) */
+	int err = st->model && st->opts->thread_map == AN_MAP_SPREAD ? an_replay_places(st, order, n) : 0;
 	for (size_t k = 0; k < n; k++) {
 		proc_init(&par, order[k], k);
 		par.procs[order[k]].ready = parent[order[k]] == UINT32_MAX;
@@ -496,6 +500,7 @@ int an_par_replay(struct an_state *st, const uint32_t *order, const uint32_t *pa
 	}
 	free(par.procs);
 	pthread_cond_destroy(&par.cv);
+	pthread_mutex_destroy(&par.sym_mu);
 	pthread_mutex_destroy(&par.mu);
 	return err;
 }

@@ -428,8 +428,7 @@ struct an_opts {
 	 * one after another. The result is the same whatever the number. Only
 	 * a replay without NUMA placement, samples, burst sampling or hooks
 	 * runs its processes at once (an_procs.c), and with a model only
-	 * without what-if rules or AN_MAP_SPREAD; the others replay them one
-	 * after another. */
+	 * without walk_checks; the others replay them one after another. */
 	unsigned jobs;
 };
 
