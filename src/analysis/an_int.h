@@ -730,6 +730,18 @@ void an_numa_sample(struct an_state *st, const struct an_numa_sample *smp);
 unsigned an_numa_latency(const struct an_state *st, unsigned from, unsigned to, unsigned local);
 /* Builds res->numa; remap: state class -> result class. */
 int an_numa_finish(struct an_state *st, struct an_result *res, const uint32_t *remap);
+/* an_procs.c's processes replayed apart: st's NUMA placement as like's
+ * (its topology and options, nothing placed yet; none if like has none),
+ * 0 or -ENOMEM; whether pages are placed on their recorded frames (whose
+ * translations are one table's by pid); the pages st placed, and whether
+ * n of them fit the file's bound; st's tables and placements added to
+ * f's after those of the processes before it, classes and threads
+ * through cmap and tmap (no thread in two states), 0 or -ENOMEM. */
+int an_numa_init_like(struct an_state *st, const struct an_state *like);
+int an_numa_frames(const struct an_state *st);
+uint64_t an_numa_pages_held(const struct an_state *st);
+int an_numa_pages_fit(const struct an_state *st, uint64_t n);
+int an_numa_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap, const uint32_t *tmap);
 
 /* an_warn.c: keeps a warning for the result (at most 100, each once). */
 void an_warn(struct an_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -812,8 +824,9 @@ int an_replay_places(struct an_state *st, const uint32_t *order, size_t n);
  * into a state of its own, folded into st in the serial order.
  * 1 if st's replay may run its processes at once (opts->jobs > 1, more
  * than one process, and nothing that needs one replay in the file's time
- * order: NUMA placement, samples, burst sampling, hooks, a model's walk
- * checks, damage found while indexing). */
+ * order: samples, burst sampling, hooks, a model's walk checks, pages
+ * placed on recorded frames or translated by a pid two processes have,
+ * damage found while indexing). */
 int an_par_wanted(const struct an_state *st);
 /* Replays the processes order[0..n) (parents first; parent[i]: the index
  * of process i's parent, UINT32_MAX none) on up to opts->jobs threads

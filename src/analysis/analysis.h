@@ -426,7 +426,7 @@ struct an_opts {
 	/* processes of the file replayed at once, each on a thread of its own
 	 * (a program that forks writes its children into its file): 0 or 1,
 	 * one after another. The result is the same whatever the number. Only
-	 * a replay without NUMA placement, samples, burst sampling or hooks
+	 * a replay without samples, burst sampling or hooks
 	 * runs its processes at once (an_procs.c), and with a model only
 	 * without walk_checks; the others replay them one after another. */
 	unsigned jobs;

@@ -141,3 +141,41 @@ for k in "$k1" "$k2" "$k3"; do
 		"$(csv_field fts.csv "^heap child$k \\(" remote_cache)"
 done
 echo "ok: fork_threads: --pages rules and --thread-map spread the same at --jobs 1 and 3"
+
+# NUMA placement replays the processes at once too, each placing its own
+# pages (a process's are its own in the serial replay), folded in the
+# serial order: fork4's A and fork_threads the same at --jobs 1 and 3 in
+# every view. A's timeline goes on from process to process: a run each
+# (4), and between two processes a hand-off or an overlap (3). Each
+# child's reader (its second thread, on node 1) reads the block its main
+# thread touched first (node 0): k x LINES remote loads. (And the golden
+# v2 file, whose pages are on the nodes of their recorded frames.)
+for data in fork4 ft; do
+	for run in "--format json" "--format json --by thread" "--by timeline" "--by process --format csv" \
+		"--model nehalem-e5504 --thread-map spread --format json"; do
+		for j in 1 3; do
+			# shellcheck disable=SC2086
+			"$MEMPRISM" numa --numa 2x4 --jobs $j $run $data.data > "r$j" 2> "e$j"
+		done
+		cmp -s r1 r3 && cmp -s e1 e3 || fail "$data numa $run: --jobs 3 differs from --jobs 1: $(diff r1 r3 | head -5)"
+	done
+done
+# the golden v2 file on its recorded host: pages on the nodes of their
+# recorded frames, each process translating its own
+for run in "" "--format json --by thread"; do
+	for j in 1 3; do
+		# shellcheck disable=SC2086
+		"$MEMPRISM" numa --jobs $j $run phys.data > "r$j" 2> "e$j"
+	done
+	cmp -s r1 r3 && cmp -s e1 e3 || fail "phys.data numa $run: --jobs 3 differs from --jobs 1: $(diff r1 r3 | head -5)"
+done
+"$MEMPRISM" numa --numa 2x4 --jobs 3 --format json fork4.data > n4.json
+expect_eq "numa: A's runs, hand-offs + overlaps, threads" "4 3 4" "$(python3 -c '
+import json, sys
+o = [o for o in json.load(open("n4.json"))["objects"] if o["label"] == "heap main (fork4.c:'"$la"')"][0]
+print(o["runs"], o["handoffs"] + o["overlaps"], len(o["users"]))')"
+"$MEMPRISM" numa --numa 2x4 --jobs 3 --format csv ft.data > nft.csv
+for k in 1 2 3; do
+	expect_eq "numa: child $k's block's remote accesses" $((k * LINES)) "$(csv_field nft.csv "^heap child$k \\(" remote)"
+done
+echo "ok: numa: fork4 and fork_threads the same at --jobs 1 and 3"
