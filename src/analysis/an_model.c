@@ -463,8 +463,11 @@ int an_model_rules_fold(struct an_state *f, const struct an_state *st, const uin
 		return 0;
 	/* in the order the process's classes met their rules, after the
 	 * processes before it, each class once (where the serial replay
-	 * decides it): a class's rule follows from what the class is, so
-	 * every state that met it decided alike */
+	 * decides it): a class's rule follows from what the class is, its
+	 * label or its stack's frames, so every state that met it decided
+	 * alike (a state symbolizes a stack in its own process's modules, the
+	 * serial replay in those of the first process that made it: one
+	 * image's, the same at those addresses) */
 	for (size_t k = 0; k < am->cls_rule.n; k++) {
 		const uint64_t e = am->cls_rule.v[k];
 		const uint32_t from = (uint32_t)(e >> 16), cls = cmap[from];
