@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# The processes of one data file analysed at once: `report --jobs 1`
-# against `--jobs N` (default: one per CPU) over one file of a program that
+# The processes of one data file analysed at once: `report --jobs 1` (and
+# `numa`) against `--jobs N` (default: one per CPU) over one file of a program that
 # forks, alternating; prints wall time, peak memory and the speedup, and
 # checks the reports are byte for byte the same (the object view,
 # --by process, and the object view with --model nehalem-e5504: each
-# process on a machine of its own). Then what the machine gives at the moment: two
+# process on a machine of its own; the same with a what-if rule,
+# --pages fork4.c=2M, and with --thread-map spread, whose thread places
+# are the file's; and `numa --numa 2x4`, each process placing its own
+# pages). Then what the machine gives at the moment: two
 # `--jobs 1` reports run side by side, whose wall time over one alone's is
 # 1 when two CPUs are free and 2 when other work leaves one (the speedup
 # above cannot pass what this allows).
@@ -35,17 +38,20 @@ cd "$tmp"
 "$MEMPRISM" record -q -o fork4.data -- ./fork4 "$SCALE" >/dev/null
 echo "one file of fork4 $SCALE (4 processes, $(du -m fork4.data | cut -f1) MB);" \
 	"--jobs 1 against --jobs $JOBS on $(nproc) CPUs, $RUNS runs each, alternating"
-measure() { # label jobs args...: "wall_s rss_kb" per run into $label.$jobs
-	local label=$1 j=$2
-	shift 2
-	/usr/bin/time -f "%e %M" -o t "$MEMPRISM" report -q --jobs "$j" "$@" fork4.data >"out.$label.$j"
+measure() { # label jobs command args...: "wall_s rss_kb" per run into $label.$jobs
+	local label=$1 j=$2 cmd=$3
+	shift 3
+	/usr/bin/time -f "%e %M" -o t "$MEMPRISM" "$cmd" -q --jobs "$j" "$@" fork4.data >"out.$label.$j"
 	cat t >>"$label.$j"
 }
 med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-for label in objects processes model; do
-	args=()
-	[ $label = processes ] && args=(--by process)
-	[ $label = model ] && args=(--model nehalem-e5504)
+for label in objects processes model rules spread numa; do
+	args=(report)
+	[ $label = processes ] && args=(report --by process)
+	[ $label = model ] && args=(report --model nehalem-e5504)
+	[ $label = rules ] && args=(report --model nehalem-e5504 --pages fork4.c=2M)
+	[ $label = spread ] && args=(report --model nehalem-e5504 --thread-map spread)
+	[ $label = numa ] && args=(numa --numa 2x4)
 	for ((i = 0; i < RUNS; i++)); do
 		measure $label 1 "${args[@]}"
 		measure $label "$JOBS" "${args[@]}"

@@ -9,6 +9,7 @@
 #ifndef MP_AN_INT_H
 #define MP_AN_INT_H
 
+#include <pthread.h>
 #include <stdio.h>
 
 #include "analysis/an_objmap.h"
@@ -173,6 +174,9 @@ struct an_stream {
 	 * up in one go (an_model.c) */
 	uint32_t fast_cls;
 	unsigned core, core_of; /* model: core of the thread, for cpu core_of - 1 */
+	/* model, --thread-map spread: its thread's place among the file's
+	 * threads, the index the serial replay gives it (an_replay_places) */
+	uint32_t place;
 	/* model: the last translation looked up: page, frame, flags, and the
 	 * times [ph_lo, ph_hi) it holds for (ph_hi 0: none yet) */
 	uint64_t ph_vpage, ph_paddr, ph_lo, ph_hi;
@@ -291,6 +295,10 @@ struct an_state {
 	/* the processes replayed at once (an_procs.c): the file's state while
 	 * they run, and each one's own state, or NULL: one after another */
 	struct an_par *par;
+	/* the processes replayed at once: held around every use of a
+	 * process's sym ctx, which a child's replay reads too (the stacks of
+	 * the objects it inherited are its parent's); NULL: one replay */
+	pthread_mutex_t *sym_mu;
 	MP_VEC(struct an_proc) procs;
 	unsigned sym_loads; /* processes whose debug info loads ahead */
 	MP_VEC(struct an_stream) streams;
@@ -599,6 +607,10 @@ void an_model_drop_machine(struct an_state *st);
 size_t an_model_rows(const struct an_state *st);
 int an_model_rows_fit(const struct an_state *st, uint64_t n);
 int an_model_rows_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap);
+/* The what-if rules (--pages PATTERN=SIZE) the process's classes met,
+ * added to the file's f after those of the processes before it, each
+ * class once, their classes through cmap. 0 or -ENOMEM. */
+int an_model_rules_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap);
 /* After the replay: adds the code addresses' pending L1 hits. */
 void an_model_finish(struct an_state *st);
 /* Burst sampling's tallies of a row until its figures are estimates, kept
@@ -728,6 +740,18 @@ void an_numa_sample(struct an_state *st, const struct an_numa_sample *smp);
 unsigned an_numa_latency(const struct an_state *st, unsigned from, unsigned to, unsigned local);
 /* Builds res->numa; remap: state class -> result class. */
 int an_numa_finish(struct an_state *st, struct an_result *res, const uint32_t *remap);
+/* an_procs.c's processes replayed apart: st's NUMA placement as like's
+ * (its topology and options, nothing placed yet; none if like has none),
+ * 0 or -ENOMEM; whether pages are placed on their recorded frames (whose
+ * translations are one table's by pid); the pages st placed, and whether
+ * n of them fit the file's bound; st's tables and placements added to
+ * f's after those of the processes before it, classes and threads
+ * through cmap and tmap (no thread in two states), 0 or -ENOMEM. */
+int an_numa_init_like(struct an_state *st, const struct an_state *like);
+int an_numa_frames(const struct an_state *st);
+uint64_t an_numa_pages_held(const struct an_state *st);
+int an_numa_pages_fit(const struct an_state *st, uint64_t n);
+int an_numa_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap, const uint32_t *tmap);
 
 /* an_warn.c: keeps a warning for the result (at most 100, each once). */
 void an_warn(struct an_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -800,12 +824,18 @@ int an_map_room(struct an_state *st, uint64_t n);
 int an_replay_all(struct an_state *st);
 /* Replays process pi's streams into st; 0 or -ENOMEM. */
 int an_replay_proc(struct an_state *st, uint32_t pi);
+/* Sets each stream's place (its thread's index among the file's threads)
+ * to what the serial replay of the processes order[0..n) makes it, before
+ * a replay of them at once, whose states number their threads apart.
+ * 0 or -ENOMEM. */
+int an_replay_places(struct an_state *st, const uint32_t *order, size_t n);
 
 /* an_procs.c: the processes of one file replayed on several threads, each
  * into a state of its own, folded into st in the serial order.
  * 1 if st's replay may run its processes at once (opts->jobs > 1, more
  * than one process, and nothing that needs one replay in the file's time
- * order: model, NUMA placement, samples, burst sampling, hooks, patterns,
+ * order: samples, burst sampling, hooks, a model's walk checks, pages
+ * placed on recorded frames or translated by a pid two processes have,
  * damage found while indexing). */
 int an_par_wanted(const struct an_state *st);
 /* Replays the processes order[0..n) (parents first; parent[i]: the index

@@ -443,6 +443,35 @@ int an_model_rows_fold(struct an_state *f, const struct an_state *st, const uint
 	return err;
 }
 
+int an_model_rules_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap)
+{
+	struct an_model *fm = f->model;
+	const struct an_model *am = st->model;
+	if (!fm || !am)
+		return 0;
+	/* in the order the process's classes met their rules, after the
+	 * processes before it, each class once (where the serial replay
+	 * decides it): a class's rule follows from what the class is, its
+	 * label or its stack's frames, so every state that met it decided
+	 * alike (a state symbolizes a stack in its own process's modules, the
+	 * serial replay in those of the first process that made it: one
+	 * image's, the same at those addresses) */
+	for (size_t k = 0; k < am->cls_rule.n; k++) {
+		const uint64_t e = am->cls_rule.v[k];
+		const uint32_t from = (uint32_t)(e >> 16), cls = cmap[from];
+		while (fm->cls_shift.n <= cls)
+			if (mp_vec_push(&fm->cls_shift, 0))
+				return -ENOMEM;
+		if (fm->cls_shift.v[cls])
+			continue;
+		fm->cls_shift.v[cls] = am->cls_shift.v[from];
+		fm->rule_hits[(e & 0xffff) - 1]++;
+		if (mp_vec_push(&fm->cls_rule, (uint64_t)cls << 16 | (e & 0xffff)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 struct page_row *anm_page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift,
 				      uint32_t thread)
 {

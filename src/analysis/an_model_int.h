@@ -226,7 +226,7 @@ static inline unsigned stream_core(const struct an_state *st, const struct an_mo
 	if (s->core_of != s->cpu + 1) {
 		/* the core changes only when the thread moves: no division per access */
 		s->core_of = s->cpu + 1;
-		s->core = (st->opts->thread_map == AN_MAP_SPREAD ? s->thread : s->cpu) % am->ncores;
+		s->core = (st->opts->thread_map == AN_MAP_SPREAD ? s->place : s->cpu) % am->ncores;
 	}
 	return s->core;
 }

@@ -84,6 +84,33 @@ static void tables_fini(struct ntables *t)
 	free(t->elsewhere);
 }
 
+/* n's tables and counts by node, for its topology: 0 or -ENOMEM. */
+static int tables_alloc(struct an_numa *n)
+{
+	size_t nn = (size_t)n->topo.nodes;
+	n->model.matrix = calloc(nn * nn, sizeof(uint64_t));
+	n->meas.matrix = calloc(nn * nn, sizeof(uint64_t));
+	n->model.elsewhere = calloc(nn, sizeof(uint64_t));
+	n->meas.elsewhere = calloc(nn, sizeof(uint64_t));
+	n->pages_on = calloc(nn, sizeof(uint64_t));
+	if (!n->model.matrix || !n->meas.matrix || !n->model.elsewhere || !n->meas.elsewhere || !n->pages_on)
+		return -ENOMEM;
+	return 0;
+}
+
+static void numa_free(struct an_numa *n)
+{
+	tables_fini(&n->model);
+	tables_fini(&n->meas);
+	mp_vec_free(&n->threads);
+	mp_vec_free(&n->started);
+	mp_vec_free(&n->binds);
+	mp_hashmap_fini(&n->pages);
+	mp_topo_fini(&n->topo);
+	free(n->pages_on);
+	free(n);
+}
+
 /* PMU samples of a multi-node host measured locality: worth the NUMA
  * tables in every report, unasked. */
 static int pmu_on_numa_host(const struct an_state *st)
@@ -134,22 +161,10 @@ int an_numa_init(struct an_state *st)
 			err = mp_topo_host(NULL, NULL, NULL, &n->topo);
 		}
 	}
-	if (!err) {
-		size_t nn = (size_t)n->topo.nodes;
-		n->model.matrix = calloc(nn * nn, sizeof(uint64_t));
-		n->meas.matrix = calloc(nn * nn, sizeof(uint64_t));
-		n->model.elsewhere = calloc(nn, sizeof(uint64_t));
-		n->meas.elsewhere = calloc(nn, sizeof(uint64_t));
-		n->pages_on = calloc(nn, sizeof(uint64_t));
-		if (!n->model.matrix || !n->meas.matrix || !n->model.elsewhere || !n->meas.elsewhere || !n->pages_on)
-			err = -ENOMEM;
-	}
+	if (!err)
+		err = tables_alloc(n);
 	if (err) {
-		mp_topo_fini(&n->topo);
-		tables_fini(&n->model);
-		tables_fini(&n->meas);
-		free(n->pages_on);
-		free(n);
+		numa_free(n);
 		return err == -MP_ERR_USAGE ? 0 : err;
 	}
 	if (n->o.threads == AN_NUMA_T_DEFAULT)
@@ -164,20 +179,34 @@ int an_numa_init(struct an_state *st)
 	return 0;
 }
 
+int an_numa_init_like(struct an_state *st, const struct an_state *like)
+{
+	const struct an_numa *l = like->numa;
+	if (!l)
+		return 0;
+	struct an_numa *n = calloc(1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n->o = l->o; /* (as an_numa_init settled them) */
+	n->host_frames = l->host_frames;
+	n->model.start_time = n->meas.start_time = UINT64_MAX;
+	mp_hashmap_init(&n->pages);
+	int err = an_numa_topo_copy(&n->topo, &l->topo);
+	if (!err)
+		err = tables_alloc(n);
+	if (err) {
+		numa_free(n);
+		return err;
+	}
+	st->numa = n;
+	return 0;
+}
+
 void an_numa_fini(struct an_state *st)
 {
-	struct an_numa *n = st->numa;
-	if (!n)
+	if (!st->numa)
 		return;
-	tables_fini(&n->model);
-	tables_fini(&n->meas);
-	mp_vec_free(&n->threads);
-	mp_vec_free(&n->started);
-	mp_vec_free(&n->binds);
-	mp_hashmap_fini(&n->pages);
-	mp_topo_fini(&n->topo);
-	free(n->pages_on);
-	free(n);
+	numa_free(st->numa);
 	st->numa = NULL;
 }
 
@@ -736,4 +765,128 @@ void an_numa_sample(struct an_state *st, const struct an_numa_sample *smp)
 			  .addr = smp->addr,
 			  .size = 1 };
 	tally(st, n, &n->meas, &h);
+}
+
+/* --- processes replayed apart (an_procs.c) ------------------------------ */
+
+int an_numa_frames(const struct an_state *st)
+{
+	return st->numa && st->numa->host_frames && st->phys;
+}
+
+uint64_t an_numa_pages_held(const struct an_state *st)
+{
+	return st->numa ? st->numa->pages.n : 0;
+}
+
+int an_numa_pages_fit(const struct an_state *st, uint64_t n)
+{
+	return !st->numa || n <= an_bound(st, AN_PLACED_FLOOR, AN_PLACED_PER_KIB);
+}
+
+/* Object o of a process's state into w, the file's, after the processes
+ * before it: its runs go on w's timeline where the serial replay puts
+ * them, after w's (the first starts a run of its own: no two processes
+ * have a thread in common, an_procs.c), the episodes up to w's cap. */
+static void obj_fold(struct an_state *f, struct nobj *w, const struct nobj *o, unsigned nodes, const uint32_t *tmap)
+{
+	w->accesses += o->accesses;
+	w->remote += o->remote;
+	w->writes += o->writes;
+	for (unsigned k = 0; k < 3 * nodes; k++)
+		w->from[k] += o->from[k];
+	if (w->first_thread < 0 && o->first_thread >= 0) {
+		w->first_thread = tmap[o->first_thread];
+		w->home = o->home; /* (the later processes' threads are not w's first) */
+	}
+	for (size_t i = 0; i < o->uses.n; i++) {
+		struct an_numa_use u = o->uses.v[i];
+		u.thread = tmap[u.thread];
+		if (mp_vec_push(&w->uses, u)) {
+			f->oom = 1;
+			return;
+		}
+	}
+	if (!o->runs)
+		return;
+	if (w->in_run && o->eps.n) {
+		if (o->eps.v[0].first_epoch > w->cur_last_epoch)
+			w->handoffs++;
+		else
+			w->overlaps++;
+	}
+	w->runs += o->runs;
+	w->handoffs += o->handoffs;
+	w->overlaps += o->overlaps;
+	/* (each of o's episodes whole: the serial replay's count of runs is
+	 * past the cap from the first it does not keep) */
+	for (size_t k = 0; k < o->eps.n && w->eps.n < AN_NUMA_MAX_EPISODES; k++) {
+		struct an_numa_episode e = o->eps.v[k];
+		e.thread = tmap[e.thread];
+		if (mp_vec_push(&w->eps, e)) {
+			f->oom = 1;
+			return;
+		}
+	}
+	w->in_run = 1;
+	w->cur_thread = tmap[o->cur_thread];
+	w->cur_last_epoch = o->cur_last_epoch;
+}
+
+static void tables_fold(struct an_state *f, struct an_numa *n, struct ntables *d, const struct ntables *s,
+			const uint32_t *cmap, const uint32_t *tmap)
+{
+	const unsigned nn = n->topo.nodes;
+	if (s->start_time < d->start_time)
+		d->start_time = s->start_time;
+	d->hits += s->hits;
+	d->accesses += s->accesses;
+	d->remote += s->remote;
+	for (size_t k = 0; k < (size_t)nn * nn; k++)
+		d->matrix[k] += s->matrix[k];
+	for (unsigned k = 0; k < nn; k++)
+		d->elsewhere[k] += s->elsewhere[k];
+	for (size_t i = 0; i < s->threads.n; i++) {
+		const struct ntally *c = &s->threads.v[i];
+		struct ntally *t = tally_st(f, d, tmap[i]);
+		if (!t)
+			return;
+		t->accesses += c->accesses;
+		t->remote += c->remote;
+		if (c->seen) {
+			t->node = c->node;
+			t->seen = 1;
+		}
+	}
+	for (size_t i = 0; i < s->objs.n && !f->oom; i++) {
+		const struct nobj *o = &s->objs.v[i];
+		struct nobj *w = o->used ? obj_st(f, n, d, cmap[i]) : NULL;
+		if (w)
+			obj_fold(f, w, o, nn, tmap);
+	}
+}
+
+int an_numa_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap, const uint32_t *tmap)
+{
+	struct an_numa *d = f->numa;
+	const struct an_numa *s = st->numa;
+	if (!d || !s)
+		return 0;
+	/* each thread's placement, under the file's index */
+	for (size_t i = 0; i < s->threads.n; i++) {
+		struct nthread *t = thread_st(f, d, tmap[i]);
+		if (!t)
+			return -ENOMEM;
+		*t = s->threads.v[i];
+	}
+	d->calls_affinity += s->calls_affinity;
+	d->calls_policy += s->calls_policy;
+	d->npages += s->npages;
+	for (unsigned k = 0; k < d->topo.nodes; k++)
+		d->pages_on[k] += s->pages_on[k];
+	d->samples_unknown += s->samples_unknown;
+	d->samples_simulated += s->samples_simulated;
+	tables_fold(f, d, &d->model, &s->model, cmap, tmap);
+	tables_fold(f, d, &d->meas, &s->meas, cmap, tmap);
+	return f->oom ? -ENOMEM : 0;
 }

@@ -19,6 +19,9 @@
  * With a model, each process's state has a machine of its own, cold, for
  * as long as its replay runs, as the serial replay gives each process one
  * (an_model_proc_begin): its rows' modelled figures fold as its counts do.
+ * With NUMA placement, each its own placement on the file's topology: its
+ * pages are its own in the serial replay too (keyed by process), and its
+ * tables fold after the processes before it (an_numa_fold).
  *
  * A forked child starts once its parent's replay has passed the fork: its
  * parent's thread copies the map into the child's (an_replay.c), making
@@ -51,6 +54,7 @@ struct par_proc {
 struct an_par {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	pthread_mutex_t sym_mu; /* (an_state.sym_mu) */
 	struct an_state *file;
 	struct an_opts opts; /* the processes' options: progress through par_progress */
 	struct par_proc *procs; /* by process index */
@@ -77,25 +81,25 @@ static int pids_distinct(const struct an_state *st)
 
 /* Whether each process's model may run in its state: each process runs on
  * a cold machine of its own in the serial replay too (an_model_proc_begin),
- * so its figures do not depend on the others'. Not with what-if rules,
- * which the model matches and counts by class (no fold for them yet), nor
- * walk checks (an_model_checks.c, no fold either), nor
- * with threads spread over cores by their index in the file, which a
- * process's state does not know. Physical addresses: the translations of
+ * so its figures do not depend on the others'. What-if rules are matched
+ * by class, which decides alike in every state (an_model_rules_fold); not
+ * with walk checks (an_model_checks.c, no fold for them). Threads spread over
+ * cores take their place in the file from an_replay_places, made before
+ * the replays start. Physical addresses: the translations of
  * a (pid, page) are cached in one table, so only where each process's pid
  * is its own (no two states then touch one entry). */
 static int model_apart(const struct an_state *st)
 {
 	const struct an_opts *o = st->opts;
-	return !o->npage_rules && !o->nwalk_checks && o->thread_map != AN_MAP_SPREAD && (!st->phys || pids_distinct(st));
+	return !o->nwalk_checks && (!st->phys || pids_distinct(st));
 }
 
 int an_par_wanted(const struct an_state *st)
 {
 	const struct an_opts *o = st->opts;
-	return o->jobs > 1 && st->procs.n > 1 && (!st->model || model_apart(st)) && !st->numa && !st->smp &&
-	       !st->parts_on && !st->replay_on && !o->on_access && !o->on_event && !o->on_dram && !st->res->damaged &&
-	       !st->oom;
+	return o->jobs > 1 && st->procs.n > 1 && (!st->model || model_apart(st)) &&
+	       (!an_numa_frames(st) || pids_distinct(st)) && !st->smp && !st->parts_on && !st->replay_on &&
+	       !o->on_access && !o->on_event && !o->on_dram && !st->res->damaged && !st->oom;
 }
 
 struct an_state *an_par_state(struct an_par *par, uint32_t pi)
@@ -160,11 +164,12 @@ static void proc_init(struct an_par *par, uint32_t pi, size_t pos)
 	st->res = r;
 	st->path = f->path;
 	st->par = par;
+	st->sym_mu = &par->sym_mu;
 	st->procs = f->procs; /* (shared: nothing adds a process during the replay) */
 	st->streams = f->streams;
-	/* (for the model, shared: each process translates its own pid's
-	 * pages, model_apart) */
-	st->phys = f->model ? f->phys : NULL;
+	/* (for the model and NUMA placement by recorded frames, shared: each
+	 * process translates its own pid's pages, model_apart, an_par_wanted) */
+	st->phys = f->model || an_numa_frames(f) ? f->phys : NULL;
 	st->sym_loads = pos < 2 ? 0 : 2;
 	st->skip_max = f->skip_max;
 	st->nchunks = f->nchunks;
@@ -178,6 +183,10 @@ static void proc_init(struct an_par *par, uint32_t pi, size_t pos)
 	st->pairs_max = f->pairs_max;
 	const struct an_class *u = &f->classes.v[f->unknown_cls];
 	st->unknown_cls = an_class_by_label(st, u->kind, u->label);
+	/* NUMA placement of its own, on the file's topology: a process's
+	 * pages are its own in the serial replay too (keyed by process) */
+	if (an_numa_init_like(st, f))
+		st->oom = 1;
 	r->mem_total = (struct an_mem){ 0 };
 	r->mem_l1_estimated = 0;
 }
@@ -192,6 +201,7 @@ static void proc_fini(struct an_state *st)
 	trace_reader_close(st->reader);
 	st->reader = NULL;
 	an_model_fini(st);
+	an_numa_fini(st);
 }
 
 /* Replays process pi into its state, on the calling thread. */
@@ -374,7 +384,8 @@ static int fold(struct an_state *f, struct par_proc *pp)
 		fold_classes(f, st, smap, tmap, cmap);
 	if (!f->oom)
 		fold_ips(f, st, tmap, cmap, imap);
-	if (!f->oom && an_model_rows_fold(f, st, cmap))
+	if (!f->oom &&
+	    (an_model_rows_fold(f, st, cmap) || an_model_rules_fold(f, st, cmap) || an_numa_fold(f, st, cmap, tmap)))
 		f->oom = 1;
 	/* (serial_needed made sure no summary is in two processes) */
 	if (!f->oom && pp->pats && an_patterns_adopt(f->opts->patterns, pp->pats, cmap, tmap))
@@ -425,15 +436,44 @@ static int threads_shared(const struct an_par *par)
 	return shared;
 }
 
+/* 1 if a process's replay made a thread none of its streams is (NUMA
+ * placement's affinity call naming a thread that never ran): the serial
+ * replay numbers it among the file's threads, which an_replay_places did
+ * not, and --thread-map spread's cores follow the numbers. */
+static int threads_unplaced(const struct an_par *par)
+{
+	int unplaced = 0;
+	for (size_t i = 0; i < par->n && !unplaced; i++) {
+		const struct an_state *st = &par->procs[i].st;
+		const struct an_proc *p = &st->procs.v[i];
+		struct mp_hashmap seen;
+		mp_hashmap_init(&seen);
+		size_t n = 0;
+		for (size_t k = 0; k < p->streams.n && !unplaced; k++) {
+			const uint64_t key = (st->streams.v[p->streams.v[k]].tid & MP_TID_MASK) | 1ull << 63;
+			if (!mp_hashmap_get(&seen, key)) {
+				n++;
+				unplaced = mp_hashmap_put(&seen, key, 1) != 0; /* (out of memory: serially) */
+			}
+		}
+		mp_hashmap_fini(&seen);
+		unplaced |= st->threads.n != n;
+	}
+	return unplaced;
+}
+
 /* 1 when the serial replay might have found what the processes' replays
  * did not: damage, or a bound passed by all of them together (each sum is
  * at least the serial replay's count: it keeps one of what several
  * processes share, and an object inherited is counted by both sides). */
 static int serial_needed(const struct an_par *par)
 {
-	if (par->file->opts->patterns && threads_shared(par))
+	const struct an_state *f = par->file;
+	if ((f->opts->patterns || f->numa) && threads_shared(par))
 		return 1;
-	uint64_t objects = 0, frames = 0, threads = 0, ips = 0, pairs = 0, rows = 0;
+	if (f->numa && f->model && f->opts->thread_map == AN_MAP_SPREAD && threads_unplaced(par))
+		return 1;
+	uint64_t objects = 0, frames = 0, threads = 0, ips = 0, pairs = 0, rows = 0, placed = 0;
 	for (size_t i = 0; i < par->n; i++) {
 		const struct an_state *st = &par->procs[i].st;
 		if (st->res->damaged || st->held_warned || st->objects_warned || st->frames_warned ||
@@ -445,10 +485,10 @@ static int serial_needed(const struct an_par *par)
 		ips += st->ips.n;
 		pairs += st->pairs.n;
 		rows += an_model_rows(st);
+		placed += an_numa_pages_held(st);
 	}
-	const struct an_state *f = par->file;
 	return objects > f->objects_max || frames > f->frames_max || threads > f->threads_max || ips > f->ips_max ||
-	       pairs > f->pairs_max || !an_model_rows_fit(f, rows);
+	       pairs > f->pairs_max || !an_model_rows_fit(f, rows) || !an_numa_pages_fit(f, placed);
 }
 
 int an_par_replay(struct an_state *st, const uint32_t *order, const uint32_t *parent, size_t n)
@@ -462,8 +502,10 @@ int an_par_replay(struct an_state *st, const uint32_t *order, const uint32_t *pa
 	if (!par.procs)
 		return -ENOMEM;
 	pthread_mutex_init(&par.mu, NULL);
+	pthread_mutex_init(&par.sym_mu, NULL);
 	pthread_cond_init(&par.cv, NULL);
-	int err = 0;
+	/* (threads spread over the model's cores by their place in the file) */
+	int err = st->model && st->opts->thread_map == AN_MAP_SPREAD ? an_replay_places(st, order, n) : 0;
 	for (size_t k = 0; k < n; k++) {
 		proc_init(&par, order[k], k);
 		par.procs[order[k]].ready = parent[order[k]] == UINT32_MAX;
@@ -496,6 +538,7 @@ int an_par_replay(struct an_state *st, const uint32_t *order, const uint32_t *pa
 	}
 	free(par.procs);
 	pthread_cond_destroy(&par.cv);
+	pthread_mutex_destroy(&par.sym_mu);
 	pthread_mutex_destroy(&par.mu);
 	return err;
 }

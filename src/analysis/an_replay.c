@@ -839,6 +839,8 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 	for (size_t i = 0; i < n; i++) {
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];
 		s->thread = an_thread_get(st, p->pid, s->tid & MP_TID_MASK); /* (a handlers' stream is its thread's) */
+		if (!st->par)
+			s->place = s->thread;
 		s->replay_left =
 			st->replay_on ? st->burst_on : 0; /* (a thread begins with a burst, as the recorder's) */
 		mp_hashmap_init(&s->stack_ids);
@@ -946,6 +948,36 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 		mp_hashmap_fini(&s->stack_ids);
 	}
 	return 0;
+}
+
+int an_replay_places(struct an_state *st, const uint32_t *order, size_t n)
+{
+	/* an_thread_get's numbering: a thread per (pid, tid), made as the
+	 * serial replay reaches it, each process's streams in by_tid's order */
+	struct mp_hashmap seen;
+	mp_hashmap_init(&seen);
+	uint32_t next = (uint32_t)st->threads.n;
+	int err = 0;
+	for (size_t k = 0; k < n && !err; k++) {
+		struct an_proc *p = &st->procs.v[order[k]];
+		if (p->streams.n > 1)
+			qsort_r(p->streams.v, p->streams.n, sizeof(*p->streams.v), by_tid, st);
+		for (size_t i = 0; i < p->streams.n && !err; i++) {
+			struct an_stream *s = &st->streams.v[p->streams.v[i]];
+			const uint64_t key = ((uint64_t)p->pid << 32 | (s->tid & MP_TID_MASK)) | 1ull << 63;
+			const uint64_t *v = mp_hashmap_get(&st->thread_index, key);
+			if (!v)
+				v = mp_hashmap_get(&seen, key);
+			if (v) {
+				s->place = (uint32_t)*v;
+			} else {
+				s->place = next;
+				err = mp_hashmap_put(&seen, key, next++) ? -ENOMEM : 0;
+			}
+		}
+	}
+	mp_hashmap_fini(&seen);
+	return err;
 }
 
 int an_replay_all(struct an_state *st)

@@ -172,7 +172,21 @@ static uint64_t fn_key(const char *function, const char *module)
 
 static void context_text(char *buf, size_t cap, const struct an_frame *frames, int n, int site, int levels);
 
+static int may_match(struct an_state *st, uint32_t cls, const char *pattern);
+
 int an_sites_may_match(struct an_state *st, uint32_t cls, const char *pattern)
+{
+	/* (of processes replayed at once, a child's inherited classes have
+	 * its parent's stacks, symbolized in its parent's sym ctx) */
+	if (!st->sym_mu)
+		return may_match(st, cls, pattern);
+	pthread_mutex_lock(st->sym_mu);
+	const int m = may_match(st, cls, pattern);
+	pthread_mutex_unlock(st->sym_mu);
+	return m;
+}
+
+static int may_match(struct an_state *st, uint32_t cls, const char *pattern)
 {
 	const struct an_opts *o = st->opts;
 	struct an_frame frames[AN_MAX_FRAMES];

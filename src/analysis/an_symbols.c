@@ -48,14 +48,17 @@ static int on_static(void *arg, const struct sym_data *d)
 
 static void register_module(struct an_state *st, struct an_proc *p, const struct an_module *m)
 {
-	if (!p->sym) {
+	if (st->sym_mu)
+		pthread_mutex_lock(st->sym_mu);
+	if (!p->sym)
 		p->sym = sym_ctx_new();
-		if (!p->sym) {
-			st->oom = 1;
-			return;
-		}
+	int err = p->sym ? sym_ctx_add_module(p->sym, m->path, m->bias, m->lo, m->hi) : -ENOMEM;
+	if (st->sym_mu)
+		pthread_mutex_unlock(st->sym_mu);
+	if (!p->sym) {
+		st->oom = 1;
+		return;
 	}
-	int err = sym_ctx_add_module(p->sym, m->path, m->bias, m->lo, m->hi);
 	if (err && err != -EEXIST)
 		an_warn(st, "cannot read symbols of %s (%s): its code and statics stay unnamed", m->path,
 			strerror(-err));
@@ -81,7 +84,11 @@ void an_sym_load_ahead(struct an_state *st, uint32_t pi)
 	p->sym_loading = 1;
 	if (p->sym && st->sym_loads < 2) {
 		st->sym_loads++;
+		if (st->sym_mu)
+			pthread_mutex_lock(st->sym_mu);
 		sym_ctx_load_async(p->sym);
+		if (st->sym_mu)
+			pthread_mutex_unlock(st->sym_mu);
 	}
 }
 

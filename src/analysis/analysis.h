@@ -426,11 +426,10 @@ struct an_opts {
 	/* processes of the file replayed at once, each on a thread of its own
 	 * (a program that forks writes its children into its file): 0 or 1,
 	 * one after another. The result is the same whatever the number. Only
-	 * a replay without NUMA placement, samples, burst sampling or hooks
+	 * a replay without samples, burst sampling or hooks
 	 * runs its processes at once (an_procs.c), and with a model only
-	 * without what-if rules or AN_MAP_SPREAD; the others replay them one
-	 * after another. The result is the same whatever the number. An exact
-	 * model of one process at a time runs on `jobs` threads too (the
+	 * without walk_checks; the others replay them one after another. An
+	 * exact model of one process at a time runs on `jobs` threads too (the
 	 * replay's and jobs - 1 workers: docs/model.md, "On several
 	 * threads"): from its first reference when the caller chose the
 	 * number, else (jobs_default) once its first million references show

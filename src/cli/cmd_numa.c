@@ -167,6 +167,7 @@ static int load(int argc, char **argv, int optind, int force, struct an_opts *ao
 	}
 	ao->progress = cli_progress;
 	ao->progress_arg = "reading the trace";
+	ao->jobs = cli_jobs(); /* (a file's processes at once) */
 	int e = an_run(ro->data_path, ao, own);
 	cli_progress_end();
 	if (e) {

@@ -93,3 +93,89 @@ expect_eq "--by process: parent's stores" $((N + Q)) "$(awk -F, -v p="$ppid" '$3
 "$MEMPRISM" report --jobs 3 --format json fork4.data > obj.json
 grep -q '"warnings":\[\]' obj.json || fail "unexpected warnings: $(grep -o '"warnings".*' obj.json)"
 echo "ok: no warnings"
+
+# What-if page rules and threads spread over the model's cores replay the
+# processes at once too: fork_threads (tests/rt/fork_threads.c: a parent
+# and three children of two threads, each block taken through buf_alloc)
+# the same at --jobs 1 and 3. A rule's matches are folded in the serial
+# order, each class once: its warning names the last class it met, the
+# last child's, and counts 4 stacks. A thread's core is its place among
+# the file's threads, the serial replay's: on two sockets of four cores
+# the second child's threads (the file's 3 and 4) are on different
+# sockets, the others' on one, so only the second child's reader finds its
+# block in the other socket's LLC (a remote cache hit a line, once).
+build_rt fork_threads -lpthread
+"$MEMPRISM" record -q -o ft.data -- ./fork_threads > ft.txt
+LINES=8192
+pages=(--pages buf_alloc=2M --pages nomatch=1G)
+for cmd in "report" "report --format csv" "report --format json --by process" "tlb --format csv" \
+	"whatif --vs-pages 2M --format csv"; do
+	for j in 1 3; do
+		# shellcheck disable=SC2086
+		"$MEMPRISM" $cmd --jobs $j --model nehalem-e5504 --thread-map spread "${pages[@]}" ft.data > "r$j" 2> "e$j"
+	done
+	cmp -s r1 r3 && cmp -s e1 e3 ||
+		fail "fork_threads $cmd: --jobs 3 differs from --jobs 1: $(diff r1 r3 | head -5; diff e1 e3 | head -3)"
+done
+"$MEMPRISM" report --jobs 3 --model nehalem-e5504 "${pages[@]}" ft.data > e3
+"$MEMPRISM" report --jobs 3 --format csv --by process ft.data > ftp.csv
+pids=$(tail -n +2 ftp.csv | awk -F, '{ print $3 }' | tr '\n' ' ')
+# the children in the file's order, by their k
+ks=""
+for p in $pids; do
+	k=$(sed -n "s/^child \\([0-9]\\) $p\$/\\1/p" ft.txt)
+	[ -n "$k" ] && ks="$ks $k"
+done
+read -r k1 k2 k3 <<< "$ks"
+[ -n "$k3" ] || fail "fork_threads: no three children in --by process: $pids / $(cat ft.txt)"
+expect_eq "--pages buf_alloc: the warning's count and last class" \
+	"4 allocation stacks that pass through a frame it names but are sited above it (\"heap child$k3 " \
+	"$(grep -o '4 allocation stacks that pass .*(\"heap child[0-9] ' e3)"
+grep -q 'nomatch: no object' e3 || fail "--pages nomatch: no warning: $(cat e3)"
+grep -q 'buf_alloc: no object' e3 && fail "--pages buf_alloc: said to match nothing: $(cat e3)"
+"$MEMPRISM" report --jobs 3 --model nehalem-e5504 --thread-map spread --format csv ft.data > fts.csv
+for k in "$k1" "$k2" "$k3"; do
+	want=0
+	[ "$k" = "$k2" ] && want=$LINES
+	expect_eq "spread: child $k's block's remote cache hits" $want \
+		"$(csv_field fts.csv "^heap child$k \\(" remote_cache)"
+done
+echo "ok: fork_threads: --pages rules and --thread-map spread the same at --jobs 1 and 3"
+
+# NUMA placement replays the processes at once too, each placing its own
+# pages (a process's are its own in the serial replay), folded in the
+# serial order: fork4's A and fork_threads the same at --jobs 1 and 3 in
+# every view. A's timeline goes on from process to process: a run each
+# (4), and between two processes a hand-off or an overlap (3). Each
+# child's reader (its second thread, on node 1) reads the block its main
+# thread touched first (node 0): k x LINES remote loads. (And the golden
+# v2 file, whose pages are on the nodes of their recorded frames.)
+for data in fork4 ft; do
+	for run in "--format json" "--format json --by thread" "--by timeline" "--by process --format csv" \
+		"--model nehalem-e5504 --thread-map spread --format json"; do
+		for j in 1 3; do
+			# shellcheck disable=SC2086
+			"$MEMPRISM" numa --numa 2x4 --jobs $j $run $data.data > "r$j" 2> "e$j"
+		done
+		cmp -s r1 r3 && cmp -s e1 e3 || fail "$data numa $run: --jobs 3 differs from --jobs 1: $(diff r1 r3 | head -5)"
+	done
+done
+# the golden v2 file on its recorded host: pages on the nodes of their
+# recorded frames, each process translating its own
+for run in "" "--format json --by thread"; do
+	for j in 1 3; do
+		# shellcheck disable=SC2086
+		"$MEMPRISM" numa --jobs $j $run phys.data > "r$j" 2> "e$j"
+	done
+	cmp -s r1 r3 && cmp -s e1 e3 || fail "phys.data numa $run: --jobs 3 differs from --jobs 1: $(diff r1 r3 | head -5)"
+done
+"$MEMPRISM" numa --numa 2x4 --jobs 3 --format json fork4.data > n4.json
+expect_eq "numa: A's runs, hand-offs + overlaps, threads" "4 3 4" "$(python3 -c '
+import json, sys
+o = [o for o in json.load(open("n4.json"))["objects"] if o["label"] == "heap main (fork4.c:'"$la"')"][0]
+print(o["runs"], o["handoffs"] + o["overlaps"], len(o["users"]))')"
+"$MEMPRISM" numa --numa 2x4 --jobs 3 --format csv ft.data > nft.csv
+for k in 1 2 3; do
+	expect_eq "numa: child $k's block's remote accesses" $((k * LINES)) "$(csv_field nft.csv "^heap child$k \\(" remote)"
+done
+echo "ok: numa: fork4 and fork_threads the same at --jobs 1 and 3"
