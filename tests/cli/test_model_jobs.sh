@@ -8,7 +8,7 @@
 # boundaries clean the caches), passes over an array one word a line (the
 # replay's repeats), a column walk whose lines conflict in L1's sets
 # (conflicts.c), two processes in one file replayed one after another with
-# a --pages rule (fork_llc.c: each on a cold machine of its own), and
+# a damaged end (fork_llc.c: each on a cold machine of its own), and
 # physical addresses (the pagemap recorded: the caches indexed by frame).
 # Each model worker takes whole classes of cache sets (model_par.c); a
 # merge out of order, a writeback counted in the wrong row, or a repeat
@@ -44,7 +44,10 @@ for d in ranges passes conflicts phys; do
 	echo "ok: $d: report, tlb and whatif the same at --jobs 1, 2, 3 and 4"
 done
 same "ranges in a region" report -q --model nehalem-e5504 --roi ranges --format json ranges.data
-same "two processes, one after another" report -q --model $M --pages 'heap*=2M' --by process --format csv fork.data
+# (a damaged file's processes replay one after another: junk after its end)
+cp fork.data serial.data
+head -c 200 /dev/urandom >> serial.data
+same "two processes, one after another" report -q --model $M --by process --format csv serial.data
 echo "ok: a region and a file's processes one after another the same at every --jobs"
 # the figures are the model's, not empty: passes reads each line of its
 # array from DRAM once per pass that misses the LLC (a 4 MiB array fits
