@@ -897,7 +897,6 @@ static inline __attribute__((always_inline)) void line_missed(struct an_state *s
 		sum->tlb = o->tlb;
 	sum->latency += o->latency;
 	int dram = o->level == MP_LVL_LOCAL_DRAM || o->level == MP_LVL_REMOTE_DRAM;
-	am->missed++;
 	am->fills += dram ? am->sample_sets : 0;
 	am->walks += o->tlb == MP_TLB_WALK;
 	if (st->opts->on_dram && (dram || o->walk_dram))
@@ -1153,8 +1152,6 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 	struct an_model *am = st->model;
 	if (!am->par_decided)
 		anm_par_decide(st, am);
-	if (am->par_wanted && *mp_model_seq(am->m) >= am->par_check_at)
-		anm_par_start(st, am);
 	if (am->par)
 		anm_par_access(st, s, cls, r, counted, sum);
 	else

@@ -65,12 +65,6 @@ struct first_found {
 	uint64_t page;
 };
 
-/* The model on threads by default (an_opts.jobs_default): decided after
- * this many references of the serial model, and taken where at least one
- * access in AN_PAR_MISS_SHARE missed L1 or the DTLB (anm_par_start). */
-#define AN_PAR_WARMUP (1u << 20)
-#define AN_PAR_MISS_SHARE 8
-
 struct an_model {
 	/* the machine of the process being replayed: each process of the
 	 * file runs on one of its own (an_model_proc_begin), but for burst
@@ -186,9 +180,7 @@ struct an_model {
 	 * par_decide in an_model.c), decided at the first reference; then m
 	 * is not fed. Each submission's context waits in `pend` for its
 	 * outcome, counted in submission order (par_take). */
-	int par_decided, par_wanted;
-	uint64_t par_check_at; /* mp_model_seq at which anm_par_start decides */
-	uint64_t missed; /* references that missed L1 or the DTLB (line_missed), serially */
+	int par_decided;
 	struct mp_model_par *par;
 	uint64_t par_fresh; /* mp_model_par_seq of a cold machine */
 	struct anm_pend *pend;
@@ -348,7 +340,6 @@ void anm_range_prefetch(const struct an_state *st, const struct an_model *am, co
  * (am->par), decided at the first; the access, as model_access counts it;
  * an_model_clean's, an_model_proc_begin's and an_model_finish's parts. */
 void anm_par_decide(struct an_state *st, struct an_model *am);
-void anm_par_start(struct an_state *st, struct an_model *am);
 void anm_par_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
 		    struct mp_outcome *sum);
 void anm_par_clean(struct an_state *st, struct an_model *am, int counted);

@@ -24,61 +24,33 @@ struct anm_pend {
 	uint32_t reps; /* one-line accesses repeating it (struct anm_run) */
 	uint8_t kind, counted, batch, store_fill, shift, n;
 };
-#define PEND_CAP (1u << 15)
+#define PEND_CAP (1u << 12)
 
-/* Whether this run's references may go to the model on several threads:
- * an exact run whose outcomes nobody reads one at a time (no hook, no NUMA
- * placement, no samples), replaying its processes one after another (a
- * process replayed in a state of its own has a thread of its own). With
- * the caller's number of threads, they start now; with the default, once
- * the serial model has made AN_PAR_WARMUP references (anm_par_start). */
+/* Whether this run's references go to the model on several threads: the
+ * caller chose the number (by default the model stays on the replay's
+ * thread: docs/model.md, "On several threads", says why), and the run is
+ * an exact one whose outcomes nobody reads one at a time (no hook, no
+ * NUMA placement, no samples), replaying its processes one after another
+ * (a process replayed in a state of its own has a thread of its own). */
 void anm_par_decide(struct an_state *st, struct an_model *am)
 {
 	am->par_decided = 1;
 	const struct an_opts *o = st->opts;
-	if (o->jobs < 2 || st->par || st->numa || st->smp || st->parts_on || am->sample_sets > 1 || am->first_on ||
-	    am->seen || am->nchecks || o->on_access || o->on_dram || o->on_event)
-		return;
-	am->par_wanted = 1;
-	am->par_check_at = *mp_model_seq(am->m) + (o->jobs_default ? AN_PAR_WARMUP : 0);
-}
-
-/* The accesses replayed so far, near enough: the streams' and their runs'. */
-static uint64_t accesses_so_far(const struct an_state *st)
-{
-	uint64_t n = st->res->total.loads + st->res->total.stores;
-	for (size_t i = 0; i < st->streams.n; i++) {
-		const struct an_stream *s = &st->streams.v[i];
-		n += s->sum.loads + s->sum.stores + s->run.loads + s->run.stores + s->outside_roi;
-	}
-	return n;
-}
-
-void anm_par_start(struct an_state *st, struct an_model *am)
-{
-	const struct an_opts *o = st->opts;
-	am->par_wanted = 0;
-	/* By default, threads only where the model's work is most of the
-	 * replay's: references that miss L1 or the DTLB (line_missed) cost
-	 * the model hundreds of instructions, those that hit it a few, the
-	 * replay some tens an access whatever the model does; where fewer
-	 * than one access in AN_PAR_MISS_SHARE misses, the threads' own work
-	 * (handing each reference over, counting its outcome apart) costs
-	 * more than the model work they take off the replay's thread. */
-	if (o->jobs_default && am->missed * AN_PAR_MISS_SHARE < accesses_so_far(st))
+	if (o->jobs < 2 || o->jobs_default || st->par || st->numa || st->smp || st->parts_on || am->sample_sets > 1 ||
+	    am->first_on || am->seen || am->nchecks || o->on_access || o->on_dram || o->on_event)
 		return;
 	am->pend = malloc(PEND_CAP * sizeof(*am->pend));
 	if (!am->pend)
 		return; /* (the serial model gives the same figures) */
 	/* (the replay's thread is one of the jobs) */
-	am->par = mp_model_par_from(o->machine, am->m, o->jobs <= MP_MODEL_PAR_MAX ? o->jobs - 1 : MP_MODEL_PAR_MAX);
+	am->par = mp_model_par_new(o->machine, o->jobs <= MP_MODEL_PAR_MAX ? o->jobs - 1 : MP_MODEL_PAR_MAX);
 	if (!am->par) {
 		free(am->pend);
 		am->pend = NULL;
 		return;
 	}
-	am->par_fresh = *mp_model_par_seq(am->par) - 1; /* (not fresh: it goes on from m's state) */
-	/* no repeat the serial model made stands for one of the threads' */
+	am->par_fresh = *mp_model_par_seq(am->par);
+	/* (the serial model made no reference yet: no repeat of its stands) */
 	am->par_seq = *mp_model_seq(am->m) + 1;
 	st->model_rep.seq = &am->par_seq;
 	st->model_rep.par = 1;
@@ -191,7 +163,9 @@ static void par_repeats(struct an_state *st, struct an_model *am, const struct a
 static void par_run_send(struct an_model *am, int end)
 {
 	struct anm_run *run = &am->run;
-	if (run->n && !mp_model_par_repeat(am->par, run->writes, run->n))
+	/* (the run's submission is never taken before its repeats are sent:
+	 * par_take sends them first) */
+	if (run->n && mp_model_par_repeat(am->par, run->writes, run->n) != 1)
 		end = 1;
 	run->n = 0;
 	run->writes = 0;

@@ -428,12 +428,10 @@ struct an_opts {
 	 * one after another. The result is the same whatever the number. Only
 	 * a replay without samples, burst sampling or hooks
 	 * runs its processes at once (an_procs.c), and with a model only
-	 * without walk_checks; the others replay them one after another. An
-	 * exact model of one process at a time runs on `jobs` threads too (the
-	 * replay's and jobs - 1 workers: docs/model.md, "On several
-	 * threads"): from its first reference when the caller chose the
-	 * number, else (jobs_default) once its first million references show
-	 * its work heavy enough to pay. */
+	 * without walk_checks; the others replay them one after another. When
+	 * the caller chose the number (not jobs_default), an exact model of
+	 * one process at a time runs on `jobs` threads too: the replay's and
+	 * jobs - 1 workers (docs/model.md, "On several threads"). */
 	unsigned jobs;
 	int jobs_default;
 };

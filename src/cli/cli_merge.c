@@ -17,11 +17,10 @@ const struct cli_opt cli_opts_merge[] = {
 	  "several data files: merge them even when they record\n"
 	  "different programs, or two of them the same rank"),
 	CLI_OPT("jobs", 'j', "N",
-	  "N threads: N data files analysed at once, or N\n"
-	  "processes of one file (a program that forks:\n"
-	  "docs/mpi.md), or one process's exact model on N\n"
-	  "threads (docs/model.md) (default: one per CPU);\n"
-	  "the same report, memory for N analyses"),
+	  "analyse N data files at once, or N processes of one\n"
+	  "file (a program that forks: docs/mpi.md) (default:\n"
+	  "one per CPU); given, also one process's exact model\n"
+	  "on N threads (docs/model.md); the same report"),
 	CLI_END,
 };
 

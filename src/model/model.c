@@ -96,58 +96,6 @@ nomem:
 	return NULL;
 }
 
-struct mp_model *mp_model_clone(const struct mp_model *src)
-{
-	if (src->held_cap || src->first_seen || src->page_seen) {
-		errno = EINVAL; /* (set sampling's ranges, burst sampling: not copied) */
-		return NULL;
-	}
-	struct mp_model *m = calloc(1, sizeof(*m));
-	if (!m)
-		return NULL;
-	*m = *src;
-	m->core = calloc(m->ncores, sizeof(*m->core));
-	m->llc = calloc(m->mach.sockets, sizeof(*m->llc));
-	m->active = malloc(m->ncores * sizeof(*m->active));
-	m->socket_active = malloc(m->mach.sockets);
-	m->turned = malloc((src->llc[0].sets + 63) / 64 * sizeof(*m->turned));
-	m->wb = NULL;
-	m->wb_arg = NULL;
-	if (!m->core || !m->llc || !m->active || !m->socket_active || !m->turned) {
-		free(m->core);
-		free(m->llc);
-		free(m->active);
-		free(m->socket_active);
-		free(m->turned);
-		free(m);
-		errno = ENOMEM;
-		return NULL;
-	}
-	memcpy(m->active, src->active, m->ncores * sizeof(*m->active));
-	memcpy(m->socket_active, src->socket_active, m->mach.sockets);
-	memcpy(m->turned, src->turned, (src->llc[0].sets + 63) / 64 * sizeof(*m->turned));
-	int bad = 0;
-	for (unsigned s = 0; s < m->mach.sockets; s++)
-		bad |= model_cache_copy(&m->llc[s], &src->llc[s]);
-	for (unsigned k = 0; k < m->ncores; k++) {
-		struct model_core *c = &m->core[k];
-		const struct model_core *o = &src->core[k];
-		*c = *o; /* (its caches' memory: each copied, or emptied, below) */
-		bad |= model_cache_copy(&c->l1, &o->l1) | model_cache_copy(&c->l2, &o->l2) |
-		       model_cache_copy(&c->stlb, &o->stlb);
-		for (int p = 0; p < MP_PAGE_SIZES; p++)
-			bad |= model_cache_copy(&c->dtlb[p], &o->dtlb[p]);
-		for (int l = 0; l < 3; l++)
-			bad |= model_cache_copy(&c->psc[l], &o->psc[l]);
-	}
-	if (bad) {
-		mp_model_free(m);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return m;
-}
-
 void mp_model_free(struct mp_model *m)
 {
 	if (!m)
@@ -1138,24 +1086,6 @@ uint64_t model_class_mod(const struct mp_model *m)
 		g = p < g ? p : g;
 	}
 	return g;
-}
-
-/* Drops every line of c whose class is not worker w's. */
-static void keep_class(struct model_cache *c, uint64_t class_mask, const uint8_t *class_worker, unsigned w)
-{
-	for (uint64_t j = 0, n = model_cache_nidx(c); j < n; j++)
-		if (model_cache_used(c, j) && class_worker[model_cache_key(c, j) & class_mask] != w)
-			model_cache_drop(c, j);
-}
-
-void model_keep_classes(struct mp_model *m, uint64_t class_mask, const uint8_t *class_worker, unsigned w)
-{
-	for (unsigned k = 0; k < m->ncores; k++) {
-		keep_class(&m->core[k].l1, class_mask, class_worker, w);
-		keep_class(&m->core[k].l2, class_mask, class_worker, w);
-	}
-	for (unsigned s = 0; s < m->mach.sockets; s++)
-		keep_class(&m->llc[s], class_mask, class_worker, w);
 }
 
 void model_prefetch_key(const struct mp_model *m, unsigned core, uint64_t key)

@@ -50,10 +50,6 @@ typedef void (*mp_model_wb_fn)(void *arg, uint32_t owner, uint64_t line_addr, in
  * machine mp_machine_check refuses). Free with mp_model_free. */
 struct mp_model *mp_model_new(const struct mp_machine *m);
 void mp_model_free(struct mp_model *m);
-/* A model in m's state, of its own (no writeback callback): a run goes on
- * from here on either the same. NULL and errno (ENOMEM; EINVAL under set
- * sampling's ranges or burst sampling, whose state is not copied). */
-struct mp_model *mp_model_clone(const struct mp_model *m);
 
 void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg);
 

@@ -127,21 +127,6 @@ int model_cache_keep_every(struct model_cache *c, unsigned n)
 	return 0;
 }
 
-int model_cache_copy(struct model_cache *dst, const struct model_cache *src)
-{
-	size_t bytes = (size_t)src->sets * src->set_bytes;
-	uint8_t *mem = bytes ? mp_big_alloc(bytes) : NULL;
-	if (bytes && !mem) {
-		memset(dst, 0, sizeof(*dst));
-		return -ENOMEM;
-	}
-	if (bytes)
-		memcpy(mem, src->mem, bytes);
-	*dst = *src;
-	dst->mem = mem;
-	return 0;
-}
-
 void model_cache_fini(struct model_cache *c)
 {
 	free(c->mem);

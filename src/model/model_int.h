@@ -78,9 +78,7 @@ struct model_victim {
  * up to 32; entries must be a multiple of ways). */
 int model_cache_init(struct model_cache *c, uint64_t entries, unsigned ways, unsigned repl, int with_owner);
 void model_cache_fini(struct model_cache *c);
-/* dst (uninitialised) becomes a copy of src, its own memory: 0; or
- * -ENOMEM, dst empty (model_cache_fini frees nothing). */
-int model_cache_copy(struct model_cache *dst, const struct model_cache *src);
+
 /* Set sampling: only keys that are multiples of n reach c, so only sets
  * that are multiples of n are used (n, a power of two, divides the sets):
  * keep those alone, an n-th of the memory (and of the host cache lines the
@@ -482,10 +480,6 @@ uint64_t model_class_mod(const struct mp_model *m);
  * through an inclusive LLC). */
 unsigned model_repeats(struct mp_model *m, unsigned core, uint64_t key, uint64_t writes, unsigned n, uint32_t owner,
 		       uint8_t *lv);
-/* A copy of a model for worker w keeps its classes' lines alone (a set
- * holds lines of one class), so that a clean writes back each dirty line
- * once, in the worker that owns it. */
-void model_keep_classes(struct mp_model *m, uint64_t class_mask, const uint8_t *class_worker, unsigned w);
 /* Core k becomes active (cores are snooped in the order they became so). */
 void model_activate(struct mp_model *m, unsigned core);
 unsigned model_nactive(const struct mp_model *m);

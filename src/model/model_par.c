@@ -40,12 +40,12 @@ struct lref {
 	uint8_t n;
 };
 
-#define QCAP (1u << 15) /* line references a worker's ring holds */
-#define TCAP (1u << 14) /* submissions waiting for their outcome */
-#define WCAP (1u << 18) /* their lines' workers */
+#define QCAP (1u << 12) /* line references a worker's ring holds */
+#define TCAP (1u << 11) /* submissions waiting for their outcome */
+#define WCAP (1u << 14) /* their lines' workers */
 #define TICKET_LINES (MODEL_FRONT_KEYS - 1 + MP_MODEL_LINES_MAX)
 #define ROOM (TICKET_LINES + 8) /* a ticket, an activation, repeats after (mp_model_par_repeat) and a stop */
-#define PUBLISH_EVERY 256 /* references between publications of a tail or a count */
+#define PUBLISH_EVERY 128 /* references between publications of a tail or a count */
 #define SPINS 50
 
 struct ticket {
@@ -101,6 +101,7 @@ struct mp_model_par {
 	uint8_t l1_run[64]; /* MP_LVL_L1 */
 	unsigned lat[MP_LVL_COUNT]; /* mp_model_latency's */
 	uint64_t seq;
+	uint64_t room; /* submissions that fit for sure (room_left), counted down */
 };
 
 static inline unsigned worker_of(const struct mp_model_par *p, uint64_t key)
@@ -284,6 +285,7 @@ static inline int ready(struct mp_model_par *p, struct worker *w, uint64_t pos, 
 
 static void bcast(struct mp_model_par *p, uint8_t op, unsigned core)
 {
+	p->room = 0; /* (looked at again) */
 	p->t[p->t_tail++ % TCAP] = (struct ticket){ .wstart = 0, .bcast = 1 };
 	for (unsigned i = 0; i < p->nworkers; i++) {
 		struct worker *w = &p->w[i];
@@ -309,11 +311,6 @@ static void stop_workers(struct mp_model_par *p)
 
 struct mp_model_par *mp_model_par_new(const struct mp_machine *mach, unsigned workers)
 {
-	return mp_model_par_from(mach, NULL, workers);
-}
-
-struct mp_model_par *mp_model_par_from(const struct mp_machine *mach, const struct mp_model *from, unsigned workers)
-{
 	if (workers < 1 || workers > MP_MODEL_PAR_MAX) {
 		errno = EINVAL;
 		return NULL;
@@ -323,7 +320,7 @@ struct mp_model_par *mp_model_par_from(const struct mp_machine *mach, const stru
 		return NULL;
 	p->mach = *mach;
 	p->nworkers = workers;
-	p->front = from ? mp_model_clone(from) : mp_model_new(mach);
+	p->front = mp_model_new(mach);
 	p->w = aligned_alloc(64, workers * sizeof(*p->w));
 	p->t = calloc(TCAP, sizeof(*p->t));
 	p->wid = calloc(WCAP, 1);
@@ -351,14 +348,12 @@ struct mp_model_par *mp_model_par_from(const struct mp_machine *mach, const stru
 		pthread_cond_init(&w->result, NULL);
 		w->q = malloc(QCAP * sizeof(*w->q));
 		w->lv = malloc(QCAP);
-		w->m = from ? mp_model_clone(from) : mp_model_new(mach);
+		w->m = mp_model_new(mach);
 		if (!w->q || !w->lv || !w->m) {
 			err = errno;
 			goto fail;
 		}
 		mp_model_set_writeback(w->m, on_wb, w);
-		if (from)
-			model_keep_classes(w->m, p->class_mask, p->class_worker, i);
 	}
 	for (unsigned i = 0; i < workers; i++) {
 		if ((err = pthread_create(&p->w[i].tid, NULL, worker_main, &p->w[i])))
@@ -402,22 +397,36 @@ unsigned mp_model_par_ncores(const struct mp_model_par *p)
 	return mp_model_ncores(p->front);
 }
 
-int mp_model_par_full(const struct mp_model_par *p)
+/* Submissions that fit for sure in every ring (each takes at most
+ * TICKET_LINES slots of one and a ticket): mp_model_par_full counts them
+ * down, and looks at the rings again only at 0. */
+static uint64_t room_left(const struct mp_model_par *p)
+{
+	uint64_t t = p->t_tail - p->t_head + 2 >= TCAP ? 0 : TCAP - 2 - (p->t_tail - p->t_head);
+	uint64_t n = p->wid_tail - p->wid_head + ROOM >= WCAP ? 0 : (WCAP - ROOM - (p->wid_tail - p->wid_head)) / TICKET_LINES;
+	n = n < t ? n : t;
+	for (unsigned i = 0; i < p->nworkers && n; i++) {
+		const uint64_t used = p->w[i].tail_local - p->w[i].head;
+		const uint64_t q = used + ROOM >= QCAP ? 0 : (QCAP - ROOM - used) / TICKET_LINES;
+		n = q < n ? q : n;
+	}
+	return n;
+}
+
+int mp_model_par_full(struct mp_model_par *p)
 {
 	/* (room for a ticket's lines in any one ring and what may follow it
 	 * unchecked: bcast, mp_model_par_repeat and stop_workers never wait) */
-	if (p->t_tail - p->t_head + 2 >= TCAP || p->wid_tail - p->wid_head + ROOM >= WCAP)
-		return 1;
-	for (unsigned i = 0; i < p->nworkers; i++)
-		if (p->w[i].tail_local - p->w[i].head + ROOM >= QCAP)
-			return 1;
-	return 0;
+	if (!p->room)
+		p->room = room_left(p);
+	return p->room == 0;
 }
 
 unsigned mp_model_par_access(struct mp_model_par *p, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
 			     unsigned n, int write, unsigned page_shift, uint32_t owner, int counted)
 {
 	struct mp_model *f = p->front;
+	p->room -= p->room > 0;
 	if (core >= mp_model_ncores(f))
 		core %= mp_model_ncores(f);
 	const unsigned active = model_nactive(f);
@@ -445,11 +454,14 @@ unsigned mp_model_par_access(struct mp_model_par *p, unsigned core, uint32_t spa
 int mp_model_par_repeat(struct mp_model_par *p, uint64_t writes, unsigned n)
 {
 	struct ticket *t = &p->t[(p->t_tail - 1) % TCAP];
+	if (p->t_head == p->t_tail || t->bcast || t->n != 1 || t->runs == 255)
+		return -1; /* (its outcome taken, or no one-line submission last) */
 	const unsigned wi = p->wid[(p->wid_tail - 1) % WCAP];
 	const struct worker *w = &p->w[wi];
 	const struct lref *last = &w->q[(w->tail_local - 1) % QCAP];
 	t->runs++;
 	push(p, wi, writes, last->owner, last->core, (uint8_t)(OP_RUN | (last->op & OP_COUNTED)), n);
+	p->room -= p->room > 0; /* (a slot, counted as a submission's) */
 	return t->runs < 255 && !mp_model_par_full(p);
 }
 

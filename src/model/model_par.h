@@ -34,9 +34,6 @@ struct mp_model_par;
  * NULL and errno (EINVAL: a machine mp_machine_check refuses, or a worker
  * count out of range; ENOMEM; or pthread_create's). */
 struct mp_model_par *mp_model_par_new(const struct mp_machine *m, unsigned workers);
-/* The same, in the state of model `from` (of machine m): a run begun on
- * the serial model goes on here as it would have there. */
-struct mp_model_par *mp_model_par_from(const struct mp_machine *m, const struct mp_model *from, unsigned workers);
 /* Stops the workers (pending references are dropped). */
 void mp_model_par_free(struct mp_model_par *p);
 
@@ -44,7 +41,7 @@ unsigned mp_model_par_ncores(const struct mp_model_par *p);
 
 /* 1 when a submission must wait for results to be taken first
  * (mp_model_par_result): the rings between the threads are full. */
-int mp_model_par_full(const struct mp_model_par *p);
+int mp_model_par_full(struct mp_model_par *p);
 
 /* n (1..MP_MODEL_LINES_MAX) consecutive lines in one 4 KiB page, as
  * mp_model_access_lines takes them without skipping; its outcome comes
@@ -61,7 +58,9 @@ unsigned mp_model_par_access(struct mp_model_par *p, unsigned core, uint32_t spa
  * change nothing in the serial model (its `again`) is an L1 hit without a
  * translation; the others are made as mp_model_access makes them. Their
  * outcomes come with the submission's (mp_model_par_result). Returns 1 if
- * more may follow, 0 if the next ones must be a submission of their own. */
+ * more may follow, 0 if the next ones must be a submission of their own;
+ * -1, nothing sent, if the last submission's outcome was taken already or
+ * it was not of one line. */
 int mp_model_par_repeat(struct mp_model_par *p, uint64_t writes, unsigned n);
 
 /* The oldest submitted access's outcome, in submission order: 1, *out

@@ -106,22 +106,18 @@ static void take(struct mp_model_par *p, struct sub *subs, uint64_t *head, uint6
 	}
 }
 
-/* n random submissions on machine mm, serial and on `workers` threads;
- * with `late`, the threads take over the second half from a serial twin
- * (mp_model_par_from) that made the first. */
-static void run_case(const struct mp_machine *mm, unsigned workers, uint64_t seed, unsigned n, int late)
+/* n random submissions on machine mm, serial and on `workers` threads. */
+static void run_case(const struct mp_machine *mm, unsigned workers, uint64_t seed, unsigned n)
 {
-	struct mp_model *m = mp_model_new(mm), *pre = late ? mp_model_new(mm) : NULL;
-	struct mp_model_par *p = late ? NULL : mp_model_par_new(mm, workers);
+	struct mp_model *m = mp_model_new(mm);
+	struct mp_model_par *p = mp_model_par_new(mm, workers);
 	CHECK(m != NULL);
-	CHECK(p != NULL || pre != NULL);
-	if (!m || (!p && !pre))
+	CHECK(p != NULL);
+	if (!m || !p)
 		return;
-	struct wb_count sw = { 0 }, prew = { 0 };
+	struct wb_count sw = { 0 };
 	uint64_t pw[OWNERS] = { 0 };
 	mp_model_set_writeback(m, serial_wb, &sw);
-	if (pre)
-		mp_model_set_writeback(pre, serial_wb, &prew);
 	struct sub *subs = calloc(4096, sizeof(*subs));
 	uint64_t head = 0, tail = 0, s = seed;
 	/* the last submission of one line, which repeats may follow */
@@ -132,46 +128,27 @@ static void run_case(const struct mp_machine *mm, unsigned workers, uint64_t see
 	int counted = 1;
 	checked = mismatched = 0;
 	for (unsigned i = 0; i < n; i++) {
-		if (pre && i == n / 2) {
-			p = mp_model_par_from(mm, pre, workers);
-			CHECK(p != NULL);
-			mp_model_free(pre);
-			pre = NULL;
-			last_ok = 0; /* (repeats follow a submission of the threads') */
-			if (!p)
-				break;
-		}
 		uint64_t r = rnd(&s);
 		unsigned what = (unsigned)(r % 100);
 		if (what < 2) {
 			/* a region boundary */
-			while (p && mp_model_par_full(p))
+			while (mp_model_par_full(p))
 				take(p, subs, &head, tail, 1);
-			sw.counted = prew.counted = counted;
+			sw.counted = counted;
 			mp_model_clean(m);
-			if (p)
-				mp_model_par_clean(p, counted);
-			else
-				mp_model_clean(pre);
+			mp_model_par_clean(p, counted);
 			last_ok = 0;
 			counted = (int)(rnd(&s) & 1) | (what == 0);
 			continue;
 		}
 		if (what == 2 && (r >> 8) % 8 == 0) {
 			/* a cold machine (a process's own) */
-			mp_model_free(m);
-			m = mp_model_new(mm);
-			mp_model_set_writeback(m, serial_wb, &sw);
-			if (pre) {
-				mp_model_free(pre);
-				pre = mp_model_new(mm);
-				mp_model_set_writeback(pre, serial_wb, &prew);
-				last_ok = 0;
-				continue;
-			}
 			take(p, subs, &head, tail, 1);
 			CHECK(mp_model_par_result(p, 1, &(struct mp_model_out){ 0 }, &(const uint8_t *){ NULL },
 						  &(unsigned){ 0 }, &(const uint8_t *){ NULL }) == 0);
+			mp_model_free(m);
+			m = mp_model_new(mm);
+			mp_model_set_writeback(m, serial_wb, &sw);
 			CHECK_EQ(mp_model_par_renew(p), 0);
 			last_ok = 0;
 			continue;
@@ -188,19 +165,14 @@ static void run_case(const struct mp_machine *mm, unsigned workers, uint64_t see
 					int w = (int)((writes >> j) & 1);
 					mp_model_access(m, last_core, last_space, last_addr, 0, w, last_ps, last_owner, &o);
 					/* (a repeat's translation is a DTLB hit: nothing else says so) */
-					if (p)
-						sb->replv[sb->nrep++] = (uint8_t)((o.tlb == MP_TLB_L1_HIT ? o.level : 0x7f) |
-										  (w ? 0x80 : 0));
-					else
-						mp_model_access(pre, last_core, last_space, last_addr, 0, w, last_ps,
-								last_owner, &o);
+					sb->replv[sb->nrep++] =
+						(uint8_t)((o.tlb == MP_TLB_L1_HIT ? o.level : 0x7f) | (w ? 0x80 : 0));
 				}
-				if (p)
-					last_ok = mp_model_par_repeat(p, nr < 64 ? writes & ((1ull << nr) - 1) : writes, nr);
+				last_ok = mp_model_par_repeat(p, nr < 64 ? writes & ((1ull << nr) - 1) : writes, nr) == 1;
 			}
 			continue;
 		}
-		while (p && mp_model_par_full(p))
+		while (mp_model_par_full(p))
 			take(p, subs, &head, tail, 1);
 		/* a line among 96 pages in 4 address spaces (2M pages in one) */
 		unsigned core = (unsigned)(rnd(&s) % (mm->sockets * mm->cores));
@@ -215,15 +187,10 @@ static void run_case(const struct mp_machine *mm, unsigned workers, uint64_t see
 		struct sub *sb = &subs[tail % 4096];
 		memset(sb, 0, sizeof(*sb));
 		sb->n = nl;
-		sw.counted = prew.counted = counted;
+		sw.counted = counted;
 		mp_model_access_lines(m, core, space, addr, 0, nl, write, ps, owner, 0, &sb->out, sb->level);
-		if (p) {
-			mp_model_par_access(p, core, space, addr, 0, nl, write, ps, owner, counted);
-			tail++;
-		} else {
-			mp_model_access_lines(pre, core, space, addr, 0, nl, write, ps, owner, 0, &(struct mp_model_out){ 0 },
-					      (uint8_t[MP_MODEL_LINES_MAX]){ 0 });
-		}
+		mp_model_par_access(p, core, space, addr, 0, nl, write, ps, owner, counted);
+		tail++;
 		last_ok = nl == 1;
 		last_core = core;
 		last_space = space;
@@ -234,14 +201,12 @@ static void run_case(const struct mp_machine *mm, unsigned workers, uint64_t see
 			take(p, subs, &head, tail, 1);
 		else if (i % 64 == 0)
 			take(p, subs, &head, tail, 0);
+		if (head == tail)
+			last_ok = 0; /* (its outcome taken: no repeats may follow) */
 	}
-	while (p && head < tail)
+	while (head < tail)
 		take(p, subs, &head, tail, 1);
-	CHECK(p != NULL);
-	if (p)
-		CHECK_EQ(mp_model_par_writebacks(p, par_wb, pw), 0);
-	for (unsigned o = 0; o < OWNERS; o++)
-		pw[o] += prew.n[o]; /* (the serial twin's, before the threads took over) */
+	CHECK_EQ(mp_model_par_writebacks(p, par_wb, pw), 0);
 	CHECK_EQ(mismatched, 0);
 	CHECK_EQ(checked, tail);
 	uint64_t total = 0;
@@ -310,14 +275,25 @@ int main(void)
 				struct mp_machine mm = small(incl[l2], incl[llc], repl ? MP_REPL_PLRU : MP_REPL_LRU,
 							     1 + (llc + repl) % 2);
 				for (unsigned w = 1; w <= 4; w++)
-					run_case(&mm, w, seed += 0x1234567, n, w == 2);
+					run_case(&mm, w, seed += 0x1234567, n);
 			}
 	/* a preset's geometry: 64 classes, of which 3 workers take unequal shares */
 	struct mp_machine hw;
 	CHECK_EQ(mp_machine_preset("haswell-e5-2680v3", &hw), 0);
-	run_case(&hw, 3, 42, n, 0);
-	run_case(&hw, 2, 43, n, 1);
+	run_case(&hw, 3, 42, n);
 	test_repeats_missed();
+	/* repeats of a submission whose outcome was taken are refused */
+	struct mp_model_par *p = mp_model_par_new(&hw, 2);
+	struct mp_model_out o;
+	const uint8_t *lv, *replv;
+	unsigned nrep;
+	mp_model_par_access(p, 0, 0, 0x1000, 0, 1, 0, 12, 1, 1);
+	CHECK_EQ(mp_model_par_repeat(p, 1, 1), 1);
+	CHECK_EQ(mp_model_par_result(p, 1, &o, &lv, &nrep, &replv), 1);
+	CHECK_EQ(nrep, 1);
+	CHECK_EQ(mp_model_par_repeat(p, 1, 1), -1);
+	CHECK_EQ(mp_model_par_result(p, 1, &o, &lv, &nrep, &replv), 0);
+	mp_model_par_free(p);
 	/* bad worker counts */
 	CHECK(mp_model_par_new(&hw, 0) == NULL);
 	CHECK(mp_model_par_new(&hw, MP_MODEL_PAR_MAX + 1) == NULL);
