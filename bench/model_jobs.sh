@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # The exact model on threads: `report --model host` at --jobs 1 (the
-# serial model), 2, 3 ..., and by default, side by side on one build.
+# serial model), 2, 3 ..., side by side on one build.
 #
 #   bash bench/model_jobs.sh [-n RUNS] [-j MAXJOBS] MEMPRISM
 #
@@ -10,8 +10,8 @@
 # 64 MiB, allocheavy 1M pairs, smallobj 200k nodes and 800k operations,
 # evloop 100M events), then times `report --model host -q` on each trace
 # RUNS times (default 3) at each --jobs from 1 to MAXJOBS (default: the
-# CPUs) and without --jobs, the settings alternating so a noisy machine
-# slows them alike. Prints per workload and setting the median wall and
+# CPUs and one more), the settings alternating so a noisy machine slows
+# them alike. Prints per workload and setting the median wall and
 # user+system CPU seconds, accesses per wall second, and the wall speed-up
 # over --jobs 1. Every setting's report must equal --jobs 1's (the model's
 # threads change no figure): a difference is printed and the exit status
@@ -20,7 +20,7 @@
 set -euo pipefail
 
 runs=3
-maxj=$(nproc)
+maxj=$(($(nproc) + 1))
 while [ $# -gt 1 ]; do
 	case $1 in
 	-n)
@@ -50,13 +50,10 @@ WORKLOADS=(
 )
 SETTINGS=()
 for ((j = 1; j <= maxj; j++)); do SETTINGS+=("$j"); done
-SETTINGS+=(default)
 
 # wall and user+system CPU seconds of one report
-timed() { # setting trace out
-	local opt=()
-	[ "$1" = default ] || opt=(--jobs "$1")
-	/usr/bin/time -f '%e %U %S' -o t.out "$MP" report --model host -q "${opt[@]}" "$2" >"$3" 2>/dev/null
+timed() { # jobs trace out
+	/usr/bin/time -f '%e %U %S' -o t.out "$MP" report --model host -q --jobs "$1" "$2" >"$3" 2>/dev/null
 	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' t.out
 }
 

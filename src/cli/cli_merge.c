@@ -20,7 +20,8 @@ const struct cli_opt cli_opts_merge[] = {
 	  "analyse N data files at once, or N processes of one\n"
 	  "file (a program that forks: docs/mpi.md) (default:\n"
 	  "one per CPU); given, also one process's exact model\n"
-	  "on N threads (docs/model.md); the same report"),
+	  "on N threads (docs/model.md); the same report,\n"
+	  "memory for N analyses"),
 	CLI_END,
 };
 

@@ -46,7 +46,18 @@ struct lref {
 #define TICKET_LINES (MODEL_FRONT_KEYS - 1 + MP_MODEL_LINES_MAX)
 #define ROOM (TICKET_LINES + 8) /* a ticket, an activation, repeats after (mp_model_par_repeat) and a stop */
 #define PUBLISH_EVERY 128 /* references between publications of a tail or a count */
-#define SPINS 50
+#define SPINS 50 /* waits for a ring before sleeping (2 CPUs may run 3 threads) */
+
+/* A spin-wait's pause (x86's PAUSE, Arm's YIELD): lets the other
+ * hyperthread run and keeps the loop from flooding the memory system. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+	__asm__ volatile("yield");
+#endif
+}
 
 struct ticket {
 	uint32_t wstart; /* first of its workers in p->wid */
@@ -151,7 +162,7 @@ static uint64_t wait_work(struct worker *w, uint64_t done)
 	for (unsigned i = 0; i < SPINS; i++) {
 		if ((tail = atomic_load_explicit(&w->tail, memory_order_acquire)) != done)
 			return tail;
-		__builtin_ia32_pause();
+		cpu_relax();
 	}
 	pthread_mutex_lock(&w->mu);
 	atomic_store(&w->sleeping, 1);
@@ -259,7 +270,7 @@ static void wait_done(struct mp_model_par *p, struct worker *w, uint64_t pos)
 	for (unsigned i = 0; i < SPINS; i++) {
 		if ((w->done_seen = atomic_load_explicit(&w->done, memory_order_acquire)) > pos)
 			return;
-		__builtin_ia32_pause();
+		cpu_relax();
 	}
 	pthread_mutex_lock(&w->mu);
 	atomic_store(&w->front_waits, 1);
