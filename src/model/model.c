@@ -320,6 +320,16 @@ int mp_model_sample_sets(struct mp_model *m, unsigned n, char *err, size_t errle
 	return 0;
 }
 
+int model_keep_residue(struct mp_model *m, unsigned n)
+{
+	int e = 0;
+	for (unsigned k = 0; k < m->ncores && !e; k++)
+		e = model_cache_keep_every(&m->core[k].l2, n);
+	for (unsigned s = 0; s < m->mach.sockets && !e; s++)
+		e = model_cache_keep_every(&m->llc[s], n);
+	return e;
+}
+
 unsigned mp_model_ncores(const struct mp_model *m)
 {
 	return m->ncores;

@@ -480,6 +480,12 @@ uint64_t model_class_mod(const struct mp_model *m);
  * through an inclusive LLC). */
 unsigned model_repeats(struct mp_model *m, unsigned core, uint64_t key, uint64_t writes, unsigned n, uint32_t owner,
 		       uint8_t *lv);
+/* A model that will only see line keys of one residue modulo n (a power
+ * of two dividing every cache's set count): L2 and the LLC keep that
+ * residue's sets alone, an n-th of their memory (model_cache_keep_every:
+ * a set's index over n names it for any one residue). Call before the
+ * first reference. 0 or -ENOMEM (the model is then unusable). */
+int model_keep_residue(struct mp_model *m, unsigned n);
 /* Core k becomes active (cores are snooped in the order they became so). */
 void model_activate(struct mp_model *m, unsigned core);
 unsigned model_nactive(const struct mp_model *m);

@@ -120,6 +120,21 @@ static inline unsigned worker_of(const struct mp_model_par *p, uint64_t key)
 	return p->class_worker[key & p->class_mask];
 }
 
+/* A worker's model: of the classes dealt to it, which are one residue of
+ * the line key modulo the number of workers when that is a power of two
+ * (at most the classes): then its L2s and LLCs keep those sets alone, and
+ * the workers together hold one model's memory. */
+static struct mp_model *worker_model(const struct mp_model_par *p)
+{
+	struct mp_model *m = mp_model_new(&p->mach);
+	const unsigned n = p->nworkers;
+	if (m && n > 1 && !(n & (n - 1)) && n <= p->class_mask + 1 && model_keep_residue(m, n)) {
+		mp_model_free(m);
+		return NULL;
+	}
+	return m;
+}
+
 /* --- the worker --------------------------------------------------------- */
 
 static void on_wb(void *arg, uint32_t owner, uint64_t line, int physical)
@@ -203,7 +218,7 @@ static void *worker_main(void *arg)
 		} else if (op & OP_CLEAN) {
 			mp_model_clean(w->m);
 		} else if (op & OP_RENEW) {
-			struct mp_model *m = mp_model_new(&p->mach);
+			struct mp_model *m = worker_model(p);
 			if (m) {
 				mp_model_free(w->m);
 				w->m = m;
@@ -359,7 +374,7 @@ struct mp_model_par *mp_model_par_new(const struct mp_machine *mach, unsigned wo
 		pthread_cond_init(&w->result, NULL);
 		w->q = malloc(QCAP * sizeof(*w->q));
 		w->lv = malloc(QCAP);
-		w->m = mp_model_new(mach);
+		w->m = worker_model(p);
 		if (!w->q || !w->lv || !w->m) {
 			err = errno;
 			goto fail;
