@@ -590,6 +590,18 @@ static void test_rising(void)
 	CHECK_EQ(cls_at(&m, UINT64_MAX - 1), 7);
 	CHECK_EQ(cls_at(&m, UINT64_MAX - 2), -1);
 	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_BASE, UINT64_MAX - 1), 7);
+
+	/* full nodes (rising starts fill them) searched at and past their
+	 * last key: all 32 keys count and nothing after them, though the
+	 * node's pointers, which follow its keys, lie below these addresses */
+	const uint64_t top = 0xfff0000000000000ull;
+	for (uint64_t i = 0; i < 96; i++)
+		an_objmap_insert(&m, AN_LAYER_MAP, top + 64 * i, top + 64 * i + 32, 100 + (uint32_t)i);
+	for (uint64_t i = 0; i < 96; i++) {
+		CHECK_EQ(cls_at(&m, top + 64 * i), 100 + (int)i);
+		CHECK_EQ(cls_at(&m, top + 64 * i + 31), 100 + (int)i);
+		CHECK_EQ(cls_at(&m, top + 64 * i + 32), -1);
+	}
 	an_objmap_fini(&m);
 }
 
