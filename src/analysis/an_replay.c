@@ -444,7 +444,11 @@ static inline __attribute__((always_inline)) void apply_access(struct an_state *
 		return;
 	}
 	if (cls != s->last_cls) {
-		an_class_add_thread(&st->classes.v[cls], s->thread);
+		/* (a class switch at every other access among small objects:
+		 * the call only when the class's first thread is another) */
+		struct an_class *c = &st->classes.v[cls];
+		if (!c->nthreads || c->threads[0] != s->thread)
+			an_class_add_thread(c, s->thread);
 		s->last_cls = cls;
 	}
 	if (r->ip != s->last_ip || !s->last_fn) {
