@@ -120,8 +120,12 @@ static void cursor_advance(struct an_state *st, struct an_stream *s)
 	for (;;) {
 		int r = trace_dec_next(&s->dec, &s->rec);
 		if (r == 1) {
-			if (s->ahead_on)
-				an_look_ahead(st, s, 0);
+			if (s->ahead_on) {
+				if (an_look_ahead_moves(s))
+					an_look_ahead(st, s, 0);
+				else
+					an_look_ahead_took(s);
+			}
 			return;
 		}
 		if (r < 0 && !s->warned) {
@@ -491,6 +495,10 @@ static inline __attribute__((always_inline)) int next_access(struct an_state *st
 		return trace_dec_acc(d, a);
 	if (!an_ahead_taken(s, d, a) && !trace_dec_acc(d, a))
 		return 0;
+	if (!an_look_ahead_moves(s)) {
+		an_look_ahead_took(s);
+		return 1;
+	}
 	s->dec = *d;
 	an_look_ahead(st, s, 0);
 	return 1;
