@@ -541,10 +541,11 @@ static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint
 	return 1;
 }
 
-/* After stream s decoded a record, while s->ahead_on: moves its lookahead
- * on, prefetching the host memory that the lookups and the model of the
- * accesses ahead will read (changes no state); restart: s->dec started a
- * new chunk. */
+/* After stream s decoded a record, while s->ahead_on, when
+ * an_look_ahead_moves says so: moves its lookahead on, up to AN_AHEAD
+ * records ahead, prefetching the host memory that the lookups and the
+ * model of the accesses ahead will read (changes no state); restart:
+ * s->dec started a new chunk. */
 void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart);
 /* The replay of stream s took a record, while s->ahead_on: its lookahead
  * moves on. Mostly it only counts: the lookahead decodes AN_AHEAD_BATCH
