@@ -63,6 +63,7 @@ struct an_proc {
 #define AN_PAIR_BITS 3 /* (class, function) tallies a stream keeps at hand: 1 << this */
 
 #define AN_AHEAD 16 /* lookahead (an_look_ahead), records: covers a host memory miss or two */
+#define AN_AHEAD_BATCH 4 /* records the lookahead decodes at a time (an_look_ahead_moves) */
 /* After its translation slot, a line's model sets are hinted this many
  * records later, and the set its L2 victim will go to later still: each
  * hint reads what the one before it fetched. */
@@ -558,11 +559,27 @@ static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint
 	return 1;
 }
 
-/* After stream s decoded a record, while s->ahead_on: moves its lookahead
- * on, prefetching the host memory that the lookups and the model of the
- * accesses ahead will read (changes no state); restart: s->dec started a
- * new chunk. */
+/* After stream s decoded a record, while s->ahead_on, when
+ * an_look_ahead_moves says so: moves its lookahead on, up to AN_AHEAD
+ * records ahead, prefetching the host memory that the lookups and the
+ * model of the accesses ahead will read (changes no state); restart:
+ * s->dec started a new chunk. */
 void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart);
+/* The replay of stream s took a record, while s->ahead_on: its lookahead
+ * moves on. Mostly it only counts: the lookahead decodes AN_AHEAD_BATCH
+ * records at a time, once it is that many less than AN_AHEAD ahead (a
+ * call a record, its prologue and the decoder's state copied for it, was
+ * a tenth of the lookahead's cost). Returns 1 if it called an_look_ahead,
+ * which reads s->dec: the caller's decoder must be there before. */
+static inline int an_look_ahead_moves(const struct an_stream *s)
+{
+	return s->ahead_n <= AN_AHEAD - AN_AHEAD_BATCH || s->ahead_on <= 1;
+}
+static inline void an_look_ahead_took(struct an_stream *s)
+{
+	s->ahead_n--;
+	s->ahead_on--;
+}
 /* The access at decoder d's position, if the lookahead of stream s decoded
  * it already: then *a and d as trace_dec_acc would leave them, and 1. The
  * lookahead's decoder began as a copy of the stream's and read the same

@@ -16,7 +16,7 @@
  * map's shadow, and AN_AHEAD_NAME records later the object named there;
  * where the shadow has no slot, its way down the tree and its object, a
  * step every AN_AHEAD_STEP records, each reading what the one before
- * fetched. */
+ * fetched. A free ahead: its granule's slot and its way down the tree. */
 static void hint_object(const struct an_state *st, struct an_stream *s, const struct trace_rec *r)
 {
 	const struct an_objmap *m = &st->procs.v[s->proc].map;
@@ -37,8 +37,25 @@ static void hint_object(const struct an_state *st, struct an_stream *s, const st
 		}
 	__typeof__(s->ahead_objs[0]) *e = &s->ahead_objs[q % AN_AHEAD];
 	e->a1 = 0;
-	if (r->cls != MP_REC_ACCESS || m->live < AN_AHEAD_OBJECTS)
+	if (m->live < AN_AHEAD_OBJECTS)
 		return;
+	if (r->cls != MP_REC_ACCESS) {
+		/* a free goes down the tree to its block's leaf and reads the
+		 * block and its granules (an_objmap_take_at): among a million
+		 * blocks four or five host misses in turn, which the steps of
+		 * a tree's hint fetch ahead (smallobj's report: 2-3% less
+		 * time; the malloc that takes the block again mostly goes to
+		 * the same leaf, then in the host's caches too) */
+		if (r->cls == MP_REC_EVENT && r->event == MP_EV_FREE) {
+			const uint32_t *slot = an_objmap_hint_slot(m, r->f[2]);
+			if (slot)
+				__builtin_prefetch(slot);
+			e->a1 = r->f[2] + 1;
+			s->ahead_tree = q;
+			an_objmap_hint_begin(m, r->f[2], &e->h);
+		}
+		return;
+	}
 	/* not a granule next to the last one hinted: the same block */
 	const uint64_t g = r->addr >> AN_SHADOW_GRAIN;
 	if (g - s->ahead_granule + 2 <= 4)

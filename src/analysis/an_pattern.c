@@ -34,29 +34,36 @@ void an_pat_stream_init(struct an_pat_stream *s)
  * slot, or else a free one, or else the least counted (the first of equals),
  * which d takes over with its count as error, so that count - err stays a
  * lower bound and count an upper bound of d's true frequency. A random
- * stream's every new delta comes here: both searches are unrolled and
- * branch-free (a compare and a conditional move per slot), which a loop
- * with an early exit and a running minimum was not. */
+ * stream's every new delta comes here. d's slot is looked for among the
+ * slots whose tag byte is d's, found in one word (a byte-wise compare of
+ * the tags): mostly none or one, where eight compares of deltas were
+ * smallobj's report's tenth. The least counted is an unrolled branch-free
+ * search (a compare and a conditional move per slot), which a loop with an
+ * early exit and a running minimum was not. */
 static void slot_search(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t e)
 {
-	_Static_assert(AN_PAT_SLOTS < 32, "one bit per slot, and 1u << nslots defined");
+	_Static_assert(AN_PAT_SLOTS == 8, "a tag byte per slot in one 64-bit word");
 	s->hot2 = s->hot;
 	const unsigned ns = s->nslots;
-	unsigned hit = 0;
-#pragma GCC unroll 8
-	for (unsigned i = 0; i < AN_PAT_SLOTS; i++)
-		hit |= (unsigned)(s->slot[i].delta == d) << i;
-	hit &= (1u << ns) - 1; /* (unused slots hold delta 0) */
-	if (hit) {
-		/* deltas are unique among the slots: one bit at most */
-		unsigned i = (unsigned)__builtin_ctz(hit);
-		s->slot[i].count += n;
-		s->slot[i].err += e;
-		s->hot = i;
-		return;
+	const uint64_t tag = an_pat_tag(d);
+	/* the bytes where the tags equal d's are x's zero bytes: their high
+	 * bits, exactly (no carry from one byte into the next) */
+	const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, x = s->tags ^ (tag * 0x0101010101010101ull);
+	uint64_t z = ~(((x & lo7) + lo7) | x | lo7);
+	z &= ns < AN_PAT_SLOTS ? (1ull << (8 * ns)) - 1 : ~0ull; /* (slots in use) */
+	for (; z; z &= z - 1) {
+		/* deltas are unique among the slots: one hit at most */
+		unsigned i = (unsigned)__builtin_ctzll(z) >> 3;
+		if (s->slot[i].delta == d) {
+			s->slot[i].count += n;
+			s->slot[i].err += e;
+			s->hot = i;
+			return;
+		}
 	}
 	if (ns < AN_PAT_SLOTS) {
 		s->slot[ns] = (struct an_pat_slot){ d, n, e };
+		s->tags |= tag << (8 * ns);
 		s->hot = s->nslots++;
 		return;
 	}
@@ -69,6 +76,7 @@ static void slot_search(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t
 		base = c < base ? c : base;
 	}
 	s->slot[m] = (struct an_pat_slot){ d, base + n, base + e };
+	s->tags = (s->tags & ~(0xffull << (8 * m))) | tag << (8 * m);
 	s->hot = m;
 }
 

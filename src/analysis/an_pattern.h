@@ -45,8 +45,17 @@ struct an_pat_stream {
 		uint64_t count; /* upper bound of the delta's occurrences */
 		uint64_t err; /* count - err is a lower bound */
 	} slot[AN_PAT_SLOTS];
+	/* byte i: slot i's delta hashed (an_pat_tag), so that a search past
+	 * the hot slots compares one word, not eight deltas */
+	uint64_t tags;
 	unsigned nslots, hot, hot2; /* slots used; slot of the last hit, of the one before */
 };
+
+/* A delta's byte in an_pat_stream.tags: the top of a multiplicative hash. */
+static inline unsigned an_pat_tag(int64_t d)
+{
+	return (unsigned)(((uint64_t)d * 0x9e3779b97f4a7c15ull) >> 56);
+}
 
 /* The verdict and its evidence. Shares are fractions (0-1) of the non-zero
  * deltas, using the summary's lower bounds: never overstated. */

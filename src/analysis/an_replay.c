@@ -120,8 +120,12 @@ static void cursor_advance(struct an_state *st, struct an_stream *s)
 	for (;;) {
 		int r = trace_dec_next(&s->dec, &s->rec);
 		if (r == 1) {
-			if (s->ahead_on)
-				an_look_ahead(st, s, 0);
+			if (s->ahead_on) {
+				if (an_look_ahead_moves(s))
+					an_look_ahead(st, s, 0);
+				else
+					an_look_ahead_took(s);
+			}
 			return;
 		}
 		if (r < 0 && !s->warned) {
@@ -444,7 +448,11 @@ static inline __attribute__((always_inline)) void apply_access(struct an_state *
 		return;
 	}
 	if (cls != s->last_cls) {
-		an_class_add_thread(&st->classes.v[cls], s->thread);
+		/* (a class switch at every other access among small objects:
+		 * the call only when the class's first thread is another) */
+		struct an_class *c = &st->classes.v[cls];
+		if (!c->nthreads || c->threads[0] != s->thread)
+			an_class_add_thread(c, s->thread);
 		s->last_cls = cls;
 	}
 	if (r->ip != s->last_ip || !s->last_fn) {
@@ -487,6 +495,10 @@ static inline __attribute__((always_inline)) int next_access(struct an_state *st
 		return trace_dec_acc(d, a);
 	if (!an_ahead_taken(s, d, a) && !trace_dec_acc(d, a))
 		return 0;
+	if (!an_look_ahead_moves(s)) {
+		an_look_ahead_took(s);
+		return 1;
+	}
 	s->dec = *d;
 	an_look_ahead(st, s, 0);
 	return 1;

@@ -24,7 +24,8 @@
 
 struct an_shadow {
 	uint32_t ***top; /* [1 << AN_SHADOW_TOP] of [1 << AN_SHADOW_MID] leaves, NULL: none yet */
-	size_t leaves; /* leaves made: 2 MiB of address space each */
+	size_t leaves; /* leaves made: 8 MiB of address space each */
+	size_t huge; /* of them, on a huge page (next to another when made) */
 };
 
 void an_shadow_init(struct an_shadow *sh);

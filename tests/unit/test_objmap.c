@@ -590,6 +590,18 @@ static void test_rising(void)
 	CHECK_EQ(cls_at(&m, UINT64_MAX - 1), 7);
 	CHECK_EQ(cls_at(&m, UINT64_MAX - 2), -1);
 	CHECK_EQ(an_objmap_remove_at(&m, AN_LAYER_BASE, UINT64_MAX - 1), 7);
+
+	/* full nodes (rising starts fill them) searched at and past their
+	 * last key: all 32 keys count and nothing after them, though the
+	 * node's pointers, which follow its keys, lie below these addresses */
+	const uint64_t top = 0xfff0000000000000ull;
+	for (uint64_t i = 0; i < 96; i++)
+		an_objmap_insert(&m, AN_LAYER_MAP, top + 64 * i, top + 64 * i + 32, 100 + (uint32_t)i);
+	for (uint64_t i = 0; i < 96; i++) {
+		CHECK_EQ(cls_at(&m, top + 64 * i), 100 + (int)i);
+		CHECK_EQ(cls_at(&m, top + 64 * i + 31), 100 + (int)i);
+		CHECK_EQ(cls_at(&m, top + 64 * i + 32), -1);
+	}
 	an_objmap_fini(&m);
 }
 
@@ -619,6 +631,22 @@ static void test_shadow_values(void)
 	CHECK_EQ(an_shadow_get(&sh, 1ull << 47), 0);
 	CHECK(an_shadow_slot(&sh, 3 * edge) == NULL);
 	CHECK_EQ(sh.leaves, 2);
+	/* a lone leaf keeps small pages; a leaf made next to one before is
+	 * a huge page's, whose values start at its 2 MiB boundary */
+	CHECK_EQ(sh.huge, 1);
+	CHECK_EQ(((uintptr_t)an_shadow_slot(&sh, edge) & ((2u << 20) - 1)), 0);
+	CHECK_EQ(an_shadow_put(&sh, 6 * edge, 6 * edge + 16, 4), 0);
+	CHECK_EQ(an_shadow_put(&sh, 5 * edge - 16, 5 * edge, 3), 0);
+	CHECK_EQ(sh.leaves, 4);
+	CHECK_EQ(sh.huge, 1);
+	CHECK_EQ(an_shadow_put(&sh, 5 * edge + 32, 5 * edge + 48, 2), 0); /* (between the two) */
+	CHECK_EQ(sh.leaves, 5);
+	CHECK_EQ(sh.huge, 2);
+	CHECK_EQ(((uintptr_t)an_shadow_slot(&sh, 5 * edge) & ((2u << 20) - 1)), 0);
+	CHECK_EQ(an_shadow_get(&sh, 5 * edge + 40), 2);
+	CHECK_EQ(an_shadow_get(&sh, 5 * edge - 1), 3);
+	CHECK_EQ(an_shadow_get(&sh, 6 * edge), 4);
+	CHECK_EQ(an_shadow_get(&sh, 5 * edge), 0);
 	an_shadow_fini(&sh);
 }
 

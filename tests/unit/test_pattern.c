@@ -288,9 +288,13 @@ static void test_space_saving(void)
 		/* merged into a summary of another stream */
 		struct an_pat_stream mref, mine;
 		an_pat_stream_init(&mref);
-		for (uint64_t k = 0; k < 500; k++)
-			ref_stream_add(&mref, lcg(&x) % 4096 * 4);
-		mine = mref;
+		an_pat_stream_init(&mine);
+		for (uint64_t k = 0; k < 500; k++) {
+			uint64_t addr = lcg(&x) % 4096 * 4;
+			ref_stream_add(&mref, addr);
+			an_pat_stream_add(&mine, addr);
+		}
+		CHECK(same_summary(&mref, &mine));
 		mref.accesses += ref.accesses;
 		mref.deltas += ref.deltas;
 		mref.zero += ref.zero;
@@ -299,6 +303,70 @@ static void test_space_saving(void)
 		for (unsigned k = 0; k < ref.nslots; k++)
 			ref_add(&mref, ref.slot[k].delta, ref.slot[k].count, ref.slot[k].err);
 		an_pat_stream_merge(&mine, &ref);
+		CHECK(same_summary(&mref, &mine));
+	}
+}
+
+/* Deltas whose tags (an_pat_tag) are all one byte: the search past the hot
+ * slots then finds eight candidates, of which one or none is the delta. A
+ * stream drawing at random from twelve of them, and one alternating them
+ * with deltas of other tags, agree with the reference after every access,
+ * and with a summary merged into another of colliding deltas. */
+static void test_tag_collisions(void)
+{
+	int64_t same[12];
+	unsigned n = 0;
+	for (int64_t d = 8; n < 12; d += 8)
+		if (an_pat_tag(d) == an_pat_tag(8))
+			same[n++] = d;
+	CHECK(same[11] > same[0]);
+	uint64_t x = 23;
+	for (int shape = 0; shape < 2; shape++) {
+		struct an_pat_stream ref, one, batched;
+		an_pat_stream_init(&ref);
+		an_pat_stream_init(&one);
+		an_pat_stream_init(&batched);
+		uint64_t a = 1ull << 40, i = 0;
+		int ok = 1;
+		while (i < 20000) {
+			struct an_pat_run w;
+			an_pat_run_begin(&w, &batched);
+			for (uint64_t k = lcg(&x) % 40; k-- > 0 && i < 20000; i++) {
+				if (shape == 1 && i % 3 == 0)
+					a += (lcg(&x) % 5) * 4; /* (tags of their own) */
+				else
+					a += (uint64_t)same[lcg(&x) % 12];
+				ref_stream_add(&ref, a);
+				an_pat_stream_add(&one, a);
+				an_pat_run_add(&w, a);
+			}
+			an_pat_run_end(&w);
+			ok &= same_summary(&ref, &one) && same_summary(&ref, &batched);
+		}
+		CHECK(ok);
+		CHECK_EQ(ref.nslots, AN_PAT_SLOTS);
+		/* shape 0: every slot's tag is the same, so each search past
+		 * the hot slots had eight candidates */
+		unsigned same_tag = 0;
+		for (unsigned k = 0; k < ref.nslots; k++)
+			same_tag += an_pat_tag(ref.slot[k].delta) == an_pat_tag(8);
+		CHECK(shape == 1 || same_tag == AN_PAT_SLOTS);
+		struct an_pat_stream mref, mine;
+		an_pat_stream_init(&mref);
+		an_pat_stream_init(&mine);
+		for (uint64_t k = 0; k < 300; k++) {
+			a += (uint64_t)same[lcg(&x) % 12];
+			ref_stream_add(&mref, a);
+			an_pat_stream_add(&mine, a);
+		}
+		mref.accesses += ref.accesses;
+		mref.deltas += ref.deltas;
+		mref.zero += ref.zero;
+		mref.fwd += ref.fwd;
+		mref.bwd += ref.bwd;
+		for (unsigned k = 0; k < ref.nslots; k++)
+			ref_add(&mref, ref.slot[k].delta, ref.slot[k].count, ref.slot[k].err);
+		an_pat_stream_merge(&mine, &one);
 		CHECK(same_summary(&mref, &mine));
 	}
 }
@@ -354,6 +422,7 @@ int main(void)
 	test_mixed();
 	test_run();
 	test_space_saving();
+	test_tag_collisions();
 	test_collector();
 	return check_done("test_pattern");
 }
