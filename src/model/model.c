@@ -1105,6 +1105,7 @@ void model_prefetch_key(const struct mp_model *m, unsigned core, uint64_t key)
 	model_cache_prefetch(&m->llc[c->socket], key);
 }
 
+
 uint64_t mp_model_set_bytes(const struct mp_model *m)
 {
 	const struct model_cache *l2 = &m->core[0].l2, *llc = &m->llc[0];
@@ -1154,6 +1155,11 @@ void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t 
 	/* the walk's last level first: its line comes before the data's */
 	prefetch_victim(m, c, pt_key(space, 1, addr, m->line_shift));
 	prefetch_victim(m, c, line_key(m, space, addr, paddr));
+}
+
+void model_prefetch_victim_key(const struct mp_model *m, unsigned core, uint64_t key)
+{
+	prefetch_victim(m, &m->core[core], key);
 }
 
 int mp_model_store_again(struct mp_model *m, unsigned core, uint32_t owner)

@@ -491,5 +491,8 @@ void model_activate(struct mp_model *m, unsigned core);
 unsigned model_nactive(const struct mp_model *m);
 /* A hint: the host memory of key's L2 and LLC sets for core. */
 void model_prefetch_key(const struct mp_model *m, unsigned core, uint64_t key);
+/* The second hint, once the first has arrived: the LLC set key's L2
+ * victim would go to, if key would miss L2 (mp_model_prefetch_victim). */
+void model_prefetch_victim_key(const struct mp_model *m, unsigned core, uint64_t key);
 
 #endif

@@ -207,6 +207,10 @@ static void *worker_main(void *arg)
 			const struct lref *ahead = &w->q[(done + 16) % QCAP];
 			if (!(ahead->op & (OP_CLEAN | OP_RENEW | OP_ACTIVATE | OP_STOP | OP_RUN)))
 				model_prefetch_key(w->m, ahead->core, ahead->key);
+			/* and, the sets there by now, where its L2 victim goes */
+			ahead = &w->q[(done + 8) % QCAP];
+			if (!(ahead->op & (OP_CLEAN | OP_RENEW | OP_ACTIVATE | OP_STOP | OP_RUN)))
+				model_prefetch_victim_key(w->m, ahead->core, ahead->key);
 		}
 		const uint8_t op = r->op;
 		w->counted = (op & OP_COUNTED) != 0;
