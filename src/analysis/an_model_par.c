@@ -26,24 +26,24 @@ struct anm_pend {
 };
 #define PEND_CAP (1u << 12)
 
-/* Whether this run's references go to the model on several threads: the
- * caller chose the number (by default the model stays on the replay's
- * thread: docs/model.md, "On several threads", says why), and the run is
- * an exact one whose outcomes nobody reads one at a time (no hook, no
- * NUMA placement, no samples), replaying its processes one after another
- * (a process replayed in a state of its own has a thread of its own). */
+/* Whether this run's references go to the model on several threads
+ * (an_opts.model_threads): an exact run whose outcomes nobody reads one
+ * at a time (no hook, no NUMA placement, no samples), replaying its
+ * processes one after another (a process replayed in a state of its own
+ * has a thread of its own). */
 void anm_par_decide(struct an_state *st, struct an_model *am)
 {
 	am->par_decided = 1;
 	const struct an_opts *o = st->opts;
-	if (o->jobs < 2 || o->jobs_default || st->par || st->numa || st->smp || st->parts_on || am->sample_sets > 1 ||
+	if (o->model_threads < 2 || st->par || st->numa || st->smp || st->parts_on || am->sample_sets > 1 ||
 	    am->first_on || am->seen || am->nchecks || o->on_access || o->on_dram || o->on_event)
 		return;
 	am->pend = malloc(PEND_CAP * sizeof(*am->pend));
 	if (!am->pend)
 		return; /* (the serial model gives the same figures) */
-	/* (the replay's thread is one of the jobs) */
-	am->par = mp_model_par_new(o->machine, o->jobs <= MP_MODEL_PAR_MAX ? o->jobs - 1 : MP_MODEL_PAR_MAX);
+	/* (the replay's thread is one of them) */
+	am->par = mp_model_par_new(o->machine,
+				   o->model_threads <= MP_MODEL_PAR_MAX ? o->model_threads - 1 : MP_MODEL_PAR_MAX);
 	if (!am->par) {
 		free(am->pend);
 		am->pend = NULL;

@@ -428,12 +428,12 @@ struct an_opts {
 	 * one after another. The result is the same whatever the number. Only
 	 * a replay without samples, burst sampling or hooks
 	 * runs its processes at once (an_procs.c), and with a model only
-	 * without walk_checks; the others replay them one after another. When
-	 * the caller chose the number (not jobs_default), an exact model of
-	 * one process at a time runs on `jobs` threads too: the replay's and
-	 * jobs - 1 workers (docs/model.md, "On several threads"). */
+	 * without walk_checks; the others replay them one after another. */
 	unsigned jobs;
-	int jobs_default;
+	/* an exact model of one process at a time on this many threads: the
+	 * replay's and model_threads - 1 workers (docs/model.md, "On several
+	 * threads"); 0 or 1: the replay's alone. The same result either way. */
+	unsigned model_threads;
 };
 
 /* Analyses the data file at path. 0 and *out (free with an_result_free), or

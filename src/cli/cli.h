@@ -37,6 +37,7 @@ struct cli_model {
 	struct an_page_rule rules[CLI_MAX_PAGE_RULES];
 	char patterns[CLI_MAX_PAGE_RULES][256];
 	size_t nrules;
+	unsigned threads; /* --model-threads; 0: the replay's alone */
 };
 /* --model host: the machine this host's CPU reports (src/host's facts,
  * the model's plausibility checks). */
@@ -161,8 +162,6 @@ void cli_merge_say_missing(const struct an_merge *m);
 int cli_parse_jobs(const char *arg);
 /* The analyses at once: --jobs, else one per online CPU (at most 64). */
 unsigned cli_jobs(void);
-/* Whether --jobs was not given (cli_jobs is then the CPUs'). */
-int cli_jobs_default(void);
 /* The same again over the same files (whatif's B): no checks said twice. */
 int cli_merge_again(int argc, char **argv, int optind, struct an_opts *ao, struct an_merge **out);
 

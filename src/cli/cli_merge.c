@@ -18,10 +18,9 @@ const struct cli_opt cli_opts_merge[] = {
 	  "different programs, or two of them the same rank"),
 	CLI_OPT("jobs", 'j', "N",
 	  "analyse N data files at once, or N processes of one\n"
-	  "file (a program that forks: docs/mpi.md) (default:\n"
-	  "one per CPU); given, also one process's exact model\n"
-	  "on N threads (docs/model.md); the same report,\n"
-	  "memory for N analyses"),
+	  "file (a program that forks: docs/mpi.md)\n"
+	  "(default: one per CPU); the same report, memory for\n"
+	  "N analyses"),
 	CLI_END,
 };
 
@@ -38,11 +37,6 @@ int cli_parse_jobs(const char *arg)
 	}
 	jobs = (unsigned)n;
 	return 0;
-}
-
-int cli_jobs_default(void)
-{
-	return jobs == 0;
 }
 
 unsigned cli_jobs(void)
@@ -151,7 +145,6 @@ static int merge_run(int argc, char **argv, int optind, int force, int say, stru
 	ao->progress = cli_progress;
 	ao->progress_arg = progress_what;
 	ao->jobs = cli_jobs();
-	ao->jobs_default = cli_jobs_default();
 	an_merge_set_jobs(m, ao->jobs);
 	err = an_merge_run(m, ao, on_part, NULL);
 	cli_progress_end();

@@ -168,6 +168,16 @@ static int model_option_apply(struct cli_model *m, int c, const char *arg)
 	}
 	case CLI_K_SAMPLE_BURSTS:
 		return cli_parse_bursts(arg, &m->burst_on, &m->burst_off);
+	case CLI_K_MODEL_THREADS: {
+		char *end;
+		unsigned long n = strtoul(arg, &end, 10);
+		if (!*arg || *end || n == 0 || n > 64) {
+			cli_error("--model-threads wants a number of threads from 1 to 64 (got '%s')", arg);
+			return 2;
+		}
+		m->threads = (unsigned)n;
+		return 0;
+	}
 	case CLI_K_THREAD_MAP:
 		if (!strcmp(arg, "recorded"))
 			m->thread_map = AN_MAP_RECORDED;
@@ -185,10 +195,10 @@ static int model_option_apply(struct cli_model *m, int c, const char *arg)
 int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 {
 	char err[256];
-	if (!m->have && (need_model || m->nrules || m->page_shift || m->sample_sets || m->burst_on)) {
+	if (!m->have && (need_model || m->nrules || m->page_shift || m->sample_sets || m->burst_on || m->threads)) {
 		if (!need_model) {
-			cli_error("--pages, --thread-map, --sample-sets and --sample-bursts need a model: add "
-				  "--model host, a preset or a machine file");
+			cli_error("--pages, --thread-map, --sample-sets, --sample-bursts and --model-threads need a "
+				  "model: add --model host, a preset or a machine file");
 			return 2;
 		}
 		cli_machine_host(&m->machine);
@@ -208,6 +218,7 @@ int cli_model_apply(struct cli_model *m, struct an_opts *ao, int need_model)
 	ao->sample_sets = m->sample_sets;
 	ao->burst_on = m->burst_on;
 	ao->burst_off = m->burst_off;
+	ao->model_threads = m->threads;
 	return 0;
 }
 
@@ -337,6 +348,10 @@ const struct cli_opt cli_opts_model[] = {
 	CLI_OPT("thread-map", CLI_K_THREAD_MAP, "MAP",
 	  "recorded (default: the CPU each thread ran on) or spread\n"
 	  "(threads take cores round-robin)"),
+	CLI_OPT("model-threads", CLI_K_MODEL_THREADS, "N",
+	  "the exact model on N threads (default 1), the same\n"
+	  "figures: the replay's and N-1 modelling cache sets\n"
+	  "apart (docs/model.md, \"On several threads\")"),
 	CLI_END,
 };
 

@@ -224,7 +224,6 @@ static int run_one(struct an_opts *ao, struct rp_opts *ro, const char *html, str
 	ao->progress = cli_progress;
 	ao->progress_arg = "reading the trace";
 	ao->jobs = cli_jobs();
-	ao->jobs_default = cli_jobs_default();
 	ro->width = cli_term_width();
 	ro->color = cli_use_color();
 	int err = an_run(ro->data_path, ao, &res);

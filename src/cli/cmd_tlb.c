@@ -96,7 +96,6 @@ static int run(int argc, char **argv)
 		ao.progress = cli_progress;
 		ao.progress_arg = "modelling the trace";
 		ao.jobs = cli_jobs(); /* (a file's processes at once) */
-		ao.jobs_default = cli_jobs_default();
 		int err = an_run(ro.data_path, &ao, &own);
 		res = own;
 		cli_progress_end();

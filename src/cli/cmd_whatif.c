@@ -189,7 +189,6 @@ static int run(int argc, char **argv)
 	struct an_result *ra = NULL, *rb = NULL;
 	aa.progress = ab.progress = cli_progress;
 	aa.jobs = ab.jobs = cli_jobs(); /* (a file's processes at once) */
-	aa.jobs_default = ab.jobs_default = cli_jobs_default();
 	aa.progress_arg = "modelling A";
 	ab.progress_arg = "modelling B";
 	int err = an_run(ro.data_path, &aa, &ra);

@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# The exact model on threads: `report --model host` at --jobs 1 (the
-# serial model), 2, 3 ..., side by side on one build.
+# The exact model on threads: `report --model host` on --model-threads 1
+# (the serial model), 2, 3 ..., side by side on one build.
 #
-#   bash bench/model_jobs.sh [-n RUNS] [-j MAXJOBS] MEMPRISM
+#   bash bench/model_threads.sh [-n RUNS] [-j MAXTHREADS] MEMPRISM
 #
 # Records the bench workloads once (randacc 64 MiB and 4M updates, arrays
 # 64 MiB, allocheavy 1M pairs, smallobj 200k nodes and 800k operations,
 # evloop 100M events), then times `report --model host -q` on each trace
-# RUNS times (default 3) at each --jobs from 1 to MAXJOBS (default: the
-# CPUs and one more), the settings alternating so a noisy machine slows
-# them alike. Prints per workload and setting the median wall and
+# RUNS times (default 3) on each number of threads from 1 to MAXTHREADS
+# (default: the CPUs and one more), the settings alternating so a noisy
+# machine slows them alike. Prints per workload and setting the median wall and
 # user+system CPU seconds, accesses per wall second, and the wall speed-up
-# over --jobs 1. Every setting's report must equal --jobs 1's (the model's
+# over one thread. Every setting's report must equal one thread's (the model's
 # threads change no figure): a difference is printed and the exit status
-# is 1. Environment: TMPDIR (scratch dir memprism-model-jobs.XXXX goes
+# is 1. Environment: TMPDIR (scratch dir memprism-model-threads.XXXX goes
 # there), KEEP=1 keeps it.
 set -euo pipefail
 
@@ -37,7 +37,7 @@ done
 [ $# -eq 1 ] || { sed -n '4,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 MP=$(realpath "$1")
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-dir=$(mktemp -d "${TMPDIR:-/tmp}/memprism-model-jobs.XXXX")
+dir=$(mktemp -d "${TMPDIR:-/tmp}/memprism-model-threads.XXXX")
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 
@@ -52,8 +52,8 @@ SETTINGS=()
 for ((j = 1; j <= maxj; j++)); do SETTINGS+=("$j"); done
 
 # wall and user+system CPU seconds of one report
-timed() { # jobs trace out
-	/usr/bin/time -f '%e %U %S' -o t.out "$MP" report --model host -q --jobs "$1" "$2" >"$3" 2>/dev/null
+timed() { # threads trace out
+	/usr/bin/time -f '%e %U %S' -o t.out "$MP" report --model host -q --model-threads "$1" "$2" >"$3" 2>/dev/null
 	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' t.out
 }
 
@@ -63,7 +63,7 @@ median() { # column
 }
 
 echo "machine: $(nproc) CPUs, $(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*: //'); load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-11s %12s %8s %8s %8s %12s %8s\n' workload accesses jobs wall cpu acc/wall-s speedup
+printf '%-11s %12s %8s %8s %8s %12s %8s\n' workload accesses threads wall cpu acc/wall-s speedup
 status=0
 for w in "${WORKLOADS[@]}"; do
 	read -r name src args <<<"$w"
@@ -77,7 +77,7 @@ for w in "${WORKLOADS[@]}"; do
 	base=$(median 1 <"$name.1.t")
 	for s in "${SETTINGS[@]}"; do
 		if ! cmp -s "$name.1.out" "$name.$s.out"; then
-			echo "model_jobs.sh: $name: the report at --jobs $s differs from --jobs 1" >&2
+			echo "model_threads.sh: $name: the report on $s threads differs from one thread's" >&2
 			status=1
 		fi
 		awk -v name="$name" -v acc="$acc" -v s="$s" -v wall="$(median 1 <"$name.$s.t")" \
