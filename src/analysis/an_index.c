@@ -299,6 +299,14 @@ int an_index_chunks(struct an_state *st)
 		else
 			an_warn(st, "data file damaged at byte %llu (%s): read up to the last good chunk",
 				(unsigned long long)off, mp_strerror(rerr));
+	} else if (dmg.processes && st->res->run_status == -1) {
+		/* `record` writes the run's end once the program has ended: a file
+		 * without it, its chunks all whole, stopped between two (cut at
+		 * a chunk's end, or the recording killed) */
+		st->res->damaged |= AN_DAMAGE_PARTIAL;
+		an_warn(st, "the file has no end of run: the recording stopped before the program ended (memprism "
+			    "record killed, or the file cut short at a chunk's end); the figures are those of what "
+			    "was recorded");
 	}
 	index_report(st, &dmg);
 out:

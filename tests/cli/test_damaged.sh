@@ -1,6 +1,6 @@
 # Damaged and hostile data files (docs/trace-format.md, "Damaged files"):
 # copies of real traces with a chunk twice, chunks out of sequence, a chunk
-# of an unknown type, no process, and payloads edited to claim huge counts,
+# of an unknown type, no process, no end of run, and payloads edited to claim huge counts,
 # all with their checksums right (tests/tools/trace_edit.c). Each run says
 # what it found and how many; where the figures cannot be trusted every
 # command exits 1 (and still writes them), and a copy is never counted
@@ -41,6 +41,15 @@ run 0 "report of the clean trace" "$MEMPRISM" report -q --format csv big.data
 cp last.out clean.csv
 expect_eq "clean trace: warnings" "" "$(cat last.err)"
 expect_eq "clean trace: block stores" 2000000 "$(csv_field clean.csv '^heap main' stores)"
+
+# a recording that stopped between two chunks (memprism record killed, or
+# the file cut at a chunk's end): its chunks all whole, no end of run
+"$E" big.data norun.data drop-type run_end
+run 0 "report without an end of run" "$MEMPRISM" report -q --format csv norun.data
+said_line "no end of run" "memprism: warning: the file has no end of run: the recording stopped before the program ended (memprism record killed, or the file cut short at a chunk's end); the figures are those of what was recorded"
+said_line "no end of run" "$(partial norun.data)"
+cmp -s clean.csv last.out || fail "no end of run: the counts differ from the clean trace's: $(diff clean.csv last.out | head -5)"
+echo "ok: no end of run: said, every count as the clean trace's"
 
 # a chunk twice (a stream's and the process's): the copies are skipped
 "$E" big.data dup.data dup stream:2 dup process:0
