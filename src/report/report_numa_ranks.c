@@ -37,6 +37,8 @@ static struct nrow *build(const struct an_result *res, const struct rp_opts *o, 
 	size_t proc = 0, thread = 0;
 	for (size_t i = 0; i < nparts; i++) {
 		const struct an_merge_part *p = o->merge ? an_merge_part(o->merge, i) : NULL;
+		/* (a file alone: its part made here; the rows outlive it, so none
+		 * points into it: host "", path the caller's) */
 		struct an_merge_part one = { .rank = -1,
 					     .path = (char *)(o->data_path ? o->data_path : "memprism.data") };
 		if (!p) {
@@ -52,7 +54,7 @@ static struct nrow *build(const struct an_result *res, const struct rp_opts *o, 
 		if (!procs) {
 			struct nrow *r = &rows[(*n)++];
 			*r = (struct nrow){ .rank = p->rank,
-					    .host = p->host,
+					    .host = p == &one ? "" : p->host,
 					    .label = p->path,
 					    .pid = p->pid,
 					    .accesses = p->numa_accesses,
@@ -68,7 +70,7 @@ static struct nrow *build(const struct an_result *res, const struct rp_opts *o, 
 		for (size_t k = proc; k < proc + p->nprocs && k < res->nprocs; k++) {
 			struct nrow *r = &rows[(*n)++];
 			*r = (struct nrow){ .rank = p->rank,
-					    .host = p->host,
+					    .host = p == &one ? "" : p->host,
 					    .label = res->procs[k].exe,
 					    .pid = res->procs[k].pid,
 					    .placed = p->numa_placed };

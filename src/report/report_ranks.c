@@ -72,6 +72,8 @@ static struct prow *build(const struct an_result *res, const struct rp_opts *o, 
 	size_t proc = 0, thread = 0;
 	for (size_t i = 0; i < nparts; i++) {
 		const struct an_merge_part *p = o->merge ? an_merge_part(o->merge, i) : NULL;
+		/* (a file alone: its part made here; the rows outlive it, so none
+		 * points into it: host "", path the caller's) */
 		struct an_merge_part one = { .rank = -1, .path = (char *)(o->data_path ? o->data_path : "memprism.data") };
 		if (!p) {
 			p = &one;
@@ -85,7 +87,7 @@ static struct prow *build(const struct an_result *res, const struct rp_opts *o, 
 		}
 		rp_part_status(status[i], sizeof(status[i]), p);
 		if (o->by == RP_BY_RANK) {
-			rows[(*n)++] = (struct prow){ .rank = p->rank, .host = p->host, .label = p->path,
+			rows[(*n)++] = (struct prow){ .rank = p->rank, .host = p == &one ? "" : p->host, .label = p->path,
 						      .status = status[i], .pid = p->pid, .c = p->total,
 						      .mem = p->mem_total, .threads = p->nthreads, .procs = p->nprocs,
 						      .allocations = p->allocations };
@@ -96,7 +98,7 @@ static struct prow *build(const struct an_result *res, const struct rp_opts *o, 
 		/* this file's processes and threads: the next nprocs and nthreads */
 		for (size_t k = proc; k < proc + p->nprocs && k < res->nprocs; k++) {
 			struct prow *r = &rows[(*n)++];
-			*r = (struct prow){ .rank = p->rank, .host = p->host, .label = res->procs[k].exe,
+			*r = (struct prow){ .rank = p->rank, .host = p == &one ? "" : p->host, .label = res->procs[k].exe,
 					    .status = status[i], .pid = res->procs[k].pid, .procs = 1 };
 			for (size_t t = thread; t < thread + p->nthreads && t < res->nthreads; t++) {
 				const struct an_thread *th = &res->threads[t];
