@@ -2,7 +2,8 @@
 /*
  * The exact model on several threads (model_par.h). The caller's thread
  * runs the front (a model whose TLBs alone are used) and reads outcomes;
- * each worker owns a whole model of which it uses the sets of its classes.
+ * each worker owns a model of which it uses the sets of its classes (and
+ * keeps those alone where it can: worker_model).
  *
  * Between them, per worker, one ring of line references: the front writes
  * references and publishes its tail, the worker writes each reference's
@@ -420,11 +421,6 @@ void mp_model_par_free(struct mp_model_par *p)
 	free(p->t);
 	free(p->wid);
 	free(p);
-}
-
-unsigned mp_model_par_ncores(const struct mp_model_par *p)
-{
-	return mp_model_ncores(p->front);
 }
 
 /* Submissions that fit for sure in every ring (each takes at most

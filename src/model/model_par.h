@@ -37,8 +37,6 @@ struct mp_model_par *mp_model_par_new(const struct mp_machine *m, unsigned worke
 /* Stops the workers (pending references are dropped). */
 void mp_model_par_free(struct mp_model_par *p);
 
-unsigned mp_model_par_ncores(const struct mp_model_par *p);
-
 /* 1 when a submission must wait for results to be taken first
  * (mp_model_par_result): the rings between the threads are full. */
 int mp_model_par_full(struct mp_model_par *p);
