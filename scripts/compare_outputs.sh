@@ -25,6 +25,9 @@
 # outputs are listed and the first lines of each diff shown.
 #
 # -k: keep the output directory (printed) even when everything matched.
+# MODEL_THREADS=N in the environment: NEW's report (with --model), tlb and
+# whatif get --model-threads N (REF and NEW may be one binary: the model on
+# N threads against the serial model).
 # Exit status: 0 identical; 1 something differed; 2 usage or setup failure.
 set -uo pipefail
 
@@ -71,6 +74,11 @@ run() {
 	shift 3
 	local d="$OUT/$side" args=() a
 	for a in "$@"; do args+=("${a//@OUT@/$d/$name.out}"); done
+	# (MODEL_THREADS: the new side's model on threads, where it models)
+	if [ "$side" = new ] && [ -n "${MODEL_THREADS:-}" ] &&
+		{ [ "${args[0]}" = tlb ] || [ "${args[0]}" = whatif ] || [[ " ${args[*]} " == *" --model "* ]]; }; then
+		args=("${args[0]}" --model-threads "$MODEL_THREADS" "${args[@]:1}")
+	fi
 	(cd "$TRACES" && "$bin" "${args[@]}" >"$d/$name.stdout" 2>"$d/$name.stderr"
 	 echo $? >"$d/$name.rc")
 }
