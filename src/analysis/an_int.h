@@ -518,14 +518,13 @@ static inline void an_model_count_fast(struct an_state *st, struct an_stream *s,
 		st->ips.v[s->last_fn - 1].fast_l1 += n;
 }
 
-/* an_model_repeat's store to a line the stream's repeatable reference
- * loaded: 1 if the model took it in place (mp_model_store_again). */
-int an_model_store_again(struct an_state *st, struct an_stream *s, uint32_t cls);
-
-/* an_model_repeat on the model's threads: the repeat joins the run of
- * the stream's last submission (an_model_par.c), if it is counted as that
- * one is, from the same function: 1; else 0. */
-int an_model_par_repeat(struct an_state *st, struct an_stream *s, int write, int counted);
+/* an_model_repeat's reference that is no plain repeat: a store to a line
+ * the stream's repeatable reference loaded, 1 if the model took it in
+ * place (mp_model_store_again); on the model's threads, 2 if the repeat
+ * joined the run of the stream's last submission, counted there
+ * (an_model_par.c); else 0. */
+#define AN_AGAIN_THREADS 4 /* an_stream.rep_again: beside MP_AGAIN_*, the model on threads */
+int an_model_again(struct an_state *st, struct an_stream *s, uint32_t cls, int write, int counted);
 
 /* The stream's previous one-line reference again, and the model said it
  * changes nothing (or a store after a load, which the model takes in
@@ -542,15 +541,19 @@ static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint
 	      s->core == s->rep_core && s->rep_again && s->rep_seq == *st->model_rep.seq &&
 	      (!st->phys || (s->ph_vpage == a >> 12 && now >= s->ph_lo && now < s->ph_hi))))
 		return 0;
-	if (st->model_rep.par)
-		return an_model_par_repeat(st, s, write, counted);
 	/* A store repeats only in the function of the last one (it owns the
 	 * line, and its writeback); a store after a load of the line (a
-	 * read-modify-write), or from another function, is made in place. */
+	 * read-modify-write), or from another function, is made in place. On
+	 * the model's threads (rep_again AN_AGAIN_THREADS) neither holds: the
+	 * repeat joins its submission's run, counted there. (One call out of
+	 * line for both, so that this stays inline in the replay's loop.) */
 	const int again =
 		write ? (s->rep_again & MP_AGAIN_STORE) && s->last_fn == s->rep_fn : (s->rep_again & MP_AGAIN_LOAD);
-	if (!again && !(write && an_model_store_again(st, s, cls)))
-		return 0;
+	if (!again) {
+		const int how = an_model_again(st, s, cls, write, counted);
+		if (how != 1)
+			return how != 0;
+	}
 	if (counted) {
 		s->refs_physical += s->rep_phys;
 		s->refs_thp += s->rep_thp;

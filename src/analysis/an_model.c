@@ -1119,7 +1119,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		mem_add_all(st, s, cls, &range);
 }
 
-int an_model_store_again(struct an_state *st, struct an_stream *s, uint32_t cls)
+static int store_again(struct an_state *st, struct an_stream *s, uint32_t cls)
 {
 	struct an_model *am = st->model;
 	/* (the owner model_access would give it: made here if new, as there) */
@@ -1130,6 +1130,13 @@ int an_model_store_again(struct an_state *st, struct an_stream *s, uint32_t cls)
 	s->rep_seq = *st->model_rep.seq;
 	s->rep_fn = s->last_fn;
 	return 1;
+}
+
+int an_model_again(struct an_state *st, struct an_stream *s, uint32_t cls, int write, int counted)
+{
+	if (s->rep_again & AN_AGAIN_THREADS)
+		return anm_par_repeat(st, s, write, counted) ? 2 : 0;
+	return write && store_again(st, s, cls);
 }
 
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,

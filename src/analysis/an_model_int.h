@@ -343,6 +343,9 @@ void anm_par_decide(struct an_state *st, struct an_model *am);
 void anm_par_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r, int counted,
 		    struct mp_outcome *sum);
 void anm_par_clean(struct an_state *st, struct an_model *am, int counted);
+/* A repeat of the stream's last submission joins its run: 1, if counted
+ * as that one is, from the same function; else 0. */
+int anm_par_repeat(struct an_state *st, struct an_stream *s, int write, int counted);
 int anm_par_renew(struct an_state *st, struct an_model *am);
 void anm_par_finish(struct an_state *st, struct an_model *am);
 

@@ -175,7 +175,7 @@ static void par_run_send(struct an_model *am, int end)
 	}
 }
 
-int an_model_par_repeat(struct an_state *st, struct an_stream *s, int write, int counted)
+int anm_par_repeat(struct an_state *st, struct an_stream *s, int write, int counted)
 {
 	struct an_model *am = st->model;
 	struct anm_run *run = &am->run;
@@ -322,7 +322,7 @@ void anm_par_access(struct an_state *st, struct an_stream *s, uint32_t cls, cons
 			s->rep_cls = cls;
 			s->rep_fn = s->last_fn;
 			s->rep_core = core;
-			s->rep_again = MP_AGAIN_LOAD | MP_AGAIN_STORE;
+			s->rep_again = AN_AGAIN_THREADS;
 			s->rep_seq = am->par_seq;
 			s->rep_shift = (uint8_t)shift;
 			s->rep_phys = paddr != 0;
