@@ -85,6 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				o.machine = &mm;
 				o.max_model_range = 1u << 24;
 				o.page_rows = 1; /* (the TLB view's) */
+				/* (the serial processes' model on two threads) */
+				o.model_threads = run == 2 ? 2 : 1;
 			}
 			if (an_run(path, &o, &res) == 0)
 				an_result_free(res);
