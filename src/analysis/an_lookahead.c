@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The replay's lookahead: while pages miss the model's DTLB, or lookups
- * go to a map of many objects, a second decoder runs up to AN_AHEAD
+ * The replay's lookahead: while pages miss the model's DTLB (or, in the
+ * replay that checks the advice, the checks' DTLBs), or lookups go to a
+ * map of many objects, a second decoder runs up to AN_AHEAD
  * records ahead of the replay and prefetches the host memory the lookups
  * and the model will read for them (the object's leaf, slot and object;
  * the translation's table slot, the page row, the model's sets and the

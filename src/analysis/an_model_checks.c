@@ -47,6 +47,8 @@ int anm_checks_init(struct an_state *st, struct an_model *am)
 	if (!am->checks)
 		return -ENOMEM;
 	am->nchecks = o->nwalk_checks;
+	/* (the run's model is not fed: its sets are not worth hinting) */
+	am->hint_sets = 0;
 	for (size_t i = 0; i < am->nchecks; i++)
 		if (!(am->checks[i].m = check_machine(st, am)))
 			return -errno;
@@ -97,10 +99,11 @@ static unsigned check_shift(struct an_state *st, struct anm_check *c, const stru
 /* A translation of the page of addr for each check, the class's page
  * shift cshift as anm_class_shift gave it and shift the size its page was
  * mapped in (for AS_MAPPED). */
-static void checks_translate(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
-			     unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted)
+static int checks_translate(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
+			    unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted)
 {
 	am->checks_fed = 1;
+	int missed = 0;
 	for (size_t i = 0; i < am->nchecks; i++) {
 		struct anm_check *c = &am->checks[i];
 		unsigned cs = check_shift(st, c, &st->opts->walk_checks[i], cls, cshift);
@@ -108,7 +111,9 @@ static void checks_translate(struct an_state *st, struct an_model *am, const str
 		struct mp_model_out o;
 		mp_model_translate(c->m, core, s->proc, addr, cs == AS_MAPPED ? shift : cs, &o);
 		c->walks += counted && o.tlb == MP_TLB_WALK;
+		missed |= o.tlb != MP_TLB_L1_HIT;
 	}
+	return missed;
 }
 
 void anm_checks_only(struct an_state *st, struct an_model *am, struct an_stream *s, uint32_t cls,
@@ -127,7 +132,16 @@ void anm_checks_only(struct an_state *st, struct an_model *am, struct an_stream 
 		unsigned shift = cshift == AS_MAPPED ? 12 : cshift;
 		if (st->phys)
 			anm_phys_of(st, s, a, cshift, &shift);
-		checks_translate(st, am, s, cls, core, a, cshift, shift, counted);
+		if (checks_translate(st, am, s, cls, core, a, cshift, shift, counted) &&
+		    st->res->phys_pages >= AN_AHEAD_PAGES) {
+			/* pages that miss the DTLB, over a table of translations
+			 * larger than the host's caches: the lookahead fetches
+			 * their slots ahead, as for the model (line_missed) */
+			const uint64_t pg = a >> shift;
+			if (pg - s->miss_page + 1 > 2)
+				s->ahead_on = AN_AHEAD_KEEP;
+			s->miss_page = pg;
+		}
 		if ((a | 4095) >= last)
 			break;
 	}
