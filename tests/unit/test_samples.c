@@ -66,14 +66,10 @@ int main(int argc, char **argv)
 	tb_chunk(MP_CHUNK_SAMPLES, 99, 0, 0, buf, (size_t)(p - buf));
 	tb_run_end(7000);
 
-	char path[] = "/tmp/mp-samples-XXXXXX";
-	CHECK_EQ(tb_write(path), 0);
-	struct an_result *r = NULL;
-	CHECK_EQ(an_run(path, NULL, &r), 0);
 	/* `test_samples FILE` keeps the constructed file (the fuzz corpus seed) */
-	if (argc > 1)
-		CHECK_EQ(rename(path, argv[1]), 0);
-	unlink(path);
+	char path[] = "/tmp/mp-samples-XXXXXX";
+	struct an_result *r = NULL;
+	CHECK_EQ(tb_analyse(path, NULL, argc > 1 ? argv[1] : NULL, &r), 0);
 	if (!r)
 		return check_done("test_samples");
 	CHECK(strcmp(r->source, "pmu") == 0);

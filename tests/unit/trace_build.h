@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Hand-built data files for the unit tests that run the whole analysis
- * without a recording (test_samples, test_flows, test_numa_pmu): the file
+ * without a recording (test_samples, test_cputime, test_flows, test_numa_pmu,
+ * test_model_input): the file
  * header with its meta text, chunks, and the records inside them, encoded
  * as docs/trace-format.md says (event times as deltas from the previous
  * record's time, ALLOC/FREE addresses as deltas). One file per test. */
@@ -8,10 +9,12 @@
 #define MP_TEST_TRACE_BUILD_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/analysis.h"
 #include "common/varint.h"
 #include "trace/trace_format.h"
 #include "trace/trace_writer.h"
@@ -113,6 +116,22 @@ static inline int tb_write(char *tmpl)
 	ssize_t w = write(fd, tb_file, tb_len);
 	close(fd);
 	return w == (ssize_t)tb_len ? 0 : -1;
+}
+
+/* Writes the file (tb_write), runs the analysis on it with o (NULL: the
+ * defaults) into *r, and removes it, or keeps it as keep_as when that is
+ * not NULL (a test's FILE argument: the fuzz corpus's seeds). 0, or
+ * non-zero when a step failed. */
+static inline int tb_analyse(char *tmpl, const struct an_opts *o, const char *keep_as, struct an_result **r)
+{
+	*r = NULL;
+	if (tb_write(tmpl))
+		return -1;
+	int e = an_run(tmpl, o, r);
+	if (keep_as && rename(tmpl, keep_as))
+		e = e ? e : -1;
+	unlink(tmpl);
+	return e;
 }
 
 #endif
