@@ -21,6 +21,9 @@
 #   BENCH_SETS the sampled model's --sample-sets (default 16: 1 cache set in 16)
 #   BENCH_WORKLOADS  which workloads, space-separated (default: all five;
 #              arrays randacc evloop allocheavy smallobj)
+#   BENCH_VARIANTS   which columns to run, space-separated titles as the
+#              table shows them (default: all; the native runs always run):
+#              e.g. "memprism mp-gcc mp-valgrind dhat"
 #
 # Exit status: 0 ok; 1 a checksum differed between native and memprism runs
 # (a correctness bug); 2 usage; 3 memprism failed to build or run a workload.
@@ -73,6 +76,32 @@ fi
 if ! [[ $SAMPLE =~ ^[1-9][0-9]*,[1-9][0-9]*$ ]]; then
 	echo "bench/run.sh: BENCH_SAMPLE wants ON,OFF (two access counts > 0), not '$SAMPLE'" >&2
 	exit 2
+fi
+
+# Variants. "mp" = full trace of the instrumented binary; "mpalloc" = the
+# native binary under memprism record (allocation tracking with stacks).
+# BASE: which native run a variant's ratios are taken against.
+ALL_VARIANTS=(native mp mpsancov mpgcc mpmodel mpmodels norec mpalloc mpalloc1 mpfaults mpvalgrind dhat cachegrind native_small lackey heaptrack)
+declare -A TITLE BASE
+TITLE=([native]="native" [mp]="memprism" [mpsancov]="mp-callbacks" [mpgcc]="mp-gcc" [mpmodel]="mp+model" [mpmodels]="mp+model(s)" [mpfaults]="mp-faults" [mpvalgrind]="mp-valgrind" [norec]="not-recorded" [mpalloc]="mp-alloc" [mpalloc1]="mp-alloc(1 frame)" [dhat]="dhat"
+	[cachegrind]="cachegrind" [native_small]="native(1/100)" [lackey]="lackey(1/100)"
+	[heaptrack]="heaptrack")
+BASE=([mp]=native [mpsancov]=native [mpgcc]=native [mpmodel]=native [mpmodels]=native [mpfaults]=native [mpvalgrind]=native [norec]=native [mpalloc]=native [mpalloc1]=native [dhat]=native [cachegrind]=native
+	[lackey]=native_small [heaptrack]=native)
+
+# BENCH_VARIANTS: the titles asked for (the native runs are every ratio's base)
+declare -A ASKED
+if [[ -n ${BENCH_VARIANTS:-} ]]; then
+	read -ra asked <<<"$BENCH_VARIANTS"
+	for t in "${asked[@]}"; do
+		found=0
+		for v in "${ALL_VARIANTS[@]}"; do
+			[[ ${TITLE[$v]} == "$t" ]] && ASKED[$v]=1 && found=1
+		done
+		((found)) || { echo "bench/run.sh: unknown column '$t' in BENCH_VARIANTS" >&2; exit 2; }
+	done
+	ASKED[native]=1
+	[[ -n ${ASKED[lackey]:-} ]] && ASKED[native_small]=1
 fi
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MEMPRISM=${MEMPRISM:-$REPO/build/bin/memprism}
@@ -167,17 +196,6 @@ for w in "${WORKLOADS[@]}"; do
 	[[ -n ${SRC[$w]:-} ]] || { echo "bench/run.sh: unknown workload '$w' in BENCH_WORKLOADS" >&2; exit 2; }
 done
 
-# Variants. "mp" = full trace of the instrumented binary; "mpalloc" = the
-# native binary under memprism record (allocation tracking with stacks).
-# BASE: which native run a variant's ratios are taken against.
-ALL_VARIANTS=(native mp mpsancov mpgcc mpmodel mpmodels norec mpalloc mpalloc1 mpfaults mpvalgrind dhat cachegrind native_small lackey heaptrack)
-declare -A TITLE BASE
-TITLE=([native]="native" [mp]="memprism" [mpsancov]="mp-callbacks" [mpgcc]="mp-gcc" [mpmodel]="mp+model" [mpmodels]="mp+model(s)" [mpfaults]="mp-faults" [mpvalgrind]="mp-valgrind" [norec]="not-recorded" [mpalloc]="mp-alloc" [mpalloc1]="mp-alloc(1 frame)" [dhat]="dhat"
-	[cachegrind]="cachegrind" [native_small]="native(1/100)" [lackey]="lackey(1/100)"
-	[heaptrack]="heaptrack")
-BASE=([mp]=native [mpsancov]=native [mpgcc]=native [mpmodel]=native [mpmodels]=native [mpfaults]=native [mpvalgrind]=native [norec]=native [mpalloc]=native [mpalloc1]=native [dhat]=native [cachegrind]=native
-	[lackey]=native_small [heaptrack]=native)
-
 # STATUS[w.v]: "" = runs; otherwise the reason it does not (shown in its cell).
 declare -A STATUS
 MP_FAIL=0
@@ -200,7 +218,7 @@ for w in "${WORKLOADS[@]}"; do
 	"$NATIVE_CC" -O2 -g -I"$REPO/include" "${SRC[$w]}" -o "$SCRATCH/bin/$w.native" "${libs[@]}"
 	echo "built $w.native"
 	for v in "${ALL_VARIANTS[@]}"; do
-		if ! applies "$w" "$v"; then
+		if ! applies "$w" "$v" || [[ -n ${BENCH_VARIANTS:-} && -z ${ASKED[$v]:-} ]]; then
 			STATUS[$w.$v]="-"
 			continue
 		fi
