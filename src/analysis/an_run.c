@@ -238,8 +238,8 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 		goto fail;
 	if (!st.procs.n && r->run_status != -1)
 		an_warn(&st, "no process of the program recorded anything: it ran without memprism's runtime "
-			     "(statically linked, or set-user-ID, set-group-ID or with file capabilities: "
-			     "`memprism record` said which)");
+			     "(statically linked, built for another machine or word size, or set-user-ID, "
+			     "set-group-ID or with file capabilities: `memprism record` said which)");
 	if (st.opts->roi && !r->have_roi)
 		an_warn(&st, "region '%s' never began: no access counted (names are case-sensitive)", st.opts->roi);
 	r->trace_bytes = 0;

@@ -207,6 +207,15 @@ static void output_refused(const struct mp_record_opts *ro)
 	}
 }
 
+/* The programs memprism's runtime loads into, in words */
+#if defined(__x86_64__)
+#define MP_HOST_ARCH_WORDS "64-bit x86-64"
+#elif defined(__aarch64__)
+#define MP_HOST_ARCH_WORDS "64-bit AArch64"
+#else
+#define MP_HOST_ARCH_WORDS "this machine's"
+#endif
+
 /* The preloaded runtime cannot work in the program: one line on why and
  * what to do instead. A warning, not an error: the run goes on, as perf
  * record's would, recording what it can. */
@@ -217,6 +226,12 @@ static void say_unrecordable(const char *name, const struct mp_program_info *pi,
 			   : src == MP_SOURCE_FAULTS
 				   ? "its objects are not recorded, and its page faults cannot be put on any"
 				   : "its objects are not recorded, and its samples cannot be put on any";
+	if (pi->foreign[0]) {
+		cli_error("warning: %s is %s, and memprism's runtime loads into %s programs only, so %s. Record "
+			  "a %s build of it",
+			  name, pi->foreign, MP_HOST_ARCH_WORDS, lost, MP_HOST_ARCH_WORDS);
+		return;
+	}
 	if (pi->is_static) {
 		cli_error("warning: %s is statically linked: memprism's runtime is preloaded by the dynamic loader, "
 			  "which a static program does not use, so %s. Link it dynamically to record it (`memprism "
@@ -454,7 +469,13 @@ static int check_run(const struct mp_record_opts *ro, struct mp_probe *probe, st
 			  ro->argv[0]);
 		return 2;
 	}
-	if (!inspect_err && (pi.is_static || pi.secure))
+	if (!inspect_err && pi.foreign[0] && ro->source == MP_SOURCE_VALGRIND) {
+		cli_error("cannot record '%s' with --source valgrind: it is %s, and memprism's Valgrind tool runs "
+			  "%s programs only",
+			  ro->argv[0], pi.foreign, MP_HOST_ARCH_WORDS);
+		return 2;
+	}
+	if (!inspect_err && (pi.foreign[0] || pi.is_static || pi.secure))
 		say_unrecordable(ro->argv[0], &pi, ro->source);
 	else if (!inspect_err && !pi.instrumented && !cli_quiet && ro->source == MP_SOURCE_INST)
 		cli_error("note: %s was not built with `memprism cc`: its allocations are recorded, its "

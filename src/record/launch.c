@@ -56,6 +56,48 @@ static enum mp_secure_exec secure_exec(const char *path, const struct stat *st)
 	return MP_SECURE_NONE;
 }
 
+/* The runtime's own ELF class and machine: what a program must be built
+ * for to load it. */
+#if defined(__x86_64__)
+#define RT_ELF_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define RT_ELF_MACHINE EM_AARCH64
+#elif defined(__i386__)
+#define RT_ELF_MACHINE EM_386
+#endif
+#define RT_ELF_CLASS (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32)
+
+/* What an ELF program of another class or machine than the runtime's is,
+ * in words, into buf; "" when it is the runtime's. */
+static void foreign_elf(Elf *e, char *buf, size_t cap)
+{
+	buf[0] = 0;
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(e, &eh))
+		return;
+	const int cls = eh.e_ident[EI_CLASS];
+#ifdef RT_ELF_MACHINE
+	if (cls == (int)RT_ELF_CLASS && eh.e_machine == RT_ELF_MACHINE)
+		return;
+#else
+	if (cls == (int)RT_ELF_CLASS)
+		return;
+#endif
+	const char *bits = cls == ELFCLASS32 ? "32-bit " : cls == ELFCLASS64 ? "64-bit " : "";
+	const char *m = eh.e_machine == EM_386	   ? "x86 (i386)"
+			: eh.e_machine == EM_X86_64 ? (cls == ELFCLASS32 ? "x86-64 x32" : "x86-64")
+			: eh.e_machine == EM_ARM    ? "Arm"
+			: eh.e_machine == EM_AARCH64 ? "AArch64"
+			: eh.e_machine == EM_RISCV  ? "RISC-V"
+			: eh.e_machine == EM_PPC64  ? "POWER"
+			: eh.e_machine == EM_S390   ? "s390x"
+						     : NULL;
+	if (m)
+		snprintf(buf, cap, "a %s%s program", bits, m);
+	else
+		snprintf(buf, cap, "a %sprogram for ELF machine %u", bits, (unsigned)eh.e_machine);
+}
+
 int mp_program_inspect(const char *path, struct mp_program_info *info)
 {
 	memset(info, 0, sizeof(*info));
@@ -68,6 +110,7 @@ int mp_program_inspect(const char *path, struct mp_program_info *info)
 	if (!e || elf_kind(e) != ELF_K_ELF)
 		goto out;
 	err = 0;
+	foreign_elf(e, info->foreign, sizeof(info->foreign));
 	/* (Linux ignores set-ID bits on scripts: ELF files only) */
 	struct stat st;
 	if (fstat(fd, &st) == 0) {

@@ -42,6 +42,11 @@ struct mp_program_info {
 	 * version's ABI (it will not load: rebuild), 0 if not instrumented */
 	int instrumented;
 	int is_static; /* no PT_INTERP: no dynamic loader reads LD_PRELOAD */
+	/* an ELF file for another machine or word size than memprism's
+	 * runtime (a 32-bit x86 program on x86-64): its dynamic loader cannot
+	 * load the runtime; what it is, for a message ("a 32-bit x86 (i386)
+	 * program"), else "" */
+	char foreign[64];
 	enum mp_secure_exec secure;
 	unsigned uid, gid; /* the file's owner and group */
 };

@@ -1,5 +1,7 @@
 # Programs the preloaded runtime cannot record (tests/rt/exit_status.c):
-# a static build gets a one-line warning from record and runs on; a
+# a static build gets a one-line warning from record and runs on; so does a
+# 32-bit x86 program (a minimal one written here: exit(3) by int $0x80),
+# which --source valgrind refuses before running it (the tool is amd64's); a
 # set-user-ID copy run by another user ignores MEMPRISM_OUT (it would append
 # to a file only its owner may write) and record warns the same way. The
 # set-user-ID part needs root (to make a root-owned set-user-ID file and
@@ -14,11 +16,41 @@ if cc -static -O2 "$MP_SRC/tests/rt/exit_status.c" -o exit_status_static 2> /dev
 	grep -q "allocations are recorded" last.err && fail "static: record still says its allocations are recorded"
 	run 0 "static: report" "$MEMPRISM" report --format json static.data
 	grep -q '"exit_status":7,' last.out || fail "static: the run's end is not exit status 7"
-	grep -q '"warnings":\["no process of the program recorded anything: it ran without memprism'"'"'s runtime (statically linked, or set-user-ID, set-group-ID or with file capabilities: `memprism record` said which)"\]' last.out ||
+	grep -q '"warnings":\["no process of the program recorded anything: it ran without memprism'"'"'s runtime (statically linked, built for another machine or word size, or set-user-ID, set-group-ID or with file capabilities: `memprism record` said which)"\]' last.out ||
 		fail "static: report warnings: $(grep -o '"warnings".*' last.out)"
 	echo "ok: static: warned, ran, the report says nothing was recorded"
 else
 	echo "skip: static: no static libc (cc -static fails)"
+fi
+
+# a 32-bit x86 program: an ELF32 header, one PT_LOAD, and
+# mov $1,%eax; mov $3,%ebx; int $0x80
+python3 - <<'PY'
+import struct
+code = bytes.fromhex("b801000000bb03000000cd80")
+base, hdr = 0x08048000, 52 + 32
+ehdr = struct.pack("<16sHHIIIIIHHHHHH", b"\x7fELF\x01\x01\x01" + bytes(9), 2, 3, 1, base + hdr, 52, 0, 0,
+                   52, 32, 1, 0, 0, 0)
+phdr = struct.pack("<IIIIIIII", 1, 0, base, base, hdr + len(code), hdr + len(code), 5, 0x1000)
+with open("x86_32", "wb") as f:
+    f.write(ehdr + phdr + code)
+PY
+chmod +x x86_32
+if rc=0 && ./x86_32 || rc=$? && [ $rc -eq 3 ]; then
+	words="./x86_32 is a 32-bit x86 (i386) program, and memprism's runtime loads into 64-bit x86-64 programs only"
+	run 3 "32-bit: the program's status" "$MEMPRISM" record -o x86_32.data -- ./x86_32
+	expect_eq "32-bit: the warning" "memprism: warning: $words, so nothing of it is recorded (the trace holds the run's end only). Record a 64-bit x86-64 build of it" "$(head -1 last.err)"
+	grep -q "allocations are recorded\|statically linked" last.err && fail "32-bit: record says more: $(cat last.err)"
+	run 0 "32-bit: report" "$MEMPRISM" report --format json x86_32.data
+	grep -q '"exit_status":3,' last.out || fail "32-bit: the run's end is not exit status 3"
+	run 3 "32-bit, faults: the program's status" "$MEMPRISM" record --source faults -o x86_32f.data -- ./x86_32
+	expect_eq "32-bit, faults: the warning" "memprism: warning: $words, so its objects are not recorded, and its page faults cannot be put on any. Record a 64-bit x86-64 build of it" "$(head -1 last.err)"
+	run 2 "32-bit, valgrind" "$MEMPRISM" record --source valgrind -o x86_32v.data -- ./x86_32
+	expect_eq "32-bit, valgrind: refused" "memprism: cannot record './x86_32' with --source valgrind: it is a 32-bit x86 (i386) program, and memprism's Valgrind tool runs 64-bit x86-64 programs only" "$(cat last.err)"
+	[ ! -e x86_32v.data ] || fail "32-bit, valgrind: a data file was written"
+	echo "ok: a 32-bit program: warned (inst, faults) or refused (valgrind), its exit status kept"
+else
+	echo "skip: 32-bit: this kernel does not run i386 programs (exit status $rc)"
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
