@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "common/mp_error.h"
 #include "report/report.h"
+#include "trace/trace_format.h"
 
 enum { K_SOURCE_DIR = CLI_K_CMD, K_THRESHOLD };
 
@@ -57,6 +58,18 @@ const struct cli_cmd cli_cmd_annotate = {
 	},
 	.see_also = "memprism-report(1)",
 };
+
+/* Does path name a memprism data file (its magic)? */
+static int is_data_file(const char *path)
+{
+	char magic[sizeof(MP_FILE_MAGIC) - 1];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	int yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic) && !memcmp(magic, MP_FILE_MAGIC, sizeof(magic));
+	fclose(f);
+	return yes;
+}
 
 static int run(int argc, char **argv)
 {
@@ -113,6 +126,14 @@ static int run(int argc, char **argv)
 	}
 	a.what = (const char *const *)argv + optind;
 	a.nwhat = (size_t)(argc - optind);
+	for (size_t i = 0; i < a.nwhat; i++)
+		if (is_data_file(a.what[i])) {
+			/* (report and the other views take the file as an argument) */
+			cli_error("'%s' is a data file: annotate's arguments pick functions and source files, and "
+				  "the data file comes with -i (memprism annotate -i %s [FUNCTION|FILE...])",
+				  a.what[i], a.what[i]);
+			return 2;
+		}
 	a.source_dirs = dirs;
 	a.nsource_dirs = ndirs;
 	if (cli_model_apply(&model, &ao, 0))

@@ -54,6 +54,9 @@ echo "ok: --source-dir finds a moved source"
 expect_eq "annotate --model: the fill line's DRAM reads (its store fills)" "$(csv_field lm.csv "^$(at fill)\$" dram_reads)" \
 	"$(grep -E "^> .* $(ln fill) " am.txt | tr -s ' ' | cut -d' ' -f6 | tr -d ,)"
 run 2 "annotate --threshold 200" "$MEMPRISM" annotate --threshold 200 -i l.data
+# the data file given as report takes it: said what to do instead
+run 2 "annotate DATAFILE" "$MEMPRISM" annotate l.data
+said_line "annotate DATAFILE" "memprism: 'l.data' is a data file: annotate's arguments pick functions and source files, and the data file comes with -i (memprism annotate -i l.data [FUNCTION|FILE...])"
 
 # several files analysed at once (--jobs): the same merge, byte for byte
 for k in 1 2 3 4 5; do "$MEMPRISM" record -q -o "j$k.data" -- ./lines $((k * 1000)) >/dev/null; done
