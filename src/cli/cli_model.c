@@ -351,7 +351,8 @@ const struct cli_opt cli_opts_model[] = {
 	CLI_OPT("model-threads", CLI_K_MODEL_THREADS, "N",
 	  "the exact model on N threads (default 1), the same\n"
 	  "figures: the replay's and N-1 modelling cache sets\n"
-	  "apart (docs/model.md, \"On several threads\")"),
+	  "apart (where measured, on 2 CPUs, slower than one\n"
+	  "thread: docs/model.md, \"On several threads\")"),
 	CLI_END,
 };
 
