@@ -229,7 +229,12 @@ for cmd in "report --roi pages" "report --roi pages --format json" "tlb --roi pa
 	cmp -s r1 r2 && cmp -s r1 r3 && cmp -s e1 e2 && cmp -s e1 e3 ||
 		fail "tf.data $cmd: --jobs 2 or 3 differs from --jobs 1: $(diff r1 r3 | head -5)"
 done
-echo "ok: two processes' checks: report and tlb the same at --jobs 1, 2 and 3"
+for j in 1 3; do
+	"$MEMPRISM" report -q --jobs $j --model ./small.machine "${T[@]}" --roi pages --html "h$j.html" tf.data
+done
+grep -qF "checked by the model" h1.html || fail "tf.data --html: no checked finding"
+cmp -s h1.html h3.html || fail "tf.data --html: --jobs 3 differs from --jobs 1"
+echo "ok: two processes' checks: report, tlb and --html the same at --jobs 1, 2 and 3"
 # A burst-sampled replay's walks are estimates scaled by thread: there
 # each check is a run of its own, as `whatif` makes it.
 "$MEMPRISM" report -q --model ./small.machine "${T[@]}" --roi pages --sample-bursts 500,500 tt.data >ttb.txt

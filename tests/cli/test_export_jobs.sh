@@ -5,7 +5,8 @@
 # file several processes) given with the largest first (fork4 at 400 times
 # its accesses: it finishes last), write the same files, byte for byte, and say the same on stderr,
 # at --jobs 1, 2, 3 and 4 (Paraver's header line dates the trace to the
-# minute: compared without its date). Two copies of fork4.data merge into
+# minute: compared without its date). So is `report --html` of the
+# job and of a forked file at --jobs 1 and 3. Two copies of fork4.data merge into
 # points whose figures are twice the file's own: B (a 4 KiB block in each
 # of the three children) 6 blocks, 24 KiB.
 source "$(dirname "$0")/lib.sh"
@@ -47,7 +48,19 @@ same_exports "the job" 0 job
 same_exports "the job, rank 2 unreadable" 0 part
 grep -q "part/numa.2.data was not read" de1 || fail "the unreadable rank is not named: $(cat de1)"
 same_exports "forked programs" 0 --force $big fork4.data fork.data forkexec.data
-# (the export of the job, the one that ran --jobs 1 here, is the test_mpi_export's: its figures are checked there)
+
+# report --html of several files (the merge's tables, with a model its
+# TLB and memory-level sections) and of one forked file (its plots, whose
+# replays take the processes one after another): the same page at --jobs
+# 1 and 3
+for run in "job" "--model nehalem-e5504 job" "--model nehalem-e5504 $big"; do
+	for j in 1 3; do
+		# shellcheck disable=SC2086
+		"$MEMPRISM" report -q --jobs $j --html "h$j.html" $run 2> "he$j"
+	done
+	cmp -s h1.html h3.html && cmp -s he1 he3 || fail "report --html $run: --jobs 3 differs from --jobs 1"
+done
+echo "ok: report --html the same at --jobs 1 and 3"
 
 # two copies of fork4.data: each point twice the file's own
 cp fork4.data copy.data
