@@ -631,6 +631,10 @@ int an_model_rows_fold(struct an_state *f, const struct an_state *st, const uint
  * added to the file's f after those of the processes before it, each
  * class once, their classes through cmap. 0 or -ENOMEM. */
 int an_model_rules_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap);
+/* The page-walk checks' walks (an_opts.walk_checks) of the process's
+ * replay, each check on TLBs of its own, cold when the process began (as
+ * the serial replay renews them at each process), added to the file's f. */
+void an_model_checks_fold(struct an_state *f, const struct an_state *st);
 /* After the replay: adds the code addresses' pending L1 hits. */
 void an_model_finish(struct an_state *st);
 /* Burst sampling's tallies of a row until its figures are estimates, kept
@@ -854,7 +858,7 @@ int an_replay_places(struct an_state *st, const uint32_t *order, size_t n);
  * into a state of its own, folded into st in the serial order.
  * 1 if st's replay may run its processes at once (opts->jobs > 1, more
  * than one process, and nothing that needs one replay in the file's time
- * order: samples, burst sampling, hooks, a model's walk checks, pages
+ * order: samples, burst sampling, hooks, pages
  * placed on recorded frames or translated by a pid two processes have,
  * damage found while indexing). */
 int an_par_wanted(const struct an_state *st);

@@ -8,7 +8,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 
 #include "analysis/an_merge.h"
 #include "analysis/an_merge_int.h"
+#include "analysis/an_jobs.h"
 #include "analysis/an_numa.h"
 #include "common/hashmap.h"
 #include "common/mp_error.h"
@@ -669,71 +669,26 @@ void an_merge_set_jobs(struct an_merge *m, unsigned jobs)
 	m->jobs = jobs;
 }
 
-/* The analyses of the parts, on jobs threads, while the caller folds the
- * results in order: a worker takes the next part only while it is fewer
- * than jobs ahead of the fold, so at most jobs results wait. */
-struct pool {
+/* Part i analysed (an_jobs.h's work): its result, its error in the part. */
+struct part_work {
 	struct an_merge *m;
-	struct an_opts o; /* without progress and hooks: not for several threads */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	size_t next, folded; /* the next part to take; parts folded so far */
-	struct an_result **res;
-	unsigned char *done;
+	struct an_opts o; /* with several jobs: without progress and hooks, not for several threads */
 };
 
-static void *pool_work(void *arg)
+static void *part_work(void *arg, size_t i)
 {
-	struct pool *pl = arg;
-	pthread_mutex_lock(&pl->mu);
-	for (;;) {
-		while (pl->next < pl->m->nparts && pl->next >= pl->folded + pl->m->jobs)
-			pthread_cond_wait(&pl->cv, &pl->mu);
-		if (pl->next >= pl->m->nparts)
-			break;
-		size_t i = pl->next++;
-		struct an_merge_part *p = &pl->m->parts[i];
-		int had = p->err;
-		pthread_mutex_unlock(&pl->mu);
-		struct an_result *r = NULL;
-		int err = had ? had : an_run(p->path, &pl->o, &r);
-		pthread_mutex_lock(&pl->mu);
-		p->err = err;
-		pl->res[i] = r;
-		pl->done[i] = 1;
-		pthread_cond_broadcast(&pl->cv);
-	}
-	pthread_mutex_unlock(&pl->mu);
-	return NULL;
-}
-
-/* Part i's result, analysed here (one job) or by the pool. */
-static struct an_result *part_result(struct an_merge *m, struct pool *pl, const struct an_opts *o, size_t i)
-{
-	struct an_merge_part *p = &m->parts[i];
+	struct part_work *w = arg;
+	struct an_merge_part *p = &w->m->parts[i];
 	struct an_result *r = NULL;
-	if (!pl) {
-		if (!p->err)
-			p->err = an_run(p->path, o, &r);
-		return r;
-	}
-	pthread_mutex_lock(&pl->mu);
-	while (!pl->done[i])
-		pthread_cond_wait(&pl->cv, &pl->mu);
-	r = pl->res[i];
-	pl->res[i] = NULL;
-	pthread_mutex_unlock(&pl->mu);
+	if (!p->err)
+		p->err = an_run(p->path, &w->o, &r);
 	return r;
 }
 
-static void part_folded(struct pool *pl, size_t i)
+static void part_drop(void *arg, void *res)
 {
-	if (!pl)
-		return;
-	pthread_mutex_lock(&pl->mu);
-	pl->folded = i + 1;
-	pthread_cond_broadcast(&pl->cv);
-	pthread_mutex_unlock(&pl->mu);
+	(void)arg;
+	an_result_free(res);
 }
 
 int an_merge_run(struct an_merge *m, const struct an_opts *o,
@@ -753,61 +708,34 @@ int an_merge_run(struct an_merge *m, const struct an_opts *o,
 	size_t read = 0;
 	int err = 0;
 	char name[4200];
-	/* several jobs: a pool, unless the caller's hooks want one thread */
+	/* several jobs: the parts at once, unless the caller's hooks want one thread */
 	static const struct an_opts none;
-	struct pool pool = { .m = m, .o = o ? *o : none }, *pl = NULL;
-	pthread_t threads[64];
-	unsigned nthreads = 0;
-	if (m->jobs > 1 && m->nparts > 1 && !(o && (o->on_access || o->on_event))) {
-		pool.o.progress = NULL;
-		pool.res = calloc(m->nparts, sizeof(*pool.res));
-		pool.done = calloc(m->nparts, 1);
-		if (!pool.res || !pool.done) {
-			free(pool.res);
-			free(pool.done);
-			return -ENOMEM;
-		}
-		pthread_mutex_init(&pool.mu, NULL);
-		pthread_cond_init(&pool.cv, NULL);
-		pl = &pool;
-		unsigned want = m->jobs < m->nparts ? m->jobs : (unsigned)m->nparts;
+	struct part_work w = { .m = m, .o = o ? *o : none };
+	unsigned jobs = m->jobs > 1 && m->nparts > 1 && !(o && (o->on_access || o->on_event)) ? m->jobs : 1;
+	if (jobs > 1) {
+		unsigned want = jobs < m->nparts ? jobs : (unsigned)m->nparts;
+		w.o.progress = NULL;
 		/* (the jobs left over go to each part's processes) */
-		pool.o.jobs = m->jobs / want > 1 && pool.o.jobs > 1 ? m->jobs / want : 1;
-		for (; nthreads < want && nthreads < 64; nthreads++)
-			if (pthread_create(&threads[nthreads], NULL, pool_work, pl))
-				break;
-		if (!nthreads) { /* no thread at all: one after the other here */
-			pthread_cond_destroy(&pool.cv);
-			pthread_mutex_destroy(&pool.mu);
-			free(pool.res);
-			free(pool.done);
-			pl = NULL;
-		}
+		w.o.jobs = jobs / want > 1 && w.o.jobs > 1 ? jobs / want : 1;
 	}
-	for (size_t i = 0; i < m->nparts && !(err && !pl); i++) {
+	struct an_jobs *pool = an_jobs_new(m->nparts, jobs, part_work, part_drop, &w);
+	if (!pool)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nparts && !err; i++) {
 		struct an_merge_part *p = &m->parts[i];
 		if (progress)
 			progress(arg, p, i, m->nparts);
-		struct an_result *r = part_result(m, pl, o, i);
-		if (err) /* (after a failure the pool's results are only freed) */
-			;
-		else if (p->err == -ENOMEM)
+		struct an_result *r = an_jobs_take(pool, i);
+		if (p->err == -ENOMEM)
 			err = -ENOMEM;
 		else if (p->err)
 			err = warn(m, "%s was not read: %s", part_name(name, sizeof(name), p), mp_strerror(p->err));
 		else
 			err = fold(m, i, r, read++ == 0);
 		an_result_free(r);
-		part_folded(pl, i);
+		an_jobs_done(pool, i);
 	}
-	if (pl) {
-		for (unsigned t = 0; t < nthreads; t++)
-			pthread_join(threads[t], NULL);
-		pthread_cond_destroy(&pool.cv);
-		pthread_mutex_destroy(&pool.mu);
-		free(pool.res);
-		free(pool.done);
-	}
+	an_jobs_free(pool);
 	/* ranks of the job the files say it had, without a file here */
 	int size = 0;
 	for (size_t i = 0; i < m->nparts; i++)

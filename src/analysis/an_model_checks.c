@@ -11,6 +11,11 @@
  * core's previous line again (out.again), whose page is that core's most
  * recent DTLB entry in any page size: a translation there changes
  * nothing, so translating it in a check is exact too.
+ *
+ * The serial replay renews the checks' machines at each process's start
+ * (an_model_proc_begin), so each process's walks are its own: a file's
+ * processes replayed at once (an_procs.c) each check on machines of
+ * their own, and their walks add up (an_model_checks_fold).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -145,6 +150,17 @@ void anm_checks_only(struct an_state *st, struct an_model *am, struct an_stream 
 		if ((a | 4095) >= last)
 			break;
 	}
+}
+
+void an_model_checks_fold(struct an_state *f, const struct an_state *st)
+{
+	struct an_model *fm = f->model;
+	const struct an_model *am = st->model;
+	if (!fm || !am)
+		return;
+	/* (every state has the file's checks: the same options) */
+	for (size_t i = 0; i < fm->nchecks && i < am->nchecks; i++)
+		fm->checks[i].walks += am->checks[i].walks;
 }
 
 int anm_checks_result(struct an_state *st, const struct an_model *am)

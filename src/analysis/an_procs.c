@@ -82,16 +82,16 @@ static int pids_distinct(const struct an_state *st)
 /* Whether each process's model may run in its state: each process runs on
  * a cold machine of its own in the serial replay too (an_model_proc_begin),
  * so its figures do not depend on the others'. What-if rules are matched
- * by class, which decides alike in every state (an_model_rules_fold); not
- * with walk checks (an_model_checks.c, no fold for them). Threads spread over
+ * by class, which decides alike in every state (an_model_rules_fold); so
+ * are the page-walk checks' page sizes, whose TLBs are each process's own
+ * too (an_model_checks_fold). Threads spread over
  * cores take their place in the file from an_replay_places, made before
  * the replays start. Physical addresses: the translations of
  * a (pid, page) are cached in one table, so only where each process's pid
  * is its own (no two states then touch one entry). */
 static int model_apart(const struct an_state *st)
 {
-	const struct an_opts *o = st->opts;
-	return !o->nwalk_checks && (!st->phys || pids_distinct(st));
+	return !st->phys || pids_distinct(st);
 }
 
 int an_par_wanted(const struct an_state *st)
@@ -387,6 +387,7 @@ static int fold(struct an_state *f, struct par_proc *pp)
 	if (!f->oom &&
 	    (an_model_rows_fold(f, st, cmap) || an_model_rules_fold(f, st, cmap) || an_numa_fold(f, st, cmap, tmap)))
 		f->oom = 1;
+	an_model_checks_fold(f, st);
 	/* (serial_needed made sure no summary is in two processes) */
 	if (!f->oom && pp->pats && an_patterns_adopt(f->opts->patterns, pp->pats, cmap, tmap))
 		f->oom = 1;

@@ -2,7 +2,13 @@
 /* `memprism report --html FILE`: the visual report. Two replays of the
  * trace (an_run_two_pass): the first gives the tables, access patterns and
  * time stamps, the second places every access on the time x address grids
- * (an_bins.h). */
+ * (an_bins.h). Both replay a file's processes one after another: the
+ * grids' hooks take each access with the file's class and thread numbers
+ * and each thread's stamps in the file's order, which replays of the
+ * processes at once (an_procs.c, states of their own numbered apart) do
+ * not give them (an_par_wanted refuses hooks). The page-walk checks'
+ * replay (cli_check_pages) and the HTML page of several files (the merge,
+ * no plots) have no hooks and take --jobs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

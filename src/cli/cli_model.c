@@ -250,6 +250,7 @@ static int check_run(const struct cli_check *k, const struct rp_walk_check *firs
 	ao.walks_only = 1; /* (the check compares walks alone) */
 	ao.walk_checks = checks;
 	ao.nwalk_checks = n;
+	ao.jobs = cli_jobs(); /* (a file's processes at once, each check on TLBs of their own) */
 	ao.progress = cli_progress;
 	ao.progress_arg = n > 1 ? "checking the findings' what-ifs" : "checking a finding's what-if";
 	int err = an_run(k->path, &ao, r);

@@ -38,6 +38,9 @@ static const struct cli_opt opts[] = {
 	CLI_OPT("force", CLI_K_FORCE, NULL,
 	  "several data files: export them even when they\n"
 	  "record different programs, or two of them the same rank"),
+	CLI_OPT("jobs", 'j', "N",
+	  "several data files: replay N at once (default: one\n"
+	  "per CPU); the same files written, memory for N replays"),
 	CLI_TABLE(cli_opts_quiet_help),
 	CLI_END,
 };
@@ -140,6 +143,7 @@ static int run_merged(int argc, char **argv, int optind, int force, const char *
 	struct damage_ctx dmg = { 0 };
 	o->on_file = on_file;
 	o->result_arg = &dmg;
+	o->jobs = cli_jobs();
 	char err[1024];
 	status = 0;
 	if (paraver && ex_paraver_write_many(paraver, o, files, nodes, n, err, sizeof(err))) {

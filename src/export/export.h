@@ -32,6 +32,9 @@ struct ex_opts {
 	/* several files (ex_*_write_many): called with each file's result (NULL
 	 * when it could not be read, err its error) before it is freed */
 	void (*on_file)(void *arg, const char *path, const struct an_result *res, int err);
+	/* several files (ex_*_write_many): replayed this many at once (0, 1: one
+	 * after the other; an_jobs.h), the same files written */
+	unsigned jobs;
 };
 
 /* Writes the database db (replaced if it exists). 0, or a negative error
@@ -61,7 +64,7 @@ int ex_paraver_write_many(const char *prefix, const struct ex_opts *o, const cha
 int ex_dhat_write(const char *path, const struct ex_opts *o, char *err, size_t errlen);
 
 /* DHAT's JSON of several data files (an MPI job's ranks; docs/mpi.md):
- * each replayed in turn and its program points folded in, keyed by their
+ * each replayed (o->jobs at once) and its program points folded in, in order, keyed by their
  * frames without addresses (function, file and line), so each process's
  * load address does not split a point. Blocks, bytes, reads, writes and
  * lifetimes add up; mb/mbk and gb/gbk are the sums of each process's own

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/an_jobs.h"
 #include "common/hashmap.h"
 #include "common/mp_error.h"
 #include "common/vec.h"
@@ -532,6 +533,47 @@ static int write_merged(FILE *f, void *arg)
 	return 0;
 }
 
+/* One file's replay (an_jobs.h's work), finished: what merge_file takes. */
+struct dh_file {
+	struct dh d;
+	struct an_result *res;
+	int rerr, ferr; /* the replay's error, finish's */
+};
+
+struct dh_work {
+	const struct ex_opts *o;
+	const char *const *files;
+};
+
+static void *file_work(void *arg, size_t i)
+{
+	const struct dh_work *w = arg;
+	struct dh_file *x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	x->rerr = replay(w->files[i], w->o, &x->d, &x->res);
+	if (!x->rerr)
+		x->ferr = finish(&x->d);
+	return x;
+}
+
+static void file_drop(void *arg, void *p)
+{
+	struct dh_file *x = p;
+	(void)arg;
+	if (!x)
+		return;
+	dh_fini(&x->d);
+	an_result_free(x->res);
+	free(x);
+}
+
+/* The files are replayed o->jobs at once (each its own struct dh: the hook
+ * sees one file's events), and folded in the files' order: the program
+ * points, their frames and the figures are those of one file after the
+ * other. A file's processes are replayed one after another (the hook's
+ * heap maximum is taken over the file's events in the order the serial
+ * replay meets them: an_par_wanted refuses hooks). */
 int ex_dhat_write_many(const char *path, const struct ex_opts *o, const char *const *files, size_t n, char *err,
 		       size_t errlen)
 {
@@ -542,20 +584,28 @@ int ex_dhat_write_many(const char *path, const struct ex_opts *o, const char *co
 	mp_hashmap_init(&m.ft.index);
 	if (frame_index(&m.ft, "[root]") != 0)
 		e = -ENOMEM;
+	struct dh_work w = { o, files };
+	struct an_jobs *jobs = e ? NULL : an_jobs_new(n, o->jobs, file_work, file_drop, &w);
+	if (!e && !jobs)
+		e = -ENOMEM;
 	for (size_t i = 0; i < n && !e; i++) {
-		struct dh d;
-		struct an_result *res = NULL;
-		int r = replay(files[i], o, &d, &res);
+		struct dh_file *x = an_jobs_take(jobs, i);
+		if (!x) {
+			e = -ENOMEM;
+			break;
+		}
+		const int r = x->rerr;
 		if (o->on_file)
-			o->on_file(o->result_arg, files[i], r ? NULL : res, r);
+			o->on_file(o->result_arg, files[i], r ? NULL : x->res, r);
 		if (r == -ENOMEM)
 			e = r;
-		if (!r && !(e = finish(&d)))
-			e = merge_file(&m, &d, res);
+		if (!r && !(e = x->ferr))
+			e = merge_file(&m, &x->d, x->res);
 		read += !r;
-		dh_fini(&d);
-		an_result_free(res);
+		file_drop(NULL, x);
+		an_jobs_done(jobs, i);
 	}
+	an_jobs_free(jobs);
 	if (!e && !read) {
 		e = -ENODATA;
 		snprintf(err, errlen, "none of the %zu data files could be read", n);

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "analysis/an_bins.h"
+#include "analysis/an_jobs.h"
 #include "common/mp_error.h"
 #include "export/ex_int.h"
 #include "export/export.h"
@@ -479,6 +480,45 @@ int ex_paraver_write(const char *prefix, const struct ex_opts *o, char *err, siz
 	return e;
 }
 
+/* One file's replays (an_jobs.h's work): its part, or the error and the
+ * stage it came at. */
+struct prv_file {
+	struct part q;
+	enum an_pass stage;
+	int err;
+};
+
+struct prv_work {
+	const struct ex_opts *one;
+	const char *const *files;
+};
+
+static void *file_work(void *arg, size_t i)
+{
+	const struct prv_work *w = arg;
+	struct prv_file *x = calloc(1, sizeof(*x));
+	if (x)
+		x->err = replay(&x->q, w->files[i], w->one, &x->stage);
+	return x;
+}
+
+static void file_drop(void *arg, void *p)
+{
+	struct prv_file *x = p;
+	(void)arg;
+	if (x)
+		part_fini(&x->q);
+	free(x);
+}
+
+/* The files are replayed o->jobs at once (each into a part of its own:
+ * the hooks see one file's accesses) and taken in the files' order, as
+ * one after the other: the same trace files. A file's processes are
+ * replayed one after another: the hooks place every access of the file
+ * on one time grid, in the order the serial replay meets them
+ * (an_par_wanted refuses hooks). Every file's part is held (its result,
+ * not its records: those wait in temporary files) until the trace is
+ * written. */
 int ex_paraver_write_many(const char *prefix, const struct ex_opts *o, const char *const *files,
 			  const char *const *nodes, size_t n, char *err, size_t errlen)
 {
@@ -490,25 +530,37 @@ int ex_paraver_write_many(const char *prefix, const struct ex_opts *o, const cha
 	if (!parts)
 		return -ENOMEM;
 	one.on_result = NULL; /* (on_file says each) */
+	struct prv_work w = { &one, files };
+	struct an_jobs *jobs = an_jobs_new(n, o->jobs, file_work, file_drop, &w);
+	if (!jobs)
+		e = -ENOMEM;
 	for (size_t i = 0; i < n && !e; i++) {
-		enum an_pass stage;
-		struct part *q = &parts[read];
-		int r = replay(q, files[i], &one, &stage);
+		struct prv_file *x = an_jobs_take(jobs, i);
+		if (!x) {
+			e = -ENOMEM;
+			break;
+		}
+		int r = x->err;
 		if (o->on_file)
-			o->on_file(o->result_arg, files[i], r ? NULL : q->res, r);
-		if (r && (stage != AN_PASS_FIRST || r == -ENOMEM)) {
+			o->on_file(o->result_arg, files[i], r ? NULL : x->q.res, r);
+		if (r && (x->stage != AN_PASS_FIRST || r == -ENOMEM)) {
 			e = r; /* (not the file's fault: the export stops) */
 			snprintf(err, errlen, "%s: %s", files[i], mp_strerror(r));
 		}
 		if (r) {
-			part_fini(q);
+			file_drop(NULL, x);
+			an_jobs_done(jobs, i);
 			continue;
 		}
+		struct part *q = &parts[read++];
+		*q = x->q; /* (its own now: x goes without part_fini) */
+		free(x);
 		snprintf(q->node_buf, sizeof(q->node_buf), "%s", nodes ? nodes[i] : files[i]);
 		q->node = q->node_buf;
 		q->p.o = o;
-		read++;
+		an_jobs_done(jobs, i);
 	}
+	an_jobs_free(jobs);
 	if (!e && !read) {
 		e = -ENODATA;
 		snprintf(err, errlen, "none of the %zu data files could be read", n);

@@ -217,6 +217,24 @@ echo "ok: two findings' what-ifs in one replay: 6,144 -> 2,048 and 4,096 walks"
 "$MEMPRISM" record -q --no-pagemap -o tf.data -- ./two_tables 2048 2 fork >/dev/null
 checked tf.data 12,288 "$al 4,100 -66.6" "$bl 8,194 -33.3"
 echo "ok: two processes, two findings' what-ifs in one replay: 12,288 -> 4,100 and 8,194 walks"
+# The check's replay takes the two processes at once (--jobs N, each
+# check on TLBs of its own in each process, the walks added up): report
+# and tlb the same, byte for byte, at --jobs 1, 2 and 3.
+for cmd in "report --roi pages" "report --roi pages --format json" "tlb --roi pages"; do
+	for j in 1 2 3; do
+		# shellcheck disable=SC2086
+		"$MEMPRISM" $cmd --jobs $j --model ./small.machine "${T[@]}" tf.data > "r$j" 2> "e$j"
+	done
+	grep -qF "checked by the model" r1 || fail "tf.data $cmd: no checked finding: $(cat r1)"
+	cmp -s r1 r2 && cmp -s r1 r3 && cmp -s e1 e2 && cmp -s e1 e3 ||
+		fail "tf.data $cmd: --jobs 2 or 3 differs from --jobs 1: $(diff r1 r3 | head -5)"
+done
+for j in 1 3; do
+	"$MEMPRISM" report -q --jobs $j --model ./small.machine "${T[@]}" --roi pages --html "h$j.html" tf.data
+done
+grep -qF "checked by the model" h1.html || fail "tf.data --html: no checked finding"
+cmp -s h1.html h3.html || fail "tf.data --html: --jobs 3 differs from --jobs 1"
+echo "ok: two processes' checks: report, tlb and --html the same at --jobs 1, 2 and 3"
 # A burst-sampled replay's walks are estimates scaled by thread: there
 # each check is a run of its own, as `whatif` makes it.
 "$MEMPRISM" report -q --model ./small.machine "${T[@]}" --roi pages --sample-bursts 500,500 tt.data >ttb.txt
