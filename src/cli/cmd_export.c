@@ -29,7 +29,7 @@ static const struct cli_opt opts[] = {
 	  "DHAT's JSON (Valgrind's dh_view.html opens it): per heap\n"
 	  "allocation stack, blocks, bytes, bytes read and written,\n"
 	  "lifetimes (ns), live bytes at its and the heap's maximum\n"
-	  "and at the end"),
+	  "and at the end; - for standard output"),
 	CLI_OPT("roi", 'r', "NAME", "only accesses made while region NAME was open"),
 	CLI_OPT("alloc-wrapper", 'w', "FN", "treat function FN as an allocation wrapper (repeatable)"),
 	CLI_OPT("not-wrapper", CLI_K_NOT_WRAPPER, "FN", "never treat function FN as one (repeatable)"),
@@ -195,6 +195,12 @@ static int run(int argc, char **argv)
 			if (cli_sites_option(&sites, c, optarg))
 				return 2;
 		}
+	}
+	/* (SQLite and Paraver write files of their own: no stream) */
+	if ((sqlite && !strcmp(sqlite, "-")) || (paraver && !strcmp(paraver, "-"))) {
+		cli_error("--%s wants a file %s, not '-' (only --dhat writes to standard output)", sqlite ? "sqlite" : "paraver",
+			  sqlite ? "name" : "name's prefix (PREFIX.prv, .pcf and .row)");
+		return 2;
 	}
 	if (!sqlite && !paraver && !dhat) {
 		cli_error("export what? give --sqlite DB, --paraver PREFIX or --dhat FILE (see `memprism export --help`)");

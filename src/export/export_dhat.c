@@ -366,10 +366,12 @@ static int finish(struct dh *d)
 	return 0;
 }
 
-/* Writes the file with write (JSON into f), checking every step. */
+/* Writes the file with write (JSON into f), checking every step; "-" is
+ * standard output. */
 static int write_out(const char *path, int (*write)(FILE *f, void *arg), void *arg, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
+	const int out = !strcmp(path, "-");
+	FILE *f = out ? stdout : fopen(path, "w");
 	if (!f) {
 		int e = -errno;
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
@@ -378,10 +380,10 @@ static int write_out(const char *path, int (*write)(FILE *f, void *arg), void *a
 	int e = write(f, arg);
 	if (!e && (fflush(f) || ferror(f)))
 		e = errno ? -errno : -EIO;
-	if (fclose(f) && !e)
+	if (!out && fclose(f) && !e)
 		e = errno ? -errno : -EIO;
 	if (e && !err[0])
-		snprintf(err, errlen, "%s: %s", path, mp_strerror(e));
+		snprintf(err, errlen, "%s: %s", out ? "standard output" : path, mp_strerror(e));
 	return e;
 }
 

@@ -104,3 +104,13 @@ run 1 "export --dhat into a missing directory" "$MEMPRISM" export -q --dhat nosu
 said "export --dhat nosuch/x.json" "dhat export: cannot write nosuch/x.json: No such file or directory"
 run 1 "export --dhat of a missing data file" "$MEMPRISM" export -q --dhat x.json missing.data
 said "export --dhat missing.data" "cannot read missing.data"
+# "-": standard output, the same JSON; the other exports write files of
+# their own and refuse it (a file named "-" is nobody's wish)
+"$MEMPRISM" export -q --dhat - hs.data >hs-stdout.json
+cmp -s hs.json hs-stdout.json || fail "export --dhat -: not the file's JSON: $(diff hs.json hs-stdout.json | head -3)"
+echo "ok: export --dhat - writes the same JSON to standard output"
+run 1 "export --dhat - into a full device" sh -c '"$0" export -q --dhat - hs.data >/dev/full' "$MEMPRISM"
+said "export --dhat - into /dev/full" "dhat export: standard output: No space left on device"
+run 2 "export --sqlite -" "$MEMPRISM" export -q --sqlite - hs.data
+said "export --sqlite -" "--sqlite wants a file name, not '-'"
+[ ! -e ./- ] || fail "export wrote a file named '-'"
