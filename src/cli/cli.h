@@ -110,6 +110,10 @@ int cli_group_option(struct cli_group *g, int key, const char *arg);
 
 /* report --html FILE (cli_html.c): 0 or 1 (message printed). */
 int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro);
+/* The page of res into html ("-": standard output): 0, or a negative
+ * errno with the message printed. */
+int cli_write_html(const char *html, const struct an_result *res, const struct rp_opts *ro,
+		   const struct an_bins *bins);
 
 /* The terminal (cli_tty.c). */
 extern int cli_quiet; /* -q, --quiet (set by cli_parse_next): no notes, no progress */

@@ -67,11 +67,25 @@ static int fill_error(void *arg)
 	return an_bins_error(((struct html_run *)arg)->bins);
 }
 
+int cli_write_html(const char *html, const struct an_result *res, const struct rp_opts *ro,
+		   const struct an_bins *bins)
+{
+	const int out = !strcmp(html, "-");
+	FILE *f = out ? stdout : fopen(html, "w");
+	int err = f ? rp_render_html(f, res, ro, bins) : -errno;
+	if (f && !err && (fflush(f) || ferror(f)))
+		err = errno ? -errno : -EIO;
+	if (f && !out && fclose(f) != 0 && !err)
+		err = -errno;
+	if (err)
+		cli_error("cannot write %s: %s", out ? "the page to standard output" : html, mp_strerror(err));
+	return err;
+}
+
 int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro)
 {
 	struct html_run h = { .bins = an_bins_new(), .pats = an_patterns_new(), .path = ro->data_path };
 	struct an_result *res = NULL;
-	FILE *out = NULL;
 	enum an_pass stage;
 	int rc = 1, err;
 	if (!h.pats || !h.bins) {
@@ -92,19 +106,8 @@ int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro)
 		goto out;
 	}
 	ro->patterns = h.patv;
-	out = fopen(html, "w");
-	if (!out) {
-		cli_error("cannot write %s: %s", html, strerror(errno));
+	if (cli_write_html(html, res, ro, h.bins))
 		goto out;
-	}
-	err = rp_render_html(out, res, ro, h.bins);
-	if (fclose(out) != 0 && !err)
-		err = -errno;
-	out = NULL;
-	if (err) {
-		cli_error("cannot write %s: %s", html, mp_strerror(err));
-		goto out;
-	}
 	rc = h.damage;
 out:
 	an_result_free(res);

@@ -31,10 +31,11 @@ static const struct cli_opt opts[] = {
 	CLI_OPT("format", 'f', "FORMAT", "text (default), csv or json"),
 	CLI_OPT("limit", 'n', "N", "rows shown in text (default 30, 0 for all)"),
 	CLI_OPT("html", K_HTML, "FILE",
-	  "write the visual report to FILE: one self-contained\n"
-	  "page (summary, sortable objects, time x address plots,\n"
-	  "access patterns; memory levels and page walks with\n"
-	  "--model); opens offline in any browser"),
+	  "write the visual report to FILE (- for standard\n"
+	  "output): one self-contained page (summary, sortable\n"
+	  "objects, time x address plots, access patterns; memory\n"
+	  "levels and page walks with --model); opens offline in\n"
+	  "any browser"),
 	CLI_OPT("alloc-wrapper", 'w', "FN",
 	  "treat function FN as an allocation wrapper: the site\n"
 	  "is its caller (repeatable)"),
@@ -177,16 +178,9 @@ static int run_merged(int argc, char **argv, int optind, int force, const char *
 	ro->color = cli_use_color();
 	int damage = res->damaged & AN_DAMAGE_UNTRUSTED ? 1 : 0;
 	if (html) {
-		FILE *out = fopen(html, "w");
-		int err = out ? rp_render_html(out, res, ro, NULL) : -errno;
-		if (out && fclose(out) != 0 && !err)
-			err = -errno;
+		int err = cli_write_html(html, res, ro, NULL);
 		an_merge_free(m);
-		if (err) {
-			cli_error("cannot write %s: %s", html, mp_strerror(err));
-			return 1;
-		}
-		return damage;
+		return err ? 1 : damage;
 	}
 	int err = rp_render(stdout, res, ro);
 	an_merge_free(m);

@@ -120,6 +120,11 @@ if "$MEMPRISM" report --html /nonexistent-dir/x.html arrays.data 2> err.txt; the
 fi
 grep -q 'cannot write /nonexistent-dir/x.html' err.txt || fail "unclear error: $(cat err.txt)"
 echo "ok: unwritable path"
+# "-": the page on standard output, the file's byte for byte
+"$MEMPRISM" report --roi kernel --html - arrays.data >arrays-stdout.html
+cmp -s arrays.html arrays-stdout.html || fail "report --html -: not the file's page"
+[ ! -e ./- ] || fail "report --html - wrote a file named '-'"
+echo "ok: report --html - writes the page to standard output"
 
 # One site's blocks in the brk heap and in mmap'd space, terabytes apart:
 # the address axis leaves the gap out, so every address bin holds stores
