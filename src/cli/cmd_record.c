@@ -286,6 +286,14 @@ static int parse(int argc, char **argv, struct mp_record_opts *ro, struct mp_top
 		case CLI_EXIT:
 			return p.status;
 		case 'o':
+			if (!strcmp(optarg, "-")) {
+				/* (every process appends its chunks to the file; the
+				 * launcher reads it back) */
+				cli_error("cannot record to '-': -o writes only regular files (every recorded process "
+					  "appends to it, reports read it back), not standard output. Name a new or "
+					  "regular file");
+				return 2;
+			}
 			ro->output = optarg;
 			break;
 		case K_NO_PAGEMAP:

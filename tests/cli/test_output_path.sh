@@ -1,4 +1,4 @@
-# record -o writes only regular files: a device, directory, FIFO or symlink
+# record -o writes only regular files: '-', a device, directory, FIFO or symlink
 # at the path (or at its .old, where an existing file is kept) is refused
 # with status 2 and words naming what is there, and nothing is moved or
 # written; an existing regular file still becomes FILE.old.
@@ -30,6 +30,11 @@ refused "character device" $dev "cannot record to $dev: it is a character device
 [ -c $dev ] || fail "$dev is no longer a character device"
 [ -c /dev/null ] || fail "/dev/null is no longer a character device"
 echo "ok: /dev/null is a character device"
+
+# "-" is no standard output here
+run 2 "-o -" "$MEMPRISM" record -o - -- ./exit_status exit7
+expect_eq "-o -: message" "memprism: cannot record to '-': -o writes only regular files (every recorded process appends to it, reports read it back), not standard output. Name a new or regular file" "$(cat last.err)"
+[ ! -e ./- ] || fail "-o -: a file named '-' was written"
 
 mkdir out
 refused "directory" out "cannot record to out: it is a directory, and -o writes only regular files; nothing was moved. Name a file, e.g. -o out/memprism.data"
