@@ -76,6 +76,13 @@ void cli_data_error(int err, const char *path, int named, const char *record_hin
 {
 	if (err == -ENOENT && !named)
 		cli_error("no memprism.data here: record one first with `%s`", record_hint);
+	else if (err == -ENOENT && !strcmp(path, "-"))
+		cli_error("cannot read '-': data files are read by name, not from standard input (they are mapped "
+			  "whole): save the data to a file and name it");
+	else if (err == -MP_ERR_NOT_REGULAR)
+		cli_error("cannot read %s: it is not a regular file (a pipe or a device), and data files are mapped "
+			  "whole: save the data to a file and name it",
+			  path);
 	else
 		cli_error("cannot read %s: %s", path, mp_strerror(err));
 }

@@ -91,7 +91,8 @@ struct trace_reader *trace_reader_open(const char *path)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		errno = S_ISDIR(st.st_mode) ? EISDIR : MP_ERR_FORMAT;
+		/* (a pipe or a device: the file is mapped whole) */
+		errno = S_ISDIR(st.st_mode) ? EISDIR : MP_ERR_NOT_REGULAR;
 		return NULL;
 	}
 	if ((size_t)st.st_size < sizeof(struct mp_file_header)) {

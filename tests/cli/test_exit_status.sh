@@ -71,6 +71,11 @@ rc=0
 "$MEMPRISM" report garbage_tail.data > last.out 2> last.err || rc=$?
 [ "$rc" -lt 128 ] || fail "report of a file with a garbage tail died with status $rc"
 said "file with a garbage tail (status $rc)" "damaged|truncated|cannot read"
+# a data file on a pipe, or named '-': words for what to do, status 1
+run 1 "report of a pipe" sh -c 'cat half.data | "$0" report /dev/stdin' "$MEMPRISM"
+said_line "report of a pipe" "memprism: cannot read /dev/stdin: it is not a regular file (a pipe or a device), and data files are mapped whole: save the data to a file and name it"
+run 1 "report -" sh -c '"$0" report - <half.data' "$MEMPRISM"
+said_line "report -" "memprism: cannot read '-': data files are read by name, not from standard input (they are mapped whole): save the data to a file and name it"
 
 # a program built with plain cc: a note, and its allocation with 0 accesses
 cc -O2 -g "$src" -o exit_status_plain
