@@ -286,14 +286,6 @@ static int parse(int argc, char **argv, struct mp_record_opts *ro, struct mp_top
 		case CLI_EXIT:
 			return p.status;
 		case 'o':
-			if (!strcmp(optarg, "-")) {
-				/* (every process appends its chunks to the file; the
-				 * launcher reads it back) */
-				cli_error("cannot record to '-': -o writes only regular files (every recorded process "
-					  "appends to it, reports read it back), not standard output. Name a new or "
-					  "regular file");
-				return 2;
-			}
 			ro->output = optarg;
 			break;
 		case K_NO_PAGEMAP:
@@ -438,6 +430,13 @@ static int parse(int argc, char **argv, struct mp_record_opts *ro, struct mp_top
  * on, else the exit status. */
 static int check_run(const struct mp_record_opts *ro, struct mp_probe *probe, struct mp_paths *paths)
 {
+	if (ro->output && !strcmp(ro->output, "-")) {
+		/* (every process appends its chunks to the file; the launcher
+		 * reads it back) */
+		cli_error("cannot record to '-': -o writes only regular files (every recorded process appends to it, "
+			  "reports read it back), not standard output. Name a new or regular file");
+		return 2;
+	}
 	if (ro->source != MP_SOURCE_INST) {
 		/* the same probe and words as `memprism doctor`, before anything runs */
 		char why[512], next[512];
