@@ -504,7 +504,7 @@ void inline_site(const Site &site, State *hot, bool check_epoch, tree ip, unsign
 	gimple_seq f = NULL;
 	tree zs8 = binop(&f, loc, LSHIFT_EXPR, z, build_int_cst(integer_type_node, 8));
 	append(near1, f);
-	branch(near1, LT_EXPR, z, cst(0x80), rec2, near2, profile_probability::likely(), loc);
+	branch(near1, LT_EXPR, z, cst(0x80), rec2, near2, profile_probability::very_likely(), loc);
 	f = NULL;
 	tree w1 = binop(&f, loc, BIT_IOR_EXPR, zs8, cst(MP_GCC_TAG_SLOT | low));
 	gimple_seq_add_seq(&f, put_record(s, w1, 2, 2, loc));
