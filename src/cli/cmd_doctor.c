@@ -183,6 +183,17 @@ static int run(int argc, char **argv)
 		       getenv(MP_ENV_INSTRUMENT) ? MP_ENV_INSTRUMENT "=sancov"
 		       : getenv(MP_ENV_CC)	 ? MP_ENV_CC " names another compiler"
 						     : "no pass plugin: memprism was built without llvm-16-dev");
+	const char *ghow = how ? mp_gcc_instrumentation(&paths, 0, plugin, sizeof(plugin)) : NULL;
+	if (!ghow)
+		printf("  memprism gcc:      none (runtime not found, or " MP_ENV_INSTRUMENT " asks for what is not "
+		       "there)\n");
+	else if (!strcmp(ghow, "inline"))
+		printf("  memprism gcc:      inline, by memprism's GCC plugin (%s)\n", plugin);
+	else
+		printf("  memprism gcc:      a call into the runtime per access (%s)\n",
+		       getenv(MP_ENV_INSTRUMENT) ? MP_ENV_INSTRUMENT "=sancov"
+		       : getenv(MP_ENV_GCC)	 ? MP_ENV_GCC " names another compiler"
+						     : "no GCC plugin: memprism was built without gcc's plugin headers");
 	printf("model\n");
 	printf("  --model host:      L1D %lluK %u-way, L2 %lluK %u-way, LLC %lluK %u-way (%s); DTLB %u, STLB %u "
 	       "%u-way\n",
