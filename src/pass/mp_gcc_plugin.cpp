@@ -317,7 +317,9 @@ void find_hot_loops(class loop *L, std::vector<HotLoop> &out)
 {
 	for (; L; L = L->next) {
 		bool sync_free;
-		if (loop_calls_nothing(L, &sync_free) && loop_preheader_edge(L)) {
+		// a preheader (one edge in besides the latch's) to take the copy in
+		bool simple = EDGE_COUNT(L->header->preds) == 2 && L->latch && single_succ_p(loop_preheader_edge(L)->src);
+		if (simple && loop_calls_nothing(L, &sync_free)) {
 			bool exits_ok = true;
 			for (edge e : get_loop_exit_edges(L))
 				if (e->flags & (EDGE_ABNORMAL | EDGE_EH))
