@@ -4,6 +4,9 @@
 # sancov): the ORMBP paper's Table II exactly per array on
 # examples/arrays.c, built in one step and in separate compile and link
 # steps, at -O2 and (inline) -O0, and each access on its source line;
+# loops that read another thread's new block (tests/rt/inline_loops.c, and
+# one whose first load finds its code address in its slot: the epoch
+# checked at the loop's top);
 # atomics that stay atomic and count a load and a store per
 # read-modify-write (tests/rt/atomics.c); a C++ program through `memprism
 # g++`. That the plugin did its work: the inline build imports the inline
@@ -56,6 +59,64 @@ suite() { # how: inline or sancov
 	"$MEMPRISM" gcc -O2 -g -c "$src" -o arrays.o
 	"$MEMPRISM" gcc arrays.o -o arrays2 -lpthread
 	table2 "$how-twosteps" arrays2
+
+	# loops checking the epoch once per iteration or at every access
+	# (tests/rt/inline_loops.c): the output of a plain build, and the reads
+	# of a block another thread allocated after this thread's last record
+	# are all the block's
+	"$MEMPRISM" gcc -O2 -g "$MP_SRC/tests/rt/inline_loops.c" -o loops -lpthread
+	expect_eq "$how: loops, recorded" "$(gcc -O2 "$MP_SRC/tests/rt/inline_loops.c" -o loops_plain -lpthread && ./loops_plain)" \
+		"$("$MEMPRISM" record -q -o loops.data -- ./loops)"
+	"$MEMPRISM" report --by site --format csv loops.data > loops.csv
+	expect_eq "$how: bytes loaded from the other thread's block" 16384 "$(csv_field loops.csv '^producer ' bytes_loaded)"
+	expect_eq "$how: loops: unknown accesses" missing "$(csv_field loops.csv '^unknown' accesses)"
+
+	# the epoch checked once per loop iteration: sum()'s second call reads a
+	# block another thread allocated since this thread's last record, and
+	# its loop's first load finds its code address in its slot (the first
+	# call left it there) -- only the check at the loop's top sends it
+	# down the path that writes the new epoch, else the loads are unknown
+	cat > newblock.c <<'NB'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+static int *block;
+static int first[4096];
+__attribute__((noinline)) long sum(const int *p, long n)
+{
+	long s = 0;
+	for (long i = 0; i < n; i++)
+		s += p[i];
+	return s;
+}
+static void *producer(void *arg)
+{
+	(void)arg;
+	block = malloc(4096 * sizeof(int)); /* @BLOCK */
+	for (int i = 0; i < 4096; i++)
+		block[i] = i;
+	return NULL;
+}
+__attribute__((no_sanitize_thread, noinline)) static int *make_block(void)
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, producer, NULL) || pthread_join(t, NULL))
+		exit(1);
+	return block;
+}
+int main(void)
+{
+	long r = sum(first, 4096);
+	r += sum(make_block(), 4096);
+	printf("%ld\n", r);
+	return 0;
+}
+NB
+	"$MEMPRISM" gcc -O2 -g newblock.c -o newblock -lpthread
+	expect_eq "$how: newblock's output" $((4095 * 4096 / 2)) "$("$MEMPRISM" record -q -o nb.data -- ./newblock)"
+	"$MEMPRISM" report --format csv nb.data > nb.csv
+	expect_eq "$how: the new block's loads" 4096 "$(csv_field nb.csv "^heap producer \\(newblock\\.c:$(grep -n @BLOCK newblock.c | cut -d: -f1)\\)\$" loads)"
+	expect_eq "$how: unknown accesses" missing "$(csv_field nb.csv '^unknown' accesses)"
 
 	# atomics: atomic, and a load and a store per fetch_add
 	N=$(sized 100000 20000)
