@@ -123,7 +123,10 @@ void make_decls()
 	tree fty = build_function_type_list(void_type_node, ptr_type_node, unsigned_type_node, ptr_type_node,
 					    NULL_TREE);
 	slow_fn = build_fn_decl("__memprism_gcc_access", fty);
+	// it neither throws nor returns into this unit's code by a longjmp (no
+	// abnormal edges in a function that calls setjmp)
 	TREE_NOTHROW(slow_fn) = 1;
+	DECL_ATTRIBUTES(slow_fn) = tree_cons(get_identifier("leaf"), NULL_TREE, NULL_TREE);
 	DECL_ARTIFICIAL(slow_fn) = 1;
 }
 
