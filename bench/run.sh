@@ -81,12 +81,12 @@ fi
 # Variants. "mp" = full trace of the instrumented binary; "mpalloc" = the
 # native binary under memprism record (allocation tracking with stacks).
 # BASE: which native run a variant's ratios are taken against.
-ALL_VARIANTS=(native mp mpsancov mpgcc mpmodel mpmodels norec mpalloc mpalloc1 mpfaults mpvalgrind dhat cachegrind native_small lackey heaptrack)
+ALL_VARIANTS=(native mp mpsancov mpgcc mpgcccalls mpmodel mpmodels norec mpalloc mpalloc1 mpfaults mpvalgrind dhat cachegrind native_small lackey heaptrack)
 declare -A TITLE BASE
-TITLE=([native]="native" [mp]="memprism" [mpsancov]="mp-callbacks" [mpgcc]="mp-gcc" [mpmodel]="mp+model" [mpmodels]="mp+model(s)" [mpfaults]="mp-faults" [mpvalgrind]="mp-valgrind" [norec]="not-recorded" [mpalloc]="mp-alloc" [mpalloc1]="mp-alloc(1 frame)" [dhat]="dhat"
+TITLE=([native]="native" [mp]="memprism" [mpsancov]="mp-callbacks" [mpgcc]="mp-gcc" [mpgcccalls]="mp-gcc-calls" [mpmodel]="mp+model" [mpmodels]="mp+model(s)" [mpfaults]="mp-faults" [mpvalgrind]="mp-valgrind" [norec]="not-recorded" [mpalloc]="mp-alloc" [mpalloc1]="mp-alloc(1 frame)" [dhat]="dhat"
 	[cachegrind]="cachegrind" [native_small]="native(1/100)" [lackey]="lackey(1/100)"
 	[heaptrack]="heaptrack")
-BASE=([mp]=native [mpsancov]=native [mpgcc]=native [mpmodel]=native [mpmodels]=native [mpfaults]=native [mpvalgrind]=native [norec]=native [mpalloc]=native [mpalloc1]=native [dhat]=native [cachegrind]=native
+BASE=([mp]=native [mpsancov]=native [mpgcc]=native [mpgcccalls]=native [mpmodel]=native [mpmodels]=native [mpfaults]=native [mpvalgrind]=native [norec]=native [mpalloc]=native [mpalloc1]=native [dhat]=native [cachegrind]=native
 	[lackey]=native_small [heaptrack]=native)
 
 # BENCH_VARIANTS: the titles asked for (the native runs are every ratio's base)
@@ -224,7 +224,7 @@ for w in "${WORKLOADS[@]}"; do
 		fi
 		STATUS[$w.$v]=""
 		case "$v" in
-		mp | mpsancov | mpgcc | mpmodel | mpmodels | norec | mpalloc | mpalloc1 | mpfaults) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
+		mp | mpsancov | mpgcc | mpgcccalls | mpmodel | mpmodels | norec | mpalloc | mpalloc1 | mpfaults) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
 		mpvalgrind) ((HAVE_MPVG)) || STATUS[$w.$v]="n/a (no valgrind source)" ;;
 		dhat | cachegrind | lackey | native_small) ((HAVE_VG)) || STATUS[$w.$v]="n/a (not installed)" ;;
 		heaptrack) ((HAVE_HT)) || STATUS[$w.$v]="n/a (not installed)" ;;
@@ -252,13 +252,22 @@ for w in "${WORKLOADS[@]}"; do
 			STATUS[$w.mpsancov]="build failed"
 			MP_FAIL=1
 		fi
-		# the same with gcc's ThreadSanitizer calls (memprism gcc)
+		# the same with gcc (memprism gcc: its GCC plugin where it was built),
+		# and with gcc's ThreadSanitizer calls into the runtime
 		if "$MEMPRISM" gcc -O2 -g -I"$REPO/include" "${SRC[$w]}" -o "$SCRATCH/bin/$w.gcc" "${libs[@]}" \
 			>"$SCRATCH/log/$w.gcc.build" 2>&1; then
 			echo "built $w.gcc (memprism gcc)"
 		else
 			echo "ERROR: memprism gcc failed for $w" >&2
 			STATUS[$w.mpgcc]="build failed"
+			MP_FAIL=1
+		fi
+		if MEMPRISM_INSTRUMENT=sancov "$MEMPRISM" gcc -O2 -g -I"$REPO/include" "${SRC[$w]}" \
+			-o "$SCRATCH/bin/$w.gcccalls" "${libs[@]}" >"$SCRATCH/log/$w.gcccalls.build" 2>&1; then
+			echo "built $w.gcccalls (memprism gcc, MEMPRISM_INSTRUMENT=sancov)"
+		else
+			echo "ERROR: memprism gcc (sancov) failed for $w" >&2
+			STATUS[$w.mpgcccalls]="build failed"
 			MP_FAIL=1
 		fi
 	fi
@@ -290,6 +299,10 @@ run_variant() {
 	mpgcc)
 		rm -rf -- "$SCRATCH/out/$w.mpgcc.data"
 		cmd=("$MEMPRISM" record -o "$SCRATCH/out/$w.mpgcc.data" -- "$SCRATCH/bin/$w.gcc" "${args[@]}")
+		;;
+	mpgcccalls)
+		rm -rf -- "$SCRATCH/out/$w.mpgcccalls.data"
+		cmd=("$MEMPRISM" record -o "$SCRATCH/out/$w.mpgcccalls.data" -- "$SCRATCH/bin/$w.gcccalls" "${args[@]}")
 		;;
 	mpmodel)
 		# record, then the model over the trace (report --model host):
@@ -352,7 +365,7 @@ run_variant() {
 		echo "FAIL" >>"$SCRATCH/times/$w.$v"
 		printf '  [%d] %-10s %-14s FAILED (exit %d; see %s)\n' "$i" "$w" "${TITLE[$v]}" "$rc" "$err"
 		tail -5 "$err" | sed 's/^/        /'
-		if [[ $v == mp || $v == mpgcc || $v == mpalloc || $v == mpalloc1 || $v == mpfaults || $v == mpvalgrind ]]; then
+		if [[ $v == mp || $v == mpgcc || $v == mpgcccalls || $v == mpalloc || $v == mpalloc1 || $v == mpfaults || $v == mpvalgrind ]]; then
 			STATUS[$w.$v]="run failed"
 			MP_FAIL=1
 		fi
@@ -504,7 +517,7 @@ for w in "${WORKLOADS[@]}"; do
 		# A failed run has already been reported as failed.
 		[[ $(sed -n "${run_n}p" "$SCRATCH/times/$w.$v") == FAIL ]] && continue
 		case "$v" in
-		native | mp | mpsancov | mpgcc | mpmodel | mpmodels | norec | mpalloc | mpalloc1 | mpfaults | mpvalgrind)
+		native | mp | mpsancov | mpgcc | mpgcccalls | mpmodel | mpmodels | norec | mpalloc | mpalloc1 | mpfaults | mpvalgrind)
 			echo "  CHECKSUM MISMATCH: $w ${TITLE[$v]} run $run_n printed '${c:-<none>}', native run 1 printed '$ref'" >&2
 			CKSUM_FAIL=1
 			STATUS[$w.$v]="CHECKSUM MISMATCH"
@@ -596,7 +609,7 @@ done
 echo
 
 # ------------------------------------------------------------ final table --
-COLS=(native mp mpsancov mpgcc mpmodel mpmodels reportrate modelrate setsrate replayrate boundrate norec mpalloc mpalloc1 mpfaults mpvalgrind dhat cachegrind lackey heaptrack)
+COLS=(native mp mpsancov mpgcc mpgcccalls mpmodel mpmodels reportrate modelrate setsrate replayrate boundrate norec mpalloc mpalloc1 mpfaults mpvalgrind dhat cachegrind lackey heaptrack)
 TITLE[reportrate]="report acc/cpu-s"
 TITLE[modelrate]="model acc/cpu-s"
 TITLE[setsrate]="model(1/$SETS) acc/cpu-s"
@@ -621,7 +634,8 @@ echo
 echo "Ratios are medians of per-pair ratios (tool run i / native run i, wall time)."
 echo "memprism = full access trace of the memprism-cc build (inline instrumentation);"
 echo "mp-callbacks = the same with MEMPRISM_INSTRUMENT=sancov (a callback per access);"
-echo "mp-gcc = the same built by memprism gcc (gcc's ThreadSanitizer calls, a call per access);"
+echo "mp-gcc = the same built by memprism gcc (memprism's GCC plugin: inline, where it was built);"
+echo "mp-gcc-calls = the same with MEMPRISM_INSTRUMENT=sancov (gcc's ThreadSanitizer calls, a call per access);"
 echo "mp-alloc = native binary under memprism record (allocation tracking with call stacks);"
 echo "mp-alloc(1 frame) = the same with --stack-depth 1: the difference is the unwinding."
 echo "not-recorded = the memprism-cc build run on its own (what the instrumentation costs when"

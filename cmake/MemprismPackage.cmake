@@ -47,7 +47,8 @@ touched them; and, through a cache, TLB and page-walk model (or hardware
 samples where there is a PMU), the DRAM requests, hit levels, TLB misses,
 page walks and remote NUMA accesses per object.
 
-memprism cc builds a program with inline access instrumentation (clang);
+memprism cc builds a program with inline access instrumentation (clang),
+memprism gcc the same with gcc (through memprism's GCC plugin, where built);
 memprism record --source valgrind records any binary under memprism's own
 Valgrind tool; memprism report shows the objects.")
 
@@ -67,6 +68,8 @@ if(MEMPRISM_VALGRIND)
 endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS ${MP_DEB_DEPENDS})
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS ${MP_DEB_RECOMMENDS})
-# gcc: `memprism gcc`; libc6-dbg: names inside libc (README)
+# gcc: `memprism gcc` (its plugin, lib/memprism/memprism-gcc.so, loads
+# into the gcc it was built for; another gcc gets the calls); libc6-dbg:
+# names inside libc (README)
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "gcc, libc6-dbg")
 include(CPack)

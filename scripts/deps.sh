@@ -5,6 +5,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config clang-16 libclang-rt-16-dev
       libdw-dev libelf-dev libzstd-dev zlib1g-dev libpfm4-dev libnuma-dev
       libsqlite3-dev sqlite3 chromium jq llvm-16-dev
+      gcc-12-plugin-dev # memprism gcc: the GCC plugin's headers (inline instrumentation)
       man-db # the man pages' test (man, groff, col)
       valgrind # record --source valgrind: headers and static core libraries to build the tool
       openmpi-bin libopenmpi-dev) # tests/cli/test_mpi.sh: mpirun and mpicc

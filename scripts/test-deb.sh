@@ -2,8 +2,8 @@
 # The Debian package, as a user gets it: builds memprism_VERSION_ARCH.deb
 # from the plain build tree (cpack), installs it with apt-get, and runs the
 # bundled example from /usr: `memprism cc`, `record` and `report` (counted
-# and modelled), the Valgrind source, the man page, the completion and the
-# flow library through its pkg-config file. Then purges the package, so
+# and modelled), `memprism gcc`, the Valgrind source, the man page, the
+# completion and the flow library through its pkg-config file. Then purges the package, so
 # /usr is as it was. Needs root (apt-get); .ci/run calls it after
 # scripts/test.sh. Usage: scripts/test-deb.sh [BUILD_DIR, default build]
 set -euo pipefail
@@ -81,6 +81,20 @@ if [ -x /usr/lib/memprism/valgrind/memprism-amd64-linux ] && command -v valgrind
 	memprism record -q --no-pagemap --source valgrind -o v.data -- ./arrays 1 >/dev/null
 	memprism report --roi kernel --format csv v.data >v.csv
 	expect_eq "--source valgrind: a1 loads,stores" "$((16384 * 3 / 4)),$((16384 / 4))" "$(row 1 v.csv)"
+fi
+
+# memprism gcc, from /usr: the GCC plugin when it was built, the calls
+# otherwise; the same counts either way
+if command -v gcc >/dev/null; then
+	memprism gcc -O2 -g "$src/examples/arrays.c" -o garrays -lpthread
+	if [ -f /usr/lib/memprism/memprism-gcc.so ]; then
+		nm -D --undefined-only garrays | grep -q ' __memprism_inline_abi_' ||
+			fail "memprism gcc from /usr: the GCC plugin did not run"
+		echo "ok: memprism gcc: the GCC plugin"
+	fi
+	memprism record -q -o g.data -- ./garrays "$mib" >/dev/null
+	memprism report --roi kernel --format csv g.data >g.csv
+	expect_eq "memprism gcc: a1 loads,stores" "$((n * 3 / 4)),$((n / 4))" "$(row 1 g.csv)"
 fi
 
 # the man page, the completion, the flow library

@@ -130,12 +130,19 @@ static int cmd_cxx(int argc, char **argv)
 #define GCC_ABOUT(compiler)                                                                                            \
 	"Compiles and links like " compiler ", for projects that build only with gcc: gcc's\n"                    \
 	"ThreadSanitizer instrumentation (-fsanitize=thread, at compile time only:\n"                                 \
-	"libtsan is never linked) calls memprism's runtime before every load and\n"                                   \
-	"store, -I for <memprism.h>, and memprism's runtime when linking. The\n"                                       \
-	"program runs normally when not recorded. Use it as CC=\"memprism gcc\".\n"                                  \
-	"A call per access: `memprism cc` (clang, inline) records faster.\n\n"                                       \
+	"libtsan is never linked) marks every load and store, -I for <memprism.h>,\n"                                \
+	"and memprism's runtime when linking. The program runs normally when not\n"                                  \
+	"recorded. Use it as CC=\"memprism gcc\".\n\n"                                                              \
+	"Instrumentation: inline (memprism's GCC plugin puts the recording code at\n"                                \
+	"every load and store; the default where it was built) or sancov (a call\n"                                  \
+	"into the runtime per access).\n\n"                                                                          \
 	"environment (docs/environment.md):\n"                                                                       \
-	"  " MP_ENV_GCC " / " MP_ENV_GXX "   the gcc to use (default: gcc, g++)\n"
+	"  " MP_ENV_INSTRUMENT "=inline|sancov   choose the instrumentation\n"                                      \
+	"  " MP_ENV_INLINE_SITES "=N   at most N access sites of a source file get the\n"                          \
+	"                               inline path, the rest call the runtime\n"                                  \
+	"                               (default 5000; 0: every site a call)\n"                                     \
+	"  " MP_ENV_GCC " / " MP_ENV_GXX "   the gcc to use (default: gcc, g++; another\n"                        \
+	"                               implies sancov)\n"
 
 static int cmd_gcc(int argc, char **argv);
 static int cmd_gxx(int argc, char **argv);
@@ -143,12 +150,14 @@ static int cmd_gxx(int argc, char **argv);
 const struct cli_cmd cli_cmd_gcc = {
 	.name = "gcc",
 	.run = cmd_gcc,
-	.summary = "the same with gcc (its ThreadSanitizer calls), for gcc-only builds",
+	.summary = "the same with gcc (its ThreadSanitizer instrumentation), for gcc-only builds",
 	.usage = "[COMPILER ARGS]",
 	.about = GCC_ABOUT("gcc"),
 	.examples = (const struct cli_example[]){
 		{ "memprism gcc -O2 -g app.c -o app",
-		  "compile and link with gcc's ThreadSanitizer calls into memprism's runtime" },
+		  "compile and link with inline access instrumentation (gcc)" },
+		{ "MEMPRISM_INSTRUMENT=sancov memprism gcc -O2 -g app.c -o app",
+		  "a call into memprism's runtime per access instead of the plugin" },
 		{ 0 },
 	},
 	.see_also = "memprism-record(1), memprism-cc(1), gcc(1)",
@@ -162,7 +171,7 @@ const struct cli_cmd cli_cmd_gxx = {
 	.about = GCC_ABOUT("g++"),
 	.examples = (const struct cli_example[]){
 		{ "memprism g++ -O2 -g app.cc -o app",
-		  "compile and link with g++'s ThreadSanitizer calls into memprism's runtime" },
+		  "compile and link C++ with inline access instrumentation (g++)" },
 		{ 0 },
 	},
 	.see_also = "memprism-record(1), memprism-cc(1), gcc(1)",
@@ -181,6 +190,16 @@ static int run_gcc(int argc, char **argv, int cxx)
 		return 2;
 	}
 	char **av = mp_gcc_argv(&paths, cxx, argc - 1, argv + 1);
+	if (!av && errno == EINVAL) {
+		const char *want = getenv(MP_ENV_INSTRUMENT);
+		if (!strcmp(want, "inline"))
+			cli_error(MP_ENV_INSTRUMENT "=inline: the gcc plugin is not available (memprism was built "
+				  "without gcc's plugin headers, e.g. gcc-12-plugin-dev, or " MP_ENV_GCC "/" MP_ENV_GXX
+				  " names another compiler); use " MP_ENV_INSTRUMENT "=sancov");
+		else
+			cli_error(MP_ENV_INSTRUMENT "=%s: unknown instrumentation (inline or sancov)", want);
+		return 2;
+	}
 	if (!av) {
 		cli_error("out of memory");
 		return 2;

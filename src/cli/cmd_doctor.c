@@ -88,6 +88,40 @@ static void software_events(const struct mp_probe *p)
 	printf(")\n");
 }
 
+/* Which compilers memprism cc and memprism gcc run, and how they instrument. */
+static void compilers(const struct mp_probe *p)
+{
+	printf("compiler\n");
+	if (p->cc[0])
+		printf("  memprism cc uses: %s (clang %d)\n", p->cc, p->cc_major);
+	else
+		printf("  memprism cc uses: none found\n");
+	struct mp_paths paths;
+	char plugin[4200];
+	const char *how = mp_paths_find(&paths) ? NULL : mp_cc_instrumentation(&paths, 0, plugin, sizeof(plugin));
+	if (!how)
+		printf("  instrumentation:  none (runtime not found, or " MP_ENV_INSTRUMENT " asks for what is not "
+		       "there)\n");
+	else if (!strcmp(how, "inline"))
+		printf("  instrumentation:  inline, by memprism's pass plugin (%s)\n", plugin);
+	else
+		printf("  instrumentation:  sanitizer-coverage callbacks (%s)\n",
+		       getenv(MP_ENV_INSTRUMENT) ? MP_ENV_INSTRUMENT "=sancov"
+		       : getenv(MP_ENV_CC)	 ? MP_ENV_CC " names another compiler"
+						     : "no pass plugin: memprism was built without llvm-16-dev");
+	const char *ghow = how ? mp_gcc_instrumentation(&paths, 0, plugin, sizeof(plugin)) : NULL;
+	if (!ghow)
+		printf("  memprism gcc:      none (runtime not found, or " MP_ENV_INSTRUMENT " asks for what is not "
+		       "there)\n");
+	else if (!strcmp(ghow, "inline"))
+		printf("  memprism gcc:      inline, by memprism's GCC plugin (%s)\n", plugin);
+	else
+		printf("  memprism gcc:      a call into the runtime per access (%s)\n",
+		       getenv(MP_ENV_INSTRUMENT) ? MP_ENV_INSTRUMENT "=sancov"
+		       : getenv(MP_ENV_GCC)	 ? MP_ENV_GCC " names another compiler"
+						     : "no GCC plugin: memprism was built without gcc's plugin headers");
+}
+
 static int run(int argc, char **argv)
 {
 	struct cli_parse cp;
@@ -165,24 +199,7 @@ static int run(int argc, char **argv)
 	printf("memory\n");
 	printf("  transparent huge pages: %s\n", p.thp[0] ? p.thp : "unknown (no sysfs entry)");
 	printf("  NUMA nodes: %d, CPUs: %d\n", p.numa_nodes, p.ncpus);
-	printf("compiler\n");
-	if (p.cc[0])
-		printf("  memprism cc uses: %s (clang %d)\n", p.cc, p.cc_major);
-	else
-		printf("  memprism cc uses: none found\n");
-	struct mp_paths paths;
-	char plugin[4200];
-	const char *how = mp_paths_find(&paths) ? NULL : mp_cc_instrumentation(&paths, 0, plugin, sizeof(plugin));
-	if (!how)
-		printf("  instrumentation:  none (runtime not found, or " MP_ENV_INSTRUMENT " asks for what is not "
-		       "there)\n");
-	else if (!strcmp(how, "inline"))
-		printf("  instrumentation:  inline, by memprism's pass plugin (%s)\n", plugin);
-	else
-		printf("  instrumentation:  sanitizer-coverage callbacks (%s)\n",
-		       getenv(MP_ENV_INSTRUMENT) ? MP_ENV_INSTRUMENT "=sancov"
-		       : getenv(MP_ENV_CC)	 ? MP_ENV_CC " names another compiler"
-						     : "no pass plugin: memprism was built without llvm-16-dev");
+	compilers(&p);
 	printf("model\n");
 	printf("  --model host:      L1D %lluK %u-way, L2 %lluK %u-way, LLC %lluK %u-way (%s); DTLB %u, STLB %u "
 	       "%u-way\n",

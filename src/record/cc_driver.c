@@ -14,7 +14,9 @@
  * (rt_tsan.c). gcc has no -fno-sanitize-link-runtime: when it links with
  * -fsanitize=thread it asks for -ltsan, which a linker script of that name
  * in lib/memprism/gcc-tsan, first on the library path, answers with
- * nothing, so libtsan's runtime never loads.
+ * nothing, so libtsan's runtime never loads. Where memprism's GCC plugin
+ * was built, it replaces those calls by the runtime's inline access path
+ * (src/pass/mp_gcc_plugin.cpp), as the LLVM pass plugin does for clang.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -115,6 +117,25 @@ char **mp_cc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *
 	return out;
 }
 
+const char *mp_gcc_instrumentation(const struct mp_paths *paths, int cxx, char *plugin, size_t len)
+{
+	const char *want = getenv(MP_ENV_INSTRUMENT);
+	if (want && !strcmp(want, "sancov"))
+		return "calls";
+	int asked = want && !strcmp(want, "inline");
+	if (want && *want && !asked)
+		return NULL;
+	/* the plugin loads only into the gcc it was built for: a compiler
+	 * chosen through the environment gets the calls */
+	const char *cc = getenv(cxx ? MP_ENV_GXX : MP_ENV_GCC);
+	int can = MP_GCC_PLUGIN_BUILT && !(cc && *cc);
+	if (can) {
+		snprintf(plugin, len, "%s/%s", paths->libdir, MP_GCC_PLUGIN_NAME);
+		can = !access(plugin, R_OK);
+	}
+	return can ? "inline" : asked ? NULL : "calls";
+}
+
 /* The instrumented compiler: compiling and linking share the flags, since
  * `memprism gcc app.c -o app` does both in one step. */
 char **mp_gcc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *argv)
@@ -130,7 +151,13 @@ char **mp_gcc_argv(const struct mp_paths *paths, int cxx, int argc, char *const 
 	}
 	if (argc == 0 || (inputs == 0 && link))
 		link = 0; /* `memprism gcc --version` and the like */
-	static char inc[4200], libdir[4200], shim[4300], rpath[4200];
+	static char inc[4200], libdir[4200], shim[4300], rpath[4200], plugin[4200], plugin_flag[4300];
+	const char *how = mp_gcc_instrumentation(paths, cxx, plugin, sizeof(plugin));
+	if (!how) {
+		errno = EINVAL;
+		return NULL;
+	}
+	snprintf(plugin_flag, sizeof(plugin_flag), "-fplugin=%s", plugin);
 	snprintf(inc, sizeof(inc), "-I%s", paths->include);
 	snprintf(libdir, sizeof(libdir), "-L%s", paths->libdir);
 	snprintf(shim, sizeof(shim), "-L%s/gcc-tsan", paths->libdir);
@@ -142,6 +169,8 @@ char **mp_gcc_argv(const struct mp_paths *paths, int cxx, int argc, char *const 
 		/* function entry and exit: no use to us, a call each */
 		"--param=tsan-instrument-func-entry-exit=0",
 		inc,
+		/* the inline access path (src/pass/mp_gcc_plugin.cpp) */
+		!strcmp(how, "inline") ? plugin_flag : NULL,
 	};
 	const char *post[] = { shim, libdir, rpath, "-Wl,--no-as-needed", "-lmemprism-rt", "-Wl,--as-needed", "-lpthread" };
 	size_t npre = sizeof(pre) / sizeof(pre[0]), npost = link ? sizeof(post) / sizeof(post[0]) : 0;
@@ -150,7 +179,8 @@ char **mp_gcc_argv(const struct mp_paths *paths, int cxx, int argc, char *const 
 		return NULL;
 	size_t k = 0;
 	for (size_t i = 0; i < npre; i++)
-		out[k++] = (char *)pre[i];
+		if (pre[i])
+			out[k++] = (char *)pre[i];
 	for (int i = 0; i < argc; i++)
 		out[k++] = argv[i];
 	for (size_t i = 0; i < npost; i++)

@@ -162,7 +162,15 @@ char **mp_cc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *
 const char *mp_cc_instrumentation(const struct mp_paths *paths, int cxx, char *plugin, size_t len);
 /* The same for `memprism gcc ARGS`: gcc (MEMPRISM_GCC, MEMPRISM_GXX
  * override) with its ThreadSanitizer instrumentation, whose functions the
- * runtime defines, and the runtime in place of libtsan when linking. */
+ * runtime defines, memprism's GCC plugin where it was built (as
+ * mp_gcc_instrumentation says), and the runtime in place of libtsan when
+ * linking. NULL with errno EINVAL when the instrumentation asked for cannot
+ * be had. */
 char **mp_gcc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *argv);
+/* `memprism gcc`'s instrumentation: "inline" (the GCC plugin, whose path
+ * goes to plugin) or "calls" (gcc's ThreadSanitizer calls into the
+ * runtime); MEMPRISM_INSTRUMENT=inline|sancov chooses (sancov: the calls,
+ * as for `memprism cc` the callbacks). NULL as mp_cc_instrumentation. */
+const char *mp_gcc_instrumentation(const struct mp_paths *paths, int cxx, char *plugin, size_t len);
 
 #endif

@@ -47,6 +47,21 @@ TSAN_RW(4, 2)
 TSAN_RW(8, 3)
 TSAN_RW(16, 4)
 
+/*
+ * Where the gcc plugin's inline path (src/pass/mp_gcc_plugin.cpp) hands an
+ * access over: what its straight path does not write (another ip than the
+ * one in the site's slot, the epoch changed, a full buffer, a burst's end).
+ * code carries RT_CODE_SLOT1 as the LLVM pass's sites do, and ip is the
+ * site's own code address: the general path puts it into the site's slot,
+ * so the site's next access takes the straight path again (the callbacks'
+ * last-two history would put every ip in slot 0).
+ */
+RT_EXPORT void __memprism_gcc_access(void *addr, unsigned code, void *ip)
+{
+	if (rt_hot_record((struct rt_hot *)&rt_self, addr, code, ip, 1, 0))
+		rt_access_handover(addr, code, 0, ip);
+}
+
 /* A long range (4 KiB or more) makes its chunk not plain (rt_access.c, range_done). */
 static inline void range(void *a, unsigned long n, unsigned code, void *ip)
 {

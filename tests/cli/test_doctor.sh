@@ -82,6 +82,15 @@ fi
 grep -q '^  instrumentation:  sanitizer-coverage callbacks (MEMPRISM_INSTRUMENT=sancov)' <(MEMPRISM_INSTRUMENT=sancov "$MEMPRISM" doctor) ||
 	fail "doctor does not report the callbacks under MEMPRISM_INSTRUMENT=sancov"
 echo "ok: doctor reports callbacks under MEMPRISM_INSTRUMENT=sancov"
+# and memprism gcc
+if [ "${MP_GCC_INLINE:-0}" = 1 ]; then
+	grep -q "^  memprism gcc: *inline, by memprism's GCC plugin" <("$MEMPRISM" doctor) ||
+		fail "doctor does not report memprism gcc's plugin"
+	echo "ok: doctor reports memprism gcc's plugin"
+fi
+grep -q '^  memprism gcc: *a call into the runtime per access (MEMPRISM_INSTRUMENT=sancov)' \
+	<(MEMPRISM_INSTRUMENT=sancov "$MEMPRISM" doctor) || fail "doctor does not report memprism gcc's calls under sancov"
+echo "ok: doctor reports memprism gcc's calls under MEMPRISM_INSTRUMENT=sancov"
 
 # the host model: a summary line, and the whole of it as a machine file
 # that --model FILE reads back into the same model (the same report)

@@ -1,9 +1,16 @@
-# gcc builds (`memprism gcc`, gcc's ThreadSanitizer calls served by the
-# runtime, libtsan never linked): the ORMBP paper's Table II exactly per
-# array on examples/arrays.c, built in one step and in separate compile and
-# link steps; atomics that stay atomic and count a load and a store per
+# gcc builds (`memprism gcc`, gcc's ThreadSanitizer instrumentation, libtsan
+# never linked), with memprism's GCC plugin (the inline access path, where
+# it was built) and with the calls into the runtime (MEMPRISM_INSTRUMENT=
+# sancov): the ORMBP paper's Table II exactly per array on
+# examples/arrays.c, built in one step and in separate compile and link
+# steps, at -O2 and (inline) -O0, and each access on its source line;
+# loops that read another thread's new block (tests/rt/inline_loops.c, and
+# one whose first load finds its code address in its slot: the epoch
+# checked at the loop's top);
+# atomics that stay atomic and count a load and a store per
 # read-modify-write (tests/rt/atomics.c); a C++ program through `memprism
-# g++`. A gcc build's accesses are recorded as a memprism cc build's are.
+# g++`. That the plugin did its work: the inline build imports the inline
+# ABI's mark and no __tsan_read/__tsan_write, the calls' build the reverse.
 source "$(dirname "$0")/lib.sh"
 command -v gcc >/dev/null || { echo "skip: gcc is not installed"; exit 77; }
 src="$MP_SRC/examples/arrays.c"
@@ -26,27 +33,104 @@ table2() { # name binary
 	done
 }
 
-"$MEMPRISM" gcc -O2 -g "$src" -o arrays -lpthread
-ldd ./arrays | grep -q libtsan && fail "libtsan is linked: $(ldd ./arrays)"
-echo "ok: no libtsan"
-table2 onestep arrays
-"$MEMPRISM" gcc -O2 -g -c "$src" -o arrays.o
-"$MEMPRISM" gcc arrays.o -o arrays2 -lpthread
-table2 twosteps arrays2
+suite() { # how: inline or sancov
+	local how=$1
+	export MEMPRISM_INSTRUMENT=$how
+	"$MEMPRISM" gcc -O2 -g "$src" -o arrays -lpthread
+	ldd ./arrays | grep -q libtsan && fail "$how: libtsan is linked: $(ldd ./arrays)"
+	echo "ok: $how: no libtsan"
+	imports=$(nm -D --undefined-only ./arrays)
+	if [ "$how" = inline ]; then
+		grep -q " __memprism_inline_abi_" <<<"$imports" || fail "inline: arrays does not import the inline ABI mark: $imports"
+		grep -qE " __tsan_(read|write)" <<<"$imports" && fail "inline: arrays still calls __tsan_read/write: $imports"
+		echo "ok: inline: the plugin replaced every access call"
+	else
+		grep -q " __memprism_inline_abi_" <<<"$imports" && fail "sancov: arrays imports the inline ABI mark: $imports"
+		grep -qE " __tsan_read" <<<"$imports" || fail "sancov: arrays calls no __tsan_read: $imports"
+		echo "ok: sancov: the calls"
+	fi
+	table2 "$how-onestep" arrays
+	# each access on its line: the loop's load and store lines
+	"$MEMPRISM" report --roi kernel --by line --format csv "$how-onestep.data" > lines.csv
+	for what in "sum += *p;:loads" "*p = (char)k;:stores"; do
+		l=$(grep -nF "${what%:*}" "$src" | cut -d: -f1)
+		expect_eq "$how: arrays.c:$l ${what##*:}" $((10 * M / 4)) "$(csv_field lines.csv "^arrays\\.c:$l run\$" "${what##*:}")"
+	done
+	"$MEMPRISM" gcc -O2 -g -c "$src" -o arrays.o
+	"$MEMPRISM" gcc arrays.o -o arrays2 -lpthread
+	table2 "$how-twosteps" arrays2
 
-# atomics: atomic, and a load and a store per fetch_add
-N=$(sized 100000 20000)
-"$MEMPRISM" gcc -O2 -g "$MP_SRC/tests/rt/atomics.c" -o atomics -lpthread
-rc=0
-"$MEMPRISM" record -q -o atomics.data -- ./atomics $N > atomics.out || rc=$?
-expect_eq "atomics: exit status (the counter reached 4 x N)" 0 "$rc"
-"$MEMPRISM" report --format csv atomics.data > atomics.csv
-expect_eq "atomics: counter loads" $((4 * N + 1)) "$(csv_field atomics.csv '^static counter ' loads)"
-expect_eq "atomics: counter stores" $((4 * N)) "$(csv_field atomics.csv '^static counter ' stores)"
-expect_eq "atomics: flag accesses (4 compare-and-swaps, a load)" 9 "$(csv_field atomics.csv '^static flag ' accesses)"
+	# loops checking the epoch once per iteration or at every access
+	# (tests/rt/inline_loops.c): the output of a plain build, and the reads
+	# of a block another thread allocated after this thread's last record
+	# are all the block's
+	"$MEMPRISM" gcc -O2 -g "$MP_SRC/tests/rt/inline_loops.c" -o loops -lpthread
+	expect_eq "$how: loops, recorded" "$(gcc -O2 "$MP_SRC/tests/rt/inline_loops.c" -o loops_plain -lpthread && ./loops_plain)" \
+		"$("$MEMPRISM" record -q -o loops.data -- ./loops)"
+	"$MEMPRISM" report --by site --format csv loops.data > loops.csv
+	expect_eq "$how: bytes loaded from the other thread's block" 16384 "$(csv_field loops.csv '^producer ' bytes_loaded)"
+	expect_eq "$how: loops: unknown accesses" missing "$(csv_field loops.csv '^unknown' accesses)"
 
-# C++ through g++
-cat > v.cc <<'CC'
+	# the epoch checked once per loop iteration: sum()'s second call reads a
+	# block another thread allocated since this thread's last record, and
+	# its loop's first load finds its code address in its slot (the first
+	# call left it there) -- only the check at the loop's top sends it
+	# down the path that writes the new epoch, else the loads are unknown
+	cat > newblock.c <<'NB'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+static int *block;
+static int first[4096];
+__attribute__((noinline)) long sum(const int *p, long n)
+{
+	long s = 0;
+	for (long i = 0; i < n; i++)
+		s += p[i];
+	return s;
+}
+static void *producer(void *arg)
+{
+	(void)arg;
+	block = malloc(4096 * sizeof(int)); /* @BLOCK */
+	for (int i = 0; i < 4096; i++)
+		block[i] = i;
+	return NULL;
+}
+__attribute__((no_sanitize_thread, noinline)) static int *make_block(void)
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, producer, NULL) || pthread_join(t, NULL))
+		exit(1);
+	return block;
+}
+int main(void)
+{
+	long r = sum(first, 4096);
+	r += sum(make_block(), 4096);
+	printf("%ld\n", r);
+	return 0;
+}
+NB
+	"$MEMPRISM" gcc -O2 -g newblock.c -o newblock -lpthread
+	expect_eq "$how: newblock's output" $((4095 * 4096 / 2)) "$("$MEMPRISM" record -q -o nb.data -- ./newblock)"
+	"$MEMPRISM" report --format csv nb.data > nb.csv
+	expect_eq "$how: the new block's loads" 4096 "$(csv_field nb.csv "^heap producer \\(newblock\\.c:$(grep -n @BLOCK newblock.c | cut -d: -f1)\\)\$" loads)"
+	expect_eq "$how: unknown accesses" missing "$(csv_field nb.csv '^unknown' accesses)"
+
+	# atomics: atomic, and a load and a store per fetch_add
+	N=$(sized 100000 20000)
+	"$MEMPRISM" gcc -O2 -g "$MP_SRC/tests/rt/atomics.c" -o atomics -lpthread
+	rc=0
+	"$MEMPRISM" record -q -o atomics.data -- ./atomics $N > atomics.out || rc=$?
+	expect_eq "$how: atomics: exit status (the counter reached 4 x N)" 0 "$rc"
+	"$MEMPRISM" report --format csv atomics.data > atomics.csv
+	expect_eq "$how: atomics: counter loads" $((4 * N + 1)) "$(csv_field atomics.csv '^static counter ' loads)"
+	expect_eq "$how: atomics: counter stores" $((4 * N)) "$(csv_field atomics.csv '^static counter ' stores)"
+	expect_eq "$how: atomics: flag accesses (4 compare-and-swaps, a load)" 9 "$(csv_field atomics.csv '^static flag ' accesses)"
+
+	# C++ through g++
+	cat > v.cc <<'CC'
 #include <vector>
 struct Shape { virtual long area() const = 0; virtual ~Shape() {} };
 struct Sq : Shape { long s; explicit Sq(long x) : s(x) {} long area() const override { return s * s; } };
@@ -60,13 +144,37 @@ int main() {
 	return t == 499509 ? 0 : 1;
 }
 CC
-"$MEMPRISM" g++ -O1 -g v.cc -o v
-rc=0
-"$MEMPRISM" record -q -o v.data -- ./v || rc=$?
-expect_eq "g++: exit status" 0 "$rc"
-"$MEMPRISM" report --format csv v.data > v.csv
-L=$(grep -n "@VEC" v.cc | cut -d: -f1)
-row=$(grep "^\"heap main (v\\.cc:$L)\"" v.csv || true)
-[ -n "$row" ] || fail "g++: no row for the vector at v.cc:$L: $(cut -d, -f1 v.csv)"
-expect_eq "g++: the vector's stores (zeroed by the constructor, then filled) and loads (the sum)" "2000 1000" \
-	"$(csv_field v.csv "^heap main \\(v\\.cc:$L\\)$" stores) $(csv_field v.csv "^heap main \\(v\\.cc:$L\\)$" loads)"
+	"$MEMPRISM" g++ -O1 -g v.cc -o v
+	rc=0
+	"$MEMPRISM" record -q -o v.data -- ./v || rc=$?
+	expect_eq "$how: g++: exit status" 0 "$rc"
+	"$MEMPRISM" report --format csv v.data > v.csv
+	L=$(grep -n "@VEC" v.cc | cut -d: -f1)
+	row=$(grep "^\"heap main (v\\.cc:$L)\"" v.csv || true)
+	[ -n "$row" ] || fail "$how: g++: no row for the vector at v.cc:$L: $(cut -d, -f1 v.csv)"
+	expect_eq "$how: g++: the vector's stores (zeroed by the constructor, then filled) and loads (the sum)" "2000 1000" \
+		"$(csv_field v.csv "^heap main \\(v\\.cc:$L\\)$" stores) $(csv_field v.csv "^heap main \\(v\\.cc:$L\\)$" loads)"
+}
+
+hows=sancov
+[ "${MP_GCC_INLINE:-0}" = 1 ] && hows="inline sancov"
+for how in $hows; do
+	suite "$how"
+done
+if [ "${MP_GCC_INLINE:-0}" = 1 ]; then
+	# -O0: the plugin runs after gcc's tsan0 pass
+	MEMPRISM_INSTRUMENT=inline "$MEMPRISM" gcc -O0 -g "$src" -o arrays0 -lpthread
+	nm -D --undefined-only ./arrays0 | grep -q " __memprism_inline_abi_" || fail "-O0: the plugin did not run"
+	table2 inline-O0 arrays0
+else
+	echo "(memprism was built without the gcc plugin: the calls only)"
+fi
+# bad input: an instrumentation that does not exist
+run 2 "gcc, MEMPRISM_INSTRUMENT=bogus" env MEMPRISM_INSTRUMENT=bogus "$MEMPRISM" gcc -c "$src" -o bogus.o
+said "gcc, MEMPRISM_INSTRUMENT=bogus" "MEMPRISM_INSTRUMENT=bogus: unknown instrumentation \(inline or sancov\)"
+if [ "${MP_GCC_INLINE:-0}" = 1 ]; then
+	# the plugin asked for, with a gcc of the environment's choosing: it would
+	# not load there
+	run 2 "gcc, inline with MEMPRISM_GCC" env MEMPRISM_INSTRUMENT=inline MEMPRISM_GCC=gcc "$MEMPRISM" gcc -c "$src" -o x.o
+	said "gcc, inline with MEMPRISM_GCC" "MEMPRISM_INSTRUMENT=inline: the gcc plugin is not available"
+fi
