@@ -72,12 +72,28 @@ const struct cli_cmd cli_cmd_cxx = {
 	.see_also = "memprism-record(1), memprism-gcc(1), clang(1)",
 };
 
+/* A build for another word size (-m32, -mx32, -m16): the runtime the
+ * build links and the data file's programs are x86-64's. 1 (said) or 0. */
+static int other_word_size(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-m32") || !strcmp(argv[i], "-mx32") || !strcmp(argv[i], "-m16")) {
+			cli_error("%s: memprism's runtime, which an instrumented program links and loads, is built for "
+				  "64-bit x86-64 programs only: build without %s to record the program",
+				  argv[i], argv[i]);
+			return 1;
+		}
+	return 0;
+}
+
 static int run_cc(int argc, char **argv, int cxx)
 {
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		cli_help(stdout, cxx ? &cli_cmd_cxx : &cli_cmd_cc);
 		return cli_finish_stdout();
 	}
+	if (other_word_size(argc, argv))
+		return 2;
 	struct mp_paths paths;
 	int err = mp_paths_find(&paths);
 	if (err) {
@@ -183,6 +199,8 @@ static int run_gcc(int argc, char **argv, int cxx)
 		cli_help(stdout, cxx ? &cli_cmd_gxx : &cli_cmd_gcc);
 		return cli_finish_stdout();
 	}
+	if (other_word_size(argc, argv))
+		return 2;
 	struct mp_paths paths;
 	int err = mp_paths_find(&paths);
 	if (err) {

@@ -172,6 +172,12 @@ fi
 # bad input: an instrumentation that does not exist
 run 2 "gcc, MEMPRISM_INSTRUMENT=bogus" env MEMPRISM_INSTRUMENT=bogus "$MEMPRISM" gcc -c "$src" -o bogus.o
 said "gcc, MEMPRISM_INSTRUMENT=bogus" "MEMPRISM_INSTRUMENT=bogus: unknown instrumentation \(inline or sancov\)"
+# a 32-bit build: the runtime is x86-64's, said before the compiler runs
+for cmd in gcc cc; do
+	run 2 "$cmd -m32" "$MEMPRISM" $cmd -m32 -c "$src" -o m32.o
+	said_line "$cmd -m32" "memprism: -m32: memprism's runtime, which an instrumented program links and loads, is built for 64-bit x86-64 programs only: build without -m32 to record the program"
+	[ ! -e m32.o ] || fail "$cmd -m32: an object was written"
+done
 if [ "${MP_GCC_INLINE:-0}" = 1 ]; then
 	# the plugin asked for, with a gcc of the environment's choosing: it would
 	# not load there
