@@ -45,28 +45,9 @@ static const char *pick_compiler(int cxx)
 	return cxx ? "clang++" : "clang";
 }
 
-const char *mp_cc_instrumentation(const struct mp_paths *paths, int cxx, char *plugin, size_t len)
-{
-	const char *want = getenv(MP_ENV_INSTRUMENT);
-	if (want && !strcmp(want, "sancov"))
-		return "sancov";
-	int asked = want && !strcmp(want, "inline");
-	if (want && *want && !asked)
-		return NULL;
-	/* the plugin loads only into the clang of its own LLVM: a compiler
-	 * chosen through the environment gets the callbacks */
-	const char *cc = getenv(cxx ? MP_ENV_CXX : MP_ENV_CC);
-	int can = MP_PASS_TOOLS[0] && !(cc && *cc);
-	if (can) {
-		char bc[4200];
-		snprintf(plugin, len, "%s/%s", paths->libdir, MP_PASS_NAME);
-		snprintf(bc, sizeof(bc), "%s/%s", paths->libdir, MP_INLINE_BC_NAME);
-		can = !access(plugin, R_OK) && !access(bc, R_OK);
-	}
-	return can ? "inline" : asked ? NULL : "sancov";
-}
-
-char **mp_cc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *argv)
+/* Whether the command line links (not -c, -S, -E, -M, -MM or
+ * -fsyntax-only, and some input given: `memprism cc --version` does not). */
+static int links(int argc, char *const *argv)
 {
 	int link = 1, inputs = 0;
 	for (int i = 0; i < argc; i++) {
@@ -77,8 +58,45 @@ char **mp_cc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *
 		if (a[0] != '-')
 			inputs++;
 	}
-	if (argc == 0 || (inputs == 0 && link))
-		link = 0; /* `memprism cc --version` and the like */
+	return argc > 0 && inputs > 0 && link;
+}
+
+/* MEMPRISM_INSTRUMENT's choice for a compiler whose plugin was built (built)
+ * into libdir as plugin_name, needing extra (or NULL) beside it: "inline"
+ * (*plugin its path), calls (the other way's name), or NULL for an unknown
+ * value or inline asked where it cannot be had. A compiler named in the
+ * environment (compiler_env) cannot load the plugin. */
+static const char *instrumentation(const struct mp_paths *paths, int built, const char *compiler_env,
+				   const char *plugin_name, const char *extra, const char *calls, char *plugin,
+				   size_t len)
+{
+	const char *want = getenv(MP_ENV_INSTRUMENT);
+	if (want && !strcmp(want, "sancov"))
+		return calls;
+	int asked = want && !strcmp(want, "inline");
+	if (want && *want && !asked)
+		return NULL;
+	int can = built && !(compiler_env && *compiler_env);
+	if (can) {
+		char x[4200];
+		snprintf(plugin, len, "%s/%s", paths->libdir, plugin_name);
+		snprintf(x, sizeof(x), "%s/%s", paths->libdir, extra ? extra : plugin_name);
+		can = !access(plugin, R_OK) && !access(x, R_OK);
+	}
+	return can ? "inline" : asked ? NULL : calls;
+}
+
+const char *mp_cc_instrumentation(const struct mp_paths *paths, int cxx, char *plugin, size_t len)
+{
+	/* the plugin loads only into the clang of its own LLVM: a compiler
+	 * chosen through the environment gets the callbacks */
+	return instrumentation(paths, MP_PASS_TOOLS[0], getenv(cxx ? MP_ENV_CXX : MP_ENV_CC), MP_PASS_NAME,
+			       MP_INLINE_BC_NAME, "sancov", plugin, len);
+}
+
+char **mp_cc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *argv)
+{
+	const int link = links(argc, argv);
 	static char inc[4200], libdir[4200], rpath[4200], plugin[4200], pass_flag[4300], compiler[4200];
 	snprintf(inc, sizeof(inc), "-I%s", paths->include);
 	snprintf(libdir, sizeof(libdir), "-L%s", paths->libdir);
@@ -119,38 +137,17 @@ char **mp_cc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *
 
 const char *mp_gcc_instrumentation(const struct mp_paths *paths, int cxx, char *plugin, size_t len)
 {
-	const char *want = getenv(MP_ENV_INSTRUMENT);
-	if (want && !strcmp(want, "sancov"))
-		return "calls";
-	int asked = want && !strcmp(want, "inline");
-	if (want && *want && !asked)
-		return NULL;
 	/* the plugin loads only into the gcc it was built for: a compiler
 	 * chosen through the environment gets the calls */
-	const char *cc = getenv(cxx ? MP_ENV_GXX : MP_ENV_GCC);
-	int can = MP_GCC_PLUGIN_BUILT && !(cc && *cc);
-	if (can) {
-		snprintf(plugin, len, "%s/%s", paths->libdir, MP_GCC_PLUGIN_NAME);
-		can = !access(plugin, R_OK);
-	}
-	return can ? "inline" : asked ? NULL : "calls";
+	return instrumentation(paths, MP_GCC_PLUGIN_BUILT, getenv(cxx ? MP_ENV_GXX : MP_ENV_GCC), MP_GCC_PLUGIN_NAME,
+			       NULL, "calls", plugin, len);
 }
 
 /* The instrumented compiler: compiling and linking share the flags, since
  * `memprism gcc app.c -o app` does both in one step. */
 char **mp_gcc_argv(const struct mp_paths *paths, int cxx, int argc, char *const *argv)
 {
-	int link = 1, inputs = 0;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") || !strcmp(a, "-M") ||
-		    !strcmp(a, "-MM") || !strcmp(a, "-fsyntax-only"))
-			link = 0;
-		if (a[0] != '-')
-			inputs++;
-	}
-	if (argc == 0 || (inputs == 0 && link))
-		link = 0; /* `memprism gcc --version` and the like */
+	const int link = links(argc, argv);
 	static char inc[4200], libdir[4200], shim[4300], rpath[4200], plugin[4200], plugin_flag[4300];
 	const char *how = mp_gcc_instrumentation(paths, cxx, plugin, sizeof(plugin));
 	if (!how) {
