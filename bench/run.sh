@@ -212,6 +212,25 @@ runs_for() { # variant -> how many runs
 	esac
 }
 
+# build_mp WORKLOAD SUFFIX WHAT INSTRUMENT COMPILER VARIANT...: the
+# workload built by `memprism COMPILER` (MEMPRISM_INSTRUMENT=INSTRUMENT when
+# given) into bin/WORKLOAD.SUFFIX; if that fails, the VARIANTs that run it
+# say so and the script's status says it.
+build_mp() {
+	local w=$1 suffix=$2 what=$3 instrument=$4 compiler=$5 v
+	shift 5
+	read -ra libs <<<"${LIBS[$w]}"
+	if env ${instrument:+MEMPRISM_INSTRUMENT=$instrument} "$MEMPRISM" "$compiler" -O2 -g -I"$REPO/include" \
+		"${SRC[$w]}" -o "$SCRATCH/bin/$w.$suffix" "${libs[@]}" >"$SCRATCH/log/$w.$suffix.build" 2>&1; then
+		echo "built $w.$suffix ($what)"
+	else
+		echo "ERROR: $what failed for $w (log below)" >&2
+		sed 's/^/    /' "$SCRATCH/log/$w.$suffix.build" | tail -20 >&2
+		for v in "$@"; do STATUS[$w.$v]="build failed"; done
+		MP_FAIL=1
+	fi
+}
+
 echo "== build =="
 for w in "${WORKLOADS[@]}"; do
 	read -ra libs <<<"${LIBS[$w]}"
@@ -231,45 +250,13 @@ for w in "${WORKLOADS[@]}"; do
 		esac
 	done
 	if ((HAVE_MP)); then
-		if "$MEMPRISM" cc -O2 -g -I"$REPO/include" "${SRC[$w]}" -o "$SCRATCH/bin/$w.inst" "${libs[@]}" \
-			>"$SCRATCH/log/$w.inst.build" 2>&1; then
-			echo "built $w.inst (memprism cc)"
-		else
-			echo "ERROR: memprism cc failed for $w (log below)" >&2
-			sed 's/^/    /' "$SCRATCH/log/$w.inst.build" | tail -20 >&2
-			STATUS[$w.mp]="build failed"
-			STATUS[$w.mpmodel]="build failed"
-			STATUS[$w.mpmodels]="build failed"
-			STATUS[$w.norec]="build failed"
-			MP_FAIL=1
-		fi
+		build_mp "$w" inst "memprism cc" "" cc mp mpmodel mpmodels norec
 		# the same, with sanitizer-coverage callbacks instead of inline code
-		if MEMPRISM_INSTRUMENT=sancov "$MEMPRISM" cc -O2 -g -I"$REPO/include" "${SRC[$w]}" \
-			-o "$SCRATCH/bin/$w.sancov" "${libs[@]}" >"$SCRATCH/log/$w.sancov.build" 2>&1; then
-			echo "built $w.sancov (memprism cc, MEMPRISM_INSTRUMENT=sancov)"
-		else
-			echo "ERROR: memprism cc (sancov) failed for $w" >&2
-			STATUS[$w.mpsancov]="build failed"
-			MP_FAIL=1
-		fi
+		build_mp "$w" sancov "memprism cc, MEMPRISM_INSTRUMENT=sancov" sancov cc mpsancov
 		# the same with gcc (memprism gcc: its GCC plugin where it was built),
 		# and with gcc's ThreadSanitizer calls into the runtime
-		if "$MEMPRISM" gcc -O2 -g -I"$REPO/include" "${SRC[$w]}" -o "$SCRATCH/bin/$w.gcc" "${libs[@]}" \
-			>"$SCRATCH/log/$w.gcc.build" 2>&1; then
-			echo "built $w.gcc (memprism gcc)"
-		else
-			echo "ERROR: memprism gcc failed for $w" >&2
-			STATUS[$w.mpgcc]="build failed"
-			MP_FAIL=1
-		fi
-		if MEMPRISM_INSTRUMENT=sancov "$MEMPRISM" gcc -O2 -g -I"$REPO/include" "${SRC[$w]}" \
-			-o "$SCRATCH/bin/$w.gcccalls" "${libs[@]}" >"$SCRATCH/log/$w.gcccalls.build" 2>&1; then
-			echo "built $w.gcccalls (memprism gcc, MEMPRISM_INSTRUMENT=sancov)"
-		else
-			echo "ERROR: memprism gcc (sancov) failed for $w" >&2
-			STATUS[$w.mpgcccalls]="build failed"
-			MP_FAIL=1
-		fi
+		build_mp "$w" gcc "memprism gcc" "" gcc mpgcc
+		build_mp "$w" gcccalls "memprism gcc, MEMPRISM_INSTRUMENT=sancov" sancov gcc mpgcccalls
 	fi
 done
 echo
