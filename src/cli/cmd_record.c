@@ -440,7 +440,7 @@ static int check_run(const struct mp_record_opts *ro, struct mp_probe *probe, st
 	if (ro->source != MP_SOURCE_INST) {
 		/* the same probe and words as `memprism doctor`, before anything runs */
 		char why[512], next[512];
-		mp_probe_run(probe);
+		mp_probe_for(probe, ro->source);
 		if (!mp_probe_source(probe, ro->source, why, sizeof(why), next, sizeof(next))) {
 			if (ro->source == MP_SOURCE_VALGRIND) { /* (one line: what is missing, what to install) */
 				cli_error("--source valgrind cannot work on this machine: %s: %s", why, next);

@@ -269,11 +269,21 @@ static void probe_cc(struct mp_probe *p)
 
 void mp_probe_run(struct mp_probe *p)
 {
+	mp_probe_for(p, MP_SOURCE_COUNT);
+}
+
+void mp_probe_for(struct mp_probe *p, enum mp_source source)
+{
+	int all = source == MP_SOURCE_COUNT;
 	memset(p, 0, sizeof(*p));
 	p->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	struct utsname u;
 	if (uname(&u) == 0)
 		snprintf(p->machine, sizeof(p->machine), "%.31s", u.machine);
+	if (all || source == MP_SOURCE_VALGRIND)
+		mp_vg_probe(&p->vg);
+	if (!all && source == MP_SOURCE_VALGRIND)
+		return;
 	probe_hw(p);
 	probe_sw(p);
 	probe_pmus(p);
@@ -282,8 +292,8 @@ void mp_probe_run(struct mp_probe *p)
 	p->pagemap_pfn = mp_host_pagemap_pfn();
 	mp_host_thp(p->thp, sizeof(p->thp));
 	p->numa_nodes = mp_host_numa_nodes();
-	probe_cc(p);
-	mp_vg_probe(&p->vg);
+	if (all || source == MP_SOURCE_INST)
+		probe_cc(p);
 }
 
 const char *mp_probe_pmu_flavour(const struct mp_probe *p)

@@ -90,6 +90,11 @@ struct mp_probe {
 
 /* Runs every probe; never fails (what cannot be learned is marked so). */
 void mp_probe_run(struct mp_probe *p);
+/* Only the probes source's verdict (mp_probe_source) and recording need:
+ * record starts sooner (`clang --version` alone takes 25 ms, and the
+ * valgrind source needs nothing but the valgrind probe). MP_SOURCE_COUNT:
+ * all of them, as mp_probe_run. */
+void mp_probe_for(struct mp_probe *p, enum mp_source source);
 
 /* Which PMU sampling flavour the probe found: "Intel PEBS", "AMD IBS",
  * "Arm SPE", or NULL when none can work. */

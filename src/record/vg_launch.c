@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -75,28 +76,30 @@ static int run_capture(char *const argv[], char *const env_add[], char *out, siz
 		return -err;
 	}
 	size_t got = 0;
-	int waited = 0;
-	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	/* (waits in poll, not in fixed sleeps: `valgrind --version` is done
+	 * in a few milliseconds, and record waits for it before the program
+	 * starts) */
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
-		ssize_t r = read(pfd[0], out + got, got + 1 < len ? len - 1 - got : 0);
+		char sink[256];
+		ssize_t r = got + 1 < len ? read(pfd[0], out + got, len - 1 - got) : read(pfd[0], sink, sizeof(sink));
 		if (r > 0) {
-			got += (size_t)r;
+			if (got + 1 < len)
+				got += (size_t)r; /* (when full: drained and dropped) */
 			continue;
 		}
 		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
 			break;
-		if (got + 1 >= len) { /* full: drain and drop the rest */
-			char sink[256];
-			if (read(pfd[0], sink, sizeof(sink)) == 0)
-				break;
-		}
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long waited = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
 		if (waited >= timeout_ms) {
 			kill(pid, SIGKILL);
 			break;
 		}
-		struct timespec ts = { 0, 10 * 1000000 };
-		nanosleep(&ts, NULL);
-		waited += 10;
+		struct pollfd pf = { pfd[0], POLLIN, 0 };
+		poll(&pf, 1, (int)(timeout_ms - waited));
 	}
 	close(pfd[0]);
 	out[got < len ? got : len - 1] = 0;

@@ -90,6 +90,20 @@ int main(void)
 		if (p.hv_cpuid == 1)
 			CHECK(strstr(why, "virtual machine") != NULL);
 	}
+	/* record probes only what its source needs: the same verdict and
+	 * words as the whole probe, and nothing of the others (no clang run
+	 * for the valgrind source) */
+	for (int s = 0; s < MP_SOURCE_COUNT; s++) {
+		struct mp_probe q;
+		char why_all[512], next_all[512];
+		mp_probe_for(&q, (enum mp_source)s);
+		int all = mp_probe_source(&p, (enum mp_source)s, why_all, sizeof(why_all), next_all, sizeof(next_all));
+		CHECK_EQ(mp_probe_source(&q, (enum mp_source)s, why, sizeof(why), next, sizeof(next)), all);
+		CHECK(strcmp(why, why_all) == 0 && strcmp(next, next_all) == 0);
+		CHECK_EQ(q.cc[0] != 0, s == MP_SOURCE_INST && p.cc[0] != 0);
+		CHECK_EQ(q.vg.valgrind[0] != 0, s == MP_SOURCE_VALGRIND && p.vg.valgrind[0] != 0);
+		CHECK_EQ(q.ncpus, p.ncpus);
+	}
 	CHECK(strcmp(mp_errno_name(ENOENT), "ENOENT") == 0);
 	CHECK(strcmp(mp_errno_name(12345), "errno 12345") == 0);
 	CHECK_EQ(mp_source_parse("pmu"), MP_SOURCE_PMU);
