@@ -53,7 +53,7 @@ build_asan() {
 build_tsan() {
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMPRISM_TSAN=ON -DMEMPRISM_WERROR=ON \
 		-DCMAKE_C_COMPILER=clang-16 >/dev/null &&
-		cmake --build build-tsan -j"$jobs" --target test_sym test_model_par
+		cmake --build build-tsan -j"$jobs" --target test_sym test_model_par test_vg_ring
 }
 
 # (a failed install may still leave what the builds need: they say if not)
@@ -72,7 +72,7 @@ else
 fi
 
 if stage "TSan build" build_tsan; then
-	stage "TSan ctest" env TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^unit/test_(sym|model_par)$'
+	stage "TSan ctest" env TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^unit/test_(sym|model_par|vg_ring)$'
 else
 	skipped "TSan ctest"
 fi

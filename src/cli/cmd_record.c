@@ -612,6 +612,10 @@ static void say_done(const struct mp_record_opts *ro, const struct mp_perf_stats
 			cli_error("note: the trace stays uncompressed: processes of %s still write to it", ro->argv[0]);
 		else if (ro->compact_err)
 			cli_error("note: the trace stays uncompressed (%s)", mp_strerror(ro->compact_err));
+		if (ro->ring_err)
+			cli_error("writing the Valgrind tool's chunks into %s failed (%s): accesses are missing from "
+				  "the trace",
+				  ro->output, mp_strerror(ro->ring_err));
 		if (ro->rank_var && named_by_rank) /* (every rank says it: the job's files) */
 			fprintf(stderr, "memprism: rank %d wrote %s (%lld bytes); see every rank with `memprism report "
 					"memprism.rank*.data`\n",

@@ -53,6 +53,11 @@
  * compressor's cost, not for everyday use. */
 #define MP_ENV_ZSTD_LEVEL "MEMPRISM_ZSTD_LEVEL"
 
+/* --source valgrind: slots of the ring the tool hands its chunks over in
+ * (default MP_VGRING_SLOTS, 1 MiB each); 0: no ring, the tool appends
+ * them to the file itself. */
+#define MP_ENV_VG_RING "MEMPRISM_VG_RING"
+
 /* --- user -> memprism (CLI, cc driver, pass plugin, symbols) ------------ */
 
 /* The runtime library record preloads and cc links (default: the one

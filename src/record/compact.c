@@ -26,6 +26,13 @@ struct mp_compact {
 	ZSTD_CCtx *cctx;
 	uint8_t *buf, *obuf;
 	size_t cap, ocap;
+	/* chunks put from memory (mp_compact_put): their bytes in, and where
+	 * their copies lie in the copy (for mp_compact_abort_into) */
+	uint64_t put_bytes;
+	struct put_extent {
+		uint64_t off, len;
+	} *puts;
+	size_t nputs, cputs;
 };
 
 static int read_at(int fd, void *p, size_t n, uint64_t off, size_t *got)
@@ -81,6 +88,7 @@ void mp_compact_abort(struct mp_compact *c)
 	if (c->in >= 0)
 		close(c->in);
 	ZSTD_freeCCtx(c->cctx);
+	free(c->puts);
 	free(c->buf);
 	free(c->obuf);
 	free(c->path);
@@ -140,28 +148,17 @@ int mp_compact_open(const char *path, int level, struct mp_compact **out)
 	return 0;
 }
 
-/* The chunk at c->off: 1 copied (compressed if it is a raw stream), 0 not
- * whole yet or not one that checks (then c->stuck), or -errno. */
-static int copy_chunk(struct mp_compact *c, uint64_t *read)
+/* The whole chunk [p, p + n) (its header checked) into the copy at
+ * c->out_off: compressed if it is a raw stream whose payload checks, else
+ * as it is. 0 or -errno. */
+static int emit(struct mp_compact *c, const uint8_t *p, size_t n)
 {
 	struct mp_chunk_header h;
-	size_t got;
-	int err = read_at(c->in, &h, sizeof(h), c->off, &got);
-	if (err || got < sizeof(h))
-		return err;
-	if (h.magic != MP_CHUNK_MAGIC || h.header_crc != trace_crc32(&h, offsetof(struct mp_chunk_header, header_crc)) ||
-	    h.raw_len > MP_CHUNK_MAX_RAW || h.stored_len > MP_CHUNK_MAX_RAW) {
-		c->stuck = 1;
-		return 0;
-	}
-	size_t n = sizeof(h) + h.stored_len;
-	if ((err = grow(&c->buf, &c->cap, n)) != 0)
-		return err;
-	if ((err = read_at(c->in, c->buf, n, c->off, &got)) != 0 || got < n)
-		return err; /* (its writer is still at it) */
-	const uint8_t *payload = c->buf + sizeof(h);
-	const uint8_t *w = c->buf;
+	memcpy(&h, p, sizeof(h));
+	const uint8_t *payload = p + sizeof(h);
+	const uint8_t *w = p;
 	size_t wn = n;
+	int err;
 	if (h.type == MP_CHUNK_STREAM && h.codec == MP_CODEC_RAW && h.raw_len == h.stored_len &&
 	    h.payload_crc == trace_crc32(payload, h.stored_len)) {
 		if ((err = grow(&c->obuf, &c->ocap, trace_chunk_bound(h.raw_len))) != 0)
@@ -171,10 +168,87 @@ static int copy_chunk(struct mp_compact *c, uint64_t *read)
 	}
 	if ((err = write_at(c->out, w, wn, c->out_off)) != 0)
 		return err;
-	c->off += n;
 	c->out_off += wn;
+	return 0;
+}
+
+static int header_checks(const struct mp_chunk_header *h)
+{
+	return h->magic == MP_CHUNK_MAGIC && h->header_crc == trace_crc32(h, offsetof(struct mp_chunk_header, header_crc)) &&
+	       h->raw_len <= MP_CHUNK_MAX_RAW && h->stored_len <= MP_CHUNK_MAX_RAW;
+}
+
+/* The chunk at c->off: 1 copied (compressed if it is a raw stream), 0 not
+ * whole yet or not one that checks (then c->stuck), or -errno. */
+static int copy_chunk(struct mp_compact *c, uint64_t *read)
+{
+	struct mp_chunk_header h;
+	size_t got;
+	int err = read_at(c->in, &h, sizeof(h), c->off, &got);
+	if (err || got < sizeof(h))
+		return err;
+	if (!header_checks(&h)) {
+		c->stuck = 1;
+		return 0;
+	}
+	size_t n = sizeof(h) + h.stored_len;
+	if ((err = grow(&c->buf, &c->cap, n)) != 0)
+		return err;
+	if ((err = read_at(c->in, c->buf, n, c->off, &got)) != 0 || got < n)
+		return err; /* (its writer is still at it) */
+	if ((err = emit(c, c->buf, n)) != 0)
+		return err;
+	c->off += n;
 	*read += n;
 	return 1;
+}
+
+int mp_compact_put(struct mp_compact *c, const uint8_t *chunk, size_t len)
+{
+	struct mp_chunk_header h;
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, chunk, sizeof(h));
+	if (!header_checks(&h) || sizeof(h) + h.stored_len != len)
+		return -EINVAL;
+	if (c->nputs == c->cputs) {
+		size_t nc = c->cputs ? 2 * c->cputs : 256;
+		struct put_extent *q = realloc(c->puts, nc * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		c->puts = q;
+		c->cputs = nc;
+	}
+	uint64_t at = c->out_off;
+	int err = emit(c, chunk, len);
+	if (err)
+		return err;
+	c->puts[c->nputs++] = (struct put_extent){ at, c->out_off - at };
+	c->put_bytes += len;
+	return 0;
+}
+
+int mp_compact_abort_into(struct mp_compact *c, int fd)
+{
+	int err = 0;
+	for (size_t i = 0; i < c->nputs && !err; i++) {
+		size_t got;
+		if ((err = grow(&c->buf, &c->cap, (size_t)c->puts[i].len)) != 0 ||
+		    (err = read_at(c->out, c->buf, (size_t)c->puts[i].len, c->puts[i].off, &got)) != 0)
+			break;
+		if (got < c->puts[i].len) {
+			err = -EIO;
+			break;
+		}
+		for (size_t done = 0; done < got && !err;) {
+			ssize_t r = write(fd, c->buf + done, got - done);
+			if (r < 0 && errno != EINTR)
+				err = -errno;
+			done += r > 0 ? (size_t)r : 0;
+		}
+	}
+	mp_compact_abort(c);
+	return err;
 }
 
 int mp_compact_step(struct mp_compact *c, uint64_t max_bytes)
@@ -218,7 +292,7 @@ int mp_compact_finish(struct mp_compact *c, uint64_t *raw, uint64_t *stored)
 		mp_compact_abort(c);
 		return err;
 	}
-	*raw = c->off;
+	*raw = c->off + c->put_bytes;
 	*stored = c->out_off;
 	close(c->out);
 	c->out = -1; /* (renamed: nothing to unlink) */

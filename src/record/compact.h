@@ -13,6 +13,7 @@
 #ifndef MP_RECORD_COMPACT_H
 #define MP_RECORD_COMPACT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct mp_compact;
@@ -32,6 +33,15 @@ int mp_compact_step(struct mp_compact *c, uint64_t max_bytes);
  * the file's place. *raw and *stored get the file's size before and after.
  * 0, or -errno with the file as it was. Frees c either way. */
 int mp_compact_finish(struct mp_compact *c, uint64_t *raw, uint64_t *stored);
+
+/* A whole chunk from memory (the Valgrind tool's ring, vg_ring.h), not
+ * in the file: into the copy as copied chunks go. 0, or -errno (-EINVAL:
+ * not a chunk that checks). */
+int mp_compact_put(struct mp_compact *c, const uint8_t *chunk, size_t len);
+
+/* Drops the copy, but first appends to fd (the data file, O_APPEND) what
+ * mp_compact_put put in it, which the file lacks. 0 or -errno; frees c. */
+int mp_compact_abort_into(struct mp_compact *c, int fd);
 
 /* Drops the copy; the file stays as it is. Frees c (NULL: nothing). */
 void mp_compact_abort(struct mp_compact *c);

@@ -30,6 +30,8 @@
 #include "common/mp_env.h"
 #include "host/host.h"
 #include "record/compact.h"
+#include "record/vg_ring.h"
+#include "common/mp_vgring.h"
 #include "record/pagemap.h"
 #include "record/perf_src.h"
 #include "record/record.h"
@@ -457,8 +459,10 @@ static struct mp_compact *compact_begin(struct mp_record_opts *o)
 	return cp;
 }
 
-/* A step of the copy while the program runs: 1 if more is waiting. */
-static int compact_more(struct mp_record_opts *o, struct mp_compact **cp)
+/* A step of the copy while the program runs: 1 if more is waiting. A
+ * failed copy leaves the file raw, with what the ring put in the copy
+ * appended to it. */
+static int compact_more(struct mp_record_opts *o, struct mp_compact **cp, int fd)
 {
 	if (!*cp)
 		return 0;
@@ -466,9 +470,37 @@ static int compact_more(struct mp_record_opts *o, struct mp_compact **cp)
 	if (r >= 0)
 		return r;
 	o->compact_err = r;
-	mp_compact_abort(*cp);
+	mp_compact_abort_into(*cp, fd);
 	*cp = NULL;
 	return 0;
+}
+
+static int put_copy(void *arg, const uint8_t *chunk, size_t len)
+{
+	return mp_compact_put(arg, chunk, len);
+}
+
+static int put_file(void *arg, const uint8_t *chunk, size_t len)
+{
+	return write_all(*(const int *)arg, chunk, len);
+}
+
+/* The chunks the Valgrind tool made ready in the ring: into the copy, or
+ * (no copy, or a copy that failed) appended to the file. final: every
+ * producer is gone or left alone: all of them, and the ring closed. */
+static void ring_drain(struct mp_record_opts *o, struct mp_vg_ring *ring, struct mp_compact **cp, int fd, int final)
+{
+	if (!ring)
+		return;
+	uint64_t bytes = 0;
+	int err = *cp ? mp_vg_ring_drain(ring, final, put_copy, *cp, &bytes) : 0;
+	if (err) {
+		o->compact_err = err;
+		mp_compact_abort_into(*cp, fd);
+		*cp = NULL;
+	}
+	if (!*cp && (err = mp_vg_ring_drain(ring, final, put_file, &fd, &bytes)) != 0 && !o->ring_err)
+		o->ring_err = err;
 }
 
 /* Waits for the program, then for the processes it left running, which
@@ -482,7 +514,7 @@ static int compact_more(struct mp_record_opts *o, struct mp_compact **cp)
  * grows with the tool's chunks compressed (*cp). SIGCHLD on the signalfd
  * (or the 100 ms poll) notices a process's end. */
 static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, struct mp_perf_session *sess,
-			 struct launch_sigs *ls, struct mp_compact **cp)
+			 struct launch_sigs *ls, struct mp_compact **cp, struct mp_vg_ring *ring)
 {
 	struct mp_pagemap *pm = o->no_pagemap || o->pagemap_err ? NULL : mp_pagemap_new(fd, pid);
 	*cp = compact_begin(o);
@@ -558,8 +590,11 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 			long left_us = stop_at > now ? (long)((stop_at - now) / 1000) : 0;
 			wait_us = left_us < wait_us ? left_us : wait_us;
 		}
-		if (compact_more(o, cp))
+		if (compact_more(o, cp, fd))
 			wait_us = 0; /* (the idle core's work: a look at the rest first) */
+		ring_drain(o, ring, cp, fd, 0);
+		if (ring && wait_us > 5000)
+			wait_us = 5000; /* (the tool fills a slot in some 30 ms) */
 		/* after a write error the rings are left alone (latched, reported
 		 * at close), but signals still reach the program */
 		int n = poll(pfd + (sess ? 0 : nfds), (nfds_t)(sess ? nfds + 1 : 1), (int)((wait_us + 999) / 1000));
@@ -572,6 +607,7 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 		if (sess && mp_perf_session_drain(sess))
 			sess = NULL;
 	}
+	ring_drain(o, ring, cp, fd, 1);
 	if (pm) {
 		o->pagemap_pages = mp_pagemap_pages(pm);
 		o->pagemap_scans = mp_pagemap_scans(pm);
@@ -615,16 +651,19 @@ static int end_file(struct mp_record_opts *o, int fd, pid_t pid, int st, int sam
 	int werr = err ? err : pe == -ENOSPC || pe == -EDQUOT || pe == -EFBIG ? pe : 0;
 	if (werr)
 		trace_file_mark_failed(fd, -werr);
-	o->write_errno = trace_file_write_errno(fd);
-	if (close(fd) != 0 && !err)
-		err = -errno;
 	if (cp && o->stopped_waiting) {
 		/* processes of the program still append to this file: a copy
-		 * put in its place would lose what they write */
-		mp_compact_abort(cp);
+		 * put in its place would lose what they write. What the ring
+		 * put in the copy goes to the file. */
+		int e = mp_compact_abort_into(cp, fd);
+		if (e && !o->ring_err)
+			o->ring_err = e;
 		cp = NULL;
 		o->compact_err = -EBUSY;
 	}
+	o->write_errno = trace_file_write_errno(fd);
+	if (close(fd) != 0 && !err)
+		err = -errno;
 	if (cp) { /* (a failed copy leaves the raw file: the record is whole) */
 		o->compact_err = mp_compact_finish(cp, &o->raw_bytes, &o->stored_bytes);
 		if (o->compact_err)
@@ -674,6 +713,37 @@ static int start_session(struct mp_record_opts *o, pid_t pid, const struct mp_pe
 		err = -errno;
 	close(go);
 	return err;
+}
+
+/* --source valgrind: the program runs under memprism's Valgrind tool,
+ * which records the accesses (the runtime, told so, records none);
+ * LD_PRELOAD passes through Valgrind to the program. The tool hands its
+ * chunks over through a ring (vg_ring.h) unless MEMPRISM_VG_RING is 0 or
+ * the ring cannot be made: then it appends them to the file itself. */
+static int vg_prepare(struct mp_record_opts *o, const char *prog, char ***vg_argv, struct mp_vg_ring **ring)
+{
+	const char *rs = getenv(MP_ENV_VG_RING);
+	long slots = rs && *rs ? strtol(rs, NULL, 10) : MP_VGRING_SLOTS;
+	*ring = NULL;
+	if (slots > 0 && mp_vg_ring_open(slots < MP_VGRING_MAX_SLOTS ? (unsigned)slots : MP_VGRING_MAX_SLOTS, ring))
+		*ring = NULL;
+	*vg_argv = mp_vg_argv(&o->probe->vg, prog, o->argv, *ring ? mp_vg_ring_path(*ring) : NULL);
+	if (!*vg_argv) {
+		mp_vg_ring_close(*ring);
+		return -ENOMEM;
+	}
+	setenv(MP_ENV_SOURCE, "valgrind", 1);
+	setenv("VALGRIND_LIB", o->probe->vg.tooldir, 1);
+	/* glibc's memset and memcpy use rep stosb / rep movsb above a few
+	 * KiB; Valgrind runs those one byte an iteration, through the tool's
+	 * helper each time (a 64 MiB memset took a second). Told never to,
+	 * they use their vector loops: the same bytes, 32 a store. The
+	 * program's own settings come after, and win. */
+	const char *tun = getenv("GLIBC_TUNABLES");
+	char tb[8192];
+	snprintf(tb, sizeof(tb), "%s%s%s", MP_VG_TUNABLES, tun && *tun ? ":" : "", tun ? tun : "");
+	setenv("GLIBC_TUNABLES", tb, 1);
+	return 0;
 }
 
 int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *status,
@@ -730,23 +800,12 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	 * which records the accesses (the runtime, told so, records none);
 	 * LD_PRELOAD passes through Valgrind to the program */
 	char **vg_argv = NULL;
+	struct mp_vg_ring *ring = NULL;
 	if (o->source == MP_SOURCE_VALGRIND) {
-		vg_argv = mp_vg_argv(&o->probe->vg, prog, o->argv);
-		if (!vg_argv) {
+		if ((err = vg_prepare(o, prog, &vg_argv, &ring)) != 0) {
 			close(fd);
-			return -ENOMEM;
+			return err;
 		}
-		setenv(MP_ENV_SOURCE, "valgrind", 1);
-		setenv("VALGRIND_LIB", o->probe->vg.tooldir, 1);
-		/* glibc's memset and memcpy use rep stosb / rep movsb above a
-		 * few KiB; Valgrind runs those one byte an iteration, through
-		 * the tool's helper each time (a 64 MiB memset took a second).
-		 * Told never to, they use their vector loops: the same bytes,
-		 * 32 a store. The program's own settings come after, and win. */
-		const char *tun = getenv("GLIBC_TUNABLES");
-		char tb[8192];
-		snprintf(tb, sizeof(tb), "%s%s%s", MP_VG_TUNABLES, tun && *tun ? ":" : "", tun ? tun : "");
-		setenv("GLIBC_TUNABLES", tb, 1);
 	} else {
 		unsetenv(MP_ENV_SOURCE);
 	}
@@ -759,6 +818,7 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	int nspecs = run_specs(o, specs, spec_buf, sizeof(spec_buf));
 	if (nspecs < 0) {
 		free(vg_argv);
+		mp_vg_ring_close(ring);
 		close(fd);
 		unlink(o->output);
 		*file_error = 2;
@@ -768,12 +828,14 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	if (pipe2(pipefd, O_CLOEXEC) != 0 || (nspecs && pipe2(go, O_CLOEXEC) != 0)) {
 		err = -errno;
 		free(vg_argv);
+		mp_vg_ring_close(ring);
 		close(fd);
 		return err;
 	}
 	struct launch_sigs ls;
 	if ((err = launch_sigs_init(&ls)) != 0) {
 		free(vg_argv);
+		mp_vg_ring_close(ring);
 		close(fd);
 		return err;
 	}
@@ -782,6 +844,7 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	if (pid < 0) {
 		err = -errno;
 		free(vg_argv);
+		mp_vg_ring_close(ring);
 		launch_sigs_restore(&ls);
 		close(fd);
 		return err;
@@ -833,17 +896,20 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	close(pipefd[0]);
 	int st = 0;
 	struct mp_compact *cp;
-	wait_program(o, fd, pid, &st, sess, &ls, &cp);
+	wait_program(o, fd, pid, &st, sess, &ls, &cp, ring);
 	if (sess)
 		sample_err = mp_perf_session_close(sess, o->stats);
 	unsetenv(MP_ENV_OUT);
 	if (r == (ssize_t)sizeof(exec_errno) && exec_errno) {
 		mp_compact_abort(cp);
+		mp_vg_ring_close(ring);
 		launch_sigs_restore(&ls);
 		close(fd);
 		return -exec_errno;
 	}
 	*status = st;
 	*file_error = 1;
-	return end_file(o, fd, pid, st, sample_err, &ls, cp, file_error);
+	err = end_file(o, fd, pid, st, sample_err, &ls, cp, file_error);
+	mp_vg_ring_close(ring);
+	return err;
 }

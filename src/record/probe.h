@@ -51,9 +51,10 @@ int mp_vg_verdict(const struct mp_vg_probe *v, char *why, size_t why_len, char *
  * -ECHILD with what Valgrind said in out, or another -errno. */
 int mp_vg_trial(const struct mp_vg_probe *v, char *out, size_t len);
 /* The launcher's command: valgrind, its options, prog (the program's
- * path) and argv[1..]. A malloc'd vector of borrowed strings (free the
+ * path) and argv[1..]; ring (or NULL): the path of the ring the tool
+ * hands its chunks over in (vg_ring.h). One malloc'd block (free the
  * vector only), NULL + errno. */
-char **mp_vg_argv(const struct mp_vg_probe *v, const char *prog, char *const *argv);
+char **mp_vg_argv(const struct mp_vg_probe *v, const char *prog, char *const *argv, const char *ring);
 
 struct mp_probe {
 	/* perf_event_open of PERF_TYPE_HARDWARE cycles on ourselves: 0 or errno */

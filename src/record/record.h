@@ -102,6 +102,7 @@ struct mp_record_opts {
 	 * was stopped while processes of the program still wrote to it) */
 	uint64_t raw_bytes, stored_bytes;
 	int compact_err;
+	int ring_err; /* --source valgrind: the tool's chunks from its ring could not be written (-errno) */
 	/*
 	 * Processes the program started and left running (a daemon, a
 	 * background child) are reparented to the launcher, a child

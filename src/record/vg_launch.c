@@ -187,19 +187,29 @@ int mp_vg_trial(const struct mp_vg_probe *v, char *out, size_t len)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -ECHILD;
 }
 
-char **mp_vg_argv(const struct mp_vg_probe *v, const char *prog, char *const *argv)
+char **mp_vg_argv(const struct mp_vg_probe *v, const char *prog, char *const *argv, const char *ring)
 {
 	size_t n = 0;
 	while (argv[n])
 		n++;
-	char **a = calloc(n + 6, sizeof(*a));
+	/* (one allocation: the ring's option lies after the vector) */
+	static const char opt[] = "--memprism-ring=";
+	size_t olen = ring ? sizeof(opt) + strlen(ring) : 0;
+	char **a = calloc(1, (n + 7) * sizeof(*a) + olen);
 	if (!a)
 		return NULL;
+	char *ring_opt = NULL;
+	if (ring) {
+		ring_opt = (char *)(a + n + 7);
+		snprintf(ring_opt, olen, "%s%s", opt, ring);
+	}
 	size_t k = 0;
 	a[k++] = (char *)v->valgrind;
 	a[k++] = "--tool=memprism";
 	a[k++] = "-q"; /* the program's output, not Valgrind's banner */
 	a[k++] = "--trace-children=yes"; /* fork children and exec'd images, as the runtime records them */
+	if (ring_opt)
+		a[k++] = ring_opt; /* (the tool's own option: every child's Valgrind gets it too) */
 	a[k++] = (char *)prog;
 	for (size_t i = 1; i < n; i++)
 		a[k++] = argv[i];

@@ -31,6 +31,7 @@
 #include "pub_tool_tooliface.h"
 
 #include "common/mp_vgreq.h"
+#include "common/mp_vgring.h"
 #include "common/varint.h"
 #include "trace/trace_format.h"
 
@@ -113,6 +114,9 @@ void vgt_thread_flush(struct vgt_thread *t); /* the chunk being filled goes out 
 void vgt_thread_discard(struct vgt_thread *t); /* forget the chunk being filled */
 void vgt_pending_write(void); /* the process is known: out with what waited */
 void vgt_pending_drop(void);
+/* Chunks go to the launcher's ring at path (--memprism-ring) from now on:
+ * False if it cannot be mapped (then to the file). */
+Bool vgt_ring_attach(const HChar *path);
 /* The helpers the instrumentation calls: packed is the code address in bits
  * 0-55 and the record's tag (size code | MP_ACC_WRITE) in bits 56-63. */
 #define VGT_IP_BITS 56

@@ -20,6 +20,7 @@
 #include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
@@ -199,8 +200,31 @@ static Bool client_request(ThreadId tid, UWord *arg, UWord *ret)
 	}
 }
 
+/* --memprism-ring=PATH: the launcher's ring (common/mp_vgring.h) */
+static const HChar *clo_ring;
+
+static Bool process_option(const HChar *arg)
+{
+	if VG_STR_CLO (arg, "--memprism-ring", clo_ring) {
+	} else
+		return False;
+	return True;
+}
+
+static void print_usage(void)
+{
+	VG_(printf)("    --memprism-ring=PATH    hand chunks to memprism record's ring at PATH\n");
+}
+
+static void print_debug_usage(void)
+{
+}
+
 static void post_clo_init(void)
 {
+	if (clo_ring && *clo_ring && !vgt_ring_attach(clo_ring))
+		VG_(umsg)("memprism: cannot map the launcher's ring %s; the tool writes the data file itself\n",
+			  clo_ring);
 	threads = VG_(calloc)("memprism.threads", VG_N_THREADS, sizeof(*threads));
 	vgt_proc.pending_tail = &vgt_proc.pending;
 	vgt_crc_init();
@@ -224,6 +248,7 @@ static void pre_clo_init(void)
 	VG_(details_avg_translation_sizeB)(400);
 	VG_(basic_tool_funcs)(post_clo_init, vgt_instrument, fini);
 	VG_(needs_client_requests)(client_request);
+	VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
 	VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
 	VG_(track_start_client_code)(start_client_code);
 	VG_(track_pre_thread_ll_exit)(thread_exit);

@@ -11,6 +11,7 @@
  */
 #include "vgt_int.h"
 
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
@@ -161,18 +162,99 @@ static ULong now_ns(void)
 	return (ULong)ts.tv_sec * 1000000000ull + (ULong)ts.tv_nsec;
 }
 
-/* The CPU the thread runs on (the TIME record's, as the runtime writes it).
- * getcpu is not among the core's functions for tools; it has no effect to
- * tell the core about, so the tool asks the kernel itself. */
+/* A system call the core has no function for tools for (getcpu, futex,
+ * kill): none of them has an effect the core must know about. */
+static Long raw_syscall4(Long nr, Long a1, Long a2, Long a3, Long a4)
+{
+	Long r;
+	register Long r10 __asm__("r10") = a4;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10) : "rcx", "r11", "memory");
+	return r;
+}
+
+/* The CPU the thread runs on (the TIME record's, as the runtime writes it). */
 static UInt current_cpu(void)
 {
 	UInt cpu = 0;
-	Long r;
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "a"((Long)__NR_getcpu), "D"(&cpu), "S"(0L), "d"(0L)
-			 : "rcx", "r11", "memory");
-	return r == 0 ? cpu : 0;
+	return raw_syscall4(__NR_getcpu, (Long)&cpu, 0, 0, 0) == 0 ? cpu : 0;
+}
+
+/* --- the launcher's ring (common/mp_vgring.h) --------------------------- */
+
+/* The core's own (vgdb's shared memory uses it): maps a file shared, where
+ * the core keeps its own mappings. Not in the tool headers, but in the
+ * core every tool links; the tool is built against one Valgrind version. */
+extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, Int fd, Off64T offset);
+
+static struct mp_vgring *ring; /* NULL: chunks are appended to the file */
+static UInt ring_next; /* the slot to try first */
+
+_Static_assert(VGT_ALLOC <= MP_VGRING_SLOT_BYTES, "a whole chunk fits a slot of the ring");
+
+Bool vgt_ring_attach(const HChar *path)
+{
+	SysRes r = VG_(open)(path, VKI_O_RDWR, 0);
+	if (sr_isError(r))
+		return False;
+	Int fd = (Int)sr_Res(r);
+	struct vg_stat st;
+	Bool ok = VG_(fstat)(fd, &st) == 0 && st.size >= (Long)sizeof(struct mp_vgring);
+	SysRes m;
+	if (ok)
+		m = VG_(am_shared_mmap_file_float_valgrind)((SizeT)st.size, VKI_PROT_READ | VKI_PROT_WRITE, fd, 0);
+	VG_(close)(fd); /* (the mapping stays) */
+	if (!ok || sr_isError(m))
+		return False;
+	struct mp_vgring *g = (struct mp_vgring *)sr_Res(m);
+	if (g->magic != MP_VGRING_MAGIC || g->version != MP_VGRING_VERSION || g->nslots == 0 ||
+	    g->nslots > MP_VGRING_MAX_SLOTS || g->slot_bytes < VGT_ALLOC ||
+	    g->data_off + (ULong)g->nslots * g->slot_bytes > (ULong)st.size) {
+		VG_(am_munmap_valgrind)((Addr)g, (SizeT)st.size);
+		return False;
+	}
+	ring = g;
+	return True;
+}
+
+/* The chunk [w, w + n) into a free slot of the ring. While none is free,
+ * waits for the launcher to free one (it takes them every few ms); False
+ * when the launcher has closed the ring or is gone (then the ring is left
+ * for good and chunks go to the file, as without it). */
+static Bool ring_put(const UChar *w, SizeT n)
+{
+	struct mp_vgring *g = ring;
+	if (!g || n > g->slot_bytes)
+		return False;
+	for (;;) {
+		UInt seen = __atomic_load_n(&g->freed, __ATOMIC_ACQUIRE);
+		for (UInt k = 0; k < g->nslots; k++) {
+			UInt i = (ring_next + k) % g->nslots;
+			struct mp_vgring_slot *s = &g->slot[i];
+			UInt want = MP_VGRING_FREE, st = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
+			if (st == MP_VGRING_CLOSED) {
+				ring = NULL; /* (the launcher is done with it) */
+				return False;
+			}
+			if (st != MP_VGRING_FREE ||
+			    !__atomic_compare_exchange_n(&s->state, &want, MP_VGRING_FILLING, False, __ATOMIC_ACQUIRE,
+							 __ATOMIC_RELAXED))
+				continue;
+			VG_(memcpy)((UChar *)g + g->data_off + (ULong)i * g->slot_bytes, w, n);
+			s->len = (UInt)n;
+			/* (the ticket after the copy: a thread's chunks still take
+			 * theirs in order, and a ticket is READY two stores later) */
+			s->ticket = __atomic_fetch_add(&g->ticket, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->state, MP_VGRING_READY, __ATOMIC_RELEASE);
+			ring_next = i + 1;
+			return True;
+		}
+		if (raw_syscall4(__NR_kill, (Long)g->launcher_pid, 0, 0, 0) == -VKI_ESRCH) {
+			ring = NULL;
+			return False;
+		}
+		struct vki_timespec ts = { 0, 20 * 1000 * 1000 };
+		raw_syscall4(__NR_futex, (Long)&g->freed, VKI_FUTEX_WAIT, (Long)seen, (Long)&ts);
+	}
 }
 
 /* --- chunks ------------------------------------------------------------- */
@@ -241,6 +323,8 @@ static void write_chunk(UChar *buf, SizeT len, UInt ltid, UInt seq, ULong epoch,
 	h->header_crc = crc32((const UChar *)h, offsetof(struct mp_chunk_header, header_crc));
 	const UChar *w = (const UChar *)h;
 	SizeT n = sizeof(*h) + plen + len;
+	if (ring_put(w, n))
+		n = 0;
 	while (n) {
 		Int r = VG_(write)(vgt_proc.fd, w, (Int)n);
 		if (r == -VKI_EINTR)

@@ -21,9 +21,9 @@ fi
 gcc -O2 -g -I"$MP_SRC/include" "$MP_SRC/examples/arrays.c" -o arrays -lpthread
 "$MEMPRISM" record -q --no-pagemap --source valgrind -o arrays.data -- ./arrays 1 >out.txt
 expect_eq "program output" "arrays: 1 MiB x 5, checksum 40960" "$(cat out.txt)"
-# the tool writes its chunks raw; the launcher compressed every one (dump
-# marks its streams "valgrind"), and the counts below are read from the
-# compressed file
+# the tool hands its chunks over raw, through the launcher's ring, and the
+# launcher compressed every one (dump marks its streams "valgrind"); the
+# counts below are read from the compressed file
 "$MEMPRISM" dump arrays.data >dump.txt
 tool_chunks() { awk -v c="$1" '$3 == "type" && $4 == 1 && $6 == c && $NF == "valgrind"' dump.txt | wc -l; }
 expect_eq "the tool's raw chunks left" 0 "$(tool_chunks 0)"
@@ -41,6 +41,23 @@ for i in 0 1 2 3 4; do
 	expect_eq "a$i threads" 1 "$(csv_field obj.csv "$label" threads)"
 	expect_eq "a$i size" 1048576 "$(csv_field obj.csv "$label" size)"
 done
+# the same counts of the arrays with a ring of one slot (the tool waits
+# for the launcher at every chunk) and with none (the tool appends its chunks to the file,
+# which the launcher copies compressed)
+for slots in 1 0; do
+	MEMPRISM_VG_RING=$slots "$MEMPRISM" record -q --no-pagemap --source valgrind -o ring$slots.data -- ./arrays 1 >/dev/null
+	"$MEMPRISM" report --roi kernel --format csv ring$slots.data >ring$slots.csv
+	# (the arrays' rows, counts and bytes: stacks, pids and so shares
+	# differ from run to run)
+	rows() { grep '^"heap main (arrays.c' "$1" | cut -d, -f1-7; }
+	cmp -s <(rows obj.csv) <(rows ring$slots.csv) ||
+		fail "MEMPRISM_VG_RING=$slots: other counts: $(diff obj.csv ring$slots.csv | head -5)"
+	[ "$(grep -c '^"heap main (arrays.c' ring$slots.csv)" -ge 5 ] || fail "MEMPRISM_VG_RING=$slots: the arrays' rows are missing"
+	"$MEMPRISM" dump ring$slots.data >dump.txt
+	expect_eq "MEMPRISM_VG_RING=$slots: the tool's raw chunks left" 0 "$(tool_chunks 0)"
+done
+echo "ok: the same counts through a ring of 1 slot and without a ring"
+"$MEMPRISM" dump arrays.data >dump.txt
 "$MEMPRISM" report --roi kernel --format json arrays.data >obj.json
 # (libc's blocks sited at the pthread_create line are in the region too:
 # the five arrays' lines only)
