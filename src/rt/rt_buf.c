@@ -209,6 +209,15 @@ void rt_write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *paylo
 	rt_guard_leave(&rt_self);
 }
 
+static uint64_t vg_tsc(void)
+{
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc();
+#else
+	return 0; /* (the valgrind source is amd64's only) */
+#endif
+}
+
 /* A chunk starts with the stream's epoch and time so it decodes on its own. */
 static void chunk_start(struct rt_thread *t)
 {
@@ -220,7 +229,9 @@ static void chunk_start(struct rt_thread *t)
 	t->last_cpu = rt_cpu();
 	p = mp_put_uv(p, t->last_time);
 	p = mp_put_uv(p, t->last_cpu);
-	t->p = p;
+	t->p = t->chunk_head = p;
+	t->chunk_tsc = rt_tool_accesses ? vg_tsc() : 0;
+	t->flush_due = 0;
 	t->last_addr = t->last_ip = t->prev_ip = t->last_ev_addr = 0;
 	t->chunk_base = t->naccess;
 	t->chunk_plain = 1;
@@ -456,8 +467,12 @@ void rt_flush(struct rt_thread *t)
 	t->guard++;
 	__atomic_add_fetch(&rt_proc.accesses, t->naccess - t->naccess_flushed, __ATOMIC_RELAXED);
 	t->naccess_flushed = t->naccess;
-	/* a signal handlers' context writes its own chunks (rt_context_new) */
-	if (t->context || queue_current(t, (size_t)(t->p - t->buf)) != 0)
+	/* a signal handlers' context writes its own chunks (rt_context_new);
+	 * so does every thread under Valgrind, where chunks go out raw: the
+	 * writer thread, there to compress beside the program, would have
+	 * nothing to do but wait for Valgrind to run it (it may not before a
+	 * kill) */
+	if (t->context || rt_tool_accesses || queue_current(t, (size_t)(t->p - t->buf)) != 0)
 		flush_locked(t, t->p, chunk_accesses(t), 1);
 	chunk_start(t);
 	if (t == &rt_self)
@@ -466,6 +481,13 @@ void rt_flush(struct rt_thread *t)
 		t->guard--;
 	if (skipping)
 		rt_skip_resume(t);
+}
+
+void rt_flush_records(struct rt_thread *t)
+{
+	/* (while sampling skips, the real cursor waits in skip_p) */
+	if (t->buf && (t->skip_p ? t->skip_p : t->p) != t->chunk_head)
+		rt_flush(t);
 }
 
 /*
@@ -721,6 +743,22 @@ void rt_event_end(struct rt_thread *t, uint8_t *p)
 	t->chunk_plain = 0; /* (every event ends here, STACK_DEF too) */
 	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE);
 	rt_skip_resume(t);
+	if (RT_UNLIKELY(rt_tool_accesses) && !t->context && vg_tsc() - t->chunk_tsc > RT_VG_FLUSH_TICKS) {
+		if (t->guard)
+			t->flush_due = 1; /* (the hook's other events with it) */
+		else
+			rt_flush(t);
+	}
+}
+
+void rt_guard_left(struct rt_thread *t)
+{
+	if (t->flush_due) {
+		t->flush_due = 0;
+		rt_flush(t);
+	}
+	if (__atomic_load_n(&t->sig.npending, __ATOMIC_RELAXED))
+		rt_sig_deliver_pending();
 }
 
 uint8_t *rt_put_str(uint8_t *p, const char *s, size_t max)

@@ -31,6 +31,15 @@
 /* the same under Valgrind (record --source valgrind), where a clock read
  * and the CPU number are system calls that Valgrind handles (~2 us) */
 #define RT_VG_CLOCK_EVERY 256
+/* Under Valgrind the runtime's buffers hold events only (the tool records
+ * the accesses), and fill slowly: an event that finds its chunk started
+ * more than this many TSC ticks ago (about half a second) has it sent out
+ * when the hook that made it ends (an allocation's mapping and the block
+ * together), so that a program killed without a flush (SIGKILL, the OOM
+ * killer) loses no event of a thread that makes few, and half a second of
+ * one that makes many. (The TSC, not the clock: under Valgrind a clock
+ * read is a system call, rdtsc an instruction.) */
+#define RT_VG_FLUSH_TICKS (1ull << 30)
 #define RT_SIG_DEPTH 16 /* nesting depths of signal handlers with a stream of their own */
 #define RT_SIG_PENDING 8 /* signals waiting for the runtime to be done (rt_signal.c) */
 
@@ -80,6 +89,9 @@ struct rt_thread {
 	 * many (mp_chunk_header.accesses) */
 	uint64_t chunk_base;
 	int chunk_plain;
+	uint8_t *chunk_head; /* where its records start (past its EPOCH and TIME) */
+	uint64_t chunk_tsc; /* under Valgrind: the TSC when it started (RT_VG_FLUSH_TICKS) */
+	int flush_due; /* under Valgrind: old enough, it goes out when the hook ends (rt_guard_leave) */
 	uint64_t last_time, last_ev_addr; /* event delta bases (reset per chunk) */
 	unsigned clock_skip, last_cpu; /* allocation events between clock reads; CPU then */
 	uint64_t naccess_flushed; /* part of naccess already added to the process total */
@@ -191,10 +203,11 @@ void rt_sig_init(void); /* recording is set up: wrap the handlers set so far, ca
 void rt_sig_deliver_pending(void); /* run the handlers of signals that came while inside the runtime */
 /* Leaving the runtime (the guard drops to 0): a signal that came meanwhile
  * runs its handler now. Every guard++ of rt_self ends here. */
+void rt_guard_left(struct rt_thread *t); /* rt_buf.c: the chunk that is due, then pending signals */
 static inline void rt_guard_leave(struct rt_thread *t)
 {
-	if (--t->guard == 0 && RT_UNLIKELY(__atomic_load_n(&t->sig.npending, __ATOMIC_RELAXED)))
-		rt_sig_deliver_pending();
+	if (--t->guard == 0 && RT_UNLIKELY(__atomic_load_n(&t->sig.npending, __ATOMIC_RELAXED) | t->flush_due))
+		rt_guard_left(t);
 }
 void rt_sig_unwind(void); /* from a handler back to the thread's own context (exit, exec) */
 /* Calls fn on each of t's contexts but the one in t: to flush them. */
@@ -212,6 +225,8 @@ struct rt_thread *rt_context_new(int context);
 void rt_context_free(struct rt_thread *c);
 void rt_context_reset(struct rt_thread *c); /* forget its records (a fork child) */
 void rt_flush(struct rt_thread *t);
+/* rt_flush if the chunk being filled holds any record */
+void rt_flush_records(struct rt_thread *t);
 void rt_flush_all(int in_signal); /* at exit or crash: every live thread */
 void rt_queue_drain(void); /* wait until the writer thread has written all queued */
 void rt_thread_unregister(struct rt_thread *t);

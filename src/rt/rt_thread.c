@@ -163,6 +163,13 @@ RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	rt_self.guard++; /* the mask copy may be a memcpy call */
 	s->aff_len = rt_numa_attr_mask(attr, s->aff, sizeof(s->aff));
 	rt_guard_leave(&rt_self);
+	/* What this thread recorded so far goes out before the new thread
+	 * runs: a thread that allocates, starts workers and waits for them
+	 * otherwise holds its allocations until it ends, and a program killed
+	 * meanwhile without a flush (SIGKILL, the OOM killer) would leave its
+	 * workers' accesses to objects nobody recorded. */
+	if (!rt_self.context)
+		rt_flush_records(&rt_self);
 	int r = rt_real.pthread_create(th, attr, trampoline, s);
 	if (r != 0)
 		rt_real.free(s);

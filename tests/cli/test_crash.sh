@@ -4,7 +4,8 @@
 # 128+signal and the report warns about the signal. With SIGKILL nothing can
 # be flushed: record exits 137, the report still works, warns that the
 # process did not shut down cleanly, and has a whole-chunk prefix of the
-# stores (0 < count <= N).
+# stores (0 < count <= N); and a thread's stores into a block its creator
+# allocated before starting it land on that block (kill-mt).
 source "$(dirname "$0")/lib.sh"
 build_rt crash
 src="$MP_SRC/tests/rt/crash.c"
@@ -68,3 +69,15 @@ report kill json
 grep -q '"warnings":\[[^]]*did not shut down cleanly' kill.json || fail "kill: no 'did not shut down cleanly' warning: $(grep -o '"warnings".*' kill.json)"
 grep -q '"ended":false' kill.json || fail "kill: process should not be marked ended"
 echo "ok: kill warns that the process did not shut down cleanly"
+
+# SIGKILL after the main thread allocated a block, started a thread and
+# waited: the runtime sent the main thread's records out when it started
+# the thread, so the thread's stores (whole chunks of them) land on the
+# block, not on an address nobody recorded
+ls=$(grep -n '/\* @SHARED \*/' "$src" | cut -d: -f1)
+record kill-mt 137
+report kill-mt csv
+got=$(csv_field kill-mt.csv "^heap kill_mt \\(crash\\.c:$ls\\)\$" stores)
+[[ "$got" =~ ^[0-9]+$ ]] && [ "$got" -gt 0 ] && [ "$got" -le $N2 ] ||
+	fail "kill-mt: stores into the main thread's block should be in (0, $N2], got '$got': $(head -5 kill-mt.csv)"
+echo "ok: kill-mt: $got stores into the block the main thread allocated before it started the thread"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A program that dies. Usage: crash segv|kill|abort|segv-mt|segv-loop
+ * A program that dies. Usage: crash segv|kill|abort|segv-mt|segv-loop|kill-mt|kill-late
  * Inside region "work" it makes exactly N = 3,000,000 one-byte stores into a
  * 1 MiB heap buffer (@BUF), sequentially with wrap-around: at about two trace
  * bytes per access that is several 1 MiB trace chunks. Then:
@@ -17,6 +17,16 @@
  *            without calls: inline instrumentation keeps the thread's
  *            recording state in registers there, and the thread's cursor
  *            catches up once per iteration).
+ *   kill-mt  the main thread allocates a 1 MiB block (@SHARED), starts a
+ *            thread and waits; the thread makes N2 one-byte stores into
+ *            the block, then kills the process (SIGKILL). The main thread
+ *            wrote nothing after it started the thread: the block is known
+ *            only if its allocation went out then.
+ *   kill-late the main thread sleeps a second, allocates a 1 MiB block
+ *            (@LATE), makes N2 stores into it, sleeps a second and kills
+ *            itself: under Valgrind, where the runtime's buffer holds its
+ *            events only, the block is known only if the runtime sent them
+ *            out in time.
  */
 #include <memprism.h>
 #include <pthread.h>
@@ -34,6 +44,16 @@
 #define SIZE (1u << 20)
 
 static sem_t done;
+static volatile char *shared;
+
+static void *killer(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < N2; i++)
+		shared[i & (SIZE - 1)] = (char)i;
+	kill(getpid(), SIGKILL);
+	return NULL;
+}
 
 static void *worker(void *arg)
 {
@@ -49,12 +69,41 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* (functions of their own: the compiler would otherwise merge their
+ * malloc calls with main's, and the sites' lines with them) */
+static __attribute__((noinline)) int kill_mt(void)
+{
+	shared = malloc(SIZE); /* @SHARED */
+	pthread_t t;
+	if (!shared || pthread_create(&t, NULL, killer, NULL) != 0)
+		return 1;
+	pthread_join(t, NULL);
+	return 1; /* (not reached: the thread kills the process) */
+}
+
+static __attribute__((noinline)) int kill_late(void)
+{
+	sleep(1);
+	volatile char *late = malloc(SIZE); /* @LATE */
+	if (!late)
+		return 1;
+	for (long i = 0; i < N2; i++)
+		late[i & (SIZE - 1)] = (char)i;
+	sleep(1);
+	kill(getpid(), SIGKILL);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
 		fprintf(stderr, "usage: crash segv|kill|abort|segv-mt|segv-loop\n");
 		return 2;
 	}
+	if (strcmp(argv[1], "kill-mt") == 0)
+		return kill_mt();
+	if (strcmp(argv[1], "kill-late") == 0)
+		return kill_late();
 	volatile char *buf = malloc(SIZE); /* @BUF */
 	if (!buf)
 		return 1;
