@@ -569,6 +569,28 @@ void rt_burst_flush_skipped(struct rt_thread *t)
 	t->skip_left = 0;
 }
 
+/*
+ * A process that records nothing: the inline access paths of code built
+ * by `memprism gcc` (which, unlike the LLVM pass's, has no uninstrumented
+ * copies to run) would call out at every access, finding no buffer; they
+ * write their records into this area instead, at the straight path's
+ * speed, and call out once per RT_PASSIVE_SIZE bytes, to start over
+ * (rt_tsan.c). It is written by every thread at once and never read: its
+ * bytes mean nothing. (Not under Valgrind, where the tool would take those
+ * stores for the program's; not for the callbacks, whose way out when not
+ * recording is one compare.)
+ */
+#define RT_PASSIVE_SIZE (64u << 10)
+static uint8_t rt_passive_area[RT_PASSIVE_SIZE + RT_BUF_SLACK];
+
+void rt_passive_scratch(struct rt_thread *t)
+{
+	t->p = rt_passive_area;
+	t->lim = rt_passive_area + RT_PASSIVE_SIZE;
+	t->burst_end = UINT64_MAX;
+	t->epoch = atomic_load_explicit(&rt_epoch, memory_order_relaxed); /* (else every access would write one) */
+}
+
 void rt_access_slow(void *addr, unsigned code, uint64_t len, void *ip)
 {
 	struct rt_thread *t = &rt_self;

@@ -166,6 +166,11 @@ extern struct rt_real rt_real;
  */
 #define RT_ABI(name) __asm__("__memprism_" name) RT_EXPORT
 extern int rt_recording RT_ABI("recording"); /* set once setup succeeded, cleared by rt_fail */
+/* The process records nothing at all (no MEMPRISM_OUT): set by the
+ * constructor. Inline access paths then write into a scratch area
+ * (rt_passive_scratch) instead of calling out at every access. */
+extern int rt_passive;
+void rt_passive_scratch(struct rt_thread *t);
 extern _Atomic uint64_t rt_epoch RT_ABI("epoch"); /* global logical clock of events */
 extern int rt_multithreaded; /* set before the process's second thread starts */
 

@@ -34,6 +34,7 @@
 
 struct rt_real rt_real;
 int rt_recording;
+int rt_passive;
 _Atomic uint64_t rt_epoch = 1;
 int rt_multithreaded;
 __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
@@ -488,6 +489,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 			rt_say("not recording: this program runs with privileges its user lacks (set-user-ID, "
 			       "set-group-ID or file capabilities), and " MP_ENV_OUT " is not trusted there",
 			       NULL);
+		rt_passive = 1;
 		goto out;
 	}
 	if (vg != 0)

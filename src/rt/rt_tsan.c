@@ -58,8 +58,13 @@ TSAN_RW(16, 4)
  */
 RT_EXPORT void __memprism_gcc_access(void *addr, unsigned code, void *ip)
 {
-	if (rt_hot_record((struct rt_hot *)&rt_self, addr, code, ip, 1, 0))
+	if (rt_hot_record((struct rt_hot *)&rt_self, addr, code, ip, 1, 0)) {
+		if (RT_UNLIKELY(rt_passive) && !rt_self.buf && !rt_tool_accesses) {
+			rt_passive_scratch(&rt_self); /* (a process that records nothing) */
+			return;
+		}
 		rt_access_handover(addr, code, 0, ip);
+	}
 }
 
 /* A long range (4 KiB or more) makes its chunk not plain (rt_access.c, range_done). */

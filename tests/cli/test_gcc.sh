@@ -11,6 +11,7 @@
 # read-modify-write (tests/rt/atomics.c); a C++ program through `memprism
 # g++`. That the plugin did its work: the inline build imports the inline
 # ABI's mark and no __tsan_read/__tsan_write, the calls' build the reverse.
+# Run without record, a build prints what the plain gcc build prints.
 source "$(dirname "$0")/lib.sh"
 command -v gcc >/dev/null || { echo "skip: gcc is not installed"; exit 77; }
 src="$MP_SRC/examples/arrays.c"
@@ -50,6 +51,11 @@ suite() { # how: inline or sancov
 		echo "ok: sancov: the calls"
 	fi
 	table2 "$how-onestep" arrays
+	# run on its own, not recorded: the program's own output (the inline
+	# build's five threads write their records into the runtime's scratch
+	# area, all at once)
+	gcc -O2 -g -I"$MP_SRC/include" "$src" -o arrays_plain -lpthread
+	expect_eq "$how: not recorded: output" "$(./arrays_plain $MIB)" "$(env -u MEMPRISM_OUT ./arrays $MIB)"
 	# each access on its line: the loop's load and store lines
 	"$MEMPRISM" report --roi kernel --by line --format csv "$how-onestep.data" > lines.csv
 	for what in "sum += *p;:loads" "*p = (char)k;:stores"; do
