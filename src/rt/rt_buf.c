@@ -209,12 +209,12 @@ void rt_write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *paylo
 	rt_guard_leave(&rt_self);
 }
 
-static uint64_t vg_tsc(void)
+static inline uint64_t ticks(void)
 {
 #if defined(__x86_64__)
 	return __builtin_ia32_rdtsc();
 #else
-	return 0; /* (the valgrind source is amd64's only) */
+	return 0; /* (RT_FLUSH_TICKS: x86-64 only) */
 #endif
 }
 
@@ -230,7 +230,7 @@ static void chunk_start(struct rt_thread *t)
 	p = mp_put_uv(p, t->last_time);
 	p = mp_put_uv(p, t->last_cpu);
 	t->p = t->chunk_head = p;
-	t->chunk_tsc = rt_tool_accesses ? vg_tsc() : 0;
+	t->chunk_tsc = ticks();
 	t->flush_due = 0;
 	t->last_addr = t->last_ip = t->prev_ip = t->last_ev_addr = 0;
 	t->chunk_base = t->naccess;
@@ -765,7 +765,7 @@ void rt_event_end(struct rt_thread *t, uint8_t *p)
 	t->chunk_plain = 0; /* (every event ends here, STACK_DEF too) */
 	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE);
 	rt_skip_resume(t);
-	if (RT_UNLIKELY(rt_tool_accesses) && !t->context && vg_tsc() - t->chunk_tsc > RT_VG_FLUSH_TICKS) {
+	if (RT_UNLIKELY(ticks() - t->chunk_tsc > RT_FLUSH_TICKS) && !t->context) {
 		if (t->guard)
 			t->flush_due = 1; /* (the hook's other events with it) */
 		else

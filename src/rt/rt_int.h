@@ -31,15 +31,18 @@
 /* the same under Valgrind (record --source valgrind), where a clock read
  * and the CPU number are system calls that Valgrind handles (~2 us) */
 #define RT_VG_CLOCK_EVERY 256
-/* Under Valgrind the runtime's buffers hold events only (the tool records
- * the accesses), and fill slowly: an event that finds its chunk started
- * more than this many TSC ticks ago (about half a second) has it sent out
- * when the hook that made it ends (an allocation's mapping and the block
- * together), so that a program killed without a flush (SIGKILL, the OOM
- * killer) loses no event of a thread that makes few, and half a second of
- * one that makes many. (The TSC, not the clock: under Valgrind a clock
- * read is a system call, rdtsc an instruction.) */
-#define RT_VG_FLUSH_TICKS (1ull << 30)
+/* A thread's buffer goes out when full, which a thread that makes few
+ * accesses (under Valgrind: none, the tool records them) may not be for
+ * the whole run, holding its allocations: an event that finds its chunk
+ * started more than this many TSC ticks ago (about half a second) has it
+ * sent out when the hook that made it ends (an allocation's mapping and
+ * the block together), so that a program killed without a flush (SIGKILL,
+ * the OOM killer) loses no event of a thread that makes few, and about
+ * half a second of one that makes many. (The TSC, not the clock: a clock
+ * read costs as much as an allocation event, and under Valgrind is a
+ * system call; rdtsc is an instruction. x86-64 only; elsewhere buffers go
+ * out when full.) */
+#define RT_FLUSH_TICKS (1ull << 30)
 #define RT_SIG_DEPTH 16 /* nesting depths of signal handlers with a stream of their own */
 #define RT_SIG_PENDING 8 /* signals waiting for the runtime to be done (rt_signal.c) */
 
@@ -90,8 +93,8 @@ struct rt_thread {
 	uint64_t chunk_base;
 	int chunk_plain;
 	uint8_t *chunk_head; /* where its records start (past its EPOCH and TIME) */
-	uint64_t chunk_tsc; /* under Valgrind: the TSC when it started (RT_VG_FLUSH_TICKS) */
-	int flush_due; /* under Valgrind: old enough, it goes out when the hook ends (rt_guard_leave) */
+	uint64_t chunk_tsc; /* the TSC when it started (RT_FLUSH_TICKS) */
+	int flush_due; /* old enough: it goes out when the hook ends (rt_guard_leave) */
 	uint64_t last_time, last_ev_addr; /* event delta bases (reset per chunk) */
 	unsigned clock_skip, last_cpu; /* allocation events between clock reads; CPU then */
 	uint64_t naccess_flushed; /* part of naccess already added to the process total */

@@ -4,8 +4,8 @@
 # 128+signal and the report warns about the signal. With SIGKILL nothing can
 # be flushed: record exits 137, the report still works, warns that the
 # process did not shut down cleanly, and has a whole-chunk prefix of the
-# stores (0 < count <= N); and a thread's stores into a block its creator
-# allocated before starting it land on that block (kill-mt).
+# stores (0 < count <= N); and a thread's stores into a block another
+# thread allocated land on that block (kill-mt, kill-handoff).
 source "$(dirname "$0")/lib.sh"
 build_rt crash
 src="$MP_SRC/tests/rt/crash.c"
@@ -72,12 +72,17 @@ echo "ok: kill warns that the process did not shut down cleanly"
 
 # SIGKILL after the main thread allocated a block, started a thread and
 # waited: the runtime sent the main thread's records out when it started
-# the thread, so the thread's stores (whole chunks of them) land on the
-# block, not on an address nobody recorded
-ls=$(grep -n '/\* @SHARED \*/' "$src" | cut -d: -f1)
-record kill-mt 137
-report kill-mt csv
-got=$(csv_field kill-mt.csv "^heap kill_mt \\(crash\\.c:$ls\\)\$" stores)
-[[ "$got" =~ ^[0-9]+$ ]] && [ "$got" -gt 0 ] && [ "$got" -le $N2 ] ||
-	fail "kill-mt: stores into the main thread's block should be in (0, $N2], got '$got': $(head -5 kill-mt.csv)"
-echo "ok: kill-mt: $got stores into the block the main thread allocated before it started the thread"
+# the thread (kill-mt); or when, a second after its chunk started, it
+# allocated a block for a thread it had started (kill-handoff). The
+# thread's stores (whole chunks of them) land on the block, not on an
+# address nobody recorded.
+for mode in kill-mt kill-handoff; do
+	tag=$([ $mode = kill-mt ] && echo SHARED || echo HANDOFF) fn=${mode/-/_}
+	l=$(grep -n "/\* @$tag \*/" "$src" | cut -d: -f1)
+	record $mode 137
+	report $mode csv
+	got=$(csv_field $mode.csv "^heap $fn \\(crash\\.c:$l\\)\$" stores)
+	[[ "$got" =~ ^[0-9]+$ ]] && [ "$got" -gt 0 ] && [ "$got" -le $N2 ] ||
+		fail "$mode: stores into the block of crash.c:$l should be in (0, $N2], got '$got': $(head -5 $mode.csv)"
+	echo "ok: $mode: $got stores into the block of crash.c:$l"
+done

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A program that dies. Usage: crash segv|kill|abort|segv-mt|segv-loop|kill-mt|kill-late
+ * A program that dies. Usage: crash segv|kill|abort|segv-mt|segv-loop|kill-mt|kill-handoff
  * Inside region "work" it makes exactly N = 3,000,000 one-byte stores into a
  * 1 MiB heap buffer (@BUF), sequentially with wrap-around: at about two trace
  * bytes per access that is several 1 MiB trace chunks. Then:
@@ -22,16 +22,18 @@
  *            the block, then kills the process (SIGKILL). The main thread
  *            wrote nothing after it started the thread: the block is known
  *            only if its allocation went out then.
- *   kill-late the main thread sleeps a second, allocates a 1 MiB block
- *            (@LATE), makes N2 stores into it, sleeps a second and kills
- *            itself: under Valgrind, where the runtime's buffer holds its
- *            events only, the block is known only if the runtime sent them
- *            out in time.
+ *   kill-handoff the main thread starts a thread, sleeps a second, then
+ *            allocates a 1 MiB block (@HANDOFF), hands it to the thread and
+ *            waits; the thread makes N2 stores into it and kills the
+ *            process (SIGKILL). The block is known only if the runtime
+ *            sent the main thread's allocation out although its buffer was
+ *            far from full.
  */
 #include <memprism.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,17 +83,32 @@ static __attribute__((noinline)) int kill_mt(void)
 	return 1; /* (not reached: the thread kills the process) */
 }
 
-static __attribute__((noinline)) int kill_late(void)
+static volatile char *_Atomic handed;
+
+static void *taker(void *arg)
 {
-	sleep(1);
-	volatile char *late = malloc(SIZE); /* @LATE */
-	if (!late)
-		return 1;
+	(void)arg;
+	volatile char *b;
+	while (!(b = atomic_load(&handed)))
+		usleep(1000);
 	for (long i = 0; i < N2; i++)
-		late[i & (SIZE - 1)] = (char)i;
-	sleep(1);
+		b[i & (SIZE - 1)] = (char)i;
 	kill(getpid(), SIGKILL);
-	return 1;
+	return NULL;
+}
+
+static __attribute__((noinline)) int kill_handoff(void)
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, taker, NULL) != 0)
+		return 1;
+	sleep(1);
+	volatile char *b = malloc(SIZE); /* @HANDOFF */
+	if (!b)
+		return 1;
+	atomic_store(&handed, b);
+	pthread_join(t, NULL);
+	return 1; /* (not reached: the thread kills the process) */
 }
 
 int main(int argc, char **argv)
@@ -102,8 +119,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "kill-mt") == 0)
 		return kill_mt();
-	if (strcmp(argv[1], "kill-late") == 0)
-		return kill_late();
+	if (strcmp(argv[1], "kill-handoff") == 0)
+		return kill_handoff();
 	volatile char *buf = malloc(SIZE); /* @BUF */
 	if (!buf)
 		return 1;
