@@ -150,6 +150,7 @@ struct rt_real {
 	void (*__longjmp_chk)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
 	pid_t (*vfork)(void);
 	int (*pthread_create)(void *, const void *, void *(*)(void *), void *);
+	int (*pthread_join)(unsigned long, void **);
 	int (*pthread_setname_np)(unsigned long, const char *);
 	pid_t (*fork)(void);
 	int (*execve)(const char *, char *const[], char *const[]);

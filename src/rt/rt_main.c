@@ -119,6 +119,7 @@ void rt_resolve(void)
 	RT_RESOLVE(__longjmp_chk);
 	RT_RESOLVE(vfork);
 	RT_RESOLVE(pthread_create);
+	RT_RESOLVE(pthread_join);
 	RT_RESOLVE(pthread_setname_np);
 	RT_RESOLVE(fork);
 	RT_RESOLVE(execve);

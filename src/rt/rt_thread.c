@@ -176,6 +176,17 @@ RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	return r;
 }
 
+/* A thread that waits for another sends what it recorded out first: the
+ * blocks it allocated for that thread since it started it, which a
+ * program killed meanwhile would otherwise leave unrecorded. */
+RT_EXPORT int pthread_join(pthread_t th, void **ret)
+{
+	rt_resolve();
+	if (rt_recording && !rt_self.guard && !rt_self.context && !rt_self.chunk_plain)
+		rt_flush_records(&rt_self);
+	return rt_real.pthread_join(th, ret);
+}
+
 /* exec replaces the image: what this thread recorded must reach the file
  * first. The new image records afresh (MEMPRISM_OUT is in its environment). */
 static void before_exec(void)

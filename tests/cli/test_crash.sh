@@ -73,11 +73,12 @@ echo "ok: kill warns that the process did not shut down cleanly"
 # SIGKILL after the main thread allocated a block, started a thread and
 # waited: the runtime sent the main thread's records out when it started
 # the thread (kill-mt); or when, a second after its chunk started, it
-# allocated a block for a thread it had started (kill-handoff). The
+# allocated a block for a thread it had started (kill-handoff); or when
+# it waited for the thread it had just given a block (kill-join). The
 # thread's stores (whole chunks of them) land on the block, not on an
 # address nobody recorded.
-for mode in kill-mt kill-handoff; do
-	tag=$([ $mode = kill-mt ] && echo SHARED || echo HANDOFF) fn=${mode/-/_}
+for mode in kill-mt kill-handoff kill-join; do
+	tag=$([ $mode = kill-mt ] && echo SHARED || echo HANDOFF) fn=${mode/-/_}; [ $mode = kill-join ] && fn=kill_handoff
 	l=$(grep -n "/\* @$tag \*/" "$src" | cut -d: -f1)
 	record $mode 137
 	report $mode csv

@@ -8,7 +8,8 @@
 #    own, in a third process instance with the child's pid
 #  - a crash (tests/rt/crash.c segv-mt): SIGSEGV after 3,000,000 stores by
 #    the main thread and 1,500,000 by a second one; every one is kept, and
-#    the exit status is the signal's; SIGKILL (kill-mt, kill-handoff): the
+#    the exit status is the signal's; SIGKILL (kill-mt, kill-handoff,
+#    kill-join): the
 #    blocks the stores went to are known
 #  - signal handlers (tests/rt/signals.c): nested 3 deep, K * 3 runs of 64
 #    stores each; SIGALRM every millisecond over a store loop, every store
@@ -78,9 +79,10 @@ expect_eq "crash: the process died of" '"signal":11' "$(grep -o '"signal":[0-9]*
 # SIGKILL, no flush: the runtime's buffers hold its events only here. The
 # main thread's allocation went out when it started the thread that kills
 # (kill-mt); one made a second after its chunk started went out with
-# itself (kill-handoff); the tool's chunks up to the kill are there
-for mode in kill-mt kill-handoff; do
-	tag=$([ $mode = kill-mt ] && echo SHARED || echo HANDOFF) fn=${mode/-/_}
+# itself (kill-handoff); one made just before a pthread_join went out
+# then (kill-join); the tool's chunks up to the kill are there
+for mode in kill-mt kill-handoff kill-join; do
+	tag=$([ $mode = kill-mt ] && echo SHARED || echo HANDOFF) fn=${mode/-/_}; [ $mode = kill-join ] && fn=kill_handoff
 	l=$(grep -n "/\* @$tag \*/" "$src" | cut -d: -f1)
 	run 137 "crash $mode" "$MEMPRISM" record -q --no-pagemap --source valgrind -o $mode.data -- ./crash $mode
 	"$MEMPRISM" report --format csv $mode.data >$mode.csv

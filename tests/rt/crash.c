@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A program that dies. Usage: crash segv|kill|abort|segv-mt|segv-loop|kill-mt|kill-handoff
+ * A program that dies. Usage: crash segv|kill|abort|segv-mt|segv-loop|kill-mt|kill-handoff|kill-join
  * Inside region "work" it makes exactly N = 3,000,000 one-byte stores into a
  * 1 MiB heap buffer (@BUF), sequentially with wrap-around: at about two trace
  * bytes per access that is several 1 MiB trace chunks. Then:
@@ -24,10 +24,11 @@
  *            only if its allocation went out then.
  *   kill-handoff the main thread starts a thread, sleeps a second, then
  *            allocates a 1 MiB block (@HANDOFF), hands it to the thread and
- *            waits; the thread makes N2 stores into it and kills the
- *            process (SIGKILL). The block is known only if the runtime
+ *            waits in pause(); the thread makes N2 stores into it and kills
+ *            the process (SIGKILL). The block is known only if the runtime
  *            sent the main thread's allocation out although its buffer was
  *            far from full.
+ *   kill-join the same at once, with no sleep, waiting in pthread_join.
  */
 #include <memprism.h>
 #include <pthread.h>
@@ -97,17 +98,21 @@ static void *taker(void *arg)
 	return NULL;
 }
 
-static __attribute__((noinline)) int kill_handoff(void)
+static __attribute__((noinline)) int kill_handoff(int join)
 {
 	pthread_t t;
 	if (pthread_create(&t, NULL, taker, NULL) != 0)
 		return 1;
-	sleep(1);
+	if (!join)
+		sleep(1);
 	volatile char *b = malloc(SIZE); /* @HANDOFF */
 	if (!b)
 		return 1;
 	atomic_store(&handed, b);
-	pthread_join(t, NULL);
+	if (join)
+		pthread_join(t, NULL);
+	for (;;)
+		pause();
 	return 1; /* (not reached: the thread kills the process) */
 }
 
@@ -119,8 +124,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "kill-mt") == 0)
 		return kill_mt();
-	if (strcmp(argv[1], "kill-handoff") == 0)
-		return kill_handoff();
+	if (strcmp(argv[1], "kill-handoff") == 0 || strcmp(argv[1], "kill-join") == 0)
+		return kill_handoff(strcmp(argv[1], "kill-join") == 0);
 	volatile char *buf = malloc(SIZE); /* @BUF */
 	if (!buf)
 		return 1;
