@@ -225,8 +225,13 @@ static Bool ring_put(const UChar *w, SizeT n)
 	struct mp_vgring *g = ring;
 	if (!g || n > g->slot_bytes)
 		return False;
+	UInt stalled = 0, last_seen = 0;
 	for (;;) {
 		UInt seen = __atomic_load_n(&g->freed, __ATOMIC_ACQUIRE);
+		/* (a launcher that freed nothing for 10 s is gone, its pid
+		 * perhaps another process's by now) */
+		stalled = seen == last_seen ? stalled + 1 : 0;
+		last_seen = seen;
 		for (UInt k = 0; k < g->nslots; k++) {
 			UInt i = (ring_next + k) % g->nslots;
 			struct mp_vgring_slot *s = &g->slot[i];
@@ -248,7 +253,7 @@ static Bool ring_put(const UChar *w, SizeT n)
 			ring_next = i + 1;
 			return True;
 		}
-		if (raw_syscall4(__NR_kill, (Long)g->launcher_pid, 0, 0, 0) == -VKI_ESRCH) {
+		if (stalled > 500 || raw_syscall4(__NR_kill, (Long)g->launcher_pid, 0, 0, 0) == -VKI_ESRCH) {
 			ring = NULL;
 			return False;
 		}
