@@ -22,7 +22,10 @@ mkdir part
 cp job/numa.[013].data part/ && head -c 100 job/numa.2.data > part/numa.2.data
 # (the largest first, so the replays at once end in another order)
 big=fork4big.data
-for f in fork4.data fork.data forkexec.data; do
+# (under the sanitizers fork4 runs at 50 times, its file barely larger than
+# the others, whose sizes vary with when a slow run's chunks went out: the
+# order is not checked there)
+[ "${MP_SANITIZED:-0}" = 1 ] || for f in fork4.data fork.data forkexec.data; do
 	[ "$(stat -c %s "$f")" -lt "$(stat -c %s $big)" ] || fail "$f is larger than $big"
 done
 
