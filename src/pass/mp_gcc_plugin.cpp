@@ -27,6 +27,9 @@
  *   - Range calls, atomics and vptr calls stay calls, as do the sites
  *     outside loops of functions with many sites and the sites over the
  *     module's bound (MEMPRISM_INLINE_SITES).
+ *   - Passive copies (a pass before gcc's): functions with a loop or many
+ *     accesses also get an uninstrumented copy, which their entry calls
+ *     while the runtime is not recording (below, copy_function).
  * The thread's state is reached through the runtime's exported TLS
  * __memprism_self at the offsets of mp_gcc_layout.h, which the build
  * generates from rt_int.h (src/rt/rt_gcc_layout.c).
@@ -63,6 +66,12 @@
 #include "stor-layout.h"
 #include "builtins.h"
 #include "ggc.h"
+#include "attribs.h"
+#include "asan.h"
+#include "calls.h"
+#include "tree-dfa.h"
+#include "tree-inline.h"
+#include "except.h"
 
 #include <map>
 #include <tuple>
@@ -79,11 +88,14 @@ namespace
 
 constexpr unsigned kInlineAllMaxSites = 16; // as the LLVM pass: a small function inlines every site
 constexpr unsigned kModuleInlineSites = 5000; // MEMPRISM_INLINE_SITES' default
+constexpr unsigned kVersionMinAccesses = 8; // as the LLVM pass: or a loop
+#define MP_GCC_RECORDING_VAR "__memprism_recording" // rt_recording (src/rt/rt_int.h)
 
 // The runtime's symbols, made once per translation unit; GC roots below.
-tree self_decl, epoch_decl, slow_fn;
+tree self_decl, epoch_decl, slow_fn, recording_decl;
 
 const struct ggc_root_tab roots[] = {
+	{ &recording_decl, 1, sizeof(recording_decl), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
 	{ &self_decl, 1, sizeof(self_decl), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
 	{ &epoch_decl, 1, sizeof(epoch_decl), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
 	{ &slow_fn, 1, sizeof(slow_fn), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
@@ -128,6 +140,12 @@ void make_decls()
 	TREE_NOTHROW(slow_fn) = 1;
 	DECL_ATTRIBUTES(slow_fn) = tree_cons(get_identifier("leaf"), NULL_TREE, NULL_TREE);
 	DECL_ARTIFICIAL(slow_fn) = 1;
+	// extern int __memprism_recording (the runtime's rt_recording)
+	recording_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(MP_GCC_RECORDING_VAR), integer_type_node);
+	TREE_PUBLIC(recording_decl) = 1;
+	DECL_EXTERNAL(recording_decl) = 1;
+	DECL_ARTIFICIAL(recording_decl) = 1;
+	varpool_node::get_create(recording_decl);
 }
 
 // A field of the thread's state: MEM[&__memprism_self + off], alias set 0.
@@ -670,6 +688,142 @@ unsigned instrument_function(function *fn)
 	return 0;
 }
 
+/*
+ * Passive copies, as the LLVM pass makes them: a program built by
+ * `memprism gcc` but not being recorded should run at native speed. Before
+ * gcc's ThreadSanitizer pass, a function with a loop or many accesses gets
+ * a copy of its body (a local function gcc compiles after the unit's
+ * others) that the sanitizer leaves alone (no_sanitize); after it, the
+ * instrumented function's entry calls the copy and returns its result
+ * while the runtime is not recording: one load and a branch per call.
+ * Functions whose arguments or result the copy could not take as they are
+ * (variadic, aggregate results, a static chain, setjmp, non-local labels)
+ * or with exception regions (C++ cleanups, which gcc cannot copy at this
+ * point) keep one body.
+ */
+std::map<tree, tree> passive_copies; // function -> its copy (decls the call graph keeps)
+
+bool worth_versioning(function *fn)
+{
+	tree decl = fn->decl;
+	if (stdarg_p(TREE_TYPE(decl)) || DECL_STATIC_CHAIN(decl) || fn->calls_setjmp || fn->has_nonlocal_label ||
+	    fn->has_forced_label_in_static || (fn->eh && fn->eh->region_tree) || !tree_versionable_function_p(decl))
+		return false; /* (exception regions: gcc cannot copy them this late) */
+	tree rt = TREE_TYPE(TREE_TYPE(decl));
+	if (!VOID_TYPE_P(rt) && (!is_gimple_reg_type(rt) || aggregate_value_p(DECL_RESULT(decl), decl)))
+		return false;
+	for (tree a = DECL_ARGUMENTS(decl); a; a = DECL_CHAIN(a))
+		if (!is_gimple_reg_type(TREE_TYPE(a)) || TREE_ADDRESSABLE(a))
+			return false;
+	if (loops_for_fn(fn) && number_of_loops(fn) > 1)
+		return true;
+	unsigned n = 0;
+	basic_block bb;
+	FOR_EACH_BB_FN(bb, fn)
+	for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+		gimple *g = gsi_stmt(gsi);
+		n += gimple_assign_load_p(g) || gimple_store_p(g);
+		if (n >= kVersionMinAccesses)
+			return true;
+	}
+	return false;
+}
+
+unsigned copy_function(function *fn)
+{
+	if (!optimize || !worth_versioning(fn))
+		return 0;
+	cgraph_node *node = cgraph_node::get(fn->decl);
+	if (!node)
+		return 0;
+	// (the passes since the call graph was built made calls it lacks: the
+	// copy takes its calls' edges from it)
+	cgraph_edge::rebuild_edges();
+	cgraph_node *copy = node->create_version_clone_with_body(vNULL, NULL, NULL, NULL, NULL, "memprism_passive");
+	if (!copy)
+		return 0;
+	tree d = copy->decl;
+	DECL_ATTRIBUTES(d) = tree_cons(get_identifier("no_sanitize"), build_int_cst(unsigned_type_node, SANITIZE_THREAD),
+				       DECL_ATTRIBUTES(d));
+	DECL_UNINLINABLE(d) = 1;
+	cgraph_node::add_new_function(d, true);
+	passive_copies[fn->decl] = d;
+	return 0;
+}
+
+// The instrumented function's new entry: while the runtime is not
+// recording, the copy's result.
+void dispatch_to_copy(function *fn, tree copy)
+{
+	make_decls();
+	location_t loc = DECL_SOURCE_LOCATION(fn->decl);
+	edge e = single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fn));
+	basic_block body = e->dest;
+	basic_block check = split_edge(e);
+	basic_block idle = create_empty_bb(check);
+	if (current_loops) {
+		add_bb_to_loop(idle, current_loops->tree_root);
+	}
+	gimple_seq seq = NULL;
+	tree on = create_tmp_reg(integer_type_node, "mp_recording");
+	add(&seq, gimple_build_assign(on, recording_decl), loc);
+	add(&seq, gimple_build_cond(NE_EXPR, on, integer_zero_node, NULL_TREE, NULL_TREE), loc);
+	gimple_stmt_iterator gc = gsi_last_bb(check);
+	gsi_insert_seq_after(&gc, seq, GSI_NEW_STMT);
+	edge to_body = single_succ_edge(check);
+	to_body->flags = (to_body->flags & ~EDGE_FALLTHRU) | EDGE_TRUE_VALUE;
+	edge to_idle = make_edge(check, idle, EDGE_FALSE_VALUE);
+	to_idle->probability = profile_probability::unlikely();
+	to_body->probability = to_idle->probability.invert();
+	auto_vec<tree> args;
+	for (tree a = DECL_ARGUMENTS(fn->decl); a; a = DECL_CHAIN(a))
+		args.safe_push(get_or_create_ssa_default_def(fn, a));
+	gcall *call = gimple_build_call_vec(copy, args);
+	gimple_set_location(call, loc);
+	tree rt = TREE_TYPE(TREE_TYPE(fn->decl));
+	tree r = NULL_TREE;
+	if (!VOID_TYPE_P(rt)) {
+		r = create_tmp_reg(rt, "mp_passive_ret");
+		gimple_call_set_lhs(call, r);
+	}
+	gimple_call_set_tail(call, true);
+	gimple_stmt_iterator gi = gsi_start_bb(idle);
+	gsi_insert_after(&gi, call, GSI_NEW_STMT);
+	greturn *ret = gimple_build_return(r);
+	gimple_set_location(ret, loc);
+	gsi_insert_after(&gi, ret, GSI_NEW_STMT);
+	make_edge(idle, EXIT_BLOCK_PTR_FOR_FN(fn), 0);
+	cgraph_node *node = cgraph_node::get(fn->decl), *callee = cgraph_node::get(copy);
+	if (node && callee)
+		node->create_edge(callee, call, idle->count);
+	(void)body;
+	free_dominance_info(CDI_DOMINATORS);
+	mark_virtual_operands_for_renaming(fn);
+	update_ssa(TODO_update_ssa);
+}
+
+const pass_data mp_copy_pass_data = {
+	GIMPLE_PASS, "memprism-passive", OPTGROUP_NONE, TV_NONE, PROP_ssa | PROP_cfg, 0, 0, 0, 0,
+};
+
+struct mp_copy_pass : gimple_opt_pass {
+	explicit mp_copy_pass(gcc::context *ctx) : gimple_opt_pass(mp_copy_pass_data, ctx)
+	{
+	}
+	opt_pass *clone() override
+	{
+		return new mp_copy_pass(m_ctxt);
+	}
+	bool gate(function *) override
+	{
+		return sanitize_flags_p(SANITIZE_THREAD);
+	}
+	unsigned execute(function *fn) override
+	{
+		return copy_function(fn);
+	}
+};
+
 const pass_data mp_pass_data = {
 	GIMPLE_PASS, "memprism", OPTGROUP_NONE, TV_NONE, PROP_ssa | PROP_cfg, 0, 0, 0, 0,
 };
@@ -684,11 +838,15 @@ struct mp_gcc_pass : gimple_opt_pass {
 	}
 	bool gate(function *) override
 	{
-		return flag_sanitize & SANITIZE_THREAD;
+		return sanitize_flags_p(SANITIZE_THREAD); /* (a passive copy: not) */
 	}
 	unsigned execute(function *fn) override
 	{
-		return instrument_function(fn);
+		unsigned r = instrument_function(fn);
+		auto it = passive_copies.find(fn->decl);
+		if (it != passive_copies.end())
+			dispatch_to_copy(fn, it->second);
+		return r;
 	}
 };
 
@@ -718,6 +876,14 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	module_budget = module_inline_sites();
 	register_callback(info->base_name, PLUGIN_START_UNIT, add_abi_mark, NULL);
 	register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL, (void *)roots);
+	{
+		struct register_pass_info pass;
+		pass.pass = new mp_copy_pass(g);
+		pass.reference_pass_name = "tsan";
+		pass.ref_pass_instance_number = 0;
+		pass.pos_op = PASS_POS_INSERT_BEFORE;
+		register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
+	}
 	static const char *const after[] = { "tsan", "tsan0" };
 	for (const char *ref : after) {
 		struct register_pass_info pass;

@@ -571,8 +571,9 @@ void rt_burst_flush_skipped(struct rt_thread *t)
 
 /*
  * A process that records nothing: the inline access paths of code built
- * by `memprism gcc` (which, unlike the LLVM pass's, has no uninstrumented
- * copies to run) would call out at every access, finding no buffer; they
+ * by `memprism gcc` in functions without a passive copy (small ones, and
+ * those gcc cannot copy: docs/instrumentation.md) would call out at every
+ * access, finding no buffer; they
  * write their records into this area instead, at the straight path's
  * speed, and call out once per RT_PASSIVE_SIZE bytes, to start over
  * (rt_tsan.c). It is written by every thread at once and never read: its

@@ -11,7 +11,8 @@
 # read-modify-write (tests/rt/atomics.c); a C++ program through `memprism
 # g++`. That the plugin did its work: the inline build imports the inline
 # ABI's mark and no __tsan_read/__tsan_write, the calls' build the reverse.
-# Run without record, a build prints what the plain gcc build prints.
+# Run without record, a build prints what the plain gcc build prints; the
+# plugin's build runs its functions' passive copies, calling nothing.
 source "$(dirname "$0")/lib.sh"
 command -v gcc >/dev/null || { echo "skip: gcc is not installed"; exit 77; }
 src="$MP_SRC/examples/arrays.c"
@@ -56,6 +57,32 @@ suite() { # how: inline or sancov
 	# area, all at once)
 	gcc -O2 -g -I"$MP_SRC/include" "$src" -o arrays_plain -lpthread
 	expect_eq "$how: not recorded: output" "$(./arrays_plain $MIB)" "$(env -u MEMPRISM_OUT ./arrays $MIB)"
+	if [ "$how" = inline ]; then
+		# ... and through the functions' passive copies: not one call of
+		# the runtime's access path (a shim in front of it counts them)
+		cat > shim.c <<'EOC'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+static unsigned long n;
+void __memprism_gcc_access(void *a, unsigned c, void *ip)
+{
+	static void (*real)(void *, unsigned, void *);
+	__atomic_add_fetch(&n, 1, __ATOMIC_RELAXED);
+	if (!real)
+		real = (void (*)(void *, unsigned, void *))dlsym(RTLD_NEXT, "__memprism_gcc_access");
+	real(a, c, ip);
+}
+__attribute__((destructor)) static void out(void)
+{
+	fprintf(stderr, "access calls %lu\n", n);
+}
+EOC
+		gcc -O2 -shared -fPIC shim.c -o shim.so -ldl
+		env -u MEMPRISM_OUT LD_PRELOAD=./shim.so ./arrays $MIB > /dev/null 2> shim.err
+		expect_eq "inline: not recorded: calls of the access path" "access calls 0" "$(cat shim.err)"
+		nm arrays | grep -q ' t main\.memprism_passive' || fail "inline: main has no passive copy: $(nm arrays | grep -i passive)"
+	fi
 	# each access on its line: the loop's load and store lines
 	"$MEMPRISM" report --roi kernel --by line --format csv "$how-onestep.data" > lines.csv
 	for what in "sum += *p;:loads" "*p = (char)k;:stores"; do
