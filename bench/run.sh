@@ -81,12 +81,12 @@ fi
 # Variants. "mp" = full trace of the instrumented binary; "mpalloc" = the
 # native binary under memprism record (allocation tracking with stacks).
 # BASE: which native run a variant's ratios are taken against.
-ALL_VARIANTS=(native mp mpsancov mpgcc mpgcccalls mpmodel mpmodels norec mpalloc mpalloc1 mpfaults mpvalgrind dhat cachegrind native_small lackey heaptrack)
+ALL_VARIANTS=(native mp mpsancov mpgcc mpgcccalls mpmodel mpmodels norec norecgcc mpalloc mpalloc1 mpfaults mpvalgrind dhat cachegrind native_small lackey heaptrack)
 declare -A TITLE BASE
-TITLE=([native]="native" [mp]="memprism" [mpsancov]="mp-callbacks" [mpgcc]="mp-gcc" [mpgcccalls]="mp-gcc-calls" [mpmodel]="mp+model" [mpmodels]="mp+model(s)" [mpfaults]="mp-faults" [mpvalgrind]="mp-valgrind" [norec]="not-recorded" [mpalloc]="mp-alloc" [mpalloc1]="mp-alloc(1 frame)" [dhat]="dhat"
+TITLE=([native]="native" [mp]="memprism" [mpsancov]="mp-callbacks" [mpgcc]="mp-gcc" [mpgcccalls]="mp-gcc-calls" [mpmodel]="mp+model" [mpmodels]="mp+model(s)" [mpfaults]="mp-faults" [mpvalgrind]="mp-valgrind" [norec]="not-recorded" [norecgcc]="gcc-not-recorded" [mpalloc]="mp-alloc" [mpalloc1]="mp-alloc(1 frame)" [dhat]="dhat"
 	[cachegrind]="cachegrind" [native_small]="native(1/100)" [lackey]="lackey(1/100)"
 	[heaptrack]="heaptrack")
-BASE=([mp]=native [mpsancov]=native [mpgcc]=native [mpgcccalls]=native [mpmodel]=native [mpmodels]=native [mpfaults]=native [mpvalgrind]=native [norec]=native [mpalloc]=native [mpalloc1]=native [dhat]=native [cachegrind]=native
+BASE=([mp]=native [mpsancov]=native [mpgcc]=native [mpgcccalls]=native [mpmodel]=native [mpmodels]=native [mpfaults]=native [mpvalgrind]=native [norec]=native [norecgcc]=native [mpalloc]=native [mpalloc1]=native [dhat]=native [cachegrind]=native
 	[lackey]=native_small [heaptrack]=native)
 
 # BENCH_VARIANTS: the titles asked for (the native runs are every ratio's base)
@@ -243,7 +243,7 @@ for w in "${WORKLOADS[@]}"; do
 		fi
 		STATUS[$w.$v]=""
 		case "$v" in
-		mp | mpsancov | mpgcc | mpgcccalls | mpmodel | mpmodels | norec | mpalloc | mpalloc1 | mpfaults) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
+		mp | mpsancov | mpgcc | mpgcccalls | mpmodel | mpmodels | norec | norecgcc | mpalloc | mpalloc1 | mpfaults) ((HAVE_MP)) || STATUS[$w.$v]="n/a (memprism not built)" ;;
 		mpvalgrind) ((HAVE_MPVG)) || STATUS[$w.$v]="n/a (no valgrind source)" ;;
 		dhat | cachegrind | lackey | native_small) ((HAVE_VG)) || STATUS[$w.$v]="n/a (not installed)" ;;
 		heaptrack) ((HAVE_HT)) || STATUS[$w.$v]="n/a (not installed)" ;;
@@ -255,7 +255,7 @@ for w in "${WORKLOADS[@]}"; do
 		build_mp "$w" sancov "memprism cc, MEMPRISM_INSTRUMENT=sancov" sancov cc mpsancov
 		# the same with gcc (memprism gcc: its GCC plugin where it was built),
 		# and with gcc's ThreadSanitizer calls into the runtime
-		build_mp "$w" gcc "memprism gcc" "" gcc mpgcc
+		build_mp "$w" gcc "memprism gcc" "" gcc mpgcc norecgcc
 		build_mp "$w" gcccalls "memprism gcc, MEMPRISM_INSTRUMENT=sancov" sancov gcc mpgcccalls
 	fi
 done
@@ -304,6 +304,7 @@ run_variant() {
 			"${args[@]}")
 		;;
 	norec) cmd=("$SCRATCH/bin/$w.inst" "${args[@]}") ;; # built by memprism cc, not recorded
+	norecgcc) cmd=("$SCRATCH/bin/$w.gcc" "${args[@]}") ;; # built by memprism gcc, not recorded
 	mpfaults)
 		# the native binary, page faults sampled (first touch of every page)
 		rm -rf -- "$SCRATCH/out/$w.mpfaults.data"
@@ -504,7 +505,7 @@ for w in "${WORKLOADS[@]}"; do
 		# A failed run has already been reported as failed.
 		[[ $(sed -n "${run_n}p" "$SCRATCH/times/$w.$v") == FAIL ]] && continue
 		case "$v" in
-		native | mp | mpsancov | mpgcc | mpgcccalls | mpmodel | mpmodels | norec | mpalloc | mpalloc1 | mpfaults | mpvalgrind)
+		native | mp | mpsancov | mpgcc | mpgcccalls | mpmodel | mpmodels | norec | norecgcc | mpalloc | mpalloc1 | mpfaults | mpvalgrind)
 			echo "  CHECKSUM MISMATCH: $w ${TITLE[$v]} run $run_n printed '${c:-<none>}', native run 1 printed '$ref'" >&2
 			CKSUM_FAIL=1
 			STATUS[$w.$v]="CHECKSUM MISMATCH"
@@ -596,7 +597,7 @@ done
 echo
 
 # ------------------------------------------------------------ final table --
-COLS=(native mp mpsancov mpgcc mpgcccalls mpmodel mpmodels reportrate modelrate setsrate replayrate boundrate norec mpalloc mpalloc1 mpfaults mpvalgrind dhat cachegrind lackey heaptrack)
+COLS=(native mp mpsancov mpgcc mpgcccalls mpmodel mpmodels reportrate modelrate setsrate replayrate boundrate norec norecgcc mpalloc mpalloc1 mpfaults mpvalgrind dhat cachegrind lackey heaptrack)
 TITLE[reportrate]="report acc/cpu-s"
 TITLE[modelrate]="model acc/cpu-s"
 TITLE[setsrate]="model(1/$SETS) acc/cpu-s"
@@ -626,7 +627,7 @@ echo "mp-gcc-calls = the same with MEMPRISM_INSTRUMENT=sancov (gcc's ThreadSanit
 echo "mp-alloc = native binary under memprism record (allocation tracking with call stacks);"
 echo "mp-alloc(1 frame) = the same with --stack-depth 1: the difference is the unwinding."
 echo "not-recorded = the memprism-cc build run on its own (what the instrumentation costs when"
-echo "nobody records)."
+echo "nobody records); gcc-not-recorded = the same for the memprism gcc build."
 echo "lackey(1/100) runs on scaled-down inputs (arrays 1 MiB = 1/64, randacc 4 MiB table = 1/64"
 echo "with 1/100 updates, evloop, allocheavy and smallobj 1/100) and is compared with native on the same"
 echo "scaled input, whose run time is mostly process start-up: treat it as an order of magnitude."
