@@ -89,6 +89,23 @@ static void software_events(const struct mp_probe *p)
 }
 
 /* Which compilers memprism cc and memprism gcc run, and how they instrument. */
+/* One compiler's instrumentation (how: "inline", another choice, or NULL
+ * when none can work): what it is, and why it is not inline. */
+static void say_instrumentation(const char *label, const char *how, const char *plugin, const char *inl,
+				const char *calls, const char *env_cc, const char *no_plugin)
+{
+	if (!how)
+		printf("  %s none (runtime not found, or " MP_ENV_INSTRUMENT " asks for what is not there)\n", label);
+	else if (!strcmp(how, "inline"))
+		printf("  %s %s (%s)\n", label, inl, plugin);
+	else if (getenv(MP_ENV_INSTRUMENT))
+		printf("  %s %s (" MP_ENV_INSTRUMENT "=sancov)\n", label, calls);
+	else if (getenv(env_cc))
+		printf("  %s %s (%s names another compiler)\n", label, calls, env_cc);
+	else
+		printf("  %s %s (%s)\n", label, calls, no_plugin);
+}
+
 static void compilers(const struct mp_probe *p)
 {
 	printf("compiler\n");
@@ -99,27 +116,13 @@ static void compilers(const struct mp_probe *p)
 	struct mp_paths paths;
 	char plugin[4200];
 	const char *how = mp_paths_find(&paths) ? NULL : mp_cc_instrumentation(&paths, 0, plugin, sizeof(plugin));
-	if (!how)
-		printf("  instrumentation:  none (runtime not found, or " MP_ENV_INSTRUMENT " asks for what is not "
-		       "there)\n");
-	else if (!strcmp(how, "inline"))
-		printf("  instrumentation:  inline, by memprism's pass plugin (%s)\n", plugin);
-	else
-		printf("  instrumentation:  sanitizer-coverage callbacks (%s)\n",
-		       getenv(MP_ENV_INSTRUMENT) ? MP_ENV_INSTRUMENT "=sancov"
-		       : getenv(MP_ENV_CC)	 ? MP_ENV_CC " names another compiler"
-						     : "no pass plugin: memprism was built without llvm-16-dev");
+	say_instrumentation("instrumentation: ", how, plugin, "inline, by memprism's pass plugin",
+			    "sanitizer-coverage callbacks", MP_ENV_CC,
+			    "no pass plugin: memprism was built without llvm-16-dev");
 	const char *ghow = how ? mp_gcc_instrumentation(&paths, 0, plugin, sizeof(plugin)) : NULL;
-	if (!ghow)
-		printf("  memprism gcc:      none (runtime not found, or " MP_ENV_INSTRUMENT " asks for what is not "
-		       "there)\n");
-	else if (!strcmp(ghow, "inline"))
-		printf("  memprism gcc:      inline, by memprism's GCC plugin (%s)\n", plugin);
-	else
-		printf("  memprism gcc:      a call into the runtime per access (%s)\n",
-		       getenv(MP_ENV_INSTRUMENT) ? MP_ENV_INSTRUMENT "=sancov"
-		       : getenv(MP_ENV_GCC)	 ? MP_ENV_GCC " names another compiler"
-						     : "no GCC plugin: memprism was built without gcc's plugin headers");
+	say_instrumentation("memprism gcc:     ", ghow, plugin, "inline, by memprism's GCC plugin",
+			    "a call into the runtime per access", MP_ENV_GCC,
+			    "no GCC plugin: memprism was built without gcc's plugin headers");
 }
 
 static int run(int argc, char **argv)

@@ -758,7 +758,6 @@ void dispatch_to_copy(function *fn, tree copy)
 	make_decls();
 	location_t loc = DECL_SOURCE_LOCATION(fn->decl);
 	edge e = single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fn));
-	basic_block body = e->dest;
 	basic_block check = split_edge(e);
 	basic_block idle = create_empty_bb(check);
 	if (current_loops) {
@@ -796,23 +795,31 @@ void dispatch_to_copy(function *fn, tree copy)
 	cgraph_node *node = cgraph_node::get(fn->decl), *callee = cgraph_node::get(copy);
 	if (node && callee)
 		node->create_edge(callee, call, idle->count);
-	(void)body;
 	free_dominance_info(CDI_DOMINATORS);
 	mark_virtual_operands_for_renaming(fn);
 	update_ssa(TODO_update_ssa);
 }
 
-const pass_data mp_copy_pass_data = {
-	GIMPLE_PASS, "memprism-passive", OPTGROUP_NONE, TV_NONE, PROP_ssa | PROP_cfg, 0, 0, 0, 0,
-};
+unsigned instrument_and_dispatch(function *fn)
+{
+	unsigned r = instrument_function(fn);
+	auto it = passive_copies.find(fn->decl);
+	if (it != passive_copies.end())
+		dispatch_to_copy(fn, it->second);
+	return r;
+}
 
-struct mp_copy_pass : gimple_opt_pass {
-	explicit mp_copy_pass(gcc::context *ctx) : gimple_opt_pass(mp_copy_pass_data, ctx)
+// Both passes: the copies' before gcc's tsan, the instrumentation after it.
+// Neither runs in a passive copy (no_sanitize thread).
+struct mp_gcc_pass : gimple_opt_pass {
+	unsigned (*run)(function *);
+	mp_gcc_pass(const pass_data &data, unsigned (*fn)(function *), gcc::context *ctx)
+		: gimple_opt_pass(data, ctx), run(fn)
 	{
 	}
 	opt_pass *clone() override
 	{
-		return new mp_copy_pass(m_ctxt);
+		return new mp_gcc_pass(*static_cast<const pass_data *>(this), run, m_ctxt); // (a fresh pass, as gcc's own clone theirs)
 	}
 	bool gate(function *) override
 	{
@@ -820,35 +827,27 @@ struct mp_copy_pass : gimple_opt_pass {
 	}
 	unsigned execute(function *fn) override
 	{
-		return copy_function(fn);
+		return run(fn);
 	}
 };
 
+const pass_data mp_copy_pass_data = {
+	GIMPLE_PASS, "memprism-passive", OPTGROUP_NONE, TV_NONE, PROP_ssa | PROP_cfg, 0, 0, 0, 0,
+};
 const pass_data mp_pass_data = {
 	GIMPLE_PASS, "memprism", OPTGROUP_NONE, TV_NONE, PROP_ssa | PROP_cfg, 0, 0, 0, 0,
 };
 
-struct mp_gcc_pass : gimple_opt_pass {
-	explicit mp_gcc_pass(gcc::context *ctx) : gimple_opt_pass(mp_pass_data, ctx)
-	{
-	}
-	opt_pass *clone() override
-	{
-		return new mp_gcc_pass(m_ctxt);
-	}
-	bool gate(function *) override
-	{
-		return sanitize_flags_p(SANITIZE_THREAD); /* (a passive copy: not) */
-	}
-	unsigned execute(function *fn) override
-	{
-		unsigned r = instrument_function(fn);
-		auto it = passive_copies.find(fn->decl);
-		if (it != passive_copies.end())
-			dispatch_to_copy(fn, it->second);
-		return r;
-	}
-};
+void add_pass(const char *plugin, const pass_data &data, unsigned (*run)(function *), const char *ref,
+	      pass_positioning_ops pos)
+{
+	struct register_pass_info pass;
+	pass.pass = new mp_gcc_pass(data, run, g);
+	pass.reference_pass_name = ref;
+	pass.ref_pass_instance_number = 0; // every instance
+	pass.pos_op = pos;
+	register_callback(plugin, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
+}
 
 // Every instrumented object refers to the inline ABI's version mark (the
 // launcher and the report recognize a memprism build by it; a runtime of
@@ -876,22 +875,8 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	module_budget = module_inline_sites();
 	register_callback(info->base_name, PLUGIN_START_UNIT, add_abi_mark, NULL);
 	register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL, (void *)roots);
-	{
-		struct register_pass_info pass;
-		pass.pass = new mp_copy_pass(g);
-		pass.reference_pass_name = "tsan";
-		pass.ref_pass_instance_number = 0;
-		pass.pos_op = PASS_POS_INSERT_BEFORE;
-		register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
-	}
-	static const char *const after[] = { "tsan", "tsan0" };
-	for (const char *ref : after) {
-		struct register_pass_info pass;
-		pass.pass = new mp_gcc_pass(g);
-		pass.reference_pass_name = ref;
-		pass.ref_pass_instance_number = 0; // every instance
-		pass.pos_op = PASS_POS_INSERT_AFTER;
-		register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
-	}
+	add_pass(info->base_name, mp_copy_pass_data, copy_function, "tsan", PASS_POS_INSERT_BEFORE);
+	add_pass(info->base_name, mp_pass_data, instrument_and_dispatch, "tsan", PASS_POS_INSERT_AFTER);
+	add_pass(info->base_name, mp_pass_data, instrument_and_dispatch, "tsan0", PASS_POS_INSERT_AFTER);
 	return 0;
 }
