@@ -46,6 +46,10 @@
 /* "valgrind": the program runs under memprism's Valgrind tool (record
  * --source valgrind), which sees the accesses; the runtime records the rest. */
 #define MP_ENV_SOURCE "MEMPRISM_SOURCE"
+/* "/proc/PID/fd/N": the launcher's shared memory the threads' buffers are
+ * claimed from (common/mp_live.h), so that a killed process's unwritten
+ * records still reach the file; unset, the buffers are private. */
+#define MP_ENV_LIVE "MEMPRISM_LIVE"
 
 /* --- user -> runtime ---------------------------------------------------- */
 

@@ -34,6 +34,7 @@
 #include "record/pagemap.h"
 #include "record/perf_src.h"
 #include "record/record.h"
+#include "record/live.h"
 #include "record/vg_ring.h"
 #include "sym/sym.h"
 #include "trace/trace_format.h"
@@ -202,21 +203,6 @@ static size_t build_meta(char *buf, size_t cap, const struct mp_record_opts *o, 
 	return n < cap ? n : cap - 1;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -errno;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* What lstat finds at path: 1 a regular file, 0 nothing; anything else is
  * -MP_ERR_NOT_REGULAR, with the path and its mode kept for the CLI's words. */
 static int output_kind(const char *path, struct stat *st, struct mp_record_opts *o)
@@ -272,9 +258,9 @@ static int create_output(const char *path, struct mp_record_opts *o, const char 
 	size_t ml = build_meta(meta, sizeof(meta), o, prog);
 	struct mp_file_header h;
 	trace_file_header_init(&h, ml, meta, now_ns(CLOCK_MONOTONIC), now_ns(CLOCK_REALTIME));
-	int err = write_all(fd, &h, sizeof(h));
+	int err = trace_write_all(fd, &h, sizeof(h));
 	if (!err)
-		err = write_all(fd, meta, ml);
+		err = trace_write_all(fd, meta, ml);
 	if (err) {
 		close(fd);
 		unlink(path);
@@ -482,7 +468,7 @@ static int put_copy(void *arg, const uint8_t *chunk, size_t len)
 
 static int put_file(void *arg, const uint8_t *chunk, size_t len)
 {
-	return write_all(*(const int *)arg, chunk, len);
+	return trace_write_all(*(const int *)arg, chunk, len);
 }
 
 /* The chunks the Valgrind tool made ready in the ring: into the copy, or
@@ -503,6 +489,17 @@ static void ring_drain(struct mp_record_opts *o, struct mp_vg_ring *ring, struct
 		o->ring_err = err;
 }
 
+/* The buffers of processes that are gone (all: of every process), into
+ * the file (live.h); a failed write is the file's (its header marked). */
+static void live_collect(struct mp_record_opts *o, struct mp_live_arena *live, int fd, int all)
+{
+	int err = mp_live_collect(live, fd, all, &o->live_chunks);
+	if (err && !o->live_err) {
+		o->live_err = err;
+		trace_file_mark_failed(fd, -err);
+	}
+}
+
 /* Waits for the program, then for the processes it left running, which
  * the launcher (a child subreaper) adopted when their parents ended: the
  * run is over when it has no child left (or ^C stopped that second wait).
@@ -514,7 +511,8 @@ static void ring_drain(struct mp_record_opts *o, struct mp_vg_ring *ring, struct
  * grows with the tool's chunks compressed (*cp). SIGCHLD on the signalfd
  * (or the 100 ms poll) notices a process's end. */
 static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, struct mp_perf_session *sess,
-			 struct launch_sigs *ls, struct mp_compact **cp, struct mp_vg_ring *ring)
+			 struct launch_sigs *ls, struct mp_compact **cp, struct mp_vg_ring *ring,
+			 struct mp_live_arena *live)
 {
 	struct mp_pagemap *pm = o->no_pagemap || o->pagemap_err ? NULL : mp_pagemap_new(fd, pid);
 	*cp = compact_begin(o);
@@ -528,14 +526,20 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 	uint64_t next_look = 0, stop_at = 0;
 	int reaped = 0, lingering = 0;
 	for (;;) {
-		int ws;
+		int ws, ended = 0;
 		pid_t w;
-		while ((w = waitpid(-1, &ws, WNOHANG)) > 0)
+		while ((w = waitpid(-1, &ws, WNOHANG)) > 0) {
+			ended = 1;
 			if (w == pid) {
 				*st = ws;
 				reaped = 1;
 			}
-		if (w < 0 && errno == ECHILD) {
+		}
+		const int none_left = w < 0 && errno == ECHILD;
+		/* what a process that ended had not written (it was killed) */
+		if (ended)
+			live_collect(o, live, fd, 0);
+		if (none_left) {
 			if (!reaped)
 				*st = 0; /* the program is not our child: cannot happen */
 			break;
@@ -608,6 +612,7 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 			sess = NULL;
 	}
 	ring_drain(o, ring, cp, fd, 1);
+	live_collect(o, live, fd, !o->stopped_waiting);
 	if (pm) {
 		o->pagemap_pages = mp_pagemap_pages(pm);
 		o->pagemap_scans = mp_pagemap_scans(pm);
@@ -641,7 +646,7 @@ static int end_file(struct mp_record_opts *o, int fd, pid_t pid, int st, int sam
 	p = mp_put_uv(p, now_ns(CLOCK_MONOTONIC));
 	struct mp_chunk_header h = { .type = MP_CHUNK_RUN_END, .pid = (uint32_t)pid };
 	size_t n = trace_chunk_build(&h, payload, (size_t)(p - payload), chunk, NULL, 0);
-	err = write_all(fd, chunk, n);
+	err = trace_write_all(fd, chunk, n);
 	if (!err)
 		err = sample_err;
 	/* the launcher's own appends failing (RUN_END, samples, page tables)
@@ -746,8 +751,8 @@ static int vg_prepare(struct mp_record_opts *o, const char *prog, char ***vg_arg
 	return 0;
 }
 
-int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *status,
-		  int *file_error)
+static int record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *status, int *file_error,
+		      struct mp_live_arena *live)
 {
 	char prog[PATH_MAX], abs_out[PATH_MAX];
 	*file_error = 0;
@@ -896,7 +901,7 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	close(pipefd[0]);
 	int st = 0;
 	struct mp_compact *cp;
-	wait_program(o, fd, pid, &st, sess, &ls, &cp, ring);
+	wait_program(o, fd, pid, &st, sess, &ls, &cp, ring, live);
 	if (sess)
 		sample_err = mp_perf_session_close(sess, o->stats);
 	unsetenv(MP_ENV_OUT);
@@ -911,5 +916,21 @@ int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *s
 	*file_error = 1;
 	err = end_file(o, fd, pid, st, sample_err, &ls, cp, file_error);
 	mp_vg_ring_close(ring);
+	return err;
+}
+
+int mp_record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *status, int *file_error)
+{
+	/* the threads' buffers in memory shared with the runtime: what a
+	 * process killed before it wrote them is appended (live.h). Without
+	 * it (no memfd) they are private, as they were. */
+	struct mp_live_arena *live = NULL;
+	if (mp_live_open(&live) == 0)
+		setenv(MP_ENV_LIVE, mp_live_path(live), 1);
+	else
+		unsetenv(MP_ENV_LIVE);
+	int err = record_run(o, paths, status, file_error, live);
+	unsetenv(MP_ENV_LIVE);
+	mp_live_close(live);
 	return err;
 }

@@ -89,28 +89,13 @@ static uint64_t mono_ns(void)
 
 /* --- encoding SAMPLES chunks ------------------------------------------- */
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int flush(struct mp_perf_session *s)
 {
 	if (!s->len || s->err)
 		return s->err;
 	struct mp_chunk_header h = { .type = MP_CHUNK_SAMPLES, .pid = (uint32_t)getpid(), .seq = s->seq++ };
 	size_t n = trace_chunk_build(&h, s->buf, s->len, s->chunk, s->cctx, 1);
-	s->err = write_all(s->out_fd, s->chunk, n);
+	s->err = trace_write_all(s->out_fd, s->chunk, n);
 	s->len = 0;
 	s->last_time = 0; /* time deltas restart in every chunk */
 	s->stats.chunks++;

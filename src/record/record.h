@@ -103,6 +103,10 @@ struct mp_record_opts {
 	uint64_t raw_bytes, stored_bytes;
 	int compact_err;
 	int ring_err; /* --source valgrind: the tool's chunks from its ring could not be written (-errno) */
+	/* OUT: chunks appended for processes killed before they wrote them
+	 * (live.h), and the -errno of a failed append (0: none) */
+	uint64_t live_chunks;
+	int live_err;
 	/*
 	 * Processes the program started and left running (a daemon, a
 	 * background child) are reparented to the launcher, a child

@@ -29,6 +29,7 @@
 
 #include "common/mp_env.h"
 #include "rt/rt_int.h"
+#include "rt/rt_live.h"
 #include "rt/rt_proc.h"
 #include "trace/trace_writer.h"
 
@@ -56,6 +57,7 @@ struct rt_job {
 	size_t len;
 	uint32_t tid, seq, accesses;
 	int *busy; /* cleared once written */
+	struct mp_live_buf *live; /* the buffer's state for the launcher (EMPTY once written), or NULL */
 	/* RT_JOB_*: whoever moves it from QUEUED to WRITING writes it, the
 	 * writer thread or a fatal signal's flush (queue_finish_in_signal) */
 	int state;
@@ -127,22 +129,6 @@ void rt_bufs_reinit_locks(void)
 		pthread_mutex_init(&rt_zslots[i].lock, NULL);
 }
 
-/* 0, or the errno of the failed write (ENOSPC for a write that made no
- * progress without saying why). */
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? errno : ENOSPC;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The first failed append: its reason goes into the file's header, in
  * place (trace_file_mark_failed: no space needed), so a report can say the
  * disk filled up rather than "killed?"; then recording stops. */
@@ -194,7 +180,7 @@ static void write_chunk(uint16_t type, uint32_t tid, uint32_t seq, uint32_t acce
 	/* under Valgrind (record --source valgrind) compression would run on
 	 * the simulated CPU, one thread at a time with the program: raw */
 	size_t n = trace_chunk_build(&h, payload, len, z->out, rt_tool_accesses ? NULL : z->cctx, rt_zlevel);
-	int err = write_all(rt_proc.fd, z->out, n);
+	int err = -trace_write_all(rt_proc.fd, z->out, n);
 	pthread_mutex_unlock(&z->lock);
 	if (err)
 		write_failed(err);
@@ -235,6 +221,7 @@ static void chunk_start(struct rt_thread *t)
 	t->last_addr = t->last_ip = t->prev_ip = t->last_ev_addr = 0;
 	t->chunk_base = t->naccess;
 	t->chunk_plain = 1;
+	rt_live_begin(t);
 }
 
 /* The chunk's header field `accesses` (trace_format.h): its access count
@@ -276,12 +263,15 @@ int rt_thread_setup(struct rt_thread *t)
 		return 0;
 	if (t->state == RT_LOST)
 		return -1;
-	uint8_t *m = rt_map(RT_MAP_SIZE);
+	if (!t->tid)
+		t->tid = gettid();
+	_Static_assert(RT_MAP_SIZE <= MP_LIVE_REGION_BYTES, "a thread's mapping fits a shared region");
+	uint8_t *m = rt_live_claim(t, RT_MAP_SIZE);
+	if (!m)
+		m = rt_map(RT_MAP_SIZE);
 	if (!m)
 		return -1;
 	t->busy[0] = t->busy[1] = 0;
-	if (!t->tid)
-		t->tid = gettid();
 	buffers_init(t, m, 2);
 	pthread_mutex_lock(&rt_registry_lock);
 	t->next = rt_registry;
@@ -333,6 +323,8 @@ static void flush_locked(struct rt_thread *t, uint8_t *end, uint32_t accesses, i
 	size_t len = (size_t)(end - t->buf);
 	uint32_t tid = ((uint32_t)t->tid & MP_TID_MASK) | (uint32_t)t->context << MP_TID_CONTEXT_SHIFT;
 	write_chunk(MP_CHUNK_STREAM, tid, t->seq++, accesses, t->buf, len, may_block);
+	if (t->live)
+		rt_live_written(&t->live->buf[t->cur]);
 }
 
 /* --- the writer thread ------------------------------------------------- */
@@ -353,6 +345,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&rt_q_lock);
 		if (mine) {
 			write_chunk(MP_CHUNK_STREAM, j.tid, j.seq, j.accesses, j.buf, j.len, 1);
+			rt_live_written(j.live);
 			__atomic_store_n(&jp->state, RT_JOB_DONE, __ATOMIC_RELEASE);
 		}
 		pthread_mutex_lock(&rt_q_lock);
@@ -396,6 +389,7 @@ static void queue_finish_in_signal(void)
 		if (__atomic_compare_exchange_n(&jp->state, &queued, RT_JOB_WRITING, 0, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE)) {
 			write_chunk(MP_CHUNK_STREAM, jp->tid, jp->seq, jp->accesses, jp->buf, jp->len, 0);
+			rt_live_written(jp->live);
 			__atomic_store_n(&jp->state, RT_JOB_DONE, __ATOMIC_RELEASE);
 			continue;
 		}
@@ -442,8 +436,10 @@ static int queue_current(struct rt_thread *t, size_t len)
 	while (__atomic_load_n(&t->busy[other], __ATOMIC_ACQUIRE) || rt_q_tail - rt_q_head >= RT_QUEUE)
 		pthread_cond_wait(&rt_q_done, &rt_q_lock);
 	t->busy[t->cur] = 1;
-	rt_q[rt_q_tail % RT_QUEUE] = (struct rt_job){ t->buf, len, (uint32_t)t->tid, t->seq++, chunk_accesses(t),
-						      &t->busy[t->cur], RT_JOB_QUEUED };
+	const uint32_t accesses = chunk_accesses(t);
+	rt_q[rt_q_tail % RT_QUEUE] = (struct rt_job){ t->buf,	   len,			      (uint32_t)t->tid,
+						      t->seq++,	   accesses,		      &t->busy[t->cur],
+						      rt_live_queue(t, len, accesses), RT_JOB_QUEUED };
 	/* until buf is the other buffer, a fatal signal's flush must not
 	 * write this one again (flush_final) */
 	__atomic_store_n(&t->queued, t->buf, __ATOMIC_RELEASE);
@@ -692,7 +688,19 @@ void rt_thread_unregister(struct rt_thread *t)
 	t->lim = NULL;
 	t->p = NULL;
 	t->buf = NULL;
-	rt_real.munmap(b, RT_MAP_SIZE);
+	if (t->live)
+		rt_live_free(t, b, RT_MAP_SIZE);
+	else
+		rt_real.munmap(b, RT_MAP_SIZE);
+}
+
+void rt_bufs_retire(void)
+{
+	int locked = pthread_mutex_trylock(&rt_registry_lock) == 0;
+	for (struct rt_thread *t = rt_registry; t; t = t->next)
+		rt_live_retire(t);
+	if (locked)
+		pthread_mutex_unlock(&rt_registry_lock);
 }
 
 void rt_bufs_after_fork(struct rt_thread *self)
@@ -705,6 +713,8 @@ void rt_bufs_after_fork(struct rt_thread *self)
 		self->next = NULL;
 		rt_registry = self;
 		self->tid = gettid();
+		if (rt_live_renew(self, self->bufs[0], RT_MAP_SIZE) != 0)
+			rt_fail("no memory for the trace buffer of a fork child");
 		self->seq = 0;
 		self->naccess = self->naccess_flushed = 0;
 		self->burst_end = rt_proc.burst_on ? rt_proc.burst_on : UINT64_MAX;
@@ -765,6 +775,7 @@ void rt_event_end(struct rt_thread *t, uint8_t *p)
 {
 	t->chunk_plain = 0; /* (every event ends here, STACK_DEF too) */
 	__atomic_store_n(&t->p, p, __ATOMIC_RELEASE);
+	rt_live_commit(t, p);
 	rt_skip_resume(t);
 	if (RT_UNLIKELY(ticks() - t->chunk_tsc > RT_FLUSH_TICKS) && !t->context) {
 		if (t->guard)

@@ -113,6 +113,9 @@ struct rt_thread {
 	} *stack_cache; /* RT_STACK_CACHE slots, mmap'd with buf */
 	struct rt_unwind_slot *unwind_cache; /* RT_UNWIND_CACHE slots, mmap'd with buf */
 	uint64_t unwind_gen; /* rt_unwind_gen when the cache was last valid */
+	/* where the launcher can read its buffers after a kill (rt_live.h);
+	 * NULL: they are private (a signal handlers' context's always are) */
+	struct mp_live_region *live;
 
 	/* The thread's, whatever context runs: a signal handler's entry swaps
 	 * the bytes above (RT_SWAP_BYTES) and never these. */
@@ -241,6 +244,8 @@ void rt_queue_drain(void); /* wait until the writer thread has written all queue
 void rt_thread_unregister(struct rt_thread *t);
 void rt_write_chunk(uint16_t type, uint32_t tid, uint32_t seq, const void *payload, size_t len);
 void rt_bufs_after_fork(struct rt_thread *self);
+/* Exit or exec: the threads' shared regions are no longer written (rt_live.h). */
+void rt_bufs_retire(void);
 /* Starts an event record: ensures room, writes tag, a fresh epoch and the
  * time (every event's first field); returns the write pointer. Finish with rt_event_end(t, p). Room: RT_BUF_SLACK minus
  * the strings, which the caller clamps. */

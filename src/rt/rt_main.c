@@ -30,6 +30,7 @@
 #include "common/mp_abi.h"
 #include "common/mp_env.h"
 #include "rt/rt_int.h"
+#include "rt/rt_live.h"
 #include "rt/rt_proc.h"
 
 struct rt_real rt_real;
@@ -532,6 +533,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	}
 	rt_proc.id = rt_new_proc_id();
 	rt_proc.pid = getpid();
+	rt_live_attach();
 	/* threads started before us (not through our pthread_create)? */
 	char status[4096];
 	size_t sl = rt_read_file("/proc/self/status", status, sizeof(status));
@@ -573,6 +575,7 @@ void rt_shutdown(uint64_t status)
 	if (status < MP_END_EXEC)
 		rt_pagemap_final(); /* exec keeps no pages: nothing to translate */
 	rt_write_end_chunk(status);
+	rt_bufs_retire();
 	rt_guard_leave(&rt_self);
 }
 

@@ -200,6 +200,7 @@ static void before_exec(void)
 	rt_queue_drain(); /* the writer thread does not survive exec */
 	/* If exec fails the process records on, and a later END supersedes this. */
 	rt_write_end_chunk(MP_END_EXEC);
+	rt_bufs_retire();
 	rt_guard_leave(&rt_self);
 }
 

@@ -16,6 +16,21 @@ uint32_t trace_crc32(const void *p, size_t len)
 	return (uint32_t)crc32(0L, (const Bytef *)p, (uInt)len);
 }
 
+int trace_write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -ENOSPC;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 size_t trace_chunk_bound(size_t len)
 {
 	return sizeof(struct mp_chunk_header) + ZSTD_COMPRESSBOUND(len);

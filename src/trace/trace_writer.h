@@ -26,6 +26,11 @@ size_t trace_chunk_bound(size_t len);
 size_t trace_chunk_build(struct mp_chunk_header *hdr, const void *src, size_t len,
 			 void *out, struct ZSTD_CCtx_s *cctx, int level);
 
+/* Writes all n bytes (again after EINTR and short writes). 0, or the
+ * -errno of the failed write (-ENOSPC for one that wrote nothing without
+ * saying why). Async-signal-safe. */
+int trace_write_all(int fd, const void *p, size_t n);
+
 /* Fills a file header for meta text of meta_len bytes. */
 void trace_file_header_init(struct mp_file_header *h, size_t meta_len, const char *meta,
 			    uint64_t start_ns, uint64_t start_realtime_ns);

@@ -5,7 +5,9 @@
 # be flushed: record exits 137, the report still works, warns that the
 # process did not shut down cleanly, and has a whole-chunk prefix of the
 # stores (0 < count <= N); and a thread's stores into a block another
-# thread allocated land on that block (kill-mt, kill-handoff).
+# thread allocated land on that block (kill-mt, kill-handoff, kill-join,
+# kill-wait), a killed fork child's committed stores on its block
+# (kill-fork).
 source "$(dirname "$0")/lib.sh"
 build_rt crash
 src="$MP_SRC/tests/rt/crash.c"
@@ -74,11 +76,12 @@ echo "ok: kill warns that the process did not shut down cleanly"
 # waited: the runtime sent the main thread's records out when it started
 # the thread (kill-mt); or when, a second after its chunk started, it
 # allocated a block for a thread it had started (kill-handoff); or when
-# it waited for the thread it had just given a block (kill-join). The
-# thread's stores (whole chunks of them) land on the block, not on an
-# address nobody recorded.
-for mode in kill-mt kill-handoff kill-join; do
-	tag=$([ $mode = kill-mt ] && echo SHARED || echo HANDOFF) fn=${mode/-/_}; [ $mode = kill-join ] && fn=kill_handoff
+# it waited for the thread it had just given a block (kill-join); or, when
+# it waited on a semaphore with the allocation in its buffer, the launcher
+# read that buffer after the kill (kill-wait). The thread's stores (whole
+# chunks of them) land on the block, not on an address nobody recorded.
+for mode in kill-mt kill-handoff kill-join kill-wait; do
+	tag=$([ $mode = kill-mt ] && echo SHARED || echo HANDOFF) fn=kill_handoff; [ $mode = kill-mt ] && fn=kill_mt
 	l=$(grep -n "/\* @$tag \*/" "$src" | cut -d: -f1)
 	record $mode 137
 	report $mode csv
@@ -87,3 +90,15 @@ for mode in kill-mt kill-handoff kill-join; do
 		fail "$mode: stores into the block of crash.c:$l should be in (0, $N2], got '$got': $(head -5 $mode.csv)"
 	echo "ok: $mode: $got stores into the block of crash.c:$l"
 done
+
+# A fork child killed (SIGKILL) after an event that followed its M stores:
+# its buffer, a copy of its parent's mapping until the fork, is its own
+# and in the launcher's shared memory: exactly M stores on its block; the
+# parent's exactly N2 on its own, which the child's records did not touch.
+M=1000
+record kill-fork 0
+report kill-fork csv
+lp=$(grep -n '/\* @FORKP \*/' "$src" | cut -d: -f1) lc=$(grep -n '/\* @FORKC \*/' "$src" | cut -d: -f1)
+expect_eq "kill-fork: the child's block's stores" $M "$(csv_field kill-fork.csv "^heap kill_fork \\(crash\\.c:$lc\\)\$" stores)"
+expect_eq "kill-fork: the parent's block's stores" $N2 "$(csv_field kill-fork.csv "^heap kill_fork \\(crash\\.c:$lp\\)\$" stores)"
+echo "ok: kill-fork: $M stores of the killed child, $N2 of its parent"

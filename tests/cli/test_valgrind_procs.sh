@@ -9,8 +9,8 @@
 #  - a crash (tests/rt/crash.c segv-mt): SIGSEGV after 3,000,000 stores by
 #    the main thread and 1,500,000 by a second one; every one is kept, and
 #    the exit status is the signal's; SIGKILL (kill-mt, kill-handoff,
-#    kill-join): the
-#    blocks the stores went to are known
+#    kill-join, kill-wait, a killed fork child): the blocks the stores went
+#    to are known
 #  - signal handlers (tests/rt/signals.c): nested 3 deep, K * 3 runs of 64
 #    stores each; SIGALRM every millisecond over a store loop, every store
 #    of the loop counted (Valgrind delivers a signal at its own moment: the
@@ -80,9 +80,11 @@ expect_eq "crash: the process died of" '"signal":11' "$(grep -o '"signal":[0-9]*
 # main thread's allocation went out when it started the thread that kills
 # (kill-mt); one made a second after its chunk started went out with
 # itself (kill-handoff); one made just before a pthread_join went out
-# then (kill-join); the tool's chunks up to the kill are there
-for mode in kill-mt kill-handoff kill-join; do
-	tag=$([ $mode = kill-mt ] && echo SHARED || echo HANDOFF) fn=${mode/-/_}; [ $mode = kill-join ] && fn=kill_handoff
+# then (kill-join); one in the buffer of a thread waiting on a semaphore
+# was read by the launcher after the kill (kill-wait); the tool's chunks
+# up to the kill are there
+for mode in kill-mt kill-handoff kill-join kill-wait; do
+	tag=$([ $mode = kill-mt ] && echo SHARED || echo HANDOFF) fn=kill_handoff; [ $mode = kill-mt ] && fn=kill_mt
 	l=$(grep -n "/\* @$tag \*/" "$src" | cut -d: -f1)
 	run 137 "crash $mode" "$MEMPRISM" record -q --no-pagemap --source valgrind -o $mode.data -- ./crash $mode
 	"$MEMPRISM" report --format csv $mode.data >$mode.csv
@@ -91,6 +93,15 @@ for mode in kill-mt kill-handoff kill-join; do
 		fail "$mode: stores into the block of crash.c:$l should be in (0, 1500000], got '$got': $(head -4 $mode.csv)"
 	echo "ok: $mode: $got stores into the block of crash.c:$l"
 done
+# a fork child killed: its allocation, in its runtime's buffer (its own
+# since the fork), is known; its stores were in the tool's, lost with it.
+# The parent's stores exact.
+lp=$(grep -n '/\* @FORKP \*/' "$src" | cut -d: -f1) lc=$(grep -n '/\* @FORKC \*/' "$src" | cut -d: -f1)
+rec -o kf.data -- ./crash kill-fork
+"$MEMPRISM" report --format csv kf.data >kf.csv
+got=$(csv_field kf.csv "^heap kill_fork \\(crash\\.c:$lc\\)\$" instances)
+expect_eq "kill-fork: the child's block of crash.c:$lc known" 1 "$got"
+expect_eq "kill-fork: the parent's stores" 1500000 "$(csv_field kf.csv "^heap kill_fork \\(crash\\.c:$lp\\)\$" stores)"
 
 gccrt signals
 rec -o nest.data -- ./signals nest 100 >nest.out

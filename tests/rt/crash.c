@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * A program that dies. Usage: crash segv|kill|abort|segv-mt|segv-loop|kill-mt|kill-handoff|kill-join
+ * A program that dies. Usage: crash segv|kill|abort|segv-mt|segv-loop|kill-mt|kill-handoff|kill-join|
+ *                                  kill-wait|kill-fork
  * Inside region "work" it makes exactly N = 3,000,000 one-byte stores into a
  * 1 MiB heap buffer (@BUF), sequentially with wrap-around: at about two trace
  * bytes per access that is several 1 MiB trace chunks. Then:
@@ -29,6 +30,16 @@
  *            sent the main thread's allocation out although its buffer was
  *            far from full.
  *   kill-join the same at once, with no sleep, waiting in pthread_join.
+ *   kill-wait the same at once, waiting on a semaphore: no flush point; the
+ *            allocation is in the main thread's buffer, which the launcher
+ *            reads after the kill.
+ *   kill-fork the main thread allocates a 1 MiB block (@FORKP) and forks;
+ *            the child allocates one (@FORKC), makes M = 1,000 stores into
+ *            it, allocates and frees 16 bytes (an event: its stores are
+ *            committed) and kills itself (SIGKILL); the parent makes N2
+ *            stores into its block meanwhile, waits for the child and
+ *            exits with 0. The child's buffer, the parent's until the fork,
+ *            must be the child's own.
  */
 #include <memprism.h>
 #include <pthread.h>
@@ -39,11 +50,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define N 3000000L
 #define N2 1500000L
 #define K 2000000L
+#define M 1000L
 #define SIZE (1u << 20)
 
 static sem_t done;
@@ -98,6 +111,7 @@ static void *taker(void *arg)
 	return NULL;
 }
 
+/* join: 0 sleep a second and pause, 1 join, 2 wait on a semaphore */
 static __attribute__((noinline)) int kill_handoff(int join)
 {
 	pthread_t t;
@@ -109,11 +123,43 @@ static __attribute__((noinline)) int kill_handoff(int join)
 	if (!b)
 		return 1;
 	atomic_store(&handed, b);
-	if (join)
+	if (join == 1)
 		pthread_join(t, NULL);
+	if (join == 2) {
+		sem_init(&done, 0, 0);
+		while (sem_wait(&done) != 0)
+			;
+	}
 	for (;;)
 		pause();
 	return 1; /* (not reached: the thread kills the process) */
+}
+
+static __attribute__((noinline)) int kill_fork(void)
+{
+	volatile char *p = malloc(SIZE); /* @FORKP */
+	if (!p)
+		return 1;
+	pid_t c = fork();
+	if (c < 0)
+		return 1;
+	if (c == 0) {
+		volatile char *b = malloc(SIZE); /* @FORKC */
+		if (!b)
+			_exit(1);
+		for (long i = 0; i < M; i++)
+			b[i] = (char)i;
+		void *volatile e = malloc(16); /* (volatile: the pair is not optimized away) */
+		free(e);
+		kill(getpid(), SIGKILL);
+		_exit(1);
+	}
+	for (long i = 0; i < N2; i++)
+		p[i & (SIZE - 1)] = (char)i;
+	int st;
+	while (waitpid(c, &st, 0) < 0)
+		;
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -124,8 +170,14 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "kill-mt") == 0)
 		return kill_mt();
-	if (strcmp(argv[1], "kill-handoff") == 0 || strcmp(argv[1], "kill-join") == 0)
-		return kill_handoff(strcmp(argv[1], "kill-join") == 0);
+	if (strcmp(argv[1], "kill-handoff") == 0)
+		return kill_handoff(0);
+	if (strcmp(argv[1], "kill-join") == 0)
+		return kill_handoff(1);
+	if (strcmp(argv[1], "kill-wait") == 0)
+		return kill_handoff(2);
+	if (strcmp(argv[1], "kill-fork") == 0)
+		return kill_fork();
 	volatile char *buf = malloc(SIZE); /* @BUF */
 	if (!buf)
 		return 1;
