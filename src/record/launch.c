@@ -523,7 +523,7 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 		pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
 	pfd[nfds] = (struct pollfd){ .fd = ls->fd, .events = POLLIN };
 	long interval_us = 4000;
-	uint64_t next_look = 0, stop_at = 0;
+	uint64_t next_look = 0, stop_at = 0, next_collect = 0;
 	int reaped = 0, lingering = 0;
 	for (;;) {
 		int ws, ended = 0;
@@ -536,15 +536,18 @@ static void wait_program(struct mp_record_opts *o, int fd, pid_t pid, int *st, s
 			}
 		}
 		const int none_left = w < 0 && errno == ECHILD;
-		/* what a process that ended had not written (it was killed) */
-		if (ended)
+		/* what a process that ended had not written (it was killed), and
+		 * the regions of processes that exited, whose parents reaped them */
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		if (ended || now >= next_collect) {
 			live_collect(o, live, fd, 0);
+			next_collect = now + 100000000ull;
+		}
 		if (none_left) {
 			if (!reaped)
 				*st = 0; /* the program is not our child: cannot happen */
 			break;
 		}
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		if (reaped && !lingering) {
 			/* what it left running writes on into the file: wait */
 			lingering = 1;

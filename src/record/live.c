@@ -140,11 +140,19 @@ int mp_live_collect(struct mp_live_arena *a, int fd, int all, uint64_t *chunks)
 	uint32_t used = __atomic_load_n(&g->used, __ATOMIC_ACQUIRE);
 	if (used > g->nregions)
 		used = g->nregions;
+	uint32_t last_pid = 0; /* (a process's regions are mostly together: one kill(2) for them) */
+	int last_gone = 0;
 	for (uint32_t i = 0; i < used; i++) {
 		struct mp_live_region *r = &g->region[i];
 		uint64_t owner = __atomic_load_n(&r->owner, __ATOMIC_ACQUIRE);
 		const uint32_t pid = (uint32_t)owner;
-		if (!owner || !(all || gone(pid)))
+		if (!owner)
+			continue;
+		if (!all && pid != last_pid) {
+			last_pid = pid;
+			last_gone = gone(pid);
+		}
+		if (!all && !last_gone)
 			continue;
 		int err = put_region(a, i, pid, fd, chunks);
 		if (err)

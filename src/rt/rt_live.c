@@ -37,24 +37,26 @@ void rt_live_attach(void)
 	if (fd < 0)
 		return;
 	void *h = rt_real.mmap(NULL, sizeof(struct mp_live), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (h == MAP_FAILED)
-		return;
-	struct mp_live *g = h;
-	if (__atomic_load_n(&g->magic, __ATOMIC_ACQUIRE) != MP_LIVE_MAGIC || g->version != MP_LIVE_VERSION ||
-	    g->nregions > MP_LIVE_REGIONS || g->region_bytes < MP_LIVE_REGION_BYTES || g->data_off < sizeof(*g)) {
+	struct mp_live *g = h == MAP_FAILED ? NULL : h;
+	if (g && (__atomic_load_n(&g->magic, __ATOMIC_ACQUIRE) != MP_LIVE_MAGIC || g->version != MP_LIVE_VERSION ||
+		  g->nregions > MP_LIVE_REGIONS || g->region_bytes < MP_LIVE_REGION_BYTES ||
+		  g->data_off < sizeof(*g))) {
 		rt_real.munmap(h, sizeof(struct mp_live));
-		return;
+		g = NULL;
 	}
 	rt_live_head = g;
 	/* an image after exec: what its pid retired before was the old
-	 * image's, whose threads the exec ended */
+	 * image's, whose threads the exec ended. A free region reads as
+	 * zeros (a claim finds empty caches): its pages go first. */
 	const uint64_t old = mp_live_owner(MP_LIVE_RETIRED, (uint32_t)getpid());
-	for (uint32_t i = 0, n = regions_used(g); i < n; i++) {
+	for (uint32_t i = 0, n = g ? regions_used(g) : 0; i < n; i++) {
 		uint64_t o = old;
-		if (__atomic_load_n(&g->region[i].owner, __ATOMIC_RELAXED) == old)
+		if (__atomic_load_n(&g->region[i].owner, __ATOMIC_RELAXED) == old &&
+		    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (off_t)(g->data_off + (uint64_t)i * g->region_bytes), (off_t)g->region_bytes) == 0)
 			__atomic_compare_exchange_n(&g->region[i].owner, &o, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 	}
+	close(fd);
 }
 
 /* A free region's index, now OWNED by pid; -1 if none. */
@@ -110,7 +112,10 @@ void rt_live_free(struct rt_thread *t, uint8_t *m, size_t len)
 {
 	struct mp_live_region *r = t->live;
 	t->live = NULL;
-	madvise(m, len, MADV_REMOVE); /* (its pages back to the system, as a private mapping's) */
+	/* its pages back to the system, as a private mapping's; and a free
+	 * region reads as zeros */
+	if (madvise(m, len, MADV_REMOVE) != 0)
+		rt_real.memset(m, 0, len);
 	rt_real.munmap(m, len);
 	if (r)
 		__atomic_store_n(&r->owner, 0, __ATOMIC_RELEASE);
@@ -134,9 +139,11 @@ int rt_live_renew(struct rt_thread *t, uint8_t *m, size_t len)
 		if (n == MAP_FAILED)
 			n = NULL;
 	}
-	/* (in the place of the parent's region: the thread's pointers stay) */
+	/* in the place of the parent's region, so that the thread's pointers
+	 * stay: zeros, as a new thread's (its caches empty; the caller starts
+	 * a chunk), not a copy of what the parent wrote there, which would
+	 * touch every page */
 	if (n) {
-		rt_real.memcpy(n, m, len);
 		if (rt_real.mremap(n, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, m) != MAP_FAILED)
 			return 0;
 		struct mp_live_region *r = t->live;

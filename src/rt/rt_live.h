@@ -16,9 +16,10 @@ void rt_live_attach(void); /* MEMPRISM_LIVE: map the header (start-up; after exe
 uint8_t *rt_live_claim(struct rt_thread *t, size_t len);
 void rt_live_free(struct rt_thread *t, uint8_t *m, size_t len); /* thread end: unmapped, free */
 void rt_live_retire(struct rt_thread *t); /* exit or exec: its region is no longer written */
-/* A fork child: the forking thread's mapping m (len bytes) moves to a
- * region of the child's own, with its contents (or to private memory):
- * it must not write the parent's. 0, or -1 (recording stops). */
+/* A fork child: the forking thread's mapping m (len bytes) is replaced,
+ * in place, by a region of the child's own (or private memory) reading as
+ * zeros: it must not write the parent's. The caller starts a chunk and
+ * empties the caches. 0, or -1 (recording stops). */
 int rt_live_renew(struct rt_thread *t, uint8_t *m, size_t len);
 
 /* t's buffer `cur` starts its chunk seq: nothing committed yet. */
