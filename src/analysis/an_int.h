@@ -159,14 +159,15 @@ struct an_stream {
 		uint32_t cls, part;
 	} part_recent[AN_PART_RECENT];
 	/* opts->patterns: the summary of (pat_cls, this thread), NULL if none
-	 * yet, and those of recent classes (slot cls % AN_PAT_RECENT): a loop
-	 * body touches a few objects in turn */
+	 * yet, and those of recent classes (any slot; a new one replaces them
+	 * in turn, pat_next): a loop body touches a few objects in turn */
 	struct an_pat_stream *pat;
 	uint32_t pat_cls;
 	struct an_pat_recent {
 		struct an_pat_stream *pat;
 		uint32_t cls;
 	} pat_recent[AN_PAT_RECENT];
+	unsigned pat_next;
 	struct an_ip_slot {
 		uint64_t ip;
 		uint32_t fn;
@@ -234,7 +235,18 @@ struct an_stream {
 		const uint8_t *at, *p;
 		uint64_t last_addr, last_ip, prev_ip;
 		struct trace_acc a;
+		/* the small block the map's shadow named for it, and the map's
+		 * generation then (obj NULL: none) */
+		const struct an_obj *obj;
+		uint64_t gen;
 	} ahead_acc[AN_AHEAD];
+	/* of the access the replay took last from the lookahead: its address
+	 * and the block named for it (an_ahead_taken; obj NULL: none); the
+	 * last block the replay took so (an_replay.c, ahead_lookup) */
+	struct {
+		uint64_t addr, gen;
+		const struct an_obj *obj, *last;
+	} ahead_named;
 };
 
 struct an_stack {
@@ -587,7 +599,7 @@ static inline void an_look_ahead_took(struct an_stream *s)
  * it already: then *a and d as trace_dec_acc would leave them, and 1. The
  * lookahead's decoder began as a copy of the stream's and read the same
  * bytes, so at the same position it was in the same state. */
-static inline int an_ahead_taken(const struct an_stream *s, struct trace_dec *d, struct trace_acc *a)
+static inline int an_ahead_taken(struct an_stream *s, struct trace_dec *d, struct trace_acc *a)
 {
 	if (!s->ahead_n)
 		return 0;
@@ -595,6 +607,9 @@ static inline int an_ahead_taken(const struct an_stream *s, struct trace_dec *d,
 	if (x->at != d->p)
 		return 0;
 	*a = x->a;
+	s->ahead_named.addr = x->a.addr;
+	s->ahead_named.gen = x->gen;
+	s->ahead_named.obj = x->obj;
 	d->p = x->p;
 	d->last_addr = x->last_addr;
 	d->last_ip = x->last_ip;

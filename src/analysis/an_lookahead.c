@@ -25,8 +25,14 @@ static void hint_object(const struct an_state *st, struct an_stream *s, const st
 	const uint32_t **name = &s->ahead_names[(q - AN_AHEAD_NAME) % AN_AHEAD];
 	if (*name) {
 		const struct an_obj *o = an_objmap_named(m, **name);
-		if (o)
+		if (o) {
 			__builtin_prefetch(o);
+			/* the answer for the replay, good while the map stays
+			 * as it is now (an_replay.c, apply_access) */
+			struct an_ahead_acc *x = &s->ahead_acc[(q - AN_AHEAD_NAME) % AN_AHEAD];
+			x->obj = o;
+			x->gen = m->gen;
+		}
 		*name = NULL;
 	}
 	/* (most maps with many objects have the shadow: no tree hint under way) */
@@ -106,6 +112,7 @@ void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
 		 * an_ahead_taken): a record decoded once, not twice */
 		struct an_ahead_acc *x = &s->ahead_acc[s->ahead_oseq % AN_AHEAD];
 		x->at = NULL;
+		x->obj = NULL;
 		const uint8_t *at = s->ahead.p;
 		if (trace_dec_acc(&s->ahead, &x->a)) {
 			x->at = at;

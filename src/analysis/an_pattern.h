@@ -57,6 +57,17 @@ static inline unsigned an_pat_tag(int64_t d)
 	return (unsigned)(((uint64_t)d * 0x9e3779b97f4a7c15ull) >> 56);
 }
 
+/* The first slot whose tag is d's (AN_PAT_SLOTS: none); deltas are
+ * unique among the slots, and tags mostly too. The bytes where the tags
+ * equal d's are x's zero bytes: their high bits, exactly (no carry from
+ * one byte into the next). */
+static inline unsigned an_pat_tag_slot(const struct an_pat_stream *s, int64_t d)
+{
+	const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, x = s->tags ^ (an_pat_tag(d) * 0x0101010101010101ull);
+	const uint64_t z = ~(((x & lo7) + lo7) | x | lo7);
+	return z ? (unsigned)__builtin_ctzll(z) >> 3 : AN_PAT_SLOTS;
+}
+
 /* The verdict and its evidence. Shares are fractions (0-1) of the non-zero
  * deltas, using the summary's lower bounds: never overstated. */
 struct an_pattern {
@@ -102,6 +113,17 @@ static inline void an_pat_stream_add(struct an_pat_stream *s, uint64_t addr)
 		unsigned h = s->hot;
 		s->hot = s->hot2;
 		s->hot2 = h;
+		return;
+	}
+	/* a walk among small blocks cycles through a few more (a node's
+	 * fields, the next node): the slot whose tag is d's, as slot_search
+	 * finds it, without the calls (smallobj's report: 18M of its 35M
+	 * accesses) */
+	const unsigned i = an_pat_tag_slot(s, d);
+	if (i < s->nslots && s->slot[i].delta == d) {
+		s->slot[i].count++;
+		s->hot2 = s->hot;
+		s->hot = i;
 		return;
 	}
 	an_pat_slot_add(s, d, 1, 0);

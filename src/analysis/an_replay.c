@@ -337,11 +337,14 @@ void an_pairs_finish(struct an_state *st)
  * recent ones; NULL on ENOMEM. */
 static inline struct an_pat_stream *pat_of(struct an_state *st, struct an_stream *s, uint32_t cls)
 {
-	struct an_pat_recent *e = &s->pat_recent[cls % AN_PAT_RECENT];
-	if (!e->pat || e->cls != cls) {
-		e->pat = an_patterns_get(st->opts->patterns, cls, s->thread);
-		e->cls = cls;
-	}
+	/* (any of the slots: class numbers a loop touches may share their
+	 * remainders, and then took turns in one slot) */
+	for (int i = 0; i < AN_PAT_RECENT; i++)
+		if (s->pat_recent[i].pat && s->pat_recent[i].cls == cls)
+			return s->pat_recent[i].pat;
+	struct an_pat_recent *e = &s->pat_recent[s->pat_next++ % AN_PAT_RECENT];
+	e->pat = an_patterns_get(st->opts->patterns, cls, s->thread);
+	e->cls = cls;
 	return e->pat;
 }
 
@@ -368,32 +371,11 @@ static inline void access_extras(struct an_state *st, struct an_stream *s, uint3
  * loop touches a static, a table and a chain of nodes: with four, a long
  * chain pushed the table out, and a fifth of its lookups went down the
  * map's tree; with six, few. */
-static __attribute__((noinline)) struct an_obj *stream_lookup(struct an_stream *s, struct an_objmap *m,
-								 uint64_t addr)
+/* The stream's lookups with (obj, lo, hi) first, entry k's gone (k:
+ * AN_LOOKUPS - 1, the oldest), the others moved down one. */
+static inline void look_first(struct an_stream *s, const struct an_objmap *m, int k, struct an_obj *obj, uint64_t lo,
+			      uint64_t hi)
 {
-	int k = 0, stale = AN_LOOKUPS - 1; /* (else the oldest goes) */
-	for (; k < AN_LOOKUPS; k++) {
-		const struct an_lookup *l = &s->look[k];
-		if (!l->obj || addr < l->lo || addr >= l->hi)
-			continue;
-		if (an_objmap_unchanged(m, l->gen, l->lo, l->hi))
-			break;
-		stale = k; /* the map changed there: it can never hold again */
-	}
-	/* (the answer field by field: a copy of the whole entry, read back
-	 * over the fields just written, stalled on their stores: 3% of
-	 * smallobj's report) */
-	struct an_obj *obj;
-	uint64_t lo = 0, hi = 0; /* (none found: an empty range) */
-	if (k < AN_LOOKUPS) {
-		obj = s->look[k].obj;
-		lo = s->look[k].lo;
-		hi = s->look[k].hi;
-	} else {
-		k = stale;
-		obj = an_objmap_find_safe(m, addr, &lo, &hi);
-		an_look_ahead_arm(s, m);
-	}
 	/* (moved one by one, at most five: a call to memmove, which a loop
 	 * becomes, costs ~4% of allocheavy's report) */
 	_Static_assert(AN_LOOKUPS == 6, "the moves below are for six lookups");
@@ -420,7 +402,65 @@ static __attribute__((noinline)) struct an_obj *stream_lookup(struct an_stream *
 	s->look[0].gen = m->gen;
 	s->look[0].lo = lo;
 	s->look[0].hi = hi;
+}
+
+static __attribute__((noinline)) struct an_obj *stream_lookup(struct an_stream *s, struct an_objmap *m,
+								 uint64_t addr)
+{
+	int k = 0, stale = AN_LOOKUPS - 1; /* (else the oldest goes) */
+	for (; k < AN_LOOKUPS; k++) {
+		const struct an_lookup *l = &s->look[k];
+		if (!l->obj || addr < l->lo || addr >= l->hi)
+			continue;
+		if (an_objmap_unchanged(m, l->gen, l->lo, l->hi))
+			break;
+		stale = k; /* the map changed there: it can never hold again */
+	}
+	/* (the answer field by field: a copy of the whole entry, read back
+	 * over the fields just written, stalled on their stores: 3% of
+	 * smallobj's report) */
+	struct an_obj *obj;
+	uint64_t lo = 0, hi = 0; /* (none found: an empty range) */
+	if (k < AN_LOOKUPS) {
+		obj = s->look[k].obj;
+		lo = s->look[k].lo;
+		hi = s->look[k].hi;
+	} else {
+		k = stale;
+		obj = an_objmap_find_safe(m, addr, &lo, &hi);
+		an_look_ahead_arm(s, m);
+	}
+	look_first(s, m, k, obj, lo, hi);
 	return obj;
+}
+
+/* The lookahead's answer for the access at addr: the small block the
+ * map's shadow named for it some records ago (an_lookahead.c), which is
+ * what an_objmap_find_safe would answer while the map is as it was then
+ * (the same generation, no block waiting to join), the block holds addr
+ * and no layer above the blocks' holds anything. Else stream_lookup's.
+ * Among a million small blocks most lookups end here, without the
+ * stream's lookups searched or the shadow read again. */
+static inline struct an_obj *ahead_lookup(struct an_stream *s, struct an_objmap *m, uint64_t addr)
+{
+	struct an_obj *o = (struct an_obj *)s->ahead_named.obj;
+	s->ahead_named.obj = NULL;
+	if (s->ahead_named.gen != m->gen || m->nwait || addr - o->lo >= o->hi - o->lo ||
+	    !an_objmap_layer_empty(m, AN_LAYER_NAMED) || !an_objmap_layer_empty(m, AN_LAYER_CARVED))
+		return stream_lookup(s, m, addr);
+	an_look_ahead_arm(s, m);
+	/* it takes the place of the last block found so (a chain's last
+	 * node, seldom met again), not of the oldest lookup (the table the
+	 * chain hangs from, the loop's globals) */
+	int k = AN_LOOKUPS - 1;
+	for (int j = 0; j < AN_LOOKUPS; j++)
+		if (s->look[j].obj == s->ahead_named.last) {
+			k = j;
+			break;
+		}
+	look_first(s, m, k, o, o->lo, o->hi);
+	s->ahead_named.last = o;
+	return o;
 }
 
 /* One access: its object, code address and run. replay_accesses takes the
@@ -438,7 +478,8 @@ static inline __attribute__((always_inline)) void apply_access(struct an_state *
 	const struct an_lookup *l = &s->look[0];
 	struct an_obj *o = l->obj;
 	if (!(o && l->gen == p->map.gen && r->addr >= l->lo && r->addr < l->hi))
-		o = stream_lookup(s, &p->map, r->addr);
+		o = s->ahead_named.obj && s->ahead_named.addr == r->addr ? ahead_lookup(s, &p->map, r->addr)
+									   : stream_lookup(s, &p->map, r->addr);
 	/* (a block primed at its malloc is first found here) */
 	if (o && st->parts_on && st->model)
 		an_model_span(st, s, o);
