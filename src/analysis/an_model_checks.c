@@ -102,19 +102,27 @@ static unsigned check_shift(struct an_state *st, struct anm_check *c, const stru
 }
 
 /* A translation of the page of addr for each check, the class's page
- * shift cshift as anm_class_shift gave it and shift the size its page was
- * mapped in (for AS_MAPPED). */
-static int checks_translate(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
-			    unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted)
+ * shift cshift as anm_class_shift gave it; *shift: the size its page was
+ * mapped in (for AS_MAPPED), 0 until looked up. Returns the page's shift
+ * for the caller's next check. */
+static int checks_translate(struct an_state *st, struct an_model *am, struct an_stream *s, uint32_t cls,
+			    unsigned core, uint64_t addr, unsigned cshift, unsigned *shift, int counted)
 {
 	am->checks_fed = 1;
 	int missed = 0;
 	for (size_t i = 0; i < am->nchecks; i++) {
 		struct anm_check *c = &am->checks[i];
 		unsigned cs = check_shift(st, c, &st->opts->walk_checks[i], cls, cshift);
-		/* (AS_MAPPED here is the run's too: shift is what the page was mapped in) */
+		/* (AS_MAPPED here is the run's too: the size the page was
+		 * mapped in, looked up only then: the object a check puts in
+		 * other pages, most of a check's accesses, needs none) */
+		if (cs == AS_MAPPED && !*shift) {
+			*shift = 12;
+			if (st->phys)
+				anm_phys_of(st, s, addr, cshift, shift);
+		}
 		struct mp_model_out o;
-		mp_model_translate(c->m, core, s->proc, addr, cs == AS_MAPPED ? shift : cs, &o);
+		mp_model_translate(c->m, core, s->proc, addr, cs == AS_MAPPED ? *shift : cs, &o);
 		c->walks += counted && o.tlb == MP_TLB_WALK;
 		missed |= o.tlb != MP_TLB_L1_HIT;
 	}
@@ -134,15 +142,13 @@ void anm_checks_only(struct an_state *st, struct an_model *am, struct an_stream 
 	/* (the model's lines in one 4 KiB page go in one call, whose first
 	 * line alone translates: model_access) */
 	for (uint64_t a = r->addr & ~(am->line - 1);; a = (a | 4095) + 1) {
-		unsigned shift = cshift == AS_MAPPED ? 12 : cshift;
-		if (st->phys)
-			anm_phys_of(st, s, a, cshift, &shift);
-		if (checks_translate(st, am, s, cls, core, a, cshift, shift, counted) &&
+		unsigned shift = cshift == AS_MAPPED ? 0 : cshift;
+		if (checks_translate(st, am, s, cls, core, a, cshift, &shift, counted) &&
 		    st->res->phys_pages >= AN_AHEAD_PAGES) {
 			/* pages that miss the DTLB, over a table of translations
 			 * larger than the host's caches: the lookahead fetches
 			 * their slots ahead, as for the model (line_missed) */
-			const uint64_t pg = a >> shift;
+			const uint64_t pg = a >> (shift ? shift : 12);
 			if (pg - s->miss_page + 1 > 2)
 				s->ahead_on = AN_AHEAD_KEEP;
 			s->miss_page = pg;
