@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "common/mp_env.h"
 #include "common/mp_error.h"
+#include "common/mp_vgring.h"
 #include "model/topology.h"
 #include "record/probe.h"
 #include "record/rank.h"
@@ -271,6 +272,30 @@ static void say_unrecordable(const char *name, const struct mp_program_info *pi,
 /* Under a launcher, with no -o: the file is named by rank (say_done says so) */
 static const char default_ranked[] = "memprism.rank%r.data";
 static int named_by_rank;
+
+/* A numeric MEMPRISM_* variable that record or its runtime reads: unset,
+ * empty or a number in [lo, hi] (1); else said, not taken as 0 or cut
+ * to the range (0). */
+static int env_number_ok(const char *name, long lo, long hi)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return 1;
+	char *end;
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (!*end && !errno && n >= lo && n <= hi)
+		return 1;
+	cli_error("%s wants a number from %ld to %ld, not '%s' (unset it for the default)", name, lo, hi, v);
+	return 0;
+}
+
+/* The numeric variables record and its runtime read (docs/environment.md). */
+static int env_ok(const struct mp_record_opts *ro)
+{
+	return env_number_ok(MP_ENV_ZSTD_LEVEL, 1, 19) &&
+	       (ro->source != MP_SOURCE_VALGRIND || env_number_ok(MP_ENV_VG_RING, 0, MP_VGRING_MAX_SLOTS));
+}
 
 /* The options into *ro (topo: --numa's machine, which ro->numa points
  * into); -1 to go on, else the exit status (--help: 0; bad usage: 2). */
@@ -634,6 +659,8 @@ static int run(int argc, char **argv)
 	int ret = parse(argc, argv, &ro, &topo);
 	if (ret >= 0)
 		return ret;
+	if (!env_ok(&ro))
+		return 2;
 	struct mp_probe probe;
 	struct mp_perf_stats stats = { 0 };
 	struct mp_paths paths;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -33,9 +34,21 @@ int mp_live_open(struct mp_live_arena **out)
 	struct mp_live_arena *a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
+	/* as many regions as a file may hold here: ftruncate past the file
+	 * size limit (ulimit -f) would be SIGXFSZ, which ends this process */
+	uint64_t nregions = MP_LIVE_REGIONS;
+	struct rlimit fl;
+	if (getrlimit(RLIMIT_FSIZE, &fl) == 0 && fl.rlim_cur != RLIM_INFINITY)
+		nregions = fl.rlim_cur < MP_LIVE_DATA_OFF ? 0 : (fl.rlim_cur - MP_LIVE_DATA_OFF) / MP_LIVE_REGION_BYTES;
+	if (nregions > MP_LIVE_REGIONS)
+		nregions = MP_LIVE_REGIONS;
+	if (nregions < 16) {
+		free(a);
+		return -EFBIG;
+	}
 	/* (close-on-exec: the runtime opens it by path, the program never sees it) */
 	a->fd = memfd_create("memprism-live", MFD_CLOEXEC);
-	const uint64_t size = MP_LIVE_DATA_OFF + (uint64_t)MP_LIVE_REGIONS * MP_LIVE_REGION_BYTES;
+	const uint64_t size = MP_LIVE_DATA_OFF + nregions * MP_LIVE_REGION_BYTES;
 	int err = a->fd < 0 || ftruncate(a->fd, (off_t)size) != 0 ? -errno : 0;
 	if (!err) {
 		void *p = mmap(NULL, sizeof(struct mp_live), PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0);
@@ -50,7 +63,7 @@ int mp_live_open(struct mp_live_arena **out)
 	}
 	struct mp_live *g = a->g; /* (a new memfd reads as zeros: every region FREE) */
 	g->version = MP_LIVE_VERSION;
-	g->nregions = MP_LIVE_REGIONS;
+	g->nregions = (uint32_t)nregions;
 	g->region_bytes = MP_LIVE_REGION_BYTES;
 	g->data_off = MP_LIVE_DATA_OFF;
 	__atomic_store_n(&g->magic, MP_LIVE_MAGIC, __ATOMIC_RELEASE);

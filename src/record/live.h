@@ -13,7 +13,8 @@
 struct mp_live_arena;
 
 /* A memfd of this process's holding MP_LIVE_REGIONS regions (pages exist
- * once a thread touches them). 0 and *out, or -errno. */
+ * once a thread touches them), fewer under a file size limit. 0 and
+ * *out, or -errno (-EFBIG: the limit leaves room for too few). */
 int mp_live_open(struct mp_live_arena **out);
 
 /* The path the runtime opens it by (/proc/PID/fd/N: valid while this

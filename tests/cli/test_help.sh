@@ -72,3 +72,13 @@ expect_eq "report --form xml: message" "memprism: report: --format wants text, c
 # record's options end at the program: its own -Z is not record's
 run 127 "record -- ./nosuch -Z" "$MEMPRISM" record -q ./nosuch -Z
 said "record ./nosuch -Z" "cannot run './nosuch'"
+# numeric variables record passes on: junk is said, not taken as 0
+MEMPRISM_ZSTD_LEVEL=fast run 2 "MEMPRISM_ZSTD_LEVEL=fast" "$MEMPRISM" record -q -o z.data -- true
+expect_eq "MEMPRISM_ZSTD_LEVEL=fast: message" \
+	"memprism: MEMPRISM_ZSTD_LEVEL wants a number from 1 to 19, not 'fast' (unset it for the default)" \
+	"$(cat last.err)"
+MEMPRISM_ZSTD_LEVEL=22 run 2 "MEMPRISM_ZSTD_LEVEL=22" "$MEMPRISM" record -q -o z.data -- true
+MEMPRISM_VG_RING=24x run 2 "MEMPRISM_VG_RING=24x" "$MEMPRISM" record -q --source valgrind -o z.data -- true
+said "MEMPRISM_VG_RING=24x" "MEMPRISM_VG_RING wants a number from 0 to 256, not '24x'"
+# (read by the valgrind source only)
+MEMPRISM_VG_RING=24x run 0 "MEMPRISM_VG_RING=24x, inst" "$MEMPRISM" record -q -o z.data -- true

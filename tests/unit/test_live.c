@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -184,5 +185,29 @@ int main(void)
 	close(fd);
 	mp_live_close(a);
 	mp_live_close(NULL);
+
+	/* under a file size limit: the regions that fit, or none, and never
+	 * SIGXFSZ (a child: the limit stays there) */
+	pid_t c = fork();
+	if (c == 0) {
+		struct rlimit fl = { 100u << 20, 100u << 20 };
+		if (setrlimit(RLIMIT_FSIZE, &fl) != 0)
+			_exit(10);
+		struct mp_live_arena *b;
+		if (mp_live_open(&b) != 0)
+			_exit(11);
+		int bfd;
+		struct mp_live *bg = map_by_path(b, &bfd);
+		if (bg->nregions != ((100u << 20) - MP_LIVE_DATA_OFF) / MP_LIVE_REGION_BYTES)
+			_exit(12);
+		mp_live_close(b);
+		fl.rlim_cur = 10u << 20;
+		if (setrlimit(RLIMIT_FSIZE, &fl) != 0 || mp_live_open(&b) != -EFBIG)
+			_exit(13);
+		_exit(check_failures ? 14 : 0);
+	}
+	CHECK(c > 0 && waitpid(c, &st, 0) == c);
+	CHECK(WIFEXITED(st));
+	CHECK_EQ(WEXITSTATUS(st), 0);
 	return check_done("test_live");
 }
