@@ -641,6 +641,13 @@ static void say_done(const struct mp_record_opts *ro, const struct mp_perf_stats
 			cli_error("writing the Valgrind tool's chunks into %s failed (%s): accesses are missing from "
 				  "the trace",
 				  ro->output, mp_strerror(ro->ring_err));
+		if (ro->live_chunks)
+			fprintf(stderr, "memprism: kept %llu unwritten %s of killed processes (each thread's records up "
+					"to its last event)\n",
+				(unsigned long long)ro->live_chunks, ro->live_chunks == 1 ? "buffer" : "buffers");
+		if (ro->live_err)
+			cli_error("writing what killed processes had not written into %s failed (%s)", ro->output,
+				  mp_strerror(ro->live_err));
 		if (ro->rank_var && named_by_rank) /* (every rank says it: the job's files) */
 			fprintf(stderr, "memprism: rank %d wrote %s (%lld bytes); see every rank with `memprism report "
 					"memprism.rank*.data`\n",

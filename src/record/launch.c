@@ -490,10 +490,12 @@ static void ring_drain(struct mp_record_opts *o, struct mp_vg_ring *ring, struct
 }
 
 /* The buffers of processes that are gone (all: of every process), into
- * the file (live.h); a failed write is the file's (its header marked). */
+ * the file (live.h); a failed write is the file's (its header marked).
+ * Once a write failed (a full disk) the recording stopped there: the
+ * regions are freed, nothing more appended. */
 static void live_collect(struct mp_record_opts *o, struct mp_live_arena *live, int fd, int all)
 {
-	int err = mp_live_collect(live, fd, all, &o->live_chunks);
+	int err = mp_live_collect(live, live && trace_file_write_errno(fd) ? -1 : fd, all, &o->live_chunks);
 	if (err && !o->live_err) {
 		o->live_err = err;
 		trace_file_mark_failed(fd, -err);

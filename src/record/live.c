@@ -122,6 +122,8 @@ static int put_buffer(struct mp_live_arena *a, uint32_t i, const struct mp_live_
 /* Region i's buffers that hold records not in the file, in seq order. */
 static int put_region(struct mp_live_arena *a, uint32_t i, uint32_t pid, int fd, uint64_t *chunks)
 {
+	if (fd < 0)
+		return 0;
 	struct mp_live_region *r = &a->g->region[i];
 	const struct mp_live_buf *b[2];
 	unsigned n = 0;

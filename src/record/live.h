@@ -24,8 +24,9 @@ const char *mp_live_path(const struct mp_live_arena *a);
 /* Appends to fd (O_APPEND), as STREAM chunks in each thread's order, what
  * the filling or queued buffers of processes that are gone still hold
  * (with all set: of every process: nothing runs any more), and frees
- * their regions. Chunks appended are added to *chunks. 0, or the -errno
- * of a failed write (the region stays). */
+ * their regions (fd -1: frees them, appends nothing). Chunks appended are
+ * added to *chunks. 0, or the -errno of a failed write (the region
+ * stays). */
 int mp_live_collect(struct mp_live_arena *a, int fd, int all, uint64_t *chunks);
 
 void mp_live_close(struct mp_live_arena *a); /* NULL: nothing */

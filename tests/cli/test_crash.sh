@@ -90,6 +90,9 @@ for mode in kill-mt kill-handoff kill-join kill-wait; do
 		fail "$mode: stores into the block of crash.c:$l should be in (0, $N2], got '$got': $(head -5 $mode.csv)"
 	echo "ok: $mode: $got stores into the block of crash.c:$l"
 done
+# (the launcher appended the waiting thread's buffer, and says so)
+grep -q "^memprism: kept [1-9][0-9]* unwritten buffers\? of killed processes" kill-wait.err ||
+	fail "kill-wait: record did not say it kept the killed process's buffers: $(cat kill-wait.err)"
 
 # A fork child killed (SIGKILL) after an event that followed its M stores:
 # its buffer, a copy of its parent's mapping until the fork, is its own

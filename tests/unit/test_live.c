@@ -170,6 +170,12 @@ int main(void)
 	/* nothing left: nothing more */
 	CHECK_EQ(mp_live_collect(a, ao, 1, &chunks), 0);
 	CHECK_EQ(chunks, 5);
+	/* no file (a write failed before): freed, nothing appended */
+	own(g, 2, MP_LIVE_OWNED, d, 82, 8);
+	fill(g, fd, 2, 0, MP_LIVE_FILLING, 4, 10, 0x77, 0);
+	CHECK_EQ(mp_live_collect(a, -1, 0, &chunks), 0);
+	CHECK_EQ(chunks, 5);
+	CHECK_EQ(g->region[2].owner, 0);
 	/* a failed write keeps the region */
 	own(g, 0, MP_LIVE_OWNED, d, 77, 1234);
 	fill(g, fd, 0, 0, MP_LIVE_FILLING, 1, 10, 0x66, 0);
