@@ -669,6 +669,14 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	struct an_counts run = s->run;
 	struct trace_dec d = s->dec;
 	const int model_only = extras && st->model && !st->numa && !st->opts->on_access;
+	/* The model alone: once an access here was a repeat (an_model_repeat),
+	 * the next ones to its line are too while the stream's repeatable
+	 * reference stays that line and the model has run nowhere since: what
+	 * else that test reads (class, core, page, time) a stretch keeps. They
+	 * are counted here, as an_model_count_fast would, each code address's
+	 * in fl (the current one's) and fl2, and added up at the end. */
+	const uint64_t rep_mask = model_only ? st->model_rep.line_mask : 0;
+	uint64_t rep_line = UINT64_MAX, fl = 0, fl2 = 0;
 	int more;
 	for (int first = 1;; first = 0) {
 		if (!first && !in_stretch(&k, &a)) /* the caller checked the first */
@@ -686,6 +694,9 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 			fn2 = tf;
 			ipc2 = tc;
 			pn2 = tn;
+			const uint64_t tl = fl;
+			fl = fl2;
+			fl2 = tl;
 			if (extras) {
 				s->last_ip = k.ip;
 				s->last_fn = fn;
@@ -699,7 +710,14 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 		/* they read a whole record; of s->dec, which lags behind d here,
 		 * only the time, which accesses leave as it is. The model alone:
 		 * a repeated reference needs no record and no call. */
-		if (extras && !(model_only && an_model_repeat(st, s, cls, a.addr, a.size, a.write, 1))) {
+		if (model_only && (a.addr & rep_mask) == rep_line && ((a.addr + a.size - 1) & rep_mask) == rep_line &&
+		    a.size && !a.range && s->rep_a == rep_line && s->rep_seq == *st->model_rep.seq &&
+		    (a.write ? (s->rep_again & MP_AGAIN_STORE) && fn == s->rep_fn : (s->rep_again & MP_AGAIN_LOAD))) {
+			fl++;
+		} else if (model_only && an_model_repeat(st, s, cls, a.addr, a.size, a.write, 1)) {
+			rep_line = a.addr & rep_mask;
+		} else if (extras) {
+			rep_line = UINT64_MAX;
 			rec_set_access(&s->rec, &a);
 			access_extras(st, s, cls, &s->rec);
 		}
@@ -710,6 +728,15 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	}
 	if (ps)
 		an_pat_run_end(&pat);
+	if (fl | fl2) {
+		an_model_fast_class(st, s, cls);
+		s->fast_n += fl + fl2;
+		st->ips.v[fn - 1].fast_l1 += fl;
+		if (fl2)
+			st->ips.v[fn2 - 1].fast_l1 += fl2;
+		s->refs_physical += (fl + fl2) * s->rep_phys;
+		s->refs_thp += (fl + fl2) * s->rep_thp;
+	}
 	if (pn)
 		ip_pair(st, s, fn, cls, pn);
 	if (pn2)
