@@ -67,14 +67,31 @@ static void slot_search(struct an_pat_stream *s, int64_t d, uint64_t n, uint64_t
 		s->hot = s->nslots++;
 		return;
 	}
-	unsigned m = 0;
-	uint64_t base = s->slot[0].count;
+	/* The least counted, the first of equals: counts only grow, and the
+	 * one replaced grows past the least, so the slots that had the least
+	 * count and still have it are the least, and the lowest of them is
+	 * the first (a random stream's new deltas take them in turn: the
+	 * search runs once per round of them) */
+	unsigned m;
+	for (;;) {
+		if (!s->minmask) {
+			uint64_t base = s->slot[0].count;
 #pragma GCC unroll 8
-	for (unsigned i = 1; i < AN_PAT_SLOTS; i++) {
-		uint64_t c = s->slot[i].count;
-		m = c < base ? i : m;
-		base = c < base ? c : base;
+			for (unsigned i = 1; i < AN_PAT_SLOTS; i++)
+				base = s->slot[i].count < base ? s->slot[i].count : base;
+			unsigned mask = 0;
+#pragma GCC unroll 8
+			for (unsigned i = 0; i < AN_PAT_SLOTS; i++)
+				mask |= (unsigned)(s->slot[i].count == base) << i;
+			s->mincount = base;
+			s->minmask = mask;
+		}
+		m = (unsigned)__builtin_ctz(s->minmask);
+		s->minmask &= s->minmask - 1;
+		if (s->slot[m].count == s->mincount)
+			break;
 	}
+	const uint64_t base = s->mincount;
 	s->slot[m] = (struct an_pat_slot){ d, base + n, base + e };
 	s->tags = (s->tags & ~(0xffull << (8 * m))) | tag << (8 * m);
 	s->hot = m;

@@ -49,6 +49,11 @@ struct an_pat_stream {
 	 * the hot slots compares one word, not eight deltas */
 	uint64_t tags;
 	unsigned nslots, hot, hot2; /* slots used; slot of the last hit, of the one before */
+	/* once all slots are used: the least count, and a bit for every slot
+	 * that had it (a slot counted since may still have its bit; none
+	 * set: not known) */
+	uint64_t mincount;
+	unsigned minmask;
 };
 
 /* A delta's byte in an_pat_stream.tags: the top of a multiplicative hash. */
