@@ -23,6 +23,9 @@
 struct mp_live_arena {
 	int fd;
 	struct mp_live *g;
+	/* the geometry, kept here: the program can write over the shared
+	 * header, and this process must not read past it on its word */
+	uint32_t nregions;
 	ZSTD_CCtx *cctx;
 	int level;
 	uint8_t *payload, *chunk;
@@ -63,7 +66,7 @@ int mp_live_open(struct mp_live_arena **out)
 	}
 	struct mp_live *g = a->g; /* (a new memfd reads as zeros: every region FREE) */
 	g->version = MP_LIVE_VERSION;
-	g->nregions = (uint32_t)nregions;
+	g->nregions = a->nregions = (uint32_t)nregions;
 	g->region_bytes = MP_LIVE_REGION_BYTES;
 	g->data_off = MP_LIVE_DATA_OFF;
 	__atomic_store_n(&g->magic, MP_LIVE_MAGIC, __ATOMIC_RELEASE);
@@ -92,9 +95,8 @@ static int gone(uint32_t pid)
 static int put_buffer(struct mp_live_arena *a, uint32_t i, const struct mp_live_region *r,
 		      const struct mp_live_buf *b, uint32_t pid, int fd)
 {
-	const struct mp_live *g = a->g;
 	/* (the program could have written anything here: bounds checked) */
-	if (b->len > LIVE_BUF_MAX || b->off > g->region_bytes - b->len)
+	if (b->len > LIVE_BUF_MAX || b->off > MP_LIVE_REGION_BYTES - b->len)
 		return 0;
 	if (!a->payload && !(a->payload = malloc(LIVE_BUF_MAX)))
 		return -ENOMEM;
@@ -102,10 +104,9 @@ static int put_buffer(struct mp_live_arena *a, uint32_t i, const struct mp_live_
 		return -ENOMEM;
 	if (!a->cctx && !(a->cctx = ZSTD_createCCtx()))
 		return -ENOMEM;
-	off_t at = (off_t)(g->data_off + (uint64_t)i * g->region_bytes + b->off);
-	ssize_t got = pread(a->fd, a->payload, b->len, at);
-	if (got != (ssize_t)b->len)
-		return got < 0 ? -errno : -EIO;
+	off_t at = (off_t)(MP_LIVE_DATA_OFF + (uint64_t)i * MP_LIVE_REGION_BYTES + b->off);
+	if (pread(a->fd, a->payload, b->len, at) != (ssize_t)b->len)
+		return 0; /* (within the memfd: cannot happen) */
 	struct mp_chunk_header h;
 	memset(&h, 0, sizeof(h));
 	h.type = MP_CHUNK_STREAM;
@@ -153,8 +154,8 @@ int mp_live_collect(struct mp_live_arena *a, int fd, int all, uint64_t *chunks)
 		return 0;
 	struct mp_live *g = a->g;
 	uint32_t used = __atomic_load_n(&g->used, __ATOMIC_ACQUIRE);
-	if (used > g->nregions)
-		used = g->nregions;
+	if (used > a->nregions)
+		used = a->nregions;
 	uint32_t last_pid = 0; /* (a process's regions are mostly together: one kill(2) for them) */
 	int last_gone = 0;
 	for (uint32_t i = 0; i < used; i++) {
@@ -175,7 +176,7 @@ int mp_live_collect(struct mp_live_arena *a, int fd, int all, uint64_t *chunks)
 		memset(r->buf, 0, sizeof(r->buf));
 		/* its pages back to the system (nothing maps them any more) */
 		fallocate(a->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-			  (off_t)(g->data_off + (uint64_t)i * g->region_bytes), (off_t)g->region_bytes);
+			  (off_t)(MP_LIVE_DATA_OFF + (uint64_t)i * MP_LIVE_REGION_BYTES), (off_t)MP_LIVE_REGION_BYTES);
 		__atomic_compare_exchange_n(&r->owner, &owner, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 	}
 	return 0;

@@ -170,11 +170,30 @@ int main(void)
 	/* nothing left: nothing more */
 	CHECK_EQ(mp_live_collect(a, ao, 1, &chunks), 0);
 	CHECK_EQ(chunks, 5);
+	/* a header the program wrote over: the launcher keeps to its own
+	 * geometry (no read past its mapping, the chunk where it was) */
+	own(g, 3, MP_LIVE_OWNED, d, 83, 9);
+	fill(g, fd, 3, 0, MP_LIVE_FILLING, 0, 12, 0x88, 0);
+	g->nregions = UINT32_MAX;
+	g->used = UINT32_MAX;
+	g->region_bytes = 1;
+	g->data_off = 0;
+	CHECK_EQ(mp_live_collect(a, ao, 0, &chunks), 0);
+	CHECK_EQ(chunks, 6);
+	CHECK_EQ(g->region[3].owner, 0);
+	g->nregions = MP_LIVE_REGIONS;
+	g->used = 5;
+	g->region_bytes = MP_LIVE_REGION_BYTES;
+	g->data_off = MP_LIVE_DATA_OFF;
+	const struct want w3[] = {
+		w1[0], w1[1], w1[2], w1[3], { me, 99, 0, 0, 10, 78, 0x11 }, { d, 9, 0, 0, 12, 83, 0x88 },
+	};
+	check_chunks(path, w3, 6);
 	/* no file (a write failed before): freed, nothing appended */
 	own(g, 2, MP_LIVE_OWNED, d, 82, 8);
 	fill(g, fd, 2, 0, MP_LIVE_FILLING, 4, 10, 0x77, 0);
 	CHECK_EQ(mp_live_collect(a, -1, 0, &chunks), 0);
-	CHECK_EQ(chunks, 5);
+	CHECK_EQ(chunks, 6);
 	CHECK_EQ(g->region[2].owner, 0);
 	/* a failed write keeps the region */
 	own(g, 0, MP_LIVE_OWNED, d, 77, 1234);
