@@ -361,16 +361,6 @@ static inline void access_extras(struct an_state *st, struct an_stream *s, uint3
 		hook_access(st, s, cls, r, 1, st->model ? &oc : NULL);
 }
 
-/* The object at addr, through the stream's last lookups (a loop's stack,
- * a global and the blocks it works on, say), each good while no change to
- * the map touched its range (an_objmap_unchanged: a malloc elsewhere does
- * not), else the map's. The answer is left in s->look[0]. allocheavy,
- * whose loop touches the stack, a static generator and two blocks: with one
- * lookup kept, dropped by every malloc and free, 16M of its 18M would go
- * to the map; with four, 4M go, the new blocks' first touches. smallobj's
- * loop touches a static, a table and a chain of nodes: with four, a long
- * chain pushed the table out, and a fifth of its lookups went down the
- * map's tree; with six, few. */
 /* The stream's lookups with (obj, lo, hi) first, entry k's gone (k:
  * AN_LOOKUPS - 1, the oldest), the others moved down one. */
 static inline void look_first(struct an_stream *s, const struct an_objmap *m, int k, struct an_obj *obj, uint64_t lo,
@@ -404,6 +394,16 @@ static inline void look_first(struct an_stream *s, const struct an_objmap *m, in
 	s->look[0].hi = hi;
 }
 
+/* The object at addr, through the stream's last lookups (a loop's stack,
+ * a global and the blocks it works on, say), each good while no change to
+ * the map touched its range (an_objmap_unchanged: a malloc elsewhere does
+ * not), else the map's. The answer is left in s->look[0]. allocheavy,
+ * whose loop touches the stack, a static generator and two blocks: with one
+ * lookup kept, dropped by every malloc and free, 16M of its 18M would go
+ * to the map; with four, 4M go, the new blocks' first touches. smallobj's
+ * loop touches a static, a table and a chain of nodes: with four, a long
+ * chain pushed the table out, and a fifth of its lookups went down the
+ * map's tree; with six, few. */
 static __attribute__((noinline)) struct an_obj *stream_lookup(struct an_stream *s, struct an_objmap *m,
 								 uint64_t addr)
 {
