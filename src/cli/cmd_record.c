@@ -128,6 +128,7 @@ static const struct cli_opt opts[] = {
 	  "libraries memprism cc did not build, whose loads and\n"
 	  "stores the inst source does not see)"),
 	CLI_OPT("quiet", 'q', NULL, "no summary on stderr"),
+	CLI_TABLE(cli_opts_model),
 	CLI_TABLE(cli_opts_help),
 	CLI_END,
 };
@@ -149,7 +150,12 @@ const struct cli_cmd cli_cmd_record = {
 		 "that gives you privileges, cannot be recorded: record warns and runs it.\n"
 		 "Under mpirun or srun, put record after the launcher (mpirun -np 4 memprism\n"
 		 "record -- ./app): each rank writes its own file, rank and host in its header,\n"
-		 "and `memprism report` takes them together (docs/mpi.md).\n",
+		 "and `memprism report` takes them together (docs/mpi.md).\n"
+		 "With --model MACHINE, once PROGRAM and what it started have ended, record\n"
+		 "models the trace and prints what `memprism report --model MACHINE FILE` prints,\n"
+		 "on standard error (PROGRAM's standard output stays its own); the file stays\n"
+		 "for other views. The exit status is still PROGRAM's, or 1 if it exited 0 and\n"
+		 "the model failed.\n",
 	.opts = opts,
 	.column = 24,
 	.stop_at_operand = 1, /* the program's options are its own */
@@ -160,6 +166,8 @@ const struct cli_cmd cli_cmd_record = {
 		  "into run1.data, tracking only heap blocks of 4 KiB and more" },
 		{ "memprism record --sample-bursts 1000000,9000000 -- ./app",
 		  "a bounded trace for a long run: 1M accesses of every 10M per thread" },
+		{ "memprism record --model host -- ./app",
+		  "record ./app, then show its modelled cache, TLB and DRAM figures per object" },
 		{ "memprism record --source valgrind -- ./vendor-binary",
 		  "any binary, no rebuild: every load and store under memprism's Valgrind tool" },
 		{ "memprism record --source faults -- ./app",
@@ -297,6 +305,72 @@ static int env_ok(const struct mp_record_opts *ro)
 	       (ro->source != MP_SOURCE_VALGRIND || env_number_ok(MP_ENV_VG_RING, 0, MP_VGRING_MAX_SLOTS));
 }
 
+/* --model and the other model options (cli_opts_model): checked before
+ * the program runs, and given as they were to report after it
+ * (model_after). */
+static struct cli_model run_model; /* large: not on the stack */
+static const char *model_argv[2 * (CLI_MAX_PAGE_RULES + 8) + 4] = { "report" };
+static int model_argc = 1;
+
+static int model_option(int c, const char *arg)
+{
+	static const struct {
+		int c;
+		const char *name;
+	} names[] = { { 'm', "--model" },
+		      { CLI_K_PAGES, "--pages" },
+		      { CLI_K_THREAD_MAP, "--thread-map" },
+		      { CLI_K_MODEL_THREADS, "--model-threads" } };
+	if (cli_model_option(&run_model, c, arg))
+		return 2;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].c == c && model_argc + 4 < (int)(sizeof(model_argv) / sizeof(model_argv[0]))) {
+			model_argv[model_argc++] = names[i].name;
+			model_argv[model_argc++] = arg;
+		}
+	return 0;
+}
+
+/* Options that apply to some sources, or only with another: -1 if they
+ * agree, else 2 (said). */
+static int options_agree(const struct mp_record_opts *ro)
+{
+	if (ro->pmu.jitter_pct && ro->source != MP_SOURCE_PMU) {
+		/* faults samples every fault (period 1): nothing to vary */
+		cli_error("--period-jitter applies to --source pmu only (%s)",
+			  ro->source == MP_SOURCE_FAULTS ? "faults samples every page fault: its period is 1"
+							: "inst records every access");
+		return 2;
+	}
+	if (ro->children && (ro->source == MP_SOURCE_INST || ro->source == MP_SOURCE_VALGRIND)) {
+		cli_error("--children applies to --source pmu and faults (%s records children always)",
+			  mp_source_name(ro->source));
+		return 2;
+	}
+	if (ro->no_cpu_time && ro->source != MP_SOURCE_INST) {
+		cli_error("--no-cpu-time applies to --source inst (%s samples no CPU time)", mp_source_name(ro->source));
+		return 2;
+	}
+	if (ro->burst_on && ro->source == MP_SOURCE_VALGRIND) {
+		cli_error("--sample-bursts applies to --source inst (valgrind records every access)");
+		return 2;
+	}
+	struct an_opts ao = { 0 };
+	if (!run_model.have && model_argc > 1) {
+		cli_error("--pages, --thread-map and --model-threads go with --model MACHINE (the model of the run, "
+			  "made when it ends)");
+		return 2;
+	}
+	if (cli_model_apply(&run_model, &ao, 0))
+		return 2;
+	if (run_model.have && (ro->source == MP_SOURCE_FAULTS || ro->source == MP_SOURCE_PMU)) {
+		cli_error("--model models every access, which --source inst and valgrind record (%s records %s)",
+			  mp_source_name(ro->source), ro->source == MP_SOURCE_FAULTS ? "page faults" : "samples");
+		return 2;
+	}
+	return -1;
+}
+
 /* The options into *ro (topo: --numa's machine, which ro->numa points
  * into); -1 to go on, else the exit status (--help: 0; bad usage: 2). */
 static int parse(int argc, char **argv, struct mp_record_opts *ro, struct mp_topo *topo)
@@ -393,6 +467,9 @@ static int parse(int argc, char **argv, struct mp_record_opts *ro, struct mp_top
 		case 'g':
 			ro->pmu.callchain = 1;
 			break;
+		default:
+			if (model_option(c, optarg))
+				return 2;
 		}
 	}
 	if (optind >= argc) {
@@ -426,27 +503,7 @@ static int parse(int argc, char **argv, struct mp_record_opts *ro, struct mp_top
 	ro->rank_size = rk.size;
 	ro->rank_var = rk.var;
 	ro->rank_job = rk.job;
-	if (ro->pmu.jitter_pct && ro->source != MP_SOURCE_PMU) {
-		/* faults samples every fault (period 1): nothing to vary */
-		cli_error("--period-jitter applies to --source pmu only (%s)",
-			  ro->source == MP_SOURCE_FAULTS ? "faults samples every page fault: its period is 1"
-							: "inst records every access");
-		return 2;
-	}
-	if (ro->children && (ro->source == MP_SOURCE_INST || ro->source == MP_SOURCE_VALGRIND)) {
-		cli_error("--children applies to --source pmu and faults (%s records children always)",
-			  mp_source_name(ro->source));
-		return 2;
-	}
-	if (ro->no_cpu_time && ro->source != MP_SOURCE_INST) {
-		cli_error("--no-cpu-time applies to --source inst (%s samples no CPU time)", mp_source_name(ro->source));
-		return 2;
-	}
-	if (ro->burst_on && ro->source == MP_SOURCE_VALGRIND) {
-		cli_error("--sample-bursts applies to --source inst (valgrind records every access)");
-		return 2;
-	}
-	return -1;
+	return options_agree(ro);
 }
 
 /* Before anything runs: the source can work here (the probe of `memprism
@@ -659,6 +716,35 @@ static void say_done(const struct mp_record_opts *ro, const struct mp_perf_stats
 	}
 }
 
+/* --model: report's run on the file just written, its output on standard
+ * error (PROGRAM's standard output stays its own, as perf stat's and
+ * Valgrind's summaries leave it). Report's exit status. */
+static int model_after(const struct mp_record_opts *ro)
+{
+	if (ro->stopped_waiting) {
+		cli_error("not modelled: processes %s started still record into %s; model it when they have ended "
+			  "(memprism report --model ... %s)",
+			  ro->argv[0], ro->output, ro->output);
+		return 1;
+	}
+	model_argv[model_argc++] = "--";
+	model_argv[model_argc++] = ro->output;
+	model_argv[model_argc] = NULL;
+	fflush(stdout);
+	int saved = dup(STDOUT_FILENO);
+	if (saved < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		cli_error("cannot model %s: %s", ro->output, strerror(errno));
+		if (saved >= 0)
+			close(saved);
+		return 1;
+	}
+	int rc = cli_cmd_report.run(model_argc, (char **)model_argv);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	return rc;
+}
+
 static int run(int argc, char **argv)
 {
 	struct mp_topo topo;
@@ -682,7 +768,8 @@ static int run(int argc, char **argv)
 	if ((ret = record_outcome(&ro, err, file_error, status)) >= 0)
 		return ret;
 	say_done(&ro, &stats, status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	ret = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	if (run_model.have && model_after(&ro) && !ret)
+		ret = 1;
+	return ret;
 }
