@@ -44,9 +44,8 @@ struct index_damage {
 };
 
 /* A chunk's identity: every header field (the CRC of its payload among
- * them), hashed. Writers never write one twice: a thread's chunks differ
- * in seq, and a thread reusing a tid starts over at seq 0 with another
- * clock reading in its first records. */
+ * them), hashed. Writers never write a chunk other than a thread's twice
+ * (a thread's: stream_copy). */
 static uint64_t chunk_identity(const struct mp_chunk_header *h)
 {
 	uint64_t k = mp_hash64((uint64_t)h->type << 48 ^ (uint64_t)h->codec << 32 ^ h->pid);
@@ -78,6 +77,42 @@ static int by_seq(const void *x, const void *y)
 	if (a->seq != b->seq)
 		return a->seq < b->seq ? -1 : 1;
 	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* Whether the chunk at offset b holds the records of the chunk at a, or
+ * the first of them, decoded: 1, 0, or -errno. */
+static int records_of(struct an_state *st, uint64_t a, uint64_t b)
+{
+	struct trace_chunk ca, cb;
+	if (!trace_reader_read_at(st->reader, a, &ca))
+		return 0;
+	/* (a zstd chunk's records are in the reader's buffer, which the
+	 * next read reuses) */
+	uint8_t *copy = malloc(ca.len ? ca.len : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, ca.data, ca.len);
+	int same = trace_reader_read_at(st->reader, b, &cb) && cb.len <= ca.len && !memcmp(copy, cb.data, cb.len);
+	free(copy);
+	return same;
+}
+
+/* A chunk of stream s whose seq an earlier chunk of s has, holding its
+ * records or the first of them: the copy `record` appends of a killed
+ * process's buffer that the runtime wrote in the instant before the kill
+ * (docs/trace-format.md, "STREAM chunks of killed processes"), framed as
+ * the launcher frames it (compressed where the runtime wrote it raw, under
+ * Valgrind; for a buffer that was filling, no record count, and its
+ * records up to the thread's last event, where the runtime wrote all).
+ * 1 if c is one (skipped: not damage), 0 if not, or -errno. */
+static int stream_copy(struct an_state *st, const struct an_stream *s, const struct trace_chunk *c)
+{
+	if (!s->chunks.n || c->hdr.seq > s->chunks.v[s->chunks.n - 1].seq)
+		return 0; /* (every chunk of a recording but such copies) */
+	for (size_t k = s->chunks.n; k-- > 0;)
+		if (s->chunks.v[k].seq == c->hdr.seq)
+			return records_of(st, s->chunks.v[k].off, c->offset);
+	return 0;
 }
 
 /* 1 if the stream has its thread's first chunk. (A seq 0 after chunks
@@ -164,6 +199,38 @@ static void index_report(struct an_state *st, const struct index_damage *d)
 	}
 }
 
+/* A thread's chunk c joins its stream (a new one for a new thread): 0 or
+ * -errno. */
+static int index_stream(struct an_state *st, const struct trace_chunk *c)
+{
+	int pi = an_proc_get(st, c->hdr.proc_id, c->hdr.pid);
+	if (pi < 0)
+		return pi;
+	struct an_proc *p = &st->procs.v[pi];
+	/* the stream of this tid; a seq restarting at 0 is a new thread that
+	 * reuses the tid */
+	struct an_stream *s = NULL;
+	for (size_t i = p->streams.n; i-- > 0;) {
+		if (st->streams.v[p->streams.v[i]].tid == c->hdr.tid) {
+			s = &st->streams.v[p->streams.v[i]];
+			break;
+		}
+	}
+	int err = s ? stream_copy(st, s, c) : 0;
+	if (err)
+		return err < 0 ? err : 0; /* (a copy: taken once, from its first) */
+	if (!s || (c->hdr.seq == 0 && s->chunks.n && has_seq0(s))) {
+		struct an_stream ns = { .proc = (uint32_t)pi, .tid = c->hdr.tid };
+		if (mp_vec_push(&st->streams, ns) || mp_vec_push(&p->streams, (uint32_t)(st->streams.n - 1)))
+			return -ENOMEM;
+		s = &st->streams.v[st->streams.n - 1];
+	}
+	if (mp_vec_push(&s->chunks, ((struct an_chunk_ref){ c->offset, c->hdr.accesses, c->hdr.seq })))
+		return -ENOMEM;
+	st->nchunks++;
+	return 0;
+}
+
 int an_index_chunks(struct an_state *st)
 {
 	struct trace_chunk c;
@@ -176,7 +243,9 @@ int an_index_chunks(struct an_state *st)
 	while (trace_reader_next_lazy(st->reader, &c, later)) {
 		int pi;
 		dmg.chunks++;
-		if ((err = chunk_seen(&dmg, &c)) != 0) {
+		/* (a stream's copies are told from damage by their records:
+		 * stream_copy) */
+		if (c.hdr.type != MP_CHUNK_STREAM && (err = chunk_seen(&dmg, &c)) != 0) {
 			if (err < 0)
 				goto out;
 			err = 0;
@@ -209,38 +278,10 @@ int an_index_chunks(struct an_state *st)
 			p->image = (uint32_t)an_hash_str(p->exe ? p->exe : "", 0);
 			break;
 		}
-		case MP_CHUNK_STREAM: {
-			pi = an_proc_get(st, c.hdr.proc_id, c.hdr.pid);
-			if (pi < 0) {
-				err = pi;
+		case MP_CHUNK_STREAM:
+			if ((err = index_stream(st, &c)) != 0)
 				goto out;
-			}
-			struct an_proc *p = &st->procs.v[pi];
-			/* the stream of this tid; a seq restarting at 0 is a new thread
-			 * that reuses the tid */
-			struct an_stream *s = NULL;
-			for (size_t i = p->streams.n; i-- > 0;) {
-				if (st->streams.v[p->streams.v[i]].tid == c.hdr.tid) {
-					s = &st->streams.v[p->streams.v[i]];
-					break;
-				}
-			}
-			if (!s || (c.hdr.seq == 0 && s->chunks.n && has_seq0(s))) {
-				struct an_stream ns = { .proc = (uint32_t)pi, .tid = c.hdr.tid };
-				if (mp_vec_push(&st->streams, ns) ||
-				    mp_vec_push(&p->streams, (uint32_t)(st->streams.n - 1))) {
-					err = -ENOMEM;
-					goto out;
-				}
-				s = &st->streams.v[st->streams.n - 1];
-			}
-			if (mp_vec_push(&s->chunks, ((struct an_chunk_ref){ c.offset, c.hdr.accesses, c.hdr.seq }))) {
-				err = -ENOMEM;
-				goto out;
-			}
-			st->nchunks++;
 			break;
-		}
 		case MP_CHUNK_END: {
 			struct trace_end te;
 			pi = an_proc_get(st, c.hdr.proc_id, c.hdr.pid);

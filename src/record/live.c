@@ -70,9 +70,9 @@ int mp_live_open(struct mp_live_arena **out)
 	g->region_bytes = MP_LIVE_REGION_BYTES;
 	g->data_off = MP_LIVE_DATA_OFF;
 	__atomic_store_n(&g->magic, MP_LIVE_MAGIC, __ATOMIC_RELEASE);
-	/* chunks as the runtime makes them (its zstd level), so that one it
-	 * wrote just before it was killed, still marked queued, comes out the
-	 * same and the reader takes it once */
+	/* chunks as the runtime makes them (its zstd level); one it wrote
+	 * just before it was killed, still marked queued or filling, comes
+	 * out twice, and readers take its records once (an_index.c) */
 	const char *lv = getenv(MP_ENV_ZSTD_LEVEL);
 	a->level = lv && *lv ? atoi(lv) : 1;
 	snprintf(a->path, sizeof(a->path), "/proc/%d/fd/%d", (int)getpid(), a->fd);

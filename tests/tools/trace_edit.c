@@ -15,6 +15,8 @@
  *                     type, pid, tid, seq, sizes, accesses (the header's
  *                     count, - if none), file offset
  *   dup C             a second copy of chunk C right after it
+ *   raw C             chunk C framed raw (uncompressed), its records as they were
+ *   cut C N           chunk C's payload keeps its first N bytes
  *   swap C D          chunks C and D exchange places
  *   hdr C FIELD N     chunk C's header field (type, pid, tid, proc, seq,
  *                     raw_len, accesses) becomes N; its payload stays (a
@@ -245,6 +247,22 @@ int main(int argc, char **argv)
 			chunks[k + 1] = c;
 			nchunks++;
 			i += 1;
+		} else if (!strcmp(op, "raw")) {
+			struct chunk *c = &chunks[chunk_at(ARG(1))];
+			c->h.codec = MP_CODEC_RAW;
+			c->h.stored_len = c->h.raw_len;
+			c->h.payload_crc = trace_crc32(c->raw, c->h.raw_len);
+			c->stored = c->raw;
+			i += 1;
+		} else if (!strcmp(op, "cut")) {
+			struct chunk *c = &chunks[chunk_at(ARG(1))];
+			uint64_t n = num(ARG(2));
+			if (n > c->h.raw_len)
+				die("cut: the payload is shorter than %s bytes", ARG(2));
+			c->h.raw_len = (uint32_t)n;
+			c->h.accesses = 0; /* (no longer a count the records agree with) */
+			c->stored = NULL;
+			i += 2;
 		} else if (!strcmp(op, "swap")) {
 			size_t a = chunk_at(ARG(1)), b = chunk_at(ARG(2));
 			struct chunk t = chunks[a];
