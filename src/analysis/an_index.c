@@ -302,8 +302,10 @@ int an_index_chunks(struct an_state *st)
 			struct trace_dec d;
 			uint64_t status;
 			trace_dec_init(&d, c.data, c.len);
-			if (mp_get_uv(&d.p, d.end, &status) == 0)
+			if (mp_get_uv(&d.p, d.end, &status) == 0) {
 				st->res->run_status = (int)status;
+				st->run_pid = c.hdr.pid;
+			}
 			break;
 		}
 		case MP_CHUNK_PAGEMAP:

@@ -347,6 +347,7 @@ struct an_state {
 	struct an_phys *phys; /* translations, NULL if none were recorded */
 	uint64_t nchunks, chunks_done;
 	int oom, has_forks;
+	uint32_t run_pid; /* the program's pid (its RUN_END's), 0 if unknown */
 	/* what the file may have the replay hold (an_bound) and what it holds:
 	 * the threads' decoded records (their current chunks), live objects
 	 * of all maps, interned stack frames; *_warned: past it, said once.

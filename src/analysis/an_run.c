@@ -83,9 +83,16 @@ static int procs_to_result(struct an_state *st, struct an_result *r)
 				     "recording (%s%s), which stopped it; its last unwritten records are lost",
 				p->pid, mp_base_name(q->exe ? q->exe : "?"), strerror(r->write_errno),
 				r->write_errno == ENOSPC ? ": the disk was full" : "");
+		else if (!p->ended && p->pid == st->run_pid && r->run_status >= 0x100)
+			an_warn(st, "process %u (%s) was killed by signal %d (SIG%s) before it could shut down: the "
+				     "accesses each of its threads made after its last event (an allocation, free, "
+				     "mapping, ...) are missing",
+				p->pid, mp_base_name(q->exe ? q->exe : "?"), r->run_status - 0x100,
+				sigabbrev_np(r->run_status - 0x100) ? sigabbrev_np(r->run_status - 0x100) : "?");
 		else if (!p->ended)
-			an_warn(st, "process %u (%s) did not shut down cleanly (killed?): its last unwritten "
-				     "records are lost",
+			an_warn(st, "process %u (%s) did not shut down (killed by a signal, as by kill -9 or the "
+				     "out-of-memory killer?): the accesses each of its threads made after its last "
+				     "event (an allocation, free, mapping, ...) are missing",
 				p->pid, mp_base_name(q->exe ? q->exe : "?"));
 		else if (p->end_status >= 0x100 && p->end_status < MP_END_EXEC)
 			an_warn(st, "process %u (%s) died of signal %llu; everything it recorded was saved",

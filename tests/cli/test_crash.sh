@@ -3,7 +3,7 @@
 # flushes everything: the buffer row has exactly N stores, record exits
 # 128+signal and the report warns about the signal. With SIGKILL nothing can
 # be flushed: record exits 137, the report still works, warns that the
-# process did not shut down cleanly, and has a whole-chunk prefix of the
+# process was killed by SIGKILL, and has a whole-chunk prefix of the
 # stores (0 < count <= N); and a thread's stores into a block another
 # thread allocated land on that block (kill-mt, kill-handoff, kill-join,
 # kill-wait), a killed fork child's committed stores on its block
@@ -68,9 +68,10 @@ got=$(csv_field kill.csv "$BUF" stores)
 [[ "$got" =~ ^[0-9]+$ ]] && [ "$got" -gt 0 ] && [ "$got" -le $N ] || fail "kill: buffer stores should be in (0, $N], got '$got'"
 echo "ok: kill: buffer stores $got in (0, $N]"
 report kill json
-grep -q '"warnings":\[[^]]*did not shut down cleanly' kill.json || fail "kill: no 'did not shut down cleanly' warning: $(grep -o '"warnings".*' kill.json)"
+grep -q '"warnings":\[[^]]*was killed by signal 9 (SIGKILL) before it could shut down: the accesses each of its threads made after its last event' kill.json ||
+	fail "kill: no warning that the process was killed by SIGKILL: $(grep -o '"warnings".*' kill.json)"
 grep -q '"ended":false' kill.json || fail "kill: process should not be marked ended"
-echo "ok: kill warns that the process did not shut down cleanly"
+echo "ok: kill warns that the process was killed by SIGKILL, and what is missing"
 
 # SIGKILL after the main thread allocated a block, started a thread and
 # waited: the runtime sent the main thread's records out when it started
