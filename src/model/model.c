@@ -1008,17 +1008,20 @@ void mp_model_access(struct mp_model *m, unsigned core, uint32_t space, uint64_t
 		return;
 	}
 	m->seq++;
-	out->walk_refs = out->walk_dram = 0;
-	out->latency = 0;
-	translate(m, core, space, addr, ps, owner, out, 1);
-	out->level = (uint8_t)line_ref(m, core, key, write, owner);
-	out->latency += m->lat[out->level];
+	/* (made here and stored whole: a caller's read of level and tlb as one
+	 * word would wait for byte stores to them to reach the cache, which
+	 * the store buffer cannot forward: ~18 cycles a reference) */
+	struct mp_model_out o = { .level = MP_LVL_UNKNOWN };
+	translate(m, core, space, addr, ps, owner, &o, 1);
+	o.level = (uint8_t)line_ref(m, core, key, write, owner);
+	o.latency += m->lat[o.level];
 	/* (translate made the page the core's last DTLB entry, and line_ref,
 	 * which ends with L1's hit or fill, the line its last L1 entry; the
 	 * entry's tag is checked all the same, should the fill's victim,
 	 * written down through inclusive levels, have taken the line out) */
 	const struct model_core *c = &m->core[core];
-	out->again = *mc_tag(&c->l1, c->last_idx) == key + 1 ? (uint8_t)repeatable_now(c, owner) : 0;
+	o.again = *mc_tag(&c->l1, c->last_idx) == key + 1 ? (uint8_t)repeatable_now(c, owner) : 0;
+	*out = o;
 }
 
 void mp_model_translate(struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, unsigned page_shift,
