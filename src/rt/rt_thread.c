@@ -7,8 +7,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "rt/rt_int.h"
@@ -204,9 +207,33 @@ static void before_exec(void)
 	rt_guard_leave(&rt_self);
 }
 
+/* The path a program execs itself by. Under Valgrind (record --source
+ * valgrind) /proc/self/exe is Valgrind's tool, which the Valgrind that
+ * runs the new image cannot load as a program ("mmap(0x58000000, 4096)
+ * failed in UME"): the exec would fail where the program runs itself
+ * again, a re-exec or a helper process by the same binary. The path
+ * becomes the program's own, which Valgrind gives for that link. */
+static const char *exec_path(const char *path, char buf[PATH_MAX])
+{
+	if (!rt_tool_accesses || !path || strncmp(path, "/proc/", 6) != 0)
+		return path;
+	char own[64];
+	snprintf(own, sizeof(own), "/proc/%d/exe", (int)getpid());
+	if (strcmp(path, "/proc/self/exe") != 0 && strcmp(path, "/proc/thread-self/exe") != 0 &&
+	    strcmp(path, own) != 0)
+		return path;
+	ssize_t n = readlink(path, buf, PATH_MAX - 1);
+	if (n <= 0 || n >= PATH_MAX - 1)
+		return path;
+	buf[n] = 0;
+	return buf;
+}
+
 RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	rt_resolve();
+	char buf[PATH_MAX];
+	path = exec_path(path, buf);
 	before_exec();
 	return rt_real.execve(path, argv, envp);
 }
@@ -216,6 +243,8 @@ RT_EXPORT int execv(const char *path, char *const argv[])
 	static int (*real)(const char *, char *const[]);
 	if (!real)
 		real = (int (*)(const char *, char *const[]))dlsym(RTLD_NEXT, "execv");
+	char buf[PATH_MAX];
+	path = exec_path(path, buf);
 	before_exec();
 	return real(path, argv);
 }
@@ -225,6 +254,8 @@ RT_EXPORT int execvp(const char *file, char *const argv[])
 	static int (*real)(const char *, char *const[]);
 	if (!real)
 		real = (int (*)(const char *, char *const[]))dlsym(RTLD_NEXT, "execvp");
+	char buf[PATH_MAX];
+	file = exec_path(file, buf);
 	before_exec();
 	return real(file, argv);
 }
@@ -234,6 +265,8 @@ RT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	static int (*real)(const char *, char *const[], char *const[]);
 	if (!real)
 		real = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execvpe");
+	char buf[PATH_MAX];
+	file = exec_path(file, buf);
 	before_exec();
 	return real(file, argv, envp);
 }

@@ -66,6 +66,12 @@ expect_eq "fork+exec: process instances (parent, fork child, exec'd image)" 3 "$
 expect_eq "fork+exec: instances of the child's pid" 2 "$(grep -o "\"pid\":$cpid," <<<"$procs" | wc -l)"
 expect_eq "fork+exec: images replaced by exec" 1 "$(grep -o '"exec":true' <<<"$procs" | wc -l)"
 expect_eq "fork+exec: warnings" '"warnings":[]' "$(grep -o '"warnings":\[[^]]*\]' fe.json)"
+# the child execs /proc/self/exe, which under Valgrind names its tool: the
+# runtime execs the program's path, and the image runs and records as above
+rec -o fes.data -- ./forkexec self >out.txt
+"$MEMPRISM" report --roi work --format csv fes.data >fes.csv
+expect_eq "fork+exec /proc/self/exe: C stores (exec'd image M)" 600 "$(csv_field fes.csv "^heap main \\(forkexec\\.c:$lc\\)\$" stores)"
+expect_eq "fork+exec /proc/self/exe: P stores" 1400 "$(csv_field fes.csv "^heap main \\(forkexec\\.c:$lp\\)\$" stores)"
 
 gccrt crash
 run 139 "crash segv-mt" "$MEMPRISM" record -q --no-pagemap --source valgrind -o c.data -- ./crash segv-mt

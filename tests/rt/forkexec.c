@@ -2,8 +2,9 @@
 /*
  * fork + exec: the parent mallocs P (@P, 4 KiB) and writes it N times
  * inside region "work", forks; the child execs this program by the path it
- * was started with (argv[0], not /proc/self/exe: under Valgrind that names
- * Valgrind's tool) with argument "child"; the new image mallocs C (@C,
+ * was started with (argv[0]), or with argument "self" by /proc/self/exe
+ * (under Valgrind the link names Valgrind's tool: the runtime execs the
+ * program's own path), with argument "child"; the new image mallocs C (@C,
  * 4 KiB) and writes it M times inside a region "work" of its own. The
  * parent waits, then writes P Q more times. All stores go through
  * volatile pointers:
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
 	}
 	if (pid == 0) {
 		char *args[] = { argv[0], "child", NULL };
-		execv(argv[0], args);
+		execv(argc > 1 && strcmp(argv[1], "self") == 0 ? "/proc/self/exe" : argv[0], args);
 		perror("execv");
 		_exit(127);
 	}
