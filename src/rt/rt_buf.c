@@ -17,12 +17,16 @@
  */
 #define ZSTD_STATIC_LINKING_ONLY
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -129,6 +133,89 @@ void rt_bufs_reinit_locks(void)
 		pthread_mutex_init(&rt_zslots[i].lock, NULL);
 }
 
+/* --- the data file's descriptor -------------------------------------------
+ * The program owns the descriptor table: it may close every descriptor
+ * (close_range(3, ~0), closefrom, a loop over them, as daemons and
+ * process spawners do) and open its own files, which then take the
+ * lowest numbers, ours among them. A chunk written by number then went
+ * into the program's own file. The data file is kept at a number high in
+ * the table, and before each write its descriptor is checked to be the
+ * file it was (device and inode); if it is not, the file is opened again
+ * by its path (absolute: record gives it), and the number the program
+ * took is left to the program. */
+static char out_path[PATH_MAX];
+static dev_t out_dev;
+static ino_t out_ino;
+
+static int out_is_ours(int fd)
+{
+	struct stat sb;
+	return fd >= 0 && fstat(fd, &sb) == 0 && sb.st_dev == out_dev && sb.st_ino == out_ino;
+}
+
+/* fd moved to a number high in the table (below the soft limit, where a
+ * program's next open does not look first); fd itself if none is free. */
+static int out_move_high(int fd)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 64)
+		return fd;
+	long floor = rl.rlim_cur > 1024 ? 1000 : (long)rl.rlim_cur - 16;
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+static int out_reopen(void)
+{
+	int fd = open(out_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && !out_is_ours(fd)) {
+		close(fd); /* (another file at the path now) */
+		return -1;
+	}
+	return fd >= 0 ? out_move_high(fd) : -1;
+}
+
+int rt_out_open(const char *path)
+{
+	size_t n = strlen(path);
+	if (n >= sizeof(out_path))
+		return -1;
+	memcpy(out_path, path, n + 1);
+	int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) != 0) {
+		if (fd >= 0)
+			close(fd);
+		rt_proc.fd = -1;
+		return -1;
+	}
+	out_dev = sb.st_dev;
+	out_ino = sb.st_ino;
+	rt_proc.fd = out_move_high(fd);
+	return 0;
+}
+
+/* The data file's descriptor, opened again if the program closed it or
+ * put another file at its number; -1 if it cannot be. (Lock-free: a
+ * signal handler's flush may come here.) */
+static int out_fd(void)
+{
+	int fd = __atomic_load_n(&rt_proc.fd, __ATOMIC_ACQUIRE);
+	if (fd < 0 || out_is_ours(fd))
+		return fd;
+	int n = out_reopen();
+	if (n < 0)
+		return -1;
+	if (!__atomic_compare_exchange_n(&rt_proc.fd, &fd, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		close(n); /* (another thread opened it first) */
+		return out_is_ours(fd) ? fd : -1;
+	}
+	return n;
+}
+
 /* The first failed append: its reason goes into the file's header, in
  * place (trace_file_mark_failed: no space needed), so a report can say the
  * disk filled up rather than "killed?"; then recording stops. */
@@ -137,7 +224,9 @@ static void write_failed(int err)
 	static int once;
 	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
 		return;
-	trace_file_mark_failed(rt_proc.fd, err);
+	int fd = out_fd();
+	if (fd >= 0)
+		trace_file_mark_failed(fd, err);
 	rt_fail(err == ENOSPC   ? "cannot write the data file: no space left on the device (disk full)"
 		: err == EDQUOT ? "cannot write the data file: disk quota exceeded"
 		: err == EFBIG	? "cannot write the data file: file too large"
@@ -180,7 +269,8 @@ static void write_chunk(uint16_t type, uint32_t tid, uint32_t seq, uint32_t acce
 	/* under Valgrind (record --source valgrind) compression would run on
 	 * the simulated CPU, one thread at a time with the program: raw */
 	size_t n = trace_chunk_build(&h, payload, len, z->out, rt_tool_accesses ? NULL : z->cctx, rt_zlevel);
-	int err = -trace_write_all(rt_proc.fd, z->out, n);
+	const int fd = out_fd();
+	int err = fd < 0 ? EBADF : -trace_write_all(fd, z->out, n);
 	pthread_mutex_unlock(&z->lock);
 	if (err)
 		write_failed(err);

@@ -522,8 +522,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 			rt_proc.burst_off = off;
 		}
 	}
-	rt_proc.fd = open(out, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-	if (rt_proc.fd < 0) {
+	if (rt_out_open(out) != 0) {
 		rt_say("cannot open the data file named by " MP_ENV_OUT "; not recording: ", out);
 		goto out;
 	}

@@ -10,7 +10,7 @@
 struct rt_thread;
 
 struct rt_proc {
-	int fd; /* the data file, O_APPEND */
+	int fd; /* the data file, O_APPEND, at a high number (rt_out_open); -1: none */
 	pid_t pid; /* getpid() when set up: a vfork child shares our memory, not our pid */
 	uint64_t id; /* process instance id (new after fork and exec) */
 	uint32_t flags; /* MP_PROC_* */
@@ -27,6 +27,7 @@ struct rt_proc {
 };
 extern struct rt_proc rt_proc;
 
+int rt_out_open(const char *path); /* the data file into rt_proc.fd: 0 or -1 */
 int rt_bufs_init(void); /* compressor pool; 0 or -1 */
 void rt_bufs_lock_all(void); /* fork: hold every lock across fork() */
 void rt_bufs_unlock_all(void);
