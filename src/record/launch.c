@@ -166,6 +166,53 @@ static size_t cpu_nodes_meta(char *buf, size_t cap)
 	return n < cap ? n : cap;
 }
 
+/* Argument a as a shell reads it back, into buf (cap > 0; cut to fit, NUL
+ * kept): as it is when every byte is plain, else in single quotes, or in
+ * $'...' where a control byte (a newline in `sh -c` or `python3 -c`
+ * text) would end the header's line. Returns the bytes written. */
+static size_t quote_arg(char *buf, size_t cap, const char *a)
+{
+	int plain = *a != 0, ctl = 0;
+	for (const unsigned char *p = (const unsigned char *)a; *p; p++) {
+		ctl |= *p < 0x20 || *p == 0x7f;
+		plain &= (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			 strchr("_@%+=:,./-", *p) != NULL;
+	}
+	size_t n = 0;
+	/* (snprintf says how long it would have been: n stops at cap - 1) */
+#define PUT(...)                                                                         \
+	do {                                                                             \
+		if (n + 1 < cap) {                                                       \
+			size_t w_ = (size_t)snprintf(buf + n, cap - n, __VA_ARGS__);     \
+			n = n + w_ < cap ? n + w_ : cap - 1;                             \
+		}                                                                        \
+	} while (0)
+	if (plain) {
+		PUT("%s", a);
+		return n;
+	}
+	PUT("%s", ctl ? "$'" : "'");
+	for (const unsigned char *p = (const unsigned char *)a; *p; p++) {
+		if (!ctl && *p == '\'')
+			PUT("'\\''");
+		else if (!ctl)
+			PUT("%c", *p);
+		else if (*p == '\n')
+			PUT("\\n");
+		else if (*p == '\t')
+			PUT("\\t");
+		else if (*p == '\\' || *p == '\'')
+			PUT("\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			PUT("\\x%02x", *p);
+		else
+			PUT("%c", *p);
+	}
+	PUT("'");
+#undef PUT
+	return n;
+}
+
 /* The header's meta text: what a report shows about the run. */
 static size_t build_meta(char *buf, size_t cap, const struct mp_record_opts *o, const char *prog)
 {
@@ -196,8 +243,11 @@ static size_t build_meta(char *buf, size_t cap, const struct mp_record_opts *o, 
 		n += (size_t)snprintf(buf + n, cap - n, "sample_bursts=%llu,%llu\n", o->burst_on, o->burst_off);
 	if (n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "cmdline=");
-	for (int i = 0; argv[i] && n < cap; i++)
-		n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? " " : "", argv[i]);
+	for (int i = 0; argv[i] && n + 1 < cap; i++) {
+		if (i)
+			buf[n++] = ' ';
+		n += quote_arg(buf + n, cap - n, argv[i]);
+	}
 	if (n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "\n");
 	return n < cap ? n : cap - 1;

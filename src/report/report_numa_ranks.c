@@ -26,13 +26,20 @@ struct nrow {
 
 /* The rows, in the result's order (a merge appends each file's processes
  * and threads in turn). */
-static struct nrow *build(const struct an_result *res, const struct rp_opts *o, int procs, size_t *n)
+static struct nrow *build(const struct an_result *res, const struct rp_opts *o, int procs, size_t *n,
+			  struct rp_pid_row **pidsp)
 {
 	const struct an_numa_result *nu = res->numa;
 	size_t nparts = o->merge ? an_merge_nparts(o->merge) : 1;
 	struct nrow *rows = calloc((procs ? res->nprocs : 0) + nparts + 1, sizeof(*rows));
-	if (!rows)
+	/* (the process rows' labels: a pid's programs, rp_pid_rows) */
+	struct rp_pid_row *pids = procs ? calloc(res->nprocs + 1, sizeof(*pids)) : NULL;
+	if (!rows || (procs && !pids)) {
+		free(rows);
+		free(pids);
 		return NULL;
+	}
+	*pidsp = pids;
 	*n = 0;
 	size_t proc = 0, thread = 0;
 	for (size_t i = 0; i < nparts; i++) {
@@ -67,12 +74,13 @@ static struct nrow *build(const struct an_result *res, const struct rp_opts *o, 
 		}
 		if (p->err)
 			continue;
-		for (size_t k = proc; k < proc + p->nprocs && k < res->nprocs; k++) {
+		const size_t m = rp_pid_rows(res, proc, p->nprocs, pids + proc);
+		for (size_t k = proc; k < proc + m; k++) {
 			struct nrow *r = &rows[(*n)++];
 			*r = (struct nrow){ .rank = p->rank,
 					    .host = p == &one ? "" : p->host,
-					    .label = res->procs[k].exe,
-					    .pid = res->procs[k].pid,
+					    .label = pids[k].label,
+					    .pid = pids[k].pid,
 					    .placed = p->numa_placed };
 			rp_part_status(r->status, sizeof(r->status), p);
 			for (size_t t = thread; t < thread + p->nthreads && t < res->nthreads && t < nu->nthreads;
@@ -100,7 +108,8 @@ int rp_render_numa_procs(FILE *out, const struct an_result *res, const struct rp
 	if (!res->numa)
 		return -EINVAL;
 	size_t n = 0;
-	struct nrow *rows = build(res, o, procs, &n);
+	struct rp_pid_row *pids = NULL;
+	struct nrow *rows = build(res, o, procs, &n, &pids);
 	if (!rows)
 		return -ENOMEM;
 	const char *origin = res->numa->measured ? "measured" : "modelled";
@@ -146,6 +155,7 @@ int rp_render_numa_procs(FILE *out, const struct an_result *res, const struct rp
 		}
 	}
 	free(rows);
+	rp_pid_rows_free(pids, pids ? res->nprocs + 1 : 0);
 	return 0;
 }
 
@@ -154,7 +164,8 @@ int rp_numa_ranks_json(FILE *out, const struct an_result *res, const struct rp_o
 	if (!o->merge)
 		return 0;
 	size_t n = 0;
-	struct nrow *rows = build(res, o, 0, &n);
+	struct rp_pid_row *pids = NULL;
+	struct nrow *rows = build(res, o, 0, &n, &pids);
 	if (!rows)
 		return -ENOMEM;
 	fprintf(out, ",\n\"ranks\":[");

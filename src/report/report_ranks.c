@@ -59,9 +59,45 @@ struct prow {
 	uint64_t threads, procs, allocations;
 };
 
+size_t rp_pid_rows(const struct an_result *res, size_t first, size_t n, struct rp_pid_row *out)
+{
+	size_t m = 0;
+	for (size_t k = first; k < first + n && k < res->nprocs; k++) {
+		const struct an_process *q = &res->procs[k];
+		size_t j = 0;
+		while (j < m && out[j].pid != q->pid)
+			j++;
+		if (j == m) {
+			out[m++] = (struct rp_pid_row){ .pid = q->pid, .label = q->exe };
+			continue;
+		}
+		/* an image its pid exec'd: its program joins the row's */
+		const char *a = out[j].label ? out[j].label : "?", *b = q->exe ? q->exe : "?";
+		size_t la = strlen(a), lb = strlen(b);
+		char *c = malloc(la + lb + 5);
+		if (!c)
+			continue; /* (the row keeps the programs it has) */
+		memcpy(c, a, la);
+		memcpy(c + la, " -> ", 4);
+		memcpy(c + la + 4, b, lb + 1);
+		free(out[j].chain);
+		out[j].chain = c;
+		out[j].label = c;
+	}
+	return m;
+}
+
+void rp_pid_rows_free(struct rp_pid_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n && rows; i++)
+		free(rows[i].chain);
+	free(rows);
+}
+
 /* The rows: parts (rank) or processes of each part, in the result's order
  * (a merge appends each file's processes and threads in turn). */
-static struct prow *build(const struct an_result *res, const struct rp_opts *o, size_t *n, char (*status)[160])
+static struct prow *build(const struct an_result *res, const struct rp_opts *o, size_t *n, char (*status)[160],
+			  struct rp_pid_row *pids)
 {
 	size_t nparts = o->merge ? an_merge_nparts(o->merge) : 1;
 	size_t cap = o->by == RP_BY_RANK ? nparts : res->nprocs + 1;
@@ -96,10 +132,11 @@ static struct prow *build(const struct an_result *res, const struct rp_opts *o, 
 		if (p->err)
 			continue;
 		/* this file's processes and threads: the next nprocs and nthreads */
-		for (size_t k = proc; k < proc + p->nprocs && k < res->nprocs; k++) {
+		const size_t m = rp_pid_rows(res, proc, p->nprocs, pids + proc);
+		for (size_t k = proc; k < proc + m; k++) {
 			struct prow *r = &rows[(*n)++];
-			*r = (struct prow){ .rank = p->rank, .host = p == &one ? "" : p->host, .label = res->procs[k].exe,
-					    .status = status[i], .pid = res->procs[k].pid, .procs = 1 };
+			*r = (struct prow){ .rank = p->rank, .host = p == &one ? "" : p->host, .label = pids[k].label,
+					    .status = status[i], .pid = pids[k].pid, .procs = 1 };
 			for (size_t t = thread; t < thread + p->nthreads && t < res->nthreads; t++) {
 				const struct an_thread *th = &res->threads[t];
 				if (th->pid != r->pid)
@@ -123,9 +160,11 @@ int rp_render_procs(FILE *out, const struct an_result *res, const struct rp_opts
 {
 	size_t nparts = o->merge ? an_merge_nparts(o->merge) : 1, n = 0;
 	char(*status)[160] = calloc(nparts, sizeof(*status));
-	struct prow *rows = status ? build(res, o, &n, status) : NULL;
+	struct rp_pid_row *pids = calloc(res->nprocs + 1, sizeof(*pids)); /* (the labels of rows) */
+	struct prow *rows = status && pids ? build(res, o, &n, status, pids) : NULL;
 	if (!rows) {
 		free(status);
+		free(pids);
 		return -ENOMEM;
 	}
 	int rank_view = o->by == RP_BY_RANK, mem = res->mem_origin != AN_MEM_NONE;
@@ -222,6 +261,7 @@ int rp_render_procs(FILE *out, const struct an_result *res, const struct rp_opts
 		for (size_t i = 0; i < res->nwarnings; i++)
 			fprintf(out, "warning: %s\n", res->warnings[i]);
 	}
+	rp_pid_rows_free(pids, res->nprocs + 1);
 	free(rows);
 	free(status);
 	return 0;

@@ -20,6 +20,18 @@ void rp_json_str(FILE *out, const char *s);
  * into buf; returns buf (report_ranks.c). */
 struct an_merge_part;
 const char *rp_part_status(char *buf, size_t cap, const struct an_merge_part *p);
+/* The processes res->procs[first, first + n) as rows, one per pid (exec
+ * replaces the program, not the process: its images' figures are the
+ * pid's threads'): each row's pid, and its programs in turn ("a -> b"),
+ * label, in chain when allocated (freed by rp_pid_rows_free). Returns
+ * the rows written into out (room for n) (report_ranks.c). */
+struct rp_pid_row {
+	uint32_t pid;
+	const char *label;
+	char *chain;
+};
+size_t rp_pid_rows(const struct an_result *res, size_t first, size_t n, struct rp_pid_row *out);
+void rp_pid_rows_free(struct rp_pid_row *rows, size_t n);
 /* A rank's or process's row begins: "rank" (null when none), "host",
  * "pid", then what names it under key ("file", "exe"), and "status"; the
  * caller goes on from there. */

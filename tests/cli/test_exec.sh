@@ -36,6 +36,21 @@ echo "ok: processes $procs"
 # the first image ended by exec: flagged as such, and no "did not shut down" warning
 expect_eq "images replaced by exec" 1 "$(grep -o '"exec":true' <<<"$procs" | wc -l)"
 expect_eq "warnings" '"warnings":[]' "$(grep -o '"warnings":\[[^]]*\]' obj.json)"
+# --by process: one row for the pid (exec replaces the program, not the
+# process), its programs in turn, with the figures of its images together
+"$MEMPRISM" report --roi work --by process --format csv exec.data > proc.csv
+expect_eq "--by process: rows" 1 "$(tail -n +2 proc.csv | wc -l)"
+exe=$(realpath ./exec)
+expect_eq "--by process: pid, programs, stores" "$ppid,\"$exe -> $exe\",$((N + M))" \
+	"$(tail -n 1 proc.csv | awk -F, '{ print $3 "," $4 "," $7 }')"
+"$MEMPRISM" numa --numa 2x2 --roi work --by process --format csv exec.data > nproc.csv
+expect_eq "numa --by process: pid, programs, accesses" "$ppid,\"$exe -> $exe\",$((N + M))" \
+	"$(tail -n +2 nproc.csv | awk -F, '{ print $3 "," $4 "," $5 }')"
+# the command line as a shell reads it back (a newline in an argument ended
+# the file header's line, and an argument with spaces read as two)
+"$MEMPRISM" record -q -o args.data -- ./exec "$(printf 'a b\nc')" "it's" '' plain_1.x >/dev/null ||
+	fail "record with arguments exited $?"
+expect_eq "command line" "command:   ./exec \$'a b\\nc' 'it'\\''s' '' plain_1.x" "$("$MEMPRISM" report args.data | sed -n 2p)"
 # The other exec functions: glibc's list forms (execl, execlp, execle) call
 # its execve inside libc, past the runtime's, and the first image's records
 # would be lost (a 1M-access program would show none, with a "did not shut
