@@ -199,9 +199,9 @@ static void index_report(struct an_state *st, const struct index_damage *d)
 	}
 }
 
-/* A thread's chunk c joins its stream (a new one for a new thread): 0 or
- * -errno. */
-static int index_stream(struct an_state *st, const struct trace_chunk *c)
+/* A thread's chunk c joins its stream (a new one for a new thread); tids:
+ * (process, tid) -> the tid's latest stream. 0 or -errno. */
+static int index_stream(struct an_state *st, const struct trace_chunk *c, struct mp_hashmap *tids)
 {
 	int pi = an_proc_get(st, c->hdr.proc_id, c->hdr.pid);
 	if (pi < 0)
@@ -209,19 +209,16 @@ static int index_stream(struct an_state *st, const struct trace_chunk *c)
 	struct an_proc *p = &st->procs.v[pi];
 	/* the stream of this tid; a seq restarting at 0 is a new thread that
 	 * reuses the tid */
-	struct an_stream *s = NULL;
-	for (size_t i = p->streams.n; i-- > 0;) {
-		if (st->streams.v[p->streams.v[i]].tid == c->hdr.tid) {
-			s = &st->streams.v[p->streams.v[i]];
-			break;
-		}
-	}
+	const uint64_t key = (uint64_t)(pi + 1) << 32 | c->hdr.tid;
+	const uint64_t *at = mp_hashmap_get(tids, key);
+	struct an_stream *s = at ? &st->streams.v[*at] : NULL;
 	int err = s ? stream_copy(st, s, c) : 0;
 	if (err)
 		return err < 0 ? err : 0; /* (a copy: taken once, from its first) */
 	if (!s || (c->hdr.seq == 0 && s->chunks.n && has_seq0(s))) {
 		struct an_stream ns = { .proc = (uint32_t)pi, .tid = c->hdr.tid };
-		if (mp_vec_push(&st->streams, ns) || mp_vec_push(&p->streams, (uint32_t)(st->streams.n - 1)))
+		if (mp_vec_push(&st->streams, ns) || mp_vec_push(&p->streams, (uint32_t)(st->streams.n - 1)) ||
+		    mp_hashmap_put(tids, key, st->streams.n - 1))
 			return -ENOMEM;
 		s = &st->streams.v[st->streams.n - 1];
 	}
@@ -237,6 +234,8 @@ int an_index_chunks(struct an_state *st)
 	struct index_damage dmg = { 0 };
 	int err = 0;
 	mp_hashmap_init(&dmg.seen);
+	struct mp_hashmap tids; /* (process, tid) -> its latest stream (index_stream) */
+	mp_hashmap_init(&tids);
 	/* threads' records and page tables are decoded when read (cursor_load,
 	 * an_phys_load), not here too: a third of a plain report's time */
 	const uint32_t later = 1u << MP_CHUNK_STREAM | 1u << MP_CHUNK_PAGEMAP;
@@ -279,7 +278,7 @@ int an_index_chunks(struct an_state *st)
 			break;
 		}
 		case MP_CHUNK_STREAM:
-			if ((err = index_stream(st, &c)) != 0)
+			if ((err = index_stream(st, &c, &tids)) != 0)
 				goto out;
 			break;
 		case MP_CHUNK_END: {
@@ -354,5 +353,6 @@ int an_index_chunks(struct an_state *st)
 	index_report(st, &dmg);
 out:
 	mp_hashmap_fini(&dmg.seen);
+	mp_hashmap_fini(&tids);
 	return err;
 }

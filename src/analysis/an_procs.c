@@ -208,11 +208,11 @@ static void proc_fini(struct an_state *st)
 static int proc_run(struct an_par *par, uint32_t pi)
 {
 	struct an_state *st = &par->procs[pi].st;
-	st->reader = trace_reader_open(st->path);
+	/* (over the file's mapping: a reader opened from the path for each of
+	 * a shell's thousands of processes ran out of descriptors) */
+	st->reader = trace_reader_open_same(par->file->reader);
 	if (!st->reader)
 		return errno ? -errno : -EIO;
-	if (st->opts->skip_checksums)
-		trace_reader_skip_checksums(st->reader);
 	/* (what it inherited: objects of its own from now on) */
 	st->objects_live = st->objects_peak = st->procs.v[pi].map.live;
 	/* a cold machine of its own, as the serial replay gives each process

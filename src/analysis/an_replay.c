@@ -910,12 +910,66 @@ static int by_tid(const void *x, const void *y, void *arg)
 	return oa < ob ? -1 : oa > ob;
 }
 
+/* The merge's order of a process's streams: a binary heap of their places
+ * in p->streams, the least (key, place) first: among the streams of the
+ * least key, the one a scan in place order finds first. A stream is out
+ * of it while it runs, and leaves it when done (key UINT64_MAX). */
+struct merge_heap {
+	uint32_t *at; /* places */
+	uint64_t *key; /* by place */
+	size_t n;
+};
+
+static inline int merge_before(const struct merge_heap *h, uint32_t a, uint32_t b)
+{
+	return h->key[a] != h->key[b] ? h->key[a] < h->key[b] : a < b;
+}
+
+static void merge_push(struct merge_heap *h, uint32_t place, uint64_t key)
+{
+	if (key == UINT64_MAX)
+		return;
+	h->key[place] = key;
+	size_t i = h->n++;
+	while (i && merge_before(h, place, h->at[(i - 1) / 2])) {
+		h->at[i] = h->at[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->at[i] = place;
+}
+
+static uint32_t merge_pop(struct merge_heap *h)
+{
+	const uint32_t top = h->at[0], last = h->at[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && merge_before(h, h->at[c + 1], h->at[c]))
+			c++;
+		if (!merge_before(h, h->at[c], last))
+			break;
+		h->at[i] = h->at[c];
+		i = c;
+	}
+	if (h->n)
+		h->at[i] = last;
+	return top;
+}
+
 int an_replay_proc(struct an_state *st, uint32_t pi)
 {
 	struct an_proc *p = &st->procs.v[pi];
 	size_t n = p->streams.n;
 	if (n > 1)
 		qsort_r(p->streams.v, n, sizeof(*p->streams.v), by_tid, st);
+	struct merge_heap heap = { malloc((n + 1) * sizeof(*heap.at)), malloc((n + 1) * sizeof(*heap.key)), 0 };
+	if (!heap.at || !heap.key) {
+		free(heap.at);
+		free(heap.key);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];
 		s->thread = an_thread_get(st, p->pid, s->tid & MP_TID_MASK); /* (a handlers' stream is its thread's) */
@@ -929,25 +983,15 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 			cursor_release(st, s);
 		} else
 			cursor_advance(st, s);
+		merge_push(&heap, (uint32_t)i, cursor_key(s));
 	}
-	for (;;) {
-		/* Linear scan for the smallest key: k is the live thread count
-		 * and every pick processes a whole run of same-epoch records. */
-		struct an_stream *best = NULL;
-		uint64_t bk = UINT64_MAX, second = UINT64_MAX;
-		for (size_t i = 0; i < n; i++) {
-			struct an_stream *s = &st->streams.v[p->streams.v[i]];
-			uint64_t k = cursor_key(s);
-			if (k < bk) {
-				second = bk;
-				bk = k;
-				best = s;
-			} else if (k < second) {
-				second = k;
-			}
-		}
-		if (!best)
-			break;
+	/* (a heap, not a scan of every stream per pick: 20,000 threads made
+	 * the scans 70% of a report's 14 s) */
+	while (heap.n) {
+		/* (every pick processes a whole run of same-epoch records) */
+		const uint32_t place = merge_pop(&heap);
+		struct an_stream *best = &st->streams.v[p->streams.v[place]];
+		const uint64_t second = heap.n ? heap.key[heap.at[0]] : UINT64_MAX;
 		/* run the chosen stream while it stays first */
 		for (;;) {
 			const struct trace_rec *r = &best->rec;
@@ -1015,9 +1059,15 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 			if (best->done || k > second)
 				break;
 		}
-		if (st->oom)
+		merge_push(&heap, place, cursor_key(best));
+		if (st->oom) {
+			free(heap.at);
+			free(heap.key);
 			return -ENOMEM;
+		}
 	}
+	free(heap.at);
+	free(heap.key);
 	an_samples_until(st, pi, UINT64_MAX, 0, 0);
 	fork_children_upto(st, pi, UINT64_MAX);
 	for (size_t i = 0; i < n; i++) {
@@ -1027,6 +1077,14 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 		cursor_release(st, s);
 		mp_hashmap_fini(&s->stack_ids);
 	}
+	/* its children have their copies of its map, and nothing reads it
+	 * again: it goes, and its objects are live no longer (a shell's 3,000
+	 * children each held bash's copy to the end: 10M objects, past the
+	 * file's bound) */
+	struct an_objmap *map = &st->procs.v[pi].map;
+	st->objects_live = st->objects_live > map->live ? st->objects_live - map->live : 0;
+	an_objmap_fini(map);
+	an_objmap_init(map);
 	return 0;
 }
 

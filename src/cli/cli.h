@@ -173,5 +173,6 @@ int cli_merge_again(int argc, char **argv, int optind, struct an_opts *ao, struc
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Flushes stdout and reports a write error (full disk, closed pipe): 0 or 1. */
 int cli_finish_stdout(void);
+void cli_files_max(void); /* the soft limit of open files raised to the hard one (main.c) */
 
 #endif

@@ -730,6 +730,7 @@ static int model_after(const struct mp_record_opts *ro)
 	model_argv[model_argc++] = "--";
 	model_argv[model_argc++] = ro->output;
 	model_argv[model_argc] = NULL;
+	cli_files_max(); /* (as for report: the program has ended) */
 	fflush(stdout);
 	int saved = dup(STDOUT_FILENO);
 	if (saved < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {

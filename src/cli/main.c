@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli/cli.h"
 #include "common/mp_error.h"
@@ -106,6 +107,20 @@ int cli_damage(const struct an_result *res, const char *path, int warnings_shown
 	return 0;
 }
 
+void cli_files_max(void)
+{
+	/* The analysis holds a file's debug information open for each of its
+	 * processes' images (libdw reads it as needed): a shell script's few
+	 * hundred commands passed the usual soft limit of 1,024 descriptors,
+	 * and their symbols were lost. The soft limit goes up to the hard one,
+	 * as systemd's documentation asks of programs that need many. */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int cli_finish_stdout(void)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -191,6 +206,11 @@ int main(int argc, char **argv)
 		return cli_finish_stdout();
 	}
 	const struct cli_cmd *c = command(cmd);
+	/* (record and the compilers leave the limits of the programs they
+	 * start as the user set them) */
+	if (c && c != &cli_cmd_record && c != &cli_cmd_cc && c != &cli_cmd_cxx && c != &cli_cmd_gcc &&
+	    c != &cli_cmd_gxx)
+		cli_files_max();
 	if (c)
 		return c->run(argc - 1, argv + 1);
 	cli_error("unknown command '%s' (try `memprism --help`)", cmd);

@@ -77,6 +77,14 @@ struct trace_reader *trace_reader_open_mem(const void *buf, size_t len)
 	return reader_init(buf, len, 0);
 }
 
+struct trace_reader *trace_reader_open_same(const struct trace_reader *r)
+{
+	struct trace_reader *n = reader_init(r->base, r->size, 0);
+	if (n)
+		n->skip_crc = r->skip_crc;
+	return n;
+}
+
 struct trace_reader *trace_reader_open(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

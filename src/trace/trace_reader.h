@@ -20,6 +20,9 @@ struct trace_reader;
 struct trace_reader *trace_reader_open(const char *path);
 /* Same over a caller-owned buffer (fuzzing, tests). buf must outlive the reader. */
 struct trace_reader *trace_reader_open_mem(const void *buf, size_t len);
+/* A reader of r's file over r's memory (no descriptor or mapping of its
+ * own), for another thread: it must be closed before r. NULL + errno. */
+struct trace_reader *trace_reader_open_same(const struct trace_reader *r);
 void trace_reader_close(struct trace_reader *r);
 /* Fuzzing only: accept chunks whose CRCs do not match, so mutated inputs
  * reach the decoders instead of stopping at the first checksum. */
