@@ -86,13 +86,38 @@ static int other_word_size(int argc, char **argv)
 	return 0;
 }
 
+/* A statically linked program (-static, -static-pie): it has no dynamic
+ * loader to preload memprism's runtime, which the instrumented code calls
+ * and which records allocations; the link would fail on the runtime
+ * (`cannot find -lmemprism-rt`). 1 (said) or 0. */
+static int static_link(int argc, char **argv)
+{
+	const char *flag = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") || !strcmp(a, "-M") ||
+		    !strcmp(a, "-MM") || !strcmp(a, "-fsyntax-only"))
+			return 0; /* (no link) */
+		if (!strcmp(a, "-static") || !strcmp(a, "-static-pie"))
+			flag = a;
+	}
+	if (!flag)
+		return 0;
+	cli_error("%s: memprism's runtime is a shared library that the dynamic loader preloads into the program "
+		  "(the instrumented code calls it, and it records allocations), and a static program has no "
+		  "dynamic loader: link without %s (libraries of your own may stay static: -Wl,-Bstatic -lfoo "
+		  "-Wl,-Bdynamic)",
+		  flag, flag);
+	return 1;
+}
+
 static int run_cc(int argc, char **argv, int cxx)
 {
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		cli_help(stdout, cxx ? &cli_cmd_cxx : &cli_cmd_cc);
 		return cli_finish_stdout();
 	}
-	if (other_word_size(argc, argv))
+	if (other_word_size(argc, argv) || static_link(argc, argv))
 		return 2;
 	struct mp_paths paths;
 	int err = mp_paths_find(&paths);
@@ -199,7 +224,7 @@ static int run_gcc(int argc, char **argv, int cxx)
 		cli_help(stdout, cxx ? &cli_cmd_gxx : &cli_cmd_gcc);
 		return cli_finish_stdout();
 	}
-	if (other_word_size(argc, argv))
+	if (other_word_size(argc, argv) || static_link(argc, argv))
 		return 2;
 	struct mp_paths paths;
 	int err = mp_paths_find(&paths);
