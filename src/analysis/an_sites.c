@@ -115,8 +115,8 @@ static void site_text(char *buf, size_t cap, const struct an_frame *f)
 		snprintf(buf, cap, "%s (%s:%d)", f->function, mp_base_name(f->file), f->line);
 	else if (f->function)
 		snprintf(buf, cap, "%s (%s)", f->function, f->module ? f->module : "?");
-	else if (f->module)
-		snprintf(buf, cap, "%s+0x%llx", f->module, (unsigned long long)f->addr);
+	else if (f->module) /* (the file's address: the same in every run, whatever the load address) */
+		snprintf(buf, cap, "%s+0x%llx", f->module, (unsigned long long)f->module_addr);
 	else
 		snprintf(buf, cap, "0x%llx", (unsigned long long)f->addr);
 }
@@ -146,6 +146,7 @@ static int symbolize_stack(struct an_state *st, const struct an_stack *s, struct
 		}
 		for (int j = 0; j < n && k < max; j++)
 			out[k++] = (struct an_frame){ .addr = s->frames[i],
+						      .module_addr = s->frames[i] - sf[j].bias,
 						      .function = sf[j].function,
 						      .file = sf[j].file,
 						      .module = sf[j].module,

@@ -106,6 +106,7 @@ struct an_touch {
 /* An allocation stack, symbolized. */
 struct an_frame {
 	uint64_t addr;
+	uint64_t module_addr; /* addr in its module's file (what addr2line -e MODULE takes); with module */
 	const char *function, *file, *module; /* NULL when unknown */
 	int line;
 	int inlined;

@@ -204,6 +204,9 @@ void rt_say(const char *a, const char *b); /* write(2) a line to stderr */
 /* rt_vg.c: record --source valgrind (memprism's Valgrind tool records the
  * accesses; the access paths here record nothing while this is set) */
 extern int rt_tool_accesses;
+/* The MEMPRISM_* variables and the runtime's path, which an exec's new
+ * environment gets where it lacks them (rt_thread.c) */
+void rt_exec_env_init(void);
 int rt_vg_init(void); /* MEMPRISM_SOURCE: 0 record on, -1 stay passive; tells the tool where guards are */
 void rt_vg_process(void); /* tell the tool this process's ids (start-up, fork child) */
 void rt_vg_ignore_thread(void); /* the calling thread is the runtime's own */

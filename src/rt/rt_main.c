@@ -496,6 +496,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	}
 	if (vg != 0)
 		goto out;
+	rt_exec_env_init();
 	const char *depth = secure_getenv(MP_ENV_STACK_DEPTH);
 	rt_proc.stack_depth = 16;
 	if (depth && *depth) {

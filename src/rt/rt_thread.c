@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "rt/rt_int.h"
@@ -207,6 +208,102 @@ static void before_exec(void)
 	rt_guard_leave(&rt_self);
 }
 
+/* --- the environment an exec keeps -----------------------------------------
+ * A program may exec another with an environment of its own making (env -i,
+ * a sandbox's clean one, execle with a list): without LD_PRELOAD and
+ * MEMPRISM_OUT the new image ran unrecorded, and nothing said so. Every
+ * MEMPRISM_* variable of the recorded process, and the runtime's entry of
+ * LD_PRELOAD, go into the new image's environment where it lacks them; the
+ * rest is the program's. Kept in static memory from the start (a program
+ * may overwrite its first environment's strings, as setproctitle does). */
+#define EXEC_ENV_BYTES 8192
+#define EXEC_ENV_VARS 32
+static char exec_env_buf[EXEC_ENV_BYTES];
+static const char *exec_vars[EXEC_ENV_VARS]; /* "MEMPRISM_...=..." */
+static size_t nexec_vars;
+static char exec_rt_path[PATH_MAX]; /* the runtime's shared object */
+
+void rt_exec_env_init(void)
+{
+	size_t used = 0;
+	extern char **environ;
+	for (char **e = environ; e && *e && nexec_vars < EXEC_ENV_VARS; e++) {
+		size_t n = strlen(*e) + 1;
+		if (strncmp(*e, "MEMPRISM_", 9) != 0 || used + n > sizeof(exec_env_buf))
+			continue;
+		memcpy(exec_env_buf + used, *e, n);
+		exec_vars[nexec_vars++] = exec_env_buf + used;
+		used += n;
+	}
+	Dl_info info;
+	if (dladdr((void *)rt_exec_env_init, &info) && info.dli_fname && strlen(info.dli_fname) < PATH_MAX)
+		snprintf(exec_rt_path, sizeof(exec_rt_path), "%s", info.dli_fname);
+}
+
+/* Whether envp has a variable of name (the "NAME=" of s); its entry. */
+static const char *env_has(char *const *envp, const char *s)
+{
+	const size_t n = (size_t)(strchr(s, '=') - s) + 1;
+	for (char *const *e = envp; e && *e; e++)
+		if (!strncmp(*e, s, n))
+			return *e;
+	return NULL;
+}
+
+/* envp with what recording needs added, in pages of its own (*room, to
+ * give back by exec_env_free if the exec fails: mmap, not malloc, which an
+ * exec after fork in a threaded program may not call), or envp itself when
+ * it lacks nothing or that fails. */
+struct exec_room {
+	void *p;
+	size_t len;
+};
+
+static char *const *exec_envp(char *const *envp, struct exec_room *room)
+{
+	room->p = NULL;
+	if (!rt_recording || !exec_rt_path[0])
+		return envp;
+	size_t n = 0;
+	while (envp && envp[n])
+		n++;
+	const char *pl = env_has(envp, "LD_PRELOAD=");
+	int missing = !pl || !strstr(pl + 11, exec_rt_path);
+	for (size_t i = 0; i < nexec_vars && !missing; i++)
+		missing = !env_has(envp, exec_vars[i]);
+	if (!missing)
+		return envp;
+	const size_t pl_len = 11 + strlen(exec_rt_path) + 1 + (pl ? strlen(pl + 11) : 0) + 1;
+	room->len = (n + nexec_vars + 2) * sizeof(char *) + pl_len;
+	room->p = rt_real.mmap(NULL, room->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (room->p == MAP_FAILED) {
+		room->p = NULL;
+		return envp;
+	}
+	char **out = room->p, *preload = (char *)(out + n + nexec_vars + 2);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (envp[i] != pl)
+			out[k++] = envp[i];
+	for (size_t i = 0; i < nexec_vars; i++)
+		if (!env_has(envp, exec_vars[i]))
+			out[k++] = (char *)exec_vars[i];
+	if (pl && strstr(pl + 11, exec_rt_path)) {
+		out[k++] = (char *)pl;
+	} else {
+		snprintf(preload, pl_len, "LD_PRELOAD=%s%s%s", exec_rt_path, pl && pl[11] ? ":" : "", pl ? pl + 11 : "");
+		out[k++] = preload;
+	}
+	out[k] = NULL;
+	return out;
+}
+
+static void exec_env_free(struct exec_room *room)
+{
+	if (room->p)
+		munmap(room->p, room->len);
+}
+
 /* The path a program execs itself by. Under Valgrind (record --source
  * valgrind) /proc/self/exe is Valgrind's tool, which the Valgrind that
  * runs the new image cannot load as a program ("mmap(0x58000000, 4096)
@@ -233,42 +330,43 @@ RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	rt_resolve();
 	char buf[PATH_MAX];
+	struct exec_room room;
 	path = exec_path(path, buf);
+	envp = exec_envp(envp, &room);
 	before_exec();
-	return rt_real.execve(path, argv, envp);
+	int r = rt_real.execve(path, argv, envp);
+	exec_env_free(&room);
+	return r;
 }
 
+/* execv and execvp are execve and execvpe with the environment's
+ * variables, which the runtime may add to (exec_envp) */
 RT_EXPORT int execv(const char *path, char *const argv[])
 {
-	static int (*real)(const char *, char *const[]);
-	if (!real)
-		real = (int (*)(const char *, char *const[]))dlsym(RTLD_NEXT, "execv");
+	extern char **environ;
+	return execve(path, argv, environ);
+}
+
+static int (*real_execvpe)(const char *, char *const[], char *const[]);
+
+RT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	if (!real_execvpe)
+		real_execvpe = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execvpe");
 	char buf[PATH_MAX];
-	path = exec_path(path, buf);
+	struct exec_room room;
+	file = exec_path(file, buf);
+	envp = exec_envp(envp, &room);
 	before_exec();
-	return real(path, argv);
+	int r = real_execvpe(file, argv, envp);
+	exec_env_free(&room);
+	return r;
 }
 
 RT_EXPORT int execvp(const char *file, char *const argv[])
 {
-	static int (*real)(const char *, char *const[]);
-	if (!real)
-		real = (int (*)(const char *, char *const[]))dlsym(RTLD_NEXT, "execvp");
-	char buf[PATH_MAX];
-	file = exec_path(file, buf);
-	before_exec();
-	return real(file, argv);
-}
-
-RT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-	static int (*real)(const char *, char *const[], char *const[]);
-	if (!real)
-		real = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execvpe");
-	char buf[PATH_MAX];
-	file = exec_path(file, buf);
-	before_exec();
-	return real(file, argv, envp);
+	extern char **environ;
+	return execvpe(file, argv, environ);
 }
 
 RT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
@@ -276,8 +374,12 @@ RT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	static int (*real)(int, char *const[], char *const[]);
 	if (!real)
 		real = (int (*)(int, char *const[], char *const[]))dlsym(RTLD_NEXT, "fexecve");
+	struct exec_room room;
+	envp = exec_envp(envp, &room);
 	before_exec();
-	return real(fd, argv, envp);
+	int r = real(fd, argv, envp);
+	exec_env_free(&room);
+	return r;
 }
 
 /* The list forms. glibc's execl* call its execve inside libc, past the

@@ -855,6 +855,8 @@ int sym_ctx_lookup(struct sym_ctx *ctx, uint64_t addr, struct sym_frame *out, in
 			n = resolve(ctx, &ctx->mods[mi], addr, &frames);
 			if (n < 0)
 				return n;
+			for (int i = 0; i < n; i++)
+				frames[i].bias = ctx->mods[mi].bias;
 		}
 		if (!e) {
 			e = arena_alloc(&ctx->arena, sizeof(*e));

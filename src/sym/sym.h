@@ -63,6 +63,7 @@ struct sym_frame {
 	int line;             /* 0 if unknown */
 	const char *module;   /* basename of the module path, NULL if address not in any module */
 	const char *module_path; /* the module's path as registered, NULL with module */
+	uint64_t bias;        /* the module's load bias: addr - bias is the file's address */
 	int inlined;          /* 1 if this frame is an inlined call inside the next frame */
 };
 

@@ -46,6 +46,25 @@ expect_eq "--by process: pid, programs, stores" "$ppid,\"$exe -> $exe\",$((N + M
 "$MEMPRISM" numa --numa 2x2 --roi work --by process --format csv exec.data > nproc.csv
 expect_eq "numa --by process: pid, programs, accesses" "$ppid,\"$exe -> $exe\",$((N + M))" \
 	"$(tail -n +2 nproc.csv | awk -F, '{ print $3 "," $4 "," $5 }')"
+# exec with an environment of the program's making (env -i): the new image
+# still records (the runtime puts back its variables and LD_PRELOAD), as
+# does the image that one execs in turn
+for k in 1 2; do
+	run 0 "record env -i ./exec ($k)" "$MEMPRISM" record -q -o envi$k.data -- env -i ./exec
+	"$MEMPRISM" report --roi work --format csv envi$k.data > envi$k.csv
+	expect_eq "env -i ($k): P stores" $N "$(csv_field envi$k.csv "$P" stores)"
+	expect_eq "env -i ($k): C stores" $M "$(csv_field envi$k.csv "$C" stores)"
+done
+# a site in a module without symbols is named by its address in the file,
+# the same in both runs (not where the module was loaded that time)
+"$MEMPRISM" report --format csv envi1.data | grep -o 'heap env+0x[0-9a-f]*' | sort -u > sites1.txt
+"$MEMPRISM" report --format csv envi2.data | grep -o 'heap env+0x[0-9a-f]*' | sort -u > sites2.txt
+if [ -s sites1.txt ]; then
+	cmp -s sites1.txt sites2.txt || fail "env's sites differ between runs: $(diff sites1.txt sites2.txt | head -5)"
+	echo "ok: env's $(wc -l < sites1.txt) sites without symbols are named alike in both runs"
+else
+	echo "(env has symbols here: no site named by address)"
+fi
 # the command line as a shell reads it back (a newline in an argument ended
 # the file header's line, and an argument with spaces read as two)
 "$MEMPRISM" record -q -o args.data -- ./exec "$(printf 'a b\nc')" "it's" '' plain_1.x >/dev/null ||
