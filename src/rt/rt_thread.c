@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -378,6 +379,38 @@ RT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	envp = exec_envp(envp, &room);
 	before_exec();
 	int r = real(fd, argv, envp);
+	exec_env_free(&room);
+	return r;
+}
+
+/* posix_spawn and posix_spawnp exec in a child glibc makes without fork
+ * (its execve is libc's own, past the runtime's): the environment they
+ * are given is completed here, in the parent. (The child's image records
+ * through LD_PRELOAD as any exec'd one.) */
+RT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			  const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	static int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+			   char *const[], char *const[]);
+	if (!real)
+		real = (int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+				char *const[], char *const[]))dlsym(RTLD_NEXT, "posix_spawn");
+	struct exec_room room;
+	int r = real(pid, path, fa, attr, argv, exec_envp(envp, &room));
+	exec_env_free(&room);
+	return r;
+}
+
+RT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	static int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+			   char *const[], char *const[]);
+	if (!real)
+		real = (int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+				char *const[], char *const[]))dlsym(RTLD_NEXT, "posix_spawnp");
+	struct exec_room room;
+	int r = real(pid, file, fa, attr, argv, exec_envp(envp, &room));
 	exec_env_free(&room);
 	return r;
 }

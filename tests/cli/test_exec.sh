@@ -55,6 +55,23 @@ for k in 1 2; do
 	expect_eq "env -i ($k): P stores" $N "$(csv_field envi$k.csv "$P" stores)"
 	expect_eq "env -i ($k): C stores" $M "$(csv_field envi$k.csv "$C" stores)"
 done
+# posix_spawn, whose child execs by libc's own execve, with an environment
+# of one variable
+cat > spawn.c <<'C'
+#include <spawn.h>
+#include <sys/wait.h>
+int main(int argc, char **argv) {
+	char *args[] = { argv[1], 0 }, *envp[] = { "X=1", 0 };
+	pid_t p; int st;
+	if (argc != 2 || posix_spawn(&p, argv[1], 0, 0, args, envp) || waitpid(p, &st, 0) != p) return 1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+C
+gcc -O1 spawn.c -o spawn
+run 0 "record posix_spawn" "$MEMPRISM" record -q -o spawn.data -- ./spawn "$PWD/exec"
+"$MEMPRISM" report --roi work --format csv spawn.data > spawn.csv
+expect_eq "posix_spawn: P stores" $N "$(csv_field spawn.csv "$P" stores)"
+expect_eq "posix_spawn: C stores" $M "$(csv_field spawn.csv "$C" stores)"
 # a site in a module without symbols is named by its address in the file,
 # the same in both runs (not where the module was loaded that time)
 "$MEMPRISM" report --format csv envi1.data | grep -o 'heap env+0x[0-9a-f]*' | sort -u > sites1.txt
