@@ -260,7 +260,7 @@ struct exec_room {
 	size_t len;
 };
 
-static char *const *exec_envp(char *const *envp, struct exec_room *room)
+static char *const *exec_envp_(char *const *envp, struct exec_room *room)
 {
 	room->p = NULL;
 	if (!rt_recording || !exec_rt_path[0])
@@ -305,13 +305,22 @@ static void exec_env_free(struct exec_room *room)
 		munmap(room->p, room->len);
 }
 
+/* (the runtime's own string calls, guarded: not the program's accesses) */
+static char *const *exec_envp(char *const *envp, struct exec_room *room)
+{
+	rt_self.guard++;
+	char *const *e = exec_envp_(envp, room);
+	rt_guard_leave(&rt_self);
+	return e;
+}
+
 /* The path a program execs itself by. Under Valgrind (record --source
  * valgrind) /proc/self/exe is Valgrind's tool, which the Valgrind that
  * runs the new image cannot load as a program ("mmap(0x58000000, 4096)
  * failed in UME"): the exec would fail where the program runs itself
  * again, a re-exec or a helper process by the same binary. The path
  * becomes the program's own, which Valgrind gives for that link. */
-static const char *exec_path(const char *path, char buf[PATH_MAX])
+static const char *exec_path_(const char *path, char buf[PATH_MAX])
 {
 	if (!rt_tool_accesses || !path || strncmp(path, "/proc/", 6) != 0)
 		return path;
@@ -325,6 +334,14 @@ static const char *exec_path(const char *path, char buf[PATH_MAX])
 		return path;
 	buf[n] = 0;
 	return buf;
+}
+
+static const char *exec_path(const char *path, char buf[PATH_MAX])
+{
+	rt_self.guard++;
+	const char *p = exec_path_(path, buf);
+	rt_guard_leave(&rt_self);
+	return p;
 }
 
 RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
