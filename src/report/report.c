@@ -9,6 +9,7 @@
 #include "report/rp_int.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,9 +208,42 @@ static const char *share(char *buf, size_t cap, uint64_t n, uint64_t total)
  * did not build, with the share of the program's CPU time each took when
  * record sampled it (most first), and the C library's own code when it
  * took a share worth a look (RP_LIBC_UNSEEN_PCT). */
-void rp_unseen_text(FILE *out, const struct an_result *res)
+/* text, ended by a newline, within width columns (0: as it is): broken
+ * at spaces, the lines after the first indented under the first's words */
+static void print_wrapped(FILE *out, const char *text, size_t width, size_t indent)
 {
-	char a[32], b[32];
+	size_t n = strlen(text), col = 0;
+	while (width > indent + 20 && col + n > width) {
+		size_t room = width - col, cut = room;
+		while (cut > 0 && text[cut] != ' ')
+			cut--;
+		if (!cut)
+			break; /* (a word wider than the line: as it is) */
+		fprintf(out, "%.*s\n%*s", (int)cut, text, (int)indent, "");
+		text += cut + 1;
+		n -= cut + 1;
+		col = indent;
+	}
+	fprintf(out, "%s\n", text);
+}
+
+/* printf into buf at *at (cut at cap) */
+static void catf(char *buf, size_t cap, size_t *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void catf(char *buf, size_t cap, size_t *at, const char *fmt, ...)
+{
+	if (*at + 1 >= cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf + *at, cap - *at, fmt, ap);
+	va_end(ap);
+	*at = w < 0 ? *at : *at + (size_t)w < cap ? *at + (size_t)w : cap - 1;
+}
+
+void rp_unseen_text(FILE *out, const struct an_result *res, size_t width)
+{
+	char a[32], b[32], line[2048];
+	size_t at = 0;
 	const uint64_t total = res->cpu_samples;
 	if (res->nunseen_modules) {
 		size_t ord[6], n = 0; /* the six with most samples, by name among equals */
@@ -224,31 +258,35 @@ void rp_unseen_text(FILE *out, const struct an_result *res)
 			if (k < 6)
 				ord[k] = i;
 		}
-		fprintf(out, "unseen:    loads and stores inside ");
+		catf(line, sizeof(line), &at, "unseen:    loads and stores inside ");
 		for (size_t j = 0; j < n; j++) {
-			fprintf(out, "%s%s", j ? ", " : "", res->unseen_modules[ord[j]]);
+			catf(line, sizeof(line), &at, "%s%s", j ? ", " : "", res->unseen_modules[ord[j]]);
 			if (res->unseen_cpu && j == 0)
-				fprintf(out, " (%s of the program's CPU time in %s sample%s)",
-					share(a, sizeof(a), res->unseen_cpu[ord[j]], total),
-					rp_grouped(b, sizeof(b), res->unseen_cpu[ord[j]]), res->unseen_cpu[ord[j]] == 1 ? "" : "s");
+				catf(line, sizeof(line), &at, " (%s of the program's CPU time in %s sample%s)",
+				     share(a, sizeof(a), res->unseen_cpu[ord[j]], total),
+				     rp_grouped(b, sizeof(b), res->unseen_cpu[ord[j]]), res->unseen_cpu[ord[j]] == 1 ? "" : "s");
 			else if (res->unseen_cpu)
-				fprintf(out, " (%s in %s)", share(a, sizeof(a), res->unseen_cpu[ord[j]], total),
-					rp_grouped(b, sizeof(b), res->unseen_cpu[ord[j]]));
+				catf(line, sizeof(line), &at, " (%s in %s)", share(a, sizeof(a), res->unseen_cpu[ord[j]], total),
+				     rp_grouped(b, sizeof(b), res->unseen_cpu[ord[j]]));
 		}
 		if (res->nunseen_modules > 6)
-			fprintf(out, " and %zu more", res->nunseen_modules - 6);
-		fprintf(out, "%s: `record --source valgrind` sees them\n",
-			res->unseen_cpu ? ", not built by memprism cc" : " (not built by memprism cc)");
+			catf(line, sizeof(line), &at, " and %zu more", res->nunseen_modules - 6);
+		catf(line, sizeof(line), &at, "%s: `record --source valgrind` sees them",
+		     res->unseen_cpu ? ", not built by memprism cc" : " (not built by memprism cc)");
+		print_wrapped(out, line, width, 11);
 	}
 	if (total && res->libc_unseen * 100 >= total * RP_LIBC_UNSEEN_PCT) {
-		fprintf(out, "unseen:    the C library's own loads and stores beyond mem*/str* calls (%s of the program's CPU "
-			     "time in %s sample%s: ",
-			share(a, sizeof(a), res->libc_unseen, total), rp_grouped(b, sizeof(b), res->libc_unseen),
-			res->libc_unseen == 1 ? "" : "s");
+		at = 0;
+		catf(line, sizeof(line), &at,
+		     "unseen:    the C library's own loads and stores beyond mem*/str* calls (%s of the program's CPU "
+		     "time in %s sample%s: ",
+		     share(a, sizeof(a), res->libc_unseen, total), rp_grouped(b, sizeof(b), res->libc_unseen),
+		     res->libc_unseen == 1 ? "" : "s");
 		for (size_t k = 0; k < 3 && res->libc_unseen_fns[k].samples; k++)
-			fprintf(out, "%s%s %s", k ? ", " : "", res->libc_unseen_fns[k].name,
-				share(a, sizeof(a), res->libc_unseen_fns[k].samples, total));
-		fprintf(out, "): `record --source valgrind` sees them\n");
+			catf(line, sizeof(line), &at, "%s%s %s", k ? ", " : "", res->libc_unseen_fns[k].name,
+			     share(a, sizeof(a), res->libc_unseen_fns[k].samples, total));
+		catf(line, sizeof(line), &at, "): `record --source valgrind` sees them");
+		print_wrapped(out, line, width, 11);
 	}
 }
 
@@ -286,8 +324,11 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 	uint64_t total = acc(&res->total);
 	fprintf(out, "%smemprism report: %s (by %s)%s\n", o->color ? "\033[1m" : "",
 		o->data_path ? o->data_path : "memprism.data", by_name(o->by), o->color ? "\033[0m" : "");
-	if (res->cmdline[0])
-		fprintf(out, "command:   %s\n", res->cmdline);
+	char line[1536];
+	if (res->cmdline[0]) {
+		snprintf(line, sizeof(line), "command:   %s", res->cmdline);
+		print_wrapped(out, line, o->width, 11);
+	}
 	rp_parts_text(out, o);
 	int instrumented = 0;
 	for (size_t i = 0; i < res->nprocs; i++)
@@ -297,14 +338,19 @@ static void header_text(FILE *out, const struct an_result *res, const struct rp_
 				   ? "valgrind: every load and store of every instruction, program and libraries "
 				     "(memprism's Valgrind tool)"
 				   : "inst: every load and store of memprism cc/gcc code, libc mem*/str* as ranges";
-	if (res->mem_origin == AN_MEM_MODELLED)
-		fprintf(out, "source:    %s (measured counts)\n"
-			     "model:     %s: cache, TLB and DRAM figures are %sMODELLED%s (cache-line references "
-			     "through the simulated hierarchy)\n",
-			what, res->machine, o->color ? "\033[33m" : "", o->color ? "\033[0m" : "");
-	else
-		fprintf(out, "source:    %s (measured counts, no model)\n", what);
-	rp_unseen_text(out, res);
+	/* (on a terminal, wrapped at its width: an escape sequence counts as
+	 * its bytes, so a coloured line wraps a little early, never late) */
+	snprintf(line, sizeof(line), "source:    %s (measured counts%s)", what,
+		 res->mem_origin == AN_MEM_MODELLED ? "" : ", no model");
+	print_wrapped(out, line, o->width, 11);
+	if (res->mem_origin == AN_MEM_MODELLED) {
+		snprintf(line, sizeof(line),
+			 "model:     %s: cache, TLB and DRAM figures are %sMODELLED%s (cache-line references through the "
+			 "simulated hierarchy)",
+			 res->machine, o->color ? "\033[33m" : "", o->color ? "\033[0m" : "");
+		print_wrapped(out, line, o->width, 11);
+	}
+	rp_unseen_text(out, res, o->width);
 	fprintf(out, "processes: %zu (%d instrumented), threads: %zu, allocations: %s\n", res->nprocs, instrumented,
 		res->nthreads, rp_grouped(a, sizeof(a), res->allocations));
 	fprintf(out, "accesses:  %s (loads %s, stores %s)", rp_grouped(a, sizeof(a), total),

@@ -272,7 +272,7 @@ static int unseen_json(FILE *out, const struct an_result *r)
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
 		return -ENOMEM;
-	rp_unseen_text(m, r);
+	rp_unseen_text(m, r, 0);
 	if (fclose(m)) {
 		free(buf);
 		return -ENOMEM;

@@ -92,7 +92,7 @@ void rp_advice_text(FILE *out, const struct an_result *r, const struct rp_opts *
 /* The header's "unseen:" lines (report.c): what the inst source cannot
  * see, and how much of the program's CPU time it took; none when all of it
  * was seen. */
-void rp_unseen_text(FILE *out, const struct an_result *res);
+void rp_unseen_text(FILE *out, const struct an_result *res, size_t width);
 void rp_advice_json(FILE *out, const struct an_result *r, const struct rp_opts *o,
 		    void (*str)(FILE *out, const char *s));
 

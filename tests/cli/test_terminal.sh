@@ -49,6 +49,18 @@ rows=$(sed -e 's/\r//g' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' tty80.txt | grep -E '^ +
 [ "$rows" -gt 0 ] || fail "no table rows at 80 columns"
 wide=$(sed -e 's/\r//g' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' tty80.txt | grep -E '^ +[0-9,]+ +[0-9.]+%' | awk 'length > 80' | wc -l)
 expect_eq "table rows wider than 80 columns" 0 "$wide"
+# a header line that says what the source could not see (env runs first,
+# not built by memprism cc) wraps at the terminal's width, its words whole
+"$MEMPRISM" record -q --no-pagemap -o env.data -- env ./arrays "$(sized 1 1)" > /dev/null
+COLUMNS=80 TERM=xterm script -qec "stty cols 80 2>/dev/null; $MEMPRISM report env.data" /dev/null > ttyenv.txt
+sed -e 's/\r//g' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' ttyenv.txt > ttyenv.plain
+grep -q '^unseen:    loads and stores inside env' ttyenv.plain || fail "no unseen line: $(head -6 ttyenv.plain)"
+expect_eq "header lines wider than 80 columns" 0 "$(sed -n '1,/^$/p' ttyenv.plain | grep -v '^memprism: ' | awk 'length > 80' | wc -l)"
+grep -q '^           --source valgrind` sees them$' ttyenv.plain || fail "the unseen line is not wrapped: $(grep -A2 '^unseen' ttyenv.plain)"
+"$MEMPRISM" report env.data > envpiped.txt 2>/dev/null
+grep -q '^unseen:    loads and stores inside env.*`record --source valgrind` sees them$' envpiped.txt ||
+	fail "piped, the unseen line is not whole: $(grep -A1 '^unseen' envpiped.txt)"
+echo "ok: the unseen line wraps at 80 columns, and is one line piped"
 # Progress while a model runs, in every command that runs one, and the
 # time left at the rate so far once a second has gone (randacc's 24M
 # accesses: ~2.3 s of the exact model on the E5504 here; the time left is
