@@ -404,32 +404,33 @@ RT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
  * (its execve is libc's own, past the runtime's): the environment they
  * are given is completed here, in the parent. (The child's image records
  * through LD_PRELOAD as any exec'd one.) */
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+			char *const[], char *const[]);
+
+static int spawn_with(spawn_fn *real, const char *name, pid_t *pid, const char *path,
+		      const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr, char *const argv[],
+		      char *const envp[])
+{
+	if (!*real)
+		*real = (spawn_fn)dlsym(RTLD_NEXT, name);
+	struct exec_room room;
+	int r = (*real)(pid, path, fa, attr, argv, exec_envp(envp, &room));
+	exec_env_free(&room);
+	return r;
+}
+
 RT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 			  const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	static int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
-			   char *const[], char *const[]);
-	if (!real)
-		real = (int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
-				char *const[], char *const[]))dlsym(RTLD_NEXT, "posix_spawn");
-	struct exec_room room;
-	int r = real(pid, path, fa, attr, argv, exec_envp(envp, &room));
-	exec_env_free(&room);
-	return r;
+	static spawn_fn real;
+	return spawn_with(&real, "posix_spawn", pid, path, fa, attr, argv, envp);
 }
 
 RT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	static int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
-			   char *const[], char *const[]);
-	if (!real)
-		real = (int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
-				char *const[], char *const[]))dlsym(RTLD_NEXT, "posix_spawnp");
-	struct exec_room room;
-	int r = real(pid, file, fa, attr, argv, exec_envp(envp, &room));
-	exec_env_free(&room);
-	return r;
+	static spawn_fn real;
+	return spawn_with(&real, "posix_spawnp", pid, file, fa, attr, argv, envp);
 }
 
 /* The list forms. glibc's execl* call its execve inside libc, past the
