@@ -209,7 +209,7 @@ static int proc_run(struct an_par *par, uint32_t pi)
 {
 	struct an_state *st = &par->procs[pi].st;
 	/* (over the file's mapping: a reader opened from the path for each of
-	 * a shell's thousands of processes ran out of descriptors) */
+	 * a shell's thousands of processes would run out of descriptors) */
 	st->reader = trace_reader_open_same(par->file->reader);
 	if (!st->reader)
 		return errno ? -errno : -EIO;

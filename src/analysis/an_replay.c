@@ -985,8 +985,8 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 			cursor_advance(st, s);
 		merge_push(&heap, (uint32_t)i, cursor_key(s));
 	}
-	/* (a heap, not a scan of every stream per pick: 20,000 threads made
-	 * the scans 70% of a report's 14 s) */
+	/* (a heap: a scan of every stream per pick costs threads times picks,
+	 * most of a report of 20,000 short threads) */
 	while (heap.n) {
 		/* (every pick processes a whole run of same-epoch records) */
 		const uint32_t place = merge_pop(&heap);
@@ -1078,9 +1078,9 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 		mp_hashmap_fini(&s->stack_ids);
 	}
 	/* its children have their copies of its map, and nothing reads it
-	 * again: it goes, and its objects are live no longer (a shell's 3,000
-	 * children each held bash's copy to the end: 10M objects, past the
-	 * file's bound) */
+	 * again: it goes, and its objects are live no longer (kept to the end,
+	 * a shell's 3,000 children would hold 10M objects, past the file's
+	 * bound) */
 	struct an_objmap *map = &st->procs.v[pi].map;
 	st->objects_live = st->objects_live > map->live ? st->objects_live - map->live : 0;
 	an_objmap_fini(map);

@@ -111,9 +111,10 @@ void cli_files_max(void)
 {
 	/* The analysis holds a file's debug information open for each of its
 	 * processes' images (libdw reads it as needed): a shell script's few
-	 * hundred commands passed the usual soft limit of 1,024 descriptors,
-	 * and their symbols were lost. The soft limit goes up to the hard one,
-	 * as systemd's documentation asks of programs that need many. */
+	 * hundred commands pass the usual soft limit of 1,024 descriptors,
+	 * past which their symbols would be lost. The soft limit goes up to
+	 * the hard one, as systemd's documentation asks of programs that need
+	 * many. */
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;

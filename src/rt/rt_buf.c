@@ -137,8 +137,8 @@ void rt_bufs_reinit_locks(void)
  * The program owns the descriptor table: it may close every descriptor
  * (close_range(3, ~0), closefrom, a loop over them, as daemons and
  * process spawners do) and open its own files, which then take the
- * lowest numbers, ours among them. A chunk written by number then went
- * into the program's own file. The data file is kept at a number high in
+ * lowest numbers, ours among them. A chunk written by number would then
+ * go into the program's own file. The data file is kept at a number high in
  * the table, and before each write its descriptor is checked to be the
  * file it was (device and inode); if it is not, the file is opened again
  * by its path (absolute: record gives it), and the number the program

@@ -212,7 +212,7 @@ static void before_exec(void)
 /* --- the environment an exec keeps -----------------------------------------
  * A program may exec another with an environment of its own making (env -i,
  * a sandbox's clean one, execle with a list): without LD_PRELOAD and
- * MEMPRISM_OUT the new image ran unrecorded, and nothing said so. Every
+ * MEMPRISM_OUT the new image would run unrecorded, and nothing would say so. Every
  * MEMPRISM_* variable of the recorded process, and the runtime's entry of
  * LD_PRELOAD, go into the new image's environment where it lacks them; the
  * rest is the program's. Kept in static memory from the start (a program

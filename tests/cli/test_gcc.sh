@@ -211,7 +211,7 @@ for cmd in gcc cc; do
 	said_line "$cmd -m32" "memprism: -m32: memprism's runtime, which an instrumented program links and loads, is built for 64-bit x86-64 programs only: build without -m32 to record the program"
 	[ ! -e m32.o ] || fail "$cmd -m32: an object was written"
 	# a static link: no dynamic loader to preload the runtime, said before
-	# the compiler runs (the link failed on -lmemprism-rt); compiling alone is fine
+	# the compiler runs (the link would fail on -lmemprism-rt); compiling alone is fine
 	for flag in -static -static-pie; do
 		run 2 "$cmd $flag" "$MEMPRISM" $cmd $flag "$src" -o static.out -lpthread
 		said "$cmd $flag" "^memprism: $flag: memprism's runtime is a shared library that the dynamic loader preloads"
