@@ -306,30 +306,9 @@ static int env_ok(const struct mp_record_opts *ro)
 }
 
 /* --model and the other model options (cli_opts_model): checked before
- * the program runs, and given as they were to report after it
- * (model_after). */
+ * the program runs, and given to report after it (model_after): the ones
+ * cli_model keeps as given (args), and --model-threads. */
 static struct cli_model run_model; /* large: not on the stack */
-static const char *model_argv[2 * (CLI_MAX_PAGE_RULES + 8) + 4] = { "report" };
-static int model_argc = 1;
-
-static int model_option(int c, const char *arg)
-{
-	static const struct {
-		int c;
-		const char *name;
-	} names[] = { { 'm', "--model" },
-		      { CLI_K_PAGES, "--pages" },
-		      { CLI_K_THREAD_MAP, "--thread-map" },
-		      { CLI_K_MODEL_THREADS, "--model-threads" } };
-	if (cli_model_option(&run_model, c, arg))
-		return 2;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].c == c && model_argc + 4 < (int)(sizeof(model_argv) / sizeof(model_argv[0]))) {
-			model_argv[model_argc++] = names[i].name;
-			model_argv[model_argc++] = arg;
-		}
-	return 0;
-}
 
 /* Options that apply to some sources, or only with another: -1 if they
  * agree, else 2 (said). */
@@ -356,7 +335,7 @@ static int options_agree(const struct mp_record_opts *ro)
 		return 2;
 	}
 	struct an_opts ao = { 0 };
-	if (!run_model.have && model_argc > 1) {
+	if (!run_model.have && (run_model.nargs || run_model.threads)) {
 		cli_error("--pages, --thread-map and --model-threads go with --model MACHINE (the model of the run, "
 			  "made when it ends)");
 		return 2;
@@ -468,7 +447,7 @@ static int parse(int argc, char **argv, struct mp_record_opts *ro, struct mp_top
 			ro->pmu.callchain = 1;
 			break;
 		default:
-			if (model_option(c, optarg))
+			if (cli_model_option(&run_model, c, optarg))
 				return 2;
 		}
 	}
@@ -727,9 +706,19 @@ static int model_after(const struct mp_record_opts *ro)
 			  ro->argv[0], ro->output, ro->output);
 		return 1;
 	}
-	model_argv[model_argc++] = "--";
-	model_argv[model_argc++] = ro->output;
-	model_argv[model_argc] = NULL;
+	const char *argv[sizeof(run_model.args) / sizeof(run_model.args[0]) + 6] = { "report" };
+	int argc = 1;
+	for (size_t i = 0; i < run_model.nargs; i++)
+		argv[argc++] = run_model.args[i];
+	char threads[16];
+	if (run_model.threads) {
+		snprintf(threads, sizeof(threads), "%u", run_model.threads);
+		argv[argc++] = "--model-threads";
+		argv[argc++] = threads;
+	}
+	argv[argc++] = "--";
+	argv[argc++] = ro->output;
+	argv[argc] = NULL;
 	cli_files_max(); /* (as for report: the program has ended) */
 	fflush(stdout);
 	int saved = dup(STDOUT_FILENO);
@@ -739,7 +728,7 @@ static int model_after(const struct mp_record_opts *ro)
 			close(saved);
 		return 1;
 	}
-	int rc = cli_cmd_report.run(model_argc, (char **)model_argv);
+	int rc = cli_cmd_report.run(argc, (char **)argv);
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
