@@ -3,15 +3,18 @@
  * sym: symbolization of code addresses with elfutils libdwfl (static-data
  * extraction with libelf is in sym_data.c).
  *
- * A sym_ctx wraps one Dwfl holding every module of one address space, plus
- * our own sorted module table (the ranges the caller saw mapped) and a cache
- * from code address to its resolved frames.  The report asks for the same few
- * thousand addresses millions of times, so after the first DWARF walk a
- * lookup is one hash probe and a memcpy.
+ * A sym_ctx is one address space: its sorted module table (the ranges the
+ * caller saw mapped, each with its load bias) and a cache from code address
+ * to its resolved frames. The ELF files behind the modules are read once
+ * per analysis process, whatever number of ctxs map them: each file has a
+ * Dwfl of its own at the file's addresses, and its own cache from file
+ * address to frames. The report asks for the same few thousand addresses
+ * millions of times, so after the first DWARF walk a lookup is one hash
+ * probe and a copy.
  *
  * Strings handed out point into libdw's own data (symbol and string tables,
- * line tables, .debug_str), which lives until dwfl_end() in sym_ctx_free();
- * only demangled names are copied, into the ctx arena.
+ * line tables, .debug_str), which lives until the last ctx that maps the
+ * file is freed; only demangled names are copied, into the file's arena.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -33,10 +36,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- arena: everything a ctx hands out, freed at once ------------------ */
 
+/* Chunks grow from the first to the most: a ctx of a short process holds
+ * a few paths (a shell's 5,000 ctxs, 64 KiB each, took 330 MB). */
+#define ARENA_FIRST 1024
 #define ARENA_CHUNK (64 * 1024)
 
 struct arena_chunk {
@@ -55,7 +62,9 @@ static void *arena_alloc(struct arena *a, size_t n)
 
 	n = (n + align - 1) & ~(align - 1);
 	if (!a->head || a->head->cap - a->head->used < n) {
-		const size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+		const size_t grow = a->head && a->head->cap < ARENA_CHUNK ? 2 * a->head->cap : ARENA_FIRST;
+		const size_t next = a->head && a->head->cap >= ARENA_CHUNK ? ARENA_CHUNK : grow;
+		const size_t cap = n > next ? n : next;
 		struct arena_chunk *c = malloc(sizeof(*c) + cap);
 
 		if (!c)
@@ -221,11 +230,48 @@ char *sym_demangle(const char *name)
 
 /* ---- context ------------------------------------------------------------- */
 
-/* One address range of a compile unit, in run-time addresses. */
+/* One address range of a compile unit, in the file's addresses. */
 struct cu_range {
 	uint64_t lo, hi;
 	Dwarf_Addr bias;
 	Dwarf_Die cu;
+};
+
+/*
+ * One ELF file as libdwfl reads it, at the file's own addresses (load bias
+ * 0), shared by every ctx that maps it: a shell's thousands of processes
+ * map the same dozen files, and a Dwfl of each per process held about a
+ * megabyte and a descriptor each (a report of 1,500 short processes took
+ * 7 GB and ran out of descriptors). Files are told apart by path and by
+ * what stat(2) says of them, so a file replaced at its path is a new one.
+ */
+struct sym_file {
+	struct sym_file *next; /* in the registry */
+	unsigned refs;         /* modules of ctxs that hold it (the registry's lock) */
+	char *path;            /* as first registered */
+	const char *base;      /* basename, points into path */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	pthread_mutex_t mu; /* everything below */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	uint64_t lo, hi; /* the file's address range */
+	bool loaded;     /* its DWARF and symbols read ahead (or tried) */
+	bool cus_built;  /* cus below computed (see cu_by_ranges) */
+	struct cu_range *cus; /* malloc'd, sorted by lo */
+	size_t ncus;
+	struct u64map cache;     /* file address -> struct sym_resolved * */
+	struct u64map demangled; /* (uintptr_t)mangled -> arena string, "" if not demanglable */
+	struct u64map abspaths;  /* (uintptr_t)relative name -> struct abs_path list */
+	struct arena arena;
+};
+
+/* A file address's frames, made once per file. */
+struct sym_resolved {
+	int n;
+	struct sym_frame *frames; /* the file's arena; bias 0 */
 };
 
 struct sym_module {
@@ -233,11 +279,8 @@ struct sym_module {
 	uint64_t bias;
 	const char *path; /* arena */
 	const char *base; /* basename, points into path */
-	Dwfl_Module *mod; /* NULL if the file could not be loaded */
+	struct sym_file *file; /* NULL if the file could not be loaded */
 	int err;          /* result sym_ctx_add_module returned for it */
-	bool cus_built;   /* cus below computed (see cu_by_ranges) */
-	struct cu_range *cus; /* malloc'd, sorted by lo */
-	size_t ncus;
 };
 
 /* Cached result of one address. n == 0 (in no module) is only valid while
@@ -246,11 +289,11 @@ struct sym_module {
 struct sym_entry {
 	int n;
 	unsigned gen;
-	struct sym_frame *frames; /* arena */
+	uint64_t bias; /* the module's: the frames' bias */
+	const struct sym_frame *frames; /* a file's arena or the ctx's */
 };
 
 struct sym_ctx {
-	Dwfl *dwfl;
 	pthread_t loader; /* sym_ctx_load_async's thread, while loading */
 	bool loading;
 	size_t nload; /* modules it loads: mods[0..nload) */
@@ -258,8 +301,6 @@ struct sym_ctx {
 	size_t nmods, capmods;
 	unsigned gen;
 	struct u64map cache;     /* addr -> struct sym_entry * */
-	struct u64map demangled; /* (uintptr_t)mangled -> arena string, "" if not demanglable */
-	struct u64map abspaths;  /* (uintptr_t)relative name -> struct abs_path list */
 	struct arena arena;
 };
 
@@ -275,19 +316,121 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+/* The files every ctx of this process shares. */
+static struct {
+	pthread_mutex_t mu;
+	struct sym_file *head;
+} files = { PTHREAD_MUTEX_INITIALIZER, NULL };
+
+static bool is_elf_file(int fd)
+{
+	unsigned char magic[SELFMAG];
+
+	return pread(fd, magic, SELFMAG, 0) == SELFMAG && memcmp(magic, ELFMAG, SELFMAG) == 0;
+}
+
+static void file_free(struct sym_file *f)
+{
+	if (f->dwfl)
+		dwfl_end(f->dwfl); /* closes the fd the module owns */
+	pthread_mutex_destroy(&f->mu);
+	free(f->cus);
+	u64map_fini(&f->cache);
+	u64map_fini(&f->demangled);
+	u64map_fini(&f->abspaths);
+	arena_fini(&f->arena);
+	free(f->path);
+	free(f);
+}
+
+/* The file at path, read by libdwfl once, with a reference the caller puts
+ * back (file_put). 0, or a negative errno: open(2)'s, -ENOEXEC if it is not
+ * a loadable ELF file, -ENOMEM. */
+static int file_get(const char *path, struct sym_file **out)
+{
+	struct stat sb;
+	struct sym_file *f;
+	int fd = -1, err = 0;
+
+	pthread_mutex_lock(&files.mu);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		err = -errno;
+		goto out;
+	}
+	for (f = files.head; f; f = f->next)
+		if (f->dev == sb.st_dev && f->ino == sb.st_ino && f->size == sb.st_size &&
+		    f->mtime.tv_sec == sb.st_mtim.tv_sec && f->mtime.tv_nsec == sb.st_mtim.tv_nsec &&
+		    strcmp(f->path, path) == 0) {
+			f->refs++;
+			*out = f;
+			goto out;
+		}
+	/* libdwfl's own error codes are private; check the magic ourselves so
+	 * a non-ELF file gets a precise errno. */
+	if (!is_elf_file(fd)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->path = strdup(path)) || !(f->dwfl = dwfl_begin(&offline_callbacks))) {
+		if (f)
+			free(f->path);
+		free(f);
+		err = -ENOMEM;
+		goto out;
+	}
+	pthread_mutex_init(&f->mu, NULL);
+	const char *slash = strrchr(f->path, '/');
+	f->base = slash ? slash + 1 : f->path;
+	f->dev = sb.st_dev;
+	f->ino = sb.st_ino;
+	f->size = sb.st_size;
+	f->mtime = sb.st_mtim;
+	/* Base 0 with add_p_vaddr: DWARF and symbol addresses come out as the
+	 * file's own; each ctx adds its module's bias. */
+	dwfl_report_begin(f->dwfl);
+	f->mod = dwfl_report_elf(f->dwfl, path, path, fd, 0, true);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!f->mod) {
+		file_free(f);
+		err = -ENOEXEC;
+		goto out;
+	}
+	fd = -1; /* the Dwfl's now */
+	Dwarf_Addr start, end;
+	dwfl_module_info(f->mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	f->lo = start;
+	f->hi = end;
+	f->refs = 1;
+	f->next = files.head;
+	files.head = f;
+	*out = f;
+out:
+	if (fd >= 0)
+		close(fd);
+	pthread_mutex_unlock(&files.mu);
+	return err;
+}
+
+static void file_put(struct sym_file *f)
+{
+	if (!f)
+		return;
+	pthread_mutex_lock(&files.mu);
+	if (--f->refs == 0) {
+		struct sym_file **pp = &files.head;
+		while (*pp != f)
+			pp = &(*pp)->next;
+		*pp = f->next;
+		file_free(f);
+	}
+	pthread_mutex_unlock(&files.mu);
+}
+
 struct sym_ctx *sym_ctx_new(void)
 {
-	struct sym_ctx *ctx = calloc(1, sizeof(*ctx));
-
-	if (!ctx)
-		return NULL;
-	ctx->dwfl = dwfl_begin(&offline_callbacks);
-	if (!ctx->dwfl) {
-		free(ctx);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return ctx;
+	return calloc(1, sizeof(struct sym_ctx));
 }
 
 /* ---- loading ahead ------------------------------------------------------- */
@@ -355,23 +498,32 @@ int sym_debug_info_of(const char *path, char *where, size_t len)
 	return found;
 }
 
+/* (each file once, whichever ctx comes first; the others' lookups in it
+ * wait on its lock meanwhile) */
 static void *load_modules(void *arg)
 {
 	struct sym_ctx *ctx = arg;
 
 	for (size_t i = 0; i < ctx->nload; i++) {
-		Dwfl_Module *mod = ctx->mods[i].mod;
+		struct sym_file *f = ctx->mods[i].file;
 		Dwarf_Addr bias;
 
-		if (!mod || !debuginfo_local(mod))
+		if (!f)
 			continue;
-		dwfl_module_getdwarf(mod, &bias);
-		dwfl_module_getsymtab(mod);
+		pthread_mutex_lock(&f->mu);
+		if (!f->loaded) {
+			f->loaded = true;
+			if (debuginfo_local(f->mod)) {
+				dwfl_module_getdwarf(f->mod, &bias);
+				dwfl_module_getsymtab(f->mod);
+			}
+		}
+		pthread_mutex_unlock(&f->mu);
 	}
 	return NULL;
 }
 
-/* Called first by everything that touches the Dwfl or the module table. */
+/* Called first by everything that touches the module table. */
 static void load_wait(struct sym_ctx *ctx)
 {
 	if (ctx->loading) {
@@ -394,14 +546,10 @@ void sym_ctx_free(struct sym_ctx *ctx)
 	if (!ctx)
 		return;
 	load_wait(ctx);
-	if (ctx->dwfl)
-		dwfl_end(ctx->dwfl); /* closes the fds the modules own */
 	for (size_t i = 0; i < ctx->nmods; i++)
-		free(ctx->mods[i].cus);
+		file_put(ctx->mods[i].file);
 	free(ctx->mods);
 	u64map_fini(&ctx->cache);
-	u64map_fini(&ctx->demangled);
-	u64map_fini(&ctx->abspaths);
 	arena_fini(&ctx->arena);
 	free(ctx);
 }
@@ -462,31 +610,18 @@ static int insert_module(struct sym_ctx *ctx, const struct sym_module *m)
 	return 0;
 }
 
-static bool is_elf_file(int fd)
-{
-	unsigned char magic[SELFMAG];
-
-	return pread(fd, magic, SELFMAG, 0) == SELFMAG && memcmp(magic, ELFMAG, SELFMAG) == 0;
-}
-
 int sym_ctx_add_module(struct sym_ctx *ctx, const char *path, uint64_t bias,
 		       uint64_t lo, uint64_t hi)
 {
 	struct sym_module m = { .lo = lo, .hi = hi, .bias = bias };
-	Dwfl_Module *mod;
 	const char *slash;
-	int fd, err;
+	int err;
 
 	if (!ctx || !path)
 		return -EINVAL;
 	load_wait(ctx);
 
-	/*
-	 * Re-registering is answered from our table, never passed to libdwfl:
-	 * dwfl_report_elf on a name+range it already has but with a new fd
-	 * flags the existing module for removal (DWFL_E_OVERLAP), which would
-	 * leave our Dwfl_Module pointer dangling.
-	 */
+	/* Registering the same path and bias again is answered from the table. */
 	for (size_t i = 0; i < ctx->nmods; i++) {
 		const struct sym_module *o = &ctx->mods[i];
 
@@ -502,47 +637,22 @@ int sym_ctx_add_module(struct sym_ctx *ctx, const char *path, uint64_t bias,
 	slash = strrchr(m.path, '/');
 	m.base = slash ? slash + 1 : m.path;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
+	err = file_get(path, &m.file);
+	if (err)
 		goto failed;
-	}
-	/* libdwfl's own error codes are private; check the magic ourselves so
-	 * a non-ELF file gets a precise errno. */
-	if (!is_elf_file(fd)) {
-		close(fd);
-		err = -ENOEXEC;
-		goto failed;
-	}
-
-	/* Base for ET_DYN with add_p_vaddr=true is the load bias, so DWARF
-	 * and symbol addresses come out as run-time addresses; ET_EXEC
-	 * ignores it (its bias is 0). begin_add keeps earlier modules. */
-	dwfl_report_begin_add(ctx->dwfl);
-	mod = dwfl_report_elf(ctx->dwfl, path, path, fd, bias, true);
-	dwfl_report_end(ctx->dwfl, NULL, NULL);
-	if (!mod) {
-		close(fd); /* only consumed on success */
-		err = -ENOEXEC;
-		goto failed;
-	}
-	/* From here the fd belongs to the Dwfl. */
-	m.mod = mod;
 	if (hi <= lo) {
-		Dwarf_Addr start, end;
-
-		dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
-		m.lo = start;
-		m.hi = end;
+		m.lo = m.file->lo + bias;
+		m.hi = m.file->hi + bias;
 	}
-	/* An overlap found only now (range from the file) leaves the module
-	 * in the Dwfl unused until dwfl_end: harmless, we never ask the Dwfl
-	 * which module holds an address. */
-	return insert_module(ctx, &m);
+	err = insert_module(ctx, &m);
+	if (err) /* an overlap found only now (range from the file) */
+		file_put(m.file);
+	return err;
 
 failed:
 	/* Remember the range anyway so lookups can still name the module. */
 	m.err = err;
+	m.file = NULL;
 	if (hi > lo && insert_module(ctx, &m) == -ENOMEM)
 		return -ENOMEM;
 	return err;
@@ -553,23 +663,23 @@ failed:
 /* Demangled form of a name owned by libdw, or the name itself. Cached by
  * the string's address: libdw hands out the same pointer for the same
  * symbol, and demangling thousands of frames would otherwise dominate. */
-static const char *pretty_name(struct sym_ctx *ctx, const char *name)
+static const char *pretty_name(struct sym_file *sf, const char *name)
 {
 	const char *cached;
 	char *d;
 
 	if (!name || name[0] != '_' || name[1] != 'Z')
 		return name;
-	cached = u64map_get(&ctx->demangled, (uintptr_t)name);
+	cached = u64map_get(&sf->demangled, (uintptr_t)name);
 	if (cached)
 		return cached[0] ? cached : name;
 	d = sym_demangle(name);
-	cached = arena_strdup(&ctx->arena, d ? d : "");
+	cached = arena_strdup(&sf->arena, d ? d : "");
 	free(d);
 	if (!cached)
 		return name; /* out of memory: mangled is still correct */
 	/* A failed put only costs a later re-demangle. */
-	(void)u64map_put(&ctx->demangled, (uintptr_t)name, (void *)cached);
+	(void)u64map_put(&sf->demangled, (uintptr_t)name, (void *)cached);
 	return cached[0] ? cached : name;
 }
 
@@ -585,7 +695,7 @@ struct abs_path {
 	struct abs_path *next;
 };
 
-static const char *absolute_path(struct sym_ctx *ctx, const char *dir, const char *name)
+static const char *absolute_path(struct sym_file *sf, const char *dir, const char *name)
 {
 	const char *const key = name;
 	struct abs_path *head, *p;
@@ -594,7 +704,7 @@ static const char *absolute_path(struct sym_ctx *ctx, const char *dir, const cha
 
 	if (!name || name[0] == '/' || !dir || dir[0] != '/')
 		return name;
-	head = u64map_get(&ctx->abspaths, (uintptr_t)key);
+	head = u64map_get(&sf->abspaths, (uintptr_t)key);
 	for (p = head; p; p = p->next)
 		if (p->dir == dir)
 			return p->path;
@@ -602,8 +712,8 @@ static const char *absolute_path(struct sym_ctx *ctx, const char *dir, const cha
 		name += 2;
 	dlen = strlen(dir);
 	nlen = strlen(name);
-	p = arena_alloc(&ctx->arena, sizeof(*p));
-	s = arena_alloc(&ctx->arena, dlen + 1 + nlen + 1);
+	p = arena_alloc(&sf->arena, sizeof(*p));
+	s = arena_alloc(&sf->arena, dlen + 1 + nlen + 1);
 	if (!p || !s)
 		return name; /* out of memory: relative is still useful */
 	memcpy(s, dir, dlen);
@@ -613,14 +723,14 @@ static const char *absolute_path(struct sym_ctx *ctx, const char *dir, const cha
 	p->path = s;
 	p->next = head;
 	/* A failed put only costs a later re-join. */
-	(void)u64map_put(&ctx->abspaths, (uintptr_t)key, p);
+	(void)u64map_put(&sf->abspaths, (uintptr_t)key, p);
 	return s;
 }
 
 /* Name of a subprogram / inlined-subroutine DIE: demangled linkage name
  * (qualified, with parameters for C++), else DW_AT_name, which
  * dwarf_diename follows through DW_AT_abstract_origin / specification. */
-static const char *die_function_name(struct sym_ctx *ctx, Dwarf_Die *die)
+static const char *die_function_name(struct sym_file *sf, Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
 	const char *linkage, *name;
@@ -629,7 +739,7 @@ static const char *die_function_name(struct sym_ctx *ctx, Dwarf_Die *die)
 	if (!linkage)
 		linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
 	if (linkage) {
-		const char *p = pretty_name(ctx, linkage);
+		const char *p = pretty_name(sf, linkage);
 
 		if (p != linkage)
 			return p;
@@ -654,7 +764,7 @@ static int cu_range_cmp(const void *pa, const void *pb)
  * Returns NULL if no CU covers addr (or out of memory: no line info is a
  * degraded answer, not a wrong one).
  */
-static Dwarf_Die *cu_by_ranges(struct sym_module *m, uint64_t addr, Dwarf_Addr *bias)
+static Dwarf_Die *cu_by_ranges(struct sym_file *m, uint64_t addr, Dwarf_Addr *bias)
 {
 	if (!m->cus_built) {
 		Dwarf_Die *cu = NULL;
@@ -706,7 +816,7 @@ built:
 }
 
 /* DW_AT_call_file / DW_AT_call_line of an inlined-subroutine DIE. */
-static void call_site(struct sym_ctx *ctx, Dwarf_Die *die, const char **file, int *line)
+static void call_site(struct sym_file *sf, Dwarf_Die *die, const char **file, int *line)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word v;
@@ -722,7 +832,7 @@ static void call_site(struct sym_ctx *ctx, Dwarf_Die *die, const char **file, in
 		*file = dwarf_filesrc(files, v, NULL, NULL);
 		if (*file && strcmp(*file, "???") == 0) /* libdw's "no file" entry */
 			*file = NULL;
-		*file = absolute_path(ctx, dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr)),
+		*file = absolute_path(sf, dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr)),
 				      *file);
 	}
 	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &v) == 0)
@@ -736,7 +846,8 @@ static bool is_function_tag(int tag)
 }
 
 /*
- * Resolve addr inside module m into arena frames, following eu-addr2line -i:
+ * Resolve the file address addr of sf into its arena frames, following
+ * eu-addr2line -i:
  * dwarf_getscopes finds the innermost scope at the PC, but past an inlined
  * instance it continues into the abstract origin's scopes (for variable
  * lookup), so the physical nesting is re-read with dwarf_getscopes_die. Each
@@ -744,10 +855,9 @@ static bool is_function_tag(int tag)
  * the position in the next frame. The innermost frame's position is the line
  * table's. Returns the frame count or -ENOMEM.
  */
-static int resolve(struct sym_ctx *ctx, struct sym_module *m, uint64_t addr,
-		   struct sym_frame **out)
+static int resolve(struct sym_file *sf, uint64_t addr, struct sym_frame **out)
 {
-	Dwfl_Module *mod = m->mod;
+	Dwfl_Module *mod = sf->mod;
 	Dwarf_Die *scopes = NULL, *chain = NULL;
 	int nchain = 0, n = 0, ret;
 	const char *file = NULL, *symname = NULL;
@@ -764,11 +874,11 @@ static int resolve(struct sym_ctx *ctx, struct sym_module *m, uint64_t addr,
 		symname = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
 		if (l) {
 			file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
-			file = absolute_path(ctx, dwfl_line_comp_dir(l), file);
+			file = absolute_path(sf, dwfl_line_comp_dir(l), file);
 		}
 		cudie = dwfl_module_addrdie(mod, addr, &bias);
 		if (!cudie)
-			cudie = cu_by_ranges(m, addr, &bias);
+			cudie = cu_by_ranges(sf, addr, &bias);
 		if (!file && cudie) {
 			/* dwfl_module_getsrc has the same .debug_aranges blind spot. */
 			Dwarf_Line *dl = dwarf_getsrc_die(cudie, addr - bias);
@@ -777,7 +887,7 @@ static int resolve(struct sym_ctx *ctx, struct sym_module *m, uint64_t addr,
 			if (dl && (file = dwarf_linesrc(dl, NULL, NULL)) != NULL) {
 				if (dwarf_lineno(dl, &line) != 0)
 					line = 0;
-				file = absolute_path(ctx, dwarf_formstring(dwarf_attr(
+				file = absolute_path(sf, dwarf_formstring(dwarf_attr(
 							cudie, DW_AT_comp_dir, &attr)), file);
 			}
 		}
@@ -791,7 +901,7 @@ static int resolve(struct sym_ctx *ctx, struct sym_module *m, uint64_t addr,
 	int cap = 1;
 	for (int i = 0; i < nchain; i++)
 		cap += is_function_tag(dwarf_tag(&chain[i]));
-	f = arena_alloc(&ctx->arena, (size_t)cap * sizeof(*f));
+	f = arena_alloc(&sf->arena, (size_t)cap * sizeof(*f));
 	if (!f) {
 		ret = -ENOMEM;
 		goto out;
@@ -803,30 +913,30 @@ static int resolve(struct sym_ctx *ctx, struct sym_module *m, uint64_t addr,
 		if (!is_function_tag(tag))
 			continue;
 		f[n] = (struct sym_frame){
-			.function = die_function_name(ctx, &chain[i]),
+			.function = die_function_name(sf, &chain[i]),
 			.file = file,
 			.line = line,
-			.module = m->base,
-			.module_path = m->path,
+			.module = sf->base,
+			.module_path = sf->path,
 			.inlined = tag == DW_TAG_inlined_subroutine,
 		};
 		if (!f[n].inlined) {
 			if (!f[n].function)
-				f[n].function = pretty_name(ctx, symname);
+				f[n].function = pretty_name(sf, symname);
 			n++;
 			break;
 		}
-		call_site(ctx, &chain[i], &file, &line);
+		call_site(sf, &chain[i], &file, &line);
 		n++;
 	}
 	/* No DWARF, or a chain that ended without its real function. */
 	if (n == 0 || f[n - 1].inlined) {
 		f[n++] = (struct sym_frame){
-			.function = pretty_name(ctx, symname),
+			.function = pretty_name(sf, symname),
 			.file = file,
 			.line = line,
-			.module = m->base,
-			.module_path = m->path,
+			.module = sf->base,
+			.module_path = sf->path,
 		};
 	}
 	*out = f;
@@ -835,6 +945,46 @@ out:
 	free(scopes);
 	free(chain);
 	return ret;
+}
+
+/* The frames of the file address addr of sf, resolved once per file:
+ * their count, or -ENOMEM. */
+static int file_lookup(struct sym_file *sf, uint64_t addr, const struct sym_frame **out)
+{
+	struct sym_resolved *r;
+	int ret = 0;
+
+	pthread_mutex_lock(&sf->mu);
+	r = u64map_get(&sf->cache, addr);
+	if (!r) {
+		struct sym_frame *frames;
+		const int n = resolve(sf, addr, &frames);
+
+		r = n < 0 ? NULL : arena_alloc(&sf->arena, sizeof(*r));
+		if (!r || u64map_put(&sf->cache, addr, r) < 0) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		r->n = n;
+		r->frames = frames;
+	}
+	*out = r->frames;
+	ret = r->n;
+out:
+	pthread_mutex_unlock(&sf->mu);
+	return ret;
+}
+
+/* The one frame of a module whose file could not be read: its name. */
+static int unread_module(struct sym_ctx *ctx, const struct sym_module *m, const struct sym_frame **out)
+{
+	struct sym_frame *f = arena_alloc(&ctx->arena, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	*f = (struct sym_frame){ .module = m->base, .module_path = m->path };
+	*out = f;
+	return 1;
 }
 
 int sym_ctx_lookup(struct sym_ctx *ctx, uint64_t addr, struct sym_frame *out, int max)
@@ -848,15 +998,15 @@ int sym_ctx_lookup(struct sym_ctx *ctx, uint64_t addr, struct sym_frame *out, in
 	e = u64map_get(&ctx->cache, addr);
 	if (!e || (e->n == 0 && e->gen != ctx->gen)) {
 		const ptrdiff_t mi = find_module(ctx, addr);
-		struct sym_frame *frames = NULL;
+		const struct sym_frame *frames = NULL;
 		int n = 0;
 
 		if (mi >= 0) {
-			n = resolve(ctx, &ctx->mods[mi], addr, &frames);
+			const struct sym_module *m = &ctx->mods[mi];
+
+			n = m->file ? file_lookup(m->file, addr - m->bias, &frames) : unread_module(ctx, m, &frames);
 			if (n < 0)
 				return n;
-			for (int i = 0; i < n; i++)
-				frames[i].bias = ctx->mods[mi].bias;
 		}
 		if (!e) {
 			e = arena_alloc(&ctx->arena, sizeof(*e));
@@ -865,11 +1015,14 @@ int sym_ctx_lookup(struct sym_ctx *ctx, uint64_t addr, struct sym_frame *out, in
 		}
 		e->n = n;
 		e->gen = ctx->gen;
+		e->bias = mi >= 0 ? ctx->mods[mi].bias : 0;
 		e->frames = frames;
 	}
 
 	const int n = e->n < max ? e->n : (max > 0 ? max : 0);
-	if (n > 0)
-		memcpy(out, e->frames, (size_t)n * sizeof(*out));
+	for (int i = 0; i < n; i++) {
+		out[i] = e->frames[i];
+		out[i].bias = e->bias;
+	}
 	return n;
 }

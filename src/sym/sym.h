@@ -10,7 +10,9 @@
  *
  * A sym_ctx is not thread-safe: use one per thread, or lock around it.
  * (sym_ctx_load_async works on a thread of its own, which every other call
- * on the ctx waits for.)
+ * on the ctx waits for.) The ELF files the ctxs of a process map are read
+ * once and shared by them, under locks of their own: distinct ctxs may be
+ * used on distinct threads.
  */
 #ifndef MEMPRISM_SYM_H
 #define MEMPRISM_SYM_H
@@ -76,8 +78,8 @@ struct sym_frame {
  * Returns the number of frames written (>= 1 whenever addr is inside a
  * registered module and max >= 1, with function NULL if no symbol), 0 if it
  * is in no module, -EINVAL if ctx is NULL or out is NULL with max > 0.
- * Strings are owned by ctx and live until sym_ctx_free.  Results are cached
- * per address, so repeated lookups cost one hash probe.
+ * Strings live until sym_ctx_free.  Results are cached per address, so
+ * repeated lookups cost one hash probe.
  */
 int sym_ctx_lookup(struct sym_ctx *ctx, uint64_t addr, struct sym_frame *out, int max);
 

@@ -11,6 +11,7 @@
 #endif
 #include "sym/sym.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -283,6 +284,48 @@ static int test_range_from_file(struct reg *r)
 	return 0;
 }
 
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* 200 address spaces mapping the executable, each at a load bias of its
+ * own (a shell's children, ASLR): each names the function at its own
+ * address, and the file is read once, with one descriptor, whatever their
+ * number (a Dwfl each held a descriptor and a megabyte each). */
+static int test_shared_files(struct reg *r)
+{
+	enum { N = 200 };
+	struct sym_ctx *ctx[N];
+	struct sym_frame f[4];
+	const int fds = open_fds();
+	int ok = fds > 0;
+
+	for (int i = 0; i < N; i++) {
+		const uint64_t shift = (uint64_t)i << 32;
+
+		ctx[i] = sym_ctx_new();
+		ok &= ctx[i] && sym_ctx_add_module(ctx[i], r->exe, r->exe_bias + shift, r->exe_lo + shift,
+						  r->exe_hi + shift) == 0;
+		ok &= ok && sym_ctx_lookup(ctx[i], (uint64_t)(uintptr_t)&known_function + 4 + shift, f, 4) == 1 &&
+		      streq(f[0].function, "known_function") && f[0].bias == r->exe_bias + shift;
+	}
+	const int more = open_fds() - fds;
+	for (int i = 0; i < N; i++)
+		sym_ctx_free(ctx[i]);
+	CHECK(ok);
+	CHECK(more <= 1);
+	return 0;
+}
+
 struct data_seen {
 	const struct reg *r;
 	int table, tls, global_alias, local_target, mangled, text, bss, count;
@@ -409,6 +452,7 @@ int main(void)
 	failed |= test_shared_library(&r);
 	failed |= test_unknown_and_errors(&r);
 	failed |= test_range_from_file(&r);
+	failed |= test_shared_files(&r);
 	failed |= test_data_objects(&r);
 	failed |= test_load_async(&r);
 	sym_ctx_free(r.ctx);
