@@ -39,7 +39,7 @@ struct an_proc {
 	uint64_t id, parent_id, fork_epoch;
 	uint32_t pid, ppid, image;
 	char *exe;
-	int instrumented, have_record, ended, inherited;
+	int instrumented, have_record, ended;
 	uint64_t start_time; /* PROCESS record's time: places samples among exec images */
 	uint64_t end_status, recorded, accesses;
 	uint64_t lost, handler_jumps; /* END: accesses of handlers too deep to record; longjmps out of handlers */
@@ -50,6 +50,10 @@ struct an_proc {
 	struct sym_ctx *sym;
 	int sym_loading; /* its modules' debug info is loading ahead (an_sym_load_ahead) */
 	int roi_depth;
+	uint32_t *kids; /* the processes it forked, by fork epoch (an_replay_all) */
+	uint32_t nkids, kids_next; /* and the first whose fork its replay has not passed */
+	uint32_t parent_at; /* its parent's index, or UINT32_MAX */
+	struct an_forks *forks; /* what its children's maps are made from (an_fork.c) */
 };
 
 #define AN_LOOKUPS 6 /* object lookups a stream keeps: a loop's stack, globals and blocks (an_replay.c) */
@@ -864,6 +868,15 @@ int an_map_room(struct an_state *st, uint64_t n);
 int an_replay_all(struct an_state *st);
 /* Replays process pi's streams into st; 0 or -ENOMEM. */
 int an_replay_proc(struct an_state *st, uint32_t pi);
+/* an_fork.c: process pi's replay has passed the events up to epoch: the
+ * children forked there take its modules, and its map as it stands is
+ * noted for them. */
+void an_fork_passed(struct an_state *st, uint32_t pi, uint64_t epoch);
+/* Child ci's map as its parent's stood at its fork, before its replay
+ * (replayed at once: once its parent's replay has ended). 0 or -ENOMEM. */
+int an_fork_inherit(struct an_state *st, uint32_t ci);
+/* What a parent kept for its children, freed. */
+void an_fork_fini(struct an_proc *p);
 /* Sets each stream's place (its thread's index among the file's threads)
  * to what the serial replay of the processes order[0..n) makes it, before
  * a replay of them at once, whose states number their threads apart.
@@ -885,13 +898,11 @@ int an_par_wanted(const struct an_state *st);
  * pass one of the file's bounds: which the serial replay decides). */
 int an_par_replay(struct an_state *st, const uint32_t *order, const uint32_t *parent, size_t n);
 /* Class cls of state from, looked up or made in state to by what it is
- * (its label, or its allocation stack and file): a forked child's copy of
- * its parent's map, whose objects' classes are the parent's state's. */
+ * (its label, or its allocation stack and file): a forked child's map,
+ * made from its parent's, whose objects' classes are the parent's state's. */
 uint32_t an_par_class(struct an_state *from, struct an_state *to, uint32_t cls);
 /* Process pi's own state. */
 struct an_state *an_par_state(struct an_par *par, uint32_t pi);
-/* Process ci has its parent's map: its replay may start. */
-void an_par_ready(struct an_par *par, uint32_t ci);
 /* Process pi's first access: its first modules are known; their debug info
  * loads on another core while the replay goes on (the first two processes
  * only: forked children would each load the same libraries again). */

@@ -23,9 +23,9 @@
  * pages are its own in the serial replay too (keyed by process), and its
  * tables fold after the processes before it (an_numa_fold).
  *
- * A forked child starts once its parent's replay has passed the fork: its
- * parent's thread copies the map into the child's (an_replay.c), making
- * each object's class again in the child's state, and lets it go.
+ * A forked child starts once its parent's replay has ended: it makes its
+ * map from what its parent's replay kept at the fork (an_fork.c), making
+ * each object's class again in its own state from its parent's.
  *
  * The file's bounds (docs/trace-format.md) count every process together,
  * and the serial replay decides what is past them: when the states
@@ -94,10 +94,16 @@ static int model_apart(const struct an_state *st)
 	return !st->phys || pids_distinct(st);
 }
 
+/* Processes replayed at once at most: each keeps a state of its own
+ * until the fold, its classes among them (a C library's statics alone
+ * are a thousand, of 664 bytes each): a shell's 15,000 short processes
+ * took 14 GB, and ran slower than one after another. */
+#define PAR_PROCS_MAX 256
+
 int an_par_wanted(const struct an_state *st)
 {
 	const struct an_opts *o = st->opts;
-	return o->jobs > 1 && st->procs.n > 1 && (!st->model || model_apart(st)) &&
+	return o->jobs > 1 && st->procs.n > 1 && st->procs.n <= PAR_PROCS_MAX && (!st->model || model_apart(st)) &&
 	       (!an_numa_frames(st) || pids_distinct(st)) && !st->smp && !st->parts_on && !st->replay_on &&
 	       !o->on_access && !o->on_event && !o->on_dram && !st->res->damaged && !st->oom;
 }
@@ -115,14 +121,6 @@ uint32_t an_par_class(struct an_state *from, struct an_state *to, uint32_t cls)
 	const struct an_stack *s = &from->stacks.v[from->class_stack.v[cls]];
 	const uint32_t ts = an_stack_intern(to, s->proc, s->frames, s->n);
 	return ts == UINT32_MAX ? to->unknown_cls : an_class_by_stack(to, c->kind, ts, c->file);
-}
-
-void an_par_ready(struct an_par *par, uint32_t ci)
-{
-	pthread_mutex_lock(&par->mu);
-	par->procs[ci].ready = 1;
-	pthread_cond_broadcast(&par->cv);
-	pthread_mutex_unlock(&par->mu);
 }
 
 /* The file's progress callback, called by one process's replay every 8
@@ -213,8 +211,6 @@ static int proc_run(struct an_par *par, uint32_t pi)
 	st->reader = trace_reader_open_same(par->file->reader);
 	if (!st->reader)
 		return errno ? -errno : -EIO;
-	/* (what it inherited: objects of its own from now on) */
-	st->objects_live = st->objects_peak = st->procs.v[pi].map.live;
 	/* a cold machine of its own, as the serial replay gives each process
 	 * (an_model_proc_begin), for as long as its replay runs: its figures
 	 * are in its rows and page rows after it */
@@ -266,11 +262,11 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&par->mu);
 		if (err && !par->err)
 			par->err = err;
-		/* (its children got its map on the way; one that claims a fork
-		 * past its end, of a damaged file, starts now) */
-		for (size_t i = 0; i < par->n; i++)
-			if (par->parent[i] == pi)
-				par->procs[i].ready = 1;
+		/* (its children's maps are made from its state, which changes
+		 * no more) */
+		const struct an_proc *p = &par->file->procs.v[pi];
+		for (uint32_t i = 0; i < p->nkids; i++)
+			par->procs[p->kids[i]].ready = 1;
 		pthread_cond_broadcast(&par->cv);
 	}
 	pthread_mutex_unlock(&par->mu);

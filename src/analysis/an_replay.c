@@ -9,7 +9,8 @@
  * race-free program every access sees exactly the objects that were live when
  * it happened, whichever threads allocated and freed them.
  *
- * A forked child starts from its parent's map as it stood at the fork epoch.
+ * A forked child starts from its parent's map as it stood at the fork epoch
+ * (an_fork.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -843,60 +844,6 @@ static int event_has_cpu(unsigned ev)
 	}
 }
 
-struct inherit_ctx {
-	struct an_objmap *dst;
-	/* processes replayed at once: the parent's state and the child's,
-	 * and the child's class + 1 of each of the parent's (0: not yet) */
-	struct an_state *from, *to;
-	uint32_t *cls_to;
-};
-
-static void inherit_one(void *arg, const struct an_obj *o)
-{
-	struct inherit_ctx *ic = arg;
-	uint32_t cls = o->cls;
-	if (ic->to) {
-		if (!ic->cls_to[cls])
-			ic->cls_to[cls] = an_par_class(ic->from, ic->to, cls) + 1;
-		cls = ic->cls_to[cls] - 1;
-	}
-	an_objmap_insert(ic->dst, o->layer, o->lo, o->hi, cls);
-}
-
-/* Children forked at or before `epoch` get a copy of the parent's map. */
-static void fork_children_upto(struct an_state *st, uint32_t pi, uint64_t epoch)
-{
-	struct an_proc *p = &st->procs.v[pi];
-	if (!st->has_forks)
-		return;
-	for (size_t i = 0; i < st->procs.n; i++) {
-		struct an_proc *c = &st->procs.v[i];
-		if (c->parent_id != p->id || c->inherited || c->fork_epoch > epoch)
-			continue;
-		/* (a child of a damaged file's may claim any parent: a copy
-		 * each of its map) */
-		const size_t live = c->map.live;
-		struct inherit_ctx ic = { &c->map, st, NULL, NULL };
-		if (st->par) {
-			ic.to = an_par_state(st->par, (uint32_t)i);
-			ic.cls_to = calloc(st->classes.n + 1, sizeof(*ic.cls_to));
-			if (!ic.cls_to)
-				st->oom = 1;
-		}
-		if ((!st->par || ic.cls_to) && an_map_room(st, p->map.live))
-			an_objmap_each(&p->map, inherit_one, &ic);
-		free(ic.cls_to);
-		st->objects_live += (uint64_t)c->map.live - live;
-		if (st->objects_live > st->objects_peak)
-			st->objects_peak = st->objects_live;
-		c->inherited = 1;
-		c->roi_depth = p->roi_depth; /* fork copies an open region too */
-		an_proc_inherit_modules(st, c, p);
-		if (st->par)
-			an_par_ready(st->par, (uint32_t)i);
-	}
-}
-
 /* Streams of one process in thread-creation order (tids grow as threads
  * are made; a reused tid keeps file order): ties in the replay's merge go
  * to the older thread, whatever order the threads' chunks reached the file. */
@@ -962,6 +909,9 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 {
 	struct an_proc *p = &st->procs.v[pi];
 	size_t n = p->streams.n;
+	int err = an_fork_inherit(st, pi);
+	if (err)
+		return err;
 	if (n > 1)
 		qsort_r(p->streams.v, n, sizeof(*p->streams.v), by_tid, st);
 	struct merge_heap heap = { malloc((n + 1) * sizeof(*heap.at)), malloc((n + 1) * sizeof(*heap.key)), 0 };
@@ -1041,7 +991,7 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 				if (r->event != MP_EV_STACK_DEF) {
 					/* samples are placed by time */
 					an_samples_until(st, pi, r->f[0], r->event, r->epoch ? r->epoch - 1 : 0);
-					fork_children_upto(st, pi, r->epoch - 1);
+					an_fork_passed(st, pi, r->epoch - 1);
 					if (r->epoch > best->epoch)
 						best->epoch = r->epoch;
 				}
@@ -1069,7 +1019,7 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 	free(heap.at);
 	free(heap.key);
 	an_samples_until(st, pi, UINT64_MAX, 0, 0);
-	fork_children_upto(st, pi, UINT64_MAX);
+	an_fork_passed(st, pi, UINT64_MAX);
 	for (size_t i = 0; i < n; i++) {
 		struct an_stream *s = &st->streams.v[p->streams.v[i]];
 		flush_stream(st, s);
@@ -1077,10 +1027,8 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 		cursor_release(st, s);
 		mp_hashmap_fini(&s->stack_ids);
 	}
-	/* its children have their copies of its map, and nothing reads it
-	 * again: it goes, and its objects are live no longer (kept to the end,
-	 * a shell's 3,000 children would hold 10M objects, past the file's
-	 * bound) */
+	/* its children's maps come from what an_fork_passed kept, and
+	 * nothing reads it again: it goes, and its objects are live no longer */
 	struct an_objmap *map = &st->procs.v[pi].map;
 	st->objects_live = st->objects_live > map->live ? st->objects_live - map->live : 0;
 	an_objmap_fini(map);
@@ -1118,6 +1066,42 @@ int an_replay_places(struct an_state *st, const uint32_t *order, size_t n)
 	return err;
 }
 
+static int by_fork(const void *x, const void *y, void *arg)
+{
+	const struct an_state *st = arg;
+	const uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	const uint64_t ea = st->procs.v[a].fork_epoch, eb = st->procs.v[b].fork_epoch;
+	return ea != eb ? (ea < eb ? -1 : 1) : (a > b) - (a < b);
+}
+
+/* Each process's children (parent: each one's parent or UINT32_MAX), in
+ * the order of their forks: a replay passes them in turn (a scan of every
+ * process at each event of a shell that ran 3,000 commands took a quarter
+ * of its report). */
+static int kids_make(struct an_state *st, const uint32_t *parent, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (parent[i] != UINT32_MAX)
+			st->procs.v[parent[i]].nkids++;
+	for (size_t i = 0; i < n; i++) {
+		struct an_proc *p = &st->procs.v[i];
+		if (p->nkids && !(p->kids = malloc(p->nkids * sizeof(*p->kids))))
+			return -ENOMEM;
+		p->nkids = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		st->procs.v[i].parent_at = parent[i];
+		if (parent[i] != UINT32_MAX) {
+			struct an_proc *p = &st->procs.v[parent[i]];
+			p->kids[p->nkids++] = (uint32_t)i;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (st->procs.v[i].nkids > 1)
+			qsort_r(st->procs.v[i].kids, st->procs.v[i].nkids, sizeof(uint32_t), by_fork, st);
+	return 0;
+}
+
 int an_replay_all(struct an_state *st)
 {
 	int err = an_index_chunks(st);
@@ -1142,6 +1126,8 @@ int an_replay_all(struct an_state *st)
 			st->procs.v[i].parent_id ? mp_hashmap_get(&st->proc_index, st->procs.v[i].parent_id | 1) : NULL;
 		parent[i] = pv ? (uint32_t)*pv : UINT32_MAX;
 	}
+	if ((err = kids_make(st, parent, n)) != 0)
+		goto out;
 	while (done < n) {
 		size_t before = done;
 		for (size_t i = 0; i < n; i++) {

@@ -35,6 +35,8 @@ static void state_fini(struct an_state *st)
 		an_objmap_fini(&p->map);
 		mp_hashmap_fini(&p->groups);
 		sym_ctx_free(p->sym);
+		free(p->kids);
+		an_fork_fini(p);
 	}
 	mp_vec_free(&st->procs);
 	for (size_t i = 0; i < st->streams.n; i++) {

@@ -40,3 +40,37 @@ expect_eq "the threads' blocks: stores" 300000 "$(csv_field last.out '^heap run 
 expect_eq "the threads' blocks: loads" 300000 "$(csv_field last.out '^heap run \(thr\.c:3\)$' loads)"
 run 0 "report --by thread" "$MEMPRISM" report --by thread --format csv thr.data
 expect_eq "threads" 3001 "$(tail -n +2 last.out | wc -l)"
+# A parent of 30,000 blocks forks 150 children one after another, a block
+# freed and one made between forks: each child's map is its parent's at its
+# fork (the blocks it stores to are known, the latest one among them), and
+# the children's maps together (4.5M objects) are not held at once: past
+# what the file could hold, they read as damage
+cat > forks.c <<'C'
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+enum { K = 30000, M = 150 };
+static int *keep[K];
+int main(void) {
+	for (int i = 0; i < K; i++) keep[i] = malloc(16);
+	int *fresh = 0;
+	for (int i = 0; i < M; i++) {
+		free(fresh);
+		fresh = malloc(32);
+		pid_t pid = fork();
+		if (pid == 0) { keep[i * 7][0] = i; fresh[1] = i; _exit(0); }
+		waitpid(pid, 0, 0);
+	}
+	return 0;
+}
+C
+"$MEMPRISM" cc -O1 -g forks.c -o forks
+run 0 "record 150 forks" "$MEMPRISM" record -q -o forks.data -- ./forks
+run 0 "report" "$MEMPRISM" report -q --format csv forks.data
+expect_eq "warnings" "" "$(cat last.err)"
+expect_eq "the parent's blocks: children's stores" 150 "$(csv_field last.out '^heap main \(forks\.c:7\)$' stores)"
+expect_eq "the block made before each fork: stores" 150 "$(csv_field last.out '^heap main \(forks\.c:11\)$' stores)"
+expect_eq "no unknown accesses" missing "$(csv_field last.out '^unknown' accesses)"
+cp last.out forks.j2
+run 0 "report -j 1" "$MEMPRISM" report -q -j 1 --format csv forks.data
+expect_eq "one process at a time: the same report" "" "$(diff forks.j2 last.out)"
