@@ -111,6 +111,22 @@ static int procs_to_result(struct an_state *st, struct an_result *r)
 	return 0;
 }
 
+/* The recorded command line into out (len bytes), cut with " ..." where
+ * it is longer, not within a character. */
+static void command_line(char *out, size_t len, const char *cmd)
+{
+	size_t n = strlen(cmd);
+	if (n < len) {
+		memcpy(out, cmd, n + 1);
+		return;
+	}
+	n = len - 5;
+	while (n && ((unsigned char)cmd[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(out, cmd, n);
+	memcpy(out + n, " ...", 5);
+}
+
 /* The fewest sets of the machine's data caches a sampled model may keep
  * (an_opts.walks_only): the largest power of two that divides every
  * level's set count, up to 1024. */
@@ -150,9 +166,9 @@ int an_run(const char *path, const struct an_opts *o, struct an_result **out)
 	st.threads_max = an_bound(&st, AN_THREADS_FLOOR, AN_THREADS_PER_KIB);
 	st.ips_max = an_bound(&st, AN_IPS_FLOOR, AN_IPS_PER_KIB);
 	st.pairs_max = an_bound(&st, AN_PAIRS_FLOOR, AN_PAIRS_PER_KIB);
-	char buf[1024];
+	char buf[8192];
 	if (trace_reader_meta(st.reader, "cmdline", buf, sizeof(buf)))
-		snprintf(r->cmdline, sizeof(r->cmdline), "%s", buf);
+		command_line(r->cmdline, sizeof(r->cmdline), buf);
 	if (!trace_reader_meta(st.reader, "source", r->source, sizeof(r->source)))
 		snprintf(r->source, sizeof(r->source), "inst");
 	if (trace_reader_meta(st.reader, "min_size", buf, sizeof(buf)))

@@ -485,6 +485,12 @@ static int parse(int argc, char **argv, struct mp_record_opts *ro, struct mp_top
 	return options_agree(ro);
 }
 
+/* The program to record, as check_run found it (say_program) */
+static struct {
+	int known;
+	struct mp_program_info info;
+} program;
+
 /* Before anything runs: the source can work here (the probe of `memprism
  * doctor`), memprism's parts are found (*paths), the program is one that
  * can be run and recorded (or what is not recorded is said). -1 to go
@@ -543,14 +549,29 @@ static int check_run(const struct mp_record_opts *ro, struct mp_probe *probe, st
 			  ro->argv[0], pi.foreign, MP_HOST_ARCH_WORDS);
 		return 2;
 	}
-	if (!inspect_err && (pi.foreign[0] || pi.is_static || pi.secure))
-		say_unrecordable(ro->argv[0], &pi, ro->source);
-	else if (!inspect_err && !pi.instrumented && !cli_quiet && ro->source == MP_SOURCE_INST)
+	if (!inspect_err) {
+		program.known = 1;
+		program.info = pi;
+	}
+	return -1;
+}
+
+/* What record says of the program it runs, once the data file is made
+ * (mp_record_opts.on_start): not before, so that a file it cannot make
+ * is the one thing said. */
+static void say_program(void *arg)
+{
+	const struct mp_record_opts *ro = arg;
+	const struct mp_program_info *pi = &program.info;
+	if (!program.known)
+		return;
+	if (pi->foreign[0] || pi->is_static || pi->secure)
+		say_unrecordable(ro->argv[0], pi, ro->source);
+	else if (!pi->instrumented && !cli_quiet && ro->source == MP_SOURCE_INST)
 		cli_error("note: %s was not built with `memprism cc`: its allocations are recorded, its "
 			  "accesses are not. Rebuild with `memprism cc` (or CC=\"memprism cc\" make) to see "
 			  "accesses per object.",
 			  ro->argv[0]);
-	return -1;
 }
 
 /* What mp_record_run's outcome err (file_error: 1 the data file, 2 the
@@ -754,6 +775,8 @@ static int run(int argc, char **argv)
 	int status = -1, file_error = 0;
 	ro.on_linger = cli_quiet ? NULL : say_linger;
 	ro.linger_arg = &ro;
+	ro.on_start = say_program;
+	ro.start_arg = &ro;
 	int err = mp_record_run(&ro, &paths, &status, &file_error);
 	if ((ret = record_outcome(&ro, err, file_error, status)) >= 0)
 		return ret;

@@ -243,11 +243,15 @@ static size_t build_meta(char *buf, size_t cap, const struct mp_record_opts *o, 
 		n += (size_t)snprintf(buf + n, cap - n, "sample_bursts=%llu,%llu\n", o->burst_on, o->burst_off);
 	if (n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "cmdline=");
-	for (int i = 0; argv[i] && n + 1 < cap; i++) {
+	/* (cut where the header has no room left, and " ..." says so) */
+	const size_t room = cap > 8 ? cap - 6 : cap;
+	for (int i = 0; argv[i] && n + 1 < room; i++) {
 		if (i)
 			buf[n++] = ' ';
-		n += quote_arg(buf + n, cap - n, argv[i]);
+		n += quote_arg(buf + n, room - n, argv[i]);
 	}
+	if (n + 1 >= room && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, " ...");
 	if (n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "\n");
 	return n < cap ? n : cap - 1;
@@ -806,25 +810,10 @@ static int vg_prepare(struct mp_record_opts *o, const char *prog, char ***vg_arg
 	return 0;
 }
 
-static int record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *status, int *file_error,
-		      struct mp_live_arena *live)
+/* The runtime's settings, in the environment the program inherits (so
+ * do its children and exec'd images). */
+static void runtime_env(const struct mp_record_opts *o, const char *abs_out)
 {
-	char prog[PATH_MAX], abs_out[PATH_MAX];
-	*file_error = 0;
-	int err = mp_find_program(o->argv[0], prog, sizeof(prog));
-	if (err)
-		return err;
-	*file_error = 1;
-	int fd = create_output(o->output, o, prog);
-	if (fd < 0)
-		return fd;
-	if (!realpath(o->output, abs_out)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	*file_error = 0;
-	/* The child inherits these; so do its children and exec'd images. */
 	setenv(MP_ENV_OUT, abs_out, 1);
 	if (o->stack_depth > 0) {
 		char d[16];
@@ -849,6 +838,29 @@ static int record_run(struct mp_record_opts *o, const struct mp_paths *paths, in
 		setenv(MP_ENV_NUMA, o->numa, 1);
 	else
 		unsetenv(MP_ENV_NUMA);
+}
+
+static int record_run(struct mp_record_opts *o, const struct mp_paths *paths, int *status, int *file_error,
+		      struct mp_live_arena *live)
+{
+	char prog[PATH_MAX], abs_out[PATH_MAX];
+	*file_error = 0;
+	int err = mp_find_program(o->argv[0], prog, sizeof(prog));
+	if (err)
+		return err;
+	*file_error = 1;
+	int fd = create_output(o->output, o, prog);
+	if (fd < 0)
+		return fd;
+	if (!realpath(o->output, abs_out)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	*file_error = 0;
+	if (o->on_start)
+		o->on_start(o->start_arg);
+	runtime_env(o, abs_out);
 	pagemap_env(o);
 	int sampled = o->source == MP_SOURCE_FAULTS || o->source == MP_SOURCE_PMU;
 	if (sampled)

@@ -119,6 +119,10 @@ struct mp_record_opts {
 	 */
 	void (*on_linger)(void *arg, int status, unsigned n, const int *pids);
 	void *linger_arg;
+	/* Called once the data file is made, before the program runs
+	 * (optional). */
+	void (*on_start)(void *arg);
+	void *start_arg;
 	/* OUT: 1 if ^C stopped the wait while processes of the program still
 	 * ran (they go on appending to the file); how many (0: the kernel
 	 * does not list a process's children), and the first pids */

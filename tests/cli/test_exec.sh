@@ -87,6 +87,16 @@ fi
 "$MEMPRISM" record -q -o args.data -- ./exec "$(printf 'a b\nc')" "it's" '' plain_1.x >/dev/null ||
 	fail "record with arguments exited $?"
 expect_eq "command line" "command:   ./exec \$'a b\\nc' 'it'\\''s' '' plain_1.x" "$("$MEMPRISM" report args.data | sed -n 2p)"
+# a command line longer than the header holds ends in " ..." (cut where
+# the report's line has room, or where the file's header has)
+for len in 3000 10000; do
+	"$MEMPRISM" record -q -o long.data -- ./exec plain_1.x "$(head -c $len /dev/zero | tr '\0' x)" >/dev/null ||
+		fail "record with $len bytes of argument exited $?"
+	line=$("$MEMPRISM" report long.data | sed -n 2p)
+	case "$line" in "command:   ./exec plain_1.x xxx"*"x ...") ;; *) fail "$len bytes: the command line's end: ${line: -20}" ;; esac
+	[ ${#line} -le $((11 + 1023)) ] || fail "$len bytes: a line of ${#line}"
+done
+echo "ok: a long command line ends in ' ...'"
 # The other exec functions: glibc's list forms (execl, execlp, execle) call
 # its execve inside libc, past the runtime's, and the first image's records
 # would be lost (a 1M-access program would show none, with a "did not shut

@@ -69,3 +69,11 @@ run 0 "report of the new x.data" "$MEMPRISM" report --format csv x.data
 blk="^heap main \\(exit_status\\.c:$(grep -n '/\* @BLK \*/' "$MP_SRC/tests/rt/exit_status.c" | cut -d: -f1)\\)\$"
 expect_eq "new x.data: block stores" 100 "$(csv_field last.out "$blk" stores)"
 echo "ok: -o refuses what is not a regular file"
+
+# a program memprism cc did not build, into a directory that is not there:
+# the error alone (what record says of the program comes once the file is made)
+run 2 "missing directory" "$MEMPRISM" record -o nodir/x.data -- /bin/true
+expect_eq "missing directory: message" "memprism: cannot record to nodir/x.data: No such file or directory" "$(cat last.err)"
+run 0 "a program memprism cc did not build" "$MEMPRISM" record -o plain.data -- /bin/true
+grep -q "^memprism: note: /bin/true was not built with .memprism cc." last.err || fail "the note is gone: $(cat last.err)"
+echo "ok: the note once the file is made"
