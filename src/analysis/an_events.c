@@ -179,8 +179,6 @@ void an_event_apply(struct an_state *st, struct an_stream *s, const struct trace
 	const size_t live = m->live;
 	apply_event_in(st, s, r);
 	st->objects_live += (uint64_t)m->live - live; /* (or fewer: unsigned wrap) */
-	if (st->objects_live > st->objects_peak)
-		st->objects_peak = st->objects_live;
 }
 
 static void apply_event_in(struct an_state *st, struct an_stream *s, const struct trace_rec *r)

@@ -237,9 +237,7 @@ int an_fork_inherit(struct an_state *st, uint32_t ci)
 		return 0;
 	struct an_proc *p = &st->procs.v[c->parent_at];
 	struct an_forks *f = p->forks;
-	uint32_t k = 0;
-	while (k < p->nkids && p->kids[k] != ci)
-		k++;
+	const uint32_t k = c->kid_at;
 	if (!f || k >= p->kids_next)
 		return 0; /* (a fork its parent's replay never passed) */
 	/* replayed at once: the parent's state, whose classes the list names,
@@ -266,8 +264,6 @@ int an_fork_inherit(struct an_state *st, uint32_t ci)
 	pthread_mutex_unlock(&f->mu);
 	free(cls_to);
 	st->objects_live += (uint64_t)c->map.live - live;
-	if (st->objects_live > st->objects_peak)
-		st->objects_peak = st->objects_live;
 	if (last && !err)
 		an_fork_fini(p); /* (every child has its map) */
 	return err;

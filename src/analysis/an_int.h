@@ -52,7 +52,7 @@ struct an_proc {
 	int roi_depth;
 	uint32_t *kids; /* the processes it forked, by fork epoch (an_replay_all) */
 	uint32_t nkids, kids_next; /* and the first whose fork its replay has not passed */
-	uint32_t parent_at; /* its parent's index, or UINT32_MAX */
+	uint32_t parent_at, kid_at; /* its parent's index (or UINT32_MAX), and its place in its kids */
 	struct an_forks *forks; /* what its children's maps are made from (an_fork.c) */
 };
 
@@ -354,13 +354,13 @@ struct an_state {
 	uint32_t run_pid; /* the program's pid (its RUN_END's), 0 if unknown */
 	/* what the file may have the replay hold (an_bound) and what it holds:
 	 * the threads' decoded records (their current chunks), live objects
-	 * of all maps, interned stack frames; *_warned: past it, said once.
+	 * (the map of the process replayed: made as its replay starts, gone
+	 * as it ends), interned stack frames; *_warned: past it, said once.
 	 * Threads and code addresses past theirs go to one row each
 	 * (thread_sink, an_ip_get) */
 	uint64_t file_bytes;
 	uint64_t held, held_max;
 	uint64_t objects_live, objects_max;
-	uint64_t objects_peak; /* the most objects_live has been (an_procs.c's check of the bound) */
 	uint64_t frames, frames_max;
 	uint64_t threads_max, ips_max;
 	uint32_t thread_sink; /* + 1, 0: none yet */

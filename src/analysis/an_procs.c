@@ -27,10 +27,11 @@
  * map from what its parent's replay kept at the fork (an_fork.c), making
  * each object's class again in its own state from its parent's.
  *
- * The file's bounds (docs/trace-format.md) count every process together,
- * and the serial replay decides what is past them: when the states
- * together might pass one, or a replay found damage, the file is replayed
- * again, serially (AN_REPLAY_AGAIN).
+ * The file's bounds (docs/trace-format.md) count every process together
+ * (but the objects live at once: each process's map alone, in the serial
+ * replay too), and the serial replay decides what is past them: when the
+ * states together might pass one, or a replay found damage, the file is
+ * replayed again, serially (AN_REPLAY_AGAIN).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -462,7 +463,9 @@ static int threads_unplaced(const struct an_par *par)
 /* 1 when the serial replay might have found what the processes' replays
  * did not: damage, or a bound passed by all of them together (each sum is
  * at least the serial replay's count: it keeps one of what several
- * processes share, and an object inherited is counted by both sides). */
+ * processes share). The objects live at once are each process's alone in
+ * the serial replay too (a child's map is made as its replay starts, a
+ * process's goes as it ends): a state that passed their bound said so. */
 static int serial_needed(const struct an_par *par)
 {
 	const struct an_state *f = par->file;
@@ -470,13 +473,12 @@ static int serial_needed(const struct an_par *par)
 		return 1;
 	if (f->numa && f->model && f->opts->thread_map == AN_MAP_SPREAD && threads_unplaced(par))
 		return 1;
-	uint64_t objects = 0, frames = 0, threads = 0, ips = 0, pairs = 0, rows = 0, placed = 0;
+	uint64_t frames = 0, threads = 0, ips = 0, pairs = 0, rows = 0, placed = 0;
 	for (size_t i = 0; i < par->n; i++) {
 		const struct an_state *st = &par->procs[i].st;
 		if (st->res->damaged || st->held_warned || st->objects_warned || st->frames_warned ||
 		    st->threads_warned || st->ips_warned)
 			return 1;
-		objects += st->objects_peak;
 		frames += st->frames;
 		threads += st->threads.n;
 		ips += st->ips.n;
@@ -484,7 +486,7 @@ static int serial_needed(const struct an_par *par)
 		rows += an_model_rows(st);
 		placed += an_numa_pages_held(st);
 	}
-	return objects > f->objects_max || frames > f->frames_max || threads > f->threads_max || ips > f->ips_max ||
+	return frames > f->frames_max || threads > f->threads_max || ips > f->ips_max ||
 	       pairs > f->pairs_max || !an_model_rows_fit(f, rows) || !an_numa_pages_fit(f, placed);
 }
 

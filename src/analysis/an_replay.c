@@ -1096,9 +1096,13 @@ static int kids_make(struct an_state *st, const uint32_t *parent, size_t n)
 			p->kids[p->nkids++] = (uint32_t)i;
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		if (st->procs.v[i].nkids > 1)
-			qsort_r(st->procs.v[i].kids, st->procs.v[i].nkids, sizeof(uint32_t), by_fork, st);
+	for (size_t i = 0; i < n; i++) {
+		struct an_proc *p = &st->procs.v[i];
+		if (p->nkids > 1)
+			qsort_r(p->kids, p->nkids, sizeof(uint32_t), by_fork, st);
+		for (uint32_t k = 0; k < p->nkids; k++)
+			st->procs.v[p->kids[k]].kid_at = k;
+	}
 	return 0;
 }
 
