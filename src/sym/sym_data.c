@@ -4,6 +4,9 @@
  * addresses to named objects. Reads .symtab (else .dynsym) and the section
  * headers with libelf; independent of the symbolization ctx in sym.c, since
  * the analysis wants data objects of files it may never symbolize code in.
+ * Each file's objects are read once per process and kept (a shell's
+ * thousands of processes each map libc and the shell: every one read
+ * their symbol tables again).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -14,7 +17,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct data_cand {
@@ -80,7 +86,8 @@ static int emit(sym_data_cb cb, void *arg, const struct data_cand *c)
 	return rc;
 }
 
-int sym_elf_data_objects(const char *path, uint64_t bias, sym_data_cb cb, void *arg)
+/* The walk of the file itself, each object at its address plus bias. */
+static int walk(const char *path, uint64_t bias, sym_data_cb cb, void *arg)
 {
 	Elf *elf = NULL;
 	Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL, *xscn = NULL;
@@ -205,4 +212,121 @@ out:
 	elf_end(elf);
 	close(fd);
 	return ret;
+}
+
+/* A file's objects as its walk gave them at bias 0, kept for the
+ * process's lifetime: strings and the list never change once made. */
+struct data_item {
+	char *name, *section;
+	uint64_t addr, size;
+	enum sym_data_kind kind;
+};
+
+struct data_file {
+	struct data_file *next;
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	struct data_item *v;
+	size_t n, cap;
+};
+
+static struct {
+	pthread_mutex_t mu;
+	struct data_file *head;
+} data_files = { PTHREAD_MUTEX_INITIALIZER, NULL };
+
+static int keep_item(void *arg, const struct sym_data *d)
+{
+	struct data_file *f = arg;
+	if (f->n == f->cap) {
+		const size_t cap = f->cap ? 2 * f->cap : 64;
+		struct data_item *v = realloc(f->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		f->v = v;
+		f->cap = cap;
+	}
+	struct data_item *it = &f->v[f->n];
+	*it = (struct data_item){ strdup(d->name), strdup(d->section ? d->section : ""), d->addr, d->size, d->kind };
+	if (!it->name || !it->section) {
+		free(it->name);
+		free(it->section);
+		return -ENOMEM;
+	}
+	f->n++;
+	return 0;
+}
+
+static void data_file_free(struct data_file *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->v[i].name);
+		free(f->v[i].section);
+	}
+	free(f->v);
+	free(f->path);
+	free(f);
+}
+
+/* The kept objects of the file at path (read now if new), or NULL with
+ * *err set. */
+static const struct data_file *data_file_get(const char *path, int *err)
+{
+	struct stat sb;
+	struct data_file *f;
+	if (stat(path, &sb) != 0) {
+		*err = -errno;
+		return NULL;
+	}
+	pthread_mutex_lock(&data_files.mu);
+	for (f = data_files.head; f; f = f->next)
+		if (f->dev == sb.st_dev && f->ino == sb.st_ino && f->size == sb.st_size &&
+		    f->mtime.tv_sec == sb.st_mtim.tv_sec && f->mtime.tv_nsec == sb.st_mtim.tv_nsec &&
+		    !strcmp(f->path, path))
+			goto out;
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->path = strdup(path))) {
+		free(f);
+		f = NULL;
+		*err = -ENOMEM;
+		goto out;
+	}
+	f->dev = sb.st_dev;
+	f->ino = sb.st_ino;
+	f->size = sb.st_size;
+	f->mtime = sb.st_mtim;
+	*err = walk(path, 0, keep_item, f);
+	if (*err) {
+		data_file_free(f);
+		f = NULL;
+		goto out;
+	}
+	f->next = data_files.head;
+	data_files.head = f;
+out:
+	pthread_mutex_unlock(&data_files.mu);
+	return f;
+}
+
+int sym_elf_data_objects(const char *path, uint64_t bias, sym_data_cb cb, void *arg)
+{
+	int err = 0;
+	if (!path || !cb)
+		return -EINVAL;
+	const struct data_file *f = data_file_get(path, &err);
+	if (!f)
+		return walk(path, bias, cb, arg); /* (what it gives of a damaged file, and its error) */
+	for (size_t i = 0; i < f->n; i++) {
+		const struct data_item *it = &f->v[i];
+		/* (a TLS variable's address is its offset in the block: no bias) */
+		const struct sym_data d = { it->name, it->kind == SYM_DATA_TLS ? it->addr : it->addr + bias,
+					    it->size, it->kind, it->section };
+		const int rc = cb(arg, &d);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }

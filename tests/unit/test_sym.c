@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -437,6 +438,64 @@ static int test_load_async(struct reg *r)
 	return 0;
 }
 
+/* Each file's objects are read once and kept: a second walk at another
+ * bias gives the same objects moved by the difference (TLS offsets
+ * stay), and a file replaced at its path is read again. */
+struct objs {
+	int n;
+	uint64_t sum_addr, sum_tls;
+	uint64_t table_addr;
+};
+
+static int count_objs(void *arg, const struct sym_data *d)
+{
+	struct objs *o = arg;
+
+	o->n++;
+	if (d->kind == SYM_DATA_TLS)
+		o->sum_tls += d->addr;
+	else
+		o->sum_addr += d->addr;
+	if (d->kind == SYM_DATA_OBJECT && streq(d->name, "known_table"))
+		o->table_addr = d->addr;
+	return 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char cmd[2 * PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
+	return system(cmd);
+}
+
+static int test_data_objects_kept(struct reg *r)
+{
+	struct objs a = { 0 }, b = { 0 }, c = { 0 }, sh = { 0 };
+	const uint64_t shift = 0x10000000;
+	char tmp[] = "/tmp/test_sym_objsXXXXXX", path[64];
+
+	CHECK(sym_elf_data_objects(r->exe, r->exe_bias, count_objs, &a) == 0);
+	CHECK(sym_elf_data_objects(r->exe, r->exe_bias + shift, count_objs, &b) == 0);
+	CHECK(a.n > 10 && b.n == a.n);
+	CHECK(a.table_addr == (uint64_t)(uintptr_t)known_table);
+	CHECK(b.table_addr == a.table_addr + shift);
+	CHECK(b.sum_tls == a.sum_tls);
+	CHECK(mkdtemp(tmp) != NULL);
+	snprintf(path, sizeof(path), "%s/f", tmp);
+	CHECK(copy_file(r->exe, path) == 0);
+	CHECK(sym_elf_data_objects(path, 0, count_objs, &c) == 0 && c.n == a.n);
+	unlink(path);
+	CHECK(copy_file("/bin/sh", path) == 0);
+	CHECK(sym_elf_data_objects("/bin/sh", 0, count_objs, &sh) == 0);
+	memset(&c, 0, sizeof(c));
+	CHECK(sym_elf_data_objects(path, 0, count_objs, &c) == 0);
+	unlink(path);
+	rmdir(tmp);
+	CHECK(c.n == sh.n && c.sum_addr == sh.sum_addr && c.n != a.n);
+	return 0;
+}
+
 int main(void)
 {
 	struct reg r = { 0 };
@@ -454,6 +513,7 @@ int main(void)
 	failed |= test_range_from_file(&r);
 	failed |= test_shared_files(&r);
 	failed |= test_data_objects(&r);
+	failed |= test_data_objects_kept(&r);
 	failed |= test_load_async(&r);
 	sym_ctx_free(r.ctx);
 	if (failed)
