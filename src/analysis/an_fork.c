@@ -31,7 +31,8 @@ struct an_fork_obj {
 	uint8_t layer;
 };
 
-/* A list of objects by (layer, lo): each layer's ranges never overlap. */
+/* A list of objects by (layer, lo): each layer's ranges never overlap
+ * (an MP_VEC's fields, named). */
 struct an_fork_list {
 	struct an_fork_obj *v;
 	size_t n, cap;
@@ -64,26 +65,6 @@ static int same(const struct an_fork_obj *a, const struct an_fork_obj *b)
 	return a->layer == b->layer && a->lo == b->lo && a->hi == b->hi && a->cls == b->cls;
 }
 
-static int list_push(struct an_fork_list *l, const struct an_fork_obj *o)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct an_fork_obj *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = *o;
-	return 0;
-}
-
-static void list_fini(struct an_fork_list *l)
-{
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
 struct collect {
 	struct an_fork_list *l;
 	int err;
@@ -94,7 +75,7 @@ static void collect_one(void *arg, const struct an_obj *o)
 	struct collect *c = arg;
 	const struct an_fork_obj fo = { o->lo, o->hi, o->cls, o->layer };
 	if (!c->err)
-		c->err = list_push(c->l, &fo);
+		c->err = mp_vec_push(c->l, fo);
 }
 
 /* What turns list a into list b, both sorted: into d. */
@@ -104,15 +85,15 @@ static int diff(const struct an_fork_list *a, const struct an_fork_list *b, stru
 	int err = 0;
 	while (!err && (i < a->n || j < b->n)) {
 		if (j == b->n || (i < a->n && before(&a->v[i], &b->v[j])))
-			err = list_push(&d->gone, &a->v[i++]);
+			err = mp_vec_push(&d->gone, a->v[i++]);
 		else if (i == a->n || before(&b->v[j], &a->v[i]))
-			err = list_push(&d->added, &b->v[j++]);
+			err = mp_vec_push(&d->added, b->v[j++]);
 		else if (same(&a->v[i], &b->v[j]))
 			i++, j++;
 		else {
-			err = list_push(&d->gone, &a->v[i++]);
+			err = mp_vec_push(&d->gone, a->v[i++]);
 			if (!err)
-				err = list_push(&d->added, &b->v[j++]);
+				err = mp_vec_push(&d->added, b->v[j++]);
 		}
 	}
 	return err;
@@ -126,14 +107,8 @@ static int diff(const struct an_fork_list *a, const struct an_fork_list *b, stru
 static int apply(struct an_fork_list *l, struct an_fork_list *spare, const struct an_fork_list *gone,
 		 const struct an_fork_list *added)
 {
-	const size_t need = l->n + added->n;
-	if (spare->cap < need) {
-		struct an_fork_obj *v = realloc(spare->v, need * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		spare->v = v;
-		spare->cap = need;
-	}
+	if (mp_vec_reserve(spare, l->n + added->n))
+		return -ENOMEM;
 	size_t i = 0, g = 0, a = 0, n = 0;
 	while (i < l->n || a < added->n) {
 		if (i < l->n && g < gone->n && same(&l->v[i], &gone->v[g])) {
@@ -156,9 +131,9 @@ static void forks_free(struct an_forks *f)
 {
 	if (!f)
 		return;
-	list_fini(&f->last);
-	list_fini(&f->at);
-	list_fini(&f->spare);
+	mp_vec_free(&f->last);
+	mp_vec_free(&f->at);
+	mp_vec_free(&f->spare);
 	pthread_mutex_destroy(&f->mu);
 	free(f->delta);
 	free(f);
@@ -168,8 +143,8 @@ void an_fork_fini(struct an_proc *p)
 {
 	if (p->forks)
 		for (uint32_t k = 0; k < p->nkids; k++) {
-			list_fini(&p->forks->delta[k].gone);
-			list_fini(&p->forks->delta[k].added);
+			mp_vec_free(&p->forks->delta[k].gone);
+			mp_vec_free(&p->forks->delta[k].added);
 		}
 	forks_free(p->forks);
 	p->forks = NULL;
@@ -212,8 +187,8 @@ void an_fork_passed(struct an_state *st, uint32_t pi, uint64_t epoch)
 	}
 	if (p->kids_next == p->nkids && p->forks && p->forks->last.v) {
 		/* (no fork to come: only the changes stay) */
-		list_fini(&p->forks->last);
-		list_fini(&p->forks->spare);
+		mp_vec_free(&p->forks->last);
+		mp_vec_free(&p->forks->spare);
 	}
 }
 
