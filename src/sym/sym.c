@@ -250,10 +250,7 @@ struct sym_file {
 	unsigned refs;         /* modules of ctxs that hold it (the registry's lock) */
 	char *path;            /* as first registered */
 	const char *base;      /* basename, points into path */
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
+	struct sym_file_id id;
 	pthread_mutex_t mu; /* everything below */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -358,10 +355,9 @@ static int file_get(const char *path, struct sym_file **out)
 		err = -errno;
 		goto out;
 	}
+	const struct sym_file_id id = sym_file_id_of(&sb);
 	for (f = files.head; f; f = f->next)
-		if (f->dev == sb.st_dev && f->ino == sb.st_ino && f->size == sb.st_size &&
-		    f->mtime.tv_sec == sb.st_mtim.tv_sec && f->mtime.tv_nsec == sb.st_mtim.tv_nsec &&
-		    strcmp(f->path, path) == 0) {
+		if (sym_file_id_eq(&f->id, &id) && strcmp(f->path, path) == 0) {
 			f->refs++;
 			*out = f;
 			goto out;
@@ -383,10 +379,7 @@ static int file_get(const char *path, struct sym_file **out)
 	pthread_mutex_init(&f->mu, NULL);
 	const char *slash = strrchr(f->path, '/');
 	f->base = slash ? slash + 1 : f->path;
-	f->dev = sb.st_dev;
-	f->ino = sb.st_ino;
-	f->size = sb.st_size;
-	f->mtime = sb.st_mtim;
+	f->id = id;
 	/* Base 0 with add_p_vaddr: DWARF and symbol addresses come out as the
 	 * file's own; each ctx adds its module's bias. */
 	dwfl_report_begin(f->dwfl);

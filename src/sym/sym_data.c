@@ -225,10 +225,7 @@ struct data_item {
 struct data_file {
 	struct data_file *next;
 	char *path;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
+	struct sym_file_id id;
 	struct data_item *v;
 	size_t n, cap;
 };
@@ -281,11 +278,10 @@ static const struct data_file *data_file_get(const char *path, int *err)
 		*err = -errno;
 		return NULL;
 	}
+	const struct sym_file_id id = sym_file_id_of(&sb);
 	pthread_mutex_lock(&data_files.mu);
 	for (f = data_files.head; f; f = f->next)
-		if (f->dev == sb.st_dev && f->ino == sb.st_ino && f->size == sb.st_size &&
-		    f->mtime.tv_sec == sb.st_mtim.tv_sec && f->mtime.tv_nsec == sb.st_mtim.tv_nsec &&
-		    !strcmp(f->path, path))
+		if (sym_file_id_eq(&f->id, &id) && !strcmp(f->path, path))
 			goto out;
 	f = calloc(1, sizeof(*f));
 	if (!f || !(f->path = strdup(path))) {
@@ -294,10 +290,7 @@ static const struct data_file *data_file_get(const char *path, int *err)
 		*err = -ENOMEM;
 		goto out;
 	}
-	f->dev = sb.st_dev;
-	f->ino = sb.st_ino;
-	f->size = sb.st_size;
-	f->mtime = sb.st_mtim;
+	f->id = id;
 	*err = walk(path, 0, keep_item, f);
 	if (*err) {
 		data_file_free(f);

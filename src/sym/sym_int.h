@@ -9,6 +9,7 @@
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 /* Demangle an Itanium C++ name through a run-time lookup of __cxa_demangle
  * (see sym.c for why it is not linked). Returns a malloc'd string the caller
@@ -34,6 +35,27 @@ static inline char *sym_build_id_hex(char *out, const unsigned char *id, int n)
 	}
 	*out = '\0';
 	return out;
+}
+
+/* A file as stat(2) saw it at its path: sym.c's and sym_data.c's files
+ * read once per process are told apart by it, so a file replaced at its
+ * path is read again. */
+struct sym_file_id {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+
+static inline struct sym_file_id sym_file_id_of(const struct stat *sb)
+{
+	return (struct sym_file_id){ sb->st_dev, sb->st_ino, sb->st_size, sb->st_mtim };
+}
+
+static inline bool sym_file_id_eq(const struct sym_file_id *a, const struct sym_file_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec &&
+	       a->mtime.tv_nsec == b->mtime.tv_nsec;
 }
 
 /* Whether the cache holds mod's debug file. */
