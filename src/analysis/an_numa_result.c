@@ -6,6 +6,7 @@
  * from the objects' timelines (find_patterns).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,8 +34,30 @@ void an_numa_result_free(struct an_numa_result *r)
 	free(r);
 }
 
+/* Room in a row's arrays while instances merge into it: a class may have
+ * tens of thousands (grown one instance at a time, its arrays would be
+ * copied at each). */
+struct obj_room {
+	size_t uses, episodes;
+};
+
+/* Room for need elements in *v: exactly need at first (most rows are one
+ * instance's), doubling after. 0 or -ENOMEM (*v as it was). */
+static int room_for(void **v, size_t *room, size_t need, size_t elem)
+{
+	if (need <= *room)
+		return 0;
+	size_t cap = *room && 2 * *room > need ? 2 * *room : need;
+	void *nv = cap <= SIZE_MAX / elem ? realloc(*v, cap * elem) : NULL;
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*room = cap;
+	return 0;
+}
+
 /* Adds state object src into result object d (both with nodes-sized arrays). */
-static int obj_merge(struct an_numa_obj *d, struct nobj *src, unsigned nodes)
+static int obj_merge(struct an_numa_obj *d, struct obj_room *room, struct nobj *src, unsigned nodes)
 {
 	d->accesses += src->accesses;
 	d->remote += src->remote;
@@ -54,10 +77,8 @@ static int obj_merge(struct an_numa_obj *d, struct nobj *src, unsigned nodes)
 		while (j < d->nuses && d->uses[j].thread != u->thread)
 			j++;
 		if (j == d->nuses) {
-			void *nu = realloc(d->uses, (d->nuses + 1) * sizeof(*d->uses));
-			if (!nu)
+			if (room_for((void **)&d->uses, &room->uses, d->nuses + 1, sizeof(*d->uses)))
 				return -ENOMEM;
-			d->uses = nu;
 			d->uses[d->nuses++] = *u;
 			continue;
 		}
@@ -71,10 +92,9 @@ static int obj_merge(struct an_numa_obj *d, struct nobj *src, unsigned nodes)
 		w->hi = u->hi > w->hi ? u->hi : w->hi;
 	}
 	if (src->eps.n) {
-		void *ne = realloc(d->episodes, (d->nepisodes + src->eps.n) * sizeof(*d->episodes));
-		if (!ne)
+		if (room_for((void **)&d->episodes, &room->episodes, d->nepisodes + src->eps.n,
+			     sizeof(*d->episodes)))
 			return -ENOMEM;
-		d->episodes = ne;
 		memcpy(d->episodes + d->nepisodes, src->eps.v, src->eps.n * sizeof(*d->episodes));
 		d->nepisodes += src->eps.n;
 	}
@@ -331,8 +351,10 @@ int an_numa_finish(struct an_state *st, struct an_result *res, const uint32_t *r
 	r->nthreads = st->threads.n;
 	r->threads = calloc(r->nthreads ? r->nthreads : 1, sizeof(*r->threads));
 	struct an_numa_obj *objs = calloc(res->nclasses ? res->nclasses : 1, sizeof(*objs));
-	if (err || !r->threads || !objs) {
+	struct obj_room *room = calloc(res->nclasses ? res->nclasses : 1, sizeof(*room));
+	if (err || !r->threads || !objs || !room) {
 		free(objs);
+		free(room);
 		an_numa_result_free(r);
 		return -ENOMEM;
 	}
@@ -368,8 +390,9 @@ int an_numa_finish(struct an_state *st, struct an_result *res, const uint32_t *r
 			d->at = d->from + nodes;
 			d->rat = d->at + nodes;
 		}
-		err = obj_merge(d, o, nodes);
+		err = obj_merge(d, &room[remap[i]], o, nodes);
 	}
+	free(room);
 	/* keep the objects with accesses, most remote first */
 	size_t k = 0;
 	for (size_t i = 0; i < res->nclasses; i++) {
