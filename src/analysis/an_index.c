@@ -274,7 +274,7 @@ int an_index_chunks(struct an_state *st)
 			p->start_time = tp.time;
 			free(p->exe);
 			p->exe = strndup_s(tp.exe, tp.exe_len);
-			p->image = (uint32_t)an_hash_str(p->exe ? p->exe : "", 0);
+			p->image = (uint32_t)mp_hash_str(p->exe ? p->exe : "", 0);
 			break;
 		}
 		case MP_CHUNK_STREAM:

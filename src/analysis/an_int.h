@@ -409,17 +409,6 @@ static inline uint64_t an_bound(const struct an_state *st, uint64_t floor, uint6
 	return (b > floor ? b : floor) >> st->opts->bounds_shift;
 }
 
-/* FNV-1a over s, mixed; never 0 (hash map keys must not be). */
-static inline uint64_t an_hash_str(const char *s, uint64_t seed)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ seed;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return mp_hash64(h) | 1;
-}
-
 /* A count estimated from a sample: v x f, rounded (burst sampling's
  * factors, an_bursts.c's an_bursts_apply and the tables scaled after it). */
 static inline uint64_t an_scaled(uint64_t v, double f)

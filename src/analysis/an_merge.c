@@ -39,15 +39,6 @@ struct an_merge {
 	size_t numa_first, numa_conflict; /* the first part placed, one placed apart from it (SIZE_MAX none) */
 };
 
-static uint64_t hash_str(const char *s, uint64_t seed)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ mp_hash64(seed + 1);
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	h = mp_hash64(h);
-	return h ? h : 1;
-}
-
 /* A row's key: its label, but for stacks, whose labels name a pid or tid. */
 static const char *class_key(const struct an_class *c)
 {
@@ -308,7 +299,7 @@ static long class_find(struct an_merge *m, const struct an_class *c, int *fresh)
 {
 	struct an_result *R = m->res;
 	const char *key = class_key(c);
-	uint64_t h = hash_str(key, (uint64_t)c->kind);
+	uint64_t h = mp_hash_str(key, (uint64_t)c->kind);
 	uint64_t *v = mp_hashmap_get(&m->class_keys, h);
 	uint32_t head = v ? (uint32_t)*v : 0; /* (v does not survive a put) */
 	for (uint32_t i = head; i; i = m->class_next[i - 1]) {
@@ -400,7 +391,7 @@ static int fold_rows(struct an_function **rows, size_t *nrows, size_t *rows_cap,
 		struct an_function *f = &from[i];
 		if (!f->name)
 			continue;
-		uint64_t h = hash_str(f->name, 0);
+		uint64_t h = mp_hash_str(f->name, 0);
 		uint64_t *v = mp_hashmap_get(keys, h);
 		uint32_t head = v ? (uint32_t)*v : 0, j = head; /* (v does not survive a put) */
 		while (j && strcmp((*rows)[j - 1].name, f->name) != 0)

@@ -18,7 +18,7 @@
 /* Class keyed by a label (statics, stacks, mappings, names). */
 uint32_t an_class_by_label(struct an_state *st, enum an_kind kind, const char *label)
 {
-	uint64_t key = an_hash_str(label, (uint64_t)kind << 56);
+	uint64_t key = mp_hash_str(label, (uint64_t)kind << 56);
 	uint64_t *v = mp_hashmap_get(&st->class_index, key);
 	if (v)
 		return (uint32_t)*v;
@@ -42,7 +42,7 @@ uint32_t an_class_by_stack(struct an_state *st, enum an_kind kind, uint32_t stac
 {
 	uint64_t key = mp_hash64(((uint64_t)stack << 8 | kind) + 0x51ed27);
 	if (file)
-		key = an_hash_str(file, key);
+		key = mp_hash_str(file, key);
 	key |= 1;
 	uint64_t *v = mp_hashmap_get(&st->class_index, key);
 	if (v)

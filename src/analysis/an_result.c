@@ -37,7 +37,7 @@ int an_result_classes(struct an_state *st, struct an_result *r, uint32_t *remap)
 		struct an_class *c = &st->classes.v[i];
 		if (!c->label)
 			c->label = strdup("?");
-		uint64_t h = an_hash_str(c->label, c->kind);
+		uint64_t h = mp_hash_str(c->label, c->kind);
 		uint64_t *v = mp_hashmap_get(&seen, h);
 		if (!v) {
 			remap[i] = (uint32_t)r->nclasses;
@@ -76,7 +76,7 @@ int an_result_classes(struct an_state *st, struct an_result *r, uint32_t *remap)
 static long row_of(struct mp_hashmap *byname, struct an_function *rows, size_t *n, const char *name,
 		   const char *module)
 {
-	uint64_t h = an_hash_str(name, an_hash_str(module, 0));
+	uint64_t h = mp_hash_str(name, mp_hash_str(module, 0));
 	uint64_t *v = mp_hashmap_get(byname, h);
 	if (v)
 		return (long)*v;

@@ -168,7 +168,7 @@ static int class_frames(struct an_state *st, uint32_t cls, struct an_frame *fram
 
 static uint64_t fn_key(const char *function, const char *module)
 {
-	return an_hash_str(function, an_hash_str(module ? module : "", 0x5173));
+	return mp_hash_str(function, mp_hash_str(module ? module : "", 0x5173));
 }
 
 static void context_text(char *buf, size_t cap, const struct an_frame *frames, int n, int site, int levels);
@@ -378,7 +378,7 @@ static uint64_t line_key(const struct an_frame *f)
 	else
 		snprintf(where, sizeof(where), "%s@0x%llx", f->function ? f->function : "?",
 			 (unsigned long long)f->addr);
-	return an_hash_str(where, 0x11e);
+	return mp_hash_str(where, 0x11e);
 }
 
 /* Class cls's steps (struct site_step): 0 or -ENOMEM. */
@@ -556,7 +556,7 @@ static int label_all(struct sites *S)
 		char where[600], up[600];
 		context_text(where, sizeof(where), S->frames[c], S->nframes[c], site[c], 0);
 		context_text(up, sizeof(up), S->frames[c], S->nframes[c], site[c], 1);
-		uint64_t h = an_hash_str(where, 1), hu = an_hash_str(up, 2) | 1, *v = mp_hashmap_get(&caller, h);
+		uint64_t h = mp_hash_str(where, 1), hu = mp_hash_str(up, 2) | 1, *v = mp_hashmap_get(&caller, h);
 		if (!v ? mp_hashmap_put(&caller, h, hu) : *v != hu && mp_hashmap_put(&several, h, 1)) {
 			err = -ENOMEM;
 			break;
@@ -569,7 +569,7 @@ static int label_all(struct sites *S)
 		if (depth == 0 && S->nframes[c]) {
 			char where[600];
 			context_text(where, sizeof(where), S->frames[c], S->nframes[c], site[c], 0);
-			levels = mp_hashmap_get(&several, an_hash_str(where, 1)) ? 1 : 0;
+			levels = mp_hashmap_get(&several, mp_hash_str(where, 1)) ? 1 : 0;
 		}
 		err = label_class(&S->st->classes.v[c], S->frames[c], S->nframes[c], site[c], levels);
 	}

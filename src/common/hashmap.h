@@ -33,4 +33,15 @@ static inline uint64_t mp_hash64(uint64_t x)
 	return x;
 }
 
+/* FNV-1a over s, mixed; never 0 (a key of the map). */
+static inline uint64_t mp_hash_str(const char *s, uint64_t seed)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ seed;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return mp_hash64(h) | 1;
+}
+
 #endif

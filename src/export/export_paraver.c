@@ -16,6 +16,7 @@
 
 #include "analysis/an_bins.h"
 #include "analysis/an_jobs.h"
+#include "common/hashmap.h"
 #include "common/mp_error.h"
 #include "export/ex_int.h"
 #include "export/export.h"
@@ -213,28 +214,37 @@ struct part {
 	char node_buf[200];
 };
 
-/* The object and region names of the .pcf: several files' merged by key. */
+/* The object and region names of the .pcf: several files' merged by key
+ * (thousands of rows per file: found by hash, not by a scan). */
 struct names {
 	char **v;
+	uint32_t *next; /* the next index with the same hash + 1, 0 none */
 	size_t n, cap;
+	struct mp_hashmap first; /* hash -> index + 1 of the first with it */
 };
 
 static long name_id(struct names *nm, const char *s, int merge)
 {
-	if (merge)
-		for (size_t i = 0; i < nm->n; i++)
-			if (!strcmp(nm->v[i], s))
-				return (long)i;
+	s = s ? s : "";
+	uint64_t h = mp_hash_str(s, 0), *head = merge ? mp_hashmap_get(&nm->first, h) : NULL;
+	uint32_t next = head ? (uint32_t)*head : 0;
+	for (uint32_t i = next; i; i = nm->next[i - 1])
+		if (!strcmp(nm->v[i - 1], s))
+			return (long)i - 1;
 	if (nm->n == nm->cap) {
 		size_t nc = nm->cap ? 2 * nm->cap : 64;
 		char **v = realloc(nm->v, nc * sizeof(*v));
-		if (!v)
+		if (v)
+			nm->v = v;
+		uint32_t *nx = v ? realloc(nm->next, nc * sizeof(*nx)) : NULL;
+		if (!nx)
 			return -1;
-		nm->v = v;
+		nm->next = nx;
 		nm->cap = nc;
 	}
-	if (!(nm->v[nm->n] = strdup(s ? s : "")))
+	if (!(nm->v[nm->n] = strdup(s)) || (merge && mp_hashmap_put(&nm->first, h, nm->n + 1)))
 		return -1;
+	nm->next[nm->n] = next;
 	return (long)nm->n++;
 }
 
@@ -243,6 +253,8 @@ static void names_fini(struct names *nm)
 	for (size_t i = 0; i < nm->n; i++)
 		free(nm->v[i]);
 	free(nm->v);
+	free(nm->next);
+	mp_hashmap_fini(&nm->first);
 }
 
 /* An object's key across files: its label, but for stacks, whose labels
