@@ -77,16 +77,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (run >= 2) {
 				/* the model too (bursts, ranges, walks), over the
 				 * whole trace; a mutated length may claim a TiB, which
-				 * the model takes a line at a time: 16 MiB at most;
+				 * the model takes a line at a time: 64 KiB at most
+				 * (a thousand lines reach every path a range takes);
 				 * the last run with the processes' models at once */
 				if (have_mm < 0)
 					break;
 				o.roi = NULL;
 				o.machine = &mm;
-				o.max_model_range = 1u << 24;
+				o.max_model_range = 1u << 16;
 				o.page_rows = 1; /* (the TLB view's) */
-				/* (the serial processes' model on two threads) */
+				/* (the serial processes' model on two threads, in
+				 * bursts: the burst estimates, and an eighth of the
+				 * model's work on the corpus's long traces) */
 				o.model_threads = run == 2 ? 2 : 1;
+				if (run == 2) {
+					o.burst_on = 512;
+					o.burst_off = 3584;
+				}
 			}
 			if (an_run(path, &o, &res) == 0)
 				an_result_free(res);
