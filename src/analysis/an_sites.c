@@ -48,12 +48,14 @@ static int api_frame(const struct an_frame *f)
  * linker searches by default and Debian installs libraries in, as opposed
  * to the program and the libraries built with it. A block that zlib, libc
  * or an MPI library allocates for the program is sited at the program's
- * call, wherever the library keeps its code. */
-static int installed_library(const char *path)
+ * call, wherever the library keeps its code. The program itself (exe) is
+ * never one, though Debian installs some there too (gcc's cc1, postgres,
+ * chromium under /usr/lib/...): its blocks would all be sited at _start. */
+static int installed_library(const char *path, const char *exe)
 {
 	static const char *const dirs[] = { "/lib/",	   "/lib32/",	  "/lib64/",	  "/libx32/",	    "/usr/lib/",
 					    "/usr/lib32/", "/usr/lib64/", "/usr/libx32/", "/usr/local/lib/" };
-	if (!path)
+	if (!path || (exe && strcmp(path, exe) == 0))
 		return 0;
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
@@ -152,7 +154,7 @@ static int symbolize_stack(struct an_state *st, const struct an_stack *s, struct
 						      .module = sf[j].module,
 						      .line = sf[j].line,
 						      .inlined = sf[j].inlined,
-						      .library = installed_library(sf[j].module_path) };
+						      .library = installed_library(sf[j].module_path, p->exe) };
 	}
 	return k;
 }

@@ -38,6 +38,19 @@ check mpcc libstacks
 gcc -O1 -g "$src" -o libstacks-gcc -lz
 check gcc libstacks-gcc
 
+# a program installed where libraries are (Debian's cc1 lives in
+# /usr/lib/gcc/..., postgres and chromium under /usr/lib too): its own
+# frames are sites all the same (skipped as a library's, every block
+# would be sited at _start)
+if inst=$(mktemp -d /usr/lib/memprism-test.XXXXXX 2>/dev/null); then
+	trap 'rm -rf "$inst"' EXIT
+	cp libstacks-gcc "$inst/"
+	ln -s "$inst/libstacks-gcc" installed
+	check installed installed
+else
+	echo "skip: /usr/lib not writable: the installed program's sites are not checked"
+fi
+
 # profiling a library itself: its frames can be sites
 "$MEMPRISM" report --by site --lib-sites --format csv gcc.data > lib.csv
 grep -q '^"deflateInit2_ (libz\.so' lib.csv || fail "--lib-sites: no zlib site: $(cut -d, -f1 lib.csv)"
