@@ -25,16 +25,10 @@
 
 #include "analysis/an_int.h"
 
-struct an_fork_obj {
-	uint64_t lo, hi;
-	uint32_t cls;
-	uint8_t layer;
-};
-
 /* A list of objects by (layer, lo): each layer's ranges never overlap
  * (an MP_VEC's fields, named). */
 struct an_fork_list {
-	struct an_fork_obj *v;
+	struct an_objmap_item *v;
 	size_t n, cap;
 };
 
@@ -55,12 +49,12 @@ struct an_forks {
 	pthread_mutex_t mu; /* at, started: children replayed at once */
 };
 
-static int before(const struct an_fork_obj *a, const struct an_fork_obj *b)
+static int before(const struct an_objmap_item *a, const struct an_objmap_item *b)
 {
 	return a->layer != b->layer ? a->layer < b->layer : a->lo < b->lo;
 }
 
-static int same(const struct an_fork_obj *a, const struct an_fork_obj *b)
+static int same(const struct an_objmap_item *a, const struct an_objmap_item *b)
 {
 	return a->layer == b->layer && a->lo == b->lo && a->hi == b->hi && a->cls == b->cls;
 }
@@ -73,7 +67,7 @@ struct collect {
 static void collect_one(void *arg, const struct an_obj *o)
 {
 	struct collect *c = arg;
-	const struct an_fork_obj fo = { o->lo, o->hi, o->cls, o->layer };
+	const struct an_objmap_item fo = { o->lo, o->hi, o->cls, o->layer };
 	if (!c->err)
 		c->err = mp_vec_push(c->l, fo);
 }
@@ -224,17 +218,24 @@ int an_fork_inherit(struct an_state *st, uint32_t ci)
 	pthread_mutex_lock(&f->mu);
 	int err = bring_to(f, k);
 	const size_t live = c->map.live;
-	if (!err && an_map_room(st, f->at.n))
-		for (size_t i = 0; i < f->at.n; i++) {
-			const struct an_fork_obj *o = &f->at.v[i];
-			uint32_t cls = o->cls;
-			if (from) {
-				if (!cls_to[cls])
-					cls_to[cls] = an_par_class(from, st, cls) + 1;
-				cls = cls_to[cls] - 1;
-			}
-			an_objmap_insert(&c->map, o->layer, o->lo, o->hi, cls);
+	if (!err && an_map_room(st, f->at.n)) {
+		/* (replayed at once, the list, which siblings share, is copied
+		 * with the child's classes) */
+		struct an_objmap_item *v = f->at.v;
+		if (from && !(v = malloc((f->at.n ? f->at.n : 1) * sizeof(*v))))
+			err = -ENOMEM;
+		for (size_t i = 0; from && v && i < f->at.n; i++) {
+			uint32_t cls = f->at.v[i].cls;
+			if (!cls_to[cls])
+				cls_to[cls] = an_par_class(from, st, cls) + 1;
+			v[i] = f->at.v[i];
+			v[i].cls = cls_to[cls] - 1;
 		}
+		if (v)
+			err = an_objmap_load(&c->map, v, f->at.n);
+		if (v != f->at.v)
+			free(v);
+	}
 	const int last = ++f->started == p->kids_next && p->kids_next == p->nkids;
 	pthread_mutex_unlock(&f->mu);
 	free(cls_to);

@@ -109,6 +109,18 @@ void an_objmap_fini(struct an_objmap *m);
 /* Adds [lo,hi) with class cls in layer, ending whatever of the layer it
  * overlaps. NULL on ENOMEM. */
 struct an_obj *an_objmap_insert(struct an_objmap *m, int layer, uint64_t lo, uint64_t hi, uint32_t cls);
+/* An object for an_objmap_load. */
+struct an_objmap_item {
+	uint64_t lo, hi;
+	uint32_t cls;
+	uint8_t layer;
+};
+/* Adds v[0..n), sorted by layer and then start, none overlapping another
+ * of its layer (a forked child's map, made from its parent's): where the
+ * layer is empty and nothing waits aside, its tree is built leaf by leaf
+ * without a search; otherwise each is inserted. 0, or -ENOMEM (some of
+ * them in). */
+int an_objmap_load(struct an_objmap *m, const struct an_objmap_item *v, size_t n);
 /* Ends the object of layer starting exactly at lo; returns its class or -1. */
 int64_t an_objmap_remove_at(struct an_objmap *m, int layer, uint64_t lo);
 /* The same, and *hi gets the end of the object that ended. */

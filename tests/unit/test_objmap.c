@@ -3,7 +3,8 @@
  * too), overlap replacement, punching holes, and a randomized comparison
  * against a brute-force model (inserts, punches and frees), with and
  * without the shadow of small blocks; rising addresses filling the tree's
- * nodes, and the lookahead's hints; the shadow's names. */
+ * nodes, and the lookahead's hints; the shadow's names; a map loaded
+ * whole. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -803,8 +804,88 @@ static void test_shadow_late(void)
 	an_objmap_fini(&m);
 }
 
+/* A map loaded whole (an_objmap_load: a forked child's) answers as one
+ * made by inserts, at every tree height the counts give (one leaf, full,
+ * one past; a level more), and goes on changing as that one does; a layer
+ * not empty, or a list out of order, goes in by inserts. With the shadow
+ * on before the load, its small blocks are named too. */
+static void test_load(int shadow)
+{
+	static const size_t counts[] = { 1, 31, 32, 33, 1024, 1025, 33000 };
+	for (size_t t = 0; t < sizeof(counts) / sizeof(counts[0]); t++) {
+		const size_t n = counts[t];
+		struct an_objmap_item *v = calloc(2 * n + 2, sizeof(*v));
+		CHECK(v != NULL);
+		srand((unsigned)(7 + t));
+		size_t k = 0;
+		uint64_t at = 1;
+		for (int layer = AN_LAYER_CARVED; layer <= AN_LAYER_MAP; layer += AN_LAYER_MAP - AN_LAYER_CARVED)
+			for (size_t i = 0; i < n; i++) {
+				at += (uint64_t)(rand() % 3);
+				uint64_t len = 1 + (uint64_t)(rand() % 24);
+				v[k++] = (struct an_objmap_item){ at, at + len, (uint32_t)(k + 1), (uint8_t)layer };
+				at += len;
+			}
+		const uint64_t end = at + 8;
+		struct an_objmap a, b;
+		an_objmap_init(&a);
+		an_objmap_init(&b);
+		if (shadow) {
+			a.shadow_from = b.shadow_from = 0;
+			uint64_t lo, hi;
+			an_objmap_find_safe(&a, 0, &lo, &hi); /* (turns the shadow on) */
+		}
+		/* a layer with an object already: that one goes by inserts */
+		an_objmap_insert(&a, AN_LAYER_OBJECT, end, end + 4, 999999);
+		an_objmap_insert(&b, AN_LAYER_OBJECT, end, end + 4, 999999);
+		v[k++] = (struct an_objmap_item){ end + 8, end + 16, 888888, AN_LAYER_OBJECT };
+		CHECK_EQ(an_objmap_load(&a, v, k), 0);
+		for (size_t i = 0; i < k; i++)
+			an_objmap_insert(&b, v[i].layer, v[i].lo, v[i].hi, v[i].cls);
+		CHECK_EQ(a.live, b.live);
+		CHECK_EQ(a.live, k + 1);
+		for (int step = 0; step < 3; step++) {
+			size_t bad = 0;
+			for (uint64_t x = 0; x < end + 20; x += end > 100000 ? 7 : 1)
+				bad += cls_at(&a, x) != cls_at(&b, x);
+			CHECK_EQ(bad, 0);
+			/* then the same changes to both */
+			for (int c = 0; c < 2000; c++) {
+				uint64_t lo = (uint64_t)rand() % end, hi = lo + 1 + (uint64_t)(rand() % 40);
+				int layer = rand() % AN_LAYERS, op = rand() % 3;
+				if (op == 0) {
+					an_objmap_insert(&a, layer, lo, hi, (uint32_t)(1000000 + c));
+					an_objmap_insert(&b, layer, lo, hi, (uint32_t)(1000000 + c));
+				} else if (op == 1) {
+					const size_t i = (size_t)rand() % k;
+					CHECK_EQ(an_objmap_remove_at(&a, v[i].layer, v[i].lo),
+						 an_objmap_remove_at(&b, v[i].layer, v[i].lo));
+				} else {
+					an_objmap_punch(&a, layer, lo, hi);
+					an_objmap_punch(&b, layer, lo, hi);
+				}
+			}
+		}
+		an_objmap_fini(&a);
+		an_objmap_fini(&b);
+		/* out of order: inserted one by one, the later cutting its
+		 * range out of the earlier */
+		struct an_objmap_item w[] = { { 100, 200, 1, AN_LAYER_OBJECT }, { 150, 160, 2, AN_LAYER_OBJECT } };
+		an_objmap_init(&a);
+		CHECK_EQ(an_objmap_load(&a, w, 2), 0);
+		CHECK_EQ(cls_at(&a, 120), 1);
+		CHECK_EQ(cls_at(&a, 155), 2);
+		CHECK_EQ(cls_at(&a, 170), 1);
+		CHECK_EQ(cls_at(&a, 200), -1);
+		an_objmap_fini(&a);
+		free(v);
+	}
+}
+
 int main(void)
 {
+	test_load(0);
+	test_load(1);
 	test_rising();
 	test_carved();
 	test_wait_gap();
