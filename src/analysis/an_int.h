@@ -432,8 +432,10 @@ void *an_table_calloc(size_t n, size_t size);
 void *an_table_regrow(const void *tab, size_t cap, size_t ncap, size_t size, size_t (*home)(const void *e, size_t cap),
 		      int (*used)(const void *e));
 
-/* an_phys.c: translations over time (PAGEMAP chunks) */
-int an_phys_load(struct an_state *st);
+/* an_phys.c: translations over time (PAGEMAP chunks); keep: into a table
+ * the model and NUMA placement look up (st->phys), else the records are
+ * only read through, for what they say of the file. */
+int an_phys_load(struct an_state *st, int keep);
 void an_phys_free(struct an_state *st);
 /* An empty table (NULL on ENOMEM); an_phys_del frees it (NULL is fine). */
 struct an_phys *an_phys_new(void);
@@ -782,6 +784,8 @@ int an_numa_finish(struct an_state *st, struct an_result *res, const uint32_t *r
  * through cmap and tmap (no thread in two states), 0 or -ENOMEM. */
 int an_numa_init_like(struct an_state *st, const struct an_state *like);
 int an_numa_frames(const struct an_state *st);
+/* Whether placement by recorded frames would read the translations (an_phys_load). */
+int an_numa_wants_frames(const struct an_state *st);
 uint64_t an_numa_pages_held(const struct an_state *st);
 int an_numa_pages_fit(const struct an_state *st, uint64_t n);
 int an_numa_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap, const uint32_t *tmap);

@@ -769,9 +769,14 @@ void an_numa_sample(struct an_state *st, const struct an_numa_sample *smp)
 
 /* --- processes replayed apart (an_procs.c) ------------------------------ */
 
+int an_numa_wants_frames(const struct an_state *st)
+{
+	return st->numa && st->numa->host_frames;
+}
+
 int an_numa_frames(const struct an_state *st)
 {
-	return st->numa && st->numa->host_frames && st->phys;
+	return an_numa_wants_frames(st) && st->phys;
 }
 
 uint64_t an_numa_pages_held(const struct an_state *st)

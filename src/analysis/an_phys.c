@@ -233,21 +233,14 @@ static uint64_t distinct_estimate(const uint64_t *bits)
 	return (double)z > m / 2 ? UINT64_MAX : (uint64_t)(-m * log1p(-(double)z / m) * 1.02) + 64;
 }
 
-int an_phys_load(struct an_state *st)
+/* The table for a file's translations, sized for them at once (0 or
+ * -ENOMEM). */
+static int phys_make(struct an_state *st, uint64_t cap)
 {
-	if (!st->pagemap_chunks.n)
-		return 0;
 	struct an_phys *ph = an_phys_new();
 	if (!ph)
 		return -ENOMEM;
 	st->phys = ph;
-	/* Translations past the cap are ignored: a run may claim 2^36 pages in
-	 * a few bytes, and more than the file's bound (an_bound), or than a
-	 * TiB of 4 KiB pages, is a damaged or crafted file, not a program. */
-	uint64_t cap = an_bound(st, AN_PAGES_FLOOR, AN_PAGES_PER_KIB), added = 0;
-	if (cap > AN_PHYS_MAX_PAGES)
-		cap = AN_PHYS_MAX_PAGES;
-	int bad = 0, capped = 0;
 	/* The table sized at once for the pages of all looks together: grown
 	 * by doubling, its zeroing would be ~8% of a bounded arrays report,
 	 * and sized for the largest look alone (27K of arrays' 100K pages: the
@@ -281,6 +274,23 @@ int an_phys_load(struct an_state *st)
 	const uint64_t most_at_once = 1ull << 22;
 	if (reserve(ph, most < most_at_once ? most : most_at_once) || (st->opts->on_dram && make_reverse(ph)))
 		return -ENOMEM;
+	return 0;
+}
+
+int an_phys_load(struct an_state *st, int keep)
+{
+	if (!st->pagemap_chunks.n)
+		return 0;
+	/* Translations past the cap are ignored: a run may claim 2^36 pages in
+	 * a few bytes, and more than the file's bound (an_bound), or than a
+	 * TiB of 4 KiB pages, is a damaged or crafted file, not a program. */
+	uint64_t cap = an_bound(st, AN_PAGES_FLOOR, AN_PAGES_PER_KIB), added = 0;
+	if (cap > AN_PHYS_MAX_PAGES)
+		cap = AN_PHYS_MAX_PAGES;
+	int bad = 0, capped = 0;
+	if (keep && phys_make(st, cap))
+		return -ENOMEM;
+	struct an_phys *ph = st->phys;
 	for (size_t i = 0; i < st->pagemap_chunks.n && !capped; i++) {
 		struct trace_chunk c;
 		if (!trace_reader_read_at(st->reader, st->pagemap_chunks.v[i], &c)) {
@@ -296,7 +306,12 @@ int an_phys_load(struct an_state *st)
 			continue;
 		}
 		int k;
-		while (!capped && (k = trace_pagemap_next(&pm, &run)) == 1)
+		while (!capped && (k = trace_pagemap_next(&pm, &run)) == 1) {
+			if (!ph) {
+				capped = run.npages > cap - added;
+				added += capped ? 0 : run.npages;
+				continue;
+			}
 			for (uint64_t j = 0; j < run.npages; j++) {
 				if (++added > cap) {
 					capped = 1;
@@ -306,6 +321,7 @@ int an_phys_load(struct an_state *st)
 						(uint32_t)run.flags, pm.time))
 					return -ENOMEM;
 			}
+		}
 		if (!capped && k < 0)
 			bad = 1;
 	}
@@ -318,7 +334,7 @@ int an_phys_load(struct an_state *st)
 			"page-table records of more than %llu pages, more than a file of %llu bytes can hold (a "
 			"damaged file?): the rest are ignored",
 			(unsigned long long)cap, (unsigned long long)st->file_bytes);
-	st->res->phys_pages = ph->pages;
+	st->res->phys_pages = ph ? ph->pages : 0;
 	return 0;
 }
 
