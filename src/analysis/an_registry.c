@@ -73,6 +73,10 @@ uint32_t an_class_by_stack(struct an_state *st, enum an_kind kind, uint32_t stac
 
 void an_class_add_thread(struct an_class *c, uint32_t thread)
 {
+	/* (the thread added last, mostly: the processes of a shell's loop
+	 * replayed in turn, each meeting libc's rows again and again) */
+	if (c->nthreads && c->threads[c->nthreads - 1] == thread)
+		return;
 	for (size_t i = 0; i < c->nthreads; i++)
 		if (c->threads[i] == thread)
 			return;
