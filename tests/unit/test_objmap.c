@@ -823,7 +823,8 @@ static void test_load(int shadow)
 			for (size_t i = 0; i < n; i++) {
 				at += (uint64_t)(rand() % 3);
 				uint64_t len = 1 + (uint64_t)(rand() % 24);
-				v[k++] = (struct an_objmap_item){ at, at + len, (uint32_t)(k + 1), (uint8_t)layer };
+				v[k] = (struct an_objmap_item){ at, at + len, (uint32_t)(k + 1), (uint8_t)layer };
+				k++;
 				at += len;
 			}
 		const uint64_t end = at + 8;
