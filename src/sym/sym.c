@@ -838,6 +838,16 @@ static bool is_function_tag(int tag)
 	       || tag == DW_TAG_entry_point;
 }
 
+/* The symbol table's name for the function at addr, or NULL. Asked only
+ * where the debug info names none: libdwfl reads the whole table at each
+ * call, tens of thousands of symbols in a large program. */
+static const char *symbol_name(Dwfl_Module *mod, uint64_t addr)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	return mod ? dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) : NULL;
+}
+
 /*
  * Resolve the file address addr of sf into its arena frames, following
  * eu-addr2line -i:
@@ -853,18 +863,15 @@ static int resolve(struct sym_file *sf, uint64_t addr, struct sym_frame **out)
 	Dwfl_Module *mod = sf->mod;
 	Dwarf_Die *scopes = NULL, *chain = NULL;
 	int nchain = 0, n = 0, ret;
-	const char *file = NULL, *symname = NULL;
+	const char *file = NULL;
 	int line = 0;
 	struct sym_frame *f;
 
 	if (mod) {
-		GElf_Off off;
-		GElf_Sym sym;
 		Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
 		Dwarf_Addr bias;
 		Dwarf_Die *cudie;
 
-		symname = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
 		if (l) {
 			file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
 			file = absolute_path(sf, dwfl_line_comp_dir(l), file);
@@ -915,7 +922,7 @@ static int resolve(struct sym_file *sf, uint64_t addr, struct sym_frame **out)
 		};
 		if (!f[n].inlined) {
 			if (!f[n].function)
-				f[n].function = pretty_name(sf, symname);
+				f[n].function = pretty_name(sf, symbol_name(mod, addr));
 			n++;
 			break;
 		}
@@ -925,7 +932,7 @@ static int resolve(struct sym_file *sf, uint64_t addr, struct sym_frame **out)
 	/* No DWARF, or a chain that ended without its real function. */
 	if (n == 0 || f[n - 1].inlined) {
 		f[n++] = (struct sym_frame){
-			.function = pretty_name(sf, symname),
+			.function = pretty_name(sf, symbol_name(mod, addr)),
 			.file = file,
 			.line = line,
 			.module = sf->base,
