@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Instrumentation: each guest memory access of a superblock gets a call of
- * vgt_access (vgt_stream.c) just before it, with its address, its size and
- * direction and its instruction's code address: plain loads (WrTmp of a
+ * Instrumentation: each guest memory access of a superblock is recorded
+ * just before it, with its address, its size and direction and its
+ * instruction's code address: plain loads (WrTmp of a
  * Load), stores, guarded loads and stores (called only when the guard
  * holds), compare-and-swaps and LL/SC (a load and a store, whether or not
  * the exchange happens, as the inline instrumentation records atomics),
  * and the memory effects of dirty helpers (x87 and SSE state saves,
  * CPUID's none). Sizes 1 to 64 bytes that are powers of two have a size
  * code; any other (an x87 10-byte load, an FXSAVE's 512) is a range.
+ *
+ * An access of a size code, with no guard, is written inline into the
+ * running thread's log (vgt_int.h: two stores and the cursor's), after
+ * one check per instrumented stretch of the superblock (vgt_raw_sync:
+ * the epoch moved, or too little room left); ranges, guarded accesses
+ * and rep instructions call a helper (vgt_access and its kin), which
+ * encodes the log first.
  *
  * A rep-prefixed string instruction (rep movs/stos/cmps/scas/lods: glibc's
  * memset and memcpy use them for large sizes) is one ranged access per
@@ -121,9 +128,89 @@ struct site {
 	int nacc;
 };
 
-/* A call recording one access of size bytes at addr (an atom), before the
- * statement that makes it; guard (an Ity_I1 atom or NULL) as the access's. */
-static void add_access(IRSB *sb, IRExpr *addr, Int size, Bool write, struct site *s, IRExpr *guard)
+/* The superblock being made, for the inline log's code. */
+struct out {
+	IRSB *sb;
+	Int room; /* entries the superblock may log at most (0: no inline code) */
+	Bool synced; /* vgt_raw_sync's check made for this stretch */
+	Bool cur_known; /* cur holds the log's cursor */
+	IRTemp cur; /* Ity_I64 */
+	IRTemp step; /* Ity_I64: sizeof(struct vgt_raw), or 0 under the runtime's guard */
+};
+
+static IRTemp assign(IRSB *sb, IRType ty, IRExpr *e)
+{
+	IRTemp t = newIRTemp(sb->tyenv, ty);
+	addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+	return t;
+}
+
+static IRExpr *at(const volatile void *p)
+{
+	return mkIRExpr_HWord((HWord)p);
+}
+
+static IRTemp load(IRSB *sb, IRType ty, IRExpr *addr)
+{
+	return assign(sb, ty, IRExpr_Load(Iend_LE, ty, addr));
+}
+
+static IRExpr *add64(IRTemp t, ULong k)
+{
+	return IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t), IRExpr_Const(IRConst_U64(k)));
+}
+
+/* The test at the start of an instrumented stretch: vgt_raw_sync when the
+ * superblock's accesses would pass the log's limit (cleared when a sync is
+ * due); then the cursor's step. */
+static void raw_sync(struct out *o)
+{
+	IRSB *sb = o->sb;
+	IRTemp cur = load(sb, Ity_I64, at(&vgt_raw_cur));
+	IRTemp lim = load(sb, Ity_I64, at(&vgt_raw_lim));
+	IRTemp need = assign(sb, Ity_I64, add64(cur, (ULong)o->room * sizeof(struct vgt_raw)));
+	IRTemp go = assign(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(lim), IRExpr_RdTmp(need)));
+	IRDirty *di = unsafeIRDirty_0_N(0, "vgt_raw_sync", VG_(fnptr_to_fnentry)(vgt_raw_sync), mkIRExprVec_0());
+	di->guard = IRExpr_RdTmp(go);
+	/* (it moves the cursor: no load of it may be taken across) */
+	di->mFx = Ifx_Modify;
+	di->mAddr = at(&vgt_raw_cur);
+	di->mSize = sizeof(vgt_raw_cur);
+	addStmtToIRSB(sb, IRStmt_Dirty(di));
+	o->step = load(sb, Ity_I64, at(&vgt_raw_step));
+	o->synced = True;
+	o->cur_known = False;
+}
+
+/* The runtime's code runs from here: a sync is due before the next
+ * instrumented access. */
+static void raw_unsync(struct out *o)
+{
+	addStmtToIRSB(o->sb, IRStmt_Store(Iend_LE, at(&vgt_raw_lim), IRExpr_Const(IRConst_U64(0))));
+	o->synced = False;
+}
+
+/* One access into the log: its entry, then the cursor moved on by step. */
+static void raw_log(struct out *o, IRExpr *addr, ULong packed)
+{
+	IRSB *sb = o->sb;
+	if (!o->synced)
+		raw_sync(o);
+	if (!o->cur_known) {
+		o->cur = load(sb, Ity_I64, at(&vgt_raw_cur));
+		o->cur_known = True;
+	}
+	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(o->cur), addr));
+	IRTemp second = assign(sb, Ity_I64, add64(o->cur, offsetof(struct vgt_raw, packed)));
+	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(second), IRExpr_Const(IRConst_U64(packed))));
+	IRTemp next = assign(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(o->cur), IRExpr_RdTmp(o->step)));
+	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, at(&vgt_raw_cur), IRExpr_RdTmp(next)));
+	o->cur = next;
+}
+
+/* Records one access of size bytes at addr (an atom), before the statement
+ * that makes it; guard (an Ity_I1 atom or NULL) as the access's. */
+static void add_access(struct out *o, IRExpr *addr, Int size, Bool write, struct site *s, IRExpr *guard)
 {
 	if (size <= 0)
 		return;
@@ -139,12 +226,50 @@ static void add_access(IRSB *sb, IRExpr *addr, Int size, Bool write, struct site
 	} else if ((code & 7) == MP_SIZE_RANGE)
 		di = unsafeIRDirty_0_N(0, "vgt_access_range", VG_(fnptr_to_fnentry)(vgt_access_range),
 				       mkIRExprVec_3(addr, mkIRExpr_HWord(packed), mkIRExpr_HWord((HWord)size)));
-	else
+	else if (!guard && o->room) {
+		raw_log(o, addr, packed);
+		return;
+	} else
 		di = unsafeIRDirty_0_N(0, "vgt_access", VG_(fnptr_to_fnentry)(vgt_access),
 				       mkIRExprVec_2(addr, mkIRExpr_HWord(packed)));
 	if (guard)
 		di->guard = guard;
-	addStmtToIRSB(sb, IRStmt_Dirty(di));
+	/* (the helpers encode the log first: the cursor moves) */
+	di->mFx = Ifx_Modify;
+	di->mAddr = at(&vgt_raw_cur);
+	di->mSize = sizeof(vgt_raw_cur);
+	addStmtToIRSB(o->sb, IRStmt_Dirty(di));
+	o->cur_known = False;
+}
+
+/* How many accesses the superblock's statements from i on may make, at
+ * most (add_access's calls, whatever the instructions' code). */
+static Int accesses_at_most(const IRSB *in, Int i)
+{
+	Int n = 0;
+	for (; i < in->stmts_used; i++) {
+		const IRStmt *st = in->stmts[i];
+		if (!st)
+			continue;
+		switch (st->tag) {
+		case Ist_WrTmp:
+			n += st->Ist.WrTmp.data->tag == Iex_Load;
+			break;
+		case Ist_Store:
+		case Ist_StoreG:
+		case Ist_LoadG:
+		case Ist_LLSC:
+			n++;
+			break;
+		case Ist_CAS:
+		case Ist_Dirty:
+			n += 2;
+			break;
+		default:
+			break;
+		}
+	}
+	return n;
 }
 
 IRSB *vgt_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
@@ -158,7 +283,9 @@ IRSB *vgt_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 	Int i = 0;
 	for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
 		addStmtToIRSB(out, in->stmts[i]);
-	Bool skip = True;
+	Int most = accesses_at_most(in, i);
+	struct out o = { out, most <= VGT_RAW_SB_MAX ? most : 0, False, False, IRTemp_INVALID, IRTemp_INVALID };
+	Bool skip = True, runtime_before = False;
 	/* The code address recorded is the end of the instruction, as a
 	 * return address is the end of a call: readers symbolize ip - 1 (the
 	 * other writers' addresses lie just past the access's code), which
@@ -184,8 +311,14 @@ IRSB *vgt_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 			site = (struct site){ a + st->Ist.IMark.len, False, False, 0 };
 			Addr before = prev;
 			prev = a;
-			if (skip)
+			if (skip) {
+				/* (the runtime's code may move the epoch, set or clear the guard) */
+				if (!runtime_before)
+					raw_unsync(&o);
+				runtime_before = True;
 				break;
+			}
+			runtime_before = False;
 			site.rep = is_rep_string(a, st->Ist.IMark.len);
 			/* Valgrind runs a rep instruction's later iterations in a
 			 * superblock that starts at it (it jumps back to itself):
@@ -212,18 +345,18 @@ IRSB *vgt_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 		case Ist_WrTmp: {
 			IRExpr *e = st->Ist.WrTmp.data;
 			if (!skip && e->tag == Iex_Load)
-				add_access(out, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), False, &site, NULL);
+				add_access(&o, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), False, &site, NULL);
 			break;
 		}
 		case Ist_Store:
 			if (!skip)
-				add_access(out, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Store.data)),
+				add_access(&o, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Store.data)),
 					   True, &site, NULL);
 			break;
 		case Ist_StoreG: {
 			IRStoreG *sg = st->Ist.StoreG.details;
 			if (!skip)
-				add_access(out, sg->addr, sizeofIRType(typeOfIRExpr(tyenv, sg->data)), True, &site, sg->guard);
+				add_access(&o, sg->addr, sizeofIRType(typeOfIRExpr(tyenv, sg->data)), True, &site, sg->guard);
 			break;
 		}
 		case Ist_LoadG: {
@@ -231,25 +364,25 @@ IRSB *vgt_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 			IRType loaded = Ity_INVALID, wide = Ity_INVALID;
 			typeOfIRLoadGOp(lg->cvt, &wide, &loaded);
 			if (!skip && loaded != Ity_INVALID)
-				add_access(out, lg->addr, sizeofIRType(loaded), False, &site, lg->guard);
+				add_access(&o, lg->addr, sizeofIRType(loaded), False, &site, lg->guard);
 			break;
 		}
 		case Ist_CAS: {
 			IRCAS *cas = st->Ist.CAS.details;
 			Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
 			if (!skip) {
-				add_access(out, cas->addr, size, False, &site, NULL);
-				add_access(out, cas->addr, size, True, &site, NULL);
+				add_access(&o, cas->addr, size, False, &site, NULL);
+				add_access(&o, cas->addr, size, True, &site, NULL);
 			}
 			break;
 		}
 		case Ist_LLSC:
 			if (!skip) {
 				if (st->Ist.LLSC.storedata == NULL)
-					add_access(out, st->Ist.LLSC.addr,
+					add_access(&o, st->Ist.LLSC.addr,
 						   sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)), False, &site, NULL);
 				else
-					add_access(out, st->Ist.LLSC.addr,
+					add_access(&o, st->Ist.LLSC.addr,
 						   sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)), True, &site, NULL);
 			}
 			break;
@@ -259,9 +392,9 @@ IRSB *vgt_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 				/* the helper's own guard applies to its effects too */
 				IRExpr *g = d->guard && !(d->guard->tag == Iex_Const) ? d->guard : NULL;
 				if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-					add_access(out, d->mAddr, d->mSize, False, &site, g);
+					add_access(&o, d->mAddr, d->mSize, False, &site, g);
 				if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-					add_access(out, d->mAddr, d->mSize, True, &site, g);
+					add_access(&o, d->mAddr, d->mSize, True, &site, g);
 			}
 			break;
 		}

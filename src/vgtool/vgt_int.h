@@ -48,7 +48,9 @@
  * the first fields only. */
 struct vgt_thread {
 	UChar *p, *lim; /* next free byte; flush when p reaches lim */
-	ULong last_addr, last_ip, prev_ip; /* delta bases, 0 at each chunk start */
+	struct vgt_bases {
+		ULong addr, ip, prev_ip;
+	} base; /* delta bases, 0 at each chunk start */
 	ULong epoch; /* the last epoch this stream wrote (0: none known yet) */
 	const volatile Int *guard; /* the thread's runtime guard (vgt_zero if unknown) */
 	ULong naccess; /* accesses in the chunk being filled */
@@ -126,6 +128,41 @@ void vgt_access_range(Addr a, ULong packed, ULong len);
 void vgt_access_rep0(Addr a, ULong packed);
 void vgt_access_rep1(Addr a, ULong packed);
 void vgt_access_rep_start(Addr a, ULong packed); /* rep0, known to start an execution */
+
+/*
+ * The log of the running thread's (vgt_cur's) plain accesses: the
+ * instrumentation writes each one there inline, its address and packed
+ * word, with no call (a helper call per access costs its spills and
+ * reloads of live registers, more than the record's encoding); the
+ * entries are encoded into the thread's stream in a loop when the log
+ * fills, when a helper writes a record of its own, when the thread stops
+ * running and when the epoch moves.
+ *
+ * The epoch and the runtime's guard change only in the runtime's code,
+ * which instrumented code never runs in the middle of: a stretch of the
+ * runtime's code clears vgt_raw_lim (one store), and so do thread
+ * switches and client requests. Each instrumented stretch of a superblock
+ * starts with one test, its accesses' room against vgt_raw_lim, which
+ * also fails when it was cleared; vgt_raw_sync then writes the entries out
+ * if the epoch moved (or the log is nearly full), reads the guard, and
+ * sets the limit again. Under the guard the step is 0: entries are
+ * overwritten in place, not kept.
+ */
+struct vgt_raw {
+	ULong addr, packed;
+};
+#define VGT_RAW_N 4096 /* entries: 64 KiB */
+/* (a superblock's inline accesses, at most: one with more takes calls) */
+#define VGT_RAW_SB_MAX (VGT_RAW_N / 4)
+extern struct vgt_raw *vgt_raw_cur; /* the next free entry */
+extern struct vgt_raw *vgt_raw_lim; /* the log's end, or NULL: vgt_raw_sync is due */
+extern ULong vgt_raw_step; /* sizeof(struct vgt_raw), 0 under the guard */
+extern ULong vgt_raw_epoch; /* the epoch of the logged entries */
+void vgt_raw_drain(void); /* the entries into vgt_cur's stream */
+void vgt_raw_discard(void);
+void vgt_raw_sync(void);
+/* vgt_cur becomes t (NULL: none), after the last one's entries went out */
+void vgt_set_current(struct vgt_thread *t);
 
 /* vgt_instr.c */
 IRSB *vgt_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,

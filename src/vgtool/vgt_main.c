@@ -59,7 +59,7 @@ static void start_client_code(ThreadId tid, ULong blocks_done)
 		vgt_thread_open(t, (UInt)VG_(gettid)()); /* (on the thread's own kernel thread) */
 		find_guard(tid, t);
 	}
-	vgt_cur = t;
+	vgt_set_current(t);
 }
 
 static void thread_exit(ThreadId tid)
@@ -78,6 +78,8 @@ static void flush_all(void)
  * process the runtime will describe anew (rt_atfork_child). */
 static void atfork_child(ThreadId tid)
 {
+	vgt_raw_discard(); /* (the parent's too) */
+	vgt_raw_epoch = 0;
 	for (UInt i = 0; i < VG_N_THREADS; i++) {
 		struct vgt_thread *t = &threads[i];
 		if (!t->live)
@@ -98,7 +100,7 @@ static void atfork_child(ThreadId tid)
 	for (UInt i = 0; i < VG_N_THREADS; i++)
 		if (threads[i].live)
 			threads[i].epoch = threads[i].chunk_epoch = 0;
-	vgt_cur = &threads[tid];
+	vgt_set_current(&threads[tid]);
 }
 
 /* exec replaces the image (a new tool instance starts with it): what this
@@ -170,34 +172,40 @@ static UWord process_request(ThreadId tid, const struct mp_vg_process *req)
 	return MP_VGREQ_ACK;
 }
 
-static Bool client_request(ThreadId tid, UWord *arg, UWord *ret)
+/* One of the runtime's requests: its reply. */
+static UWord our_request(ThreadId tid, const UWord *arg)
 {
-	if (!MP_VGREQ_IS_OURS(arg[0]))
-		return False;
 	switch (arg[0]) {
 	case MP_VGREQ_PROCESS:
-		*ret = process_request(tid, (const struct mp_vg_process *)arg[1]);
-		return True;
+		return process_request(tid, (const struct mp_vg_process *)arg[1]);
 	case MP_VGREQ_GUARD:
 		vgt_proc.guard_off = (Long)arg[1];
 		vgt_proc.guard_known = True;
 		for (UInt i = 0; i < VG_N_THREADS; i++)
 			if (threads[i].live)
 				find_guard(i, &threads[i]);
-		*ret = MP_VGREQ_ACK;
-		return True;
+		return MP_VGREQ_ACK;
 	case MP_VGREQ_IGNORE_THREAD: {
 		/* the runtime's writer thread: nothing of it is the program's */
 		struct vgt_thread *t = &threads[tid];
 		vgt_thread_discard(t);
 		t->guard = &vgt_one;
-		*ret = MP_VGREQ_ACK;
-		return True;
+		return MP_VGREQ_ACK;
 	}
 	default:
-		*ret = 0;
-		return True;
+		return 0;
 	}
+}
+
+static Bool client_request(ThreadId tid, UWord *arg, UWord *ret)
+{
+	if (!MP_VGREQ_IS_OURS(arg[0]))
+		return False;
+	/* (the logged accesses came before, in the state the request changes) */
+	vgt_raw_drain();
+	*ret = our_request(tid, arg);
+	vgt_raw_lim = NULL; /* (a guard may have changed) */
+	return True;
 }
 
 /* --memprism-ring=PATH: the launcher's ring (common/mp_vgring.h) */

@@ -26,6 +26,12 @@ const volatile ULong vgt_zero_epoch = 0;
 const volatile ULong *vgt_epoch = &vgt_zero_epoch;
 const volatile Int vgt_zero = 0, vgt_one = 1;
 
+static struct vgt_raw raw_log[VGT_RAW_N];
+struct vgt_raw *vgt_raw_cur = raw_log;
+struct vgt_raw *vgt_raw_lim;
+ULong vgt_raw_step;
+ULong vgt_raw_epoch;
+
 /* Pending chunks of a process not described yet are kept up to this much;
  * past it their accesses are counted, not kept (a program the runtime
  * never describes, or a very long start-up). */
@@ -268,7 +274,7 @@ static void chunk_start(struct vgt_thread *t)
 {
 	t->p = t->buf + VGT_HEAD;
 	t->lim = t->p + VGT_BUF_SIZE;
-	t->last_addr = t->last_ip = t->prev_ip = 0;
+	t->base = (struct vgt_bases){ 0, 0, 0 };
 	t->naccess = 0;
 	t->chunk_plain = True;
 	t->chunk_epoch = vgt_proc.known ? t->epoch : 0;
@@ -361,6 +367,8 @@ void vgt_thread_open(struct vgt_thread *t, UInt ltid)
 
 void vgt_thread_discard(struct vgt_thread *t)
 {
+	if (t == vgt_cur)
+		vgt_raw_discard();
 	if (t->live) {
 		t->rep_on = t->rep[0].on = t->rep[1].on = False;
 		chunk_start(t);
@@ -406,7 +414,7 @@ void vgt_thread_close(struct vgt_thread *t)
 	VG_(free)(t->buf);
 	t->buf = NULL;
 	if (vgt_cur == t)
-		vgt_cur = NULL;
+		vgt_set_current(NULL);
 }
 
 void vgt_pending_drop(void)
@@ -455,30 +463,51 @@ static inline UChar *epoch_check(struct vgt_thread *t, UChar *p)
 	return p;
 }
 
+/* v as mp_put_uv writes it (the shortest LEB128), made in a register and
+ * stored as one word when it has at most 8 bytes (room for 8 assumed: the
+ * buffer's slack): the loop's exit, a branch on the value, mispredicts on
+ * random addresses, whose deltas' lengths vary. */
+static inline __attribute__((always_inline)) UChar *put_uv_word(UChar *p, ULong v)
+{
+	if (v < 0x80) { /* (a loop's next element, a field of the same object) */
+		*p = (UChar)v;
+		return p + 1;
+	}
+	if (UNLIKELY(v >> 56))
+		return mp_put_uv(p, v);
+	unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1), len = (bits + 6) / 7;
+	ULong w = (v & 0x7f) | ((v << 1) & 0x7f00) | ((v << 2) & 0x7f0000) | ((v << 3) & 0x7f000000) |
+		  ((v << 4) & 0x7f00000000ull) | ((v << 5) & 0x7f0000000000ull) | ((v << 6) & 0x7f000000000000ull) |
+		  ((v << 7) & 0x7f00000000000000ull);
+	w |= 0x8080808080808080ull & ((1ull << (8 * (len - 1))) - 1); /* (continuation bits: all but the last) */
+	__builtin_memcpy(p, &w, 8);
+	return p + len;
+}
+
 /* One access record at p, as the runtime's rt_encode writes it: its code
- * address through the last-two history of the ip slots. */
-static inline __attribute__((always_inline)) UChar *put_access(struct vgt_thread *t, UChar *p, Addr a, UInt code,
+ * address through the last-two history of the ip slots. b: the stream's
+ * delta bases (a copy in registers, in a loop of them). */
+static inline __attribute__((always_inline)) UChar *put_access(struct vgt_bases *b, UChar *p, Addr a, UInt code,
 								ULong ip, ULong len)
 {
 	UChar *tag = p++;
-	p = mp_put_uv(p, mp_zigzag((Long)(a - t->last_addr)));
-	t->last_addr = a;
+	p = put_uv_word(p, mp_zigzag((Long)(a - b->addr)));
+	b->addr = a;
 	if ((code & 7) == MP_SIZE_RANGE)
 		p = mp_put_uv(p, len);
-	if (ip != t->last_ip) {
+	if (ip != b->ip) {
 		/* a loop alternating between two instructions names them
 		 * with no ip bytes at all */
-		if (ip == t->prev_ip) {
+		if (ip == b->prev_ip) {
 			code |= MP_TAG(MP_REC_ACCESS_IP2, 0);
 		} else {
 			code |= MP_ACC_IP;
-			p = mp_put_uv(p, mp_zigzag((Long)(ip - t->last_ip)));
+			p = put_uv_word(p, mp_zigzag((Long)(ip - b->ip)));
 		}
-		t->prev_ip = t->last_ip;
-		t->last_ip = ip;
+		b->prev_ip = b->ip;
+		b->ip = ip;
 	}
 	*tag = (UChar)code;
-	t->naccess++;
 	return p;
 }
 
@@ -494,7 +523,8 @@ static void reps_out(struct vgt_thread *t)
 		r->on = False;
 		UChar *p = room(t);
 		ULong len = r->hi - r->lo;
-		t->p = put_access(t, p, r->lo, (r->code & MP_ACC_WRITE) | MP_SIZE_RANGE, r->ip, len);
+		t->p = put_access(&t->base, p, r->lo, (r->code & MP_ACC_WRITE) | MP_SIZE_RANGE, r->ip, len);
+		t->naccess++;
 		if (len >= 4096)
 			t->chunk_plain = False;
 	}
@@ -505,19 +535,84 @@ void vgt_thread_flush(struct vgt_thread *t)
 {
 	if (!t->live)
 		return;
+	if (t == vgt_cur)
+		vgt_raw_drain();
 	if (t->rep_on)
 		reps_out(t);
 	chunk_out(t);
 }
 
+/* --- the log of plain accesses (vgt_int.h) ----------------------------- */
+
+void vgt_raw_drain(void)
+{
+	struct vgt_thread *t = vgt_cur;
+	const struct vgt_raw *r = raw_log, *end = vgt_raw_cur;
+	vgt_raw_cur = raw_log;
+	if (r == end || !t || !t->live)
+		return;
+	if (t->rep_on)
+		reps_out(t); /* (it ran before them) */
+	UChar *p = room(t);
+	if (vgt_raw_epoch != t->epoch) {
+		t->epoch = vgt_raw_epoch;
+		*p++ = MP_TAG(MP_REC_EPOCH, 0);
+		p = mp_put_uv(p, vgt_raw_epoch);
+	}
+	/* (the delta bases in registers: the stream's would be reloaded
+	 * after every byte stored) */
+	for (;;) {
+		const UChar *lim = t->lim;
+		struct vgt_bases b = t->base;
+		const struct vgt_raw *start = r;
+		for (; r < end && p < lim; r++)
+			p = put_access(&b, p, (Addr)r->addr, (UInt)(r->packed >> VGT_IP_BITS),
+				       r->packed & ((1ull << VGT_IP_BITS) - 1), 0);
+		t->base = b;
+		t->naccess += (ULong)(r - start);
+		t->p = p;
+		if (r == end)
+			return;
+		chunk_out(t);
+		p = t->p;
+	}
+}
+
+void vgt_raw_discard(void)
+{
+	vgt_raw_cur = raw_log;
+}
+
+void vgt_raw_sync(void)
+{
+	const ULong e = *vgt_epoch;
+	if (e != vgt_raw_epoch || vgt_raw_cur > raw_log + (VGT_RAW_N - VGT_RAW_SB_MAX)) {
+		vgt_raw_drain(); /* (at the epoch they were made at) */
+		vgt_raw_epoch = e;
+	}
+	vgt_raw_step = !vgt_cur || *vgt_cur->guard ? 0 : sizeof(struct vgt_raw);
+	vgt_raw_lim = raw_log + VGT_RAW_N;
+}
+
+void vgt_set_current(struct vgt_thread *t)
+{
+	if (t != vgt_cur)
+		vgt_raw_drain();
+	vgt_cur = t;
+	vgt_raw_lim = NULL;
+}
+
 /* Accesses made while the thread's runtime guard is set are the runtime's
- * own work, not the program's. */
+ * own work, not the program's. Entries of the log were made before. */
 static inline __attribute__((always_inline)) void record(struct vgt_thread *t, Addr a, ULong packed, ULong len)
 {
+	if (vgt_raw_cur != raw_log)
+		vgt_raw_drain();
 	if (UNLIKELY(t->rep_on))
 		reps_out(t);
 	UChar *p = epoch_check(t, room(t));
-	t->p = put_access(t, p, a, (UInt)(packed >> VGT_IP_BITS), packed & ((1ull << VGT_IP_BITS) - 1), len);
+	t->p = put_access(&t->base, p, a, (UInt)(packed >> VGT_IP_BITS), packed & ((1ull << VGT_IP_BITS) - 1), len);
+	t->naccess++;
 }
 
 void vgt_access(Addr a, ULong packed)
@@ -550,6 +645,8 @@ static inline void rep_access(int slot, Addr a, ULong packed, Bool start)
 	struct vgt_thread *t = vgt_cur;
 	if (UNLIKELY(*t->guard))
 		return;
+	if (vgt_raw_cur != raw_log)
+		vgt_raw_drain(); /* (they came after the iteration before: the range ends) */
 	UInt code = (UInt)(packed >> VGT_IP_BITS);
 	ULong ip = packed & ((1ull << VGT_IP_BITS) - 1);
 	Addr size = (Addr)1 << (code & 7);
