@@ -222,6 +222,33 @@ Bool vgt_ring_attach(const HChar *path)
 	return True;
 }
 
+/* n bytes to a slot of the ring (page-aligned), past the caches where
+ * the CPU can: the launcher reads them on another core, and a copy that
+ * first reads each line of the slot in (to write it) costs a memory-bound
+ * program twice its chunks' bytes in traffic. */
+#if defined(__x86_64__)
+#include <emmintrin.h>
+static void copy_out(UChar *dst, const UChar *src, SizeT n)
+{
+	SizeT i = 0;
+	for (; i + 64 <= n; i += 64) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(src + i)), b = _mm_loadu_si128((const __m128i *)(src + i + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32)), d = _mm_loadu_si128((const __m128i *)(src + i + 48));
+		_mm_stream_si128((__m128i *)(dst + i), a);
+		_mm_stream_si128((__m128i *)(dst + i + 16), b);
+		_mm_stream_si128((__m128i *)(dst + i + 32), c);
+		_mm_stream_si128((__m128i *)(dst + i + 48), d);
+	}
+	_mm_sfence(); /* (before the slot is marked ready: streamed stores are not ordered) */
+	VG_(memcpy)(dst + i, src + i, n - i);
+}
+#else
+static void copy_out(UChar *dst, const UChar *src, SizeT n)
+{
+	VG_(memcpy)(dst, src, n);
+}
+#endif
+
 /* The chunk [w, w + n) into a free slot of the ring. While none is free,
  * waits for the launcher to free one (it takes them every few ms); False
  * when the launcher has closed the ring or is gone (then the ring is left
@@ -250,7 +277,7 @@ static Bool ring_put(const UChar *w, SizeT n)
 			    !__atomic_compare_exchange_n(&s->state, &want, MP_VGRING_FILLING, False, __ATOMIC_ACQUIRE,
 							 __ATOMIC_RELAXED))
 				continue;
-			VG_(memcpy)((UChar *)g + g->data_off + (ULong)i * g->slot_bytes, w, n);
+			copy_out((UChar *)g + g->data_off + (ULong)i * g->slot_bytes, w, n);
 			s->len = (UInt)n;
 			/* (the ticket after the copy: a thread's chunks still take
 			 * theirs in order, and a ticket is READY two stores later) */
