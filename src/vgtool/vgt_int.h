@@ -133,9 +133,13 @@ void vgt_access_rep_start(Addr a, ULong packed); /* rep0, known to start an exec
  * The log of the running thread's (vgt_cur's) plain accesses: the
  * instrumentation writes each one there inline, its address and packed
  * word, with no call (a helper call per access costs its spills and
- * reloads of live registers, more than the record's encoding); the
- * entries are encoded into the thread's stream in a loop when the log
- * fills, when a helper writes a record of its own, when the thread stops
+ * reloads of live registers, more than the record's encoding). The
+ * entries are encoded into the thread's stream in a loop a few dozen at a
+ * time, at the start of the superblock that would take the log past
+ * VGT_RAW_BATCH: small batches, between the program's instructions, keep
+ * the log in L1 and let the encoding run while the program's cache misses
+ * are outstanding (a long batch runs alone, after them). They are encoded
+ * too when a helper writes a record of its own, when the thread stops
  * running and when the epoch moves.
  *
  * The epoch and the runtime's guard change only in the runtime's code,
@@ -143,19 +147,19 @@ void vgt_access_rep_start(Addr a, ULong packed); /* rep0, known to start an exec
  * runtime's code clears vgt_raw_lim (one store), and so do thread
  * switches and client requests. Each instrumented stretch of a superblock
  * starts with one test, its accesses' room against vgt_raw_lim, which
- * also fails when it was cleared; vgt_raw_sync then writes the entries out
- * if the epoch moved (or the log is nearly full), reads the guard, and
- * sets the limit again. Under the guard the step is 0: entries are
- * overwritten in place, not kept.
+ * also fails when it was cleared; vgt_raw_sync then encodes what is
+ * logged, reads the epoch and the guard, and sets the limit again. Under
+ * the guard the step is 0: entries are overwritten in place, not kept.
  */
 struct vgt_raw {
 	ULong addr, packed;
 };
-#define VGT_RAW_N 4096 /* entries: 64 KiB */
-/* (a superblock's inline accesses, at most: one with more takes calls) */
-#define VGT_RAW_SB_MAX (VGT_RAW_N / 4)
+#define VGT_RAW_BATCH 32 /* entries encoded at a time, about */
+/* a superblock's inline accesses, at most: one with more takes calls */
+#define VGT_RAW_SB_MAX 1024
+#define VGT_RAW_N (VGT_RAW_BATCH + VGT_RAW_SB_MAX)
 extern struct vgt_raw *vgt_raw_cur; /* the next free entry */
-extern struct vgt_raw *vgt_raw_lim; /* the log's end, or NULL: vgt_raw_sync is due */
+extern struct vgt_raw *vgt_raw_lim; /* the batch's end, or NULL: vgt_raw_sync is due */
 extern ULong vgt_raw_step; /* sizeof(struct vgt_raw), 0 under the guard */
 extern ULong vgt_raw_epoch; /* the epoch of the logged entries */
 void vgt_raw_drain(void); /* the entries into vgt_cur's stream */
