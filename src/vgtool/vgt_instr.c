@@ -12,8 +12,8 @@
  *
  * An access of a size code, with no guard, is written inline into the
  * running thread's log (vgt_int.h: two stores and the cursor's), after
- * one check per instrumented stretch of the superblock (vgt_raw_sync:
- * the epoch moved, or too little room left); ranges, guarded accesses
+ * one check per instrumented stretch of the superblock (vgt_raw_sync when
+ * a batch is logged or the runtime's code ran); ranges, guarded accesses
  * and rep instructions call a helper (vgt_access and its kin), which
  * encodes the log first.
  *
