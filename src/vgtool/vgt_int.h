@@ -44,8 +44,8 @@
 #define VGT_HEAD (sizeof(struct mp_chunk_header) + VGT_PREFIX_MAX)
 #define VGT_ALLOC (VGT_HEAD + VGT_BUF_SIZE + VGT_SLACK)
 
-/* One client thread's stream. The helper called at every access touches
- * the first fields only. */
+/* One client thread's stream. The log's encoding loop and the helpers
+ * touch the first fields only. */
 struct vgt_thread {
 	UChar *p, *lim; /* next free byte; flush when p reaches lim */
 	struct vgt_bases {

@@ -612,11 +612,8 @@ void vgt_raw_discard(void)
 
 void vgt_raw_sync(void)
 {
-	const ULong e = *vgt_epoch;
-	if (e != vgt_raw_epoch || vgt_raw_cur != raw_log) {
-		vgt_raw_drain(); /* (at the epoch they were made at) */
-		vgt_raw_epoch = e;
-	}
+	vgt_raw_drain(); /* (at the epoch they were made at) */
+	vgt_raw_epoch = *vgt_epoch;
 	vgt_raw_step = !vgt_cur || *vgt_cur->guard ? 0 : sizeof(struct vgt_raw);
 	vgt_raw_lim = raw_log + VGT_RAW_BATCH;
 }
