@@ -496,6 +496,12 @@ void an_pairs_finish(struct an_state *st);
  * class cls (with an allocation stack) may get, whichever of the frames
  * above its allocator the judgement takes for wrappers. */
 int an_sites_may_match(struct an_state *st, uint32_t cls, const char *pattern);
+/* The labels an_sites_may_match looks for a pattern in, each given to fn
+ * (context: a label with its calling context, given only with contexts:
+ * a pattern with " <- " is looked for in those too) until fn returns
+ * non-zero, which is returned; else 0. */
+typedef int (*an_label_fn)(void *arg, const char *label, int context);
+int an_sites_labels(struct an_state *st, uint32_t cls, int contexts, an_label_fn fn, void *arg);
 
 /* an_model.c: the memory-system model over the replay (no-ops without one) */
 int an_model_init(struct an_state *st);
@@ -645,7 +651,9 @@ int an_model_rules_fold(struct an_state *f, const struct an_state *st, const uin
 /* The page-walk checks' walks (an_opts.walk_checks) of the process's
  * replay, each check on TLBs of its own, cold when the process began (as
  * the serial replay renews them at each process), added to the file's f. */
-void an_model_checks_fold(struct an_state *f, const struct an_state *st);
+void an_model_checks_fold(struct an_state *f, struct an_state *st);
+/* an_model_checks.c: frees a list of translation logs (an_result.tlog). */
+void an_tlog_free(struct an_tlog *l);
 /* After the replay: adds the code addresses' pending L1 hits. */
 void an_model_finish(struct an_state *st);
 /* Burst sampling's tallies of a row until its figures are estimates, kept

@@ -145,6 +145,7 @@ int an_model_proc_begin(struct an_state *st)
 	/* (burst sampling's estimates are the file's: one machine) */
 	if (!am || am->shared)
 		return 0;
+	anm_tlog_proc(am);
 	if (am->nchecks) /* (m is never fed: the checks' machines are the run's) */
 		return am->checks_fed ? anm_checks_renew(st, am) : 0;
 	if (am->par)
@@ -256,6 +257,7 @@ int an_model_init(struct an_state *st)
 		an_model_fini(st);
 		return e;
 	}
+	anm_tlog_init(st, am);
 	mp_model_set_writeback(am->m, on_writeback, am);
 	am->shared = st->parts_on;
 	am->fresh_seq = *mp_model_seq(am->m);
@@ -273,6 +275,7 @@ void an_model_fini(struct an_state *st)
 	mp_model_par_free(am->par);
 	free(am->pend);
 	anm_checks_fini(am);
+	an_tlog_free(am->tlog);
 	free(am->rule_hits);
 	mp_vec_free(&am->cls_shift);
 	mp_vec_free(&am->cls_rule);
@@ -662,6 +665,7 @@ void an_model_finish(struct an_state *st)
 	am->llc_filled = mp_model_turned_share(am->m);
 	if (anm_checks_result(st, am))
 		st->oom = 1;
+	anm_tlog_result(st, am);
 	if (am->first_on) {
 		anm_burst_window(st, am, 1);
 		/* (before the flush below takes the lines and their marks) */
@@ -1043,6 +1047,8 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		else
 			skip = mp_model_access_lines(am->m, core, s->proc, a, paddr, (unsigned)n, r->write, shift,
 						     owner, skipping && k > 0 && k + n <= skip_end, &o, lv);
+		if (am->tlog)
+			anm_tlog_add(st, am, s, cls, core, a, cshift, shift, counted);
 		if (st->phys && counted) {
 			s->refs_physical += paddr ? n : 0;
 			s->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED ? n : 0;
@@ -1157,8 +1163,11 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 		return;
 	}
 	struct an_model *am = st->model;
-	if (!am->par_decided)
+	if (!am->par_decided) {
 		anm_par_decide(st, am);
+		if (am->par && am->tlog)
+			anm_tlog_drop(am); /* (the model's threads translate) */
+	}
 	if (am->par)
 		anm_par_access(st, s, cls, r, counted, sum);
 	else

@@ -19,6 +19,9 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "common/varint.h"
 
 #include "analysis/an_model_int.h"
 
@@ -28,19 +31,10 @@ struct anm_check {
 	uint64_t walks;
 };
 
-/* A machine for check c: translations only, so its data caches are kept
- * for as few sets as the run's model keeps (memory only: they are never
- * used). */
-static struct mp_model *check_machine(const struct an_state *st, const struct an_model *am)
+/* A machine for a check: translations only (no data caches to speak of). */
+static struct mp_model *check_machine(const struct an_state *st)
 {
-	struct mp_model *m = mp_model_new(st->opts->machine);
-	char err[160];
-	if (m && am->sample_sets > 1 && mp_model_sample_sets(m, (unsigned)am->sample_sets, err, sizeof(err))) {
-		mp_model_free(m);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return m;
+	return mp_model_new_translating(st->opts->machine);
 }
 
 int anm_checks_init(struct an_state *st, struct an_model *am)
@@ -55,7 +49,7 @@ int anm_checks_init(struct an_state *st, struct an_model *am)
 	/* (the run's model is not fed: its sets are not worth hinting) */
 	am->hint_sets = 0;
 	for (size_t i = 0; i < am->nchecks; i++)
-		if (!(am->checks[i].m = check_machine(st, am)))
+		if (!(am->checks[i].m = check_machine(st)))
 			return -errno;
 	return 0;
 }
@@ -63,7 +57,7 @@ int anm_checks_init(struct an_state *st, struct an_model *am)
 int anm_checks_renew(struct an_state *st, struct an_model *am)
 {
 	for (size_t i = 0; i < am->nchecks; i++) {
-		struct mp_model *m = check_machine(st, am);
+		struct mp_model *m = check_machine(st);
 		if (!m)
 			return -errno;
 		mp_model_free(am->checks[i].m);
@@ -158,12 +152,13 @@ void anm_checks_only(struct an_state *st, struct an_model *am, struct an_stream 
 	}
 }
 
-void an_model_checks_fold(struct an_state *f, const struct an_state *st)
+void an_model_checks_fold(struct an_state *f, struct an_state *st)
 {
 	struct an_model *fm = f->model;
-	const struct an_model *am = st->model;
+	struct an_model *am = st->model;
 	if (!fm || !am)
 		return;
+	anm_tlog_fold(fm, am);
 	/* (every state has the file's checks: the same options) */
 	for (size_t i = 0; i < fm->nchecks && i < am->nchecks; i++)
 		fm->checks[i].walks += am->checks[i].walks;
@@ -179,5 +174,349 @@ int anm_checks_result(struct an_state *st, const struct an_model *am)
 		return -ENOMEM;
 	for (size_t i = 0; i < am->nchecks; i++)
 		r->check_walks[i] = am->checks[i].walks;
+	return 0;
+}
+
+/* --- the translation log ---------------------------------------------------
+ *
+ * The checks need only the run's translations: which core translated
+ * which page of which space, in what size, for a reference of which class,
+ * counted or not. A model run that may be asked for checks afterwards
+ * (an_opts.log_translations) logs them as it makes them, so the checks
+ * (an_result_check_walks) read the log instead of replaying the trace:
+ * no decoding, no object lookups, no lookahead. A class's rule matches
+ * as an_sites_may_match would have it during a replay, so the labels it
+ * compares with are kept, as they were at the class's first translation
+ * (where a check's replay asks).
+ *
+ * A translation: a byte (bit 0 counted; bits 1-2 the page size, 12, 21 or
+ * 30 bits; bit 3: the class is the one before the last (most references
+ * alternate between two objects' classes, or keep one); bits 4-6 the low
+ * bits of the page's delta from the class's last, zigzagged, and bit 7:
+ * its other bits follow as a varint). A random reference within 64 MiB
+ * takes three bytes. Bits 1-2 of 3 make an escape, its kind in bits 4-7: TLOG_PROC, a
+ * process begins (the checks' machines start afresh), or TLOG_CHANGE, a
+ * byte follows whose bits 0-2 say a new class, core and space follow as
+ * varints.
+ */
+#define TLOG_ESC 6
+#define TLOG_PROC (TLOG_ESC | 0 << 4)
+#define TLOG_CHANGE (TLOG_ESC | 1 << 4)
+#define TLOG_MAX ((size_t)512 << 20) /* bytes of one state's log, beyond which it is dropped */
+
+struct an_tlog {
+	struct an_tlog *next; /* another state's (processes replayed at once) */
+	MP_VEC(uint8_t) b;
+	/* the classes' labels: a byte (1: with its calling context) and the
+	 * text, NUL-terminated, for class i from cls.v[i] to cls.v[i + 1] */
+	MP_VEC(char) text;
+	MP_VEC(size_t) cls;
+	/* while logging */
+	uint64_t *cls_page; /* each class's last page (the deltas' base), cls.n of them */
+	MP_VEC(uint32_t) of_cls; /* the state's class -> log class + 1 */
+	uint32_t state_cls; /* the state's class of the last entry */
+	uint32_t last_cls, prev_cls, last_core, last_space; /* (prev_cls: the class before last_cls) */
+	int fresh; /* nothing logged since the start or the last process's */
+};
+
+static void tlog_free(struct an_tlog *l)
+{
+	while (l) {
+		struct an_tlog *next = l->next;
+		mp_vec_free(&l->b);
+		mp_vec_free(&l->text);
+		mp_vec_free(&l->cls);
+		mp_vec_free(&l->of_cls);
+		free(l->cls_page);
+		free(l);
+		l = next;
+	}
+}
+
+void an_tlog_free(struct an_tlog *l)
+{
+	tlog_free(l);
+}
+
+void anm_tlog_init(struct an_state *st, struct an_model *am)
+{
+	const struct an_opts *o = st->opts;
+	/* (burst sampling's checks are replays of their own; a run of
+	 * checks logs nothing) */
+	if (!o->log_translations || am->nchecks || st->parts_on || o->burst_on)
+		return;
+	am->tlog = calloc(1, sizeof(*am->tlog));
+	if (!am->tlog) {
+		am->tlog_dropped = 1;
+		return;
+	}
+	am->tlog->fresh = 1;
+	am->tlog->state_cls = UINT32_MAX;
+}
+
+/* The log cannot be complete (no memory, too large, the model on
+ * threads): none, and the checks replay. */
+void anm_tlog_drop(struct an_model *am)
+{
+	tlog_free(am->tlog);
+	am->tlog = NULL;
+	am->tlog_dropped = 1;
+}
+
+void anm_tlog_proc(struct an_model *am)
+{
+	struct an_tlog *l = am->tlog;
+	if (!l || l->fresh)
+		return;
+	if (mp_vec_push(&l->b, (uint8_t)TLOG_PROC)) {
+		anm_tlog_drop(am);
+		return;
+	}
+	l->fresh = 1;
+}
+
+struct labels_to {
+	struct an_tlog *l;
+	int oom;
+};
+
+static int label_to(void *arg, const char *label, int context)
+{
+	struct labels_to *t = arg;
+	size_t n = strlen(label) + 1;
+	if (mp_vec_reserve(&t->l->text, t->l->text.n + n + 1)) {
+		t->oom = 1;
+		return 1;
+	}
+	t->l->text.v[t->l->text.n++] = (char)context;
+	memcpy(t->l->text.v + t->l->text.n, label, n);
+	t->l->text.n += n;
+	return 0;
+}
+
+/* The log's class for the state's cls: its labels kept at the first
+ * translation. UINT32_MAX: no memory. */
+static uint32_t tlog_class(struct an_state *st, struct an_tlog *l, uint32_t cls)
+{
+	if (cls < l->of_cls.n && l->of_cls.v[cls])
+		return l->of_cls.v[cls] - 1;
+	if (mp_vec_reserve(&l->of_cls, (size_t)cls + 1) || mp_vec_reserve(&l->cls, l->cls.n + 2))
+		return UINT32_MAX;
+	uint64_t *pages = realloc(l->cls_page, (l->cls.n + 2) * sizeof(*pages));
+	if (!pages)
+		return UINT32_MAX;
+	l->cls_page = pages;
+	while (l->of_cls.n <= cls)
+		l->of_cls.v[l->of_cls.n++] = 0;
+	if (!l->cls.n)
+		l->cls.v[l->cls.n++] = 0;
+	struct labels_to t = { l, 0 };
+	an_sites_labels(st, cls, 1, label_to, &t);
+	if (t.oom)
+		return UINT32_MAX;
+	const uint32_t id = (uint32_t)l->cls.n - 1;
+	l->cls_page[id] = 0;
+	l->cls.v[l->cls.n++] = l->text.n;
+	l->of_cls.v[cls] = id + 1;
+	return id;
+}
+
+void anm_tlog_add(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls, unsigned core,
+		  uint64_t addr, unsigned cshift, unsigned shift, int counted)
+{
+	struct an_tlog *l = am->tlog;
+	const uint32_t space = s->proc;
+	/* the size a check gives a class its rule does not match: the run's,
+	 * and where that is the size the page was mapped in, 4 KiB for a page
+	 * whose frame is not known (anm_checks_only) */
+	if (cshift == AS_MAPPED && !(st->phys && s->ph_ok))
+		shift = 12;
+	if (l->b.cap - l->b.n < 40 && (l->b.n + 40 > TLOG_MAX || mp_vec_reserve(&l->b, l->b.n + 40))) {
+		anm_tlog_drop(am);
+		return;
+	}
+	uint8_t *p = l->b.v + l->b.n;
+	uint8_t b0 = (uint8_t)((counted ? 1 : 0) | (shift >= 30 ? 4 : shift >= 21 ? 2 : 0));
+	if (cls != l->state_cls || core != l->last_core || space != l->last_space) {
+		unsigned ch = 0;
+		if (cls != l->state_cls) {
+			const uint32_t lc = tlog_class(st, l, cls);
+			if (lc == UINT32_MAX) {
+				anm_tlog_drop(am);
+				return;
+			}
+			l->state_cls = cls;
+			if (lc == l->prev_cls) {
+				b0 |= 8;
+				l->prev_cls = l->last_cls;
+				l->last_cls = lc;
+			} else if (lc != l->last_cls) {
+				ch = 1;
+				l->prev_cls = l->last_cls;
+				l->last_cls = lc;
+			}
+		}
+		ch |= (core != l->last_core) << 1 | (space != l->last_space) << 2;
+		if (ch) {
+			*p++ = TLOG_CHANGE;
+			*p++ = (uint8_t)ch;
+			if (ch & 1)
+				p = mp_put_uv(p, l->last_cls);
+			if (ch & 2)
+				p = mp_put_uv(p, l->last_core = core);
+			if (ch & 4)
+				p = mp_put_uv(p, l->last_space = space);
+		}
+	}
+	uint8_t *q = p + 1;
+	const uint64_t page = addr >> 12, zz = mp_zigzag((int64_t)(page - l->cls_page[l->last_cls]));
+	l->cls_page[l->last_cls] = page;
+	b0 |= (uint8_t)((zz & 7) << 4);
+	if (zz >> 3) {
+		b0 |= 0x80;
+		q = mp_put_uv(q, zz >> 3);
+	}
+	*p = b0;
+	l->b.n = (size_t)(q - l->b.v);
+	l->fresh = 0;
+}
+
+void anm_tlog_result(struct an_state *st, struct an_model *am)
+{
+	struct an_result *r = st->res;
+	r->tlog_dropped |= am->tlog_dropped;
+	for (struct an_tlog *l = am->tlog; l; l = l->next) {
+		/* (only the log's writer needs them) */
+		mp_vec_free(&l->of_cls);
+		free(l->cls_page);
+		l->cls_page = NULL;
+	}
+	if (r->tlog_dropped) {
+		tlog_free(am->tlog);
+		am->tlog = NULL;
+		return;
+	}
+	/* (the list's order is no matter: each log's walks add up) */
+	struct an_tlog **end = &am->tlog;
+	while (*end)
+		end = &(*end)->next;
+	*end = r->tlog;
+	r->tlog = am->tlog;
+	am->tlog = NULL;
+}
+
+void anm_tlog_fold(struct an_model *fm, struct an_model *am)
+{
+	fm->tlog_dropped |= am->tlog_dropped;
+	if (!am->tlog)
+		return;
+	am->tlog->next = fm->tlog;
+	fm->tlog = am->tlog;
+	am->tlog = NULL;
+}
+
+/* What a check's rule makes of each of a log's classes: its page shift, 0
+ * where it does not match (the run's then). */
+static int rule_shifts(const struct an_tlog *l, const struct an_page_rule *rule, uint8_t *shift)
+{
+	const int contexts = strstr(rule->pattern, " <- ") != NULL;
+	for (size_t c = 0; c + 1 < l->cls.n; c++) {
+		shift[c] = 0;
+		for (const char *t = l->text.v + l->cls.v[c], *end = l->text.v + l->cls.v[c + 1]; t < end;
+		     t += strlen(t + 1) + 2)
+			if ((!t[0] || contexts) && strstr(t + 1, rule->pattern)) {
+				shift[c] = (uint8_t)rule->shift;
+				break;
+			}
+	}
+	return 0;
+}
+
+/* The walks of checks [0, n) over log l, added to walks[]. */
+static int tlog_walks(const struct an_tlog *l, const struct mp_machine *mach, const struct an_page_rule *checks,
+		      size_t n, uint64_t *walks)
+{
+	const size_t ncls = l->cls.n ? l->cls.n - 1 : 0;
+	uint8_t *shifts = calloc(n * ncls + 1, 1);
+	uint64_t *base = calloc(ncls + 1, sizeof(*base)); /* each class's last page */
+	struct mp_model **m = calloc(n, sizeof(*m));
+	int err = shifts && m && base ? 0 : -ENOMEM;
+	for (size_t i = 0; i < n && !err; i++) {
+		rule_shifts(l, &checks[i], shifts + i * ncls);
+		if (!(m[i] = mp_model_new_translating(mach)))
+			err = -errno;
+	}
+	static const unsigned size_shift[3] = { 12, 21, 30 };
+	const uint8_t *p = l->b.v, *end = p + l->b.n;
+	uint64_t cls = 0, prev = 0, core = 0, space = 0;
+	int fed = 0;
+	while (!err && p < end) {
+		const uint8_t b0 = *p++;
+		if (b0 == TLOG_PROC) {
+			/* a process begins: machines of its own (if the last were fed) */
+			for (size_t i = 0; i < n && fed && !err; i++) {
+				mp_model_free(m[i]);
+				if (!(m[i] = mp_model_new_translating(mach)))
+					err = -errno;
+			}
+			fed = 0;
+			continue;
+		}
+		if (b0 == TLOG_CHANGE) {
+			const unsigned ch = p < end ? *p++ : 0;
+			const uint64_t was = cls;
+			if (((ch & 1) && mp_get_uv(&p, end, &cls)) || ((ch & 2) && mp_get_uv(&p, end, &core)) ||
+			    ((ch & 4) && mp_get_uv(&p, end, &space)) || cls >= ncls)
+				err = -EIO;
+			if (ch & 1)
+				prev = was;
+			continue;
+		}
+		if ((b0 & TLOG_ESC) == TLOG_ESC) {
+			err = -EIO;
+			break;
+		}
+		if (b0 & 8) {
+			const uint64_t c = cls;
+			cls = prev;
+			prev = c;
+		}
+		uint64_t zz = (b0 >> 4) & 7, hi = 0;
+		if ((b0 & 0x80) && mp_get_uv(&p, end, &hi))
+			err = -EIO;
+		if (err)
+			break;
+		const uint64_t page = base[cls] += (uint64_t)mp_unzigzag(zz | hi << 3);
+		const unsigned shift = size_shift[(b0 >> 1) & 3];
+		for (size_t i = 0; i < n; i++) {
+			const uint8_t cs = shifts[i * ncls + cls];
+			struct mp_model_out o;
+			mp_model_translate(m[i], (unsigned)core, (uint32_t)space, page << 12, cs ? cs : shift, &o);
+			walks[i] += (b0 & 1) && o.tlb == MP_TLB_WALK;
+		}
+		fed = 1;
+	}
+	for (size_t i = 0; m && i < n; i++)
+		mp_model_free(m[i]);
+	free(m);
+	free(shifts);
+	free(base);
+	return err;
+}
+
+int an_result_check_walks(const struct an_result *r, const struct mp_machine *mach,
+			  const struct an_page_rule *checks, size_t n, uint64_t *walks)
+{
+	if (!r->tlog || r->tlog_dropped)
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++)
+		if (checks[i].shift != 12 && checks[i].shift != 21 && checks[i].shift != 30)
+			return -ENOENT; /* (the size a page was mapped in is not logged) */
+	memset(walks, 0, n * sizeof(*walks));
+	for (const struct an_tlog *l = r->tlog; l; l = l->next) {
+		int err = tlog_walks(l, mach, checks, n, walks);
+		if (err)
+			return err;
+	}
 	return 0;
 }

@@ -176,6 +176,11 @@ struct an_model {
 	struct anm_check *checks;
 	size_t nchecks;
 	int checks_fed; /* the checks' machines have translated since made */
+	/* the run's translations, for checks made afterwards
+	 * (an_opts.log_translations; an_model_checks.c); dropped: one was
+	 * not logged */
+	struct an_tlog *tlog;
+	int tlog_dropped;
 	/* the model on several threads (an_opts.jobs, an exact run: see
 	 * par_decide in an_model.c), decided at the first reference; then m
 	 * is not fed. Each submission's context waits in `pend` for its
@@ -258,6 +263,19 @@ void anm_checks_only(struct an_state *st, struct an_model *am, struct an_stream 
 		     const struct trace_rec *r, int counted);
 /* The checks' walks into an_result.check_walks: 0 or -ENOMEM. */
 int anm_checks_result(struct an_state *st, const struct an_model *am);
+/* The translation log (an_opts.log_translations): made at the model's
+ * init, if asked; a process begins; a translation made by core for
+ * stream s (addr's 4 KiB page, class cls of page shift cshift, the page
+ * modelled in 1 << shift bytes), am->tlog not NULL; dropped (the log
+ * would not be whole: the checks replay); moved into the result at the
+ * end; a process's state's folded into the file's. */
+void anm_tlog_init(struct an_state *st, struct an_model *am);
+void anm_tlog_proc(struct an_model *am);
+void anm_tlog_add(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls, unsigned core,
+		  uint64_t addr, unsigned cshift, unsigned shift, int counted);
+void anm_tlog_drop(struct an_model *am);
+void anm_tlog_result(struct an_state *st, struct an_model *am);
+void anm_tlog_fold(struct an_model *fm, struct an_model *am);
 
 /* an_model_burst.c: burst sampling */
 /* The model's callbacks (mp_model_track_same, mp_model_track_first,

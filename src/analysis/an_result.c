@@ -232,6 +232,7 @@ void an_result_free(struct an_result *r)
 	free(r->procs);
 	free(r->pages);
 	free(r->check_walks);
+	an_tlog_free(r->tlog);
 	free(r->class_map);
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);

@@ -175,46 +175,62 @@ static uint64_t fn_key(const char *function, const char *module)
 
 static void context_text(char *buf, size_t cap, const struct an_frame *frames, int n, int site, int levels);
 
-static int may_match(struct an_state *st, uint32_t cls, const char *pattern);
+static int labels(struct an_state *st, uint32_t cls, int contexts, an_label_fn fn, void *arg);
+
+struct pattern_in {
+	const char *pattern;
+};
+
+static int pattern_in(void *arg, const char *label, int context)
+{
+	(void)context;
+	return strstr(label, ((const struct pattern_in *)arg)->pattern) != NULL;
+}
 
 int an_sites_may_match(struct an_state *st, uint32_t cls, const char *pattern)
+{
+	struct pattern_in p = { pattern };
+	return an_sites_labels(st, cls, strstr(pattern, " <- ") != NULL, pattern_in, &p) == 1;
+}
+
+int an_sites_labels(struct an_state *st, uint32_t cls, int contexts, an_label_fn fn, void *arg)
 {
 	/* (of processes replayed at once, a child's inherited classes have
 	 * its parent's stacks, symbolized in its parent's sym ctx) */
 	if (!st->sym_mu)
-		return may_match(st, cls, pattern);
+		return labels(st, cls, contexts, fn, arg);
 	pthread_mutex_lock(st->sym_mu);
-	const int m = may_match(st, cls, pattern);
+	const int m = labels(st, cls, contexts, fn, arg);
 	pthread_mutex_unlock(st->sym_mu);
 	return m;
 }
 
-static int may_match(struct an_state *st, uint32_t cls, const char *pattern)
+static int labels(struct an_state *st, uint32_t cls, int contexts, an_label_fn fn, void *arg)
 {
 	const struct an_opts *o = st->opts;
 	struct an_frame frames[AN_MAX_FRAMES];
 	const struct an_class *c = &st->classes.v[cls];
-	int n = class_frames(st, cls, frames);
+	int n = class_frames(st, cls, frames), r;
 	if (n < 0)
-		return c->label && strstr(c->label, pattern) != NULL;
+		return c->label ? fn(arg, c->label, 0) : 0;
 	char where[600], label[1200];
 	if (n == 0) {
 		label_text(label, sizeof(label), c, "unknown site");
-		return strstr(label, pattern) != NULL;
+		return fn(arg, label, 0);
 	}
 	for (int j = 0; j < n; j++) {
 		if (j + 1 < n && forced_skip(o, &frames[j]))
 			continue;
 		site_text(where, sizeof(where), &frames[j]);
 		label_text(label, sizeof(label), c, where);
-		if (strstr(label, pattern))
-			return 1;
+		if ((r = fn(arg, label, 0)))
+			return r;
 		/* or with its calling context: a rule may name one caller's row */
-		if (strstr(pattern, " <- ")) {
+		if (contexts) {
 			context_text(where, sizeof(where), frames, n, j, n);
 			label_text(label, sizeof(label), c, where);
-			if (strstr(label, pattern))
-				return 1;
+			if ((r = fn(arg, label, 1)))
+				return r;
 		}
 		/* could the judgement take this frame for a wrapper? */
 		const struct an_frame *f = &frames[j];

@@ -200,6 +200,8 @@ enum an_damage {
 	AN_DAMAGE_UNTRUSTED = 2,
 };
 
+struct an_tlog; /* a model run's translations (an_opts.log_translations) */
+
 struct an_result {
 	struct an_class *classes;
 	size_t nclasses;
@@ -228,6 +230,8 @@ struct an_result {
 	uint64_t mem_l1_estimated;
 	struct an_mem mem_total;
 	uint64_t *check_walks; /* an_opts.walk_checks' walks, nwalk_checks of them; NULL: not made */
+	struct an_tlog *tlog; /* an_opts.log_translations' (an_result_check_walks) */
+	int tlog_dropped; /* not whole: no checks from it */
 	uint64_t accesses_outside_roi;
 	char **warnings;
 	size_t nwarnings;
@@ -386,6 +390,12 @@ struct an_opts {
 	 * stays NULL, and the run is an ordinary one). */
 	const struct an_page_rule *walk_checks;
 	size_t nwalk_checks;
+	/* model: keep the run's translations (an_result.tlog), so that page-walk
+	 * what-ifs asked after it (an_result_check_walks) read them instead of
+	 * replaying the trace with walk_checks. Costs memory: a few bytes a
+	 * reference that is not a repeat (dropped past 512 MiB a process
+	 * replayed at once, and then the what-ifs replay). */
+	int log_translations;
 	/* NUMA placement (an_numa.h); NULL: only when the trace recorded --numa */
 	const struct an_numa_opts *numa;
 	/* stream consumers (NULL: none); called in replay order */
@@ -442,6 +452,14 @@ struct an_opts {
  * not an error: the result says so in warnings and `damaged`. */
 int an_run(const char *path, const struct an_opts *o, struct an_result **out);
 void an_result_free(struct an_result *r);
+/* Page-walk what-ifs of a model run kept with an_opts.log_translations:
+ * what an_run with walk_checks = checks[0..n) gives in check_walks, into
+ * walks[], from the run's logged translations instead of a replay. 0;
+ * -ENOENT: no whole log (not asked, burst sampling, the model on threads,
+ * over its bound) or a check in pages of the size they were mapped in,
+ * which the log does not keep: replay then; -ENOMEM. */
+int an_result_check_walks(const struct an_result *r, const struct mp_machine *machine,
+			  const struct an_page_rule *checks, size_t n, uint64_t *walks);
 
 /* A view that places each access against the whole trace (time x address
  * bins, folded regions) replays it twice: the first replay, with o's

@@ -68,6 +68,9 @@ struct cli_check {
 	const char *path;
 	struct an_opts ao; /* the command's, before its hooks */
 	const struct cli_model *model;
+	/* the run's result, if it kept its translations
+	 * (an_opts.log_translations): the checks read them, no replay */
+	const struct an_result *res;
 	int done;
 	size_t n;
 	struct rp_walk_check checks[8];

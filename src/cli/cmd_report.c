@@ -200,6 +200,8 @@ static int run_one(struct an_opts *ao, struct rp_opts *ro, const char *html, str
 		check = (struct cli_check){ .path = ro->data_path, .ao = *ao, .model = model };
 		ro->check_pages = cli_check_pages;
 		ro->check_arg = &check;
+		/* (CSV shows no findings to check) */
+		ao->log_translations = ro->format != RP_CSV;
 	}
 	if (html)
 		return cli_report_html(html, ao, ro);
@@ -222,6 +224,7 @@ static int run_one(struct an_opts *ao, struct rp_opts *ro, const char *html, str
 	ro->color = cli_use_color();
 	int err = an_run(ro->data_path, ao, &res);
 	cli_progress_end();
+	check.res = res;
 	if (!err && pats && !(err = an_patterns_error(pats)))
 		err = an_patterns_by_class(pats, res, &patv);
 	an_patterns_free(pats);

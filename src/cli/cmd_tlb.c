@@ -96,8 +96,10 @@ static int run(int argc, char **argv)
 		ao.progress = cli_progress;
 		ao.progress_arg = "modelling the trace";
 		ao.jobs = cli_jobs(); /* (a file's processes at once) */
+		ao.log_translations = ro.format != RP_CSV;
 		int err = an_run(ro.data_path, &ao, &own);
 		res = own;
+		check.res = own;
 		cli_progress_end();
 		if (err) {
 			cli_data_error(err, ro.data_path, optind < argc, "memprism record -- PROGRAM");

@@ -43,17 +43,25 @@ static int tlb_from(struct model_cache *c, const struct mp_tlb_geom *g, int with
 	return model_cache_init(c, g->entries, g->ways ? g->ways : g->entries, MP_REPL_LRU, with_owner);
 }
 
-struct mp_model *mp_model_new(const struct mp_machine *mach)
+/* tlbs_only: data caches of one set each (mp_model_new_translating). */
+static struct mp_model *model_new(const struct mp_machine *given, int tlbs_only)
 {
 	char err[160];
-	if (mp_machine_check(mach, err, sizeof(err))) {
+	if (mp_machine_check(given, err, sizeof(err))) {
 		errno = EINVAL;
 		return NULL;
 	}
+	struct mp_machine one = *given;
+	if (tlbs_only) {
+		struct mp_cache_geom *g[3] = { &one.l1d, &one.l2, &one.llc };
+		for (int i = 0; i < 3; i++)
+			g[i]->size = (uint64_t)g[i]->ways * one.line;
+	}
+	const struct mp_machine *mach = &one;
 	struct mp_model *m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
-	m->mach = *mach;
+	m->mach = *given;
 	m->ncores = mach->sockets * mach->cores;
 	while ((1u << m->line_shift) < mach->line)
 		m->line_shift++;
@@ -94,6 +102,16 @@ nomem:
 	mp_model_free(m);
 	errno = ENOMEM;
 	return NULL;
+}
+
+struct mp_model *mp_model_new(const struct mp_machine *mach)
+{
+	return model_new(mach, 0);
+}
+
+struct mp_model *mp_model_new_translating(const struct mp_machine *mach)
+{
+	return model_new(mach, 1);
 }
 
 void mp_model_free(struct mp_model *m)

@@ -49,6 +49,9 @@ typedef void (*mp_model_wb_fn)(void *arg, uint32_t owner, uint64_t line_addr, in
 /* New model of machine m (copied). NULL and errno (ENOMEM, EINVAL for a
  * machine mp_machine_check refuses). Free with mp_model_free. */
 struct mp_model *mp_model_new(const struct mp_machine *m);
+/* A model of m for mp_model_translate alone: its data caches have one set
+ * each (a machine's LLC would take megabytes to make and clear, unused). */
+struct mp_model *mp_model_new_translating(const struct mp_machine *m);
 void mp_model_free(struct mp_model *m);
 
 void mp_model_set_writeback(struct mp_model *m, mp_model_wb_fn fn, void *arg);
