@@ -277,6 +277,28 @@ void anm_tlog_drop(struct an_model *am);
 void anm_tlog_result(struct an_state *st, struct an_model *am);
 void anm_tlog_fold(struct an_model *fm, struct an_model *am);
 
+/* The log's format (an_model_checks.c writes it, an_checks.c reads it). */
+#define TLOG_ESC 6
+#define TLOG_PROC (TLOG_ESC | 0 << 4)
+#define TLOG_CHANGE (TLOG_ESC | 1 << 4)
+#define TLOG_MAX ((size_t)512 << 20) /* bytes of one state's log, beyond which it is dropped */
+
+struct an_tlog {
+	struct an_tlog *next; /* another state's (processes replayed at once) */
+	MP_VEC(uint8_t) b;
+	/* the classes' labels: a byte (1: with its calling context) and the
+	 * text, NUL-terminated, for class i from cls.v[i] to cls.v[i + 1] */
+	MP_VEC(char) text;
+	MP_VEC(size_t) cls;
+	/* while logging */
+	uint64_t *cls_page; /* each class's last page (the deltas' base), cls.n of them */
+	MP_VEC(uint32_t) of_cls; /* the state's class -> log class + 1 */
+	uint32_t state_cls; /* the state's class of the last entry */
+	uint32_t last_cls, prev_cls, last_core, last_space; /* (prev_cls: the class before last_cls) */
+	int fresh; /* nothing logged since the start or the last process's */
+};
+
+
 /* an_model_burst.c: burst sampling */
 /* The model's callbacks (mp_model_track_same, mp_model_track_first,
  * mp_model_first_left); arg: the an_model. */

@@ -29,6 +29,7 @@ int an_run_two_pass(const char *path, const struct an_opts *o, const struct an_t
 	 * first replay's) are not gathered again */
 	struct an_opts o2 = *o;
 	o2.patterns = NULL;
+	o2.log_translations = 0; /* (the first's log serves) */
 	o2.on_access = tp->on_access;
 	o2.on_event = tp->on_event;
 	o2.hook_arg = tp->arg;

@@ -457,9 +457,10 @@ void an_result_free(struct an_result *r);
  * walks[], from the run's logged translations instead of a replay. 0;
  * -ENOENT: no whole log (not asked, burst sampling, the model on threads,
  * over its bound) or a check in pages of the size they were mapped in,
- * which the log does not keep: replay then; -ENOMEM. */
+ * which the log does not keep: replay then; -ENOMEM. The checks run on
+ * up to `jobs` threads, each on its own. */
 int an_result_check_walks(const struct an_result *r, const struct mp_machine *machine,
-			  const struct an_page_rule *checks, size_t n, uint64_t *walks);
+			  const struct an_page_rule *checks, size_t n, unsigned jobs, uint64_t *walks);
 
 /* A view that places each access against the whole trace (time x address
  * bins, folded regions) replays it twice: the first replay, with o's

@@ -6,9 +6,9 @@
  * grids' hooks take each access with the file's class and thread numbers
  * and each thread's stamps in the file's order, which replays of the
  * processes at once (an_procs.c, states of their own numbered apart) do
- * not give them (an_par_wanted refuses hooks). The page-walk checks'
- * replay (cli_check_pages) and the HTML page of several files (the merge,
- * no plots) have no hooks and take --jobs. */
+ * not give them (an_par_wanted refuses hooks). The page-walk checks read
+ * the first replay's translations (cli_check_pages); the HTML page of
+ * several files (the merge, no plots) has no hooks and takes --jobs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +106,8 @@ int cli_report_html(const char *html, struct an_opts *ao, struct rp_opts *ro)
 		goto out;
 	}
 	ro->patterns = h.patv;
+	if (ro->check_pages == cli_check_pages) /* (its checks read the first replay's translations) */
+		((struct cli_check *)ro->check_arg)->res = res;
 	if (cli_write_html(html, res, ro, h.bins))
 		goto out;
 	rc = h.damage;

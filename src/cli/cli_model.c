@@ -284,7 +284,7 @@ int cli_check_pages(void *arg, size_t n, const struct rp_walk_check *checks, uin
 	struct an_page_rule rules[sizeof(k->checks) / sizeof(k->checks[0])];
 	for (size_t i = 0; i < n; i++)
 		rules[i] = (struct an_page_rule){ checks[i].what, checks[i].shift };
-	if (k->res && an_result_check_walks(k->res, k->ao.machine, rules, n, walks) == 0)
+	if (k->res && an_result_check_walks(k->res, k->ao.machine, rules, n, cli_jobs(), walks) == 0)
 		goto done;
 	struct an_result *r = NULL;
 	int err = check_run(k, NULL, rules, n, &r);

@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 	uint64_t walks[MAX_RULES];
 	int err = an_run(path, &o, &logged);
 	if (!err)
-		err = an_result_check_walks(logged, &m, checks, n, walks);
+		err = an_result_check_walks(logged, &m, checks, n, o.jobs, walks);
 	if (err) {
 		fprintf(stderr, "check_walks: %s: from the log: %s\n", path, mp_strerror(err));
 		return 2;
