@@ -1048,7 +1048,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			skip = mp_model_access_lines(am->m, core, s->proc, a, paddr, (unsigned)n, r->write, shift,
 						     owner, skipping && k > 0 && k + n <= skip_end, &o, lv);
 		if (am->tlog)
-			anm_tlog_add(st, am, s, cls, core, a, cshift, shift, counted);
+			anm_tlog_put(st, am, s, cls, core, a, cshift, shift, counted);
 		if (st->phys && counted) {
 			s->refs_physical += paddr ? n : 0;
 			s->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED ? n : 0;

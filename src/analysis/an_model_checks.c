@@ -232,6 +232,7 @@ void anm_tlog_init(struct an_state *st, struct an_model *am)
 	}
 	am->tlog->fresh = 1;
 	am->tlog->state_cls = UINT32_MAX;
+	am->tlog->last_page = UINT64_MAX;
 }
 
 /* The log cannot be complete (no memory, too large, the model on
@@ -253,6 +254,7 @@ void anm_tlog_proc(struct an_model *am)
 		return;
 	}
 	l->fresh = 1;
+	l->last_page = UINT64_MAX;
 }
 
 struct labels_to {
@@ -306,11 +308,7 @@ void anm_tlog_add(struct an_state *st, struct an_model *am, const struct an_stre
 {
 	struct an_tlog *l = am->tlog;
 	const uint32_t space = s->proc;
-	/* the size a check gives a class its rule does not match: the run's,
-	 * and where that is the size the page was mapped in, 4 KiB for a page
-	 * whose frame is not known (anm_checks_only) */
-	if (cshift == AS_MAPPED && !(st->phys && s->ph_ok))
-		shift = 12;
+	(void)cshift; /* (anm_tlog_put made shift a check's) */
 	if (l->b.cap - l->b.n < 40 && (l->b.n + 40 > TLOG_MAX || mp_vec_reserve(&l->b, l->b.n + 40))) {
 		anm_tlog_drop(am);
 		return;
@@ -359,6 +357,8 @@ void anm_tlog_add(struct an_state *st, struct an_model *am, const struct an_stre
 	*p = b0;
 	l->b.n = (size_t)(q - l->b.v);
 	l->fresh = 0;
+	l->last_page = page;
+	l->last_shift = shift;
 }
 
 void anm_tlog_result(struct an_state *st, struct an_model *am)

@@ -273,6 +273,9 @@ void anm_tlog_init(struct an_state *st, struct an_model *am);
 void anm_tlog_proc(struct an_model *am);
 void anm_tlog_add(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls, unsigned core,
 		  uint64_t addr, unsigned cshift, unsigned shift, int counted);
+struct an_tlog;
+static inline void anm_tlog_put(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
+				unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted);
 void anm_tlog_drop(struct an_model *am);
 void anm_tlog_result(struct an_state *st, struct an_model *am);
 void anm_tlog_fold(struct an_model *fm, struct an_model *am);
@@ -294,9 +297,29 @@ struct an_tlog {
 	uint64_t *cls_page; /* each class's last page (the deltas' base), cls.n of them */
 	MP_VEC(uint32_t) of_cls; /* the state's class -> log class + 1 */
 	uint32_t state_cls; /* the state's class of the last entry */
+	uint64_t last_page; /* the last entry's (UINT64_MAX: none since a process began) */
+	unsigned last_shift;
 	uint32_t last_cls, prev_cls, last_core, last_space; /* (prev_cls: the class before last_cls) */
 	int fresh; /* nothing logged since the start or the last process's */
 };
+
+/* anm_tlog_add but for the page the entry before it translated, by the
+ * same core, class and space in the same size: a check's DTLB hit that
+ * changes nothing (most of a stream's references), not logged. */
+static inline void anm_tlog_put(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
+				unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted)
+{
+	const struct an_tlog *l = am->tlog;
+	/* the size a check gives a class its rule does not match: the run's,
+	 * and where that is the size the page was mapped in, 4 KiB for a page
+	 * whose frame is not known (anm_checks_only) */
+	if (cshift == AS_MAPPED && !(st->phys && s->ph_ok))
+		shift = 12;
+	if (addr >> 12 == l->last_page && cls == l->state_cls && core == l->last_core && s->proc == l->last_space &&
+	    shift == l->last_shift)
+		return;
+	anm_tlog_add(st, am, s, cls, core, addr, cshift, shift, counted);
+}
 
 
 /* an_model_burst.c: burst sampling */
