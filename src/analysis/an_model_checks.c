@@ -255,6 +255,7 @@ void anm_tlog_proc(struct an_model *am)
 	}
 	l->fresh = 1;
 	l->last_page = UINT64_MAX;
+	l->state_cls = UINT32_MAX; /* (the next entry through anm_tlog_add, which sets fresh) */
 }
 
 struct labels_to {
@@ -313,6 +314,7 @@ void anm_tlog_add(struct an_state *st, struct an_model *am, const struct an_stre
 		anm_tlog_drop(am);
 		return;
 	}
+	l->room = l->b.cap < TLOG_MAX ? l->b.cap : TLOG_MAX;
 	uint8_t *p = l->b.v + l->b.n;
 	uint8_t b0 = (uint8_t)((counted ? 1 : 0) | (shift >= 30 ? 4 : shift >= 21 ? 2 : 0));
 	if (cls != l->state_cls || core != l->last_core || space != l->last_space) {

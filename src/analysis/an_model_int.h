@@ -10,6 +10,7 @@
 #define MP_AN_MODEL_INT_H
 
 #include "analysis/an_int.h"
+#include "common/varint.h"
 #include "model/model.h"
 #include "model/model_burst.h"
 #include "model/model_par.h"
@@ -298,6 +299,7 @@ struct an_tlog {
 	MP_VEC(uint32_t) of_cls; /* the state's class -> log class + 1 */
 	uint32_t state_cls; /* the state's class of the last entry */
 	uint64_t last_page; /* the last entry's (UINT64_MAX: none since a process began) */
+	size_t room; /* b's bytes that may be written (b.cap, at most TLOG_MAX) */
 	unsigned last_shift;
 	uint32_t last_cls, prev_cls, last_core, last_space; /* (prev_cls: the class before last_cls) */
 	int fresh; /* nothing logged since the start or the last process's */
@@ -309,15 +311,31 @@ struct an_tlog {
 static inline void anm_tlog_put(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
 				unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted)
 {
-	const struct an_tlog *l = am->tlog;
+	struct an_tlog *l = am->tlog;
 	/* the size a check gives a class its rule does not match: the run's,
 	 * and where that is the size the page was mapped in, 4 KiB for a page
 	 * whose frame is not known (anm_checks_only) */
 	if (cshift == AS_MAPPED && !(st->phys && s->ph_ok))
 		shift = 12;
-	if (addr >> 12 == l->last_page && cls == l->state_cls && core == l->last_core && s->proc == l->last_space &&
-	    shift == l->last_shift)
-		return;
+	const uint64_t page = addr >> 12;
+	if (cls == l->state_cls && core == l->last_core && s->proc == l->last_space) {
+		if (page == l->last_page && shift == l->last_shift)
+			return;
+		if (l->b.n + 16 <= l->room) {
+			/* (the class, core and space of the entry before: its
+			 * byte and the page's delta, anm_tlog_add's rest) */
+			uint64_t *base = &l->cls_page[l->last_cls];
+			const uint64_t zz = mp_zigzag((int64_t)(page - *base));
+			*base = page;
+			uint8_t *p = l->b.v + l->b.n;
+			p[0] = (uint8_t)((counted ? 1 : 0) | (shift >= 30 ? 4 : shift >= 21 ? 2 : 0) | (zz & 7) << 4 |
+					 (zz >> 3 ? 0x80 : 0));
+			l->b.n = (size_t)((zz >> 3 ? mp_put_uv(p + 1, zz >> 3) : p + 1) - l->b.v);
+			l->last_page = page;
+			l->last_shift = shift;
+			return;
+		}
+	}
 	anm_tlog_add(st, am, s, cls, core, addr, cshift, shift, counted);
 }
 
