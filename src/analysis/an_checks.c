@@ -16,11 +16,13 @@
 
 /* What a check's rule makes of each of a log's classes: its page shift, 0
  * where it does not match (the run's then). */
-static int rule_shifts(const struct an_tlog *l, const struct an_page_rule *rule, uint8_t *shift)
+static void rule_shifts(const struct an_tlog *l, const struct an_page_rule *rule, uint8_t *shift)
 {
 	const int contexts = strstr(rule->pattern, " <- ") != NULL;
 	for (size_t c = 0; c + 1 < l->cls.n; c++) {
 		shift[c] = 0;
+		if (!l->text.v)
+			continue; /* (no class has a label) */
 		for (const char *t = l->text.v + l->cls.v[c], *end = l->text.v + l->cls.v[c + 1]; t < end;
 		     t += strlen(t + 1) + 2)
 			if ((!t[0] || contexts) && strstr(t + 1, rule->pattern)) {
@@ -28,7 +30,6 @@ static int rule_shifts(const struct an_tlog *l, const struct an_page_rule *rule,
 				break;
 			}
 	}
-	return 0;
 }
 
 /* The walks of checks [0, n) over log l, added to walks[]. */
@@ -46,7 +47,7 @@ static int tlog_walks(const struct an_tlog *l, const struct mp_machine *mach, co
 			err = -errno;
 	}
 	static const unsigned size_shift[3] = { 12, 21, 30 };
-	const uint8_t *p = l->b.v, *end = p + l->b.n;
+	const uint8_t *p = l->b.v, *end = p ? p + l->b.n : p; /* (an empty log has none) */
 	uint64_t cls = 0, prev = 0, core = 0, space = 0;
 	int fed = 0;
 	while (!err && p < end) {
