@@ -48,7 +48,7 @@ static int tlog_walks(const struct an_tlog *l, const struct mp_machine *mach, co
 	}
 	static const unsigned size_shift[3] = { 12, 21, 30 };
 	const uint8_t *p = l->b.v, *end = p ? p + l->b.n : p; /* (an empty log has none) */
-	uint64_t cls = 0, prev = 0, core = 0, space = 0;
+	uint64_t cls = 0, core = 0, space = 0, mru[TLOG_MRU] = { 0 };
 	int fed = 0;
 	while (!err && p < end) {
 		const uint8_t b0 = *p++;
@@ -64,29 +64,32 @@ static int tlog_walks(const struct an_tlog *l, const struct mp_machine *mach, co
 		}
 		if (b0 == TLOG_CHANGE) {
 			const unsigned ch = p < end ? *p++ : 0;
-			const uint64_t was = cls;
 			if (((ch & 1) && mp_get_uv(&p, end, &cls)) || ((ch & 2) && mp_get_uv(&p, end, &core)) ||
 			    ((ch & 4) && mp_get_uv(&p, end, &space)) || cls >= ncls)
 				err = -EIO;
-			if (ch & 1)
-				prev = was;
+			if (ch & 1) { /* (a new class to the front: the last one goes) */
+				memmove(mru + 1, mru, (TLOG_MRU - 1) * sizeof(*mru));
+				mru[0] = cls;
+			}
 			continue;
 		}
 		if ((b0 & TLOG_ESC) == TLOG_ESC) {
 			err = -EIO;
 			break;
 		}
-		if (b0 & 8) {
-			const uint64_t c = cls;
-			cls = prev;
-			prev = c;
+		for (unsigned j = (b0 >> 3) & (TLOG_MRU - 1); j > 0; j--) {
+			/* (the class named by its place, to the front) */
+			const uint64_t c = mru[j];
+			mru[j] = mru[j - 1];
+			mru[j - 1] = c;
 		}
-		uint64_t zz = (b0 >> 4) & 7, hi = 0;
+		cls = mru[0];
+		uint64_t zz = (b0 >> 5) & 3, hi = 0;
 		if ((b0 & 0x80) && mp_get_uv(&p, end, &hi))
 			err = -EIO;
 		if (err)
 			break;
-		const uint64_t page = base[cls] += (uint64_t)mp_unzigzag(zz | hi << 3);
+		const uint64_t page = base[cls] += (uint64_t)mp_unzigzag(zz | hi << 2);
 		const unsigned shift = size_shift[(b0 >> 1) & 3];
 		for (size_t i = 0; i < n; i++) {
 			const uint8_t cs = shifts[i * ncls + cls];

@@ -190,14 +190,15 @@ int anm_checks_result(struct an_state *st, const struct an_model *am)
  * (where a check's replay asks).
  *
  * A translation: a byte (bit 0 counted; bits 1-2 the page size, 12, 21 or
- * 30 bits; bit 3: the class is the one before the last (most references
- * alternate between two objects' classes, or keep one); bits 4-6 the low
- * bits of the page's delta from the class's last, zigzagged, and bit 7:
- * its other bits follow as a varint). A random reference within 64 MiB
- * takes three bytes. Bits 1-2 of 3 make an escape, its kind in bits 4-7: TLOG_PROC, a
- * process begins (the checks' machines start afresh), or TLOG_CHANGE, a
- * byte follows whose bits 0-2 say a new class, core and space follow as
- * varints.
+ * 30 bits; bits 3-4 the class, by its place among the last four classes,
+ * most recent first (a loop's references go round a few objects' classes:
+ * a block, the stack, a global), which it moves to the front; bits 5-6 the
+ * low bits of the page's delta from the class's last, zigzagged, and bit
+ * 7: its other bits follow as a varint). A random reference within 64 MiB
+ * takes three bytes. Bits 1-2 of 3 make an escape, its kind in bits 4-7:
+ * TLOG_PROC, a process begins (the checks' machines start afresh), or
+ * TLOG_CHANGE, a byte follows whose bits 0-2 say a new class (put at the
+ * front), core and space follow as varints.
  */
 static void tlog_free(struct an_tlog *l)
 {
@@ -326,15 +327,9 @@ void anm_tlog_add(struct an_state *st, struct an_model *am, const struct an_stre
 				return;
 			}
 			l->state_cls = cls;
-			if (lc == l->prev_cls) {
-				b0 |= 8;
-				l->prev_cls = l->last_cls;
-				l->last_cls = lc;
-			} else if (lc != l->last_cls) {
-				ch = 1;
-				l->prev_cls = l->last_cls;
-				l->last_cls = lc;
-			}
+			const unsigned j = tlog_mru_use(l, lc);
+			ch = j == TLOG_MRU; /* (not among them: named) */
+			b0 |= (uint8_t)((j & (TLOG_MRU - 1)) << 3);
 		}
 		ch |= (core != l->last_core) << 1 | (space != l->last_space) << 2;
 		if (ch) {
@@ -351,10 +346,10 @@ void anm_tlog_add(struct an_state *st, struct an_model *am, const struct an_stre
 	uint8_t *q = p + 1;
 	const uint64_t page = addr >> 12, zz = mp_zigzag((int64_t)(page - l->cls_page[l->last_cls]));
 	l->cls_page[l->last_cls] = page;
-	b0 |= (uint8_t)((zz & 7) << 4);
-	if (zz >> 3) {
+	b0 |= (uint8_t)((zz & 3) << 5);
+	if (zz >> 2) {
 		b0 |= 0x80;
-		q = mp_put_uv(q, zz >> 3);
+		q = mp_put_uv(q, zz >> 2);
 	}
 	*p = b0;
 	l->b.n = (size_t)(q - l->b.v);

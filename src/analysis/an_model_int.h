@@ -285,6 +285,7 @@ void anm_tlog_fold(struct an_model *fm, struct an_model *am);
 #define TLOG_ESC 6
 #define TLOG_PROC (TLOG_ESC | 0 << 4)
 #define TLOG_CHANGE (TLOG_ESC | 1 << 4)
+#define TLOG_MRU 4 /* classes an entry names by their place */
 #define TLOG_MAX ((size_t)512 << 20) /* bytes of one state's log, beyond which it is dropped */
 
 struct an_tlog {
@@ -301,9 +302,33 @@ struct an_tlog {
 	uint64_t last_page; /* the last entry's (UINT64_MAX: none since a process began) */
 	size_t room; /* b's bytes that may be written (b.cap, at most TLOG_MAX) */
 	unsigned last_shift;
-	uint32_t last_cls, prev_cls, last_core, last_space; /* (prev_cls: the class before last_cls) */
+	uint32_t mru[TLOG_MRU]; /* the last classes, most recent (last_cls) first */
+	uint32_t last_cls, last_core, last_space;
 	int fresh; /* nothing logged since the start or the last process's */
 };
+
+/* Log class lc to the front of the last four (an entry's class): its
+ * place there before, or TLOG_MRU if it was not there (the last goes). */
+static inline unsigned tlog_mru_use(struct an_tlog *l, uint32_t lc)
+{
+	uint32_t *m = l->mru;
+	unsigned j = 0;
+	if (m[0] == lc)
+		return 0;
+	if (m[1] == lc)
+		j = 1;
+	else if (m[2] == lc) {
+		m[2] = m[1];
+		j = 2;
+	} else {
+		j = m[3] == lc ? 3 : TLOG_MRU;
+		m[3] = m[2];
+		m[2] = m[1];
+	}
+	m[1] = m[0];
+	m[0] = l->last_cls = lc;
+	return j;
+}
 
 /* anm_tlog_add but for the page the entry before it translated, by the
  * same core, class and space in the same size: a check's DTLB hit that
@@ -318,9 +343,20 @@ static inline void anm_tlog_put(struct an_state *st, struct an_model *am, const 
 	if (cshift == AS_MAPPED && !(st->phys && s->ph_ok))
 		shift = 12;
 	const uint64_t page = addr >> 12;
-	if (cls == l->state_cls && core == l->last_core && s->proc == l->last_space) {
-		if (page == l->last_page && shift == l->last_shift)
+	if (core == l->last_core && s->proc == l->last_space) {
+		if (page == l->last_page && cls == l->state_cls && shift == l->last_shift)
 			return;
+		unsigned j = 0;
+		if (cls != l->state_cls) {
+			/* a class the log has, among the last four */
+			if (cls >= l->of_cls.n || !l->of_cls.v[cls] || l->b.n + 16 > l->room)
+				goto slow;
+			const uint32_t lc = l->of_cls.v[cls] - 1;
+			if (lc != l->mru[0] && lc != l->mru[1] && lc != l->mru[2] && lc != l->mru[3])
+				goto slow;
+			j = tlog_mru_use(l, lc);
+			l->state_cls = cls;
+		}
 		if (l->b.n + 16 <= l->room) {
 			/* (the class, core and space of the entry before: its
 			 * byte and the page's delta, anm_tlog_add's rest) */
@@ -328,14 +364,15 @@ static inline void anm_tlog_put(struct an_state *st, struct an_model *am, const 
 			const uint64_t zz = mp_zigzag((int64_t)(page - *base));
 			*base = page;
 			uint8_t *p = l->b.v + l->b.n;
-			p[0] = (uint8_t)((counted ? 1 : 0) | (shift >= 30 ? 4 : shift >= 21 ? 2 : 0) | (zz & 7) << 4 |
-					 (zz >> 3 ? 0x80 : 0));
-			l->b.n = (size_t)((zz >> 3 ? mp_put_uv(p + 1, zz >> 3) : p + 1) - l->b.v);
+			p[0] = (uint8_t)((counted ? 1 : 0) | (shift >= 30 ? 4 : shift >= 21 ? 2 : 0) | j << 3 |
+					 (zz & 3) << 5 | (zz >> 2 ? 0x80 : 0));
+			l->b.n = (size_t)((zz >> 2 ? mp_put_uv(p + 1, zz >> 2) : p + 1) - l->b.v);
 			l->last_page = page;
 			l->last_shift = shift;
 			return;
 		}
 	}
+slow:
 	anm_tlog_add(st, am, s, cls, core, addr, cshift, shift, counted);
 }
 
