@@ -94,9 +94,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					o.burst_on = 512;
 					o.burst_off = 3584;
 				}
+				/* (the last run keeps its translations: the page-walk
+				 * what-ifs made from them) */
+				o.log_translations = run == 3;
 			}
-			if (an_run(path, &o, &res) == 0)
+			if (an_run(path, &o, &res) == 0) {
+				static const struct an_page_rule checks[2] = { { "main", 21 }, { "heap", 30 } };
+				uint64_t walks[2];
+				if (o.log_translations)
+					an_result_check_walks(res, &mm, checks, 2, 2, walks);
 				an_result_free(res);
+			}
 		}
 	}
 	close(fd);
