@@ -678,6 +678,11 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	 * in fl (the current one's) and fl2, and added up at the end. */
 	const uint64_t rep_mask = model_only ? st->model_rep.line_mask : 0;
 	uint64_t rep_line = UINT64_MAX, fl = 0, fl2 = 0;
+	/* what that test reads of the stream's repeatable reference, taken
+	 * when rep_line is: it stays as it is until the model runs again,
+	 * which only the branches that change rep_line make it do */
+	unsigned rep_again = 0;
+	uint32_t rep_fn = 0;
 	int more;
 	for (int first = 1;; first = 0) {
 		if (!first && !in_stretch(&k, &a)) /* the caller checked the first */
@@ -711,12 +716,15 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 		/* they read a whole record; of s->dec, which lags behind d here,
 		 * only the time, which accesses leave as it is. The model alone:
 		 * a repeated reference needs no record and no call. */
-		if (model_only && (a.addr & rep_mask) == rep_line && ((a.addr + a.size - 1) & rep_mask) == rep_line &&
-		    a.size && !a.range && s->rep_a == rep_line && s->rep_seq == *st->model_rep.seq &&
-		    (a.write ? (s->rep_again & MP_AGAIN_STORE) && fn == s->rep_fn : (s->rep_again & MP_AGAIN_LOAD))) {
+		/* (rep_line is UINT64_MAX, which no masked address is, but
+		 * for the model alone; an access that is no range has a size) */
+		if ((a.addr & rep_mask) == rep_line && ((a.addr + a.size - 1) & rep_mask) == rep_line && !a.range &&
+		    (a.write ? (rep_again & MP_AGAIN_STORE) && fn == rep_fn : (rep_again & MP_AGAIN_LOAD))) {
 			fl++;
 		} else if (model_only && an_model_repeat(st, s, cls, a.addr, a.size, a.write, 1)) {
 			rep_line = a.addr & rep_mask;
+			rep_again = s->rep_a == rep_line && s->rep_seq == *st->model_rep.seq ? s->rep_again : 0;
+			rep_fn = s->rep_fn;
 		} else if (extras) {
 			rep_line = UINT64_MAX;
 			rec_set_access(&s->rec, &a);
