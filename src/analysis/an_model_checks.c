@@ -279,11 +279,13 @@ static int label_to(void *arg, const char *label, int context)
 }
 
 /* The log's class for the state's cls: its labels kept at the first
- * translation. UINT32_MAX: no memory. */
+ * translation. UINT32_MAX: no memory, or the labels past their bound. */
 static uint32_t tlog_class(struct an_state *st, struct an_tlog *l, uint32_t cls)
 {
 	if (cls < l->of_cls.n && l->of_cls.v[cls])
 		return l->of_cls.v[cls] - 1;
+	if (l->text.n > TLOG_MAX / 4)
+		return UINT32_MAX; /* (labels of deep stacks, of many classes: bounded too) */
 	if (mp_vec_reserve(&l->of_cls, (size_t)cls + 1) || mp_vec_reserve(&l->cls, l->cls.n + 2))
 		return UINT32_MAX;
 	uint64_t *pages = realloc(l->cls_page, (l->cls.n + 2) * sizeof(*pages));
@@ -387,7 +389,10 @@ void anm_tlog_fold(struct an_model *fm, struct an_model *am)
 	fm->tlog_dropped |= am->tlog_dropped;
 	if (!am->tlog)
 		return;
-	am->tlog->next = fm->tlog;
+	struct an_tlog **end = &am->tlog;
+	while (*end)
+		end = &(*end)->next;
+	*end = fm->tlog;
 	fm->tlog = am->tlog;
 	am->tlog = NULL;
 }
