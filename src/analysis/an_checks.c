@@ -32,31 +32,29 @@ static void rule_shifts(const struct an_tlog *l, const struct an_page_rule *rule
 	}
 }
 
-/* The walks of checks [0, n) over log l, added to walks[]. */
-static int tlog_walks(const struct an_tlog *l, const struct mp_machine *mach, const struct an_page_rule *checks,
-		      size_t n, uint64_t *walks)
+/* The walks of a check over log l, added to *walks. */
+static int tlog_walks(const struct an_tlog *l, const struct mp_machine *mach, const struct an_page_rule *check,
+		      uint64_t *walks)
 {
 	const size_t ncls = l->cls.n ? l->cls.n - 1 : 0;
-	uint8_t *shifts = calloc(n * ncls + 1, 1);
+	uint8_t *shifts = calloc(ncls + 1, 1);
 	uint64_t *base = calloc(ncls + 1, sizeof(*base)); /* each class's last page */
-	struct mp_model **m = calloc(n, sizeof(*m));
-	int err = shifts && m && base ? 0 : -ENOMEM;
-	for (size_t i = 0; i < n && !err; i++) {
-		rule_shifts(l, &checks[i], shifts + i * ncls);
-		if (!(m[i] = mp_model_new_translating(mach)))
-			err = -errno;
-	}
+	struct mp_model *m = mp_model_new_translating(mach);
+	int err = !m ? -errno : shifts && base ? 0 : -ENOMEM;
+	if (!err)
+		rule_shifts(l, check, shifts);
 	static const unsigned size_shift[3] = { 12, 21, 30 };
 	const uint8_t *p = l->b.v, *end = p ? p + l->b.n : p; /* (an empty log has none) */
-	uint64_t cls = 0, core = 0, space = 0, mru[TLOG_MRU] = { 0 };
+	uint64_t cls = 0, core = 0, space = 0;
+	uint32_t mru[TLOG_MRU] = { 0 };
 	int fed = 0;
 	while (!err && p < end) {
 		const uint8_t b0 = *p++;
 		if (b0 == TLOG_PROC) {
-			/* a process begins: machines of its own (if the last were fed) */
-			for (size_t i = 0; i < n && fed && !err; i++) {
-				mp_model_free(m[i]);
-				if (!(m[i] = mp_model_new_translating(mach)))
+			/* a process begins: a machine of its own (if the last was fed) */
+			if (fed) {
+				mp_model_free(m);
+				if (!(m = mp_model_new_translating(mach)))
 					err = -errno;
 			}
 			fed = 0;
@@ -67,22 +65,16 @@ static int tlog_walks(const struct an_tlog *l, const struct mp_machine *mach, co
 			if (((ch & 1) && mp_get_uv(&p, end, &cls)) || ((ch & 2) && mp_get_uv(&p, end, &core)) ||
 			    ((ch & 4) && mp_get_uv(&p, end, &space)) || cls >= ncls)
 				err = -EIO;
-			if (ch & 1) { /* (a new class to the front: the last one goes) */
-				memmove(mru + 1, mru, (TLOG_MRU - 1) * sizeof(*mru));
-				mru[0] = cls;
-			}
+			if (ch & 1) /* (a new class to the front: the last one goes) */
+				tlog_mru_front(mru, TLOG_MRU - 1, (uint32_t)cls);
 			continue;
 		}
 		if ((b0 & TLOG_ESC) == TLOG_ESC) {
 			err = -EIO;
 			break;
 		}
-		for (unsigned j = (b0 >> 3) & (TLOG_MRU - 1); j > 0; j--) {
-			/* (the class named by its place, to the front) */
-			const uint64_t c = mru[j];
-			mru[j] = mru[j - 1];
-			mru[j - 1] = c;
-		}
+		const unsigned j = (b0 >> 3) & (TLOG_MRU - 1); /* (the class by its place, to the front) */
+		tlog_mru_front(mru, j, mru[j]);
 		cls = mru[0];
 		uint64_t zz = (b0 >> 5) & 3, hi = 0;
 		if ((b0 & 0x80) && mp_get_uv(&p, end, &hi))
@@ -91,17 +83,12 @@ static int tlog_walks(const struct an_tlog *l, const struct mp_machine *mach, co
 			break;
 		const uint64_t page = base[cls] += (uint64_t)mp_unzigzag(zz | hi << 2);
 		const unsigned shift = size_shift[(b0 >> 1) & 3];
-		for (size_t i = 0; i < n; i++) {
-			const uint8_t cs = shifts[i * ncls + cls];
-			struct mp_model_out o;
-			mp_model_translate(m[i], (unsigned)core, (uint32_t)space, page << 12, cs ? cs : shift, &o);
-			walks[i] += (b0 & 1) && o.tlb == MP_TLB_WALK;
-		}
+		struct mp_model_out o;
+		mp_model_translate(m, (unsigned)core, (uint32_t)space, page << 12, shifts[cls] ? shifts[cls] : shift, &o);
+		*walks += (b0 & 1) && o.tlb == MP_TLB_WALK;
 		fed = 1;
 	}
-	for (size_t i = 0; m && i < n; i++)
-		mp_model_free(m[i]);
-	free(m);
+	mp_model_free(m);
 	free(shifts);
 	free(base);
 	return err;
@@ -120,7 +107,7 @@ static void *check_one(void *arg, size_t i)
 {
 	const struct check_job *j = arg;
 	for (const struct an_tlog *l = j->r->tlog; l && !j->errs[i]; l = l->next)
-		j->errs[i] = tlog_walks(l, j->mach, &j->checks[i], 1, &j->walks[i]);
+		j->errs[i] = tlog_walks(l, j->mach, &j->checks[i], &j->walks[i]);
 	return NULL;
 }
 

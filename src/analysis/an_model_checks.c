@@ -200,7 +200,7 @@ int anm_checks_result(struct an_state *st, const struct an_model *am)
  * TLOG_CHANGE, a byte follows whose bits 0-2 say a new class (put at the
  * front), core and space follow as varints.
  */
-static void tlog_free(struct an_tlog *l)
+void an_tlog_free(struct an_tlog *l)
 {
 	while (l) {
 		struct an_tlog *next = l->next;
@@ -212,11 +212,6 @@ static void tlog_free(struct an_tlog *l)
 		free(l);
 		l = next;
 	}
-}
-
-void an_tlog_free(struct an_tlog *l)
-{
-	tlog_free(l);
 }
 
 void anm_tlog_init(struct an_state *st, struct an_model *am)
@@ -240,7 +235,7 @@ void anm_tlog_init(struct an_state *st, struct an_model *am)
  * threads): none, and the checks replay. */
 void anm_tlog_drop(struct an_model *am)
 {
-	tlog_free(am->tlog);
+	an_tlog_free(am->tlog);
 	am->tlog = NULL;
 	am->tlog_dropped = 1;
 }
@@ -308,11 +303,10 @@ static uint32_t tlog_class(struct an_state *st, struct an_tlog *l, uint32_t cls)
 }
 
 void anm_tlog_add(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls, unsigned core,
-		  uint64_t addr, unsigned cshift, unsigned shift, int counted)
+		  uint64_t addr, unsigned shift, int counted)
 {
 	struct an_tlog *l = am->tlog;
 	const uint32_t space = s->proc;
-	(void)cshift; /* (anm_tlog_put made shift a check's) */
 	if (l->b.cap - l->b.n < 40 && (l->b.n + 40 > TLOG_MAX || mp_vec_reserve(&l->b, l->b.n + 40))) {
 		anm_tlog_drop(am);
 		return;
@@ -329,7 +323,9 @@ void anm_tlog_add(struct an_state *st, struct an_model *am, const struct an_stre
 				return;
 			}
 			l->state_cls = cls;
-			const unsigned j = tlog_mru_use(l, lc);
+			const unsigned j = tlog_mru_find(l->mru, lc);
+			tlog_mru_front(l->mru, j < TLOG_MRU ? j : TLOG_MRU - 1, lc);
+			l->last_cls = lc;
 			ch = j == TLOG_MRU; /* (not among them: named) */
 			b0 |= (uint8_t)((j & (TLOG_MRU - 1)) << 3);
 		}
@@ -360,6 +356,18 @@ void anm_tlog_add(struct an_state *st, struct an_model *am, const struct an_stre
 	l->last_shift = shift;
 }
 
+/* The logs of list *from put in list *to, *from left empty (the order is
+ * no matter: each log's walks add up). */
+static void tlog_move(struct an_tlog **to, struct an_tlog **from)
+{
+	struct an_tlog **end = from;
+	while (*end)
+		end = &(*end)->next;
+	*end = *to;
+	*to = *from;
+	*from = NULL;
+}
+
 void anm_tlog_result(struct an_state *st, struct an_model *am)
 {
 	struct an_result *r = st->res;
@@ -371,29 +379,16 @@ void anm_tlog_result(struct an_state *st, struct an_model *am)
 		l->cls_page = NULL;
 	}
 	if (r->tlog_dropped) {
-		tlog_free(am->tlog);
+		an_tlog_free(am->tlog);
 		am->tlog = NULL;
 		return;
 	}
-	/* (the list's order is no matter: each log's walks add up) */
-	struct an_tlog **end = &am->tlog;
-	while (*end)
-		end = &(*end)->next;
-	*end = r->tlog;
-	r->tlog = am->tlog;
-	am->tlog = NULL;
+	tlog_move(&r->tlog, &am->tlog);
 }
 
 void anm_tlog_fold(struct an_model *fm, struct an_model *am)
 {
 	fm->tlog_dropped |= am->tlog_dropped;
-	if (!am->tlog)
-		return;
-	struct an_tlog **end = &am->tlog;
-	while (*end)
-		end = &(*end)->next;
-	*end = fm->tlog;
-	fm->tlog = am->tlog;
-	am->tlog = NULL;
+	tlog_move(&fm->tlog, &am->tlog);
 }
 

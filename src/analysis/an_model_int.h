@@ -273,7 +273,7 @@ int anm_checks_result(struct an_state *st, const struct an_model *am);
 void anm_tlog_init(struct an_state *st, struct an_model *am);
 void anm_tlog_proc(struct an_model *am);
 void anm_tlog_add(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls, unsigned core,
-		  uint64_t addr, unsigned cshift, unsigned shift, int counted);
+		  uint64_t addr, unsigned shift, int counted);
 struct an_tlog;
 static inline void anm_tlog_put(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
 				unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted);
@@ -307,27 +307,24 @@ struct an_tlog {
 	int fresh; /* nothing logged since the start or the last process's */
 };
 
-/* Log class lc to the front of the last four (an entry's class): its
- * place there before, or TLOG_MRU if it was not there (the last goes). */
-static inline unsigned tlog_mru_use(struct an_tlog *l, uint32_t lc)
+/* The last classes of a log's entries, most recent first (its writer's
+ * and reader's alike): the place of class c, TLOG_MRU if not there; and
+ * c, at place j, to the front (a class not there: j = TLOG_MRU - 1, the
+ * last goes). Spelt out: a loop of a varying count is a call to memmove. */
+_Static_assert(TLOG_MRU == 4, "tlog_mru_front moves four places");
+static inline unsigned tlog_mru_find(const uint32_t *m, uint32_t c)
 {
-	uint32_t *m = l->mru;
-	unsigned j = 0;
-	if (m[0] == lc)
-		return 0;
-	if (m[1] == lc)
-		j = 1;
-	else if (m[2] == lc) {
-		m[2] = m[1];
-		j = 2;
-	} else {
-		j = m[3] == lc ? 3 : TLOG_MRU;
+	return m[0] == c ? 0 : m[1] == c ? 1 : m[2] == c ? 2 : m[3] == c ? 3 : TLOG_MRU;
+}
+static inline void tlog_mru_front(uint32_t *m, unsigned j, uint32_t c)
+{
+	if (j >= 3)
 		m[3] = m[2];
+	if (j >= 2)
 		m[2] = m[1];
-	}
-	m[1] = m[0];
-	m[0] = l->last_cls = lc;
-	return j;
+	if (j >= 1)
+		m[1] = m[0];
+	m[0] = c;
 }
 
 /* anm_tlog_add but for the page the entry before it translated, by the
@@ -352,9 +349,10 @@ static inline void anm_tlog_put(struct an_state *st, struct an_model *am, const 
 			if (cls >= l->of_cls.n || !l->of_cls.v[cls] || l->b.n + 16 > l->room)
 				goto slow;
 			const uint32_t lc = l->of_cls.v[cls] - 1;
-			if (lc != l->mru[0] && lc != l->mru[1] && lc != l->mru[2] && lc != l->mru[3])
+			if ((j = tlog_mru_find(l->mru, lc)) == TLOG_MRU)
 				goto slow;
-			j = tlog_mru_use(l, lc);
+			tlog_mru_front(l->mru, j, lc);
+			l->last_cls = lc;
 			l->state_cls = cls;
 		}
 		if (l->b.n + 16 <= l->room) {
@@ -373,7 +371,7 @@ static inline void anm_tlog_put(struct an_state *st, struct an_model *am, const 
 		}
 	}
 slow:
-	anm_tlog_add(st, am, s, cls, core, addr, cshift, shift, counted);
+	anm_tlog_add(st, am, s, cls, core, addr, shift, counted);
 }
 
 

@@ -34,6 +34,23 @@ static int rule_of(char *arg, struct an_page_rule *r)
 	return 0;
 }
 
+/* A preset's machine, or a machine file's (memprism's --model takes both). */
+static int machine_of(const char *spec, struct mp_machine *m)
+{
+	static char text[65536], why[256] = "";
+	if (!mp_machine_preset(spec, m))
+		return 0;
+	FILE *f = fopen(spec, "r");
+	if (f) {
+		text[fread(text, 1, sizeof(text) - 1, f)] = 0;
+		fclose(f);
+		if (!mp_machine_parse(text, spec, m, why, sizeof(why)))
+			return 0;
+	}
+	fprintf(stderr, "check_walks: no machine %s %s\n", spec, why);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct an_opts o = { 0 };
@@ -54,15 +71,8 @@ int main(int argc, char **argv)
 		return 2;
 	const char *path = argv[optind];
 	static struct mp_machine m;
-	static char text[65536], why[256];
-	FILE *f;
-	size_t len;
-	if (mp_machine_preset(argv[optind + 1], &m) &&
-	    (!(f = fopen(argv[optind + 1], "r")) || (len = fread(text, 1, sizeof(text) - 1, f), fclose(f)) ||
-	     (text[len] = 0, mp_machine_parse(text, argv[optind + 1], &m, why, sizeof(why))))) {
-		fprintf(stderr, "check_walks: no machine %s %s\n", argv[optind + 1], why);
+	if (machine_of(argv[optind + 1], &m))
 		return 2;
-	}
 	for (int i = optind + 2; i < argc && n < MAX_RULES; i++)
 		if (rule_of(argv[i], &checks[n++]))
 			return 2;
