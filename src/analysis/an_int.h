@@ -212,9 +212,11 @@ struct an_stream {
 	/* model lookahead, when it hints the model's sets (last: out of the
 	 * way of the fields above, which every record reads): the last
 	 * AN_AHEAD records looked at, each new line's address + 1 (0: none)
-	 * and, once translated, its frame (AN_AHEAD_SETS) */
+	 * and, once translated, its frame and what was hinted (AN_AHEAD_SETS;
+	 * the model on threads: nothing, each worker hints its own) */
 	struct {
 		uint64_t a1, paddr;
+		unsigned hinted;
 	} ahead_lines[AN_AHEAD];
 	uint64_t ahead_line; /* the last line put there */
 	unsigned ahead_seq;

@@ -146,12 +146,11 @@ void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
 								    &fl, &lo, &hi))
 					e->paddr = 0;
 				/* (the model on threads: each worker prefetches its own) */
-				if (!am->par)
-					mp_model_prefetch(am->m, s->core, s->proc, e->a1 - 1, e->paddr);
+				e->hinted = am->par ? 0 : mp_model_prefetch(am->m, s->core, s->proc, e->a1 - 1, e->paddr);
 			}
 			e = &s->ahead_lines[(q - AN_AHEAD_VICTIM) % AN_AHEAD];
-			if (e->a1 && !am->par)
-				mp_model_prefetch_victim(am->m, s->core, s->proc, e->a1 - 1, e->paddr);
+			if (e->a1 && e->hinted)
+				mp_model_prefetch_victim(am->m, s->core, s->proc, e->a1 - 1, e->paddr, e->hinted);
 			e = &s->ahead_lines[q % AN_AHEAD];
 			e->a1 = 0;
 		}

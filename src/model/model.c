@@ -1133,23 +1133,36 @@ uint64_t mp_model_set_bytes(const struct mp_model *m)
 	return (uint64_t)l2->sets * l2->set_bytes + (uint64_t)llc->sets * llc->set_bytes;
 }
 
-void mp_model_prefetch(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr)
+/* Whether core c's TLBs hold the 4 KiB page of va now (translate's keys). */
+static int tlbs_hold(const struct mp_model *m, const struct model_core *c, unsigned space, uint64_t va)
+{
+	uint64_t key = va >> 12 | (uint64_t)space << 40;
+	if (key == c->last_page || model_cache_find(&c->dtlb[MP_PAGE_4K], key) >= 0)
+		return 1;
+	return c->stlb.sets && (m->mach.stlb_sizes & (1u << MP_PAGE_4K)) && model_cache_find(&c->stlb, key) >= 0;
+}
+
+unsigned mp_model_prefetch(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr)
 {
 	space &= 0xffff;
 	addr &= VA_MASK;
 	const struct model_core *c = &m->core[core < m->ncores ? core : core % m->ncores];
 	const struct model_cache *llc = &m->llc[c->socket];
+	unsigned hinted = 0;
 	uint64_t key = line_key(m, space, addr, paddr);
-	uint64_t pte = pt_key(space, 1, addr, m->line_shift);
 	/* (set sampling: a line outside the sample never reaches L2) */
-	if (!(key & m->sample_mask)) {
+	if (!(key & m->sample_mask) && model_cache_find(&c->l1, key) < 0) {
 		model_cache_prefetch(&c->l2, key);
 		model_cache_prefetch(llc, key);
+		hinted |= MP_HINT_LINE;
 	}
-	if (!(pte & m->sample_mask)) {
+	uint64_t pte = pt_key(space, 1, addr, m->line_shift);
+	if (!(pte & m->sample_mask) && !tlbs_hold(m, c, space, addr)) {
 		model_cache_prefetch(&c->l2, pte);
 		model_cache_prefetch(llc, pte);
+		hinted |= MP_HINT_WALK;
 	}
+	return hinted;
 }
 
 /* If key would miss core c's L2: the LLC set its L2 victim would go to. */
@@ -1157,8 +1170,6 @@ static inline __attribute__((always_inline)) void prefetch_victim(const struct m
 								   const struct model_core *c, uint64_t key)
 {
 	const struct model_cache *l2 = &c->l2;
-	if (key & m->sample_mask)
-		return; /* (no fill into L2, so no victim) */
 	const struct mc_at at = mc_at(l2, key);
 	if (mc_find_at(l2, &at, key) >= 0)
 		return;
@@ -1168,19 +1179,25 @@ static inline __attribute__((always_inline)) void prefetch_victim(const struct m
 		model_cache_prefetch(&m->llc[c->socket], model_cache_key(l2, idx));
 }
 
-void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr)
+void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
+			      unsigned hinted)
 {
 	const struct model_core *c = &m->core[core < m->ncores ? core : core % m->ncores];
 	space &= 0xffff;
 	addr &= VA_MASK;
-	/* the walk's last level first: its line comes before the data's */
-	prefetch_victim(m, c, pt_key(space, 1, addr, m->line_shift));
-	prefetch_victim(m, c, line_key(m, space, addr, paddr));
+	/* the walk's last level first: its line comes before the data's
+	 * (a line outside set sampling's sample was not hinted: no fill into
+	 * L2, so no victim) */
+	if (hinted & MP_HINT_WALK)
+		prefetch_victim(m, c, pt_key(space, 1, addr, m->line_shift));
+	if (hinted & MP_HINT_LINE)
+		prefetch_victim(m, c, line_key(m, space, addr, paddr));
 }
 
 void model_prefetch_victim_key(const struct mp_model *m, unsigned core, uint64_t key)
 {
-	prefetch_victim(m, &m->core[core], key);
+	if (!(key & m->sample_mask)) /* (no fill into L2, so no victim) */
+		prefetch_victim(m, &m->core[core], key);
 }
 
 int mp_model_store_again(struct mp_model *m, unsigned core, uint32_t owner)

@@ -105,13 +105,18 @@ uint64_t mp_model_set_bytes(const struct mp_model *m);
  * mp_model_access takes it) by core will read in L2, the LLC and for the
  * page walk's last level, fetched into the host's caches. A replay calls
  * it some records ahead: over a large LLC these reads miss the host's
- * caches, and one at a time they stall it. */
-void mp_model_prefetch(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr);
+ * caches, and one at a time they stall it. A line the core's L1 holds now
+ * and a 4 KiB page its TLBs hold are not hinted: by the reference they
+ * will most likely still be there, and most references hit. Returns what
+ * was hinted (MP_HINT_*), for mp_model_prefetch_victim. */
+enum { MP_HINT_LINE = 1, MP_HINT_WALK = 2 };
+unsigned mp_model_prefetch(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr);
 
 /* The second hint, once the first has had time to arrive: if the line, or
  * its page walk's last level, would miss L2, the LLC set where the L2 line
- * it displaces would go. */
-void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr);
+ * it displaces would go; hinted: mp_model_prefetch's answer (only those). */
+void mp_model_prefetch_victim(const struct mp_model *m, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
+			      unsigned hinted);
 
 /* Lines a call of mp_model_access_lines takes at most. */
 #define MP_MODEL_LINES_MAX 64

@@ -771,8 +771,7 @@ static void test_hints(void)
 			unsigned core = (unsigned)(rng >> 60) & 1;
 			uint64_t addr = (rng >> 20) % 96 * 64 + ((rng >> 40) & 1) * 0x200000, paddr = addr + 0x10000000;
 			int write = (rng >> 50) & 1;
-			mp_model_prefetch(b, core, 1, addr, paddr);
-			mp_model_prefetch_victim(b, core, 1, addr, paddr);
+			mp_model_prefetch_victim(b, core, 1, addr, paddr, mp_model_prefetch(b, core, 1, addr, paddr));
 			struct mp_model_out oa, ob;
 			mp_model_access(a, core, 1, addr, paddr, write, 12, (uint32_t)i, &oa);
 			mp_model_access(b, core, 1, addr, paddr, write, 12, (uint32_t)i, &ob);
