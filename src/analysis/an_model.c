@@ -719,11 +719,11 @@ uint64_t anm_phys_of(struct an_state *st, struct an_stream *s, uint64_t a, unsig
 		s->ph_ok = an_phys_translate(st->phys, st->procs.v[s->proc].pid, a, now, &s->ph_paddr, &s->ph_flags,
 					     &s->ph_lo, &s->ph_hi);
 	}
-	if (!s->ph_ok)
-		return 0;
+	/* (a page with no recorded frame: 4 KiB, not the size of the page
+	 * before it in the same access) */
 	if (cshift == AS_MAPPED)
-		*shift = s->ph_flags & (MP_PAGEMAP_THP | MP_PAGEMAP_HUGETLB) ? 21 : 12;
-	return (s->ph_paddr & ~4095ull) | (a & 4095);
+		*shift = s->ph_ok && (s->ph_flags & (MP_PAGEMAP_THP | MP_PAGEMAP_HUGETLB)) ? 21 : 12;
+	return s->ph_ok ? (s->ph_paddr & ~4095ull) | (a & 4095) : 0;
 }
 
 
@@ -1048,7 +1048,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 			skip = mp_model_access_lines(am->m, core, s->proc, a, paddr, (unsigned)n, r->write, shift,
 						     owner, skipping && k > 0 && k + n <= skip_end, &o, lv);
 		if (am->tlog)
-			anm_tlog_put(st, am, s, cls, core, a, cshift, shift, counted);
+			anm_tlog_put(st, am, s, cls, core, a, shift, counted);
 		if (st->phys && counted) {
 			s->refs_physical += paddr ? n : 0;
 			s->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED ? n : 0;

@@ -246,7 +246,7 @@ static inline int span_whole(const struct an_state *st, uint32_t cls)
 unsigned anm_class_shift(struct an_state *st, struct an_model *am, uint32_t cls);
 /* The frame of line address a as of the stream's time (0: none
  * recorded), and in *shift the page size it was mapped in when cshift is
- * AS_MAPPED. */
+ * AS_MAPPED (4 KiB without a frame). */
 uint64_t anm_phys_of(struct an_state *st, struct an_stream *s, uint64_t a, unsigned cshift, unsigned *shift);
 /* The page's row (page_count), NULL if it has none. */
 struct page_row *anm_page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift, uint32_t thread);
@@ -266,8 +266,8 @@ void anm_checks_only(struct an_state *st, struct an_model *am, struct an_stream 
 int anm_checks_result(struct an_state *st, const struct an_model *am);
 /* The translation log (an_opts.log_translations): made at the model's
  * init, if asked; a process begins; a translation made by core for
- * stream s (addr's 4 KiB page, class cls of page shift cshift, the page
- * modelled in 1 << shift bytes), am->tlog not NULL; dropped (the log
+ * stream s (addr's 4 KiB page, class cls, the page modelled in
+ * 1 << shift bytes), am->tlog not NULL; dropped (the log
  * would not be whole: the checks replay); moved into the result at the
  * end; a process's state's folded into the file's. */
 void anm_tlog_init(struct an_state *st, struct an_model *am);
@@ -276,7 +276,7 @@ void anm_tlog_add(struct an_state *st, struct an_model *am, const struct an_stre
 		  uint64_t addr, unsigned shift, int counted);
 struct an_tlog;
 static inline void anm_tlog_put(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
-				unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted);
+				unsigned core, uint64_t addr, unsigned shift, int counted);
 void anm_tlog_drop(struct an_model *am);
 void anm_tlog_result(struct an_state *st, struct an_model *am);
 void anm_tlog_fold(struct an_model *fm, struct an_model *am);
@@ -331,14 +331,9 @@ static inline void tlog_mru_front(uint32_t *m, unsigned j, uint32_t c)
  * same core, class and space in the same size: a check's DTLB hit that
  * changes nothing (most of a stream's references), not logged. */
 static inline void anm_tlog_put(struct an_state *st, struct an_model *am, const struct an_stream *s, uint32_t cls,
-				unsigned core, uint64_t addr, unsigned cshift, unsigned shift, int counted)
+				unsigned core, uint64_t addr, unsigned shift, int counted)
 {
 	struct an_tlog *l = am->tlog;
-	/* the size a check gives a class its rule does not match: the run's,
-	 * and where that is the size the page was mapped in, 4 KiB for a page
-	 * whose frame is not known (anm_checks_only) */
-	if (cshift == AS_MAPPED && !(st->phys && s->ph_ok))
-		shift = 12;
 	const uint64_t page = addr >> 12;
 	if (core == l->last_core && s->proc == l->last_space) {
 		if (page == l->last_page && cls == l->state_cls && shift == l->last_shift)

@@ -6,7 +6,8 @@
  * Likewise a skip longer than the trace's bursts skip: its count, scaled,
  * had every figure overflow. And bursts dropped at replay pass over the
  * chunks whose headers count accesses only, undecoded, with the result a
- * replay that decodes them gets. */
+ * replay that decodes them gets. And a range out of a transparent huge
+ * page into a page with no recorded frame: that page is a 4 KiB one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,10 +144,48 @@ static void test_skip_chunks(void)
 	an_result_free(r[1]);
 }
 
+/* A store of two pages, from the last 4 KiB of a transparent huge page
+ * (frames recorded at 0x200000-0x3fffff) into the page after it, which has
+ * no recorded frame; then a word of that page. The second page is
+ * translated as a 4 KiB page (where its size is the one it was mapped in,
+ * unknown, 4 KiB): one walk for each page, and the word hits the DTLB
+ * entry its page left. Modelled in the first page's 2 MiB, the second page
+ * would leave a 2 MiB entry, which the word's 4 KiB translation misses:
+ * a third walk. */
+static void test_thp_then_unmapped(void)
+{
+	tb_begin("source=inst\ncmdline=constructed\n");
+	uint8_t buf[4096], *p = tb_process(buf, 100, 500, "/app", MP_PROC_INSTRUMENTED);
+	tb_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
+	/* pid, time, runs; first page (delta), pages, first frame, flags */
+	uint64_t pm[] = { 100, 900, 1, mp_zigzag(0x200), 512, 0x8000, MP_PAGEMAP_THP };
+	p = tb_fields(buf, pm, 7);
+	tb_chunk(MP_CHUNK_PAGEMAP, 100, 100, 0xabc, buf, (size_t)(p - buf));
+	uint64_t last = 0;
+	p = tb_stream_start(buf, 1000, 0);
+	p = access_at(p, &last, 0x3ff000, 8192);
+	p = access_at(p, &last, 0x400040, 8);
+	tb_chunk(MP_CHUNK_STREAM, 100, 100, 0xabc, buf, (size_t)(p - buf));
+	tb_run_end(2000);
+	char path[] = "/tmp/mp-model-input-XXXXXX";
+	struct mp_machine mm;
+	CHECK_EQ(mp_machine_preset("nehalem-e5504", &mm), 0);
+	struct an_opts o = { .machine = &mm };
+	struct an_result *r = NULL;
+	CHECK_EQ(tb_analyse(path, &o, NULL, &r), 0);
+	if (!r)
+		return;
+	CHECK(!r->damaged);
+	CHECK_EQ(r->mem_total.refs, 2 * 64 + 1);
+	CHECK_EQ(r->mem_total.walks, 2);
+	an_result_free(r);
+}
+
 int main(void)
 {
 	test_skip_count();
 	test_skip_chunks();
+	test_thp_then_unmapped();
 	tb_begin("source=inst\ncmdline=constructed\n");
 	uint8_t buf[4096], *p = tb_process(buf, 100, 500, "/app", MP_PROC_INSTRUMENTED);
 	tb_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
