@@ -63,6 +63,9 @@ struct an_proc {
 #define AN_IP_BITS 5 /* code addresses a stream keeps at hand: 1 << this, in pairs of slots (an_replay.c, fn_of) */
 #define AN_PAT_RECENT 4 /* pattern summaries a stream keeps at hand */
 #define AN_PART_RECENT 8 /* burst sampling: parts a stream keeps at hand (a power of two) */
+/* translations a stream keeps at hand for the model (a power of two):
+ * allocheavy's and smallobj's references go from page to page */
+#define AN_PH_SLOTS 64
 #define AN_OWN_CACHE 64 /* model line owners a stream keeps at hand (a power of two) */
 #define AN_PAIR_BITS 3 /* (class, function) tallies a stream keeps at hand: 1 << this */
 
@@ -183,11 +186,15 @@ struct an_stream {
 	/* model, --thread-map spread: its thread's place among the file's
 	 * threads, the index the serial replay gives it (an_replay_places) */
 	uint32_t place;
-	/* model: the last translation looked up: page, frame, flags, and the
-	 * times [ph_lo, ph_hi) it holds for (ph_hi 0: none yet) */
-	uint64_t ph_vpage, ph_paddr, ph_lo, ph_hi;
-	uint32_t ph_flags;
-	int ph_ok;
+	/* model: the translations looked up last, a slot for each page
+	 * number modulo AN_PH_SLOTS: page, frame, flags, and the times
+	 * [lo, hi) it holds for (hi 0: none yet); ph_last: the last one's slot */
+	struct an_ph_slot {
+		uint64_t vpage, paddr, lo, hi;
+		uint32_t flags;
+		int ok;
+	} ph[AN_PH_SLOTS];
+	unsigned ph_last;
 	uint64_t fast_n;
 	uint64_t fast_unk; /* set sampling: the run's L1 misses outside the sample (DTLB hits) */
 	/* model: the last one-line reference, while mp_model_seq stays at
@@ -555,7 +562,8 @@ static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint
 	const uint64_t last = addr + (size ? size : 1) - 1;
 	if (!(a == s->rep_a && (last & mask) == a && last >= addr && cls == s->rep_cls && s->core_of == s->cpu + 1 &&
 	      s->core == s->rep_core && s->rep_again && s->rep_seq == *st->model_rep.seq &&
-	      (!st->phys || (s->ph_vpage == a >> 12 && now >= s->ph_lo && now < s->ph_hi))))
+	      (!st->phys || (s->ph[s->ph_last].vpage == a >> 12 && now >= s->ph[s->ph_last].lo &&
+			     now < s->ph[s->ph_last].hi))))
 		return 0;
 	/* A store repeats only in the function of the last one (it owns the
 	 * line, and its writeback); a store after a load of the line (a

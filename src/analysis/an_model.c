@@ -711,19 +711,12 @@ void an_model_finish(struct an_state *st)
 /* The frame of line address a (its page's translation as of the stream's
  * time, remembered per stream while the page and span last), and the page
  * shift a class mapped "as mapped" gets from it. */
-uint64_t anm_phys_of(struct an_state *st, struct an_stream *s, uint64_t a, unsigned cshift, unsigned *shift)
+void anm_phys_fill(struct an_state *st, struct an_stream *s, uint64_t a)
 {
-	uint64_t vpage = a >> 12, now = s->dec.time;
-	if (s->ph_vpage != vpage || now < s->ph_lo || now >= s->ph_hi) {
-		s->ph_vpage = vpage;
-		s->ph_ok = an_phys_translate(st->phys, st->procs.v[s->proc].pid, a, now, &s->ph_paddr, &s->ph_flags,
-					     &s->ph_lo, &s->ph_hi);
-	}
-	/* (a page with no recorded frame: 4 KiB, not the size of the page
-	 * before it in the same access) */
-	if (cshift == AS_MAPPED)
-		*shift = s->ph_ok && (s->ph_flags & (MP_PAGEMAP_THP | MP_PAGEMAP_HUGETLB)) ? 21 : 12;
-	return s->ph_ok ? (s->ph_paddr & ~4095ull) | (a & 4095) : 0;
+	struct an_ph_slot *t = &s->ph[s->ph_last];
+	t->vpage = a >> 12;
+	t->ok = an_phys_translate(st->phys, st->procs.v[s->proc].pid, a, s->dec.time, &t->paddr, &t->flags, &t->lo,
+				  &t->hi);
 }
 
 

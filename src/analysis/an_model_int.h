@@ -244,10 +244,26 @@ static inline int span_whole(const struct an_state *st, uint32_t cls)
 /* an_model.c */
 /* The page size class cls is modelled in, as a shift, or AS_MAPPED. */
 unsigned anm_class_shift(struct an_state *st, struct an_model *am, uint32_t cls);
+/* anm_phys_of's slot s->ph_last looked up afresh for the page of a. */
+void anm_phys_fill(struct an_state *st, struct an_stream *s, uint64_t a);
 /* The frame of line address a as of the stream's time (0: none
  * recorded), and in *shift the page size it was mapped in when cshift is
- * AS_MAPPED (4 KiB without a frame). */
-uint64_t anm_phys_of(struct an_state *st, struct an_stream *s, uint64_t a, unsigned cshift, unsigned *shift);
+ * AS_MAPPED (4 KiB without a frame). Inline: most are the stream's
+ * translations at hand. */
+static inline uint64_t anm_phys_of(struct an_state *st, struct an_stream *s, uint64_t a, unsigned cshift,
+				   unsigned *shift)
+{
+	const uint64_t vpage = a >> 12, now = s->dec.time;
+	s->ph_last = vpage & (AN_PH_SLOTS - 1);
+	const struct an_ph_slot *t = &s->ph[s->ph_last];
+	if (t->vpage != vpage || now < t->lo || now >= t->hi)
+		anm_phys_fill(st, s, a);
+	/* (a page with no recorded frame: 4 KiB, not the size of the page
+	 * before it in the same access) */
+	if (cshift == AS_MAPPED)
+		*shift = t->ok && (t->flags & (MP_PAGEMAP_THP | MP_PAGEMAP_HUGETLB)) ? 21 : 12;
+	return t->ok ? (t->paddr & ~4095ull) | (a & 4095) : 0;
+}
 /* The page's row (page_count), NULL if it has none. */
 struct page_row *anm_page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift, uint32_t thread);
 
