@@ -5,14 +5,15 @@
 #
 #   bash bench/model.sh [-n RUNS] REF NEW
 #
-# Records randacc, arrays and allocheavy once with REF (sized to seconds of
-# replay: randacc 64 MiB and 4M updates, arrays 64 MiB, allocheavy 1M
-# pairs), then times `report --model host -q` on each trace RUNS times
-# (default 5) per binary, REF and NEW alternating so a noisy machine slows
-# both alike. Prints per workload the median user+system CPU seconds of
-# each, the accesses per CPU second (the report's access count over the
-# median) and the ratio REF/NEW (above 1: NEW is faster). The outputs of
-# the two binaries are compared too (a speed-up must change no figure).
+# Records randacc, arrays, allocheavy and smallobj once with REF (sized to
+# seconds of replay: randacc 64 MiB and 4M updates, arrays 64 MiB,
+# allocheavy 1M pairs, smallobj 200k nodes and 800k operations), then
+# times `report --model host -q` on each trace RUNS times (default 5) per
+# binary, REF and NEW alternating so a noisy machine slows both alike.
+# Prints per workload the median user+system CPU seconds of each, the
+# accesses per CPU second (the report's access count over the median) and
+# the ratio REF/NEW (above 1: NEW is faster). The outputs of the two
+# binaries are compared too (a speed-up must change no figure).
 # Environment: TMPDIR (scratch dir memprism-model-bench.XXXX goes there),
 # KEEP=1 keeps it.
 set -euo pipefail
@@ -22,7 +23,7 @@ if [ "${1:-}" = "-n" ]; then
 	runs=$2
 	shift 2
 fi
-[ $# -eq 2 ] || { sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -eq 2 ] || { sed -n '4,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 REF=$(realpath "$1")
 NEW=$(realpath "$2")
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,6 +35,7 @@ WORKLOADS=(
 	"randacc $REPO/bench/workloads/randacc.c 64 4000000"
 	"arrays $REPO/examples/arrays.c 64"
 	"allocheavy $REPO/bench/workloads/allocheavy.c 1000000"
+	"smallobj $REPO/bench/workloads/smallobj.c 200000 800000"
 )
 
 # user+system CPU seconds of one report
