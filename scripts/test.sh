@@ -58,12 +58,13 @@ build_fuzz() {
 }
 
 # ThreadSanitizer on the threaded parts of the analysis side: debug info
-# loaded on a second thread while the replay runs (unit test test_sym), and
-# the model on several threads (test_model_par)
+# loaded on a second thread while the replay runs (unit test test_sym), the
+# model on several threads (test_model_par) and the page-walk checks on
+# threads of their own (test_checks)
 build_tsan() {
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMPRISM_TSAN=ON -DMEMPRISM_WERROR=ON \
 		-DCMAKE_C_COMPILER=clang-16 >/dev/null &&
-		cmake --build build-tsan -j"$jobs" --target test_sym test_model_par test_vg_ring
+		cmake --build build-tsan -j"$jobs" --target test_sym test_model_par test_vg_ring test_checks
 }
 
 # (a failed install may still leave what the builds need: they say if not)
@@ -88,7 +89,7 @@ else
 fi
 
 if stage "TSan build" build_tsan; then
-	stage "TSan ctest" env TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^unit/test_(sym|model_par|vg_ring)$'
+	stage "TSan ctest" env TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R '^unit/test_(sym|model_par|vg_ring|checks)$'
 else
 	skipped "TSan ctest"
 fi
