@@ -140,11 +140,11 @@ void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
 			unsigned q = s->ahead_seq++;
 			e = &s->ahead_lines[(q - AN_AHEAD_SETS) % AN_AHEAD];
 			if (e->a1) {
-				uint64_t lo, hi;
-				uint32_t fl;
-				if (!st->phys || !an_phys_translate(st->phys, pid, e->a1 - 1, s->ahead.time, &e->paddr,
-								    &fl, &lo, &hi))
-					e->paddr = 0;
+				/* (through the stream's translations at hand, which the
+				 * replay's reference will find there) */
+				const struct an_ph_slot *t =
+					st->phys ? anm_phys_slot(st, s, e->a1 - 1, s->ahead.time) : NULL;
+				e->paddr = t && t->ok ? (t->paddr & ~4095ull) | ((e->a1 - 1) & 4095) : 0;
 				/* (the model on threads: each worker prefetches its own) */
 				e->hinted = am->par ? 0 : mp_model_prefetch(am->m, s->core, s->proc, e->a1 - 1, e->paddr);
 			}
