@@ -35,6 +35,21 @@ static uint8_t *dropped(uint8_t *p, uint64_t n)
 	return mp_put_uv(p, n);
 }
 
+/* Ends the file with a stream chunk of the records from buf to p and
+ * analyses it with Nehalem's model: the result, or NULL if that failed. */
+static struct an_result *finish_on_nehalem(const uint8_t *buf, const uint8_t *p)
+{
+	tb_chunk(MP_CHUNK_STREAM, 100, 100, 0xabc, buf, (size_t)(p - buf));
+	tb_run_end(2000);
+	char path[] = "/tmp/mp-model-input-XXXXXX";
+	struct mp_machine mm;
+	CHECK_EQ(mp_machine_preset("nehalem-e5504", &mm), 0);
+	struct an_opts o = { .machine = &mm };
+	struct an_result *r = NULL;
+	CHECK_EQ(tb_analyse(path, &o, NULL, &r), 0);
+	return r;
+}
+
 /* A trace recorded in bursts of 10 accesses with skips of 90: three
  * bursts; the second skip is a damaged count (2^63), the third one skip
  * the runtime broke off in two (an event came): 90 + 45 + 45 skipped. */
@@ -55,14 +70,7 @@ static void test_skip_count(void)
 		if (b == 2)
 			p = dropped(dropped(p, 45), 45);
 	}
-	tb_chunk(MP_CHUNK_STREAM, 100, 100, 0xabc, buf, (size_t)(p - buf));
-	tb_run_end(2000);
-	char path[] = "/tmp/mp-model-input-XXXXXX";
-	struct mp_machine mm;
-	CHECK_EQ(mp_machine_preset("nehalem-e5504", &mm), 0);
-	struct an_opts o = { .machine = &mm };
-	struct an_result *r = NULL;
-	CHECK_EQ(tb_analyse(path, &o, NULL, &r), 0);
+	struct an_result *r = finish_on_nehalem(buf, p);
 	if (!r)
 		return;
 	CHECK_EQ(r->skipped_accesses, 180);
@@ -165,14 +173,7 @@ static void test_thp_then_unmapped(void)
 	p = tb_stream_start(buf, 1000, 0);
 	p = access_at(p, &last, 0x3ff000, 8192);
 	p = access_at(p, &last, 0x400040, 8);
-	tb_chunk(MP_CHUNK_STREAM, 100, 100, 0xabc, buf, (size_t)(p - buf));
-	tb_run_end(2000);
-	char path[] = "/tmp/mp-model-input-XXXXXX";
-	struct mp_machine mm;
-	CHECK_EQ(mp_machine_preset("nehalem-e5504", &mm), 0);
-	struct an_opts o = { .machine = &mm };
-	struct an_result *r = NULL;
-	CHECK_EQ(tb_analyse(path, &o, NULL, &r), 0);
+	struct an_result *r = finish_on_nehalem(buf, p);
 	if (!r)
 		return;
 	CHECK(!r->damaged);
