@@ -99,6 +99,17 @@ struct an_chunk_ref {
 	uint32_t seq; /* the header's: a thread's chunks replay in its order */
 };
 
+/* A translation a stream keeps at hand (an_stream.ph): page, frame,
+ * flags, and the times [lo, hi) it holds for (hi 0: none). */
+struct an_ph_slot {
+	uint64_t vpage, paddr, lo, hi;
+	uint32_t flags;
+	int ok;
+};
+/* The slots of a stream that has none of its own: empty, read and never
+ * written (an_model.c). */
+extern struct an_ph_slot an_ph_none[AN_PH_SLOTS];
+
 struct an_stream {
 	uint32_t proc, tid, thread;
 	/* its chunks: file offset and header's access count (trace_format.h:
@@ -187,13 +198,11 @@ struct an_stream {
 	 * threads, the index the serial replay gives it (an_replay_places) */
 	uint32_t place;
 	/* model: the translations looked up last, a slot for each page
-	 * number modulo AN_PH_SLOTS: page, frame, flags, and the times
-	 * [lo, hi) it holds for (hi 0: none yet); ph_last: the last one's slot */
-	struct an_ph_slot {
-		uint64_t vpage, paddr, lo, hi;
-		uint32_t flags;
-		int ok;
-	} ph[AN_PH_SLOTS];
+	 * number modulo AN_PH_SLOTS (an_ph_slot). Made at the stream's first
+	 * lookup and freed at its end (a program's 20,000 short threads need
+	 * them while each runs, not all at once): an_ph_none before and
+	 * after; ph_last: the last lookup's */
+	struct an_ph_slot *ph;
 	unsigned ph_last;
 	uint64_t fast_n;
 	uint64_t fast_unk; /* set sampling: the run's L1 misses outside the sample (DTLB hits) */
@@ -549,6 +558,12 @@ static inline void an_model_count_fast(struct an_state *st, struct an_stream *s,
 #define AN_AGAIN_THREADS 4 /* an_stream.rep_again: beside MP_AGAIN_*, the model on threads */
 int an_model_again(struct an_state *st, struct an_stream *s, uint32_t cls, int write, int counted);
 
+/* Whether slot t holds the translation of the page of a at time now. */
+static inline int an_ph_holds(const struct an_ph_slot *t, uint64_t a, uint64_t now)
+{
+	return t->vpage == a >> 12 && now >= t->lo && now < t->hi;
+}
+
 /* The stream's previous one-line reference again, and the model said it
  * changes nothing (or a store after a load, which the model takes in
  * place): counted (if counted) as an L1 hit without asking the
@@ -562,8 +577,7 @@ static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint
 	const uint64_t last = addr + (size ? size : 1) - 1;
 	if (!(a == s->rep_a && (last & mask) == a && last >= addr && cls == s->rep_cls && s->core_of == s->cpu + 1 &&
 	      s->core == s->rep_core && s->rep_again && s->rep_seq == *st->model_rep.seq &&
-	      (!st->phys || (s->ph[s->ph_last].vpage == a >> 12 && now >= s->ph[s->ph_last].lo &&
-			     now < s->ph[s->ph_last].hi))))
+	      (!st->phys || an_ph_holds(&s->ph[s->ph_last], a, now))))
 		return 0;
 	/* A store repeats only in the function of the last one (it owns the
 	 * line, and its writeback); a store after a load of the line (a
@@ -591,7 +605,7 @@ static inline int an_model_repeat(struct an_state *st, struct an_stream *s, uint
  * records ahead, prefetching the host memory that the lookups and the
  * model of the accesses ahead will read (changes no state); restart:
  * s->dec started a new chunk. */
-void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart);
+void an_look_ahead(struct an_state *st, struct an_stream *s, int restart);
 /* The replay of stream s took a record, while s->ahead_on: its lookahead
  * moves on. Mostly it only counts: the lookahead decodes AN_AHEAD_BATCH
  * records at a time, once it is that many less than AN_AHEAD ahead (a

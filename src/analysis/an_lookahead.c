@@ -91,7 +91,7 @@ static void hint_object(const struct an_state *st, struct an_stream *s, const st
  * walk's last level, and the LLC sets their L2 victims will go to. Over an
  * LLC of 32 MiB (8 MiB of sets) a random reference otherwise waits on
  * three or four host misses in turn: the hints halve randacc's model time. */
-void an_look_ahead(const struct an_state *st, struct an_stream *s, int restart)
+void an_look_ahead(struct an_state *st, struct an_stream *s, int restart)
 {
 	const struct an_model *am = st->model;
 	if (restart || !--s->ahead_on) {

@@ -711,10 +711,22 @@ void an_model_finish(struct an_state *st)
 /* The frame of line address a (its page's translation as of the stream's
  * time, remembered per stream while the page and span last), and the page
  * shift a class mapped "as mapped" gets from it. */
-void anm_phys_fill(const struct an_state *st, const struct an_stream *s, struct an_ph_slot *t, uint64_t a, uint64_t now)
+struct an_ph_slot an_ph_none[AN_PH_SLOTS];
+
+const struct an_ph_slot *anm_phys_fill(struct an_state *st, struct an_stream *s, uint64_t a, uint64_t now)
 {
+	if (s->ph == an_ph_none) {
+		struct an_ph_slot *ph = calloc(AN_PH_SLOTS, sizeof(*ph));
+		if (!ph) {
+			st->oom = 1;
+			return NULL;
+		}
+		s->ph = ph;
+	}
+	struct an_ph_slot *t = &s->ph[(a >> 12) & (AN_PH_SLOTS - 1)];
 	t->vpage = a >> 12;
 	t->ok = an_phys_translate(st->phys, st->procs.v[s->proc].pid, a, now, &t->paddr, &t->flags, &t->lo, &t->hi);
+	return t;
 }
 
 

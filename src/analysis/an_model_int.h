@@ -244,19 +244,17 @@ static inline int span_whole(const struct an_state *st, uint32_t cls)
 /* an_model.c */
 /* The page size class cls is modelled in, as a shift, or AS_MAPPED. */
 unsigned anm_class_shift(struct an_state *st, struct an_model *am, uint32_t cls);
-/* Slot t of stream s looked up afresh: the page of a at time now. */
-void anm_phys_fill(const struct an_state *st, const struct an_stream *s, struct an_ph_slot *t, uint64_t a,
-		   uint64_t now);
+/* The stream's slot for the page of a looked up afresh at time now (its
+ * slots made first if need be; without memory, NULL and st->oom set). */
+const struct an_ph_slot *anm_phys_fill(struct an_state *st, struct an_stream *s, uint64_t a, uint64_t now);
 /* The stream's slot for the page of a, holding its translation at time
  * now (the replay's, or the lookahead's ahead of it: a slot's span of
  * time says when its answer holds, whoever asked). */
-static inline const struct an_ph_slot *anm_phys_slot(const struct an_state *st, struct an_stream *s, uint64_t a,
+static inline const struct an_ph_slot *anm_phys_slot(struct an_state *st, struct an_stream *s, uint64_t a,
 						     uint64_t now)
 {
-	struct an_ph_slot *t = &s->ph[(a >> 12) & (AN_PH_SLOTS - 1)];
-	if (t->vpage != a >> 12 || now < t->lo || now >= t->hi)
-		anm_phys_fill(st, s, t, a, now);
-	return t;
+	const struct an_ph_slot *t = &s->ph[(a >> 12) & (AN_PH_SLOTS - 1)];
+	return an_ph_holds(t, a, now) ? t : anm_phys_fill(st, s, a, now);
 }
 /* The frame of line address a as of the stream's time (0: none
  * recorded), and in *shift the page size it was mapped in when cshift is
@@ -266,6 +264,8 @@ static inline uint64_t anm_phys_of(struct an_state *st, struct an_stream *s, uin
 				   unsigned *shift)
 {
 	const struct an_ph_slot *t = anm_phys_slot(st, s, a, s->dec.time);
+	if (!t)
+		return 0;
 	s->ph_last = (a >> 12) & (AN_PH_SLOTS - 1);
 	/* (a page with no recorded frame: 4 KiB, not the size of the page
 	 * before it in the same access) */

@@ -58,13 +58,16 @@ static void held_over(struct an_state *st, const struct an_stream *s, const stru
 		(unsigned long long)st->file_bytes);
 }
 
-/* The stream is done: its records' buffer goes back. */
+/* The stream is done: its records' buffer and its translations at hand go back. */
 static void cursor_release(struct an_state *st, struct an_stream *s)
 {
 	st->held -= s->cap;
 	free(s->data);
 	s->data = NULL;
 	s->cap = 0;
+	if (s->ph != an_ph_none) /* (the model's translations at hand) */
+		free(s->ph);
+	s->ph = an_ph_none;
 	/* (nothing is left to decode; the decoder's clock and epoch stay) */
 	s->dec.p = s->dec.end = s->ahead.p = s->ahead.end = NULL;
 	s->ahead_n = 0;
@@ -936,6 +939,8 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 		s->replay_left =
 			st->replay_on ? st->burst_on : 0; /* (a thread begins with a burst, as the recorder's) */
 		mp_hashmap_init(&s->stack_ids);
+		if (!s->ph)
+			s->ph = an_ph_none; /* (the model's translations at hand, none yet) */
 		if (cursor_load(st, s) <= 0) {
 			s->done = 1;
 			cursor_release(st, s);

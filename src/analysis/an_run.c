@@ -42,6 +42,8 @@ static void state_fini(struct an_state *st)
 	for (size_t i = 0; i < st->streams.n; i++) {
 		mp_vec_free(&st->streams.v[i].chunks);
 		free(st->streams.v[i].data);
+		if (st->streams.v[i].ph != an_ph_none)
+			free(st->streams.v[i].ph);
 		mp_hashmap_fini(&st->streams.v[i].stack_ids);
 	}
 	mp_vec_free(&st->streams);
