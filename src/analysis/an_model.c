@@ -708,9 +708,7 @@ void an_model_finish(struct an_state *st)
 	}
 }
 
-/* The frame of line address a (its page's translation as of the stream's
- * time, remembered per stream while the page and span last), and the page
- * shift a class mapped "as mapped" gets from it. */
+/* (zero: no slot holds a translation at any time) */
 struct an_ph_slot an_ph_none[AN_PH_SLOTS];
 
 const struct an_ph_slot *anm_phys_fill(struct an_state *st, struct an_stream *s, uint64_t a, uint64_t now)
