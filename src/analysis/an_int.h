@@ -564,6 +564,12 @@ static inline int an_ph_holds(const struct an_ph_slot *t, uint64_t a, uint64_t n
 	return t->vpage == a >> 12 && now >= t->lo && now < t->hi;
 }
 
+/* The frame of address a from the slot of its page (0: none recorded). */
+static inline uint64_t an_ph_frame(const struct an_ph_slot *t, uint64_t a)
+{
+	return t->ok ? (t->paddr & ~4095ull) | (a & 4095) : 0;
+}
+
 /* The stream's previous one-line reference again, and the model said it
  * changes nothing (or a store after a load, which the model takes in
  * place): counted (if counted) as an L1 hit without asking the

@@ -144,7 +144,7 @@ void an_look_ahead(struct an_state *st, struct an_stream *s, int restart)
 				 * replay's reference will find there) */
 				const struct an_ph_slot *t =
 					st->phys ? anm_phys_slot(st, s, e->a1 - 1, s->ahead.time) : NULL;
-				e->paddr = t && t->ok ? (t->paddr & ~4095ull) | ((e->a1 - 1) & 4095) : 0;
+				e->paddr = t ? an_ph_frame(t, e->a1 - 1) : 0;
 				/* (the model on threads: each worker prefetches its own) */
 				e->hinted = am->par ? 0 : mp_model_prefetch(am->m, s->core, s->proc, e->a1 - 1, e->paddr);
 			}

@@ -271,7 +271,7 @@ static inline uint64_t anm_phys_of(struct an_state *st, struct an_stream *s, uin
 	 * before it in the same access) */
 	if (cshift == AS_MAPPED)
 		*shift = t->ok && (t->flags & (MP_PAGEMAP_THP | MP_PAGEMAP_HUGETLB)) ? 21 : 12;
-	return t->ok ? (t->paddr & ~4095ull) | (a & 4095) : 0;
+	return an_ph_frame(t, a);
 }
 /* The page's row (page_count), NULL if it has none. */
 struct page_row *anm_page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift, uint32_t thread);
