@@ -527,25 +527,34 @@ void an_model_fini(struct an_state *st);
 /* Models one access of stream s to class cls; counted: inside --roi. */
 void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, const struct trace_rec *r,
 		     int counted, struct mp_outcome *out);
-/* Adds the stream's run of L1 hits (an_model_count_fast) and of L1 misses
- * outside the set sample to the tables. */
+/* Adds the stream's L1 hits (an_model_count_fast) and L1 misses outside
+ * the set sample, not yet in its thread's row, to the tables. */
 void an_model_flush_fast(struct an_state *st, struct an_stream *s);
 
-/* The stream's run goes on with class cls (a run of another class is
- * added up first). */
-static inline void an_model_fast_class(struct an_state *st, struct an_stream *s, uint32_t cls)
+/* n more L1 hits (unk: L1 misses outside the set sample) of the stream to
+ * class cls, added up at once: the class's in an_class.fast_l1 and
+ * fast_unk (an_model_finish), the thread's and the total's when the
+ * stream ends. Under burst sampling, a run of one class, added to its
+ * part when the class changes (a part is looked up, not indexed). */
+static inline void an_model_fast_add(struct an_state *st, struct an_stream *s, uint32_t cls, uint64_t n,
+				     uint64_t unk)
 {
-	if ((s->fast_n || s->fast_unk) && s->fast_cls != cls)
-		an_model_flush_fast(st, s);
-	s->fast_cls = cls;
+	if (st->parts_on) {
+		if ((s->fast_n || s->fast_unk) && s->fast_cls != cls)
+			an_model_flush_fast(st, s);
+		s->fast_cls = cls;
+	} else {
+		st->classes.v[cls].fast_l1 += n;
+		st->classes.v[cls].fast_unk += unk;
+	}
+	s->fast_n += n;
+	s->fast_unk += unk;
 }
 
-/* n more L1 hits in the stream's run of them (class cls): the run is
- * added up at once, when the class changes or the stream ends. */
+/* an_model_fast_add of n L1 hits, counted to the stream's code address too. */
 static inline void an_model_count_fast(struct an_state *st, struct an_stream *s, uint32_t cls, uint64_t n)
 {
-	an_model_fast_class(st, s, cls);
-	s->fast_n += n;
+	an_model_fast_add(st, s, cls, n, 0);
 	if (s->last_fn)
 		st->ips.v[s->last_fn - 1].fast_l1 += n;
 }

@@ -324,68 +324,6 @@ unsigned anm_class_shift(struct an_state *st, struct an_model *am, uint32_t cls)
 	return s;
 }
 
-static size_t row_home_of(const void *e, size_t cap)
-{
-	const struct page_row *r = e;
-	return row_home(r->proc, r->addr >> r->shift, r->shift, r->thread, cap);
-}
-
-static int row_used(const void *e)
-{
-	return ((const struct page_row *)e)->dtlb_misses != 0;
-}
-
-void anm_page_count(struct an_state *st, struct an_model *am, uint32_t proc, uint32_t thread, uint64_t addr,
-		    unsigned shift, uint32_t cls, const struct mp_model_out *o)
-{
-	uint64_t page = addr >> shift;
-	if (am->nrows >= am->rows_max) {
-		/* (a chunk of one record repeated, each a page further, made
-		 * 20 M rows in a 4 MB file) */
-		struct page_row *r = anm_page_row_find(am, proc, addr, shift, thread);
-		if (!r) {
-			st->res->damaged |= AN_DAMAGE_PARTIAL;
-			if (!am->rows_warned++)
-				an_warn(st,
-					"TLB misses on more than %zu pages, more than a file of %llu bytes can hold (a "
-					"damaged file?): the later pages have no row of their own",
-					am->rows_max, (unsigned long long)st->file_bytes);
-			return;
-		}
-	}
-	if ((am->nrows + 1) * 2 > am->rows_cap) {
-		size_t ncap = am->rows_cap ? am->rows_cap * 2 : 1024;
-		struct page_row *nr = an_table_regrow(am->rows, am->rows_cap, ncap, sizeof(*nr), row_home_of, row_used);
-		if (!nr) {
-			st->oom = 1;
-			return;
-		}
-		free(am->rows);
-		am->rows = nr;
-		am->rows_cap = ncap;
-	}
-	size_t i = row_home(proc, page, shift, thread, am->rows_cap);
-	struct page_row *r;
-	for (;; i = (i + 1) & (am->rows_cap - 1)) {
-		r = &am->rows[i];
-		if (!r->dtlb_misses) {
-			*r = (struct page_row){ .addr = page << shift,
-						.proc = proc,
-						.thread = thread,
-						.order = (uint32_t)am->nrows++,
-						.shift = (uint8_t)shift };
-			break;
-		}
-		if (r->addr == page << shift && r->proc == proc && r->shift == shift && r->thread == thread)
-			break;
-	}
-	r->dtlb_misses++;
-	r->walks += o->tlb == MP_TLB_WALK;
-	r->walk_refs += o->walk_refs;
-	r->cls = cls; /* the latest object on the page */
-	r->last = ++am->page_tick;
-}
-
 void an_model_drop_machine(struct an_state *st)
 {
 	struct an_model *am = st->model;
@@ -393,57 +331,6 @@ void an_model_drop_machine(struct an_state *st)
 		return;
 	mp_model_free(am->m);
 	am->m = NULL;
-}
-
-size_t an_model_rows(const struct an_state *st)
-{
-	return st->model ? st->model->nrows : 0;
-}
-
-int an_model_rows_fit(const struct an_state *st, uint64_t n)
-{
-	return !st->model || n <= st->model->rows_max;
-}
-
-int an_model_rows_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap)
-{
-	struct an_model *fm = f->model;
-	const struct an_model *am = st->model;
-	if (!fm || !am || !am->nrows)
-		return 0;
-	/* in the order the process made them, after the rows of the
-	 * processes before it: the serial replay's order */
-	const struct page_row **v = malloc(am->nrows * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t j = 0; j < am->rows_cap; j++)
-		if (am->rows[j].dtlb_misses)
-			v[am->rows[j].order] = &am->rows[j];
-	int err = 0;
-	for (size_t k = 0; k < am->nrows && !err; k++) {
-		const struct page_row *w = v[k];
-		if ((fm->nrows + 1) * 2 > fm->rows_cap) {
-			size_t ncap = fm->rows_cap ? fm->rows_cap * 2 : 1024;
-			struct page_row *nr =
-				an_table_regrow(fm->rows, fm->rows_cap, ncap, sizeof(*nr), row_home_of, row_used);
-			if (!nr) {
-				err = -ENOMEM;
-				break;
-			}
-			free(fm->rows);
-			fm->rows = nr;
-			fm->rows_cap = ncap;
-		}
-		/* (a page is one process's: no other state has its row) */
-		size_t i = row_home(w->proc, w->addr >> w->shift, w->shift, w->thread, fm->rows_cap);
-		while (fm->rows[i].dtlb_misses)
-			i = (i + 1) & (fm->rows_cap - 1);
-		fm->rows[i] = *w;
-		fm->rows[i].cls = cmap[w->cls];
-		fm->rows[i].order = (uint32_t)fm->nrows++;
-	}
-	free(v);
-	return err;
 }
 
 int an_model_rules_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap)
@@ -473,19 +360,6 @@ int an_model_rules_fold(struct an_state *f, const struct an_state *st, const uin
 			return -ENOMEM;
 	}
 	return 0;
-}
-
-struct page_row *anm_page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift,
-				      uint32_t thread)
-{
-	uint64_t page = addr >> shift;
-	for (size_t i = row_home(proc, page, shift, thread, am->rows_cap);; i = (i + 1) & (am->rows_cap - 1)) {
-		struct page_row *r = &am->rows[i];
-		if (!r->dtlb_misses)
-			return NULL;
-		if (r->addr == page << shift && r->proc == proc && r->shift == shift && r->thread == thread)
-			return r;
-	}
 }
 
 /* mem_count under set sampling. L1 is modelled for every line, so its hits
@@ -619,9 +493,10 @@ void anm_mem_add_fast(struct an_mem *m, const struct an_model *am, uint64_t n, u
 }
 
 /* Most references of a loop hit L1 and the DTLB (under set sampling,
- * most others miss L1 outside the sample): a stream counts a run of them
- * for one class and adds the run up at once (code addresses count theirs
- * in an_ip.fast_l1 and fast_unk, added up by an_model_finish). */
+ * most others miss L1 outside the sample): each is a count added to its
+ * class's and code address's (an_model_finish adds them to their rows)
+ * and to the stream's, added here to its thread's and the total's. Under
+ * burst sampling, the stream's run of one class, added to its part. */
 void an_model_flush_fast(struct an_state *st, struct an_stream *s)
 {
 	uint64_t n = s->fast_n, unk = s->fast_unk;
@@ -635,15 +510,13 @@ void an_model_flush_fast(struct an_state *st, struct an_stream *s)
 		anm_mem_add_fast(&an_part_of(st, s, s->fast_cls)->mem, am, n, unk);
 		return;
 	}
-	anm_mem_add_fast(&st->classes.v[s->fast_cls].mem, am, n, unk);
 	anm_mem_add_fast(&st->res->mem_total, am, n, unk);
 }
 
 /* an_model_count_fast for one L1 miss outside the set sample. */
 static inline void count_unmodelled(struct an_state *st, struct an_stream *s, uint32_t cls)
 {
-	an_model_fast_class(st, s, cls);
-	s->fast_unk++;
+	an_model_fast_add(st, s, cls, 0, 1);
 	if (s->last_fn)
 		st->ips.v[s->last_fn - 1].fast_unk++;
 }
@@ -662,6 +535,11 @@ void an_model_finish(struct an_state *st)
 		return;
 	if (am->par)
 		anm_par_finish(st, am);
+	for (size_t i = 0; i < st->classes.n; i++) {
+		struct an_class *c = &st->classes.v[i];
+		anm_mem_add_fast(&c->mem, am, c->fast_l1, c->fast_unk);
+		c->fast_l1 = c->fast_unk = 0;
+	}
 	am->llc_filled = mp_model_turned_share(am->m);
 	if (anm_checks_result(st, am))
 		st->oom = 1;
@@ -974,28 +852,56 @@ static inline __attribute__((always_inline)) void rep_keep(const struct an_state
 	s->rep_thp = paddr && shift == 21 && cshift == AS_MAPPED;
 }
 
-/* Everything but the stream's repeated reference (an_model_access). */
-static __attribute__((noinline)) void model_access(struct an_state *st, struct an_stream *s, uint32_t cls,
-						   const struct trace_rec *r, int counted, struct mp_outcome *sum)
+/* model_access of a reference within one line (most of them): its steps
+ * for one line, without the range's batch, skipping and page loop, whose
+ * state the compiler kept live through every reference (allocheavy's
+ * report: a quarter of model_access's instructions). */
+static inline __attribute__((always_inline)) void model_line(struct an_state *st, struct an_model *am,
+							     struct an_stream *s, uint32_t cls,
+							     const struct trace_rec *r, int counted,
+							     struct mp_outcome *sum, unsigned core, unsigned cshift,
+							     uint64_t a)
 {
-	struct an_model *am = st->model;
-	if (r->size > am->range_max) {
-		range_over(st, am, s, r, sum);
+	unsigned shift = cshift == AS_MAPPED ? 12 : cshift;
+	s->rep_again = 0;
+	am->counting = counted;
+	am->cur = s;
+	const uint32_t owner = anm_owner_of(st, am, s, cls);
+	anm_outcome_init(sum, shift);
+	uint64_t paddr = 0;
+	if (st->phys) {
+		paddr = anm_phys_of(st, s, a, cshift, &shift);
+		sum->page_shift = (uint8_t)shift;
+	}
+	struct mp_model_out o;
+	mp_model_access(am->m, core, s->proc, a, paddr, r->write, shift, owner, &o);
+	if (am->tlog)
+		anm_tlog_put(st, am, s, cls, core, a, shift, counted);
+	if (st->phys && counted) {
+		s->refs_physical += paddr != 0;
+		s->refs_thp += paddr && shift == 21 && cshift == AS_MAPPED;
+	}
+	if (o.again)
+		rep_keep(st, s, cls, core, o.again, a, paddr, shift, cshift);
+	if (o.level == MP_LVL_L1 && o.tlb == MP_TLB_L1_HIT) {
+		sum->level = MP_LVL_L1;
+		sum->tlb = MP_TLB_L1_HIT;
+		sum->latency = o.latency;
+		if (counted)
+			an_model_count_fast(st, s, cls, 1);
 		return;
 	}
-	unsigned core = stream_core(st, am, s);
-	if (am->first_on && s->bursts != am->burst) {
-		am->burst = s->bursts;
-		mp_model_set_burst(am->m, s->bursts);
-		anm_burst_window(st, am, 0);
-	}
-	unsigned cshift =
-		cls < am->cls_shift.n && am->cls_shift.v[cls] ? am->cls_shift.v[cls] : anm_class_shift(st, am, cls);
+	line_missed(st, am, s, cls, r, counted, 0, &o, a, paddr, shift, NULL, sum);
+}
+
+/* model_access of a range of lines [a, last], last in another line. */
+static __attribute__((noinline)) void model_lines(struct an_state *st, struct an_model *am, struct an_stream *s,
+						  uint32_t cls, const struct trace_rec *r, int counted,
+						  struct mp_outcome *sum, unsigned core, unsigned cshift, uint64_t a,
+						  uint64_t last)
+{
+	const uint64_t line = am->line;
 	unsigned shift = cshift == AS_MAPPED ? 12 : cshift;
-	uint64_t size = r->size ? r->size : 1;
-	uint64_t line = am->line;
-	uint64_t a = r->addr & ~(line - 1);
-	uint64_t last = r->addr + size - 1 < r->addr ? UINT64_MAX : r->addr + size - 1;
 	uint64_t nlines = ((last - a) >> am->line_shift) + 1;
 	if (st->parts_on && counted && nlines >= AN_LONG_RANGE_LINES)
 		st->threads.v[s->thread].range_lines += nlines;
@@ -1008,7 +914,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 	/* a range (memset, memcpy: up to millions of lines) counts its lines
 	 * apart and adds them to its rows once */
 	struct an_mem range;
-	const int batch = counted && nlines > 1;
+	const int batch = counted;
 	if (batch)
 		memset(&range, 0, sizeof(range));
 	/* set sampling, a long range: its middle pages' lines outside the
@@ -1031,7 +937,7 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		uint64_t n = 1;
 		uint8_t lv[MP_MODEL_LINES_MAX];
 		/* (on_dram: the DRAM reads and writes in the order the lines make them) */
-		if (nlines > 1 && !st->opts->on_dram) {
+		if (!st->opts->on_dram) {
 			n = (((a | 4095) - a) >> am->line_shift) + 1;
 			n = n < nlines - k ? n : nlines - k;
 			n = n < MP_MODEL_LINES_MAX ? n : MP_MODEL_LINES_MAX;
@@ -1103,8 +1009,6 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 				o = (struct mp_model_out){ .level = lv[i],
 							   .tlb = MP_TLB_L1_HIT,
 							   .latency = am->lat[lv[i]] };
-			if (nlines == 1 && o.again)
-				rep_keep(st, s, cls, core, o.again, a, paddr, shift, cshift);
 			if (o.level == MP_LVL_L1 && o.tlb == MP_TLB_L1_HIT) {
 				/* the common case: no DRAM, no NUMA, no page row, and a run
 				 * of them is counted at once */
@@ -1124,6 +1028,32 @@ static __attribute__((noinline)) void model_access(struct an_state *st, struct a
 		lines_skipped(st, am, s, cls, counted, skipped, mid_lines, mid_l1, &range, sum);
 	if (batch && range.refs)
 		mem_add_all(st, s, cls, &range);
+}
+
+/* Everything but the stream's repeated reference (an_model_access). */
+static __attribute__((noinline)) void model_access(struct an_state *st, struct an_stream *s, uint32_t cls,
+						   const struct trace_rec *r, int counted, struct mp_outcome *sum)
+{
+	struct an_model *am = st->model;
+	if (r->size > am->range_max) {
+		range_over(st, am, s, r, sum);
+		return;
+	}
+	unsigned core = stream_core(st, am, s);
+	if (am->first_on && s->bursts != am->burst) {
+		am->burst = s->bursts;
+		mp_model_set_burst(am->m, s->bursts);
+		anm_burst_window(st, am, 0);
+	}
+	unsigned cshift =
+		cls < am->cls_shift.n && am->cls_shift.v[cls] ? am->cls_shift.v[cls] : anm_class_shift(st, am, cls);
+	uint64_t size = r->size ? r->size : 1;
+	uint64_t a = r->addr & ~(am->line - 1);
+	uint64_t last = r->addr + size - 1 < r->addr ? UINT64_MAX : r->addr + size - 1;
+	if (last - a < am->line)
+		model_line(st, am, s, cls, r, counted, sum, core, cshift, a);
+	else
+		model_lines(st, am, s, cls, r, counted, sum, core, cshift, a, last);
 }
 
 static int store_again(struct an_state *st, struct an_stream *s, uint32_t cls)

@@ -1,15 +1,142 @@
 // SPDX-License-Identifier: MIT
 /*
- * The TLB view's page rows handed to the result (an_model_pages): rows
- * kept per thread under burst sampling scaled by their thread's factor
- * and merged, what-if rules checked against the classes' labels, rows
- * in the order they were made.
+ * The TLB view's page rows: counted as references miss the model's DTLB
+ * (anm_page_count), folded from processes replayed at once, and handed
+ * to the result (an_model_pages): rows kept per thread under burst
+ * sampling scaled by their thread's factor and merged, what-if rules
+ * checked against the classes' labels, rows in the order they were made.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/an_model_int.h"
+
+static size_t row_home_of(const void *e, size_t cap)
+{
+	const struct page_row *r = e;
+	return row_home(r->proc, r->addr >> r->shift, r->shift, r->thread, cap);
+}
+
+static int row_used(const void *e)
+{
+	return ((const struct page_row *)e)->dtlb_misses != 0;
+}
+
+void anm_page_count(struct an_state *st, struct an_model *am, uint32_t proc, uint32_t thread, uint64_t addr,
+		    unsigned shift, uint32_t cls, const struct mp_model_out *o)
+{
+	uint64_t page = addr >> shift;
+	if (am->nrows >= am->rows_max) {
+		/* (a chunk of one record repeated, each a page further, made
+		 * 20 M rows in a 4 MB file) */
+		struct page_row *r = anm_page_row_find(am, proc, addr, shift, thread);
+		if (!r) {
+			st->res->damaged |= AN_DAMAGE_PARTIAL;
+			if (!am->rows_warned++)
+				an_warn(st,
+					"TLB misses on more than %zu pages, more than a file of %llu bytes can hold (a "
+					"damaged file?): the later pages have no row of their own",
+					am->rows_max, (unsigned long long)st->file_bytes);
+			return;
+		}
+	}
+	if ((am->nrows + 1) * 2 > am->rows_cap) {
+		size_t ncap = am->rows_cap ? am->rows_cap * 2 : 1024;
+		struct page_row *nr = an_table_regrow(am->rows, am->rows_cap, ncap, sizeof(*nr), row_home_of, row_used);
+		if (!nr) {
+			st->oom = 1;
+			return;
+		}
+		free(am->rows);
+		am->rows = nr;
+		am->rows_cap = ncap;
+	}
+	size_t i = row_home(proc, page, shift, thread, am->rows_cap);
+	struct page_row *r;
+	for (;; i = (i + 1) & (am->rows_cap - 1)) {
+		r = &am->rows[i];
+		if (!r->dtlb_misses) {
+			*r = (struct page_row){ .addr = page << shift,
+						.proc = proc,
+						.thread = thread,
+						.order = (uint32_t)am->nrows++,
+						.shift = (uint8_t)shift };
+			break;
+		}
+		if (r->addr == page << shift && r->proc == proc && r->shift == shift && r->thread == thread)
+			break;
+	}
+	r->dtlb_misses++;
+	r->walks += o->tlb == MP_TLB_WALK;
+	r->walk_refs += o->walk_refs;
+	r->cls = cls; /* the latest object on the page */
+	r->last = ++am->page_tick;
+}
+
+size_t an_model_rows(const struct an_state *st)
+{
+	return st->model ? st->model->nrows : 0;
+}
+
+int an_model_rows_fit(const struct an_state *st, uint64_t n)
+{
+	return !st->model || n <= st->model->rows_max;
+}
+
+int an_model_rows_fold(struct an_state *f, const struct an_state *st, const uint32_t *cmap)
+{
+	struct an_model *fm = f->model;
+	const struct an_model *am = st->model;
+	if (!fm || !am || !am->nrows)
+		return 0;
+	/* in the order the process made them, after the rows of the
+	 * processes before it: the serial replay's order */
+	const struct page_row **v = malloc(am->nrows * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t j = 0; j < am->rows_cap; j++)
+		if (am->rows[j].dtlb_misses)
+			v[am->rows[j].order] = &am->rows[j];
+	int err = 0;
+	for (size_t k = 0; k < am->nrows && !err; k++) {
+		const struct page_row *w = v[k];
+		if ((fm->nrows + 1) * 2 > fm->rows_cap) {
+			size_t ncap = fm->rows_cap ? fm->rows_cap * 2 : 1024;
+			struct page_row *nr =
+				an_table_regrow(fm->rows, fm->rows_cap, ncap, sizeof(*nr), row_home_of, row_used);
+			if (!nr) {
+				err = -ENOMEM;
+				break;
+			}
+			free(fm->rows);
+			fm->rows = nr;
+			fm->rows_cap = ncap;
+		}
+		/* (a page is one process's: no other state has its row) */
+		size_t i = row_home(w->proc, w->addr >> w->shift, w->shift, w->thread, fm->rows_cap);
+		while (fm->rows[i].dtlb_misses)
+			i = (i + 1) & (fm->rows_cap - 1);
+		fm->rows[i] = *w;
+		fm->rows[i].cls = cmap[w->cls];
+		fm->rows[i].order = (uint32_t)fm->nrows++;
+	}
+	free(v);
+	return err;
+}
+
+struct page_row *anm_page_row_find(struct an_model *am, uint32_t proc, uint64_t addr, unsigned shift,
+				      uint32_t thread)
+{
+	uint64_t page = addr >> shift;
+	for (size_t i = row_home(proc, page, shift, thread, am->rows_cap);; i = (i + 1) & (am->rows_cap - 1)) {
+		struct page_row *r = &am->rows[i];
+		if (!r->dtlb_misses)
+			return NULL;
+		if (r->addr == page << shift && r->proc == proc && r->shift == shift && r->thread == thread)
+			return r;
+	}
+}
 
 static int page_row_by_order(const void *a, const void *b)
 {

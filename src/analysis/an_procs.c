@@ -318,6 +318,8 @@ static void fold_classes(struct an_state *f, const struct an_state *st, const ui
 		struct an_class *d = &f->classes.v[cmap[i]];
 		add_counts(&d->c, &c->c);
 		an_mem_add(&d->mem, &c->mem);
+		d->fast_l1 += c->fast_l1; /* (added to mem by an_model_finish) */
+		d->fast_unk += c->fast_unk;
 		d->instances += c->instances;
 		d->bytes_allocated += c->bytes_allocated;
 		if (c->max_size > d->max_size)

@@ -741,8 +741,7 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	if (ps)
 		an_pat_run_end(&pat);
 	if (fl | fl2) {
-		an_model_fast_class(st, s, cls);
-		s->fast_n += fl + fl2;
+		an_model_fast_add(st, s, cls, fl + fl2, 0);
 		st->ips.v[fn - 1].fast_l1 += fl;
 		if (fl2)
 			st->ips.v[fn2 - 1].fast_l1 += fl2;

@@ -123,6 +123,9 @@ struct an_class {
 	char *file; /* a mapped file's name as it stays from run to run (an_file_name), or NULL */
 	struct an_counts c;
 	struct an_mem mem;
+	/* model: L1 hits, and L1 misses outside the set sample, not yet in
+	 * mem (an_model_finish adds them) */
+	uint64_t fast_l1, fast_unk;
 	struct an_faults faults;
 	uint64_t instances;
 	uint64_t bytes_allocated; /* sum of instance sizes */
