@@ -341,6 +341,49 @@ static void test_lazy(void)
 	trace_reader_close(r);
 }
 
+/* A chunk's payload checksum is checked where no pass over the file read
+ * it in turn before, here or in the reader it was opened from: past the
+ * damage a pass stopped at, as before it. */
+static void test_checked_once(void)
+{
+	static uint8_t buf[1 << 16];
+	size_t n = build_trace(buf, sizeof(buf), 1);
+	struct trace_reader *r = trace_reader_open_mem(buf, n);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	struct trace_chunk c;
+	uint64_t streams[2];
+	int ns = 0;
+	while (trace_reader_next_lazy(r, &c, 1u << MP_CHUNK_STREAM))
+		if (c.hdr.type == MP_CHUNK_STREAM && ns < 2)
+			streams[ns++] = c.offset;
+	trace_reader_close(r);
+	CHECK_EQ(ns, 2);
+	if (ns < 2)
+		return;
+	buf[streams[1] + sizeof(struct mp_chunk_header) + 3] ^= 0x40; /* (its sums left as they were) */
+	r = trace_reader_open_mem(buf, n);
+	CHECK_EQ(stream_accesses_at(r, streams[1]), -1); /* before any pass */
+	CHECK_EQ(trace_reader_read_error(r), -MP_ERR_CORRUPT);
+	int chunks = 0;
+	while (trace_reader_next_lazy(r, &c, 1u << MP_CHUNK_STREAM))
+		chunks++;
+	CHECK_EQ(chunks, 2); /* the pass stops at it */
+	CHECK_EQ(trace_reader_status(r, NULL), -MP_ERR_CORRUPT);
+	CHECK_EQ(stream_accesses_at(r, streams[0]), 200);
+	CHECK_EQ(stream_accesses_at(r, streams[1]), -1);
+	CHECK_EQ(trace_reader_read_error(r), -MP_ERR_CORRUPT);
+	struct trace_reader *same = trace_reader_open_same(r);
+	CHECK(same != NULL);
+	if (same) {
+		CHECK_EQ(stream_accesses_at(same, streams[0]), 200);
+		CHECK_EQ(stream_accesses_at(same, streams[1]), -1);
+		trace_reader_close(same);
+	}
+	trace_reader_close(r);
+}
+
 /* ACCESS_IP2: an access whose ip is the one before the previous (loops
  * alternating two instructions) carries no ip bytes; with an ip delta (v2)
  * it moves slot 1 alone. */
@@ -484,5 +527,6 @@ int main(void)
 	test_roundtrip(1);
 	test_damage();
 	test_lazy();
+	test_checked_once();
 	return check_done("test_trace");
 }
