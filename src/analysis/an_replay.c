@@ -93,9 +93,20 @@ static int cursor_load(struct an_state *st, struct an_stream *s)
 				(unsigned long long)off, mp_strerror(err));
 			continue;
 		}
-		if (s->cap < c.len) {
-			/* every thread holds its current chunk while the merge
-			 * goes on: a few KiB of file may claim 64 MiB a thread */
+		/* every thread holds its current chunk while the merge goes on:
+		 * a few KiB of file may claim 64 MiB a thread */
+		const size_t bcap = c.len ? trace_reader_buf_cap(st->reader, &c) : 0;
+		if (bcap) {
+			/* decoded into the reader's buffer: the stream takes it,
+			 * the reader the stream's (no copy of the records) */
+			if (st->held - s->cap + bcap > st->held_max) {
+				held_over(st, s, &c);
+				continue;
+			}
+			st->held += bcap - s->cap;
+			s->data = trace_reader_swap_buf(st->reader, s->data, s->cap);
+			s->cap = bcap;
+		} else if (s->cap < c.len) {
 			if (st->held - s->cap + c.len > st->held_max) {
 				held_over(st, s, &c);
 				continue;
@@ -107,7 +118,7 @@ static int cursor_load(struct an_state *st, struct an_stream *s)
 			s->data = nb;
 			s->cap = c.len;
 		}
-		if (c.len)
+		if (c.len && !bcap)
 			memcpy(s->data, c.data, c.len);
 		trace_dec_init(&s->dec, s->data, c.len);
 		an_look_ahead(st, s, 1); /* (the old chunk's data is gone) */

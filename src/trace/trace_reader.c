@@ -192,6 +192,19 @@ int trace_reader_read_at(struct trace_reader *r, uint64_t offset, struct trace_c
 	return got;
 }
 
+size_t trace_reader_buf_cap(const struct trace_reader *r, const struct trace_chunk *c)
+{
+	return r->buf && c->data == r->buf ? r->buf_cap : 0;
+}
+
+uint8_t *trace_reader_swap_buf(struct trace_reader *r, uint8_t *buf, size_t cap)
+{
+	uint8_t *mine = r->buf;
+	r->buf = buf;
+	r->buf_cap = buf ? cap : 0;
+	return mine;
+}
+
 int trace_reader_read_error(const struct trace_reader *r)
 {
 	return r->read_err;

@@ -53,6 +53,13 @@ int trace_reader_next(struct trace_reader *r, struct trace_chunk *c);
 int trace_reader_next_lazy(struct trace_reader *r, struct trace_chunk *c, uint32_t later);
 /* Reads the chunk at a file offset seen before (from trace_chunk.offset). */
 int trace_reader_read_at(struct trace_reader *r, uint64_t offset, struct trace_chunk *c);
+/* The size of the reader's own buffer if the chunk just read was decoded
+ * into it (c->data is it: a compressed payload), else 0. */
+size_t trace_reader_buf_cap(const struct trace_reader *r, const struct trace_chunk *c);
+/* Hands the reader's buffer, with the chunk just decoded into it, to the
+ * caller, and takes buf (cap bytes from malloc, or NULL) to decode the
+ * next into: the caller keeps the records without copying them. */
+uint8_t *trace_reader_swap_buf(struct trace_reader *r, uint8_t *buf, size_t cap);
 /* Why the last trace_reader_read_at gave 0 (-MP_ERR_*, -ENOMEM); 0 if it did not. */
 int trace_reader_read_error(const struct trace_reader *r);
 
