@@ -190,8 +190,8 @@ struct an_stream {
 		uint64_t ip;
 		uint32_t fn;
 	} ipc[1u << AN_IP_BITS]; /* recent code addresses and their an_ip + 1 */
-	/* model: a run of L1-hit references of one class and function, added
-	 * up in one go (an_model.c) */
+	/* model, burst sampling: the class of the run of L1 hits in fast_n
+	 * (an_model_fast_add) */
 	uint32_t fast_cls;
 	unsigned core, core_of; /* model: core of the thread, for cpu core_of - 1 */
 	/* model, --thread-map spread: its thread's place among the file's
@@ -204,8 +204,9 @@ struct an_stream {
 	 * after; ph_last: the last lookup's */
 	struct an_ph_slot *ph;
 	unsigned ph_last;
-	uint64_t fast_n;
-	uint64_t fast_unk; /* set sampling: the run's L1 misses outside the sample (DTLB hits) */
+	/* model: L1 hits not yet in the thread's and total's rows (its
+	 * end), and, under set sampling, L1 misses outside the sample */
+	uint64_t fast_n, fast_unk;
 	/* model: the last one-line reference, while mp_model_seq stays at
 	 * rep_seq, and which kinds of it change nothing (MP_AGAIN_*) */
 	uint64_t rep_a, rep_seq;
@@ -667,7 +668,7 @@ static inline void an_look_ahead_arm(struct an_stream *s, const struct an_objmap
 /* Writes dirty lines back (keeping them): at --roi boundaries, so the region
  * pays for the writebacks of its own stores; counted: charge them. */
 void an_model_clean(struct an_state *st, struct an_stream *s, int counted);
-/* Adds the stream's pending run of L1 hits to the tables (end of stream). */
+/* Adds the stream's pending L1 hits to the tables (end of stream). */
 void an_model_stream_done(struct an_state *st, struct an_stream *s);
 /* Before a process's replay: a machine of its own, cold, unless no
  * process ran on the current one yet (or burst sampling keeps one for the
