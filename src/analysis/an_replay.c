@@ -95,7 +95,9 @@ static int cursor_load(struct an_state *st, struct an_stream *s)
 		}
 		/* every thread holds its current chunk while the merge goes on:
 		 * a few KiB of file may claim 64 MiB a thread */
-		const size_t bcap = c.len ? trace_reader_buf_cap(st->reader, &c) : 0;
+		size_t bcap = c.len ? trace_reader_buf_cap(st->reader, &c) : 0;
+		if (bcap > s->cap && bcap / 2 > c.len)
+			bcap = 0; /* (a thread of small chunks keeps a small buffer) */
 		if (bcap) {
 			/* decoded into the reader's buffer: the stream takes it,
 			 * the reader the stream's (no copy of the records) */
