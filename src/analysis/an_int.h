@@ -867,8 +867,14 @@ uint32_t an_thread_get(struct an_state *st, uint32_t pid, uint32_t tid);
 /* The st->procs index of process proc_id (pid: its pid), or -ENOMEM. */
 int an_proc_get(struct an_state *st, uint64_t proc_id, uint32_t pid);
 
-/* an_tally.c: adds b's counts to a (an_mem_add, analysis.h: the model's). */
-void an_counts_add(struct an_counts *a, const struct an_counts *b);
+/* Adds b's counts to a (an_mem_add, analysis.h: the model's). */
+static inline void an_counts_add(struct an_counts *a, const struct an_counts *b)
+{
+	a->loads += b->loads;
+	a->stores += b->stores;
+	a->bytes_loaded += b->bytes_loaded;
+	a->bytes_stored += b->bytes_stored;
+}
 
 /* an_bursts.c: burst sampling's estimates, after the replay and the site
  * judgement: each thread's figures times its own factor, classes and

@@ -276,14 +276,6 @@ static void *worker(void *arg)
 
 /* --- the fold ----------------------------------------------------------- */
 
-static void add_counts(struct an_counts *a, const struct an_counts *b)
-{
-	a->loads += b->loads;
-	a->stores += b->stores;
-	a->bytes_loaded += b->bytes_loaded;
-	a->bytes_stored += b->bytes_stored;
-}
-
 static void fold_threads(struct an_state *f, const struct an_state *st, uint32_t *tmap)
 {
 	for (size_t i = 0; i < st->threads.n; i++) {
@@ -292,7 +284,7 @@ static void fold_threads(struct an_state *f, const struct an_state *st, uint32_t
 		if (f->oom)
 			return;
 		struct an_thread *d = &f->threads.v[tmap[i]];
-		add_counts(&d->c, &t->c);
+		an_counts_add(&d->c, &t->c);
 		an_mem_add(&d->mem, &t->mem);
 		d->allocations += t->allocations;
 		d->recorded += t->recorded;
@@ -316,7 +308,7 @@ static void fold_classes(struct an_state *f, const struct an_state *st, const ui
 		if (f->oom)
 			return;
 		struct an_class *d = &f->classes.v[cmap[i]];
-		add_counts(&d->c, &c->c);
+		an_counts_add(&d->c, &c->c);
 		an_mem_add(&d->mem, &c->mem);
 		d->fast_l1 += c->fast_l1; /* (added to mem by an_model_finish) */
 		d->fast_unk += c->fast_unk;
@@ -344,7 +336,7 @@ static void fold_ips(struct an_state *f, const struct an_state *st, const uint32
 		if (imap[i] == UINT32_MAX)
 			return;
 		struct an_ip *d = &f->ips.v[imap[i]];
-		add_counts(&d->c, &ip->c);
+		an_counts_add(&d->c, &ip->c);
 		an_mem_add(&d->mem, &ip->mem);
 		d->fast_l1 += ip->fast_l1; /* (added to mem by an_model_finish) */
 		d->fast_unk += ip->fast_unk;
@@ -391,7 +383,7 @@ static int fold(struct an_state *f, struct par_proc *pp)
 	if (!f->oom && pp->pats && an_patterns_adopt(f->opts->patterns, pp->pats, cmap, tmap))
 		f->oom = 1;
 	const struct an_result *r = st->res;
-	add_counts(&f->res->total, &r->total);
+	an_counts_add(&f->res->total, &r->total);
 	an_mem_add(&f->res->mem_total, &r->mem_total);
 	f->res->mem_l1_estimated += r->mem_l1_estimated;
 	f->res->refs_physical += r->refs_physical;

@@ -192,14 +192,6 @@ static inline void count(struct an_counts *c, int write, uint64_t size)
 	}
 }
 
-static void add_counts(struct an_counts *c, const struct an_counts *run)
-{
-	c->loads += run->loads;
-	c->stores += run->stores;
-	c->bytes_loaded += run->bytes_loaded;
-	c->bytes_stored += run->bytes_stored;
-}
-
 /* Adds the stream's run of counted accesses to its class (burst sampling:
  * to its class's part of the thread). Nothing reads these tallies before
  * the replay ends (an_result.c), so a run is added up when its class
@@ -209,8 +201,8 @@ static void flush_run(struct an_state *st, struct an_stream *s)
 {
 	if (!(s->run.loads | s->run.stores))
 		return;
-	add_counts(st->parts_on ? &an_part_of(st, s, s->run_cls)->c : &st->classes.v[s->run_cls].c, &s->run);
-	add_counts(&s->sum, &s->run);
+	an_counts_add(st->parts_on ? &an_part_of(st, s, s->run_cls)->c : &st->classes.v[s->run_cls].c, &s->run);
+	an_counts_add(&s->sum, &s->run);
 	s->run = (struct an_counts){ 0 };
 }
 
@@ -221,10 +213,10 @@ static void flush_stream(struct an_state *st, struct an_stream *s)
 	flush_run(st, s);
 	pairs_flush(st, s);
 	struct an_thread *t = &st->threads.v[s->thread];
-	add_counts(&t->c, &s->sum);
+	an_counts_add(&t->c, &s->sum);
 	t->recorded += s->sum.loads + s->sum.stores + s->outside_roi;
 	t->skipped += s->skipped;
-	add_counts(&st->res->total, &s->sum);
+	an_counts_add(&st->res->total, &s->sum);
 	st->res->accesses_outside_roi += s->outside_roi;
 	st->res->refs_physical += s->refs_physical;
 	st->res->refs_thp += s->refs_thp;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tallies of a row (object, code address, thread, page): its access
- * counts (struct an_counts) and the model's figures (struct an_mem),
- * added up as rows merge.
+ * Tallies of a row (object, code address, thread, page): the model's
+ * figures (struct an_mem), added up as rows merge (its access counts:
+ * an_counts_add, an_int.h).
  */
 #include "analysis/an_int.h"
 
@@ -31,10 +31,3 @@ void an_mem_add(struct an_mem *a, const struct an_mem *b)
 		a->miss_latency_hist[i] += b->miss_latency_hist[i];
 }
 
-void an_counts_add(struct an_counts *a, const struct an_counts *b)
-{
-	a->loads += b->loads;
-	a->stores += b->stores;
-	a->bytes_loaded += b->bytes_loaded;
-	a->bytes_stored += b->bytes_stored;
-}
