@@ -651,6 +651,15 @@ struct stretch {
 	uint64_t ip, ip2; /* ip2 == ip: only one */
 };
 
+/* Adds to run what c gained since it was was. */
+static inline void count_gain(struct an_counts *run, const struct an_counts *c, const struct an_counts *was)
+{
+	run->loads += c->loads - was->loads;
+	run->stores += c->stores - was->stores;
+	run->bytes_loaded += c->bytes_loaded - was->bytes_loaded;
+	run->bytes_stored += c->bytes_stored - was->bytes_stored;
+}
+
 static inline int in_stretch(const struct stretch *k, const struct trace_acc *a)
 {
 	return a->addr - k->lo < k->width && (a->ip == k->ip || a->ip == k->ip2);
@@ -670,12 +679,15 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	/* the two code addresses' functions and tallies, the current one first */
 	uint32_t fn = s->last_fn, fn2 = s->other_fn;
 	struct an_counts *ipc = &st->ips.v[fn - 1].c, *ipc2 = fn2 ? &st->ips.v[fn2 - 1].c : ipc;
+	/* the class's run gains what the two code addresses' tallies gain
+	 * here (counted once, not twice an access: fewer registers in use) */
+	struct an_counts *const ipc_first = ipc, *const ipc2_first = ipc2;
+	const struct an_counts was = *ipc, was2 = *ipc2;
 	uint64_t pn = 0, pn2 = 0; /* accesses from each (pair_add) */
 	struct an_pat_stream *const ps = st->opts->patterns ? s->pat : NULL;
 	struct an_pat_run pat = { 0 };
 	if (ps)
 		an_pat_run_begin(&pat, ps);
-	struct an_counts run = s->run;
 	struct trace_dec d = s->dec;
 	const int model_only = extras && st->model && !st->numa && !st->opts->on_access;
 	/* The model alone: once an access here was a repeat (an_model_repeat),
@@ -716,7 +728,6 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 				s->last_fn = fn;
 			}
 		}
-		count(&run, a.write, a.size);
 		count(ipc, a.write, a.size);
 		pn++;
 		if (ps)
@@ -757,7 +768,9 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 		ip_pair(st, s, fn, cls, pn);
 	if (pn2)
 		ip_pair(st, s, fn2, cls, pn2);
-	s->run = run;
+	count_gain(&s->run, ipc_first, &was);
+	if (ipc2_first != ipc_first)
+		count_gain(&s->run, ipc2_first, &was2);
 	s->dec = d;
 	s->last_ip = k.ip;
 	s->last_fn = fn;
