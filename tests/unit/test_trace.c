@@ -285,31 +285,51 @@ static long stream_accesses_at(struct trace_reader *r, uint64_t off)
 	return acc;
 }
 
-/* trace_reader_next_lazy: STREAM payloads left for trace_reader_read_at,
- * which alone finds one that passes its checksum but does not decode. */
-static void test_lazy(void)
-{
-	static uint8_t buf[1 << 16];
-	size_t n = build_trace(buf, sizeof(buf), 1);
-	struct trace_reader *r = trace_reader_open_mem(buf, n);
-	CHECK(r != NULL);
-	if (!r)
-		return;
-	struct trace_chunk c;
+/* build_trace's file (n bytes), read through by trace_reader_next_lazy
+ * leaving STREAM payloads undecoded: the first two STREAM chunks' offsets
+ * (ns of them) and the chunks read. */
+struct lazy_file {
+	uint8_t buf[1 << 16];
+	size_t n;
 	uint64_t streams[2];
-	int ns = 0, chunks = 0;
-	while (trace_reader_next_lazy(r, &c, 1u << MP_CHUNK_STREAM)) {
-		chunks++;
+	int ns, chunks;
+};
+
+/* The reader of its pass, left open; NULL if it does not open. */
+static struct trace_reader *lazy_pass(struct lazy_file *f)
+{
+	f->n = build_trace(f->buf, sizeof(f->buf), 1);
+	struct trace_reader *r = trace_reader_open_mem(f->buf, f->n);
+	CHECK(r != NULL);
+	f->ns = f->chunks = 0;
+	struct trace_chunk c;
+	while (r && trace_reader_next_lazy(r, &c, 1u << MP_CHUNK_STREAM)) {
+		f->chunks++;
 		if (c.hdr.type == MP_CHUNK_STREAM) {
 			CHECK(c.data == NULL && c.len == c.hdr.raw_len && c.hdr.codec == MP_CODEC_ZSTD);
-			if (ns < 2)
-				streams[ns++] = c.offset;
+			if (f->ns < 2)
+				f->streams[f->ns++] = c.offset;
 		} else {
 			CHECK(c.data != NULL || c.len == 0);
 		}
 	}
-	CHECK_EQ(chunks, 4);
-	CHECK_EQ(ns, 2);
+	return r;
+}
+
+/* trace_reader_next_lazy: STREAM payloads left for trace_reader_read_at,
+ * which alone finds one that passes its checksum but does not decode. */
+static void test_lazy(void)
+{
+	static struct lazy_file f;
+	struct trace_reader *r = lazy_pass(&f);
+	if (!r)
+		return;
+	uint8_t *const buf = f.buf;
+	const size_t n = f.n;
+	const uint64_t *const streams = f.streams;
+	struct trace_chunk c;
+	CHECK_EQ(f.chunks, 4);
+	CHECK_EQ(f.ns, 2);
 	CHECK_EQ(trace_reader_status(r, NULL), 0);
 	CHECK_EQ(stream_accesses_at(r, streams[0]), 200);
 	CHECK_EQ(stream_accesses_at(r, streams[1]), 200);
@@ -328,7 +348,7 @@ static void test_lazy(void)
 	CHECK_EQ(read_all(buf, n, &st), 0); /* read at once: stops there */
 	CHECK_EQ(st, -MP_ERR_CORRUPT);
 	r = trace_reader_open_mem(buf, n);
-	chunks = 0;
+	int chunks = 0;
 	while (trace_reader_next_lazy(r, &c, 1u << MP_CHUNK_STREAM))
 		chunks++;
 	CHECK_EQ(chunks, 4); /* read lazily: every chunk indexed */
@@ -346,26 +366,22 @@ static void test_lazy(void)
  * damage a pass stopped at, as before it. */
 static void test_checked_once(void)
 {
-	static uint8_t buf[1 << 16];
-	size_t n = build_trace(buf, sizeof(buf), 1);
-	struct trace_reader *r = trace_reader_open_mem(buf, n);
-	CHECK(r != NULL);
+	static struct lazy_file f;
+	struct trace_reader *r = lazy_pass(&f);
 	if (!r)
 		return;
-	struct trace_chunk c;
-	uint64_t streams[2];
-	int ns = 0;
-	while (trace_reader_next_lazy(r, &c, 1u << MP_CHUNK_STREAM))
-		if (c.hdr.type == MP_CHUNK_STREAM && ns < 2)
-			streams[ns++] = c.offset;
 	trace_reader_close(r);
-	CHECK_EQ(ns, 2);
-	if (ns < 2)
+	CHECK_EQ(f.ns, 2);
+	if (f.ns < 2)
 		return;
+	uint8_t *const buf = f.buf;
+	const size_t n = f.n;
+	const uint64_t *const streams = f.streams;
 	buf[streams[1] + sizeof(struct mp_chunk_header) + 3] ^= 0x40; /* (its sums left as they were) */
 	r = trace_reader_open_mem(buf, n);
 	CHECK_EQ(stream_accesses_at(r, streams[1]), -1); /* before any pass */
 	CHECK_EQ(trace_reader_read_error(r), -MP_ERR_CORRUPT);
+	struct trace_chunk c;
 	int chunks = 0;
 	while (trace_reader_next_lazy(r, &c, 1u << MP_CHUNK_STREAM))
 		chunks++;
