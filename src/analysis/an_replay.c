@@ -651,13 +651,15 @@ struct stretch {
 	uint64_t ip, ip2; /* ip2 == ip: only one */
 };
 
-/* Adds to run what c gained since it was was. */
-static inline void count_gain(struct an_counts *run, const struct an_counts *c, const struct an_counts *was)
+/* Adds to run what c gained since it was was; returns the accesses. */
+static inline uint64_t count_gain(struct an_counts *run, const struct an_counts *c, const struct an_counts *was)
 {
-	run->loads += c->loads - was->loads;
-	run->stores += c->stores - was->stores;
+	const uint64_t loads = c->loads - was->loads, stores = c->stores - was->stores;
+	run->loads += loads;
+	run->stores += stores;
 	run->bytes_loaded += c->bytes_loaded - was->bytes_loaded;
 	run->bytes_stored += c->bytes_stored - was->bytes_stored;
+	return loads + stores;
 }
 
 static inline int in_stretch(const struct stretch *k, const struct trace_acc *a)
@@ -679,11 +681,11 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	/* the two code addresses' functions and tallies, the current one first */
 	uint32_t fn = s->last_fn, fn2 = s->other_fn;
 	struct an_counts *ipc = &st->ips.v[fn - 1].c, *ipc2 = fn2 ? &st->ips.v[fn2 - 1].c : ipc;
-	/* the class's run gains what the two code addresses' tallies gain
-	 * here (counted once, not twice an access: fewer registers in use) */
+	/* the class's run, and each code address's accesses (ip_pair), are
+	 * what the two code addresses' tallies gain here (an access counted
+	 * once, not three times: fewer registers in use) */
 	struct an_counts *const ipc_first = ipc, *const ipc2_first = ipc2;
 	const struct an_counts was = *ipc, was2 = *ipc2;
-	uint64_t pn = 0, pn2 = 0; /* accesses from each (pair_add) */
 	struct an_pat_stream *const ps = st->opts->patterns ? s->pat : NULL;
 	struct an_pat_run pat = { 0 };
 	if (ps)
@@ -709,17 +711,15 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 			break;
 		if (a.ip != k.ip) {
 			/* as apply_access: the other one becomes the last */
-			uint64_t ti = k.ip, tn = pn;
+			uint64_t ti = k.ip;
 			uint32_t tf = fn;
 			struct an_counts *tc = ipc;
 			k.ip = k.ip2;
 			fn = fn2;
 			ipc = ipc2;
-			pn = pn2;
 			k.ip2 = ti;
 			fn2 = tf;
 			ipc2 = tc;
-			pn2 = tn;
 			const uint64_t tl = fl;
 			fl = fl2;
 			fl2 = tl;
@@ -729,7 +729,6 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 			}
 		}
 		count(ipc, a.write, a.size);
-		pn++;
 		if (ps)
 			an_pat_run_add(&pat, a.addr);
 		/* they read a whole record; of s->dec, which lags behind d here,
@@ -764,13 +763,13 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 		s->refs_physical += (fl + fl2) * s->rep_phys;
 		s->refs_thp += (fl + fl2) * s->rep_thp;
 	}
+	const uint64_t n1 = count_gain(&s->run, ipc_first, &was),
+		       n2 = ipc2_first != ipc_first ? count_gain(&s->run, ipc2_first, &was2) : 0;
+	const uint64_t pn = ipc == ipc_first ? n1 : n2, pn2 = ipc == ipc_first ? n2 : n1;
 	if (pn)
 		ip_pair(st, s, fn, cls, pn);
 	if (pn2)
 		ip_pair(st, s, fn2, cls, pn2);
-	count_gain(&s->run, ipc_first, &was);
-	if (ipc2_first != ipc_first)
-		count_gain(&s->run, ipc2_first, &was2);
 	s->dec = d;
 	s->last_ip = k.ip;
 	s->last_fn = fn;
