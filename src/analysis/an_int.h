@@ -508,9 +508,22 @@ static inline struct an_part *an_part_of(struct an_state *st, struct an_stream *
  * st->pairs) and labels every class with an allocation stack; 0 or
  * -ENOMEM. */
 int an_sites_label(struct an_state *st);
-/* an_replay.c: the tallies code addresses keep go to st->pairs (after
+/* an_pairs.c: the tallies code addresses keep go to st->pairs (after
  * the replay, before an_sites_label). */
 void an_pairs_finish(struct an_state *st);
+/* A stream's slot of (class, code address) tallies to st->pairs, and then
+ * empty; all of the stream's (at its end). */
+void an_pair_spill(struct an_state *st, struct an_pair_slot *e);
+void an_pairs_flush(struct an_state *st, struct an_stream *s);
+/* an_replay.c: fetches the stream's next record into s->rec; sets s->done
+ * at the end. */
+void an_cursor_advance(struct an_state *st, struct an_stream *s);
+/* an_replay_skip.c, burst sampling at replay: the next chunks a skip
+ * drops whole; the stream's pending access falls in a skip: it and the
+ * rest of the skip dropped (1: the next burst's first access pending in
+ * s->rec; 0: a record that is not an access, or the end). */
+void an_replay_skip_chunks(struct an_state *st, struct an_stream *s);
+int an_replay_skip(struct an_state *st, struct an_stream *s);
 /* During the replay, before the judgement: 1 if pattern is in a label
  * class cls (with an allocation stack) may get, whichever of the frames
  * above its allocator the judgement takes for wrappers. */

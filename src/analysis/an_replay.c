@@ -24,27 +24,6 @@
 
 /* --- one stream cursor -------------------------------------------------- */
 
-static void replay_skip_told(struct an_state *st, struct an_stream *s);
-
-/* --sample-bursts at replay, in a skip: the stream's next chunks that hold
- * only accesses, fewer than the skip has left, are dropped whole, without
- * decompressing or decoding them (their headers count the accesses).
- * randacc's 230K accesses a chunk: 3 of a skip of 900K's 4. */
-static void replay_skip_chunks(struct an_state *st, struct an_stream *s)
-{
-	uint64_t n0 = s->replay_skipped;
-	for (; s->next_chunk < s->chunks.n; s->next_chunk++) {
-		uint32_t a = s->chunks.v[s->next_chunk].accesses;
-		if (!(a & MP_CHUNK_PLAIN) || (a & ~MP_CHUNK_PLAIN) >= s->replay_left)
-			break;
-		s->replay_left -= a & ~MP_CHUNK_PLAIN;
-		s->replay_skipped += a & ~MP_CHUNK_PLAIN;
-		st->chunks_done++;
-	}
-	if (s->replay_skipped != n0)
-		replay_skip_told(st, s);
-}
-
 /* A chunk the threads' records held at once have no room for: skipped. */
 static void held_over(struct an_state *st, const struct an_stream *s, const struct trace_chunk *c)
 {
@@ -78,7 +57,7 @@ static int cursor_load(struct an_state *st, struct an_stream *s)
 	while (s->next_chunk < s->chunks.n) {
 		struct trace_chunk c;
 		if (s->replay_skipping) {
-			replay_skip_chunks(st, s);
+			an_replay_skip_chunks(st, s);
 			if (s->next_chunk == s->chunks.n)
 				break;
 		}
@@ -132,7 +111,7 @@ static int cursor_load(struct an_state *st, struct an_stream *s)
 }
 
 /* Fetches the stream's next record into s->rec; sets s->done at the end. */
-static void cursor_advance(struct an_state *st, struct an_stream *s)
+void an_cursor_advance(struct an_state *st, struct an_stream *s)
 {
 	for (;;) {
 		int r = trace_dec_next(&s->dec, &s->rec);
@@ -206,12 +185,11 @@ static void flush_run(struct an_state *st, struct an_stream *s)
 	s->run = (struct an_counts){ 0 };
 }
 
-static void pairs_flush(struct an_state *st, struct an_stream *s);
 
 static void flush_stream(struct an_state *st, struct an_stream *s)
 {
 	flush_run(st, s);
-	pairs_flush(st, s);
+	an_pairs_flush(st, s);
 	struct an_thread *t = &st->threads.v[s->thread];
 	an_counts_add(&t->c, &s->sum);
 	t->recorded += s->sum.loads + s->sum.stores + s->outside_roi;
@@ -280,37 +258,18 @@ static inline uint32_t fn_of(struct an_state *st, struct an_stream *s, uint64_t 
 
 /* The wrapper judgement's evidence (an_sites.c): counted accesses per
  * (class, code address), for classes with an allocation stack. A stream
- * keeps a few at hand; one whose slot another wants goes to st->pairs. */
-static __attribute__((noinline)) void pair_spill(struct an_state *st, struct an_pair_slot *e)
-{
-	const uint32_t cls = (uint32_t)(e->key >> 32);
-	if (cls < st->class_stack.n && st->class_stack.v[cls] != UINT32_MAX) {
-		uint64_t *v = mp_hashmap_get(&st->pairs, e->key);
-		if (v)
-			*v += e->n;
-		else if (st->pairs.n < st->pairs_max && mp_hashmap_put(&st->pairs, e->key, e->n))
-			st->oom = 1;
-	}
-	e->key = e->n = 0;
-}
-
+ * keeps a few at hand; one whose slot another wants goes to st->pairs
+ * (an_pairs.c). */
 static inline void pair_add(struct an_state *st, struct an_stream *s, uint32_t cls, uint32_t fn, uint64_t n)
 {
 	const uint64_t key = (uint64_t)cls << 32 | fn; /* (fn >= 1: never 0) */
 	struct an_pair_slot *e = &s->pairs[(key * 0x9e3779b97f4a7c15ull) >> (64 - AN_PAIR_BITS)];
 	if (e->key != key) {
 		if (e->key)
-			pair_spill(st, e);
+			an_pair_spill(st, e);
 		e->key = key;
 	}
 	e->n += n;
-}
-
-static void pairs_flush(struct an_state *st, struct an_stream *s)
-{
-	for (unsigned i = 0; i < (1u << AN_PAIR_BITS); i++)
-		if (s->pairs[i].key)
-			pair_spill(st, &s->pairs[i]);
 }
 
 /* n counted accesses of class cls from code address fn (an_ip + 1). The
@@ -327,19 +286,6 @@ static inline void ip_pair(struct an_state *st, struct an_stream *s, uint32_t fn
 		ip->pair_n = 0;
 	}
 	ip->pair_n += n;
-}
-
-void an_pairs_finish(struct an_state *st)
-{
-	struct an_pair_slot e;
-	for (size_t i = 0; i < st->ips.n; i++) {
-		struct an_ip *ip = &st->ips.v[i];
-		if (!ip->pair_n)
-			continue;
-		e = (struct an_pair_slot){ (uint64_t)(ip->pair_cls - 1) << 32 | (i + 1), ip->pair_n };
-		pair_spill(st, &e);
-		ip->pair_n = 0;
-	}
 }
 
 /* The pattern summary of (cls, the stream's thread), through the stream's
@@ -554,16 +500,6 @@ static inline __attribute__((always_inline)) int next_access(struct an_state *st
 	return 1;
 }
 
-static inline void rec_set_access(struct trace_rec *r, const struct trace_acc *a)
-{
-	r->cls = MP_REC_ACCESS;
-	r->addr = a->addr;
-	r->size = a->size;
-	r->ip = a->ip;
-	r->write = a->write;
-	r->range = a->range;
-}
-
 /* --sample-bursts at replay: an access of the stream's burst was applied.
  * Returns 1 if that ended the burst (a skip begins). */
 static inline int replay_burst_ends(const struct an_state *st, struct an_stream *s)
@@ -573,73 +509,6 @@ static inline int replay_burst_ends(const struct an_state *st, struct an_stream 
 	s->replay_skipping = 1;
 	s->replay_left = st->burst_off;
 	return 1;
-}
-
-/* The skip's accesses so far, told as the recorder's DROPPED record tells
- * them (replay_proc): a skip that events broke into parts is one skip. */
-static void replay_skip_told(struct an_state *st, struct an_stream *s)
-{
-	if (!s->replay_skipped)
-		return;
-	st->res->skipped_accesses += s->replay_skipped;
-	s->skipped += s->replay_skipped;
-	s->bursts += !s->in_skip;
-	s->in_skip = 1;
-	s->rep_again = 0; /* (the next access goes to the model: mp_model_set_burst) */
-	s->replay_skipped = 0;
-}
-
-/* The stream's pending access falls in a skip: it and the accesses after
- * it in the skip are dropped, as the recorder would not have written them.
- * Returns 1 when the skip ended with an access pending in s->rec (the
- * next burst's first), 0 at a record that is not an access (an event
- * breaks the skip, as the recorder's do) or the stream's end. */
-static int replay_skip(struct an_state *st, struct an_stream *s)
-{
-	/* the decoder and the counts in locals, which the compiler keeps in
-	 * registers: most of a replayed trace's accesses pass through here,
-	 * decoded only to reach the next burst (allocheavy: 20M of 22M) */
-	struct trace_dec d = s->dec;
-	uint64_t left = s->replay_left, skipped = s->replay_skipped;
-	for (;;) {
-		skipped++;
-		struct trace_acc a;
-		if (!--left) {
-			s->dec = d;
-			s->replay_left = left;
-			s->replay_skipped = skipped;
-			replay_skip_told(st, s);
-			s->replay_skipping = 0;
-			s->replay_left = st->burst_on;
-			s->in_skip = 0;
-			an_look_ahead(st, s, 1); /* (it was left behind) */
-			if (trace_dec_acc(&s->dec, &a)) {
-				rec_set_access(&s->rec, &a);
-				return 1;
-			}
-			cursor_advance(st, s);
-			return !s->done && s->rec.cls == MP_REC_ACCESS;
-		}
-		if (trace_dec_acc(&d, &a)) {
-			/* (nothing reads the pending record before the next one
-			 * replaces it: no copy into s->rec) */
-			if (a.range && a.size >= 4096 && st->model) {
-				s->dec = d;
-				an_model_span_range(st, s, a.addr, a.size);
-			}
-			continue;
-		}
-		s->dec = d;
-		s->replay_left = left;
-		s->replay_skipped = skipped;
-		replay_skip_told(st, s);
-		cursor_advance(st, s);
-		if (s->done || s->rec.cls != MP_REC_ACCESS)
-			return 0;
-		d = s->dec;
-		left = s->replay_left;
-		skipped = s->replay_skipped;
-	}
 }
 
 /* Where the accesses after the one apply_access just did may go without
@@ -745,7 +614,7 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 			rep_fn = s->rep_fn;
 		} else if (extras) {
 			rep_line = UINT64_MAX;
-			rec_set_access(&s->rec, &a);
+			trace_rec_set_access(&s->rec, &a);
 			access_extras(st, s, cls, &s->rec);
 		}
 		/* (a burst replayed at its end: the next access begins a skip) */
@@ -794,7 +663,7 @@ static void replay_accesses(struct an_state *st, struct an_stream *s)
 	const int counted = !st->opts->roi || p->roi_depth > 0;
 	const int extras = st->numa || st->model || st->opts->on_access;
 	for (;;) {
-		if (s->replay_skipping && !replay_skip(st, s))
+		if (s->replay_skipping && !an_replay_skip(st, s))
 			return;
 		apply_access(st, s, &s->rec);
 		const struct an_obj *o = s->look[0].obj;
@@ -815,10 +684,10 @@ static void replay_accesses(struct an_state *st, struct an_stream *s)
 		if (more && in_stretch(&k, &a))
 			more = extras ? take_stretch(st, s, k, &a, 1) : take_stretch(st, s, k, &a, 0);
 		if (more) {
-			rec_set_access(&s->rec, &a);
+			trace_rec_set_access(&s->rec, &a);
 			continue;
 		}
-		cursor_advance(st, s);
+		an_cursor_advance(st, s);
 		if (s->done || s->rec.cls != MP_REC_ACCESS)
 			return;
 	}
@@ -961,7 +830,7 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 			s->done = 1;
 			cursor_release(st, s);
 		} else
-			cursor_advance(st, s);
+			an_cursor_advance(st, s);
 		merge_push(&heap, (uint32_t)i, cursor_key(s));
 	}
 	/* (a heap: a scan of every stream per pick costs threads times picks,
@@ -1033,7 +902,7 @@ int an_replay_proc(struct an_state *st, uint32_t pi)
 			default:
 				break;
 			}
-			cursor_advance(st, best);
+			an_cursor_advance(st, best);
 			uint64_t k = cursor_key(best);
 			if (best->done || k > second)
 				break;

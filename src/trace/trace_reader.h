@@ -197,18 +197,24 @@ done:;
 	return 1;
 }
 
+/* A decoded access as the ACCESS record *rec. */
+static inline void trace_rec_set_access(struct trace_rec *rec, const struct trace_acc *a)
+{
+	rec->cls = MP_REC_ACCESS;
+	rec->addr = a->addr;
+	rec->size = a->size;
+	rec->ip = a->ip;
+	rec->write = a->write;
+	rec->range = a->range;
+}
+
 /* trace_dec_acc into the ACCESS fields of *rec. */
 static inline __attribute__((always_inline)) int trace_dec_access(struct trace_dec *d, struct trace_rec *rec)
 {
 	struct trace_acc a;
 	if (!trace_dec_acc(d, &a))
 		return 0;
-	rec->cls = MP_REC_ACCESS;
-	rec->addr = a.addr;
-	rec->size = a.size;
-	rec->ip = a.ip;
-	rec->write = a.write;
-	rec->range = a.range;
+	trace_rec_set_access(rec, &a);
 	return 1;
 }
 
