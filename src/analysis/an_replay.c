@@ -18,6 +18,7 @@
 
 #include "analysis/an_int.h"
 #include "analysis/an_pattern.h"
+#include "analysis/an_period.h"
 #include "analysis/an_samples.h"
 #include "common/mp_error.h"
 #include "trace/trace_reader.h"
@@ -531,6 +532,109 @@ static inline uint64_t count_gain(struct an_counts *run, const struct an_counts 
 	return loads + stores;
 }
 
+/* The stretch's other code address becomes its current one (the last):
+ * each with its function, tally and L1 hits not yet counted. */
+static inline __attribute__((always_inline)) void other_ip(struct an_stream *s, struct stretch *k, uint32_t *fn,
+							   uint32_t *fn2, struct an_counts **ipc,
+							   struct an_counts **ipc2, uint64_t *fl, uint64_t *fl2,
+							   const int extras)
+{
+	const uint64_t ti = k->ip;
+	const uint32_t tf = *fn;
+	struct an_counts *const tc = *ipc;
+	const uint64_t tl = *fl;
+	k->ip = k->ip2;
+	*fn = *fn2;
+	*ipc = *ipc2;
+	*fl = *fl2;
+	k->ip2 = ti;
+	*fn2 = tf;
+	*ipc2 = tc;
+	*fl2 = tl;
+	if (extras) {
+		s->last_ip = k->ip;
+		s->last_fn = *fn;
+	}
+}
+
+/* take_periods's own state: searches to skip, the skip after the next
+ * that fails, and the last window of records searched. */
+struct period_try {
+	unsigned skip, backoff;
+	uintptr_t window;
+};
+/* The model's repeats as take_stretch's loop tests them. */
+struct period_rep {
+	uint64_t line, mask;
+	unsigned again;
+	uint32_t fn;
+};
+
+/* take_stretch's loop has counted *a, the decoder d after it: if the
+ * records ahead repeat a period whose accesses that loop would count as it
+ * did the ones before (an_period.h), counts as many periods as there are
+ * at once and leaves *a their last access, d after it. Searches that find
+ * none are made further apart (up to 64 chances skipped). Inline with
+ * pointers to the loop's locals, which stay in registers. */
+static inline __attribute__((always_inline)) void take_periods(
+	struct an_state *st, struct an_stream *s, struct period_try *pt, struct stretch *k, uint32_t *fn,
+	uint32_t *fn2, struct an_counts **ipc, struct an_counts **ipc2, uint64_t *fl, uint64_t *fl2,
+	struct an_pat_run *pat, struct trace_dec *d, struct trace_acc *a, const struct period_rep *rep, const int extras)
+{
+	if (pt->skip) {
+		pt->skip--;
+		return;
+	}
+	struct an_pat_stream *const ps = st->opts->patterns ? s->pat : NULL;
+	/* the pattern summary's run, or its hot slot alone while the run is
+	 * off (then each access goes to the summary, which is up to date) */
+	const int single = ps && !pat->on;
+	struct an_period_in in = {
+		.lo = k->lo, .width = k->width, .ip = k->ip, .ip2 = k->ip2, .fn = *fn, .fn2 = *fn2,
+		.pat_on = ps != NULL, .da = pat->da, .db = pat->db,
+	};
+	if (rep) {
+		in.rep_on = 1;
+		in.rep_line = rep->line;
+		in.rep_mask = rep->mask;
+		in.rep_again = rep->again;
+		in.rep_fn = rep->fn;
+	}
+	const int hot = single && ps->accesses && ps->hot < ps->nslots;
+	if (hot)
+		in.da = in.db = ps->slot[ps->hot].delta;
+	struct an_period q;
+	const struct trace_dec dc = *d; /* (a copy's address: d itself stays in registers) */
+	if (s->ahead_on || (ps && (single ? !hot || ps->last != a->addr : pat->last != a->addr)) ||
+	    !an_period_ahead(&dc, &in, &q)) {
+		pt->skip = pt->backoff;
+		pt->backoff = pt->backoff < 64 ? pt->backoff * 2 : pt->backoff;
+		return;
+	}
+	pt->backoff = 1;
+	an_period_count(&q, *ipc, *ipc2);
+	if (single) {
+		const uint64_t n = q.n * q.na;
+		ps->accesses += n;
+		ps->deltas += n;
+		an_pat_count_sign(ps, in.da, n);
+		ps->slot[ps->hot].count += n;
+		ps->last = q.last.addr;
+	} else if (ps) {
+		pat->na += q.n * q.na;
+		pat->nb += q.n * q.nb;
+		pat->b_hot = q.b_last;
+		pat->last = q.last.addr;
+	}
+	*fl += q.n * q.n1;
+	*fl2 += q.n * q.n2;
+	d->p += q.n * q.bytes;
+	d->last_addr = q.last.addr;
+	*a = q.last;
+	if (a->ip != k->ip)
+		other_ip(s, k, fn, fn2, ipc, ipc2, fl, fl2, extras);
+}
+
 static inline int in_stretch(const struct stretch *k, const struct trace_acc *a)
 {
 	return a->addr - k->lo < k->width && (a->ip == k->ip || a->ip == k->ip2);
@@ -574,29 +678,18 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	 * which only the branches that change rep_line make it do */
 	unsigned rep_again = 0;
 	uint32_t rep_fn = 0;
+	/* A loop's records repeating byte for byte are counted a run of
+	 * periods at once (take_periods) where nothing else reads each access:
+	 * no burst to end, and no call but the model's (its repeats of one line
+	 * alone). */
+	const int periods = !st->replay_on && (!extras || model_only) && !st->opts->each_access;
+	struct period_try pt = { 0, 1, 0 };
 	int more;
 	for (int first = 1;; first = 0) {
 		if (!first && !in_stretch(&k, &a)) /* the caller checked the first */
 			break;
-		if (a.ip != k.ip) {
-			/* as apply_access: the other one becomes the last */
-			uint64_t ti = k.ip;
-			uint32_t tf = fn;
-			struct an_counts *tc = ipc;
-			k.ip = k.ip2;
-			fn = fn2;
-			ipc = ipc2;
-			k.ip2 = ti;
-			fn2 = tf;
-			ipc2 = tc;
-			const uint64_t tl = fl;
-			fl = fl2;
-			fl2 = tl;
-			if (extras) {
-				s->last_ip = k.ip;
-				s->last_fn = fn;
-			}
-		}
+		if (a.ip != k.ip) /* as apply_access: the other one becomes the last */
+			other_ip(s, &k, &fn, &fn2, &ipc, &ipc2, &fl, &fl2, extras);
 		count(ipc, a.write, a.size);
 		if (ps)
 			an_pat_run_add(&pat, a.addr);
@@ -612,10 +705,24 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 			rep_line = a.addr & rep_mask;
 			rep_again = s->rep_a == rep_line && s->rep_seq == *st->model_rep.seq ? s->rep_again : 0;
 			rep_fn = s->rep_fn;
+			/* (the model alone: where a line's repeats begin) */
+			if (periods && __builtin_expect(!s->ahead_on && !pt.skip, 0)) {
+				const struct period_rep r = { rep_line, rep_mask, rep_again, rep_fn };
+				take_periods(st, s, &pt, &k, &fn, &fn2, &ipc, &ipc2, &fl, &fl2, &pat, &d, &a, &r, extras);
+			} else if (pt.skip) {
+				pt.skip--;
+			}
 		} else if (extras) {
 			rep_line = UINT64_MAX;
 			trace_rec_set_access(&s->rec, &a);
 			access_extras(st, s, cls, &s->rec);
+		}
+		/* (without a model, where the decoder enters a window of each
+		 * 256 bytes of records: a loop's records are many to one) */
+		if (!extras && __builtin_expect(!((uintptr_t)d.p & (256 - AN_PERIOD_WINDOW)), 0) && periods &&
+		    (uintptr_t)d.p >> 8 != pt.window) {
+			pt.window = (uintptr_t)d.p >> 8;
+			take_periods(st, s, &pt, &k, &fn, &fn2, &ipc, &ipc2, &fl, &fl2, &pat, &d, &a, NULL, extras);
 		}
 		/* (a burst replayed at its end: the next access begins a skip) */
 		const int burst_end = st->replay_on && replay_burst_ends(st, s);

@@ -427,6 +427,9 @@ struct an_opts {
 	 * callers, N > 0 that many levels everywhere, < 0 none */
 	int context;
 	int skip_checksums; /* fuzzing only: see trace_reader_skip_checksums */
+	/* tests: a loop's repeated records replayed an access at a time, not
+	 * a run of periods at once (an_period.h): the same result, slower */
+	int each_access;
 	uint64_t max_model_range; /* bytes of one access the model takes at most (0: 1 TiB) */
 	/* fuzzing: every bound on what a file may have the analysis hold
 	 * (docs/trace-format.md, "Bounds") >> this, so that inputs of a few
