@@ -9,8 +9,6 @@
 #include "analysis/an_period.h"
 #include "model/model.h"
 
-#define PERIOD_BYTES 96 /* the longest period tried */
-
 /* How far from p (at most to end) every byte equals the one `bytes`
  * before it: where the data stops repeating its last `bytes` bytes. */
 static const uint8_t *repeats_to(const uint8_t *p, const uint8_t *end, size_t bytes)
@@ -50,34 +48,61 @@ static int64_t clamp62(uint64_t v)
 	return v > (1ull << 62) ? (int64_t)(1ull << 62) : (int64_t)v;
 }
 
-int an_period_ahead(const struct trace_dec *d, const struct an_period_in *in, struct an_period *out)
+/* How many of the periods the records from p0 on may hold (bytes each,
+ * the first seen to repeat from `seen` on) keep every access of the memo's
+ * shape in the stretch and, for the model, in its line, and repeat. */
+static uint64_t periods_run(const struct an_period_memo *m, const struct an_period_in *in, uint64_t base,
+			    const uint8_t *p0, const uint8_t *seen, const uint8_t *end)
+{
+	const uint64_t bytes = m->shape.bytes;
+	const int64_t adv = (int64_t)m->shape.last.addr;
+	/* every access's start within the stretch */
+	const int64_t rel = (int64_t)(base - in->lo), top = clamp62(in->width) - 1;
+	uint64_t n = periods_within(rel + m->omin, top - rel - m->omax, adv, (size_t)(end - p0) / bytes);
+	/* and, for the model's repeats, every byte within its line */
+	if (m->key.rep_on) {
+		const int64_t rel2 = (int64_t)(base - in->rep_line), line_top = (int64_t)~m->key.rep_mask;
+		n = periods_within(rel2 + m->omin, line_top - rel2 - m->emax, adv, n);
+	}
+	/* as many as repeat (those up to seen, seen above) */
+	if (p0 + n * bytes > seen)
+		n = (uint64_t)(repeats_to(seen, p0 + n * bytes, bytes) - p0) / bytes;
+	return n;
+}
+
+/* Decodes the records from d's position until they repeat (a period seen
+ * twice) into memo; 0 if they do not, within AN_PERIOD_RECS, or one of
+ * their accesses is not one in's key lets the stretch count. */
+static int period_find(const struct trace_dec *d, const struct an_period_in *in, struct an_period_memo *m)
 {
 	struct trace_dec t = *d;
+	const struct an_period_key *k = &in->key;
 	const uint8_t *const p0 = d->p;
 	const uint64_t base = d->last_addr;
+	struct an_period *out = &m->shape;
 	out->c1 = out->c2 = (struct an_counts){ 0 };
 	out->n1 = out->n2 = out->na = out->nb = 0;
 	out->b_last = 0;
-	/* the period's accesses relative to base: lowest start, highest start, highest last byte */
+	m->valid = 0;
 	int64_t omin = INT64_MAX, omax = INT64_MIN, emax = INT64_MIN;
 	uint64_t prev = base;
 	for (unsigned r = 0; r < AN_PERIOD_RECS; r++) {
 		struct trace_acc x;
-		if (!trace_dec_acc(&t, &x) || x.range || (x.ip != in->ip && x.ip != in->ip2))
+		if (!trace_dec_acc(&t, &x) || x.range || (x.ip != k->ip && x.ip != k->ip2))
 			return 0;
 		const int64_t delta = (int64_t)(x.addr - prev);
 		prev = x.addr;
-		if (in->pat_on) {
-			if (delta == in->da)
+		if (k->pat_on) {
+			if (delta == k->da)
 				out->na++, out->b_last = 0;
-			else if (delta == in->db)
+			else if (delta == k->db)
 				out->nb++, out->b_last = 1;
 			else
 				return 0;
 		}
-		const int first = x.ip == in->ip;
-		if (in->rep_on && !(x.write ? (in->rep_again & MP_AGAIN_STORE) && (first ? in->fn : in->fn2) == in->rep_fn
-					    : (in->rep_again & MP_AGAIN_LOAD)))
+		const int first = x.ip == k->ip;
+		if (k->rep_on && !(x.write ? (k->rep_again & MP_AGAIN_STORE) && (first ? k->fn : k->fn2) == k->rep_fn
+					   : (k->rep_again & MP_AGAIN_LOAD)))
 			return 0;
 		struct an_counts *c = first ? &out->c1 : &out->c2;
 		if (x.write) {
@@ -96,32 +121,48 @@ int an_period_ahead(const struct trace_dec *d, const struct an_period_in *in, st
 		/* a period: the decoder's code addresses as they were, and the
 		 * same bytes once more after it */
 		const size_t bytes = (size_t)(t.p - p0);
-		if (bytes > PERIOD_BYTES)
+		if (bytes > AN_PERIOD_BYTES)
 			return 0;
 		if (t.last_ip != d->last_ip || t.prev_ip != d->prev_ip || (size_t)(t.end - t.p) < bytes ||
 		    repeats_to(t.p, t.p + bytes, bytes) != t.p + bytes)
 			continue;
-		const int64_t adv = (int64_t)(t.last_addr - base);
-		/* every access's start within the stretch */
-		const int64_t rel = (int64_t)(base - in->lo), top = clamp62(in->width) - 1;
-		uint64_t n = periods_within(rel + omin, top - rel - omax, adv, (size_t)(t.end - p0) / bytes);
-		/* and, for the model's repeats, every byte within its line */
-		if (in->rep_on) {
-			const int64_t rel2 = (int64_t)(base - in->rep_line), line_top = (int64_t)~in->rep_mask;
-			n = periods_within(rel2 + omin, line_top - rel2 - emax, adv, n);
-		}
-		/* as many as repeat (two at least, seen above) */
-		if (n > 2)
-			n = (uint64_t)(repeats_to(t.p + bytes, p0 + n * bytes, bytes) - p0) / bytes;
-		if (!n)
-			return 0;
-		out->n = n;
+		memcpy(m->bytes, p0, bytes);
+		m->last_ip = d->last_ip;
+		m->prev_ip = d->prev_ip;
+		m->key = *k;
+		out->n = 1;
 		out->bytes = bytes;
-		out->advance = (uint64_t)adv;
-		out->last.addr = base + n * (uint64_t)adv;
+		out->last.addr = t.last_addr - base;
+		m->omin = omin;
+		m->omax = omax;
+		m->emax = emax;
+		m->valid = 1;
 		return 1;
 	}
 	return 0;
+}
+
+int an_period_ahead(const struct trace_dec *d, const struct an_period_in *in, struct an_period_memo *memo,
+		    struct an_period *out)
+{
+	const uint8_t *const p0 = d->p, *seen;
+	/* the last period again: the same bytes, read with the same code
+	 * addresses and counted by the same rules */
+	if (memo->valid && (size_t)(d->end - p0) >= memo->shape.bytes && d->last_ip == memo->last_ip &&
+	    d->prev_ip == memo->prev_ip && !memcmp(&memo->key, &in->key, sizeof(in->key)) &&
+	    !memcmp(p0, memo->bytes, memo->shape.bytes))
+		seen = p0 + memo->shape.bytes;
+	else if (period_find(d, in, memo))
+		seen = p0 + 2 * memo->shape.bytes;
+	else
+		return 0;
+	const uint64_t n = periods_run(memo, in, d->last_addr, p0, seen, d->end);
+	if (!n)
+		return 0;
+	*out = memo->shape;
+	out->n = n;
+	out->last.addr = d->last_addr + n * memo->shape.last.addr;
+	return 1;
 }
 
 void an_period_count(const struct an_period *q, struct an_counts *c1, struct an_counts *c2)

@@ -17,26 +17,28 @@
 #include "trace/trace_reader.h"
 
 /* What the stretch's loop would test of each access, as it stands before
- * the records ahead. */
-struct an_period_in {
-	uint64_t lo, width; /* the stretch: [lo, lo + width) of one object */
+ * the records ahead: the bounds, and what decides how it counts them (the
+ * key a period found is kept under: struct an_period_memo). */
+struct an_period_key {
 	uint64_t ip, ip2; /* its code addresses (ip2 == ip: one) */
+	uint64_t rep_mask;
+	int64_t da, db;
 	uint32_t fn, fn2; /* their functions (fn2 0: one) */
 	/* the pattern summary's run (on: deltas must be one of its two) */
-	int pat_on;
-	int64_t da, db;
+	uint32_t pat_on;
 	/* the model's repeats (on: every access must be one of its line) */
-	int rep_on;
-	uint64_t rep_line, rep_mask;
-	unsigned rep_again; /* MP_AGAIN_* */
-	uint32_t rep_fn;
+	uint32_t rep_on, rep_again /* MP_AGAIN_* */, rep_fn;
+};
+struct an_period_in {
+	uint64_t lo, width; /* the stretch: [lo, lo + width) of one object */
+	uint64_t rep_line; /* the model's repeats' line */
+	struct an_period_key key;
 };
 
 /* A run of n periods of P bytes each: the accesses of one period, counted
  * by code address (1: in->ip, 2: in->ip2), and what the last leaves. */
 struct an_period {
 	uint64_t n, bytes; /* periods, and the P bytes of each */
-	uint64_t advance; /* of the decoder's address a period (modulo 2^64) */
 	struct an_counts c1, c2;
 	uint64_t n1, n2; /* accesses of each code address in a period */
 	uint64_t na, nb; /* deltas of the pattern's da and db in a period */
@@ -44,19 +46,33 @@ struct an_period {
 	struct trace_acc last; /* the last period's last access */
 };
 
+#define AN_PERIOD_RECS 16 /* accesses a period has at most */
+#define AN_PERIOD_BYTES 96 /* bytes a period has at most */
+
+/* The last period found, decoded, for the stretch to find again without
+ * decoding it (a loop's model run finds one a line); valid 0: none. */
+struct an_period_memo {
+	int valid;
+	uint8_t bytes[AN_PERIOD_BYTES]; /* its records */
+	uint64_t last_ip, prev_ip; /* the decoder's code addresses */
+	struct an_period_key key;
+	struct an_period shape; /* n 1; last.addr: the period's address advance */
+	int64_t omin, omax, emax; /* its accesses' lowest, highest start, highest byte, from the address before */
+};
+
 /* If the records at d's position begin at least one whole period of
  * access records, each of whose accesses the stretch's loop would count
- * as in->... says without calling anything (in the stretch, a hot delta of
- * the pattern, a repeat of the model's line), fills *out with as many
- * periods as repeat byte for byte and stay within those bounds, and
- * returns 1; else 0. Tries periods of up to AN_PERIOD_RECS records. */
-#define AN_PERIOD_RECS 16
+ * as in says without calling anything (in the stretch, a hot delta of the
+ * pattern, a repeat of the model's line), fills *out with as many periods
+ * as repeat byte for byte and stay within those bounds, and returns 1;
+ * else 0. A new period is one seen twice; memo's is taken again at once. */
 /* The stretch searches where its decoder enters the first AN_PERIOD_WINDOW
  * bytes of each 256: longer than any record a period may hold, so that
  * every 256 bytes of them have a record begin there. */
 #define AN_PERIOD_WINDOW 16
 _Static_assert((AN_PERIOD_WINDOW & (AN_PERIOD_WINDOW - 1)) == 0 && AN_PERIOD_WINDOW <= 256, "a mask finds the window");
-int an_period_ahead(const struct trace_dec *d, const struct an_period_in *in, struct an_period *out);
+int an_period_ahead(const struct trace_dec *d, const struct an_period_in *in, struct an_period_memo *memo,
+		    struct an_period *out);
 /* Adds the n periods' accesses to the tallies of their code addresses (c2
  * may be c1: then the stretch has one). */
 void an_period_count(const struct an_period *q, struct an_counts *c1, struct an_counts *c2);

@@ -558,10 +558,11 @@ static inline __attribute__((always_inline)) void other_ip(struct an_stream *s, 
 }
 
 /* take_periods's own state: searches to skip, the skip after the next
- * that fails, and the last window of records searched. */
+ * that fails, the last window of records searched, the last period. */
 struct period_try {
 	unsigned skip, backoff;
 	uintptr_t window;
+	struct an_period_memo memo; /* the last period found */
 };
 /* The model's repeats as take_stretch's loop tests them. */
 struct period_rep {
@@ -590,23 +591,26 @@ static inline __attribute__((always_inline)) void take_periods(
 	 * off (then each access goes to the summary, which is up to date) */
 	const int single = ps && !pat->on;
 	struct an_period_in in = {
-		.lo = k->lo, .width = k->width, .ip = k->ip, .ip2 = k->ip2, .fn = *fn, .fn2 = *fn2,
-		.pat_on = ps != NULL, .da = pat->da, .db = pat->db,
+		.lo = k->lo, .width = k->width,
+		.key = { .ip = k->ip, .ip2 = k->ip2, .fn = *fn, .fn2 = *fn2, .pat_on = ps != NULL,
+			 .da = pat->da, .db = pat->db },
 	};
 	if (rep) {
-		in.rep_on = 1;
 		in.rep_line = rep->line;
-		in.rep_mask = rep->mask;
-		in.rep_again = rep->again;
-		in.rep_fn = rep->fn;
+		in.key.rep_on = 1;
+		in.key.rep_mask = rep->mask;
+		in.key.rep_again = rep->again;
+		in.key.rep_fn = rep->fn;
 	}
 	const int hot = single && ps->accesses && ps->hot < ps->nslots;
 	if (hot)
-		in.da = in.db = ps->slot[ps->hot].delta;
+		in.key.da = in.key.db = ps->slot[ps->hot].delta;
+	else if (!ps)
+		in.key.da = in.key.db = 0; /* (not read: the same key whatever the run held) */
 	struct an_period q;
 	const struct trace_dec dc = *d; /* (a copy's address: d itself stays in registers) */
 	if (s->ahead_on || (ps && (single ? !hot || ps->last != a->addr : pat->last != a->addr)) ||
-	    !an_period_ahead(&dc, &in, &q)) {
+	    !an_period_ahead(&dc, &in, &pt->memo, &q)) {
 		pt->skip = pt->backoff;
 		pt->backoff = pt->backoff < 64 ? pt->backoff * 2 : pt->backoff;
 		return;
@@ -617,7 +621,7 @@ static inline __attribute__((always_inline)) void take_periods(
 		const uint64_t n = q.n * q.na;
 		ps->accesses += n;
 		ps->deltas += n;
-		an_pat_count_sign(ps, in.da, n);
+		an_pat_count_sign(ps, in.key.da, n);
 		ps->slot[ps->hot].count += n;
 		ps->last = q.last.addr;
 	} else if (ps) {
@@ -683,7 +687,11 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	 * no burst to end, and no call but the model's (its repeats of one line
 	 * alone). */
 	const int periods = !st->replay_on && (!extras || model_only) && !st->opts->each_access;
-	struct period_try pt = { 0, 1, 0 };
+	struct period_try pt;
+	pt.skip = 0;
+	pt.backoff = 1;
+	pt.window = 0;
+	pt.memo.valid = 0;
 	int more;
 	for (int first = 1;; first = 0) {
 		if (!first && !in_stretch(&k, &a)) /* the caller checked the first */

@@ -72,7 +72,7 @@ static void build(void)
 	for (int pass = 0; pass < 3; pass++)
 		for (uint64_t i = 0; i < 1024; i++) {
 			p = slot(p, &last, HEAP + 4 * i, 2, 0, 0);
-			p = slot(p, &last, HEAP + 4 * i + (pass == 1 && i == 500 ? 4 : 0), 2, 1, 0);
+			p = slot(p, &last, HEAP + 4 * i + (pass == 1 && i == 498 ? 4 : 0), 2, 1, 0);
 		}
 	/* two passes over 256 elements of 16 bytes: A loads the first half, C
 	 * stores the second */
