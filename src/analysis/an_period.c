@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * A loop's records repeated byte for byte (an_period.h). The search is
- * made rarely (the stretch's loop backs off while it fails), so it decodes
- * with a decoder of its own and keeps nothing between calls.
+ * A loop's records repeated byte for byte (an_period.h). A search decodes
+ * with a decoder of its own; the period it finds is kept decoded in the
+ * caller's memo, which the next search tries first.
  */
 #include <string.h>
 
@@ -30,7 +30,7 @@ static const uint8_t *repeats_to(const uint8_t *p, const uint8_t *end, size_t by
  * above the lower bound and its highest below the upper one. */
 static uint64_t periods_within(int64_t lo_room, int64_t hi_room, int64_t adv, uint64_t n)
 {
-	if (lo_room < 0 || hi_room < 0)
+	if (!n || lo_room < 0 || hi_room < 0)
 		return 0;
 	uint64_t most;
 	if (adv > 0)
