@@ -9,7 +9,7 @@
  * line's repeats begin, the next access is past the block). Its counts
  * are the arithmetic's; the pattern summaries, every row and, with a
  * model, every outcome are those of the same accesses replayed one at a
- * time (an_opts.each_access). */
+ * time (an_opts.each_access), as they are for loops of random shapes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +199,70 @@ out:
 	an_result_free(each);
 }
 
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(uint64_t n) /* (xorshift64: 0 to n - 1) */
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng % n;
+}
+
+/* Loops of random shapes over four heap blocks of random sizes: elements
+ * of 1 to 8 bytes, strides up and down of one to 16 elements, a load, a
+ * load and a store, or a load and a store from two code addresses; runs
+ * that start anywhere (some unaligned) and may leave their block; now and
+ * then one access off the loop's pattern. */
+static void build_random(void)
+{
+	tb_begin("source=inst\ncmdline=constructed\n");
+	static uint8_t buf[60000];
+	uint8_t *p = tb_process(buf, 100, 500, "/app", MP_PROC_INSTRUMENTED);
+	tb_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
+	p = tb_stream_start(buf, 1000, 0);
+	uint64_t size[4], prev = 0;
+	for (int b = 0; b < 4; b++) {
+		size[b] = 8 + rnd(4096);
+		p = tb_ev(p, MP_EV_ALLOC, 1, 1100 + (uint64_t)b);
+		const uint64_t block[] = { 0, mp_zigzag((int64_t)(0x200000 + 0x2000 * (uint64_t)b - prev)), size[b], 0, 0, 0 };
+		p = tb_fields(p, block, 6);
+		prev = 0x200000 + 0x2000 * (uint64_t)b;
+	}
+	uint64_t last = 0, ip = 0;
+	p = named(p, &last, &ip, 0x200000, IP_C);
+	p = named(p, &last, &ip, 0x200000, IP_A);
+	while (p - buf < 40000) {
+		const int b = (int)rnd(4), code = (int)rnd(4), shape = (int)rnd(3);
+		const int64_t elem = 1 << code, step = elem * (int64_t)(1u << rnd(5)) * (rnd(4) ? 1 : -1);
+		/* (one loop in four unaligned: its elements may cross a line) */
+		uint64_t at = 0x200000 + 0x2000 * (uint64_t)b + (rnd(size[b]) & (rnd(4) ? ~(uint64_t)(elem - 1) : ~0ull));
+		for (uint64_t n = 1 + rnd(400); n--; at += (uint64_t)step) {
+			const uint64_t x = at + (rnd(64) ? 0 : (uint64_t)elem);
+			p = slot(p, &last, x, (unsigned)code, 0, 0);
+			if (shape)
+				p = slot(p, &last, x + (shape == 2 ? (uint64_t)elem : 0), (unsigned)code, 1, shape == 2);
+		}
+	}
+	tb_chunk(MP_CHUNK_STREAM, 100, 100, 0xabc, buf, (size_t)(p - buf));
+	tb_run_end(2000);
+}
+
+/* Random loops: every row, pattern and outcome as an access at a time. */
+static void test_random(const struct mp_machine *m)
+{
+	for (int i = 0; i < 12; i++) {
+		build_random();
+		struct an_pattern *pats, *pats_each;
+		struct an_result *r = analyse(m, 0, &pats), *each = analyse(m, 1, &pats_each);
+		if (r && each && pats && pats_each)
+			same(r, each, pats, pats_each);
+		free(pats);
+		free(pats_each);
+		an_result_free(r);
+		an_result_free(each);
+	}
+}
+
 int main(void)
 {
 	build();
@@ -206,5 +270,7 @@ int main(void)
 	struct mp_machine mm;
 	CHECK_EQ(mp_machine_preset("nehalem-e5504", &mm), 0);
 	test_counts(&mm);
+	test_random(NULL);
+	test_random(&mm);
 	return check_done("test_period");
 }
