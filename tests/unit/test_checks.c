@@ -42,11 +42,8 @@ static uint8_t *load_at(uint8_t *p, uint64_t *last, uint64_t addr)
 
 static void write_trace(void)
 {
-	tb_begin("source=inst\ncmdline=constructed\n");
 	static uint8_t buf[65536];
-	uint8_t *p = tb_process(buf, 100, 500, "/app", MP_PROC_INSTRUMENTED);
-	tb_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
-	p = tb_stream_start(buf, 1000, 0);
+	uint8_t *p = tb_begin_app(buf);
 	p = name_range(p, 1001, A_BASE, TABLE_PAGES * 4096ull, "table_a");
 	p = name_range(p, 1002, B_BASE, TABLE_PAGES * 4096ull, "table_b");
 	uint64_t last = 0;

@@ -49,11 +49,8 @@ static uint8_t *named(uint8_t *p, uint64_t *last, uint64_t *ip, uint64_t addr, u
 
 static void build(void)
 {
-	tb_begin("source=inst\ncmdline=constructed\n");
 	static uint8_t buf[60000];
-	uint8_t *p = tb_process(buf, 100, 500, "/app", MP_PROC_INSTRUMENTED);
-	tb_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
-	p = tb_stream_start(buf, 1000, 0);
+	uint8_t *p = tb_begin_app(buf);
 	/* ALLOC: id, addr (delta), size, stack, fn, group */
 	p = tb_ev(p, MP_EV_ALLOC, 1, 1100);
 	const uint64_t block[] = { 0, mp_zigzag((int64_t)HEAP), 0x1000, 0, 0, 0 };
@@ -215,11 +212,8 @@ static uint64_t rnd(uint64_t n) /* (xorshift64: 0 to n - 1) */
  * then one access off the loop's pattern. */
 static void build_random(void)
 {
-	tb_begin("source=inst\ncmdline=constructed\n");
 	static uint8_t buf[60000];
-	uint8_t *p = tb_process(buf, 100, 500, "/app", MP_PROC_INSTRUMENTED);
-	tb_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
-	p = tb_stream_start(buf, 1000, 0);
+	uint8_t *p = tb_begin_app(buf);
 	uint64_t size[4], prev = 0;
 	for (int b = 0; b < 4; b++) {
 		size[b] = 8 + rnd(4096);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Hand-built data files for the unit tests that run the whole analysis
  * without a recording (test_samples, test_cputime, test_flows, test_numa_pmu,
- * test_model_input): the file
+ * test_model_input, test_checks, test_period): the file
  * header with its meta text, chunks, and the records inside them, encoded
  * as docs/trace-format.md says (event times as deltas from the previous
  * record's time, ALLOC/FREE addresses as deltas). One file per test. */
@@ -96,6 +96,17 @@ static inline uint8_t *tb_ev(uint8_t *p, unsigned type, uint64_t epoch_delta, ui
 	p = mp_put_uv(p, mp_zigzag((int64_t)(time - tb_last_time)));
 	tb_last_time = time;
 	return p;
+}
+
+/* The usual opening: the file's header (an inst recording), the
+ * instrumented process 100 ("/app"), then its stream's first records in
+ * buf; returns where the stream's records go on. */
+static inline uint8_t *tb_begin_app(uint8_t *buf)
+{
+	tb_begin("source=inst\ncmdline=constructed\n");
+	uint8_t *p = tb_process(buf, 100, 500, "/app", MP_PROC_INSTRUMENTED);
+	tb_chunk(MP_CHUNK_PROCESS, 100, 100, 0xabc, buf, (size_t)(p - buf));
+	return tb_stream_start(buf, 1000, 0);
 }
 
 /* The RUN_END chunk: exit status 0 at time. */
