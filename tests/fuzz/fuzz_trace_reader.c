@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "analysis/an_pattern.h"
 #include "analysis/analysis.h"
 #include "model/machine.h"
 #include "trace/trace_reader.h"
@@ -98,13 +99,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				 * what-ifs made from them) */
 				o.log_translations = run == 3;
 			}
+			/* (the object view's access patterns on two of the runs:
+			 * with the model too, as report's default view has them) */
+			struct an_patterns *pats = run & 1 ? an_patterns_new() : NULL;
+			o.patterns = pats;
 			if (an_run(path, &o, &res) == 0) {
 				static const struct an_page_rule checks[2] = { { "main", 21 }, { "heap", 30 } };
 				uint64_t walks[2];
 				if (o.log_translations)
 					an_result_check_walks(res, &mm, checks, 2, 2, walks);
+				struct an_pattern *by_class = NULL;
+				if (pats && !an_patterns_error(pats) && !an_patterns_by_class(pats, res, &by_class))
+					free(by_class);
 				an_result_free(res);
 			}
+			an_patterns_free(pats);
 		}
 	}
 	close(fd);
