@@ -60,17 +60,21 @@ struct an_period_memo {
 	int64_t omin, omax, emax; /* its accesses' lowest, highest start, highest byte, from the address before */
 };
 
+/* Without a model the stretch searches where its decoder enters the first
+ * AN_PERIOD_WINDOW bytes of each 256: longer than any record that keeps
+ * the code addresses where they are (11 bytes at most), so that every 256
+ * bytes of a loop's such records have one begin there. */
+#define AN_PERIOD_WINDOW 16
+_Static_assert((AN_PERIOD_WINDOW & (AN_PERIOD_WINDOW - 1)) == 0 && AN_PERIOD_WINDOW <= 256, "a mask finds the window");
+/* (compared whole: no padding) */
+_Static_assert(sizeof(struct an_period_key) == 5 * 8 + 6 * 4, "struct an_period_key has no padding");
+
 /* If the records at d's position begin at least one whole period of
  * access records, each of whose accesses the stretch's loop would count
  * as in says without calling anything (in the stretch, a hot delta of the
  * pattern, a repeat of the model's line), fills *out with as many periods
  * as repeat byte for byte and stay within those bounds, and returns 1;
  * else 0. A new period is one seen twice; memo's is taken again at once. */
-/* The stretch searches where its decoder enters the first AN_PERIOD_WINDOW
- * bytes of each 256: longer than any record a period may hold, so that
- * every 256 bytes of them have a record begin there. */
-#define AN_PERIOD_WINDOW 16
-_Static_assert((AN_PERIOD_WINDOW & (AN_PERIOD_WINDOW - 1)) == 0 && AN_PERIOD_WINDOW <= 256, "a mask finds the window");
 int an_period_ahead(const struct trace_dec *d, const struct an_period_in *in, struct an_period_memo *memo,
 		    struct an_period *out);
 /* Adds the n periods' accesses to the tallies of their code addresses (c2
