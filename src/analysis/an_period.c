@@ -156,7 +156,9 @@ int an_period_ahead(const struct trace_dec *d, const struct an_period_in *in, st
 		seen = p0 + 2 * memo->shape.bytes;
 	else
 		return 0;
-	const uint64_t n = periods_run(memo, in, d->last_addr, p0, seen, d->end);
+	uint64_t n = periods_run(memo, in, d->last_addr, p0, seen, d->end);
+	const uint64_t each = memo->shape.n1 + memo->shape.n2;
+	n = n <= in->most / each ? n : in->most / each;
 	if (!n)
 		return 0;
 	*out = memo->shape;

@@ -32,6 +32,7 @@ struct an_period_key {
 struct an_period_in {
 	uint64_t lo, width; /* the stretch: [lo, lo + width) of one object */
 	uint64_t rep_line; /* the model's repeats' line */
+	uint64_t most; /* accesses the periods may have at most (a burst's rest) */
 	struct an_period_key key;
 };
 
@@ -73,7 +74,8 @@ _Static_assert(sizeof(struct an_period_key) == 5 * 8 + 6 * 4, "struct an_period_
  * access records, each of whose accesses the stretch's loop would count
  * as in says without calling anything (in the stretch, a hot delta of the
  * pattern, a repeat of the model's line), fills *out with as many periods
- * as repeat byte for byte and stay within those bounds, and returns 1;
+ * as repeat byte for byte, stay within those bounds and have at most
+ * in->most accesses, and returns 1;
  * else 0. A new period is one seen twice; memo's is taken again at once. */
 int an_period_ahead(const struct trace_dec *d, const struct an_period_in *in, struct an_period_memo *memo,
 		    struct an_period *out);

@@ -590,8 +590,10 @@ static inline __attribute__((always_inline)) void take_periods(
 	/* the pattern summary's run, or its hot slot alone while the run is
 	 * off (then each access goes to the summary, which is up to date) */
 	const int single = ps && !pat->on;
+	/* (a burst replayed: its accesses but the last before the loop's
+	 * test, which ends the burst at the last one as it would) */
 	struct an_period_in in = {
-		.lo = k->lo, .width = k->width,
+		.lo = k->lo, .width = k->width, .most = st->replay_on ? s->replay_left - 1 : UINT64_MAX,
 		.key = { .ip = k->ip, .ip2 = k->ip2, .fn = *fn, .fn2 = *fn2, .pat_on = ps != NULL,
 			 .da = pat->da, .db = pat->db },
 	};
@@ -616,6 +618,8 @@ static inline __attribute__((always_inline)) void take_periods(
 		return;
 	}
 	pt->backoff = 1;
+	if (st->replay_on)
+		s->replay_left -= q.n * (q.n1 + q.n2);
 	an_period_count(&q, *ipc, *ipc2);
 	if (single) {
 		const uint64_t n = q.n * q.na;
@@ -684,9 +688,9 @@ static inline __attribute__((always_inline)) int take_stretch(struct an_state *s
 	uint32_t rep_fn = 0;
 	/* A loop's records repeating byte for byte are counted a run of
 	 * periods at once (take_periods) where nothing else reads each access:
-	 * no burst to end, and no call but the model's (its repeats of one line
-	 * alone). */
-	const int periods = !st->replay_on && (!extras || model_only) && !st->opts->each_access;
+	 * no call but the model's (its repeats of one line alone), within what
+	 * is left of a burst replayed. */
+	const int periods = (!extras || model_only) && !st->opts->each_access;
 	struct period_try pt;
 	pt.skip = 0;
 	pt.backoff = 1;

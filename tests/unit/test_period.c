@@ -9,7 +9,8 @@
  * line's repeats begin, the next access is past the block). Its counts
  * are the arithmetic's; the pattern summaries, every row and, with a
  * model, every outcome are those of the same accesses replayed one at a
- * time (an_opts.each_access), as they are for loops of random shapes. */
+ * time (an_opts.each_access), as they are for loops of random shapes, in
+ * full and in bursts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,13 +140,16 @@ static void same(const struct an_result *a, const struct an_result *b, const str
 	}
 }
 
+static uint64_t burst_on, burst_off; /* bursts replayed (0: all of it) */
+
 /* The trace analysed with machine m (NULL: no model), in runs of periods
  * or an access at a time: the result and its patterns by class. */
 static struct an_result *analyse(const struct mp_machine *m, int each_access, struct an_pattern **pats)
 {
 	char path[] = "/tmp/mp-period-XXXXXX";
 	struct an_patterns *collect = an_patterns_new();
-	struct an_opts o = { .machine = m, .patterns = collect, .each_access = each_access };
+	struct an_opts o = { .machine = m, .patterns = collect, .each_access = each_access,
+			     .burst_on = burst_on, .burst_off = burst_off };
 	struct an_result *r = NULL;
 	*pats = NULL;
 	CHECK_EQ(tb_analyse(path, &o, NULL, &r), 0);
@@ -264,6 +268,12 @@ int main(void)
 	struct mp_machine mm;
 	CHECK_EQ(mp_machine_preset("nehalem-e5504", &mm), 0);
 	test_counts(&mm);
+	test_random(NULL);
+	test_random(&mm);
+	/* bursts of 300 accesses replayed, 700 dropped: a run of periods
+	 * stops short of a burst's end */
+	burst_on = 300;
+	burst_off = 700;
 	test_random(NULL);
 	test_random(&mm);
 	return check_done("test_period");
