@@ -167,14 +167,17 @@ int an_period_ahead(const struct trace_dec *d, const struct an_period_in *in, st
 	return 1;
 }
 
+/* c gains n times p */
+static void counts_add_times(struct an_counts *c, const struct an_counts *p, uint64_t n)
+{
+	c->loads += n * p->loads;
+	c->stores += n * p->stores;
+	c->bytes_loaded += n * p->bytes_loaded;
+	c->bytes_stored += n * p->bytes_stored;
+}
+
 void an_period_count(const struct an_period *q, struct an_counts *c1, struct an_counts *c2)
 {
-	c1->loads += q->n * q->c1.loads;
-	c1->stores += q->n * q->c1.stores;
-	c1->bytes_loaded += q->n * q->c1.bytes_loaded;
-	c1->bytes_stored += q->n * q->c1.bytes_stored;
-	c2->loads += q->n * q->c2.loads;
-	c2->stores += q->n * q->c2.stores;
-	c2->bytes_loaded += q->n * q->c2.bytes_loaded;
-	c2->bytes_stored += q->n * q->c2.bytes_stored;
+	counts_add_times(c1, &q->c1, q->n);
+	counts_add_times(c2, &q->c2, q->n);
 }

@@ -604,11 +604,11 @@ static inline __attribute__((always_inline)) void take_periods(
 		in.key.rep_again = rep->again;
 		in.key.rep_fn = rep->fn;
 	}
+	/* (no summary: the run was never begun, its deltas stay 0, and the
+	 * key the same each time) */
 	const int hot = single && ps->accesses && ps->hot < ps->nslots;
 	if (hot)
 		in.key.da = in.key.db = ps->slot[ps->hot].delta;
-	else if (!ps)
-		in.key.da = in.key.db = 0; /* (not read: the same key whatever the run held) */
 	struct an_period q;
 	const struct trace_dec dc = *d; /* (a copy's address: d itself stays in registers) */
 	if (s->ahead_on || (ps && (single ? !hot || ps->last != a->addr : pat->last != a->addr)) ||
