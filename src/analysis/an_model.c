@@ -1094,11 +1094,8 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 		return;
 	}
 	struct an_model *am = st->model;
-	if (!am->par_decided) {
+	if (!am->par_decided)
 		anm_par_decide(st, am);
-		if (am->par && am->tlog)
-			anm_tlog_drop(am); /* (the model's threads translate) */
-	}
 	if (am->par)
 		anm_par_access(st, s, cls, r, counted, sum);
 	else

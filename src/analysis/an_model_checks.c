@@ -231,8 +231,8 @@ void anm_tlog_init(struct an_state *st, struct an_model *am)
 	am->tlog->last_page = UINT64_MAX;
 }
 
-/* The log cannot be complete (no memory, too large, the model on
- * threads): none, and the checks replay. */
+/* The log cannot be complete (no memory, too large): none, and the
+ * checks replay. */
 void anm_tlog_drop(struct an_model *am)
 {
 	an_tlog_free(am->tlog);

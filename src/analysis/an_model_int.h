@@ -199,7 +199,7 @@ struct an_model {
 	 * a store, sent on as mp_model_par_repeat's */
 	struct anm_run {
 		int ok;
-		uint32_t fn;
+		uint32_t fn, owner; /* (the function whose repeats gather now, and its owner) */
 		int counted;
 		unsigned n;
 		uint64_t writes;

@@ -17,7 +17,11 @@
 
 /* What counting a submission's outcome needs (par_counted): what the
  * serial path reads from the stream then, kept as it was at submission. */
-enum { PEND_LINES, PEND_RANGE_END };
+/* PEND_REPS: repeats of the submission before it (its PEND_LINES entry
+ * and any PEND_REPS between), from another function: counted with that
+ * one's row, as the serial replay counts a store after a load (a
+ * read-modify-write) */
+enum { PEND_LINES, PEND_RANGE_END, PEND_REPS };
 struct anm_pend {
 	uint64_t a; /* the first line's address */
 	uint32_t thread, proc, cls, fn;
@@ -25,6 +29,7 @@ struct anm_pend {
 	uint8_t kind, counted, batch, store_fill, shift, n;
 };
 #define PEND_CAP (1u << 12)
+#define PEND_AHEAD 8 /* submissions ahead of the one counted whose page rows are hinted */
 
 /* Whether this run's references go to the model on several threads
  * (an_opts.model_threads): an exact run whose outcomes nobody reads one
@@ -165,7 +170,7 @@ static void par_run_send(struct an_model *am, int end)
 	struct anm_run *run = &am->run;
 	/* (the run's submission is never taken before its repeats are sent:
 	 * par_take sends them first) */
-	if (run->n && mp_model_par_repeat(am->par, run->writes, run->n) != 1)
+	if (run->n && mp_model_par_repeat(am->par, run->writes, run->n, run->owner) != 1)
 		end = 1;
 	run->n = 0;
 	run->writes = 0;
@@ -180,8 +185,25 @@ int anm_par_repeat(struct an_state *st, struct an_stream *s, int write, int coun
 	struct an_model *am = st->model;
 	struct anm_run *run = &am->run;
 	/* (s->rep_seq equal to par_seq: the run is this stream's, the last submission) */
-	if (!run->ok || s->last_fn != run->fn || counted != run->counted)
+	if (!run->ok || counted != run->counted)
 		return 0;
+	if (s->last_fn != run->fn) {
+		/* from another function: its repeats apart, under its owner */
+		if (am->pend_tail - am->pend_head + 2 >= PEND_CAP)
+			return 0;
+		par_run_send(am, 0);
+		if (!run->ok)
+			return 0;
+		const struct anm_pend *last = &am->pend[(am->pend_tail - 1) % PEND_CAP];
+		am->pend[am->pend_tail++ % PEND_CAP] = (struct anm_pend){ .kind = PEND_REPS,
+									  .thread = s->thread,
+									  .proc = s->proc,
+									  .cls = last->cls,
+									  .fn = s->last_fn,
+									  .counted = (uint8_t)counted };
+		run->fn = s->last_fn;
+		run->owner = anm_owner_of(st, am, s, last->cls);
+	}
 	run->writes |= (uint64_t)(write != 0) << run->n;
 	am->pend[(am->pend_tail - 1) % PEND_CAP].reps++;
 	if (counted) {
@@ -207,6 +229,12 @@ static void par_take(struct an_state *st, struct an_model *am, int more)
 		mp_model_par_result(am->par, 1, &o, &lv, &nrep, &replv); /* (broadcasts alone: their turn) */
 	while (am->pend_head != am->pend_tail) {
 		const struct anm_pend *p = &am->pend[am->pend_head % PEND_CAP];
+		if (am->nrows >= AN_AHEAD_PAGES && am->pend_tail - am->pend_head > PEND_AHEAD) {
+			/* (the page's row, which a TLB miss counts into: the
+			 * lookahead hinted it long before the outcome came) */
+			const struct anm_pend *q = &am->pend[(am->pend_head + PEND_AHEAD) % PEND_CAP];
+			__builtin_prefetch(&am->rows[row_home(q->proc, q->a >> q->shift, q->shift, 0, am->rows_cap)]);
+		}
 		if (p->kind == PEND_RANGE_END) {
 			if (am->par_range.refs) {
 				struct an_mem *rows[4];
@@ -215,12 +243,25 @@ static void par_take(struct an_state *st, struct an_model *am, int more)
 					an_mem_add(rows[r], &am->par_range);
 				memset(&am->par_range, 0, sizeof(am->par_range));
 			}
+		} else if (p->kind == PEND_REPS) {
+			/* (counted with the submission before it, taken there) */
 		} else {
 			if (!mp_model_par_result(am->par, more == 2 || (more && !took), &o, &lv, &nrep, &replv))
 				return;
 			par_counted(st, am, p, &o, lv);
-			if (nrep)
-				par_repeats(st, am, p, nrep, replv);
+			/* its repeats: its own, then those of the PEND_REPS after it */
+			unsigned done = p->reps < nrep ? p->reps : nrep;
+			if (done)
+				par_repeats(st, am, p, done, replv);
+			while (done < nrep && am->pend_head + 1 != am->pend_tail) {
+				const struct anm_pend *q = &am->pend[(am->pend_head + 1) % PEND_CAP];
+				if (q->kind != PEND_REPS)
+					break;
+				const unsigned k = q->reps < nrep - done ? q->reps : nrep - done;
+				par_repeats(st, am, q, k, replv ? replv + done : NULL);
+				done += k;
+				am->pend_head++;
+			}
 			took = 1;
 		}
 		am->pend_head++;
@@ -298,6 +339,11 @@ void anm_par_access(struct an_state *st, struct an_stream *s, uint32_t cls, cons
 		par_room(st, am);
 		const unsigned tlb =
 			mp_model_par_access(am->par, core, s->proc, a, paddr, (unsigned)n, r->write, shift, owner, counted);
+		/* (the log needs no outcome: what model_access logs, where it
+		 * would; a repeat it answers without the model, sent here, is
+		 * the log's last entry again, which the log drops) */
+		if (am->tlog)
+			anm_tlog_put(st, am, s, cls, core, a, shift, counted);
 		if (tlb != MP_TLB_L1_HIT && (st->res->phys_pages >= AN_AHEAD_PAGES || am->nrows >= AN_AHEAD_PAGES)) {
 			/* (line_missed's arming of the lookahead, for the translations' slots) */
 			const uint64_t pg = a >> shift;
@@ -317,7 +363,7 @@ void anm_par_access(struct an_state *st, struct an_stream *s, uint32_t cls, cons
 		am->par_seq++;
 		if (nlines == 1 && !r->range) {
 			/* (what the stream's repeats are checked against: an_model_repeat) */
-			*run = (struct anm_run){ .ok = 1, .fn = s->last_fn, .counted = counted };
+			*run = (struct anm_run){ .ok = 1, .fn = s->last_fn, .owner = owner, .counted = counted };
 			s->rep_a = a;
 			s->rep_cls = cls;
 			s->rep_fn = s->last_fn;

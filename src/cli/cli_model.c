@@ -354,9 +354,10 @@ const struct cli_opt cli_opts_model[] = {
 	  "(threads take cores round-robin)"),
 	CLI_OPT("model-threads", CLI_K_MODEL_THREADS, "N",
 	  "the exact model on N threads (default 1), the same\n"
-	  "figures: the replay's and N-1 modelling cache sets\n"
-	  "apart (where measured, on 2 CPUs, slower than one\n"
-	  "thread: docs/model.md, \"On several threads\")"),
+	  "figures: at 2, the replay's and one modelling beside\n"
+	  "it (faster where references miss, slower on loops\n"
+	  "that hit L1); beyond, cache sets apart\n"
+	  "(docs/model.md, \"On several threads\")"),
 	CLI_END,
 };
 

@@ -777,14 +777,6 @@ static unsigned level_latency(const struct mp_machine *mm, unsigned level)
 	}
 }
 
-/* A line's key: physical when paddr is known, else (space, address);
- * space and addr as mp_model_access masks them. */
-static inline uint64_t line_key(const struct mp_model *m, uint32_t space, uint64_t addr, uint64_t paddr)
-{
-	return paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
-		     : (uint64_t)space << SPACE_SHIFT | addr >> m->line_shift;
-}
-
 /* --- translation ------------------------------------------------------------
  */
 

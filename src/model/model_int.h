@@ -452,6 +452,14 @@ struct mp_model {
 	uint64_t first_lines, first_pages; /* first fills (data lines) and walks marked so far */
 };
 
+/* A line's key: physical when paddr is known, else (space, address);
+ * space and addr as mp_model_access masks them. */
+static inline uint64_t line_key(const struct mp_model *m, uint32_t space, uint64_t addr, uint64_t paddr)
+{
+	return paddr ? PHYS_BIT | (paddr & VA_MASK) >> m->line_shift
+		     : (uint64_t)space << SPACE_SHIFT | addr >> m->line_shift;
+}
+
 /* The pieces of mp_model_access that a model on several threads
  * (model_par.c) runs apart. The front: the TLBs and paging-structure
  * caches of a reference by core (< ncores; the core becomes active), as

@@ -13,12 +13,21 @@
  * submission order. Tails and counts are published in batches; a thread
  * that finds nothing to do spins a little, then sleeps on its condition
  * variable (the machine may have fewer cores than threads).
+ *
+ * With one worker there is nothing to split: the worker runs the whole
+ * model, TLBs too (a pipeline), and the caller's thread only hands each
+ * access over (its ring holds whole references, struct fref). Split, the
+ * front's TLB stage and the hand-over of every walk line cost the
+ * caller's thread more than the caches it gives away, and on two CPUs
+ * it was the slower.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "model/model_int.h"
 #include "model/model_par.h"
@@ -31,6 +40,7 @@ enum {
 	OP_ACTIVATE = 16,
 	OP_STOP = 32,
 	OP_RUN = 64, /* repeats of the ring's previous line: key holds the stores' bits, n their number */
+	OP_FULL = 128, /* one worker: a whole reference (struct fref) */
 };
 
 struct lref {
@@ -41,13 +51,43 @@ struct lref {
 	uint8_t n;
 };
 
+/* One worker's ring: a reference of n lines as mp_model_access_lines
+ * takes it, in the first of n slots (op OP_FULL; the others' op 0), its
+ * outcome in `fo` at that slot and its lines' levels in `lv` at theirs;
+ * or, as in struct lref, a run of repeats (addr: the stores' bits) or an
+ * order. */
+struct fref {
+	uint64_t addr, paddr;
+	uint32_t owner;
+	uint16_t core, space;
+	uint8_t op, n, shift;
+};
+
 #define QCAP (1u << 12) /* line references a worker's ring holds */
 #define TCAP (1u << 11) /* submissions waiting for their outcome */
 #define WCAP (1u << 14) /* their lines' workers */
 #define TICKET_LINES (MODEL_FRONT_KEYS - 1 + MP_MODEL_LINES_MAX)
 #define ROOM (TICKET_LINES + 8) /* a ticket, an activation, repeats after (mp_model_par_repeat) and a stop */
 #define PUBLISH_EVERY 128 /* references between publications of a tail or a count */
-#define SPINS 50 /* waits for a ring before sleeping (2 CPUs may run 3 threads) */
+#define HINT_SETS (4u << 20) /* a model's sets from which hints pay (as the serial replay's lookahead) */
+#define HINT_KEEP 256 /* references hinted after one that walked or missed L2 */
+#define RING_AHEAD 32 /* ring places read or written ahead of time (a line the other thread had) */
+#define WAKE_BATCH 1024 /* references a sleeping front lets the worker do first */
+/* A thread that finds nothing to do spins this long before it sleeps:
+ * a sleeping thread woken through a condition variable was seen to take
+ * half a millisecond to run again on a VM (its idle virtual CPU is
+ * rescheduled by the host), while the other thread's next batch comes
+ * within microseconds. Spinning yields the CPU now and then, should
+ * there be fewer CPUs than threads. */
+#define SPIN_NS 5000000
+#define SPIN_YIELD_EVERY 1024 /* pauses between a look at the clock and a yield */
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 /* A spin-wait's pause (x86's PAUSE, Arm's YIELD): lets the other
  * hyperthread run and keeps the loop from flooding the memory system. */
@@ -58,6 +98,22 @@ static inline void cpu_relax(void)
 #elif defined(__aarch64__) || defined(__arm__)
 	__asm__ volatile("yield");
 #endif
+}
+
+/* One more turn of a spin-wait begun with *since = 0: 1 while it goes on
+ * (SPIN_NS), 0 once the waiter should sleep. */
+static inline int spin_on(uint64_t *since, unsigned *turn)
+{
+	cpu_relax();
+	if (++*turn % SPIN_YIELD_EVERY)
+		return 1;
+	const uint64_t t = now_ns();
+	if (!*since)
+		*since = t;
+	else if (t - *since > SPIN_NS)
+		return 0;
+	sched_yield();
+	return 1;
 }
 
 struct ticket {
@@ -71,10 +127,15 @@ struct ticket {
 };
 
 struct worker {
-	/* the front's side */
+	/* the rings, which both threads read (set at the start: apart from
+	 * the counts each thread writes, lest every count written take the
+	 * line from the other thread) */
 	_Alignas(64) struct lref *q;
+	struct fref *fq; /* (one worker: instead of q) */
 	uint8_t *lv;
-	uint64_t tail_local; /* written, not yet published */
+	struct mp_model_out *fo; /* (one worker: whole references' outcomes) */
+	/* the front's side */
+	_Alignas(64) uint64_t tail_local; /* written, not yet published */
 	uint64_t head; /* levels read */
 	uint64_t done_seen; /* the last count read */
 	unsigned unpublished;
@@ -82,13 +143,15 @@ struct worker {
 	_Alignas(64) _Atomic uint64_t tail;
 	_Atomic int sleeping;
 	_Alignas(64) _Atomic uint64_t done;
-	_Atomic int front_waits;
+	_Atomic uint64_t front_waits; /* the front sleeps until done reaches this (0: it does not) */
 	pthread_mutex_t mu;
 	pthread_cond_t work, result;
 	/* the worker's own */
 	_Alignas(64) struct mp_model_par *p;
 	struct mp_model *m;
 	uint8_t (*runlv)[64]; /* an OP_RUN's levels where some missed L1, by ring place */
+	uint8_t *hinted; /* (one worker: mp_model_prefetch's answers, by ring place) */
+	int hint_sets; /* (one worker: its model's sets outgrow the host's caches: worker_hints) */
 	uint64_t *wb; /* counted DRAM writes by owner */
 	size_t wb_cap;
 	int counted; /* the current reference's */
@@ -101,6 +164,8 @@ struct mp_model_par {
 	struct mp_machine mach;
 	struct mp_model *front;
 	unsigned nworkers;
+	int full; /* one worker, which runs the whole model (fq, fo) */
+	uint64_t recent[256]; /* (full: 4 KiB pages submitted lately, + 1: mp_model_par_access's guess) */
 	uint64_t class_mask; /* line key & class_mask: the class */
 	uint8_t class_worker[256]; /* (class_mask < 256: see mp_model_par_new) */
 	struct worker *w;
@@ -164,7 +229,8 @@ static void on_wb(void *arg, uint32_t owner, uint64_t line, int physical)
 static void publish_done(struct worker *w, uint64_t done)
 {
 	atomic_store(&w->done, done);
-	if (atomic_load(&w->front_waits)) {
+	const uint64_t wake = atomic_load(&w->front_waits);
+	if (wake && done >= wake) {
 		pthread_mutex_lock(&w->mu);
 		pthread_cond_signal(&w->result);
 		pthread_mutex_unlock(&w->mu);
@@ -174,12 +240,12 @@ static void publish_done(struct worker *w, uint64_t done)
 /* The tail once it is past done: spins, then sleeps until the front publishes. */
 static uint64_t wait_work(struct worker *w, uint64_t done)
 {
-	uint64_t tail;
-	for (unsigned i = 0; i < SPINS; i++) {
+	uint64_t tail, since = 0;
+	unsigned turn = 0;
+	do {
 		if ((tail = atomic_load_explicit(&w->tail, memory_order_acquire)) != done)
 			return tail;
-		cpu_relax();
-	}
+	} while (spin_on(&since, &turn));
 	pthread_mutex_lock(&w->mu);
 	atomic_store(&w->sleeping, 1);
 	while ((tail = atomic_load(&w->tail)) == done)
@@ -189,10 +255,52 @@ static uint64_t wait_work(struct worker *w, uint64_t done)
 	return tail;
 }
 
+/* An order in a ring (the set-split one or the whole references'):
+ * OP_STOP, OP_ACTIVATE, OP_CLEAN or OP_RENEW; 1 if it was OP_STOP. */
+static int worker_order(struct worker *w, uint8_t op, unsigned core)
+{
+	if (op & OP_STOP)
+		return 1;
+	if (op & OP_ACTIVATE) {
+		model_activate(w->m, core);
+	} else if (op & OP_CLEAN) {
+		mp_model_clean(w->m);
+	} else if (op & OP_RENEW) {
+		struct mp_model *m = worker_model(w->p);
+		if (m) {
+			mp_model_free(w->m);
+			w->m = m;
+			mp_model_set_writeback(w->m, on_wb, w);
+		} else {
+			/* (the old machine takes the references, and the
+			 * caller hears of it at mp_model_par_writebacks) */
+			w->failed = 1;
+		}
+	}
+	return 0;
+}
+
+/* An OP_RUN's repeats of line key at ring place pos: the count of those
+ * that missed L1 in lv, their levels in runlv. */
+static void worker_run(struct worker *w, uint64_t pos, unsigned core, uint64_t key, uint64_t writes, unsigned n,
+		       uint32_t owner)
+{
+	uint8_t lv[64];
+	unsigned missed = model_repeats(w->m, core, key, writes, n, owner, lv);
+	if (missed) {
+		if (!w->runlv && !(w->runlv = malloc(QCAP * sizeof(*w->runlv)))) {
+			w->failed = 1;
+			missed = 0;
+		} else {
+			memcpy(w->runlv[pos % QCAP], lv, n);
+		}
+	}
+	w->lv[pos % QCAP] = (uint8_t)missed;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	const struct mp_model_par *p = w->p;
 	uint64_t done = 0, tail = 0, key = 0; /* (key: the last line's, which an OP_RUN repeats) */
 	unsigned since = 0;
 	for (;;) {
@@ -215,42 +323,100 @@ static void *worker_main(void *arg)
 		}
 		const uint8_t op = r->op;
 		w->counted = (op & OP_COUNTED) != 0;
-		if (op & OP_STOP) {
-			publish_done(w, done + 1);
-			return NULL;
-		} else if (op & OP_ACTIVATE) {
-			model_activate(w->m, r->core);
-		} else if (op & OP_CLEAN) {
-			mp_model_clean(w->m);
-		} else if (op & OP_RENEW) {
-			struct mp_model *m = worker_model(p);
-			if (m) {
-				mp_model_free(w->m);
-				w->m = m;
-				mp_model_set_writeback(w->m, on_wb, w);
-			} else {
-				/* (the old machine takes the references, and the
-				 * caller hears of it at mp_model_par_writebacks) */
-				w->failed = 1;
+		if (op & OP_RUN) {
+			worker_run(w, done, r->core, key, r->key, r->n, r->owner);
+		} else if (op & (OP_STOP | OP_ACTIVATE | OP_CLEAN | OP_RENEW)) {
+			if (worker_order(w, op, r->core)) {
+				publish_done(w, done + 1);
+				return NULL;
 			}
-		} else if (op & OP_RUN) {
-			uint8_t lv[64];
-			unsigned missed = model_repeats(w->m, r->core, key, r->key, r->n, r->owner, lv);
-			if (missed) {
-				if (!w->runlv && !(w->runlv = malloc(QCAP * sizeof(*w->runlv)))) {
-					w->failed = 1;
-					missed = 0;
-				} else {
-					memcpy(w->runlv[done % QCAP], lv, r->n);
-				}
-			}
-			w->lv[done % QCAP] = (uint8_t)missed;
 		} else {
 			key = r->key;
 			w->lv[done % QCAP] = (uint8_t)model_line(w->m, r->core, key, op & OP_WRITE, r->owner);
 		}
 		done++;
 		if (++since >= PUBLISH_EVERY) {
+			publish_done(w, done);
+			since = 0;
+		}
+	}
+}
+
+/* The hints of the references at ring places [*hint1, done + 16) and the
+ * second hints of those at [*hint2, done + 8) (hinted already), as the
+ * serial replay's lookahead gives them (src/analysis/an_lookahead.c): the
+ * sets of each new line some references ahead, later where its L2 victim
+ * goes. Not for a line next to the last one hinted: a stream's, whose
+ * sets the host's own prefetcher brings. */
+static void worker_hints(struct worker *w, uint64_t done, uint64_t tail, uint64_t *hint1, uint64_t *hint2,
+			 uint64_t *last_line)
+{
+	uint64_t h = *hint1 > done ? *hint1 : done;
+	for (; h < tail && h < done + 16; h++) {
+		const struct fref *a = &w->fq[h % QCAP];
+		uint8_t hinted = 0;
+		if (a->op & OP_FULL) {
+			const uint64_t ln = (a->addr & VA_MASK) >> 6 | (uint64_t)a->space << 48;
+			if (ln - *last_line + 2 > 4)
+				hinted = (uint8_t)mp_model_prefetch(w->m, a->core, a->space, a->addr, a->paddr);
+			*last_line = ln;
+		}
+		w->hinted[h % QCAP] = hinted;
+	}
+	*hint1 = h;
+	for (h = *hint2 > done ? *hint2 : done; h < *hint1 && h < done + 8; h++) {
+		const struct fref *a = &w->fq[h % QCAP];
+		if (w->hinted[h % QCAP])
+			mp_model_prefetch_victim(w->m, a->core, a->space, a->addr, a->paddr, w->hinted[h % QCAP]);
+	}
+	*hint2 = h;
+}
+
+/* The one worker of a whole model: each reference as the serial model
+ * makes it. Hints (worker_hints) where the model's sets outgrow the
+ * host's caches, for a while after a reference walked or missed L2 (as
+ * long as such misses keep coming: hint_left). */
+static void *worker_full_main(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t done = 0, tail = 0, hint1 = 0, hint2 = 0, last_line = 0, key = 0; /* (key: as in worker_main) */
+	unsigned since = 0, hint_left = 0;
+	for (;;) {
+		if (done == tail) {
+			publish_done(w, done);
+			since = 0;
+			tail = wait_work(w, done);
+		}
+		__builtin_prefetch(&w->fq[(done + RING_AHEAD) % QCAP]);
+		if (hint_left)
+			worker_hints(w, done, tail, &hint1, &hint2, &last_line);
+		const struct fref *r = &w->fq[done % QCAP];
+		__builtin_prefetch(&w->fo[(done + RING_AHEAD) % QCAP], 1);
+		const uint8_t op = r->op;
+		unsigned n = 1;
+		w->counted = (op & OP_COUNTED) != 0;
+		if (op & OP_FULL) {
+			struct mp_model_out o;
+			uint8_t lv[MP_MODEL_LINES_MAX];
+			n = r->n;
+			mp_model_access_lines(w->m, r->core, r->space, r->addr, r->paddr, n, op & OP_WRITE, r->shift,
+					      r->owner, 0, &o, lv);
+			w->fo[done % QCAP] = o;
+			for (unsigned i = 0; i < n; i++)
+				w->lv[(done + i) % QCAP] = lv[i];
+			if (o.tlb == MP_TLB_WALK || o.level >= MP_LVL_L3)
+				hint_left = w->hint_sets ? HINT_KEEP : 0;
+			else
+				hint_left -= hint_left > 0;
+			key = line_key(w->m, r->space, r->addr & VA_MASK, r->paddr);
+		} else if (op & OP_RUN) {
+			worker_run(w, done, r->core, key, r->addr, r->n, r->owner);
+		} else if (worker_order(w, op, r->core)) {
+			publish_done(w, done + 1);
+			return NULL;
+		}
+		done += n;
+		if ((since += n) >= PUBLISH_EVERY) {
 			publish_done(w, done);
 			since = 0;
 		}
@@ -287,13 +453,17 @@ static void wait_done(struct mp_model_par *p, struct worker *w, uint64_t pos)
 	for (unsigned i = 0; i < p->nworkers; i++)
 		if (p->w[i].unpublished)
 			publish_tail(&p->w[i]);
-	for (unsigned i = 0; i < SPINS; i++) {
+	uint64_t since = 0;
+	unsigned turn = 0;
+	do {
 		if ((w->done_seen = atomic_load_explicit(&w->done, memory_order_acquire)) > pos)
 			return;
-		cpu_relax();
-	}
+	} while (spin_on(&since, &turn));
 	pthread_mutex_lock(&w->mu);
-	atomic_store(&w->front_waits, 1);
+	/* (woken once a batch is done, not at the first count past pos: the
+	 * front would take a few outcomes and sleep again) */
+	const uint64_t batch = pos + 1 + WAKE_BATCH;
+	atomic_store(&w->front_waits, batch < w->tail_local ? batch : w->tail_local);
 	while ((w->done_seen = atomic_load(&w->done)) <= pos)
 		pthread_cond_wait(&w->result, &w->mu);
 	atomic_store(&w->front_waits, 0);
@@ -314,16 +484,23 @@ static inline int ready(struct mp_model_par *p, struct worker *w, uint64_t pos, 
 	return 1;
 }
 
+/* An order (worker_order's) at the end of worker w's ring, published. */
+static void put_order(struct mp_model_par *p, struct worker *w, uint8_t op, unsigned core)
+{
+	if (p->full)
+		w->fq[w->tail_local % QCAP] = (struct fref){ .core = (uint16_t)core, .op = op };
+	else
+		w->q[w->tail_local % QCAP] = (struct lref){ 0, 0, (uint16_t)core, op, 0 };
+	w->tail_local++;
+	publish_tail(w);
+}
+
 static void bcast(struct mp_model_par *p, uint8_t op, unsigned core)
 {
 	p->room = 0; /* (looked at again) */
 	p->t[p->t_tail++ % TCAP] = (struct ticket){ .wstart = 0, .bcast = 1 };
-	for (unsigned i = 0; i < p->nworkers; i++) {
-		struct worker *w = &p->w[i];
-		w->q[w->tail_local % QCAP] = (struct lref){ 0, 0, (uint16_t)core, op, 0 };
-		w->tail_local++;
-		publish_tail(w);
-	}
+	for (unsigned i = 0; i < p->nworkers; i++)
+		put_order(p, &p->w[i], op, core);
 }
 
 static void stop_workers(struct mp_model_par *p)
@@ -333,9 +510,7 @@ static void stop_workers(struct mp_model_par *p)
 		if (!w->started)
 			continue;
 		/* (room for one more: the front never fills a ring to the last slot) */
-		w->q[w->tail_local % QCAP] = (struct lref){ 0, 0, 0, OP_STOP, 0 };
-		w->tail_local++;
-		publish_tail(w);
+		put_order(p, w, OP_STOP, 0);
 		pthread_join(w->tid, NULL);
 	}
 }
@@ -351,6 +526,7 @@ struct mp_model_par *mp_model_par_new(const struct mp_machine *mach, unsigned wo
 		return NULL;
 	p->mach = *mach;
 	p->nworkers = workers;
+	p->full = workers == 1;
 	p->front = mp_model_new(mach);
 	p->w = aligned_alloc(64, workers * sizeof(*p->w));
 	p->t = calloc(TCAP, sizeof(*p->t));
@@ -377,17 +553,24 @@ struct mp_model_par *mp_model_par_new(const struct mp_machine *mach, unsigned wo
 		pthread_mutex_init(&w->mu, NULL);
 		pthread_cond_init(&w->work, NULL);
 		pthread_cond_init(&w->result, NULL);
-		w->q = malloc(QCAP * sizeof(*w->q));
+		if (p->full) {
+			w->fq = malloc(QCAP * sizeof(*w->fq));
+			w->fo = malloc(QCAP * sizeof(*w->fo));
+			w->hinted = malloc(QCAP);
+		} else {
+			w->q = malloc(QCAP * sizeof(*w->q));
+		}
 		w->lv = malloc(QCAP);
 		w->m = worker_model(p);
-		if (!w->q || !w->lv || !w->m) {
+		if (!(p->full ? w->fq && w->fo && w->hinted : w->q != NULL) || !w->lv || !w->m) {
 			err = errno;
 			goto fail;
 		}
 		mp_model_set_writeback(w->m, on_wb, w);
+		w->hint_sets = mp_model_set_bytes(w->m) >= HINT_SETS;
 	}
 	for (unsigned i = 0; i < workers; i++) {
-		if ((err = pthread_create(&p->w[i].tid, NULL, worker_main, &p->w[i])))
+		if ((err = pthread_create(&p->w[i].tid, NULL, p->full ? worker_full_main : worker_main, &p->w[i])))
 			goto fail;
 		p->w[i].started = 1;
 	}
@@ -408,6 +591,9 @@ void mp_model_par_free(struct mp_model_par *p)
 			struct worker *w = &p->w[i];
 			mp_model_free(w->m);
 			free(w->q);
+			free(w->fq);
+			free(w->fo);
+			free(w->hinted);
 			free(w->lv);
 			free(w->wb);
 			free(w->runlv);
@@ -448,6 +634,32 @@ int mp_model_par_full(struct mp_model_par *p)
 	return p->room == 0;
 }
 
+/* mp_model_par_access with one worker: the whole reference to it; a guess
+ * at its TLB outcome (the worker's TLBs decide it later): a DTLB hit if its
+ * 4 KiB page was submitted lately, else a walk. */
+static unsigned full_access(struct mp_model_par *p, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
+			    unsigned n, int write, unsigned page_shift, uint32_t owner, int counted)
+{
+	struct worker *w = &p->w[0];
+	p->t[p->t_tail++ % TCAP] = (struct ticket){ .nkeys = 1, .n = (uint8_t)n };
+	const uint8_t op = (uint8_t)(OP_FULL | (counted ? OP_COUNTED : 0) | (write ? OP_WRITE : 0));
+	/* (the ring's lines were the worker's last: taken back ahead of time) */
+	__builtin_prefetch(&w->fq[(w->tail_local + RING_AHEAD) % QCAP], 1);
+	w->fq[w->tail_local % QCAP] = (struct fref){ addr, paddr, owner, (uint16_t)core, (uint16_t)space,
+						     op, (uint8_t)n, (uint8_t)page_shift };
+	for (unsigned i = 1; i < n; i++)
+		w->fq[(w->tail_local + i) % QCAP].op = 0;
+	w->tail_local += n;
+	if ((w->unpublished += n) >= PUBLISH_EVERY)
+		publish_tail(w);
+	const uint64_t page = (addr & VA_MASK) >> 12 | (uint64_t)(space & 0xffff) << 36;
+	uint64_t *r = &p->recent[(page * 0x9e3779b97f4a7c15ull) >> 56];
+	if (*r == page + 1)
+		return MP_TLB_L1_HIT;
+	*r = page + 1;
+	return MP_TLB_WALK;
+}
+
 unsigned mp_model_par_access(struct mp_model_par *p, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
 			     unsigned n, int write, unsigned page_shift, uint32_t owner, int counted)
 {
@@ -455,6 +667,10 @@ unsigned mp_model_par_access(struct mp_model_par *p, unsigned core, uint32_t spa
 	p->room -= p->room > 0;
 	if (core >= mp_model_ncores(f))
 		core %= mp_model_ncores(f);
+	if (p->full) {
+		p->seq++;
+		return full_access(p, core, space, addr, paddr, n, write, page_shift, owner, counted);
+	}
 	const unsigned active = model_nactive(f);
 	uint64_t keys[MODEL_FRONT_KEYS];
 	struct mp_model_out o;
@@ -477,18 +693,72 @@ unsigned mp_model_par_access(struct mp_model_par *p, unsigned core, uint32_t spa
 	return o.tlb;
 }
 
-int mp_model_par_repeat(struct mp_model_par *p, uint64_t writes, unsigned n)
+int mp_model_par_repeat(struct mp_model_par *p, uint64_t writes, unsigned n, uint32_t owner)
 {
 	struct ticket *t = &p->t[(p->t_tail - 1) % TCAP];
 	if (p->t_head == p->t_tail || t->bcast || t->n != 1 || t->runs == 255)
 		return -1; /* (its outcome taken, or no one-line submission last) */
-	const unsigned wi = p->wid[(p->wid_tail - 1) % WCAP];
-	const struct worker *w = &p->w[wi];
-	const struct lref *last = &w->q[(w->tail_local - 1) % QCAP];
 	t->runs++;
-	push(p, wi, writes, last->owner, last->core, (uint8_t)(OP_RUN | (last->op & OP_COUNTED)), n);
+	if (p->full) {
+		struct worker *w = &p->w[0];
+		const struct fref *last = &w->fq[(w->tail_local - 1) % QCAP];
+		w->fq[w->tail_local % QCAP] = (struct fref){ .addr = writes,
+							     .owner = owner,
+							     .core = last->core,
+							     .op = (uint8_t)(OP_RUN | (last->op & OP_COUNTED)),
+							     .n = (uint8_t)n };
+		w->tail_local++;
+		if (++w->unpublished >= PUBLISH_EVERY)
+			publish_tail(w);
+	} else {
+		const unsigned wi = p->wid[(p->wid_tail - 1) % WCAP];
+		const struct lref *last = &p->w[wi].q[(p->w[wi].tail_local - 1) % QCAP];
+		push(p, wi, writes, owner, last->core, (uint8_t)(OP_RUN | (last->op & OP_COUNTED)), n);
+	}
 	p->room -= p->room > 0; /* (a slot, counted as a submission's) */
 	return t->runs < 255 && !mp_model_par_full(p);
+}
+
+/* A run of n repeats done at ring place pos of worker w, after the reps
+ * taken so far: their levels into p->replv, only once one missed L1
+ * (*replv then points there). */
+static void take_run(struct mp_model_par *p, const struct worker *w, uint64_t pos, unsigned n, unsigned *reps,
+		     const uint8_t **replv)
+{
+	const unsigned missed = w->lv[pos];
+	if (missed || *replv) {
+		if (!*replv)
+			memset(p->replv, MP_LVL_L1, *reps);
+		memcpy(p->replv + *reps, missed ? w->runlv[pos] : p->l1_run, n);
+		*replv = p->replv;
+	}
+	*reps += n;
+}
+
+/* mp_model_par_result's of a whole reference (t) to the one worker. */
+static int full_result(struct mp_model_par *p, const struct ticket *t, int wait, struct mp_model_out *out,
+		       unsigned *nrep, const uint8_t **replv)
+{
+	struct worker *w = &p->w[0];
+	const unsigned nl = t->n + t->runs;
+	if (!ready(p, w, w->head + nl - 1, wait))
+		return 0;
+	__builtin_prefetch(&w->fo[(w->head + RING_AHEAD) % QCAP]);
+	__builtin_prefetch(&w->lv[(w->head + 4 * RING_AHEAD) % QCAP]);
+	*out = w->fo[w->head % QCAP];
+	out->again = 0;
+	for (unsigned j = 0; j < t->n; j++)
+		p->level[j] = w->lv[(w->head + j) % QCAP];
+	unsigned reps = 0;
+	*replv = NULL;
+	for (unsigned j = t->n; j < nl; j++) {
+		const uint64_t pos = (w->head + j) % QCAP;
+		take_run(p, w, pos, w->fq[pos].n, &reps, replv);
+	}
+	*nrep = reps;
+	w->head += nl;
+	p->t_head++;
+	return 1;
 }
 
 int mp_model_par_result(struct mp_model_par *p, int wait, struct mp_model_out *out, const uint8_t **level,
@@ -506,6 +776,10 @@ int mp_model_par_result(struct mp_model_par *p, int wait, struct mp_model_out *o
 				p->w[i].head++;
 			p->t_head++;
 			continue;
+		}
+		if (p->full) {
+			*level = p->level;
+			return full_result(p, t, wait, out, nrep, replv);
 		}
 		const unsigned nl = t->nkeys - 1u + t->n + t->runs;
 		/* all its lines done before any is taken (wait 0 may leave it) */
@@ -536,15 +810,7 @@ int mp_model_par_result(struct mp_model_par *p, int wait, struct mp_model_out *o
 			} else if (j < nlines) {
 				p->level[j + 1 - t->nkeys] = (uint8_t)lv;
 			} else {
-				/* a run of repeats: their levels only where one missed L1 */
-				const unsigned n = w->q[pos].n;
-				if (lv || *replv) {
-					if (!*replv)
-						memset(p->replv, MP_LVL_L1, reps);
-					memcpy(p->replv + reps, lv ? w->runlv[pos] : p->l1_run, n);
-					*replv = p->replv;
-				}
-				reps += n;
+				take_run(p, w, pos, w->q[pos].n, &reps, replv);
 			}
 		}
 		*nrep = reps;
@@ -566,11 +832,13 @@ void mp_model_par_clean(struct mp_model_par *p, int counted)
 
 int mp_model_par_renew(struct mp_model_par *p)
 {
-	struct mp_model *f = mp_model_new(&p->mach);
-	if (!f)
-		return -ENOMEM;
-	mp_model_free(p->front);
-	p->front = f;
+	if (!p->full) { /* (one worker: the front's TLBs are not used) */
+		struct mp_model *f = mp_model_new(&p->mach);
+		if (!f)
+			return -ENOMEM;
+		mp_model_free(p->front);
+		p->front = f;
+	}
 	p->seq++;
 	bcast(p, OP_RENEW, 0);
 	return 0;

@@ -51,15 +51,17 @@ unsigned mp_model_par_access(struct mp_model_par *p, unsigned core, uint32_t spa
 			     unsigned n, int write, unsigned page_shift, uint32_t owner, int counted);
 
 /* n (1..64) more references to the line of the last submission (one
- * line, the last thing submitted), by its core and owner, counted as it
- * was: bit i of writes set, the i-th is a store. A repeat that would
+ * line, the last thing submitted), by its core, counted as it was, by
+ * owner (its own, or another's: a store from another function, which
+ * owns the line's writeback from then on): bit i of writes set, the i-th
+ * is a store. A repeat that would
  * change nothing in the serial model (its `again`) is an L1 hit without a
  * translation; the others are made as mp_model_access makes them. Their
  * outcomes come with the submission's (mp_model_par_result). Returns 1 if
  * more may follow, 0 if the next ones must be a submission of their own;
  * -1, nothing sent, if the last submission's outcome was taken already or
  * it was not of one line. */
-int mp_model_par_repeat(struct mp_model_par *p, uint64_t writes, unsigned n);
+int mp_model_par_repeat(struct mp_model_par *p, uint64_t writes, unsigned n, uint32_t owner);
 
 /* The oldest submitted access's outcome, in submission order: 1, *out
  * and *level (its n levels, valid until the next call), as

@@ -1,6 +1,7 @@
 # The exact model on threads (docs/model.md, "On several threads"): at
-# --model-threads 2, 3 and 4 an exact run of one process at a time models
-# its caches on 1, 2 and 3 workers beside the replay, and every output is
+# --model-threads 2 an exact run of one process at a time models on a
+# worker beside the replay (the whole model), at 3 and 4 its caches on 2
+# and 3 workers, and every output is
 # the output of one thread (the serial model), byte for byte: report in every format
 # and in the views that show the model's figures, tlb, and whatif. On
 # programs that make each kind of reference the model takes: threads on
@@ -11,8 +12,9 @@
 # a damaged end (fork_llc.c: each on a cold machine of its own), and
 # physical addresses (the pagemap recorded: the caches indexed by frame).
 # Each model worker takes whole classes of cache sets (model_par.c); a
-# merge out of order, a writeback counted in the wrong row, or a repeat
-# taken where the serial model made a reference changes a figure here.
+# merge out of order, a writeback counted in the wrong row or owner, or a
+# repeat taken where the serial model made a reference changes a figure
+# here.
 source "$(dirname "$0")/lib.sh"
 for p in ranges passes conflicts fork_llc; do build_rt $p; done
 "$MEMPRISM" record -q --no-pagemap -o ranges.data -- ./ranges "$(sized 1024 256)" > /dev/null

@@ -160,15 +160,17 @@ static void run_case(const struct mp_machine *mm, unsigned workers, uint64_t see
 			for (unsigned k = 0; k < runs && last_ok && sb->nrep + 64 <= sizeof(sb->replv); k++) {
 				unsigned nr = 1 + (unsigned)(rnd(&s) % 64);
 				uint64_t writes = rnd(&s) & rnd(&s);
+				/* (half the runs by another owner: a store from another function) */
+				const uint32_t ro = rnd(&s) & 1 ? last_owner : (uint32_t)(rnd(&s) % OWNERS);
 				for (unsigned j = 0; j < nr; j++) {
 					struct mp_model_out o;
 					int w = (int)((writes >> j) & 1);
-					mp_model_access(m, last_core, last_space, last_addr, 0, w, last_ps, last_owner, &o);
+					mp_model_access(m, last_core, last_space, last_addr, 0, w, last_ps, ro, &o);
 					/* (a repeat's translation is a DTLB hit: nothing else says so) */
 					sb->replv[sb->nrep++] =
 						(uint8_t)((o.tlb == MP_TLB_L1_HIT ? o.level : 0x7f) | (w ? 0x80 : 0));
 				}
-				last_ok = mp_model_par_repeat(p, nr < 64 ? writes & ((1ull << nr) - 1) : writes, nr) == 1;
+				last_ok = mp_model_par_repeat(p, nr < 64 ? writes & ((1ull << nr) - 1) : writes, nr, ro) == 1;
 			}
 			continue;
 		}
@@ -288,10 +290,10 @@ int main(void)
 	const uint8_t *lv, *replv;
 	unsigned nrep;
 	mp_model_par_access(p, 0, 0, 0x1000, 0, 1, 0, 12, 1, 1);
-	CHECK_EQ(mp_model_par_repeat(p, 1, 1), 1);
+	CHECK_EQ(mp_model_par_repeat(p, 1, 1, 1), 1);
 	CHECK_EQ(mp_model_par_result(p, 1, &o, &lv, &nrep, &replv), 1);
 	CHECK_EQ(nrep, 1);
-	CHECK_EQ(mp_model_par_repeat(p, 1, 1), -1);
+	CHECK_EQ(mp_model_par_repeat(p, 1, 1, 1), -1);
 	CHECK_EQ(mp_model_par_result(p, 1, &o, &lv, &nrep, &replv), 0);
 	mp_model_par_free(p);
 	/* bad worker counts */
