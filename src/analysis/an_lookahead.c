@@ -146,10 +146,10 @@ void an_look_ahead(struct an_state *st, struct an_stream *s, int restart)
 					st->phys ? anm_phys_slot(st, s, e->a1 - 1, s->ahead.time) : NULL;
 				e->paddr = t ? an_ph_frame(t, e->a1 - 1) : 0;
 				/* (the model on threads: each worker prefetches its own) */
-				e->hinted = am->par ? 0 : mp_model_prefetch(am->m, s->core, s->proc, e->a1 - 1, e->paddr);
+				e->hinted = anm_model_here(am) ? mp_model_prefetch(am->m, s->core, s->proc, e->a1 - 1, e->paddr) : 0;
 			}
 			e = &s->ahead_lines[(q - AN_AHEAD_VICTIM) % AN_AHEAD];
-			if (e->a1 && e->hinted)
+			if (e->a1 && e->hinted && anm_model_here(am))
 				mp_model_prefetch_victim(am->m, s->core, s->proc, e->a1 - 1, e->paddr, e->hinted);
 			e = &s->ahead_lines[q % AN_AHEAD];
 			e->a1 = 0;

@@ -114,6 +114,10 @@ static void on_writeback(void *arg, uint32_t owner, uint64_t line, int physical)
 	st->res->mem_total.dram_writes++;
 }
 
+void anm_own_writebacks(struct an_model *am)
+{
+	mp_model_set_writeback(am->m, on_writeback, am);
+}
 
 /* A machine of its own for the coming process (an_model_proc_begin), set
  * up as an_model_init set up the first: set sampling and the writeback
@@ -148,8 +152,10 @@ int an_model_proc_begin(struct an_state *st)
 	anm_tlog_proc(am);
 	if (am->nchecks) /* (m is never fed: the checks' machines are the run's) */
 		return am->checks_fed ? anm_checks_renew(st, am) : 0;
-	if (am->par)
+	if (am->par && !am->beside)
 		return anm_par_renew(st, am);
+	if (am->beside)
+		anm_par_inline(st, am); /* (a cold machine is made here) */
 	if (*mp_model_seq(am->m) == am->fresh_seq)
 		return 0;
 	return machine_renew(st, am);
@@ -533,7 +539,9 @@ void an_model_finish(struct an_state *st)
 	struct an_model *am = st->model;
 	if (!am)
 		return;
-	if (am->par)
+	if (am->beside)
+		anm_par_inline(st, am);
+	else if (am->par)
 		anm_par_finish(st, am);
 	for (size_t i = 0; i < st->classes.n; i++) {
 		struct an_class *c = &st->classes.v[i];
@@ -737,6 +745,7 @@ static inline __attribute__((always_inline)) void line_missed(struct an_state *s
 							      struct mp_model_out *o, uint64_t a, uint64_t paddr,
 							      unsigned shift, struct an_mem *range, struct mp_outcome *sum)
 {
+	am->win_miss++; /* (beside: what anm_par_window judges by) */
 	/* a page missed the DTLB: its slots are worth prefetching
 	 * ahead when the tables they are in outgrow the host's caches;
 	 * so are the model's sets for lines that miss L2, when they do
@@ -1096,7 +1105,9 @@ void an_model_access(struct an_state *st, struct an_stream *s, uint32_t cls, con
 	struct an_model *am = st->model;
 	if (!am->par_decided)
 		anm_par_decide(st, am);
-	if (am->par)
+	if (am->beside && ++am->win_refs >= am->window)
+		anm_par_window(st, am);
+	if (!anm_model_here(am))
 		anm_par_access(st, s, cls, r, counted, sum);
 	else
 		model_access(st, s, cls, r, counted, sum);
@@ -1107,7 +1118,7 @@ void an_model_clean(struct an_state *st, struct an_stream *s, int counted)
 	struct an_model *am = st->model;
 	if (!am)
 		return;
-	if (am->par) {
+	if (!anm_model_here(am)) {
 		anm_par_clean(st, am, counted);
 		return;
 	}

@@ -188,6 +188,11 @@ struct an_model {
 	 * outcome, counted in submission order (par_take). */
 	int par_decided;
 	struct mp_model_par *par;
+	/* two threads (mp_model_par_beside): m is the model, made on this
+	 * thread (inline) or lent to the worker; which one pays is judged
+	 * over each window of win_refs references: misses among them */
+	int beside, inline_on;
+	uint64_t window, win_refs, win_miss;
 	uint64_t par_fresh; /* mp_model_par_seq of a cold machine */
 	struct anm_pend *pend;
 	uint64_t pend_head, pend_tail;
@@ -484,5 +489,20 @@ void anm_par_clean(struct an_state *st, struct an_model *am, int counted);
 int anm_par_repeat(struct an_state *st, struct an_stream *s, int write, int counted);
 int anm_par_renew(struct an_state *st, struct an_model *am);
 void anm_par_finish(struct an_state *st, struct an_model *am);
+/* Beside (am->beside): every reference this window (an_model_access's
+ * count: an_opts.model_window, or ANM_PAR_WINDOW); the model back on this
+ * thread (its outcomes all counted, its DRAM writes added), or lent
+ * again, as the window's misses say. */
+#define ANM_PAR_WINDOW (1u << 16)
+void anm_par_window(struct an_state *st, struct an_model *am);
+void anm_par_inline(struct an_state *st, struct an_model *am);
+/* an_model.c: the model's writebacks counted on this thread again */
+void anm_own_writebacks(struct an_model *am);
+/* Whether m is this thread's to read now: no threads, or beside and
+ * inline (else the workers have the model). */
+static inline int anm_model_here(const struct an_model *am)
+{
+	return !am->par || am->inline_on;
+}
 
 #endif

@@ -47,11 +47,18 @@ void anm_par_decide(struct an_state *st, struct an_model *am)
 	if (!am->pend)
 		return; /* (the serial model gives the same figures) */
 	/* (the replay's thread is one of them) */
-	am->par = mp_model_par_new(o->machine,
-				   o->model_threads <= MP_MODEL_PAR_MAX ? o->model_threads - 1 : MP_MODEL_PAR_MAX);
+	const unsigned workers = o->model_threads <= MP_MODEL_PAR_MAX ? o->model_threads - 1 : MP_MODEL_PAR_MAX;
+	am->par = workers == 1 ? mp_model_par_beside(o->machine) : mp_model_par_new(o->machine, workers);
 	if (!am->par) {
 		free(am->pend);
 		am->pend = NULL;
+		return;
+	}
+	if (workers == 1) {
+		/* the model stays here until a window's references miss
+		 * (anm_par_window) */
+		am->beside = am->inline_on = 1;
+		am->window = o->model_window ? o->model_window : ANM_PAR_WINDOW;
 		return;
 	}
 	am->par_fresh = *mp_model_par_seq(am->par);
@@ -114,6 +121,7 @@ static void par_counted(struct an_state *st, struct an_model *am, const struct a
 		const int dram = o.level == MP_LVL_LOCAL_DRAM || o.level == MP_LVL_REMOTE_DRAM;
 		am->fills += (uint64_t)dram;
 		am->walks += o.tlb == MP_TLB_WALK;
+		am->win_miss++;
 		if (!p->counted)
 			continue;
 		if (p->batch) {
@@ -152,6 +160,7 @@ static void par_repeats(struct an_state *st, struct an_model *am, const struct a
 		const struct mp_model_out o = { .level = (uint8_t)lv, .tlb = MP_TLB_L1_HIT, .latency = am->lat[lv] };
 		const int dram = lv == MP_LVL_LOCAL_DRAM || lv == MP_LVL_REMOTE_DRAM;
 		am->fills += (uint64_t)dram;
+		am->win_miss++;
 		if (!p->counted)
 			continue;
 		struct an_mem *rows[4];
@@ -184,6 +193,7 @@ int anm_par_repeat(struct an_state *st, struct an_stream *s, int write, int coun
 {
 	struct an_model *am = st->model;
 	struct anm_run *run = &am->run;
+	am->win_refs++;
 	/* (s->rep_seq equal to par_seq: the run is this stream's, the last submission) */
 	if (!run->ok || counted != run->counted)
 		return 0;
@@ -401,4 +411,52 @@ int anm_par_renew(struct an_state *st, struct an_model *am)
 	int e = mp_model_par_renew(am->par);
 	am->par_fresh = *mp_model_par_seq(am->par);
 	return e;
+}
+
+/* Repeats as the model here or the worker answered them: none stands. */
+static void forget_repeats(struct an_state *st, struct an_model *am)
+{
+	for (size_t i = 0; i < st->streams.n; i++)
+		st->streams.v[i].rep_again = 0;
+	am->run.ok = 0;
+}
+
+void anm_par_inline(struct an_state *st, struct an_model *am)
+{
+	if (am->inline_on)
+		return;
+	par_take(st, am, 2);
+	par_fast_flush(st, am);
+	if (mp_model_par_writebacks(am->par, par_add_writes, st))
+		st->oom = 1;
+	mp_model_par_reclaim(am->par);
+	anm_own_writebacks(am);
+	am->inline_on = 1;
+	st->model_rep.seq = mp_model_seq(am->m);
+	st->model_rep.par = 0;
+	forget_repeats(st, am);
+}
+
+/* A window's references that miss L1 or the DTLB: from a quarter of them
+ * (counted here: the replay's repeats of a line never come here), the
+ * worker pays, the hand-over being a small part of each miss's cost;
+ * below a sixteenth (counted there: every access, repeats too, costs
+ * the hand-over), a loop over data in L1 is cheaper here, where repeats
+ * the model says change nothing, and a loop's periods, are counted
+ * without it. */
+void anm_par_window(struct an_state *st, struct an_model *am)
+{
+	const uint64_t refs = am->win_refs, miss = am->win_miss;
+	am->win_refs = am->win_miss = 0;
+	if (am->inline_on && miss * 4 >= refs) {
+		mp_model_par_lend(am->par, am->m);
+		am->inline_on = 0;
+		/* (no stream's repeat stands: any value) */
+		am->par_seq = *mp_model_seq(am->m) + 1;
+		st->model_rep.seq = &am->par_seq;
+		st->model_rep.par = 1;
+		forget_repeats(st, am);
+	} else if (!am->inline_on && miss * 16 < refs) {
+		anm_par_inline(st, am);
+	}
 }

@@ -451,6 +451,10 @@ struct an_opts {
 	 * replay's and model_threads - 1 workers (docs/model.md, "On several
 	 * threads"); 0 or 1: the replay's alone. The same result either way. */
 	unsigned model_threads;
+	/* tests: at two model threads, the references in each window over
+	 * which the replay judges where the model runs (its thread or the
+	 * worker's; 0: 65536), so that small files change over often */
+	unsigned model_window;
 };
 
 /* Analyses the data file at path. 0 and *out (free with an_result_free), or

@@ -354,9 +354,9 @@ const struct cli_opt cli_opts_model[] = {
 	  "(threads take cores round-robin)"),
 	CLI_OPT("model-threads", CLI_K_MODEL_THREADS, "N",
 	  "the exact model on N threads (default 1), the same\n"
-	  "figures: at 2, the replay's and one modelling beside\n"
-	  "it (faster where references miss, slower on loops\n"
-	  "that hit L1); beyond, cache sets apart\n"
+	  "figures: at 2, the model beside the replay where\n"
+	  "references miss (faster there), on the replay's\n"
+	  "thread where they hit; beyond, cache sets apart\n"
 	  "(docs/model.md, \"On several threads\")"),
 	CLI_END,
 };

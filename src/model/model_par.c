@@ -165,6 +165,7 @@ struct mp_model_par {
 	struct mp_model *front;
 	unsigned nworkers;
 	int full; /* one worker, which runs the whole model (fq, fo) */
+	int beside; /* full, on the caller's model while lent (mp_model_par_beside) */
 	uint64_t recent[256]; /* (full: 4 KiB pages submitted lately, + 1: mp_model_par_access's guess) */
 	uint64_t class_mask; /* line key & class_mask: the class */
 	uint8_t class_worker[256]; /* (class_mask < 256: see mp_model_par_new) */
@@ -515,7 +516,7 @@ static void stop_workers(struct mp_model_par *p)
 	}
 }
 
-struct mp_model_par *mp_model_par_new(const struct mp_machine *mach, unsigned workers)
+static struct mp_model_par *par_new(const struct mp_machine *mach, unsigned workers, int beside)
 {
 	if (workers < 1 || workers > MP_MODEL_PAR_MAX) {
 		errno = EINVAL;
@@ -527,6 +528,7 @@ struct mp_model_par *mp_model_par_new(const struct mp_machine *mach, unsigned wo
 	p->mach = *mach;
 	p->nworkers = workers;
 	p->full = workers == 1;
+	p->beside = beside;
 	p->front = mp_model_new(mach);
 	p->w = aligned_alloc(64, workers * sizeof(*p->w));
 	p->t = calloc(TCAP, sizeof(*p->t));
@@ -561,13 +563,15 @@ struct mp_model_par *mp_model_par_new(const struct mp_machine *mach, unsigned wo
 			w->q = malloc(QCAP * sizeof(*w->q));
 		}
 		w->lv = malloc(QCAP);
-		w->m = worker_model(p);
-		if (!(p->full ? w->fq && w->fo && w->hinted : w->q != NULL) || !w->lv || !w->m) {
+		w->m = beside ? NULL : worker_model(p);
+		if (!(p->full ? w->fq && w->fo && w->hinted : w->q != NULL) || !w->lv || !(w->m || beside)) {
 			err = errno;
 			goto fail;
 		}
-		mp_model_set_writeback(w->m, on_wb, w);
-		w->hint_sets = mp_model_set_bytes(w->m) >= HINT_SETS;
+		if (w->m) {
+			mp_model_set_writeback(w->m, on_wb, w);
+			w->hint_sets = mp_model_set_bytes(w->m) >= HINT_SETS;
+		}
 	}
 	for (unsigned i = 0; i < workers; i++) {
 		if ((err = pthread_create(&p->w[i].tid, NULL, p->full ? worker_full_main : worker_main, &p->w[i])))
@@ -581,6 +585,16 @@ fail:
 	return NULL;
 }
 
+struct mp_model_par *mp_model_par_new(const struct mp_machine *mach, unsigned workers)
+{
+	return par_new(mach, workers, 0);
+}
+
+struct mp_model_par *mp_model_par_beside(const struct mp_machine *mach)
+{
+	return par_new(mach, 1, 1);
+}
+
 void mp_model_par_free(struct mp_model_par *p)
 {
 	if (!p)
@@ -589,7 +603,8 @@ void mp_model_par_free(struct mp_model_par *p)
 		stop_workers(p);
 		for (unsigned i = 0; i < p->nworkers; i++) {
 			struct worker *w = &p->w[i];
-			mp_model_free(w->m);
+			if (!p->beside)
+				mp_model_free(w->m);
 			free(w->q);
 			free(w->fq);
 			free(w->fo);
@@ -832,6 +847,8 @@ void mp_model_par_clean(struct mp_model_par *p, int counted)
 
 int mp_model_par_renew(struct mp_model_par *p)
 {
+	if (p->beside)
+		return -EINVAL;
 	if (!p->full) { /* (one worker: the front's TLBs are not used) */
 		struct mp_model *f = mp_model_new(&p->mach);
 		if (!f)
@@ -842,6 +859,26 @@ int mp_model_par_renew(struct mp_model_par *p)
 	p->seq++;
 	bcast(p, OP_RENEW, 0);
 	return 0;
+}
+
+void mp_model_par_lend(struct mp_model_par *p, struct mp_model *m)
+{
+	struct worker *w = &p->w[0];
+	/* (the worker is idle: it reads the model after the next tail, which
+	 * is published after this) */
+	w->m = m;
+	mp_model_set_writeback(m, on_wb, w);
+	w->hint_sets = mp_model_set_bytes(m) >= HINT_SETS;
+}
+
+void mp_model_par_reclaim(struct mp_model_par *p)
+{
+	struct worker *w = &p->w[0];
+	if (w->tail_local)
+		ready(p, w, w->tail_local - 1, 1);
+	/* (done with the last submission, the worker reads nothing more of
+	 * the model until a tail past it) */
+	w->m = NULL;
 }
 
 int mp_model_par_writebacks(struct mp_model_par *p, void (*fn)(void *arg, uint32_t owner, uint64_t n), void *arg)

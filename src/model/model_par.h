@@ -34,8 +34,25 @@ struct mp_model_par;
  * NULL and errno (EINVAL: a machine mp_machine_check refuses, or a worker
  * count out of range; ENOMEM; or pthread_create's). */
 struct mp_model_par *mp_model_par_new(const struct mp_machine *m, unsigned workers);
+/* One worker beside the caller's thread, with no model of its own: it
+ * models on the caller's model while the caller lends it
+ * (mp_model_par_lend), so the caller can model inline where that costs
+ * less than the hand-over (a loop over data in L1) and on the worker
+ * where references miss. NULL and errno (as mp_model_par_new). */
+struct mp_model_par *mp_model_par_beside(const struct mp_machine *m);
 /* Stops the workers (pending references are dropped). */
 void mp_model_par_free(struct mp_model_par *p);
+
+/* mp_model_par_beside's: from here on the worker makes the submissions on
+ * m, the caller's, which the caller leaves alone until
+ * mp_model_par_reclaim; m's DRAM writes are the worker's to count
+ * (mp_model_par_writebacks). With nothing submitted since the last
+ * reclaim. */
+void mp_model_par_lend(struct mp_model_par *p, struct mp_model *m);
+/* Waits until the worker has made every submission and gives the model
+ * back (the caller takes the outcomes with mp_model_par_result and sets
+ * its own writeback call on m again). */
+void mp_model_par_reclaim(struct mp_model_par *p);
 
 /* 1 when a submission must wait for results to be taken first
  * (mp_model_par_result): the rings between the threads are full. */
@@ -78,7 +95,8 @@ void mp_model_par_clean(struct mp_model_par *p, int counted);
 
 /* A cold machine from here on (dirty lines left are not written back).
  * Call with no result waiting (mp_model_par_result returned 0 with wait
- * set). 0 or -ENOMEM (the model is then unusable). */
+ * set). 0 or -ENOMEM (the model is then unusable); -EINVAL beside the
+ * caller (whose model it is to renew). */
 int mp_model_par_renew(struct mp_model_par *p);
 
 /* With no result waiting: the counted DRAM writes since the last call, per

@@ -1,7 +1,8 @@
 # The exact model on threads (docs/model.md, "On several threads"): at
 # --model-threads 2 an exact run of one process at a time models on a
-# worker beside the replay (the whole model), at 3 and 4 its caches on 2
-# and 3 workers, and every output is
+# worker beside the replay where references miss (the whole model; lent
+# and taken back as tests/unit/test_period.c has it often), at 3 and 4
+# its caches on 2 and 3 workers, and every output is
 # the output of one thread (the serial model), byte for byte: report in every format
 # and in the views that show the model's figures, tlb, and whatif. On
 # programs that make each kind of reference the model takes: threads on

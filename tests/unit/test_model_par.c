@@ -6,6 +6,7 @@
  * victims chain down), with every inclusion of L2 and the LLC, LRU and
  * PLRU, several cores on two sockets; 1 to 4 workers. Every outcome field
  * and every owner's counted DRAM writes must be the serial model's. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +223,132 @@ static void run_case(const struct mp_machine *mm, unsigned workers, uint64_t see
 	mp_model_par_free(p);
 }
 
+/* The worker beside the caller (mp_model_par_beside): one model, made on
+ * the caller's thread for a while, lent to the worker for a while, in
+ * turns; every outcome and every owner's DRAM writes (the caller's while
+ * it holds the model, the worker's while lent) must be those of a serial
+ * model fed the same references. */
+static void run_beside(const struct mp_machine *mm, uint64_t seed, unsigned n)
+{
+	struct mp_model *m = mp_model_new(mm), *mine = mp_model_new(mm);
+	struct mp_model_par *p = mp_model_par_beside(mm);
+	CHECK(m != NULL && mine != NULL && p != NULL);
+	if (!m || !mine || !p)
+		return;
+	struct wb_count sw = { .counted = 1 }, own = { .counted = 1 };
+	uint64_t pw[OWNERS] = { 0 };
+	mp_model_set_writeback(m, serial_wb, &sw);
+	mp_model_set_writeback(mine, serial_wb, &own);
+	CHECK_EQ(mp_model_par_renew(p), -EINVAL); /* (the caller's model: the caller renews it) */
+	struct sub *subs = calloc(4096, sizeof(*subs));
+	uint64_t head = 0, tail = 0, s = seed;
+	int lent = 0, last_ok = 0, counted = 1;
+	unsigned last_core = 0, last_ps = 12, turns = 0;
+	uint32_t last_owner = 0;
+	uint64_t last_addr = 0;
+	checked = mismatched = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const unsigned what = (unsigned)(rnd(&s) % 100);
+		if (what < 2) {
+			/* hand the model over, or back */
+			if (lent) {
+				while (head < tail)
+					take(p, subs, &head, tail, 1);
+				CHECK_EQ(mp_model_par_writebacks(p, par_wb, pw), 0);
+				mp_model_par_reclaim(p);
+				mp_model_set_writeback(mine, serial_wb, &own);
+			} else {
+				mp_model_par_lend(p, mine);
+			}
+			lent = !lent;
+			last_ok = 0;
+			turns++;
+			continue;
+		}
+		if (what < 3) {
+			/* a region boundary */
+			counted = (int)(rnd(&s) & 1);
+			sw.counted = own.counted = counted;
+			mp_model_clean(m);
+			if (lent) {
+				while (mp_model_par_full(p))
+					take(p, subs, &head, tail, 1);
+				mp_model_par_clean(p, counted);
+			} else {
+				mp_model_clean(mine);
+			}
+			last_ok = 0;
+			continue;
+		}
+		if (what < 25 && last_ok && lent) {
+			/* repeats of the last line, by its owner or another */
+			struct sub *sb = &subs[(tail - 1) % 4096];
+			const unsigned nr = 1 + (unsigned)(rnd(&s) % 64);
+			const uint64_t writes = rnd(&s) & rnd(&s);
+			const uint32_t ro = rnd(&s) & 1 ? last_owner : (uint32_t)(rnd(&s) % OWNERS);
+			if (sb->nrep + nr > sizeof(sb->replv))
+				continue;
+			for (unsigned j = 0; j < nr; j++) {
+				struct mp_model_out o;
+				const int w = (int)((writes >> j) & 1);
+				mp_model_access(m, last_core, 0, last_addr, 0, w, last_ps, ro, &o);
+				sb->replv[sb->nrep++] = (uint8_t)((o.tlb == MP_TLB_L1_HIT ? o.level : 0x7f) | (w ? 0x80 : 0));
+			}
+			last_ok = mp_model_par_repeat(p, nr < 64 ? writes & ((1ull << nr) - 1) : writes, nr, ro) == 1;
+			continue;
+		}
+		const unsigned core = (unsigned)(rnd(&s) % (mm->sockets * mm->cores));
+		const uint64_t page = rnd(&s) % 96, line = rnd(&s) % 64;
+		const uint64_t addr = page << 12 | line << 6 | (rnd(&s) % 64);
+		const int write = (int)(rnd(&s) % 3 == 0);
+		const uint32_t owner = (uint32_t)(page % OWNERS);
+		const unsigned nl = what < 40 ? 1 + (unsigned)(rnd(&s) % (64 - line)) : 1;
+		struct mp_model_out want, got;
+		uint8_t lv_want[MP_MODEL_LINES_MAX], lv_got[MP_MODEL_LINES_MAX];
+		if (lent) {
+			while (mp_model_par_full(p))
+				take(p, subs, &head, tail, 1);
+			struct sub *sb = &subs[tail % 4096];
+			memset(sb, 0, sizeof(*sb));
+			sb->n = nl;
+			mp_model_access_lines(m, core, 0, addr, 0, nl, write, 12, owner, 0, &sb->out, sb->level);
+			mp_model_par_access(p, core, 0, addr, 0, nl, write, 12, owner, counted);
+			tail++;
+			last_ok = nl == 1;
+		} else {
+			mp_model_access_lines(m, core, 0, addr, 0, nl, write, 12, owner, 0, &want, lv_want);
+			mp_model_access_lines(mine, core, 0, addr, 0, nl, write, 12, owner, 0, &got, lv_got);
+			checked++;
+			if ((!same_out(&want, &got) || memcmp(lv_want, lv_got, nl)) && mismatched++ < 5)
+				fprintf(stderr, "beside, inline reference %u: level %u/%u\n", i, got.level, want.level);
+			last_ok = 0;
+		}
+		last_core = core;
+		last_addr = addr;
+		last_owner = owner;
+		if (tail - head >= 4000)
+			take(p, subs, &head, tail, 1);
+		if (head == tail)
+			last_ok = 0;
+	}
+	while (head < tail)
+		take(p, subs, &head, tail, 1);
+	CHECK_EQ(mp_model_par_writebacks(p, par_wb, pw), 0);
+	mp_model_par_reclaim(p);
+	CHECK_EQ(mismatched, 0);
+	CHECK(turns > 10);
+	uint64_t total = 0;
+	for (unsigned o = 0; o < OWNERS; o++) {
+		CHECK_EQ(pw[o] + own.n[o], sw.n[o]);
+		total += sw.n[o];
+	}
+	CHECK(total > 0);
+	free(subs);
+	mp_model_free(m);
+	mp_model_free(mine);
+	mp_model_par_free(p);
+}
+
 /* model_repeats where the line is no longer in L1 (what the tag check
  * of mp_model_access's `again` guards against): the first repeat is a
  * reference like any other, those after it repeats again; the same
@@ -283,6 +410,10 @@ int main(void)
 	struct mp_machine hw;
 	CHECK_EQ(mp_machine_preset("haswell-e5-2680v3", &hw), 0);
 	run_case(&hw, 3, 42, n);
+	for (unsigned k = 0; k < 4; k++) {
+		struct mp_machine mm = small(incl[k % 2], incl[k % 3], k & 1 ? MP_REPL_PLRU : MP_REPL_LRU, 1 + k % 2);
+		run_beside(&mm, seed += 0x1234567, n);
+	}
 	test_repeats_missed();
 	/* repeats of a submission whose outcome was taken are refused */
 	struct mp_model_par *p = mp_model_par_new(&hw, 2);

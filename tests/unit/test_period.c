@@ -10,7 +10,8 @@
  * are the arithmetic's; the pattern summaries, every row and, with a
  * model, every outcome are those of the same accesses replayed one at a
  * time (an_opts.each_access), as they are for loops of random shapes, in
- * full and in bursts. */
+ * full and in bursts, and with the model on two threads (where the model
+ * runs judged every 64 references: mp_model_par_beside). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,9 @@ static void same(const struct an_result *a, const struct an_result *b, const str
 }
 
 static uint64_t burst_on, burst_off; /* bursts replayed (0: all of it) */
+/* the model on two threads (not for the replay an access at a time),
+ * judging where it runs every few references */
+static unsigned model_threads;
 
 /* The trace analysed with machine m (NULL: no model), in runs of periods
  * or an access at a time: the result and its patterns by class. */
@@ -149,7 +153,8 @@ static struct an_result *analyse(const struct mp_machine *m, int each_access, st
 	char path[] = "/tmp/mp-period-XXXXXX";
 	struct an_patterns *collect = an_patterns_new();
 	struct an_opts o = { .machine = m, .patterns = collect, .each_access = each_access,
-			     .burst_on = burst_on, .burst_off = burst_off };
+			     .burst_on = burst_on, .burst_off = burst_off,
+			     .model_threads = each_access ? 1 : model_threads, .model_window = 64 };
 	struct an_result *r = NULL;
 	*pats = NULL;
 	CHECK_EQ(tb_analyse(path, &o, NULL, &r), 0);
@@ -276,5 +281,19 @@ int main(void)
 	burst_off = 700;
 	test_random(NULL);
 	test_random(&mm);
+	/* the model on two threads, its place judged every 64 references:
+	 * on this thread (periods at once) or the worker's (each access
+	 * handed over) in turns, the same rows */
+	burst_on = burst_off = 0;
+	model_threads = 2;
+	test_random(&mm);
+	/* and on caches of a few KiB, whose dirty lines go back to DRAM
+	 * while the worker has the model and while this thread has it */
+	struct mp_machine tiny = mm;
+	tiny.l1d = (struct mp_cache_geom){ 512, 2, MP_REPL_LRU, MP_INCL_NINE, 4 };
+	tiny.l2 = (struct mp_cache_geom){ 2048, 4, MP_REPL_LRU, MP_INCL_NINE, 10 };
+	tiny.llc = (struct mp_cache_geom){ 8192, 8, MP_REPL_LRU, MP_INCL_INCLUSIVE, 40 };
+	CHECK_EQ(mp_machine_check(&tiny, NULL, 0), 0);
+	test_random(&tiny);
 	return check_done("test_period");
 }
