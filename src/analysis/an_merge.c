@@ -706,8 +706,11 @@ int an_merge_run(struct an_merge *m, const struct an_opts *o,
 	if (jobs > 1) {
 		unsigned want = jobs < m->nparts ? jobs : (unsigned)m->nparts;
 		w.o.progress = NULL;
-		/* (the jobs left over go to each part's processes) */
+		/* (the jobs left over go to each part's processes; the CPUs
+		 * are the parts', not their models' by default) */
 		w.o.jobs = jobs / want > 1 && w.o.jobs > 1 ? jobs / want : 1;
+		if (!w.o.model_threads)
+			w.o.model_threads = 1;
 	}
 	struct an_jobs *pool = an_jobs_new(m->nparts, jobs, part_work, part_drop, &w);
 	if (!pool)

@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/an_model_int.h"
 
@@ -40,14 +41,18 @@ void anm_par_decide(struct an_state *st, struct an_model *am)
 {
 	am->par_decided = 1;
 	const struct an_opts *o = st->opts;
-	if (o->model_threads < 2 || st->par || st->numa || st->smp || st->parts_on || am->sample_sets > 1 ||
+	/* (the default: two where there are CPUs for them; a second thread
+	 * costs nothing where the model stays on the replay's) */
+	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	const unsigned threads = o->model_threads ? o->model_threads : cpus > 1 ? 2 : 1;
+	if (threads < 2 || st->par || st->numa || st->smp || st->parts_on || am->sample_sets > 1 ||
 	    am->first_on || am->seen || am->nchecks || o->on_access || o->on_dram || o->on_event)
 		return;
 	am->pend = malloc(PEND_CAP * sizeof(*am->pend));
 	if (!am->pend)
 		return; /* (the serial model gives the same figures) */
 	/* (the replay's thread is one of them) */
-	const unsigned workers = o->model_threads <= MP_MODEL_PAR_MAX ? o->model_threads - 1 : MP_MODEL_PAR_MAX;
+	const unsigned workers = threads <= MP_MODEL_PAR_MAX ? threads - 1 : MP_MODEL_PAR_MAX;
 	am->par = workers == 1 ? mp_model_par_beside(o->machine) : mp_model_par_new(o->machine, workers);
 	if (!am->par) {
 		free(am->pend);

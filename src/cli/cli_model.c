@@ -353,11 +353,12 @@ const struct cli_opt cli_opts_model[] = {
 	  "recorded (default: the CPU each thread ran on) or spread\n"
 	  "(threads take cores round-robin)"),
 	CLI_OPT("model-threads", CLI_K_MODEL_THREADS, "N",
-	  "the exact model on N threads (default 1), the same\n"
-	  "figures: at 2, the model beside the replay where\n"
-	  "references miss (faster there), on the replay's\n"
-	  "thread where they hit; beyond, cache sets apart\n"
-	  "(docs/model.md, \"On several threads\")"),
+	  "the exact model on N threads (default: 2 with two\n"
+	  "CPUs or more), the same figures: at 2, the model\n"
+	  "beside the replay where references miss (faster\n"
+	  "there), on the replay's thread where they hit;\n"
+	  "beyond, cache sets apart (docs/model.md, \"On\n"
+	  "several threads\")"),
 	CLI_END,
 };
 
