@@ -556,7 +556,7 @@ for w in "${WORKLOADS[@]}"; do
 			printf '  %-15s %.2f s median for %d accesses = %.1f M accesses/s (report --model host: replay, attribution and model)\n' \
 				"model offline" "$mmed" "$total" "$(awk -v t="$total" -v s="$mmed" 'BEGIN { print t / s / 1e6 }')"
 			CELL[$w.modelrate]=$(cpu_rate "$w.modelonly" "$total")
-			printf '  %-15s %s per CPU second (user + system, all threads: one core)\n' "" "${CELL[$w.modelrate]}"
+			printf '  %-15s %s per CPU second (user + system, every thread: two with the model by default)\n' "" "${CELL[$w.modelrate]}"
 		fi
 		# the other offline runs of the full trace: times, column, label, what
 		for r in "reportplain|reportrate|report offline|report without a model: replay and attribution" \
