@@ -162,9 +162,10 @@ struct worker {
 
 struct mp_model_par {
 	struct mp_machine mach;
-	struct mp_model *front;
+	struct mp_model *front; /* the TLB stage (set classes; NULL with one worker) */
 	unsigned nworkers;
-	int full; /* one worker, which runs the whole model (fq, fo) */
+	unsigned ncores; /* the machine's */
+	int full; /* one worker, which runs the whole model (fq, fo; no front) */
 	int beside; /* full, on the caller's model while lent (mp_model_par_beside) */
 	uint64_t recent[256]; /* (full: 4 KiB pages submitted lately, + 1: mp_model_par_access's guess) */
 	uint64_t class_mask; /* line key & class_mask: the class */
@@ -545,10 +546,15 @@ static struct mp_model_par *par_new(const struct mp_machine *mach, unsigned work
 	memset(p->l1_run, MP_LVL_L1, sizeof(p->l1_run));
 	/* classes by the low bits of the line key, dealt out in turn (at
 	 * most 256 of them: enough to balance 64 workers) */
+	p->ncores = mp_model_ncores(p->front);
 	uint64_t mod = model_class_mod(p->front);
 	p->class_mask = (mod < 256 ? mod : 256) - 1;
 	for (unsigned c = 0; c <= p->class_mask; c++)
 		p->class_worker[c] = (uint8_t)(c % workers);
+	if (p->full) { /* (its TLBs are the worker's: a model's memory not used) */
+		mp_model_free(p->front);
+		p->front = NULL;
+	}
 	for (unsigned i = 0; i < workers; i++) {
 		struct worker *w = &p->w[i];
 		w->p = p;
@@ -678,14 +684,14 @@ static unsigned full_access(struct mp_model_par *p, unsigned core, uint32_t spac
 unsigned mp_model_par_access(struct mp_model_par *p, unsigned core, uint32_t space, uint64_t addr, uint64_t paddr,
 			     unsigned n, int write, unsigned page_shift, uint32_t owner, int counted)
 {
-	struct mp_model *f = p->front;
 	p->room -= p->room > 0;
-	if (core >= mp_model_ncores(f))
-		core %= mp_model_ncores(f);
+	if (core >= p->ncores)
+		core %= p->ncores;
 	if (p->full) {
 		p->seq++;
 		return full_access(p, core, space, addr, paddr, n, write, page_shift, owner, counted);
 	}
+	struct mp_model *f = p->front;
 	const unsigned active = model_nactive(f);
 	uint64_t keys[MODEL_FRONT_KEYS];
 	struct mp_model_out o;
@@ -849,7 +855,7 @@ int mp_model_par_renew(struct mp_model_par *p)
 {
 	if (p->beside)
 		return -EINVAL;
-	if (!p->full) { /* (one worker: the front's TLBs are not used) */
+	if (!p->full) { /* (one worker: no front) */
 		struct mp_model *f = mp_model_new(&p->mach);
 		if (!f)
 			return -ENOMEM;
