@@ -182,15 +182,16 @@ struct an_model {
 	 * not logged */
 	struct an_tlog *tlog;
 	int tlog_dropped;
-	/* the model on several threads (an_opts.jobs, an exact run: see
-	 * par_decide in an_model.c), decided at the first reference; then m
-	 * is not fed. Each submission's context waits in `pend` for its
-	 * outcome, counted in submission order (par_take). */
+	/* the model on several threads (an_opts.model_threads, an exact run:
+	 * anm_par_decide in an_model_par.c), decided at the first reference;
+	 * on three or more, m is not fed. Each submission's context waits in
+	 * `pend` for its outcome, counted in submission order (par_take). */
 	int par_decided;
 	struct mp_model_par *par;
 	/* two threads (mp_model_par_beside): m is the model, made on this
-	 * thread (inline) or lent to the worker; which one pays is judged
-	 * over each window of win_refs references: misses among them */
+	 * thread (inline_on) or lent to the worker; which one pays is judged
+	 * over each window of `window` references (win_refs so far, win_miss
+	 * of them missing L1 or the DTLB) */
 	int beside, inline_on;
 	uint64_t window, win_refs, win_miss;
 	uint64_t par_fresh; /* mp_model_par_seq of a cold machine */
