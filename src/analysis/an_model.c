@@ -277,8 +277,8 @@ void an_model_fini(struct an_state *st)
 	struct an_model *am = st->model;
 	if (!am)
 		return;
+	mp_model_par_free(am->par); /* (first: a worker may have m, lent) */
 	mp_model_free(am->m);
-	mp_model_par_free(am->par);
 	free(am->pend);
 	anm_checks_fini(am);
 	an_tlog_free(am->tlog);
