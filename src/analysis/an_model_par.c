@@ -454,7 +454,8 @@ void anm_par_window(struct an_state *st, struct an_model *am)
 	const uint64_t refs = am->win_refs, miss = am->win_miss;
 	am->win_refs = am->win_miss = 0;
 	if (am->inline_on && miss * 4 >= refs) {
-		mp_model_par_lend(am->par, am->m);
+		if (mp_model_par_lend(am->par, am->m))
+			return; /* (no thread: the model stays here, as on one thread) */
 		am->inline_on = 0;
 		/* (no stream's repeat stands: any value) */
 		am->par_seq = *mp_model_seq(am->m) + 1;

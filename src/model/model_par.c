@@ -579,7 +579,8 @@ static struct mp_model_par *par_new(const struct mp_machine *mach, unsigned work
 			w->hint_sets = mp_model_set_bytes(w->m) >= HINT_SETS;
 		}
 	}
-	for (unsigned i = 0; i < workers; i++) {
+	/* (beside: the thread once the model is first lent) */
+	for (unsigned i = 0; i < workers && !beside; i++) {
 		if ((err = pthread_create(&p->w[i].tid, NULL, p->full ? worker_full_main : worker_main, &p->w[i])))
 			goto fail;
 		p->w[i].started = 1;
@@ -867,14 +868,21 @@ int mp_model_par_renew(struct mp_model_par *p)
 	return 0;
 }
 
-void mp_model_par_lend(struct mp_model_par *p, struct mp_model *m)
+int mp_model_par_lend(struct mp_model_par *p, struct mp_model *m)
 {
 	struct worker *w = &p->w[0];
+	if (!w->started) {
+		int err = pthread_create(&w->tid, NULL, worker_full_main, w);
+		if (err)
+			return -err;
+		w->started = 1;
+	}
 	/* (the worker is idle: it reads the model after the next tail, which
 	 * is published after this) */
 	w->m = m;
 	mp_model_set_writeback(m, on_wb, w);
 	w->hint_sets = mp_model_set_bytes(m) >= HINT_SETS;
+	return 0;
 }
 
 void mp_model_par_reclaim(struct mp_model_par *p)

@@ -47,8 +47,9 @@ void mp_model_par_free(struct mp_model_par *p);
  * m, the caller's, which the caller leaves alone until
  * mp_model_par_reclaim; m's DRAM writes are the worker's to count
  * (mp_model_par_writebacks). With nothing submitted since the last
- * reclaim. */
-void mp_model_par_lend(struct mp_model_par *p, struct mp_model *m);
+ * reclaim. The worker's thread starts at the first: 0, or the -errno of
+ * pthread_create (nothing lent: the caller keeps modelling). */
+int mp_model_par_lend(struct mp_model_par *p, struct mp_model *m);
 /* Waits until the worker has made every submission and gives the model
  * back (the caller takes the outcomes with mp_model_par_result and sets
  * its own writeback call on m again). */

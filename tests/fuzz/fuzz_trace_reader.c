@@ -87,10 +87,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				o.machine = &mm;
 				o.max_model_range = 1u << 16;
 				o.page_rows = 1; /* (the TLB view's) */
-				/* (the serial processes' model on two threads, in
-				 * bursts: the burst estimates, and an eighth of the
-				 * model's work on the corpus's long traces) */
-				o.model_threads = run == 2 ? 2 : 1;
+				/* (the serial processes' model on two threads: in
+				 * bursts, the burst estimates, and an eighth of the
+				 * model's work on the corpus's long traces; on the
+				 * last run, the model lent to the worker and taken
+				 * back as every 64 references judge) */
+				o.model_threads = 2;
+				o.model_window = 64;
 				if (run == 2) {
 					o.burst_on = 512;
 					o.burst_off = 3584;

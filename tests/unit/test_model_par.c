@@ -258,7 +258,7 @@ static void run_beside(const struct mp_machine *mm, uint64_t seed, unsigned n)
 				mp_model_par_reclaim(p);
 				mp_model_set_writeback(mine, serial_wb, &own);
 			} else {
-				mp_model_par_lend(p, mine);
+				CHECK_EQ(mp_model_par_lend(p, mine), 0);
 			}
 			lent = !lent;
 			last_ok = 0;
