@@ -11,15 +11,16 @@
  * caller reads levels back in order. A ticket per submission says which
  * workers its lines went to, in order, so outcomes come back in
  * submission order. Tails and counts are published in batches; a thread
- * that finds nothing to do spins a little, then sleeps on its condition
+ * that finds nothing to do spins (SPIN_NS), then sleeps on its condition
  * variable (the machine may have fewer cores than threads).
  *
  * With one worker there is nothing to split: the worker runs the whole
  * model, TLBs too (a pipeline), and the caller's thread only hands each
- * access over (its ring holds whole references, struct fref). Split, the
- * front's TLB stage and the hand-over of every walk line cost the
- * caller's thread more than the caches it gives away, and on two CPUs
- * it was the slower.
+ * access over (its ring holds whole references, struct fref; no front).
+ * Split, the front's TLB stage and the hand-over of every walk line cost
+ * the caller's thread more than the caches it gives away. Beside the
+ * caller (mp_model_par_beside) that one worker has no model of its own:
+ * it models on the caller's while the caller lends it.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -10,7 +10,9 @@
  * reference's lines (the walk's, then the data's) go to the workers that
  * own them, and its outcome comes back in submission order, the same as
  * mp_model_access_lines gives: the same state changes in every set, in
- * the same order per set.
+ * the same order per set. With one worker there is nothing to split: it
+ * runs the whole model, TLBs too, on a model of its own or, beside the
+ * caller (mp_model_par_beside), on the caller's while lent.
  *
  * Writebacks are counted by owner inside the workers (mp_model_par_writebacks)
  * rather than reported one at a time: their order across workers is not
