@@ -10,9 +10,12 @@
  * nothing between, goes with it as a repeat (mp_model_par_repeat): what
  * the serial replay's short-cut (an_model_repeat) takes without the model.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#endif
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/an_model_int.h"
 
@@ -41,9 +44,11 @@ void anm_par_decide(struct an_state *st, struct an_model *am)
 {
 	am->par_decided = 1;
 	const struct an_opts *o = st->opts;
-	/* (the default: two where there are CPUs for them; a second thread
+	/* (the default: two where the process may run on two CPUs or more
+	 * (its affinity: a container's cpuset, taskset); a second thread
 	 * costs nothing where the model stays on the replay's) */
-	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t cs;
+	const int cpus = sched_getaffinity(0, sizeof(cs), &cs) == 0 ? CPU_COUNT(&cs) : 1;
 	const unsigned threads = o->model_threads ? o->model_threads : cpus > 1 ? 2 : 1;
 	if (threads < 2 || st->par || st->numa || st->smp || st->parts_on || am->sample_sets > 1 ||
 	    am->first_on || am->seen || am->nchecks || o->on_access || o->on_dram || o->on_event)

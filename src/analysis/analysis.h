@@ -449,9 +449,9 @@ struct an_opts {
 	unsigned jobs;
 	/* an exact model of one process at a time on this many threads: the
 	 * replay's and model_threads - 1 workers (docs/model.md, "On several
-	 * threads"); 1: the replay's alone; 0: two where more than one CPU is
-	 * online, but one for each of several analyses at once (an_merge's
-	 * jobs). The same result either way. */
+	 * threads"); 1: the replay's alone; 0: two where the process may run
+	 * on more than one CPU (its affinity), but one for each of several
+	 * analyses at once (an_merge's jobs). The same result either way. */
 	unsigned model_threads;
 	/* tests: at two model threads, the references in each window over
 	 * which the replay judges where the model runs (its thread or the
